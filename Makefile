@@ -1,0 +1,104 @@
+# perfgate - see README.md. `make` builds ./perfgate; `make check` installs, builds and tests.
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+
+BUILD := build
+PKGS := libbpf libelf libdw libxml-2.0 json-c
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -D_GNU_SOURCE \
+	  -I$(BUILD) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LDLIBS += $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lstdc++ -lm
+
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+# data model <- baseline, diff <- reporters: everything but runner/ and cli/
+LIB_SRCS := $(wildcard core/*.c baseline/*.c diff/*.c reporters/*.c)
+RUNNER_SRCS := $(wildcard runner/*.c)
+CLI_SRCS := $(wildcard cli/*.c)
+LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
+RUNNER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(RUNNER_SRCS))
+CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+PROG_SRCS := $(wildcard tests/progs/*.c)
+PROG_BINS := $(patsubst tests/progs/%.c,$(BUILD)/progs/%,$(PROG_SRCS))
+
+DEPS_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev libdw-dev \
+	       libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3
+
+.PHONY: all deps check test unit e2e demo clean bench
+all: perfgate
+
+perfgate: $(CLI_OBJS) $(RUNNER_OBJS) $(BUILD)/libpgcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libpgcore.a: $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+$(BUILD)/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -c -o $@ $<
+
+$(RUNNER_OBJS) $(CLI_OBJS): $(SKELS)
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/*.h core/hist_bucket.h
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+# unit tests: cmocka, linked against the library; test_runner_* also against the runner
+$(BUILD)/tests/test_runner_%: tests/unit/test_runner_%.c $(RUNNER_OBJS) $(BUILD)/libpgcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libpgcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# small programs the end-to-end tests trace; -fno-inline keeps every function a real call
+$(BUILD)/progs/%: tests/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -pthread -o $@ $< \
+		$(if $(findstring uses_lib,$@),-L$(BUILD)/progs -lpgtest -Wl$(comma)-rpath$(comma)$(CURDIR)/$(BUILD)/progs)
+
+comma := ,
+$(BUILD)/progs/libpgtest.so: tests/progs/lib/pgtest.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-inline -fPIC -shared -o $@ $<
+$(BUILD)/progs/uses_lib: $(BUILD)/progs/libpgtest.so
+
+deps:
+	@if ! dpkg -s $(DEPS_DEBIAN) >/dev/null 2>&1; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEPS_DEBIAN); \
+	else echo "make deps: all packages present"; fi
+
+unit: $(UNIT_BINS)
+e2e-progs: $(PROG_BINS)
+
+# the test command (README, .ci/run): install, build, run every test
+check: deps
+	$(MAKE) all unit e2e-progs
+	tests/run.sh
+
+test: all unit e2e-progs
+	tests/run.sh
+
+demo: deps
+	$(MAKE) all
+	examples/demo/run.sh
+
+clean:
+	rm -rf $(BUILD) perfgate
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/hist.h - sparse log-linear latency histograms (scheme in core/hist_bucket.h).
+ *
+ * struct pg_hist holds only non-empty buckets, sorted by strictly increasing bucket index.
+ * The histogram owns its arrays; pg_hist_release() frees them and leaves an empty histogram.
+ * A zero-initialised struct pg_hist (or PG_HIST_INIT) is a valid empty histogram.
+ */
+#ifndef PG_HIST_H
+#define PG_HIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist_bucket.h"
+
+struct pg_hist {
+	size_t n;		/* number of non-empty buckets */
+	size_t alloc;		/* capacity of idx/count */
+	uint32_t *idx;		/* bucket indexes, strictly increasing, each < PG_HIST_NBUCKETS */
+	uint64_t *count;	/* count[i] > 0 is the number of values in bucket idx[i] */
+};
+
+#define PG_HIST_INIT { 0, 0, NULL, NULL }
+
+void pg_hist_init(struct pg_hist *h);
+void pg_hist_release(struct pg_hist *h);
+
+/* Lower bound (inclusive) and width in ns of bucket @idx. */
+uint64_t pg_hist_bucket_lo(uint32_t idx);
+uint64_t pg_hist_bucket_width(uint32_t idx);
+
+/* Add @count values to bucket @idx (any order; keeps the arrays sorted). 0 or -ENOMEM/-EINVAL. */
+int pg_hist_add(struct pg_hist *h, uint32_t idx, uint64_t count);
+/* Add one value of @ns nanoseconds. */
+int pg_hist_record(struct pg_hist *h, uint64_t ns);
+/* dst += src, bucket by bucket. */
+int pg_hist_merge(struct pg_hist *dst, const struct pg_hist *src);
+
+uint64_t pg_hist_total(const struct pg_hist *h);
+
+/*
+ * Quantile @q in [0, 1] in ns, interpolating linearly inside the bucket that holds the rank
+ * q * (total - 1) (the same rank convention as numpy's default "linear" method, applied to
+ * bucket-uniform values). Returns NAN for an empty histogram.
+ */
+double pg_hist_quantile(const struct pg_hist *h, double q);
+
+#endif

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+
+static const char *const site_names[] = {
+	[PG_SITE_UNKNOWN] = "unknown",
+	[PG_SITE_NOP5] = "nop5",
+	[PG_SITE_EMULATED] = "emulated",
+	[PG_SITE_SSTEP] = "sstep",
+};
+
+const char *pg_site_name(enum pg_site site)
+{
+	if ((unsigned int)site >= sizeof(site_names) / sizeof(site_names[0]))
+		return "unknown";
+	return site_names[site];
+}
+
+int pg_site_parse(const char *s, enum pg_site *out)
+{
+	for (size_t i = 0; i < sizeof(site_names) / sizeof(site_names[0]); i++) {
+		if (!strcmp(s, site_names[i])) {
+			*out = (enum pg_site)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+void pg_run_init(struct pg_run *run)
+{
+	memset(run, 0, sizeof(*run));
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void pg_run_release(struct pg_run *run)
+{
+	struct pg_meta *m = &run->meta;
+
+	free(m->perfgate_version);
+	free_strv(m->argv, m->argc);
+	free(m->start_time);
+	free(m->host);
+	free(m->kernel);
+	free(m->cpu_model);
+	free(m->git_commit);
+	free(m->cwd);
+	free_strv(m->filters, m->nfilters);
+	free_strv(m->excludes, m->nexcludes);
+	for (size_t i = 0; i < run->nfuncs; i++) {
+		free(run->funcs[i].name);
+		free(run->funcs[i].display);
+		free(run->funcs[i].binary);
+	}
+	free(run->funcs);
+	for (size_t r = 0; r < run->nreps; r++) {
+		struct pg_rep *rep = &run->reps[r];
+
+		for (size_t i = 0; i < rep->nstats; i++)
+			pg_hist_release(&rep->stats[i].hist);
+		free(rep->stats);
+	}
+	free(run->reps);
+	pg_run_init(run);
+}
+
+struct pg_run *pg_run_new(void)
+{
+	return calloc(1, sizeof(struct pg_run));
+}
+
+void pg_run_free(struct pg_run *run)
+{
+	if (!run)
+		return;
+	pg_run_release(run);
+	free(run);
+}
+
+/*
+ * Make room for element @n (0-based) of an array that holds @n elements of @size bytes. The
+ * capacity is implicit: max(8, the next power of two >= n), so reallocate at 0, 8, 16, 32, ...
+ */
+static int grow(void **arr, size_t n, size_t size)
+{
+	void *p;
+
+	if (n && (n < 8 || (n & (n - 1))))
+		return 0;
+	p = realloc(*arr, (n ? n * 2 : 8) * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	return 0;
+}
+
+int pg_run_add_func(struct pg_run *run, const char *binary, const char *name,
+		    const char *display, uint64_t addr, uint64_t offset, enum pg_site site,
+		    bool endbr, uint32_t *id)
+{
+	struct pg_func *f;
+
+	if (grow((void **)&run->funcs, run->nfuncs, sizeof(*f)))
+		return -ENOMEM;
+	f = &run->funcs[run->nfuncs];
+	memset(f, 0, sizeof(*f));
+	f->id = (uint32_t)run->nfuncs;
+	f->name = strdup(name);
+	f->display = strdup(display ? display : name);
+	f->binary = strdup(binary);
+	if (!f->name || !f->display || !f->binary) {
+		free(f->name);
+		free(f->display);
+		free(f->binary);
+		return -ENOMEM;
+	}
+	f->addr = addr;
+	f->offset = offset;
+	f->site = site;
+	f->endbr = endbr;
+	run->nfuncs++;
+	if (id)
+		*id = f->id;
+	return 0;
+}
+
+struct pg_rep *pg_run_add_rep(struct pg_run *run)
+{
+	struct pg_rep *rep;
+
+	if (grow((void **)&run->reps, run->nreps, sizeof(*rep)))
+		return NULL;
+	rep = &run->reps[run->nreps++];
+	memset(rep, 0, sizeof(*rep));
+	rep->exit_code = -1;
+	return rep;
+}
+
+struct pg_fstat *pg_rep_add_stat(struct pg_rep *rep, uint32_t func)
+{
+	struct pg_fstat *s;
+
+	if (grow((void **)&rep->stats, rep->nstats, sizeof(*s)))
+		return NULL;
+	s = &rep->stats[rep->nstats++];
+	memset(s, 0, sizeof(*s));
+	s->func = func;
+	return s;
+}
+
+const struct pg_fstat *pg_rep_find(const struct pg_rep *rep, uint32_t func)
+{
+	size_t lo = 0, hi = rep->nstats;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rep->stats[mid].func == func)
+			return &rep->stats[mid];
+		if (rep->stats[mid].func < func)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const struct pg_func *pg_run_find_func(const struct pg_run *run, const char *binary,
+				       const char *name)
+{
+	for (size_t i = 0; i < run->nfuncs; i++) {
+		if (!strcmp(run->funcs[i].name, name) && !strcmp(run->funcs[i].binary, binary))
+			return &run->funcs[i];
+	}
+	return NULL;
+}
+
+#define WHY(...) do { if (why && whylen) snprintf(why, whylen, __VA_ARGS__); } while (0)
+
+int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
+{
+	if (!run->meta.argc || !run->meta.argv) {
+		WHY("the run has no command");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < run->nfuncs; i++) {
+		const struct pg_func *f = &run->funcs[i];
+
+		if (f->id != i || !f->name || !f->display || !f->binary) {
+			WHY("function %zu is malformed", i);
+			return -EINVAL;
+		}
+	}
+	for (size_t r = 0; r < run->nreps; r++) {
+		const struct pg_rep *rep = &run->reps[r];
+
+		for (size_t i = 0; i < rep->nstats; i++) {
+			const struct pg_fstat *s = &rep->stats[i];
+
+			if (s->func >= run->nfuncs) {
+				WHY("repetition %zu refers to function %u of %zu", r, s->func,
+				    run->nfuncs);
+				return -EINVAL;
+			}
+			if (i && rep->stats[i - 1].func >= s->func) {
+				WHY("repetition %zu: functions out of order or repeated", r);
+				return -EINVAL;
+			}
+			if (!s->calls || s->min_ns > s->max_ns || s->self_ns > s->total_ns) {
+				WHY("repetition %zu, function %s: inconsistent counts", r,
+				    run->funcs[s->func].name);
+				return -EINVAL;
+			}
+			if (pg_hist_total(&s->hist) != s->calls) {
+				WHY("repetition %zu, function %s: histogram holds %llu calls, not %llu",
+				    r, run->funcs[s->func].name,
+				    (unsigned long long)pg_hist_total(&s->hist),
+				    (unsigned long long)s->calls);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+const char *pg_basename(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}

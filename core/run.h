@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/run.h - the data model of one recorded run (what a run file holds).
+ *
+ * A run is N repetitions of one command. Each repetition is one fresh process tree; for every
+ * traced function that was called in it, a repetition holds one struct pg_fstat with exact call
+ * counts, total/self time and a latency histogram. The repetition, not the call, is the unit of
+ * replication for statistics.
+ *
+ * Ownership: a struct pg_run owns every string and array reachable from it. pg_run_release()
+ * frees all of it and leaves an empty run; pg_run_free() also frees the struct itself (for runs
+ * from pg_run_new()). Strings that are optional may be NULL.
+ *
+ * Invariants (checked by pg_run_validate(), relied on by diff/ and reporters/):
+ *  - funcs[i].id == i; (binary, name) pairs are unique.
+ *  - reps[r].stats is sorted by strictly increasing func id, each < nfuncs, each with calls > 0.
+ *  - min_ns <= max_ns; self_ns <= total_ns; the histogram's total equals calls.
+ */
+#ifndef PG_RUN_H
+#define PG_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+
+/* Kind of instruction at the probe address: it decides what one probe hit costs. */
+enum pg_site {
+	PG_SITE_UNKNOWN = 0,
+	PG_SITE_NOP5,		/* 5-byte nop: the kernel optimizes the probe (~0.3 us) */
+	PG_SITE_EMULATED,	/* push %rbp, 1-byte nops, ...: emulated (~0.5 us) */
+	PG_SITE_SSTEP,		/* anything else: single-stepped (~22 us) */
+};
+
+const char *pg_site_name(enum pg_site site);		/* "nop5", "emulated", "sstep", "unknown" */
+int pg_site_parse(const char *s, enum pg_site *out);	/* 0 or -EINVAL */
+
+struct pg_func {
+	uint32_t id;		/* index in pg_run.funcs */
+	char *name;		/* symbol name as in the ELF file (mangled for C++) */
+	char *display;		/* demangled name, or a copy of name for C symbols */
+	char *binary;		/* absolute path of the ELF file the probe is in */
+	uint64_t addr;		/* symbol value (st_value) */
+	uint64_t offset;	/* file offset of the probe */
+	enum pg_site site;	/* kind of instruction probed */
+	bool endbr;		/* the probe was placed after a leading endbr64 */
+};
+
+struct pg_fstat {
+	uint32_t func;		/* pg_func.id */
+	uint64_t calls;		/* completed calls (entry and return both seen) */
+	uint64_t total_ns;	/* sum of inclusive durations */
+	uint64_t self_ns;	/* sum of durations minus time in traced children */
+	uint64_t min_ns;	/* shortest inclusive duration */
+	uint64_t max_ns;	/* longest inclusive duration */
+	struct pg_hist hist;	/* inclusive durations */
+};
+
+struct pg_rep {
+	uint64_t wall_ns;	/* wall time from exec to the end of the process tree */
+	int exit_code;		/* exit status when the root process exited, else -1 */
+	int signal;		/* terminating signal of the root process, else 0 */
+	size_t nstats;
+	struct pg_fstat *stats;	/* sorted by func id */
+};
+
+struct pg_meta {
+	char *perfgate_version;
+	size_t argc;
+	char **argv;		/* the benchmark command */
+	char *start_time;	/* ISO 8601 UTC, "2026-11-21T10:22:22Z" */
+	char *host;
+	char *kernel;		/* uname -r */
+	char *cpu_model;
+	char *git_commit;	/* HEAD of the working directory's repository, or NULL */
+	char *cwd;
+	/* options the run was recorded with */
+	uint32_t repetitions;
+	size_t nfilters;
+	char **filters;		/* -f patterns, as given */
+	size_t nexcludes;
+	char **excludes;	/* -x patterns, as given */
+};
+
+struct pg_run {
+	struct pg_meta meta;
+	size_t nfuncs;
+	struct pg_func *funcs;
+	size_t nreps;
+	struct pg_rep *reps;
+};
+
+void pg_run_init(struct pg_run *run);
+void pg_run_release(struct pg_run *run);
+struct pg_run *pg_run_new(void);	/* zeroed, or NULL */
+void pg_run_free(struct pg_run *run);	/* release + free; NULL is fine */
+
+/* Append a function; copies the strings; sets and returns its id through @id. 0 or -errno. */
+int pg_run_add_func(struct pg_run *run, const char *binary, const char *name,
+		    const char *display, uint64_t addr, uint64_t offset, enum pg_site site,
+		    bool endbr, uint32_t *id);
+/* Append an empty repetition and return it (owned by run; valid until the next add), or NULL. */
+struct pg_rep *pg_run_add_rep(struct pg_run *run);
+/* Append a stat to @rep (func ids in increasing order); returns it (valid until the next
+ * add) or NULL. */
+struct pg_fstat *pg_rep_add_stat(struct pg_rep *rep, uint32_t func);
+/* The stat of @func in @rep, or NULL if it was not called there (binary search). */
+const struct pg_fstat *pg_rep_find(const struct pg_rep *rep, uint32_t func);
+/* Look up a function by binary path and symbol name; NULL if absent. */
+const struct pg_func *pg_run_find_func(const struct pg_run *run, const char *binary,
+				       const char *name);
+
+/*
+ * Check the invariants above. Returns 0, or -EINVAL with a one-line reason (static or written
+ * into @why, of @whylen bytes) for the caller to report.
+ */
+int pg_run_validate(const struct pg_run *run, char *why, size_t whylen);
+
+/* The last path component of @path (a pointer into it). */
+const char *pg_basename(const char *path);
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff/stats.h - the statistics behind perfgate compare. Pure computation: no I/O, no logging,
+ * no global state. Inputs are never modified (functions copy what they sort).
+ */
+#ifndef PG_STATS_H
+#define PG_STATS_H
+
+#include <stddef.h>
+
+/*
+ * Two-sided Mann-Whitney U test of x[0..nx) against y[0..ny).
+ * U is the statistic of x: the number of pairs (x_i, y_j) with x_i > y_j, plus half the ties.
+ * The p-value is exact (the permutation distribution of U, computed by recurrence) when there
+ * are no ties and nx + ny <= PG_MWU_EXACT_MAX; otherwise the normal approximation with tie
+ * correction and continuity correction, as scipy.stats.mannwhitneyu(method="asymptotic",
+ * use_continuity=True) computes it. Returns 0, or -EINVAL if nx or ny is 0.
+ */
+#define PG_MWU_EXACT_MAX 60
+
+struct pg_mwu {
+	double u;		/* U statistic of x */
+	double p;		/* two-sided p-value, in (0, 1] */
+	int exact;		/* 1 if the exact distribution was used */
+};
+
+int pg_mwu_test(const double *x, size_t nx, const double *y, size_t ny, struct pg_mwu *out);
+
+/*
+ * The smallest two-sided p-value an exact Mann-Whitney test can reach with samples of nx and ny
+ * (2 / C(nx + ny, nx)): with 3 and 3 it is 0.1, so no alpha below that can ever be met.
+ */
+double pg_mwu_min_p(size_t nx, size_t ny);
+
+/*
+ * Benjamini-Hochberg adjusted p-values (step-up, as R's p.adjust(method = "BH")):
+ * q[i] = min over k >= rank(i) of p_(k) * n / k, capped at 1. q may alias p. 0 or -ENOMEM.
+ */
+int pg_bh_adjust(const double *p, size_t n, double *q);
+
+/*
+ * Hodges-Lehmann estimate of the shift y - x, with a distribution-free confidence interval of
+ * level 1 - alpha from the order statistics of the nx * ny pairwise differences d = y_j - x_i
+ * (Bauer 1972): [d_(k), d_(nx*ny+1-k)] where k is the largest integer with
+ * P(U < k) <= alpha / 2 under the null (exact distribution for nx + ny <= PG_MWU_EXACT_MAX,
+ * normal approximation beyond). When even k = 1 exceeds alpha / 2 (too few samples) the
+ * interval is infinite: lo = -INFINITY, hi = +INFINITY.
+ */
+struct pg_hl {
+	double estimate;	/* median of the pairwise differences */
+	double lo, hi;		/* confidence interval */
+};
+
+int pg_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny, double alpha,
+		      struct pg_hl *out);
+
+/* Median of v[0..n) (mean of the two middle values for even n); NAN for n == 0. */
+double pg_median(const double *v, size_t n);
+
+#endif

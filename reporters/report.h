@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reporters/report.h - `perfgate report`: the per-function table of one run.
+ *
+ * One row per function called in any repetition, sorted by total time (descending):
+ * calls and total/self sums add up all repetitions; mean, p50, p90 and p99 are per call, the
+ * percentiles from the merged latency histograms (inclusive time).
+ */
+#ifndef PG_REPORT_H
+#define PG_REPORT_H
+
+#include <stdio.h>
+
+#include "../core/run.h"
+
+enum pg_report_format {
+	PG_REPORT_TEXT = 0,	/* aligned table for people */
+	PG_REPORT_CSV,		/* header: function,binary,calls,total_ns,self_ns,mean_ns,p50_ns,
+				 * p90_ns,p99_ns,min_ns,max_ns,site */
+	PG_REPORT_JSON,		/* {"functions": [{...same fields...}], "repetitions": N} */
+};
+
+int pg_report_format_parse(const char *s, enum pg_report_format *out);	/* 0 or -EINVAL */
+
+/* Write the report of @run to @out. 0 or -errno. */
+int pg_report_write(const struct pg_run *run, enum pg_report_format fmt, FILE *out);
+
+#endif
