@@ -35,6 +35,7 @@ PROG_BINS := $(patsubst tests/progs/%.c,$(BUILD)/progs/%,$(PROG_SRCS))
 DEPS_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev libdw-dev \
 	       libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3
 
+.SECONDARY:
 .PHONY: all deps check test unit e2e demo clean bench
 all: perfgate
 
@@ -52,7 +53,7 @@ $(RUNNER_OBJS) $(CLI_OBJS): $(SKELS)
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/*.h core/hist_bucket.h
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(BUILD) -Ibpf -c $< -o $@
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -I$(BUILD) -Ibpf -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@

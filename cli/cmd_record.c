@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../baseline/runfile.h"
+#include "../core/log.h"
+#include "../runner/record.h"
+#include "cli.h"
+
+static const char record_usage[] =
+	"usage: perfgate record -o RUN.json [options] -- CMD [ARGS...]\n"
+	"\n"
+	"Run CMD N times, each a fresh process tree, and record every call of the selected\n"
+	"functions exactly (eBPF uprobes on entry and return, aggregated in the kernel).\n"
+	"\n"
+	"  -o, --output FILE        run file to write (atomically; nothing on failure)\n"
+	"  -r, --repetitions N      how many times to run CMD (default 10)\n"
+	"  -f, --function [BIN:]GLOB  trace functions matching GLOB (name or demangled name);\n"
+	"                           BIN is a path or a shared library name (libfoo.so.1),\n"
+	"                           default the command's executable; repeatable\n"
+	"  -x, --exclude [BIN:]GLOB do not trace these; without BIN, in every binary\n"
+	"      --max-funcs N        cap on the default selection (default 2000)\n"
+	"      --allow-failure      keep recording when CMD exits non-zero\n"
+	"      --single-attach      one link per probe instead of uprobe_multi (old kernels)\n"
+	"  -q, --quiet              no progress lines\n"
+	"\n"
+	"Without -f, every function of the executable is traced (C runtime helpers aside).\n"
+	"Needs root, or CAP_BPF and CAP_PERFMON.\n";
+
+static int push(char ***v, size_t *n, char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(char *));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	(*v)[(*n)++] = s;
+	return 0;
+}
+
+int do_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "repetitions", required_argument, NULL, 'r' },
+		{ "function", required_argument, NULL, 'f' },
+		{ "exclude", required_argument, NULL, 'x' },
+		{ "max-funcs", required_argument, NULL, 'M' },
+		{ "allow-failure", no_argument, NULL, 'A' },
+		{ "single-attach", no_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pg_record_opts o = {
+		.repetitions = PG_DEFAULT_REPETITIONS,
+		.max_funcs = PG_DEFAULT_MAX_FUNCS,
+	};
+	struct pg_run run;
+	const char *out = NULL;
+	int c, ret = PG_EXIT_ERROR;
+
+	pg_run_init(&run);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:r:f:x:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'r':
+			if (pg_parse_u32("-r", optarg, 1, 100000, &o.repetitions))
+				goto cleanup;
+			break;
+		case 'f':
+			if (push(&o.filters, &o.nfilters, optarg))
+				goto cleanup;
+			break;
+		case 'x':
+			if (push(&o.excludes, &o.nexcludes, optarg))
+				goto cleanup;
+			break;
+		case 'M':
+			if (pg_parse_u32("--max-funcs", optarg, 1, 1000000, &o.max_funcs))
+				goto cleanup;
+			break;
+		case 'A':
+			o.allow_failure = true;
+			break;
+		case 'S':
+			o.single_attach = true;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			ret = PG_EXIT_OK;
+			goto cleanup;
+		default:
+			fputs(record_usage, stderr);
+			goto cleanup;
+		}
+	}
+	if (!out) {
+		pg_err("record: -o RUN.json is required");
+		goto cleanup;
+	}
+	if (optind >= argc) {
+		pg_err("record: no command given (perfgate record -o RUN.json -- CMD [ARGS])");
+		goto cleanup;
+	}
+	o.argv = argv + optind;
+	o.argc = (size_t)(argc - optind);
+	if (pg_record(&o, &run))
+		goto cleanup;
+	if (pg_runfile_write(&run, out))
+		goto cleanup;
+	if (!o.quiet)
+		pg_info("wrote %s: %zu repetitions, %zu functions", out, run.nreps, run.nfuncs);
+	ret = PG_EXIT_OK;
+cleanup:
+	free(o.filters);
+	free(o.excludes);
+	pg_run_release(&run);
+	return ret;
+}

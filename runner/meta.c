@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/version.h"
+#include "meta.h"
+#include "resolve.h"
+
+static char *cpu_model(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512], *model = NULL;
+
+	if (!f)
+		return NULL;
+	while (!model && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		colon++;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		colon[strcspn(colon, "\n")] = '\0';
+		model = strdup(colon);
+	}
+	fclose(f);
+	return model;
+}
+
+static char *git_commit(void)
+{
+	static const char *const gits[] = { "/usr/bin/git", "/usr/local/bin/git", "/bin/git" };
+	char *out = NULL;
+
+	for (size_t i = 0; i < sizeof(gits) / sizeof(gits[0]) && !out; i++) {
+		char *argv[] = { (char *)gits[i], "rev-parse", "--verify", "-q", "HEAD", NULL };
+
+		if (access(gits[i], X_OK))
+			continue;
+		out = pg_capture(argv);
+	}
+	if (!out)
+		return NULL;
+	out[strcspn(out, "\n")] = '\0';
+	for (char *p = out; *p; p++) {
+		if (!isxdigit((unsigned char)*p)) {
+			free(out);
+			return NULL;
+		}
+	}
+	if (strlen(out) < 40) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+int pg_meta_collect(struct pg_meta *m)
+{
+	struct utsname u;
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	m->perfgate_version = strdup(PERFGATE_VERSION);
+	m->start_time = strdup(when);
+	if (!uname(&u)) {
+		m->host = strdup(u.nodename);
+		m->kernel = strdup(u.release);
+	}
+	m->cpu_model = cpu_model();
+	m->cwd = getcwd(NULL, 0);
+	m->git_commit = git_commit();
+	if (!m->perfgate_version || !m->start_time)
+		return -ENOMEM;
+	return 0;
+}

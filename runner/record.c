@@ -1,0 +1,884 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "../bpf/perfgate.h"
+#include "../core/log.h"
+#include "elfsyms.h"
+#include "meta.h"
+#include "record.h"
+#include "resolve.h"
+#include "perfgate.skel.h"
+
+/* Not in Debian 12's UAPI headers (Linux 6.1): uprobe_multi links arrived in 6.6. */
+#define PG_BPF_TRACE_UPROBE_MULTI 48
+#define PG_BPF_F_UPROBE_MULTI_RETURN 1U
+
+/* The link_create part of union bpf_attr for uprobe_multi, as in Linux 6.6+. */
+struct pg_link_create_uprobe_multi {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 path;
+	__u64 offsets;
+	__u64 ref_ctr_offsets;
+	__u64 cookies;
+	__u32 cnt;
+	__u32 um_flags;
+	__u32 pid;
+};
+
+int pg_parse_filter(const char *spec, char **binary, char **glob)
+{
+	const char *c = spec;
+
+	*binary = *glob = NULL;
+	for (c = spec; *c; c++) {
+		if (*c != ':')
+			continue;
+		if (c[1] == ':') {	/* C++ scope: skip both */
+			c++;
+			continue;
+		}
+		break;
+	}
+	if (*c == ':') {
+		if (c == spec || !c[1])
+			return -EINVAL;
+		*binary = strndup(spec, (size_t)(c - spec));
+		*glob = strdup(c + 1);
+	} else {
+		if (!*spec)
+			return -EINVAL;
+		*glob = strdup(spec);
+	}
+	if (!*glob || (c != spec && *c == ':' && !*binary)) {
+		free(*binary);
+		free(*glob);
+		*binary = *glob = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+bool pg_can_record(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long long eff = 0;
+	char line[256];
+	bool found = false;
+
+	if (!f)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			found = true;
+	fclose(f);
+	if (!found)
+		return geteuid() == 0;
+	/* CAP_SYS_ADMIN (21), or CAP_PERFMON (38) and CAP_BPF (39) */
+	return (eff >> 21 & 1) || ((eff >> 38 & 1) && (eff >> 39 & 1));
+}
+
+/* ---- function selection ---- */
+
+struct bin {
+	char *path;
+	struct pg_elf_syms syms;
+	bool *chosen;		/* per symbol */
+};
+
+struct selection {
+	char *exe;		/* the command's executable */
+	char *exe_interp;
+	size_t nbins;
+	struct bin *bins;
+};
+
+static void selection_release(struct selection *sel)
+{
+	for (size_t i = 0; i < sel->nbins; i++) {
+		free(sel->bins[i].path);
+		free(sel->bins[i].chosen);
+		pg_elf_syms_release(&sel->bins[i].syms);
+	}
+	free(sel->bins);
+	free(sel->exe);
+	free(sel->exe_interp);
+	memset(sel, 0, sizeof(*sel));
+}
+
+/* The binary at canonical @path, loaded on first use; NULL on failure (logged). */
+static struct bin *get_bin(struct selection *sel, const char *path)
+{
+	struct bin *b, *nb;
+
+	for (size_t i = 0; i < sel->nbins; i++)
+		if (!strcmp(sel->bins[i].path, path))
+			return &sel->bins[i];
+	nb = realloc(sel->bins, (sel->nbins + 1) * sizeof(*nb));
+	if (!nb)
+		return NULL;
+	sel->bins = nb;
+	b = &sel->bins[sel->nbins];
+	memset(b, 0, sizeof(*b));
+	if (pg_elf_syms_load(path, &b->syms))
+		return NULL;
+	b->path = strdup(path);
+	b->chosen = calloc(b->syms.n, sizeof(bool));
+	if (!b->path || !b->chosen) {
+		free(b->path);
+		free(b->chosen);
+		pg_elf_syms_release(&b->syms);
+		return NULL;
+	}
+	sel->nbins++;
+	return b;
+}
+
+/* Resolve the BINARY part of a filter (NULL: the executable) to a loaded binary. */
+static struct bin *filter_bin(struct selection *sel, const char *spec)
+{
+	struct bin *b;
+	char *path;
+
+	if (!spec)
+		return get_bin(sel, sel->exe);
+	path = pg_resolve_binary(spec, sel->exe, sel->exe_interp);
+	if (!path)
+		return NULL;
+	b = get_bin(sel, path);
+	free(path);
+	return b;
+}
+
+static int apply_filters(struct selection *sel, const struct pg_record_opts *o)
+{
+	char *spec = NULL, *glob = NULL;
+	int err = 0;
+
+	for (size_t i = 0; i < o->nfilters && !err; i++) {
+		struct bin *b;
+		size_t hits = 0;
+
+		err = pg_parse_filter(o->filters[i], &spec, &glob);
+		if (err) {
+			pg_err("-f '%s': expected [BINARY:]GLOB", o->filters[i]);
+			break;
+		}
+		b = filter_bin(sel, spec);
+		if (!b) {
+			err = -ENOENT;
+			if (!spec)
+				pg_err("-f '%s': %s is not an ELF executable; name the binary to "
+				       "trace: -f PATH:GLOB", o->filters[i], sel->exe);
+		} else {
+			for (size_t k = 0; k < b->syms.n; k++) {
+				if (pg_sym_matches(&b->syms.syms[k], glob)) {
+					b->chosen[k] = true;
+					hits++;
+				}
+			}
+			if (!hits) {
+				pg_err("-f '%s': no function in %s matches '%s'", o->filters[i],
+				       b->path, glob);
+				err = -ENOENT;
+			}
+		}
+		free(spec);
+		free(glob);
+		spec = glob = NULL;
+	}
+	return err;
+}
+
+static int apply_default(struct selection *sel, const struct pg_record_opts *o)
+{
+	struct bin *b = get_bin(sel, sel->exe);
+	size_t n = 0, total = 0;
+
+	if (!b) {
+		pg_err("%s is not an ELF executable with symbols: choose what to trace with "
+		       "-f PATH:GLOB", sel->exe);
+		return -ENOENT;
+	}
+	for (size_t k = 0; k < b->syms.n; k++)
+		if (!pg_sym_is_runtime(b->syms.syms[k].name))
+			total++;
+	for (size_t k = 0; k < b->syms.n && n < o->max_funcs; k++) {
+		if (pg_sym_is_runtime(b->syms.syms[k].name))
+			continue;
+		b->chosen[k] = true;
+		n++;
+	}
+	if (total > n)
+		pg_warn("%s has %zu functions; tracing the first %zu by address (choose with "
+			"-f GLOB, or raise --max-funcs)", pg_basename(sel->exe), total, n);
+	else
+		pg_info("no -f given: tracing all %zu functions of %s", n, pg_basename(sel->exe));
+	return 0;
+}
+
+static int apply_excludes(struct selection *sel, const struct pg_record_opts *o)
+{
+	for (size_t i = 0; i < o->nexcludes; i++) {
+		char *spec, *glob;
+		char *path = NULL;
+
+		if (pg_parse_filter(o->excludes[i], &spec, &glob)) {
+			pg_err("-x '%s': expected [BINARY:]GLOB", o->excludes[i]);
+			return -EINVAL;
+		}
+		if (spec) {
+			path = pg_resolve_binary(spec, sel->exe, sel->exe_interp);
+			if (!path) {
+				free(spec);
+				free(glob);
+				return -ENOENT;
+			}
+		}
+		for (size_t b = 0; b < sel->nbins; b++) {
+			struct bin *bin = &sel->bins[b];
+
+			if (path && strcmp(path, bin->path))
+				continue;
+			for (size_t k = 0; k < bin->syms.n; k++)
+				if (pg_sym_matches(&bin->syms.syms[k], glob))
+					bin->chosen[k] = false;
+		}
+		free(path);
+		free(spec);
+		free(glob);
+	}
+	return 0;
+}
+
+/* Turn the chosen symbols into the run's function table: one function per address. */
+static int build_functions(struct selection *sel, struct pg_run *run, size_t site_count[])
+{
+	for (size_t b = 0; b < sel->nbins; b++) {
+		struct bin *bin = &sel->bins[b];
+		uint64_t last = 0;
+		bool have_last = false;
+
+		for (size_t k = 0; k < bin->syms.n; k++) {
+			const struct pg_sym *s = &bin->syms.syms[k];
+			int err;
+
+			if (!bin->chosen[k] || (have_last && s->addr == last))
+				continue;
+			err = pg_run_add_func(run, bin->path, s->name, s->display, s->addr,
+					      s->offset, s->site, s->endbr, NULL);
+			if (err)
+				return err;
+			site_count[s->site]++;
+			last = s->addr;
+			have_last = true;
+		}
+	}
+	if (!run->nfuncs) {
+		pg_err("no function left to trace (every match was excluded)");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* ---- attaching ---- */
+
+struct probes {
+	struct perfgate_bpf *skel;
+	struct bpf_link *fork_link, *exit_link;
+	size_t nfds;
+	int *fds;		/* uprobe_multi link fds */
+	size_t nlinks;
+	struct bpf_link **links;	/* per-probe links (fallback) */
+};
+
+static void probes_release(struct probes *p)
+{
+	for (size_t i = 0; i < p->nfds; i++)
+		close(p->fds[i]);
+	for (size_t i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	free(p->fds);
+	free(p->links);
+	bpf_link__destroy(p->fork_link);
+	bpf_link__destroy(p->exit_link);
+	perfgate_bpf__destroy(p->skel);
+	memset(p, 0, sizeof(*p));
+}
+
+static int link_uprobe_multi(int prog_fd, const char *path, const uint64_t *offsets,
+			     const uint64_t *cookies, size_t n, bool ret)
+{
+	union bpf_attr attr;
+	struct pg_link_create_uprobe_multi *lc = (void *)&attr.link_create;
+	int fd;
+
+	_Static_assert(sizeof(*lc) <= sizeof(attr), "bpf_attr too small");
+	memset(&attr, 0, sizeof(attr));
+	lc->prog_fd = (__u32)prog_fd;
+	lc->attach_type = PG_BPF_TRACE_UPROBE_MULTI;
+	lc->path = (__u64)(unsigned long)path;
+	lc->offsets = (__u64)(unsigned long)offsets;
+	lc->cookies = (__u64)(unsigned long)cookies;
+	lc->cnt = (__u32)n;
+	lc->um_flags = ret ? PG_BPF_F_UPROBE_MULTI_RETURN : 0;
+	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
+}
+
+static int push_fd(struct probes *p, int fd)
+{
+	int *n = realloc(p->fds, (p->nfds + 1) * sizeof(*n));
+
+	if (!n) {
+		close(fd);
+		return -ENOMEM;
+	}
+	p->fds = n;
+	p->fds[p->nfds++] = fd;
+	return 0;
+}
+
+/* One entry and one return link per binary. -EOPNOTSUPP when the kernel lacks uprobe_multi. */
+static int attach_multi(struct probes *p, const struct pg_run *run)
+{
+	size_t i = 0;
+
+	while (i < run->nfuncs) {
+		const char *path = run->funcs[i].binary;
+		size_t j = i, n;
+		uint64_t *off, *cookie;
+		int err = 0;
+
+		while (j < run->nfuncs && !strcmp(run->funcs[j].binary, path))
+			j++;
+		n = j - i;
+		off = calloc(n, sizeof(*off));
+		cookie = calloc(n, sizeof(*cookie));
+		if (!off || !cookie)
+			err = -ENOMEM;
+		for (size_t k = 0; !err && k < n; k++) {
+			off[k] = run->funcs[i + k].offset;
+			cookie[k] = run->funcs[i + k].id;
+		}
+		for (int ret = 0; !err && ret < 2; ret++) {
+			int prog = bpf_program__fd(ret ? p->skel->progs.pg_return :
+						   p->skel->progs.pg_entry);
+			int fd = link_uprobe_multi(prog, path, off, cookie, n, ret);
+
+			if (fd < 0) {
+				err = fd;
+				if (!p->nfds && (err == -EINVAL || err == -EOPNOTSUPP ||
+						 err == -ENOSYS || err == -EBADF))
+					err = -EOPNOTSUPP;
+				else
+					pg_err("cannot attach %zu probes to %s: %s", n, path,
+					       strerror(-fd));
+			} else {
+				err = push_fd(p, fd);
+			}
+		}
+		free(off);
+		free(cookie);
+		if (err)
+			return err;
+		i = j;
+	}
+	return 0;
+}
+
+/* One link per probe: kernels before 6.6. */
+static int attach_single(struct probes *p, const struct pg_run *run)
+{
+	p->links = calloc(run->nfuncs * 2, sizeof(*p->links));
+	if (!p->links)
+		return -ENOMEM;
+	for (size_t i = 0; i < run->nfuncs; i++) {
+		for (int ret = 0; ret < 2; ret++) {
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = run->funcs[i].id,
+				    .retprobe = ret);
+			struct bpf_link *l = bpf_program__attach_uprobe_opts(
+				ret ? p->skel->progs.pg_return : p->skel->progs.pg_entry, -1,
+				run->funcs[i].binary, run->funcs[i].offset, &uo);
+
+			if (!l) {
+				int err = -errno;
+
+				pg_err("cannot attach a probe to %s in %s: %s",
+				       run->funcs[i].name, run->funcs[i].binary, strerror(-err));
+				return err;
+			}
+			p->links[p->nlinks++] = l;
+		}
+	}
+	return 0;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && pg_log_get_level() < PG_LOG_DEBUG)
+		return 0;
+	if (level == LIBBPF_INFO && pg_log_get_level() < PG_LOG_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int open_probes(struct probes *p, const struct pg_run *run, bool multi)
+{
+	size_t nhist = run->nfuncs * 512;
+	int err;
+
+	p->skel = perfgate_bpf__open();
+	if (!p->skel) {
+		pg_err("cannot open the BPF object: %s", strerror(errno));
+		return -errno;
+	}
+	if (nhist < 65536)
+		nhist = 65536;
+	if (nhist > (1u << 20))
+		nhist = 1u << 20;
+	bpf_map__set_max_entries(p->skel->maps.fstats, (__u32)run->nfuncs);
+	bpf_map__set_max_entries(p->skel->maps.hist, (__u32)nhist);
+	if (multi) {
+		bpf_program__set_expected_attach_type(p->skel->progs.pg_entry,
+						      PG_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(p->skel->progs.pg_return,
+						      PG_BPF_TRACE_UPROBE_MULTI);
+	}
+	err = perfgate_bpf__load(p->skel);
+	if (err) {
+		pg_err("cannot load the BPF program: %s", strerror(-err));
+		return err;
+	}
+	p->fork_link = bpf_program__attach(p->skel->progs.pg_fork);
+	p->exit_link = bpf_program__attach(p->skel->progs.pg_exit);
+	if (!p->fork_link || !p->exit_link) {
+		err = -errno;
+		pg_err("cannot attach to the sched_process_fork/exit tracepoints: %s",
+		       strerror(-err));
+		return err;
+	}
+	return multi ? attach_multi(p, run) : attach_single(p, run);
+}
+
+static int attach_probes(struct probes *p, const struct pg_run *run, bool single)
+{
+	struct timespec t0, t1;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = open_probes(p, run, !single);
+	if (err == -EOPNOTSUPP) {
+		pg_info("this kernel has no uprobe_multi links: attaching %zu probes one by one",
+			run->nfuncs * 2);
+		probes_release(p);
+		err = open_probes(p, run, false);
+	}
+	if (err)
+		return err;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	pg_debug("attached %zu functions in %.3f s (%s)", run->nfuncs,
+		 (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		 p->nfds ? "uprobe_multi" : "one link per probe");
+	return 0;
+}
+
+/* ---- maps ---- */
+
+static int clear_hash(int fd, size_t keysz)
+{
+	size_t n = 0, cap = 1024;
+	char *keys = malloc(cap * keysz), *prev = NULL;
+	int err = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	while (!bpf_map_get_next_key(fd, prev, keys + n * keysz)) {
+		prev = keys + n * keysz;
+		if (++n == cap) {
+			char *nk = realloc(keys, cap * 2 * keysz);
+
+			if (!nk) {
+				err = -ENOMEM;
+				break;
+			}
+			keys = nk;
+			cap *= 2;
+			prev = keys + (n - 1) * keysz;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, keys + i * keysz);
+	free(keys);
+	return err;
+}
+
+static int reset_maps(struct probes *p, size_t nfuncs, int ncpu)
+{
+	struct pg_bpf_fstat *zero = calloc((size_t)ncpu, sizeof(*zero));
+	__u64 *zc = calloc((size_t)ncpu, sizeof(*zc));
+	int err = 0;
+
+	if (!zero || !zc) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (__u32 i = 0; i < nfuncs; i++)
+		bpf_map_update_elem(bpf_map__fd(p->skel->maps.fstats), &i, zero, BPF_ANY);
+	for (__u32 i = 0; i < PG_CNT_MAX; i++)
+		bpf_map_update_elem(bpf_map__fd(p->skel->maps.counters), &i, zc, BPF_ANY);
+	err = clear_hash(bpf_map__fd(p->skel->maps.hist), sizeof(struct pg_bpf_hkey));
+	if (!err)
+		err = clear_hash(bpf_map__fd(p->skel->maps.stacks), sizeof(__u32));
+	if (!err)
+		err = clear_hash(bpf_map__fd(p->skel->maps.traced), sizeof(__u32));
+cleanup:
+	free(zero);
+	free(zc);
+	return err;
+}
+
+/* Read this repetition's maps into @rep; add the event counters to @counters. */
+static int read_maps(struct probes *p, size_t nfuncs, int ncpu, struct pg_rep *rep,
+		     __u64 counters[PG_CNT_MAX])
+{
+	int fst = bpf_map__fd(p->skel->maps.fstats), hfd = bpf_map__fd(p->skel->maps.hist);
+	struct pg_bpf_fstat *v = calloc((size_t)ncpu, sizeof(*v));
+	struct pg_fstat *tmp = calloc(nfuncs, sizeof(*tmp));
+	__u64 *cv = calloc((size_t)ncpu, sizeof(*cv));
+	struct pg_bpf_hkey key, *prev = NULL;
+	int err = 0;
+
+	if (!v || !tmp || !cv) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (__u32 i = 0; i < nfuncs; i++) {
+		struct pg_fstat *s = &tmp[i];
+
+		if (bpf_map_lookup_elem(fst, &i, v))
+			continue;
+		s->func = i;
+		for (int c = 0; c < ncpu; c++) {
+			s->calls += v[c].calls;
+			s->total_ns += v[c].total_ns;
+			s->self_ns += v[c].self_ns;
+			if (v[c].calls && (!s->min_ns || v[c].min_ns < s->min_ns))
+				s->min_ns = v[c].min_ns;
+			if (v[c].max_ns > s->max_ns)
+				s->max_ns = v[c].max_ns;
+		}
+	}
+	while (!bpf_map_get_next_key(hfd, prev, &key)) {
+		__u64 sum = 0;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(hfd, &key, cv) || key.func >= nfuncs)
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			sum += cv[c];
+		if (sum && pg_hist_add(&tmp[key.func].hist, key.bucket, sum)) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+	}
+	for (__u32 i = 0; i < PG_CNT_MAX; i++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.counters), &i, cv))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			counters[i] += cv[c];
+	}
+	for (size_t i = 0; i < nfuncs; i++) {
+		struct pg_fstat *s;
+
+		if (!tmp[i].calls)
+			continue;
+		if (pg_hist_total(&tmp[i].hist) != tmp[i].calls) {
+			pg_err("the latency histogram map overflowed (%llu of %llu calls binned); "
+			       "trace fewer functions",
+			       (unsigned long long)pg_hist_total(&tmp[i].hist),
+			       (unsigned long long)tmp[i].calls);
+			err = -ENOSPC;
+			goto cleanup;
+		}
+		s = pg_rep_add_stat(rep, (uint32_t)i);
+		if (!s) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		*s = tmp[i];
+		pg_hist_init(&tmp[i].hist);	/* moved into the repetition */
+	}
+cleanup:
+	if (tmp)
+		for (size_t i = 0; i < nfuncs; i++)
+			pg_hist_release(&tmp[i].hist);
+	free(tmp);
+	free(v);
+	free(cv);
+	return err;
+}
+
+/* ---- running the command ---- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Start @argv as a fresh process whose pid is in the traced set before it execs, and wait for
+ * its whole process tree. Fills wall time and exit status of @rep.
+ */
+static int run_once(struct probes *p, char **argv, struct pg_rep *rep)
+{
+	int go[2], fail[2], status = 0, child_errno = 0;
+	__u8 one = 1;
+	uint64_t t0;
+	pid_t pid, w;
+	char c = 'g';
+	__u32 key;
+	ssize_t r;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(fail, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		pg_err("fork: %s", strerror(errno));
+		close(go[0]);
+		close(go[1]);
+		close(fail[0]);
+		close(fail[1]);
+		return err;
+	}
+	if (!pid) {
+		close(go[1]);
+		close(fail[0]);
+		/* wait until our pid is traced; EOF means perfgate died */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		child_errno = errno;
+		if (write(fail[1], &child_errno, sizeof(child_errno)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(fail[1]);
+	key = (__u32)pid;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &key, &one, BPF_ANY)) {
+		int err = -errno;
+
+		pg_err("cannot register the benchmark's pid: %s", strerror(errno));
+		close(go[1]);	/* the child reads EOF and exits */
+		close(fail[0]);
+		waitpid(pid, NULL, 0);
+		return err;
+	}
+	t0 = now_ns();
+	if (write(go[1], &c, 1) != 1)
+		pg_debug("write to the start pipe: %s", strerror(errno));
+	close(go[1]);
+	r = read(fail[0], &child_errno, sizeof(child_errno));
+	close(fail[0]);
+	/* the root, then every orphan it left behind (we are their subreaper) */
+	for (;;) {
+		int st;
+
+		w = waitpid(-1, &st, 0);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (w == pid)
+			status = st;
+	}
+	rep->wall_ns = now_ns() - t0;
+	if (r == (ssize_t)sizeof(child_errno)) {
+		pg_err("cannot run %s: %s", argv[0], strerror(child_errno));
+		return -child_errno;
+	}
+	if (WIFEXITED(status)) {
+		rep->exit_code = WEXITSTATUS(status);
+		rep->signal = 0;
+	} else if (WIFSIGNALED(status)) {
+		rep->exit_code = -1;
+		rep->signal = WTERMSIG(status);
+	}
+	return 0;
+}
+
+static void progress(const struct pg_record_opts *o, uint32_t i, const struct pg_rep *rep,
+		     size_t nfuncs_called)
+{
+	if (o->quiet)
+		return;
+	if (rep->signal)
+		pg_info("repetition %u/%u: %.3f s, killed by signal %d (%s)", i + 1,
+			o->repetitions, (double)rep->wall_ns / 1e9, rep->signal,
+			strsignal(rep->signal));
+	else
+		pg_info("repetition %u/%u: %.3f s, exit %d, %zu functions called", i + 1,
+			o->repetitions, (double)rep->wall_ns / 1e9, rep->exit_code, nfuncs_called);
+}
+
+static int copy_strv(char ***dst, size_t *dn, char *const *src, size_t n)
+{
+	*dst = calloc(n ? n : 1, sizeof(char *));
+	if (!*dst)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		(*dst)[i] = strdup(src[i]);
+		if (!(*dst)[i])
+			return -ENOMEM;
+		*dn = i + 1;
+	}
+	return 0;
+}
+
+static void explain_sites(const size_t site[])
+{
+	if (site[PG_SITE_SSTEP])
+		pg_warn("%zu functions start with an instruction the kernel must single-step "
+			"(~22 us per probe hit here); build with -fpatchable-function-entry=5 "
+			"(clang) or -pg -mfentry -mnop-mcount (gcc) for ~0.3 us probes",
+			site[PG_SITE_SSTEP]);
+	pg_debug("probe sites: %zu nop5, %zu emulated, %zu single-stepped", site[PG_SITE_NOP5],
+		 site[PG_SITE_EMULATED], site[PG_SITE_SSTEP]);
+}
+
+static void explain_counters(const __u64 c[PG_CNT_MAX])
+{
+	if (c[PG_CNT_OVERFLOW])
+		pg_warn("%llu calls nested deeper than %d traced frames were counted out: they "
+			"are not in the results", (unsigned long long)c[PG_CNT_OVERFLOW],
+			PG_MAX_DEPTH);
+	if (c[PG_CNT_NO_STACK])
+		pg_warn("%llu calls were not timed: too many threads at once",
+			(unsigned long long)c[PG_CNT_NO_STACK]);
+	if (c[PG_CNT_UNWOUND])
+		pg_info("%llu traced calls never returned (longjmp, exceptions or exit): not "
+			"counted", (unsigned long long)c[PG_CNT_UNWOUND]);
+	if (c[PG_CNT_UNMATCHED])
+		pg_debug("%llu returns without a traced entry",
+			 (unsigned long long)c[PG_CNT_UNMATCHED]);
+}
+
+int pg_record(const struct pg_record_opts *o, struct pg_run *run)
+{
+	struct selection sel = { 0 };
+	struct probes probes = { 0 };
+	size_t site[4] = { 0 };
+	__u64 counters[PG_CNT_MAX] = { 0 };
+	int ncpu, err;
+
+	if (!pg_can_record()) {
+		pg_err("recording needs root, or the CAP_BPF and CAP_PERFMON capabilities "
+		       "(try: sudo perfgate record ...)");
+		return -EPERM;
+	}
+	sel.exe = pg_resolve_command(o->argv[0]);
+	if (!sel.exe)
+		return -ENOENT;
+	sel.exe_interp = pg_elf_interp(sel.exe);
+	err = o->nfilters ? apply_filters(&sel, o) : apply_default(&sel, o);
+	if (!err)
+		err = apply_excludes(&sel, o);
+	if (!err)
+		err = build_functions(&sel, run, site);
+	if (err)
+		goto cleanup;
+	explain_sites(site);
+
+	err = pg_meta_collect(&run->meta);
+	if (!err)
+		err = copy_strv(&run->meta.argv, &run->meta.argc, o->argv, o->argc);
+	if (!err)
+		err = copy_strv(&run->meta.filters, &run->meta.nfilters, o->filters, o->nfilters);
+	if (!err)
+		err = copy_strv(&run->meta.excludes, &run->meta.nexcludes, o->excludes,
+				o->nexcludes);
+	if (err)
+		goto cleanup;
+	run->meta.repetitions = o->repetitions;
+
+	libbpf_set_print(libbpf_print);
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0) {
+		err = ncpu ? ncpu : -EINVAL;
+		pg_err("cannot count the CPUs: %s", strerror(-err));
+		goto cleanup;
+	}
+	err = attach_probes(&probes, run, o->single_attach);
+	if (err)
+		goto cleanup;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
+		pg_warn("cannot become the child subreaper: orphaned processes are not waited for");
+
+	if (!o->quiet)
+		pg_info("tracing %zu functions, %u repetitions of: %s", run->nfuncs,
+			o->repetitions, o->argv[0]);
+	for (uint32_t i = 0; i < o->repetitions; i++) {
+		struct pg_rep *rep;
+
+		err = reset_maps(&probes, run->nfuncs, ncpu);
+		if (err)
+			break;
+		rep = pg_run_add_rep(run);
+		if (!rep) {
+			err = -ENOMEM;
+			break;
+		}
+		err = run_once(&probes, o->argv, rep);
+		if (err)
+			break;
+		err = read_maps(&probes, run->nfuncs, ncpu, rep, counters);
+		if (err)
+			break;
+		progress(o, i, rep, rep->nstats);
+		if ((rep->signal || rep->exit_code) && !o->allow_failure) {
+			if (rep->signal)
+				pg_err("repetition %u: the benchmark was killed by signal %d (%s); "
+				       "no run file written", i + 1, rep->signal,
+				       strsignal(rep->signal));
+			else
+				pg_err("repetition %u: the benchmark exited with status %d; no run "
+				       "file written (--allow-failure records it anyway)", i + 1,
+				       rep->exit_code);
+			err = -ECHILD;
+			break;
+		}
+	}
+	explain_counters(counters);
+cleanup:
+	probes_release(&probes);
+	selection_release(&sel);
+	return err;
+}

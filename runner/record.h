@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runner/record.h - run a command N times under exact uprobe tracing (perfgate record).
+ *
+ * The only module that touches bpf/. Life of a recording:
+ *   1. select functions: [BINARY:]GLOB filters over the symbols of the executable and the
+ *      named shared libraries (runner/elfsyms.h, runner/resolve.h);
+ *   2. load the BPF object, size its maps, attach one uprobe_multi link per binary for entries
+ *      and one for returns (raw BPF_LINK_CREATE: Debian's libbpf 1.1 has no API for it), or one
+ *      link per probe where the kernel lacks uprobe_multi;
+ *   3. for each repetition: clear the maps, start the command as a fresh process tree whose
+ *      first pid is registered before exec, wait for the whole tree (perfgate is its child
+ *      subreaper), then read and clear the per-CPU maps into one struct pg_rep;
+ *   4. detach everything.
+ */
+#ifndef PG_RECORD_H
+#define PG_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/run.h"
+
+#define PG_DEFAULT_REPETITIONS 10
+#define PG_DEFAULT_MAX_FUNCS 2000
+
+struct pg_record_opts {
+	char **argv;		/* the command, NULL-terminated */
+	size_t argc;
+	uint32_t repetitions;
+	char **filters;		/* -f [BINARY:]GLOB */
+	size_t nfilters;
+	char **excludes;	/* -x [BINARY:]GLOB */
+	size_t nexcludes;
+	uint32_t max_funcs;	/* cap on the default selection (no -f) */
+	bool single_attach;	/* one link per probe even where uprobe_multi exists */
+	bool allow_failure;	/* keep going when the command exits non-zero */
+	bool quiet;		/* no progress lines */
+};
+
+/*
+ * Split "[BINARY:]GLOB" at its first single ':' (C++ "::" does not count).
+ * *binary is NULL when there is no prefix; both are malloc'd. 0 or -ENOMEM/-EINVAL.
+ */
+int pg_parse_filter(const char *spec, char **binary, char **glob);
+
+/* Does this process have what recording needs (root, or CAP_BPF and CAP_PERFMON)? */
+bool pg_can_record(void);
+
+/* Record into @run (initialised). 0, or a negative errno after logging why. */
+int pg_record(const struct pg_record_opts *opts, struct pg_run *run);
+
+#endif

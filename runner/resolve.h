@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runner/resolve.h - finding the files a recording needs.
+ *
+ * Both return a malloc'd absolute, canonical path (the caller frees it), or NULL after logging
+ * one line that says what was not found and where perfgate looked.
+ */
+#ifndef PG_RESOLVE_H
+#define PG_RESOLVE_H
+
+/* The executable that execvp(@argv0) would run: a path, or the first match on $PATH. */
+char *pg_resolve_command(const char *argv0);
+
+/*
+ * The ELF file named by @spec in a -f/-x BINARY: prefix. A spec with a '/' is a path. Otherwise
+ * it is the executable itself when it equals its base name, else a shared library name such as
+ * "libsqlite3.so.0" (or a prefix of it up to a '.', "libsqlite3"), resolved as the dynamic
+ * loader resolves it for @exe: from `INTERP --list EXE` (the loader's own answer, RUNPATH and
+ * ld.so.cache included), then $LD_LIBRARY_PATH and the system library directories.
+ * @interp is the executable's PT_INTERP (NULL for a static executable).
+ */
+char *pg_resolve_binary(const char *spec, const char *exe, const char *interp);
+
+/* Run @argv (argv[0] a path) and capture its stdout into a malloc'd string; NULL on failure. */
+char *pg_capture(char *const argv[]);
+
+#endif
