@@ -74,6 +74,10 @@ $(BUILD)/progs/%: tests/progs/%.c
 		$(if $(findstring uses_lib,$@),-L$(BUILD)/progs -lpgtest -Wl$(comma)-rpath$(comma)$(CURDIR)/$(BUILD)/progs)
 
 comma := ,
+# the statistics tests want cheap, quiet probes: clang's patchable entry (see docs/recording.md)
+$(BUILD)/progs/knob: tests/progs/knob.c
+	@mkdir -p $(dir $@)
+	$(CLANG) -O1 -g -fno-inline -fpatchable-function-entry=5 -o $@ $<
 $(BUILD)/progs/libpgtest.so: tests/progs/lib/pgtest.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -fPIC -shared -o $@ $<

@@ -766,10 +766,11 @@ static int copy_strv(char ***dst, size_t *dn, char *const *src, size_t n)
 static void explain_sites(const size_t site[])
 {
 	if (site[PG_SITE_SSTEP])
-		pg_warn("%zu functions start with an instruction the kernel must single-step "
-			"(~22 us per probe hit here); build with -fpatchable-function-entry=5 "
-			"(clang) or -pg -mfentry -mnop-mcount (gcc) for ~0.3 us probes",
-			site[PG_SITE_SSTEP]);
+		pg_warn("%zu function%s start%s with an instruction the kernel must single-step: "
+			"a traced call costs ~10x more there; build with clang "
+			"-fpatchable-function-entry=5 or gcc -pg -mfentry -mnop-mcount -fno-pie "
+			"-no-pie for cheap probes", site[PG_SITE_SSTEP],
+			site[PG_SITE_SSTEP] == 1 ? "" : "s", site[PG_SITE_SSTEP] == 1 ? "s" : "");
 	pg_debug("probe sites: %zu nop5, %zu emulated, %zu single-stepped", site[PG_SITE_NOP5],
 		 site[PG_SITE_EMULATED], site[PG_SITE_SSTEP]);
 }

@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: MIT
+/*
+ * diff/compare.c - per-function statistical comparison of two runs (method: compare.h and
+ * docs/statistics.md).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* vasprintf */
+#endif
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "stats.h"
+
+/* Per-call times below this are taken as this before the logarithm (log 0 = -inf). */
+#define PG_MIN_NS 0.5
+/* Repetitions per side the overall reason recommends when it asks for more. */
+#define PG_RECOMMENDED_REPS 10
+
+static const char *const verdict_names[] = {
+	[PG_VERDICT_UNCHANGED] = "unchanged",
+	[PG_VERDICT_REGRESSION] = "regression",
+	[PG_VERDICT_IMPROVEMENT] = "improvement",
+	[PG_VERDICT_INCONCLUSIVE] = "inconclusive",
+	[PG_VERDICT_ADDED] = "added",
+	[PG_VERDICT_REMOVED] = "removed",
+};
+
+const char *pg_verdict_name(enum pg_verdict v)
+{
+	if ((unsigned int)v >= sizeof(verdict_names) / sizeof(verdict_names[0]))
+		return "unknown";
+	return verdict_names[v];
+}
+
+const char *pg_overall_name(enum pg_overall v)
+{
+	switch (v) {
+	case PG_OVERALL_PASS:
+		return "pass";
+	case PG_OVERALL_REGRESSION:
+		return "regression";
+	case PG_OVERALL_INCONCLUSIVE:
+		return "inconclusive";
+	}
+	return "unknown";
+}
+
+const char *pg_metric_name(enum pg_metric m)
+{
+	switch (m) {
+	case PG_METRIC_SELF:
+		return "self";
+	case PG_METRIC_TOTAL:
+		return "total";
+	}
+	return "unknown";
+}
+
+static void fcmp_init(struct pg_fcmp *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->base_ns = f->new_ns = NAN;
+	f->change = f->ci_lo = f->ci_hi = NAN;
+	f->p = f->q = NAN;
+	f->verdict = PG_VERDICT_INCONCLUSIVE;
+}
+
+static void fcmp_release(struct pg_fcmp *f)
+{
+	free(f->binary);
+	free(f->name);
+	free(f->display);
+	fcmp_init(f);
+}
+
+void pg_comparison_init(struct pg_comparison *c)
+{
+	const struct pg_compare_opts def = PG_COMPARE_OPTS_DEFAULT;
+
+	memset(c, 0, sizeof(*c));
+	c->opts = def;
+	fcmp_init(&c->wall);
+}
+
+void pg_comparison_release(struct pg_comparison *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		fcmp_release(&c->f[i]);
+	free(c->f);
+	fcmp_release(&c->wall);
+	for (size_t i = 0; i < c->nwarnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
+	pg_comparison_init(c);
+}
+
+/* Append printf-formatted text to a fixed buffer, truncating. */
+__attribute__((format(printf, 3, 4)))
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strnlen(buf, size);
+	va_list ap;
+
+	if (len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+/* A relative change as "+12.1%", "-inf%" style words: "+12.1%", "-100.0%", "+inf". */
+static const char *pct(char *buf, size_t size, double v)
+{
+	if (isnan(v))
+		snprintf(buf, size, "?");
+	else if (isinf(v))
+		snprintf(buf, size, v > 0 ? "+inf" : "-inf");
+	else
+		snprintf(buf, size, "%+.1f%%", v * 100);
+	return buf;
+}
+
+/* "+12.1% [+9.8%, +14.0%]" */
+static void effect_words(char *buf, size_t size, const struct pg_fcmp *f)
+{
+	char a[32], b[32], c[32];
+
+	append(buf, size, "%s [%s, %s]", pct(a, sizeof(a), f->change), pct(b, sizeof(b), f->ci_lo),
+	       pct(c, sizeof(c), f->ci_hi));
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* One function (or the wall time): effect, test, verdict */
+
+struct sample {
+	double *raw;	/* per-repetition metric, ns */
+	double *log;	/* log(max(raw, PG_MIN_NS)) */
+	size_t n;
+};
+
+static int sample_alloc(struct sample *s, size_t cap)
+{
+	s->n = 0;
+	s->raw = malloc((cap ? cap : 1) * sizeof(double));
+	s->log = malloc((cap ? cap : 1) * sizeof(double));
+	return s->raw && s->log ? 0 : -ENOMEM;
+}
+
+static void sample_free(struct sample *s)
+{
+	free(s->raw);
+	free(s->log);
+}
+
+static void sample_push(struct sample *s, double v)
+{
+	s->raw[s->n] = v;
+	s->log[s->n] = log(v > PG_MIN_NS ? v : PG_MIN_NS);
+	s->n++;
+}
+
+/*
+ * Fill medians and the Hodges-Lehmann effect of @f from the two samples, and decide whether it
+ * can be tested; if so, set f->p. Returns 1 if tested, 0 if not (f->reason says why), or a
+ * negative errno.
+ */
+static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sample *n,
+		   const struct pg_compare_opts *o)
+{
+	struct pg_hl hl;
+	struct pg_mwu m;
+	double min_p;
+	int err;
+
+	f->n_base = b->n;
+	f->n_new = n->n;
+	f->base_ns = pg_median(b->raw, b->n);
+	f->new_ns = pg_median(n->raw, n->n);
+	if (!b->n || !n->n)
+		return 0;
+	err = pg_hodges_lehmann(b->log, b->n, n->log, n->n, o->alpha, &hl);
+	if (err)
+		return err;
+	f->change = expm1(hl.estimate);
+	/* an infinite end stays infinite: "no bound", rather than exp(-inf) - 1 = -100% */
+	f->ci_lo = isinf(hl.lo) ? -INFINITY : expm1(hl.lo);
+	f->ci_hi = isinf(hl.hi) ? INFINITY : expm1(hl.hi);
+
+	min_p = pg_mwu_min_p(b->n, n->n);
+	if (min_p > o->alpha) {
+		snprintf(f->reason, sizeof(f->reason),
+			 "only %zu and %zu repetitions: the smallest possible p-value is %.2g > alpha %g",
+			 b->n, n->n, min_p, o->alpha);
+		return 0;
+	}
+	if (b->n < o->min_reps || n->n < o->min_reps) {
+		snprintf(f->reason, sizeof(f->reason),
+			 "only %zu and %zu repetitions: at least %u per side needed", b->n, n->n,
+			 o->min_reps);
+		return 0;
+	}
+	err = pg_mwu_test(b->log, b->n, n->log, n->n, &m);
+	if (err)
+		return err;
+	f->p = m.p;
+	return 1;
+}
+
+/* The verdict of a tested function, from q, the interval and opts (compare.h). */
+static void decide(struct pg_fcmp *f, const struct pg_compare_opts *o)
+{
+	double me = o->min_effect;
+	bool sig = f->q <= o->alpha;
+	bool finite = isfinite(f->ci_lo) && isfinite(f->ci_hi);
+	char *r = f->reason;
+	size_t rs = sizeof(f->reason);
+
+	r[0] = 0;
+	if (sig && f->ci_lo > me) {
+		f->verdict = PG_VERDICT_REGRESSION;
+		effect_words(r, rs, f);
+		append(r, rs, ", q=%.2g", f->q);
+	} else if (sig && f->ci_hi < -me) {
+		f->verdict = PG_VERDICT_IMPROVEMENT;
+		effect_words(r, rs, f);
+		append(r, rs, ", q=%.2g", f->q);
+	} else if (finite && f->ci_lo >= -me && f->ci_hi <= me) {
+		f->verdict = PG_VERDICT_UNCHANGED;
+		if (sig) {
+			effect_words(r, rs, f);
+			append(r, rs, ", q=%.2g: significant but within +-%g%%", f->q, me * 100);
+		}
+	} else if (finite && f->ci_hi < me) {
+		/*
+		 * A regression of min_effect is ruled out. Not significant: the case compare.h
+		 * names. Significant (then the interval reaches below -min_effect): faster, but
+		 * not surely by min_effect; not a regression either, so unchanged as well.
+		 */
+		f->verdict = PG_VERDICT_UNCHANGED;
+		if (sig) {
+			effect_words(r, rs, f);
+			append(r, rs, ", q=%.2g: faster, but not surely by %g%%", f->q, me * 100);
+		}
+	} else if (!sig && f->ci_lo > me) {
+		/* the interval says slower, but the family-wise corrected test does not */
+		f->verdict = PG_VERDICT_INCONCLUSIVE;
+		effect_words(r, rs, f);
+		append(r, rs, ", but q=%.2g > alpha %g", f->q, o->alpha);
+	} else if (sig) {
+		/* significant, but the interval straddles +min_effect */
+		f->verdict = PG_VERDICT_INCONCLUSIVE;
+		effect_words(r, rs, f);
+		append(r, rs, ", q=%.2g: slower, but not surely by %g%%", f->q, me * 100);
+	} else {
+		f->verdict = PG_VERDICT_INCONCLUSIVE;
+		effect_words(r, rs, f);
+		append(r, rs, ": too wide to rule a %g%% regression in or out", me * 100);
+	}
+}
+
+static void calls_words(struct pg_fcmp *f)
+{
+	if (!f->calls_changed)
+		return;
+	append(f->reason, sizeof(f->reason), "%scalls %.6g -> %.6g per repetition",
+	       f->reason[0] ? "; " : "", f->base_calls, f->new_calls);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Matching functions across the runs */
+
+struct key {
+	const char *binary;	/* basename */
+	const char *name;
+	const char *display;
+	int side;		/* 0 base, 1 new */
+	uint32_t id;
+};
+
+static int cmp_key(const void *pa, const void *pb)
+{
+	const struct key *a = pa, *b = pb;
+	int d = strcmp(a->binary, b->binary);
+
+	if (!d)
+		d = strcmp(a->name, b->name);
+	if (!d)
+		d = a->side - b->side;
+	if (!d)
+		d = (a->id > b->id) - (a->id < b->id);
+	return d;
+}
+
+/*
+ * The per-repetition sample of the functions keys[0..nk) of one run (normally one function;
+ * several when one run holds functions whose binaries share a basename: their calls and times
+ * add up). Also returns the total number of calls over all repetitions.
+ */
+static void gather(const struct pg_run *run, const struct key *keys, size_t nk,
+		   enum pg_metric metric, struct sample *s, double *calls_sum)
+{
+	s->n = 0;
+	*calls_sum = 0;
+	for (size_t r = 0; r < run->nreps; r++) {
+		uint64_t calls = 0, ns = 0;
+
+		for (size_t i = 0; i < nk; i++) {
+			const struct pg_fstat *st = pg_rep_find(&run->reps[r], keys[i].id);
+
+			if (!st)
+				continue;
+			calls += st->calls;
+			ns += metric == PG_METRIC_TOTAL ? st->total_ns : st->self_ns;
+		}
+		if (!calls)
+			continue;
+		*calls_sum += (double)calls;
+		sample_push(s, (double)ns / (double)calls);
+	}
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Run-level checks: same command, warnings */
+
+static bool same_argv(const struct pg_meta *a, const struct pg_meta *b)
+{
+	if (a->argc != b->argc)
+		return false;
+	for (size_t i = 0; i < a->argc; i++) {
+		const char *x = a->argv[i], *y = b->argv[i];
+
+		if (!x || !y) {
+			if (x != y)
+				return false;
+			continue;
+		}
+		/* the program may be built in another directory: compare argv[0] by basename */
+		if (i == 0 ? strcmp(pg_basename(x), pg_basename(y)) : strcmp(x, y))
+			return false;
+	}
+	return true;
+}
+
+/* The command as one line, at most @size - 1 bytes, "..." where cut. */
+static void command_words(char *buf, size_t size, const struct pg_meta *m)
+{
+	buf[0] = 0;
+	for (size_t i = 0; i < m->argc; i++)
+		append(buf, size, "%s%s", i ? " " : "", m->argv[i] ? m->argv[i] : "");
+	if (strlen(buf) + 1 >= size && size > 4)
+		strcpy(buf + size - 4, "...");
+}
+
+static bool same_strv(char **a, size_t na, char **b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a[i] ? a[i] : "", b[i] ? b[i] : ""))
+			return false;
+	return true;
+}
+
+__attribute__((format(printf, 2, 3)))
+static int warn(struct pg_comparison *c, const char *fmt, ...)
+{
+	char **w;
+	char *s;
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return -ENOMEM;
+	w = realloc(c->warnings, (c->nwarnings + 1) * sizeof(*w));
+	if (!w) {
+		free(s);
+		return -ENOMEM;
+	}
+	c->warnings = w;
+	c->warnings[c->nwarnings++] = s;
+	return 0;
+}
+
+static int warn_differs(struct pg_comparison *c, const char *what, const char *a, const char *b)
+{
+	if (!a || !b || !strcmp(a, b))
+		return 0;
+	return warn(c, "the runs come from different %s: %s and %s", what, a, b);
+}
+
+static int warn_failed(struct pg_comparison *c, const struct pg_run *run, const char *which)
+{
+	size_t failed = 0;
+
+	for (size_t r = 0; r < run->nreps; r++)
+		if (run->reps[r].exit_code != 0 || run->reps[r].signal != 0)
+			failed++;
+	if (!failed)
+		return 0;
+	return warn(c,
+		    "%zu of %zu repetitions of the %s run failed (non-zero exit status or signal)",
+		    failed, run->nreps, which);
+}
+
+static int warnings(struct pg_comparison *c, const struct pg_run *base, const struct pg_run *new)
+{
+	const struct pg_meta *a = &base->meta, *b = &new->meta;
+	int err = 0;
+
+	err = err ?: warn_differs(c, "hosts", a->host, b->host);
+	err = err ?: warn_differs(c, "kernels", a->kernel, b->kernel);
+	err = err ?: warn_differs(c, "CPU models", a->cpu_model, b->cpu_model);
+	err = err ?: warn_differs(c, "perfgate versions", a->perfgate_version,
+				  b->perfgate_version);
+	if (!err && (!same_strv(a->filters, a->nfilters, b->filters, b->nfilters) ||
+		     !same_strv(a->excludes, a->nexcludes, b->excludes, b->nexcludes)))
+		err = warn(c, "the runs traced different sets of functions (their -f/-x options "
+			   "differ): added and removed functions may be artefacts");
+	err = err ?: warn_failed(c, base, "base");
+	err = err ?: warn_failed(c, new, "new");
+	return err;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+static int verdict_rank(enum pg_verdict v)
+{
+	switch (v) {
+	case PG_VERDICT_REGRESSION:
+		return 0;
+	case PG_VERDICT_IMPROVEMENT:
+		return 1;
+	case PG_VERDICT_INCONCLUSIVE:
+		return 2;
+	case PG_VERDICT_ADDED:
+		return 3;
+	case PG_VERDICT_REMOVED:
+		return 4;
+	case PG_VERDICT_UNCHANGED:
+		return 5;
+	}
+	return 6;
+}
+
+static int cmp_fcmp(const void *pa, const void *pb)
+{
+	const struct pg_fcmp *a = pa, *b = pb;
+	int d = verdict_rank(a->verdict) - verdict_rank(b->verdict);
+
+	if (d)
+		return d;
+	/* the largest regression first, the largest improvement first */
+	if (a->verdict == PG_VERDICT_REGRESSION && a->change != b->change)
+		return a->change > b->change ? -1 : 1;
+	if (a->verdict == PG_VERDICT_IMPROVEMENT && a->change != b->change)
+		return a->change < b->change ? -1 : 1;
+	d = strcmp(a->binary, b->binary);
+	return d ? d : strcmp(a->name, b->name);
+}
+
+/* Repetitions per side needed before any test can reach alpha (and opts.min_reps). */
+static size_t reps_needed(const struct pg_compare_opts *o)
+{
+	size_t n = o->min_reps > 1 ? o->min_reps : 1;
+
+	while (n < 1000 && pg_mwu_min_p(n, n) > o->alpha)
+		n++;
+	return n;
+}
+
+static void overall(struct pg_comparison *c, size_t ncommon)
+{
+	const struct pg_compare_opts *o = &c->opts;
+	size_t need = reps_needed(o), rec = need > PG_RECOMMENDED_REPS ? need : PG_RECOMMENDED_REPS;
+	char *r = c->overall_reason;
+	size_t rs = sizeof(c->overall_reason);
+	double min_p;
+
+	r[0] = 0;
+	if (c->nregressions) {
+		c->overall = PG_OVERALL_REGRESSION;
+		return;
+	}
+	if (c->ntested) {
+		c->overall = PG_OVERALL_PASS;
+		return;
+	}
+	c->overall = PG_OVERALL_INCONCLUSIVE;
+	min_p = pg_mwu_min_p(c->base_reps, c->new_reps);
+	if (min_p > o->alpha) {
+		snprintf(r, rs,
+			 "too few repetitions (%zu and %zu): the smallest possible p-value is %.2g > alpha %g",
+			 c->base_reps, c->new_reps, min_p, o->alpha);
+	} else if (c->base_reps < o->min_reps || c->new_reps < o->min_reps) {
+		snprintf(r, rs, "too few repetitions (%zu and %zu; at least %u per side needed)",
+			 c->base_reps, c->new_reps, o->min_reps);
+	} else {
+		if (!ncommon)
+			snprintf(r, rs, "no function was called in both runs: nothing to compare");
+		else
+			snprintf(r, rs,
+				 "no function was called in at least %zu repetitions of both runs",
+				 need);
+		return;
+	}
+	if (rec > need)
+		append(r, rs, "; use at least %zu repetitions per side, %zu recommended", need,
+		       rec);
+	else
+		append(r, rs, "; use at least %zu repetitions per side", need);
+}
+
+int pg_compare(const struct pg_run *base, const struct pg_run *new,
+	       const struct pg_compare_opts *opts, struct pg_comparison *out)
+{
+	const struct pg_compare_opts def = PG_COMPARE_OPTS_DEFAULT;
+	struct sample sb = { 0 }, sn = { 0 };
+	struct key *keys = NULL;
+	size_t nkeys, ntested = 0, ncommon = 0, *tested = NULL;
+	double *p = NULL;
+	char cmd_a[100], cmd_b[100];
+	int err;
+
+	pg_comparison_release(out);
+	out->opts = opts ? *opts : def;
+	opts = &out->opts;
+	if (!(opts->alpha > 0 && opts->alpha < 1) || !(opts->min_effect >= 0) ||
+	    !isfinite(opts->min_effect)) {
+		snprintf(out->error, sizeof(out->error),
+			 "invalid options: alpha must be in (0, 1), min_effect >= 0");
+		return -EINVAL;
+	}
+	if (!same_argv(&base->meta, &new->meta)) {
+		command_words(cmd_a, sizeof(cmd_a), &base->meta);
+		command_words(cmd_b, sizeof(cmd_b), &new->meta);
+		snprintf(out->error, sizeof(out->error),
+			 "runs of different commands: '%s' and '%s'", cmd_a, cmd_b);
+		return -EINVAL;
+	}
+	out->base_reps = base->nreps;
+	out->new_reps = new->nreps;
+
+	err = -ENOMEM;
+	nkeys = base->nfuncs + new->nfuncs;
+	keys = malloc((nkeys ? nkeys : 1) * sizeof(*keys));
+	tested = malloc((nkeys ? nkeys : 1) * sizeof(*tested));
+	p = malloc((nkeys ? nkeys : 1) * sizeof(*p));
+	out->f = calloc(nkeys ? nkeys : 1, sizeof(*out->f));
+	if (!keys || !tested || !p || !out->f)
+		goto fail;
+	if (sample_alloc(&sb, base->nreps) || sample_alloc(&sn, new->nreps))
+		goto fail;
+	err = warnings(out, base, new);
+	if (err)
+		goto fail;
+
+	for (size_t i = 0; i < nkeys; i++) {
+		const struct pg_run *run = i < base->nfuncs ? base : new;
+		const struct pg_func *fn = &run->funcs[i < base->nfuncs ? i : i - base->nfuncs];
+
+		keys[i].binary = pg_basename(fn->binary);
+		keys[i].name = fn->name;
+		keys[i].display = fn->display ? fn->display : fn->name;
+		keys[i].side = i >= base->nfuncs;
+		keys[i].id = fn->id;
+	}
+	qsort(keys, nkeys, sizeof(*keys), cmp_key);
+
+	for (size_t i = 0, j; i < nkeys; i = j) {
+		size_t nb = 0, nn;
+		double cb, cn;
+		struct pg_fcmp *f;
+
+		for (j = i; j < nkeys && !strcmp(keys[j].binary, keys[i].binary) &&
+			    !strcmp(keys[j].name, keys[i].name); j++)
+			nb += keys[j].side == 0;
+		nn = j - i - nb;
+		gather(base, keys + i, nb, opts->metric, &sb, &cb);
+		gather(new, keys + i + nb, nn, opts->metric, &sn, &cn);
+		if (!sb.n && !sn.n)
+			continue;	/* called in neither run */
+
+		f = &out->f[out->n];
+		fcmp_init(f);
+		f->binary = strdup(keys[i].binary);
+		f->name = strdup(keys[i].name);
+		/* the new run's display name: keys of the new side come last in the group */
+		f->display = strdup(keys[j - 1].display);
+		out->n++;
+		if (!f->binary || !f->name || !f->display) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		f->base_calls = base->nreps ? cb / (double)base->nreps : 0;
+		f->new_calls = new->nreps ? cn / (double)new->nreps : 0;
+		f->calls_changed = f->base_calls != f->new_calls;
+		err = analyse(f, &sb, &sn, opts);
+		if (err < 0)
+			goto fail;
+		if (err == 1) {
+			tested[ntested] = out->n - 1;
+			p[ntested++] = f->p;
+		}
+		if (!sb.n)
+			f->verdict = PG_VERDICT_ADDED;
+		else if (!sn.n)
+			f->verdict = PG_VERDICT_REMOVED;
+		else
+			ncommon++;
+		if (f->verdict == PG_VERDICT_ADDED)
+			snprintf(f->reason, sizeof(f->reason), "called only in the new run");
+		else if (f->verdict == PG_VERDICT_REMOVED)
+			snprintf(f->reason, sizeof(f->reason), "called only in the base run");
+	}
+
+	err = pg_bh_adjust(p, ntested, p);
+	if (err)
+		goto fail;
+	out->ntested = ntested;
+	for (size_t t = 0; t < ntested; t++) {
+		struct pg_fcmp *f = &out->f[tested[t]];
+
+		f->q = p[t];
+		decide(f, opts);
+	}
+	for (size_t i = 0; i < out->n; i++) {
+		struct pg_fcmp *f = &out->f[i];
+
+		calls_words(f);
+		switch (f->verdict) {
+		case PG_VERDICT_REGRESSION:
+			out->nregressions++;
+			break;
+		case PG_VERDICT_IMPROVEMENT:
+			out->nimprovements++;
+			break;
+		case PG_VERDICT_UNCHANGED:
+			out->nunchanged++;
+			break;
+		case PG_VERDICT_INCONCLUSIVE:
+			out->ninconclusive++;
+			break;
+		case PG_VERDICT_ADDED:
+			out->nadded++;
+			break;
+		case PG_VERDICT_REMOVED:
+			out->nremoved++;
+			break;
+		}
+	}
+	qsort(out->f, out->n, sizeof(*out->f), cmp_fcmp);
+
+	/* wall time: tested alone (its raw p is its q), never counted */
+	{
+		struct pg_fcmp *w = &out->wall;
+
+		w->binary = strdup("[wall]");
+		w->name = strdup("[wall]");
+		w->display = strdup("[wall]");
+		if (!w->binary || !w->name || !w->display) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		sb.n = sn.n = 0;
+		for (size_t r = 0; r < base->nreps; r++)
+			if (base->reps[r].wall_ns)
+				sample_push(&sb, (double)base->reps[r].wall_ns);
+		for (size_t r = 0; r < new->nreps; r++)
+			if (new->reps[r].wall_ns)
+				sample_push(&sn, (double)new->reps[r].wall_ns);
+		err = analyse(w, &sb, &sn, opts);
+		if (err < 0)
+			goto fail;
+		if (err == 1) {
+			w->q = w->p;
+			decide(w, opts);
+		} else if (!sb.n || !sn.n) {
+			snprintf(w->reason, sizeof(w->reason),
+				 "no wall time recorded in the %s run", !sb.n ? "base" : "new");
+		}
+	}
+
+	overall(out, ncommon);
+	err = 0;
+	goto out;
+
+fail:
+	pg_comparison_release(out);
+	snprintf(out->error, sizeof(out->error), "%s", strerror(-err));
+out:
+	sample_free(&sb);
+	sample_free(&sn);
+	free(keys);
+	free(tested);
+	free(p);
+	return err;
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The demo benchmark: filters a synthetic 512x400 grayscale image row by row.
+ * Built with -DDEMO_SLOW, blur_row() uses a 7-tap kernel instead of 5: the "change that made
+ * one function slower" which perfgate must find.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define W 512
+#define H 400
+
+static uint8_t img[H][W], out[H][W];
+
+__attribute__((noinline)) void fill_row(uint8_t *row, unsigned int y)
+{
+	uint32_t s = y * 2654435761u + 1;
+
+	for (unsigned int x = 0; x < W; x++) {
+		s ^= s << 13, s ^= s >> 17, s ^= s << 5;
+		row[x] = (uint8_t)s;
+	}
+}
+
+__attribute__((noinline)) void blur_row(const uint8_t *in, uint8_t *o)
+{
+#ifdef DEMO_SLOW
+	const int taps = 3;
+#else
+	const int taps = 2;
+#endif
+	for (int r = 0; r < 8; r++) {
+		for (int x = taps; x < W - taps; x++) {
+			unsigned int sum = 0;
+
+			for (int k = -taps; k <= taps; k++)
+				sum += in[x + k];
+			o[x] = (uint8_t)(sum / (2 * taps + 1));
+		}
+	}
+}
+
+__attribute__((noinline)) void sharpen_row(const uint8_t *in, uint8_t *o)
+{
+	for (int r = 0; r < 8; r++)
+		for (int x = 1; x < W - 1; x++) {
+			int v = 3 * in[x] - in[x - 1] - in[x + 1];
+
+			o[x] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+		}
+}
+
+__attribute__((noinline)) uint32_t checksum_row(const uint8_t *row)
+{
+	uint32_t h = 2166136261u;
+
+	for (int r = 0; r < 8; r++)
+		for (int x = 0; x < W; x++)
+			h = (h ^ row[x]) * 16777619u;
+	return h;
+}
+
+__attribute__((noinline)) uint32_t process_image(void)
+{
+	uint32_t h = 0;
+
+	for (unsigned int y = 0; y < H; y++) {
+		fill_row(img[y], y);
+		blur_row(img[y], out[y]);
+		sharpen_row(out[y], img[y]);
+		h ^= checksum_row(img[y]);
+	}
+	return h;
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t h = 0;
+	int frames = argc > 1 ? atoi(argv[1]) : 3;
+
+	for (int i = 0; i < frames; i++)
+		h ^= process_image();
+	printf("checksum %08x\n", h);
+	return 0;
+}

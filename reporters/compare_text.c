@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reporters/compare_text.c - the human table of `perfgate compare` (reporters/compare_out.h).
+ *
+ * Printable ASCII only ("us" for microseconds, "->" for arrows), lines of at most
+ * PG_TEXT_WIDTH characters unless the function column's minimum width forces more: long names
+ * lose their middle to "...". Each row may be followed by an indented note line: the calls
+ * change when it does not fit at the end of the row, and the reason of an inconclusive verdict
+ * (other reasons repeat what the columns say).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/log.h"
+#include "compare_out.h"
+#include "fmt.h"
+
+#define PG_TEXT_WIDTH	120
+#define FN_MIN		24	/* the function column never gets narrower than this */
+#define FN_MAX		64	/* nor wider */
+#define BIN_MAX		20
+#define SEP		2	/* spaces between columns */
+
+static const char *const verdict_labels[] = {
+	[PG_VERDICT_UNCHANGED] = "unchanged",
+	[PG_VERDICT_REGRESSION] = "REGRESSION",
+	[PG_VERDICT_IMPROVEMENT] = "improvement",
+	[PG_VERDICT_INCONCLUSIVE] = "inconclusive",
+	[PG_VERDICT_ADDED] = "added",
+	[PG_VERDICT_REMOVED] = "removed",
+};
+
+static const char *verdict_label(enum pg_verdict v)
+{
+	if ((unsigned int)v >= sizeof(verdict_labels) / sizeof(verdict_labels[0]))
+		return "?";
+	return verdict_labels[v];
+}
+
+struct row {
+	const struct pg_fcmp *f;
+	char *fn;				/* ASCII display name */
+	char *bin;				/* ASCII binary basename */
+	char base[PG_FMT_LEN];
+	char new[PG_FMT_LEN];
+	char change[PG_FMT_LEN];
+	char interval[2 * PG_FMT_LEN];
+	char verdict[2 * PG_FMT_LEN];		/* verdict and q */
+	char calls[3 * PG_FMT_LEN];		/* "calls 100->120", or "" */
+};
+
+static size_t max_len(size_t w, const char *s)
+{
+	size_t l = strlen(s);
+
+	return l > w ? l : w;
+}
+
+static int fill_row(struct row *r, const struct pg_fcmp *f)
+{
+	char q[PG_FMT_LEN] = "", a[PG_FMT_LEN], b[PG_FMT_LEN];
+
+	r->f = f;
+	r->fn = pg_fmt_ascii(f->display ? f->display : f->name);
+	r->bin = pg_fmt_ascii(f->binary);
+	if (!r->fn || !r->bin)
+		return -ENOMEM;
+	pg_fmt_ns(r->base, sizeof(r->base), f->base_ns);
+	pg_fmt_ns(r->new, sizeof(r->new), f->new_ns);
+	if (f->verdict == PG_VERDICT_ADDED || f->verdict == PG_VERDICT_REMOVED) {
+		strcpy(r->change, "-");
+		strcpy(r->interval, "-");
+	} else {
+		pg_fmt_pct(r->change, sizeof(r->change), f->change);
+		pg_fmt_interval(r->interval, sizeof(r->interval), f->ci_lo, f->ci_hi);
+	}
+	if (!isnan(f->q))
+		snprintf(q, sizeof(q), "  q=%.2g", f->q);
+	if (f->calls_changed && f->verdict != PG_VERDICT_ADDED && f->verdict != PG_VERDICT_REMOVED)
+		snprintf(r->calls, sizeof(r->calls), "calls %s->%s",
+			 pg_fmt_count(a, sizeof(a), f->base_calls),
+			 pg_fmt_count(b, sizeof(b), f->new_calls));
+	snprintf(r->verdict, sizeof(r->verdict), "%s%s", verdict_label(f->verdict), q);
+	return 0;
+}
+
+static void print_header(const struct pg_run *run, const char *side, size_t reps, FILE *out)
+{
+	char suffix[PG_TEXT_WIDTH * 2], commit[PG_FMT_LEN];
+	const struct pg_meta *m = run ? &run->meta : NULL;
+	char *cmd = pg_fmt_command(m), *acmd = cmd ? pg_fmt_ascii(cmd) : NULL;
+	char *host = pg_fmt_ascii(m && m->host ? m->host : "?");
+	size_t room;
+
+	if (host)
+		pg_fmt_ellipsize(host, 32);
+	pg_fmt_commit(commit, sizeof(commit), m ? m->git_commit : NULL);
+	snprintf(suffix, sizeof(suffix), "(%zu repetition%s, commit %s, host %s)", reps,
+		 reps == 1 ? "" : "s", commit, host ? host : "?");
+	/* "  base  " + command + "  " + suffix */
+	room = PG_TEXT_WIDTH - 8 - SEP - strlen(suffix);
+	if (acmd)
+		pg_fmt_ellipsize(acmd, room < 20 ? 20 : room);
+	fprintf(out, "  %-4s  %s%s%s\n", side, acmd && *acmd ? acmd : "?", "  ", suffix);
+	free(host);
+	free(acmd);
+	free(cmd);
+}
+
+static void print_rows(struct row *rows, size_t nrows, bool multi_bin, FILE *out)
+{
+	size_t w_fn = strlen("function"), w_bin = strlen("binary"), w_base = strlen("base");
+	size_t w_new = strlen("new"), w_change = strlen("change"), w_int = strlen("interval");
+	size_t w_verdict = strlen("verdict"), fixed, fn_room, i;
+	char *note;
+
+	for (i = 0; i < nrows; i++) {
+		w_fn = max_len(w_fn, rows[i].fn);
+		w_bin = max_len(w_bin, rows[i].bin);
+		w_base = max_len(w_base, rows[i].base);
+		w_new = max_len(w_new, rows[i].new);
+		w_change = max_len(w_change, rows[i].change);
+		w_int = max_len(w_int, rows[i].interval);
+		w_verdict = max_len(w_verdict, rows[i].verdict);
+	}
+	if (w_bin > BIN_MAX)
+		w_bin = BIN_MAX;
+	fixed = SEP + w_base + SEP + w_new + SEP + w_change + SEP + w_int + SEP + w_verdict;
+	if (multi_bin)
+		fixed += w_bin + SEP;
+	fn_room = fixed + FN_MIN < PG_TEXT_WIDTH ? PG_TEXT_WIDTH - fixed : FN_MIN;
+	if (fn_room > FN_MAX)
+		fn_room = FN_MAX;
+	if (w_fn > fn_room)
+		w_fn = fn_room;
+
+	if (multi_bin)
+		fprintf(out, "%-*s  ", (int)w_bin, "binary");
+	fprintf(out, "%-*s  %*s  %*s  %*s  %-*s  verdict\n", (int)w_fn, "function", (int)w_base,
+		"base", (int)w_new, "new", (int)w_change, "change", (int)w_int, "interval");
+	for (i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+		int len = 0;
+		bool calls_inline, show_reason;
+
+		pg_fmt_ellipsize(r->fn, w_fn);
+		pg_fmt_ellipsize(r->bin, w_bin);
+		if (multi_bin)
+			len += fprintf(out, "%-*s  ", (int)w_bin, r->bin);
+		len += fprintf(out, "%-*s  %*s  %*s  %*s  %-*s  %s", (int)w_fn, r->fn, (int)w_base,
+			       r->base, (int)w_new, r->new, (int)w_change, r->change, (int)w_int,
+			       r->interval, r->verdict);
+		/* the calls note ends the row if it fits there, else it starts the note line */
+		calls_inline = r->calls[0] && len + SEP + strlen(r->calls) <= PG_TEXT_WIDTH;
+		if (calls_inline)
+			fprintf(out, "  %s", r->calls);
+		fputc('\n', out);
+		/* the reason only where the columns do not say it all: why it is inconclusive */
+		show_reason = r->f->reason[0] && r->f->verdict == PG_VERDICT_INCONCLUSIVE;
+		if (!show_reason && (!r->calls[0] || calls_inline))
+			continue;
+		note = pg_fmt_ascii(show_reason ? r->f->reason : "");
+		if (!note)
+			continue;
+		pg_fmt_truncate(note, PG_TEXT_WIDTH - 4 -
+				(calls_inline ? 0 : strlen(r->calls) + SEP));
+		fprintf(out, "    %s%s%s\n", calls_inline ? "" : r->calls,
+			!calls_inline && r->calls[0] && *note ? "; " : "", note);
+		free(note);
+	}
+}
+
+static void print_wall(const struct pg_fcmp *w, FILE *out)
+{
+	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
+
+	if (!w->n_base && !w->n_new)
+		return;
+	fprintf(out, "wall time per repetition: %s -> %s", pg_fmt_ns(a, sizeof(a), w->base_ns),
+		pg_fmt_ns(b, sizeof(b), w->new_ns));
+	if (!isnan(w->change))
+		fprintf(out, ", %s %s", pg_fmt_pct(ch, sizeof(ch), w->change),
+			pg_fmt_interval(in, sizeof(in), w->ci_lo, w->ci_hi));
+	fprintf(out, " (informational)\n");
+}
+
+/* "perfgate: REGRESSION in 2 function(s): a, b", names added while the line has room. */
+static void print_regressions(const struct pg_comparison *c, FILE *out)
+{
+	char line[PG_TEXT_WIDTH + 1], more[PG_FMT_LEN];
+	size_t len, listed = 0, total = 0, i;
+
+	for (i = 0; i < c->n; i++)
+		total += c->f[i].verdict == PG_VERDICT_REGRESSION;
+	len = snprintf(line, sizeof(line), "perfgate: REGRESSION in %zu function(s)",
+		       c->nregressions > total ? c->nregressions : total);
+	for (i = 0; i < c->n && len < sizeof(line); i++) {
+		const struct pg_fcmp *f = &c->f[i];
+		char *name;
+		size_t nlen;
+
+		if (f->verdict != PG_VERDICT_REGRESSION)
+			continue;
+		name = pg_fmt_ascii(f->display ? f->display : f->name);
+		if (!name)
+			break;
+		pg_fmt_ellipsize(name, 60);
+		nlen = strlen(name);
+		snprintf(more, sizeof(more), ", ... (%zu more)", total - listed);
+		/* room for this name, and for the "more" note if names remain after it */
+		if (len + 2 + nlen + (listed + 1 < total ? strlen(more) : 0) > PG_TEXT_WIDTH) {
+			free(name);
+			break;
+		}
+		len += snprintf(line + len, sizeof(line) - len, "%s%s", listed ? ", " : ": ", name);
+		listed++;
+		free(name);
+	}
+	if (listed < total)
+		snprintf(line + len, sizeof(line) - len, "%s%s (%zu more)", listed ? ", " : ": ",
+			 "...", total - listed);
+	fprintf(out, "%s\n", line);
+}
+
+static void print_verdict(const struct pg_comparison *c, FILE *out)
+{
+	char *reason;
+
+	switch (c->overall) {
+	case PG_OVERALL_PASS:
+		fprintf(out, "perfgate: PASS (%zu functions compared, %zu unchanged, "
+			"%zu inconclusive)\n", c->n, c->nunchanged, c->ninconclusive);
+		break;
+	case PG_OVERALL_REGRESSION:
+		print_regressions(c, out);
+		break;
+	case PG_OVERALL_INCONCLUSIVE:
+	default:
+		reason = pg_fmt_ascii(c->overall_reason);
+		if (reason)
+			pg_fmt_truncate(reason, PG_TEXT_WIDTH - strlen("perfgate: INCONCLUSIVE: "));
+		if (reason && *reason)
+			fprintf(out, "perfgate: INCONCLUSIVE: %s\n", reason);
+		else
+			fprintf(out, "perfgate: INCONCLUSIVE: %zu function(s) could not be "
+				"decided\n", c->ninconclusive);
+		free(reason);
+		break;
+	}
+}
+
+int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *base,
+			  const struct pg_run *new, int verbose, FILE *out)
+{
+	struct row *rows = calloc(c->n ? c->n : 1, sizeof(*rows));
+	size_t nrows = 0, hidden = 0, i;
+	bool multi_bin = false;
+	char *bin = NULL;
+	int err = 0;
+
+	if (!rows) {
+		pg_err("compare table: out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->n; i++) {
+		const struct pg_fcmp *f = &c->f[i];
+		const char *b0 = c->f[0].binary ? c->f[0].binary : "";
+
+		if (strcmp(f->binary ? f->binary : "", b0))
+			multi_bin = true;
+		if (!verbose && f->verdict == PG_VERDICT_UNCHANGED) {
+			hidden++;
+			continue;
+		}
+		err = fill_row(&rows[nrows++], f);
+		if (err) {
+			pg_err("compare table: out of memory");
+			goto out;
+		}
+	}
+
+	fprintf(out, "perfgate compare: %s time per call, alpha %g, min effect %.1f%%, "
+		"min %u repetitions\n", pg_metric_name(c->opts.metric), c->opts.alpha,
+		c->opts.min_effect * 100, c->opts.min_reps);
+	print_header(base, "base", c->base_reps, out);
+	print_header(new, "new", c->new_reps, out);
+	if (c->n && !multi_bin) {
+		bin = pg_fmt_ascii(c->f[0].binary);
+		if (bin) {
+			pg_fmt_ellipsize(bin, PG_TEXT_WIDTH - 10);
+			fprintf(out, "  binary  %s\n", bin);
+		}
+	}
+	fputc('\n', out);
+
+	if (nrows)
+		print_rows(rows, nrows, multi_bin, out);
+	else if (!c->n)
+		fprintf(out, "no functions to compare\n");
+	if (hidden)
+		fprintf(out, "%zu unchanged function%s not shown (--all shows all)\n", hidden,
+			hidden == 1 ? "" : "s");
+	if (nrows || hidden)
+		fputc('\n', out);
+
+	print_wall(&c->wall, out);
+	for (i = 0; i < c->nwarnings; i++) {
+		char *w = pg_fmt_ascii(c->warnings[i]);
+
+		if (!w)
+			continue;
+		pg_fmt_truncate(w, PG_TEXT_WIDTH - strlen("warning: "));
+		fprintf(out, "warning: %s\n", w);
+		free(w);
+	}
+	print_verdict(c, out);
+
+	if (fflush(out) || ferror(out)) {
+		err = errno ? -errno : -EIO;
+		pg_err("cannot write the comparison table: %s", strerror(-err));
+	}
+out:
+	for (i = 0; i < nrows; i++) {
+		free(rows[i].fn);
+		free(rows[i].bin);
+	}
+	free(rows);
+	free(bin);
+	return err;
+}

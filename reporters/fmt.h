@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reporters/fmt.h - formatting helpers shared by the compare writers (compare_text.c, junit.c,
+ * compare_json.c). Internal to reporters/.
+ *
+ * The pg_fmt_{ns,pct,interval,count,commit} helpers write into a caller's buffer (PG_FMT_LEN
+ * bytes is always enough) and return it. The string helpers return a malloc'd string (NULL on
+ * allocation failure; a NULL input is treated as "").
+ */
+#ifndef PG_FMT_H
+#define PG_FMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/run.h"
+
+#define PG_FMT_LEN 48
+
+/* Per-call time in human units, 3 significant digits: "812 ns", "1.23 us", "45.6 ms", "2.00 s";
+ * "-" for NAN (absent) or a negative value. ASCII only (us, not the micro sign). */
+const char *pg_fmt_ns(char *buf, size_t len, double ns);
+/* Relative change as a percentage: 0.123 -> "+12.3%"; "+inf" / "-inf"; "n/a" for NAN. */
+const char *pg_fmt_pct(char *buf, size_t len, double x);
+/* Interval of a relative change: "[+9.8%, +14.0%]", "[-inf, +inf]"; "n/a" if both are NAN. */
+const char *pg_fmt_interval(char *buf, size_t len, double lo, double hi);
+/* A mean count: "120", "12.5", "1.23M"; "-" for NAN. */
+const char *pg_fmt_count(char *buf, size_t len, double n);
+/* Abbreviated commit id (12 characters), "?" if unknown. */
+const char *pg_fmt_commit(char *buf, size_t len, const char *commit);
+
+/*
+ * Valid UTF-8: every byte that is not part of a well-formed sequence (overlong forms, surrogates
+ * and code points above U+10FFFF included) becomes U+FFFD. With @xml, so do the code points XML
+ * 1.0 does not allow (C0 controls other than tab, LF and CR; U+FFFE, U+FFFF).
+ */
+char *pg_fmt_utf8(const char *s, bool xml);
+/* As pg_fmt_utf8(s, true), then whitespace collapsed as for xs:token (no tab/LF/CR, no leading,
+ * trailing or double spaces); @fallback (which must be such a token) if the result is empty. */
+char *pg_fmt_token(const char *s, const char *fallback);
+/* Printable ASCII: tabs become spaces, every other control character and every non-ASCII code
+ * point (or invalid byte) becomes one '?'. */
+char *pg_fmt_ascii(const char *s);
+/* Shorten an ASCII string in place to at most @max characters (max >= 5) by replacing its
+ * middle with "...". */
+void pg_fmt_ellipsize(char *s, size_t max);
+/* Shorten an ASCII string in place to at most @max characters (max >= 4), ending in "...". */
+void pg_fmt_truncate(char *s, size_t max);
+
+/* The benchmark command of @meta as one line, arguments shell-quoted where needed
+ * ("./bench --name 'a b'"); "" when there is none. NULL @meta is fine. */
+char *pg_fmt_command(const struct pg_meta *meta);
+
+#endif

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reporters/report.c - `perfgate report`: one row per function, all repetitions added up
+ * (see report.h). Text is for people (human units, ASCII), CSV follows RFC 4180 with LF
+ * line ends, JSON is written with json-c.
+ *
+ * Write errors on @out are returned (-EIO or the errno) without a message: the caller knows
+ * what @out is. Other failures (an inconsistent run, no memory) are logged here.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "../core/jsonw.h"
+#include "../core/log.h"
+#include "fmt.h"
+#include "report.h"
+
+struct row {
+	const struct pg_func *func;	/* NULL: not called in any repetition */
+	uint64_t calls, total_ns, self_ns, min_ns, max_ns;
+	struct pg_hist hist;		/* merged over the repetitions */
+	double mean_ns, p50_ns, p90_ns, p99_ns;
+};
+
+int pg_report_format_parse(const char *s, enum pg_report_format *out)
+{
+	static const char *const names[] = {
+		[PG_REPORT_TEXT] = "text",
+		[PG_REPORT_CSV] = "csv",
+		[PG_REPORT_JSON] = "json",
+	};
+
+	for (size_t i = 0; s && i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i])) {
+			*out = (enum pg_report_format)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* Sort: total time descending, then display name and id for a stable order. */
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+	int c;
+
+	if (a->total_ns != b->total_ns)
+		return a->total_ns > b->total_ns ? -1 : 1;
+	c = strcmp(a->func->display, b->func->display);
+	if (c)
+		return c;
+	return a->func->id < b->func->id ? -1 : a->func->id > b->func->id;
+}
+
+static void free_rows(struct row *rows, size_t n)
+{
+	for (size_t i = 0; rows && i < n; i++)
+		pg_hist_release(&rows[i].hist);
+	free(rows);
+}
+
+/* The sorted rows of the functions called in @run; *nrows of them in a new array. */
+static int aggregate(const struct pg_run *run, struct row **out, size_t *nrows)
+{
+	size_t nfuncs = run->nfuncs, n = 0;
+	struct row *rows = calloc(nfuncs ? nfuncs : 1, sizeof(*rows));
+
+	if (!rows) {
+		pg_err("report: out of memory");
+		return -ENOMEM;
+	}
+	for (size_t r = 0; r < run->nreps; r++) {
+		const struct pg_rep *rep = &run->reps[r];
+
+		for (size_t i = 0; i < rep->nstats; i++) {
+			const struct pg_fstat *s = &rep->stats[i];
+			struct row *row;
+
+			if (s->func >= nfuncs) {
+				pg_err("report: repetition %zu refers to function %u of %zu", r,
+				       s->func, nfuncs);
+				free_rows(rows, nfuncs);
+				return -EINVAL;
+			}
+			row = &rows[s->func];
+			if (!row->func) {
+				row->func = &run->funcs[s->func];
+				row->min_ns = s->min_ns;
+				row->max_ns = s->max_ns;
+			}
+			row->calls = add_sat(row->calls, s->calls);
+			row->total_ns = add_sat(row->total_ns, s->total_ns);
+			row->self_ns = add_sat(row->self_ns, s->self_ns);
+			if (s->min_ns < row->min_ns)
+				row->min_ns = s->min_ns;
+			if (s->max_ns > row->max_ns)
+				row->max_ns = s->max_ns;
+			if (pg_hist_merge(&row->hist, &s->hist)) {
+				pg_err("report: out of memory");
+				free_rows(rows, nfuncs);
+				return -ENOMEM;
+			}
+		}
+	}
+	/* keep the called functions, in place */
+	for (size_t i = 0; i < nfuncs; i++) {
+		if (!rows[i].func)
+			continue;
+		if (n != i) {
+			rows[n] = rows[i];
+			memset(&rows[i], 0, sizeof(rows[i]));
+		}
+		n++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct row *row = &rows[i];
+
+		row->mean_ns = row->calls ? (double)row->total_ns / (double)row->calls : NAN;
+		row->p50_ns = pg_hist_quantile(&row->hist, 0.50);
+		row->p90_ns = pg_hist_quantile(&row->hist, 0.90);
+		row->p99_ns = pg_hist_quantile(&row->hist, 0.99);
+	}
+	qsort(rows, n, sizeof(*rows), cmp_rows);
+	*out = rows;
+	*nrows = n;
+	return 0;
+}
+
+/* ---- text ---- */
+
+#define TIME_WIDTH 9	/* "999.9 ms", "1.23 us" (7 columns), with room to spare */
+
+/* Columns a UTF-8 string takes on a terminal (one per code point: no wide characters here). */
+static size_t columns(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static void put_time(FILE *out, double ns)
+{
+	char buf[32];
+
+	pg_fmt_ns(buf, sizeof(buf), ns);
+	fprintf(out, "  %*s%s", (int)(TIME_WIDTH - columns(buf)), "", buf);
+}
+
+/* A name from the run file, with control characters (terminal escapes) made harmless. */
+static void put_name(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+}
+
+static int write_text(const struct pg_run *run, const struct row *rows, size_t n, FILE *out)
+{
+	static const char *const heads[] = { "total", "self", "mean", "p50", "p90", "p99" };
+	const struct pg_meta *m = &run->meta;
+	char *cmd = pg_fmt_command(m), wall[32];
+	uint64_t wall_sum = 0;
+	int calls_width = 5;
+	bool many_binaries = false;
+
+	if (!cmd) {
+		pg_err("report: out of memory");
+		return -ENOMEM;
+	}
+	for (size_t r = 0; r < run->nreps; r++)
+		wall_sum = add_sat(wall_sum, run->reps[r].wall_ns);
+	pg_fmt_ns(wall, sizeof(wall), run->nreps ? (double)wall_sum / (double)run->nreps : NAN);
+	fputs("perfgate report: ", out);
+	put_name(out, cmd);
+	fprintf(out, "\n%zu repetition%s, mean wall time %s", run->nreps,
+		run->nreps == 1 ? "" : "s", wall);
+	if (m->start_time) {
+		fputs(", recorded ", out);
+		put_name(out, m->start_time);
+	}
+	if (m->host) {
+		fputs(" on ", out);
+		put_name(out, m->host);
+	}
+	if (m->git_commit) {
+		char commit[PG_FMT_LEN];
+
+		fprintf(out, " at commit %s", pg_fmt_commit(commit, sizeof(commit), m->git_commit));
+	}
+	fputs("\n\n", out);
+	free(cmd);
+	if (!n) {
+		fputs("no traced function was called\n", out);
+		return 0;
+	}
+
+	for (size_t i = 0; i < n; i++) {
+		char buf[24];
+		int w = snprintf(buf, sizeof(buf), "%" PRIu64, rows[i].calls);
+
+		if (w > calls_width)
+			calls_width = w;
+		if (strcmp(rows[i].func->binary, rows[0].func->binary))
+			many_binaries = true;
+	}
+	fprintf(out, "%*s", calls_width, "calls");
+	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
+		fprintf(out, "  %*s", TIME_WIDTH, heads[i]);
+	fputs("  function\n", out);
+	for (size_t i = 0; i < n; i++) {
+		const struct row *row = &rows[i];
+
+		fprintf(out, "%*" PRIu64, calls_width, row->calls);
+		put_time(out, (double)row->total_ns);
+		put_time(out, (double)row->self_ns);
+		put_time(out, row->mean_ns);
+		put_time(out, row->p50_ns);
+		put_time(out, row->p90_ns);
+		put_time(out, row->p99_ns);
+		fputs("  ", out);
+		put_name(out, row->func->display);
+		if (many_binaries) {
+			fputs(" [", out);
+			put_name(out, pg_basename(row->func->binary));
+			fputc(']', out);
+		}
+		fputc('\n', out);
+	}
+	return 0;
+}
+
+/* ---- CSV ---- */
+
+/* A field, in double quotes (inner quotes doubled) if it holds a comma, quote or line break. */
+static void csv_str(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* A per-call time in ns with one decimal; empty when unknown. */
+static void csv_ns(FILE *out, double ns)
+{
+	if (!isnan(ns))
+		fprintf(out, "%.1f", ns);
+}
+
+static int write_csv(const struct row *rows, size_t n, FILE *out)
+{
+	fputs("function,binary,calls,total_ns,self_ns,mean_ns,p50_ns,p90_ns,p99_ns,min_ns,max_ns,"
+	      "site\n", out);
+	for (size_t i = 0; i < n; i++) {
+		const struct row *row = &rows[i];
+
+		csv_str(out, row->func->display);
+		fputc(',', out);
+		csv_str(out, row->func->binary);
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", row->calls, row->total_ns,
+			row->self_ns);
+		csv_ns(out, row->mean_ns);
+		fputc(',', out);
+		csv_ns(out, row->p50_ns);
+		fputc(',', out);
+		csv_ns(out, row->p90_ns);
+		fputc(',', out);
+		csv_ns(out, row->p99_ns);
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%s\n", row->min_ns, row->max_ns,
+			pg_site_name(row->func->site));
+	}
+	return 0;
+}
+
+/* ---- JSON ---- */
+
+/* A per-call time in ns with one decimal; null when unknown. */
+static int jput_ns(struct json_object *obj, const char *key, double ns)
+{
+	char buf[48];
+
+	if (isnan(ns))
+		return pg_json_put_null(obj, key);
+	snprintf(buf, sizeof(buf), "%.1f", ns);
+	return pg_json_put(obj, key, json_object_new_double_s(ns, buf));
+}
+
+static struct json_object *json_row(const struct row *row)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o || pg_json_put(o, "function", json_object_new_string(row->func->display)) ||
+	    pg_json_put(o, "binary", json_object_new_string(row->func->binary)) ||
+	    pg_json_put(o, "calls", json_object_new_uint64(row->calls)) ||
+	    pg_json_put(o, "total_ns", json_object_new_uint64(row->total_ns)) ||
+	    pg_json_put(o, "self_ns", json_object_new_uint64(row->self_ns)) ||
+	    jput_ns(o, "mean_ns", row->mean_ns) ||
+	    jput_ns(o, "p50_ns", row->p50_ns) ||
+	    jput_ns(o, "p90_ns", row->p90_ns) ||
+	    jput_ns(o, "p99_ns", row->p99_ns) ||
+	    pg_json_put(o, "min_ns", json_object_new_uint64(row->min_ns)) ||
+	    pg_json_put(o, "max_ns", json_object_new_uint64(row->max_ns)) ||
+	    pg_json_put(o, "site", json_object_new_string(pg_site_name(row->func->site)))) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int write_json(const struct pg_run *run, const struct row *rows, size_t n, FILE *out)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *funcs = json_object_new_array();
+	const char *text;
+	int err = -ENOMEM;
+
+	if (!root || !funcs) {
+		json_object_put(funcs);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_row(&rows[i]);
+
+		if (pg_json_push(funcs, o)) {
+			json_object_put(funcs);
+			goto out;
+		}
+	}
+	if (pg_json_put(root, "functions", funcs) ||
+	    pg_json_put(root, "repetitions", json_object_new_uint64(run->nreps)))
+		goto out;
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_SPACED |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text)
+		goto out;
+	fputs(text, out);
+	fputc('\n', out);
+	err = 0;
+out:
+	if (err)
+		pg_err("report: out of memory");
+	json_object_put(root);
+	return err;
+}
+
+int pg_report_write(const struct pg_run *run, enum pg_report_format fmt, FILE *out)
+{
+	struct row *rows;
+	size_t n;
+	int err = aggregate(run, &rows, &n);
+
+	if (err)
+		return err;
+	switch (fmt) {
+	case PG_REPORT_TEXT:
+		err = write_text(run, rows, n, out);
+		break;
+	case PG_REPORT_CSV:
+		err = write_csv(rows, n, out);
+		break;
+	case PG_REPORT_JSON:
+		err = write_json(run, rows, n, out);
+		break;
+	default:
+		pg_err("report: unknown format %d", (int)fmt);
+		err = -EINVAL;
+		break;
+	}
+	free_rows(rows, run->nfuncs);
+	if (!err && (fflush(out) || ferror(out)))
+		err = errno ? -errno : -EIO;
+	return err;
+}

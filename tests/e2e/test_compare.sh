@@ -1,0 +1,50 @@
+# The gate on a real program: an A/A comparison of the same binary passes (exit 0); slowing
+# one leaf by 25% (PG_SLOW=25) fails (exit 1) and names that leaf and only that leaf; the
+# JUnit report validates against the schema.
+source "$(dirname "$0")/lib.sh"
+XSD=$PERFGATE_SRCDIR/tests/data/JUnit.xsd
+F=(-f leaf_hash -f leaf_mix -f checksum -f main)
+
+"$PERFGATE" record -q -o "$TMP/base.json" -r 10 "${F[@]}" -- ./knob
+"$PERFGATE" record -q -o "$TMP/same.json" -r 10 "${F[@]}" -- ./knob
+PG_SLOW=25 "$PERFGATE" record -q -o "$TMP/slow.json" -r 10 "${F[@]}" -- ./knob
+
+expect_exit 0 "$PERFGATE" compare "$TMP/base.json" "$TMP/same.json" --junit "$TMP/aa.xml" \
+	--json "$TMP/aa.json"
+grep -q 'PASS' "$TMP/stdout" || fail "A/A: no PASS line"
+xmllint --noout --schema "$XSD" "$TMP/aa.xml"
+python3 - "$TMP/aa.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["overall"] == "pass", r["overall"]
+assert r["counts"]["regressions"] == 0
+PY
+
+expect_exit 1 "$PERFGATE" compare "$TMP/base.json" "$TMP/slow.json" --junit "$TMP/ab.xml" \
+	--json "$TMP/ab.json"
+cat "$TMP/stdout"
+grep -q 'REGRESSION' "$TMP/stdout" || fail "no REGRESSION line"
+xmllint --noout --schema "$XSD" "$TMP/ab.xml"
+python3 - "$TMP/ab.json" "$TMP/ab.xml" <<'PY'
+import json, sys
+import xml.etree.ElementTree as ET
+r = json.load(open(sys.argv[1]))
+assert r["overall"] == "regression"
+reg = [f["name"] for f in r["functions"] if f["verdict"] == "regression"]
+assert reg == ["leaf_hash"], reg
+f = [f for f in r["functions"] if f["name"] == "leaf_hash"][0]
+assert 0.10 < f["change"] < 0.45, f["change"]
+assert f["ci_lo"] > 0.05 and f["q"] <= 0.05, f
+suite = ET.parse(sys.argv[2]).getroot()
+failed = [tc.get("name") for tc in suite.iter("testcase") if tc.find("failure") is not None]
+assert failed == ["leaf_hash"], failed
+assert int(suite.get("failures")) == 1
+assert int(suite.get("tests")) == len(list(suite.iter("testcase")))
+PY
+
+# too few repetitions to decide: inconclusive, not a pass and not a failure
+"$PERFGATE" record -q -o "$TMP/b3.json" -r 3 "${F[@]}" -- ./knob
+PG_SLOW=25 "$PERFGATE" record -q -o "$TMP/s3.json" -r 3 "${F[@]}" -- ./knob
+expect_exit 0 "$PERFGATE" compare "$TMP/b3.json" "$TMP/s3.json"
+grep -q 'INCONCLUSIVE' "$TMP/stdout" || fail "3 vs 3 repetitions must be inconclusive"
+expect_exit 2 "$PERFGATE" compare --strict "$TMP/b3.json" "$TMP/s3.json"

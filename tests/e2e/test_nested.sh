@@ -1,0 +1,32 @@
+# Self versus total on nested calls, and recursion: every nanosecond of main's total is some
+# traced function's self time, so the self times add up to main's total exactly.
+source "$(dirname "$0")/lib.sh"
+"$PERFGATE" record -q -o "$TMP/run.json" -r 3 -- ./nested
+calls "$TMP/run.json" >"$TMP/actual"
+cat >"$TMP/expected" <<'OUT'
+fib 1973
+inner 50
+main 1
+outer 50
+spin 100
+OUT
+expect_same "$TMP/expected" "$TMP/actual"
+python3 - "$TMP/run.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+names = {f["id"]: f["name"] for f in run["functions"]}
+for rep in run["repetitions"]:
+    s = {names[x["id"]]: x for x in rep["functions"]}
+    assert s["spin"]["self_ns"] == s["spin"]["total_ns"], "a leaf's self time is its total"
+    for f in ("inner", "outer", "main", "fib"):
+        assert s[f]["self_ns"] < s[f]["total_ns"], f + ": self must be below total"
+    total_self = sum(x["self_ns"] for x in rep["functions"])
+    assert total_self == s["main"]["total_ns"], (total_self, s["main"]["total_ns"])
+    # outer spins twice as long as inner does in itself
+    ratio = s["outer"]["total_ns"] / s["inner"]["total_ns"]
+    assert 1.5 < ratio < 5, ratio
+    for x in rep["functions"]:
+        assert sum(c for _, c in x["hist"]) == x["calls"]
+        assert x["min_ns"] <= x["total_ns"] / x["calls"] <= x["max_ns"]
+print("ok")
+PY

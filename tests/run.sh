@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every test: the cmocka unit tests (build/tests/test_*) and the end-to-end tests
+# (tests/e2e/test_*.sh, real BPF, need root). Prints one line per test and, last,
+# "N passed, N failed". Exit status 0 only when nothing failed.
+# Usage: tests/run.sh [PATTERN]   (only tests whose name contains PATTERN)
+set -u
+cd "$(dirname "$0")/.."
+export PERFGATE_SRCDIR=$PWD
+export PERFGATE=$PWD/perfgate
+export PROGS=$PWD/build/progs
+pattern=${1:-}
+pass=0 fail=0 failed=()
+logdir=$(mktemp -d /tmp/perfgate-tests.XXXXXX)
+
+run_one() { # name, command...
+	local name=$1 log="$logdir/${1//\//_}.log" t0=$SECONDS
+	shift
+	if "$@" >"$log" 2>&1; then
+		pass=$((pass + 1))
+		printf 'PASS %-40s %3ds\n' "$name" $((SECONDS - t0))
+	else
+		fail=$((fail + 1))
+		failed+=("$name")
+		printf 'FAIL %-40s %3ds\n' "$name" $((SECONDS - t0))
+		sed 's/^/    | /' "$log" | tail -n 40
+	fi
+}
+
+for t in build/tests/test_*; do
+	[ -x "$t" ] || continue
+	name=unit/$(basename "$t")
+	[[ -z $pattern || $name == *"$pattern"* ]] || continue
+	run_one "$name" "$t"
+done
+for t in tests/e2e/test_*.sh; do
+	name=e2e/$(basename "$t" .sh)
+	[[ -z $pattern || $name == *"$pattern"* ]] || continue
+	run_one "$name" bash "$t"
+done
+echo
+[ $fail -eq 0 ] || echo "failed: ${failed[*]} (logs in $logdir)"
+[ $fail -ne 0 ] || rm -rf "$logdir"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/unit/test_compare.c - diff/compare.c on small runs built in memory.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/run.h"
+#include "../../diff/compare.h"
+#include "../../diff/stats.h"
+
+/* xorshift64*: deterministic noise */
+static double uniform(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return (double)((*s * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+/* about 1 + sd * N(0, 1) (Irwin-Hall with 12 terms) */
+static double noise(uint64_t *s, double sd)
+{
+	double g = -6;
+
+	for (int i = 0; i < 12; i++)
+		g += uniform(s);
+	return 1 + sd * g;
+}
+
+static struct pg_run *new_run(const char *prog, const char *arg, const char *host)
+{
+	struct pg_run *run = pg_run_new();
+
+	assert_non_null(run);
+	run->meta.argc = 2;
+	run->meta.argv = calloc(2, sizeof(char *));
+	assert_non_null(run->meta.argv);
+	run->meta.argv[0] = strdup(prog);
+	run->meta.argv[1] = strdup(arg);
+	run->meta.host = strdup(host);
+	run->meta.kernel = strdup("6.1.0");
+	run->meta.perfgate_version = strdup("0.1.0");
+	return run;
+}
+
+static uint32_t add_func(struct pg_run *run, const char *binary, const char *name)
+{
+	uint32_t id;
+
+	assert_int_equal(pg_run_add_func(run, binary, name, NULL, 0x1000, 0x1000, PG_SITE_NOP5,
+					 false, &id), 0);
+	return id;
+}
+
+static struct pg_rep *add_rep(struct pg_run *run, uint64_t wall_ns)
+{
+	struct pg_rep *rep = pg_run_add_rep(run);
+
+	assert_non_null(rep);
+	rep->wall_ns = wall_ns;
+	rep->exit_code = 0;
+	return rep;
+}
+
+/* One function's stat in @rep: @calls calls of @self_pc self and @total_pc inclusive ns each. */
+static void add_stat(struct pg_rep *rep, uint32_t id, uint64_t calls, double self_pc,
+		     double total_pc)
+{
+	struct pg_fstat *s = pg_rep_add_stat(rep, id);
+	uint64_t t = (uint64_t)llround(total_pc);
+
+	assert_non_null(s);
+	s->calls = calls;
+	s->self_ns = (uint64_t)llround(self_pc * (double)calls);
+	s->total_ns = (uint64_t)llround(total_pc * (double)calls);
+	if (s->self_ns > s->total_ns)
+		s->self_ns = s->total_ns;
+	s->min_ns = s->max_ns = t;
+	assert_int_equal(pg_hist_add(&s->hist, pg_hist_bucket(t), calls), 0);
+}
+
+/*
+ * The model program: main (1 call) calls work (work_calls calls) and helper (50 calls). Every
+ * per-call time gets its own ~1% noise in every repetition.
+ */
+struct prog {
+	double main_self, work, helper;	/* ns per call */
+	uint64_t work_calls;
+	double wall;			/* ns */
+	double sd;			/* relative noise */
+};
+
+static const struct prog base_prog = { 20000, 1000, 200, 100, 5e6, 0.01 };
+
+static struct pg_run *prog_run(const struct prog *p, size_t nreps, uint64_t seed,
+			       const char *binary, const char *host)
+{
+	struct pg_run *run = new_run(binary, "--quick", host);
+	uint32_t m = add_func(run, binary, "main");
+	uint32_t w = add_func(run, binary, "work");
+	uint32_t h = add_func(run, binary, "helper");
+	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 1;
+
+	for (size_t r = 0; r < nreps; r++) {
+		struct pg_rep *rep = add_rep(run, (uint64_t)(p->wall * noise(&s, p->sd)));
+		double ms = p->main_self * noise(&s, p->sd);
+		double wk = p->work * noise(&s, p->sd);
+		double hp = p->helper * noise(&s, p->sd);
+
+		add_stat(rep, m, 1, ms, ms + wk * (double)p->work_calls + hp * 50);
+		add_stat(rep, w, p->work_calls, wk, wk);
+		add_stat(rep, h, 50, hp, hp);
+	}
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+	return run;
+}
+
+static const struct pg_fcmp *find(const struct pg_comparison *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->f[i].name, name))
+			return &c->f[i];
+	fail_msg("function %s not in the comparison", name);
+	return NULL;
+}
+
+static int compare(const struct pg_run *a, const struct pg_run *b,
+		   const struct pg_compare_opts *o, struct pg_comparison *c)
+{
+	pg_comparison_init(c);
+	return pg_compare(a, b, o, c);
+}
+
+static void test_names(void **state)
+{
+	assert_string_equal(pg_verdict_name(PG_VERDICT_UNCHANGED), "unchanged");
+	assert_string_equal(pg_verdict_name(PG_VERDICT_REGRESSION), "regression");
+	assert_string_equal(pg_verdict_name(PG_VERDICT_IMPROVEMENT), "improvement");
+	assert_string_equal(pg_verdict_name(PG_VERDICT_INCONCLUSIVE), "inconclusive");
+	assert_string_equal(pg_verdict_name(PG_VERDICT_ADDED), "added");
+	assert_string_equal(pg_verdict_name(PG_VERDICT_REMOVED), "removed");
+	assert_string_equal(pg_overall_name(PG_OVERALL_PASS), "pass");
+	assert_string_equal(pg_overall_name(PG_OVERALL_REGRESSION), "regression");
+	assert_string_equal(pg_overall_name(PG_OVERALL_INCONCLUSIVE), "inconclusive");
+	assert_string_equal(pg_metric_name(PG_METRIC_SELF), "self");
+	assert_string_equal(pg_metric_name(PG_METRIC_TOTAL), "total");
+}
+
+static void test_identical(void **state)
+{
+	struct pg_run *a = prog_run(&base_prog, 10, 1, "/b/prog", "h");
+	struct pg_run *b = prog_run(&base_prog, 10, 2, "/b/prog", "h");
+	struct pg_comparison c;
+
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.overall, PG_OVERALL_PASS);
+	assert_string_equal(c.overall_reason, "");
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.ntested, 3);
+	assert_int_equal(c.nunchanged, 3);
+	assert_int_equal(c.nregressions + c.nimprovements + c.ninconclusive, 0);
+	assert_int_equal(c.nwarnings, 0);
+	assert_int_equal(c.base_reps, 10);
+	assert_int_equal(c.new_reps, 10);
+	for (size_t i = 0; i < c.n; i++) {
+		const struct pg_fcmp *f = &c.f[i];
+
+		assert_int_equal(f->verdict, PG_VERDICT_UNCHANGED);
+		assert_int_equal(f->n_base, 10);
+		assert_int_equal(f->n_new, 10);
+		assert_false(f->calls_changed);
+		assert_true(fabs(f->change) < 0.02);
+		assert_true(f->ci_lo <= f->change && f->change <= f->ci_hi);
+		assert_true(f->p > 0 && f->p <= 1 && f->q >= f->p && f->q <= 1);
+		assert_string_equal(f->binary, "prog");
+	}
+	assert_string_equal(c.wall.name, "[wall]");
+	assert_int_equal(c.wall.verdict, PG_VERDICT_UNCHANGED);
+	/* defaults recorded */
+	assert_true(c.opts.alpha == 0.05 && c.opts.min_effect == 0.05 && c.opts.min_reps == 5);
+	assert_int_equal(c.opts.metric, PG_METRIC_SELF);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+static void test_regression(void **state)
+{
+	struct prog slow = base_prog;
+	struct pg_run *a, *b;
+	struct pg_comparison c;
+	const struct pg_fcmp *f;
+
+	slow.work *= 1.10;
+	a = prog_run(&base_prog, 10, 3, "/build/a/prog", "h");
+	b = prog_run(&slow, 10, 4, "/build/b/prog", "h");
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
+	assert_int_equal(c.nregressions, 1);
+	assert_int_equal(c.nunchanged, 2);
+	assert_int_equal(c.ntested, 3);
+	f = &c.f[0];
+	assert_string_equal(f->name, "work");
+	assert_int_equal(f->verdict, PG_VERDICT_REGRESSION);
+	assert_true(fabs(f->change - 0.10) < 0.02);
+	assert_true(f->ci_lo > 0.05 && f->ci_hi < 0.15 && f->ci_lo < f->change);
+	assert_true(f->q <= 0.05 && f->p <= f->q);
+	/* 10 v 10 completely separated: the smallest exact p */
+	assert_true(fabs(f->p - pg_mwu_min_p(10, 10)) < 1e-15);
+	assert_true(fabs(f->new_ns / f->base_ns - 1.10) < 0.02);
+	assert_true(f->reason[0] == '+' && strstr(f->reason, "q="));
+	/* callers with unchanged self time are not flagged */
+	assert_int_equal(find(&c, "main")->verdict, PG_VERDICT_UNCHANGED);
+	assert_int_equal(find(&c, "helper")->verdict, PG_VERDICT_UNCHANGED);
+	pg_comparison_release(&c);
+
+	/* with inclusive time the caller (main: 130 us -> 140 us, +7.7%) regresses too */
+	{
+		struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
+
+		o.metric = PG_METRIC_TOTAL;
+		assert_int_equal(compare(a, b, &o, &c), 0);
+		assert_int_equal(c.nregressions, 2);
+		assert_string_equal(c.f[0].name, "work");
+		assert_string_equal(c.f[1].name, "main");
+		assert_int_equal(c.f[1].verdict, PG_VERDICT_REGRESSION);
+		assert_true(fabs(c.f[1].change - 10000.0 / 130000) < 0.01);
+		assert_int_equal(find(&c, "helper")->verdict, PG_VERDICT_UNCHANGED);
+		pg_comparison_release(&c);
+	}
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+static void test_improvement(void **state)
+{
+	struct prog fast = base_prog;
+	struct pg_run *a, *b;
+	struct pg_comparison c;
+
+	fast.helper *= 0.8;
+	a = prog_run(&base_prog, 12, 5, "prog", "h");
+	b = prog_run(&fast, 8, 6, "prog", "h");
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.overall, PG_OVERALL_PASS);
+	assert_int_equal(c.nimprovements, 1);
+	assert_int_equal(c.nregressions, 0);
+	assert_string_equal(c.f[0].name, "helper");
+	assert_int_equal(c.f[0].verdict, PG_VERDICT_IMPROVEMENT);
+	assert_true(fabs(c.f[0].change + 0.2) < 0.02 && c.f[0].ci_hi < -0.05);
+	assert_true(c.f[0].reason[0] == '-');
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/* Significant changes near min_effect: the interval decides. */
+static void test_small_effects(void **state)
+{
+	struct prog tiny = base_prog;
+	struct pg_run *a, *b;
+	struct pg_comparison c;
+	const struct pg_fcmp *f;
+
+	tiny.work *= 1.03;
+	tiny.main_self *= 1.06;
+	tiny.helper *= 0.95;
+	a = prog_run(&base_prog, 10, 3, "prog", "h");
+	b = prog_run(&tiny, 10, 5, "prog", "h");
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+
+	/* +2.3% [+1.3%, +3.4%]: real, but within +-5% */
+	f = find(&c, "work");
+	assert_true(f->q <= 0.05 && f->ci_lo > 0 && f->ci_hi < 0.05);
+	assert_int_equal(f->verdict, PG_VERDICT_UNCHANGED);
+	assert_true(strstr(f->reason, "significant but within +-5%") != NULL);
+
+	/* +6% with an interval reaching below +5%: neither ruled in nor out */
+	f = find(&c, "main");
+	assert_true(f->q <= 0.05 && f->ci_lo < 0.05 && f->ci_hi > 0.05);
+	assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
+	assert_true(strstr(f->reason, "slower, but not surely by 5%") != NULL);
+
+	/* -5% with an interval across -5%: faster, a regression is ruled out */
+	f = find(&c, "helper");
+	assert_true(f->q <= 0.05 && f->ci_lo < -0.05 && f->ci_hi > -0.05);
+	assert_int_equal(f->verdict, PG_VERDICT_UNCHANGED);
+	assert_true(strstr(f->reason, "faster, but not surely by 5%") != NULL);
+
+	assert_int_equal(c.overall, PG_OVERALL_PASS);
+	assert_int_equal(c.ninconclusive, 1);
+	assert_string_equal(c.f[0].name, "main");
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/*
+ * A run with functions f0..f(n-1) of binary "prog": function i takes ns[i] per call (2 calls)
+ * and is called in the first called[i] repetitions (all when called[i] < 0).
+ */
+static struct pg_run *multi_run(size_t n, const char *const *names, const double *ns,
+				const int *called, size_t nreps, uint64_t seed)
+{
+	struct pg_run *run = new_run("/bin/prog", "--quick", "h");
+	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 7;
+
+	for (size_t i = 0; i < n; i++)
+		add_func(run, "/bin/prog", names[i]);
+	for (size_t r = 0; r < nreps; r++) {
+		struct pg_rep *rep = add_rep(run, 1000000);
+
+		for (size_t i = 0; i < n; i++) {
+			double v = ns[i] * noise(&s, 0.01);
+
+			if (ns[i] <= 0 || (called[i] >= 0 && r >= (size_t)called[i]))
+				continue;
+			add_stat(rep, (uint32_t)i, 2, v, v);
+		}
+	}
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+	return run;
+}
+
+static void test_added_removed(void **state)
+{
+	const char *const names[] = { "same", "gone", "new", "never", "late" };
+	/* "never" is in the function tables but called in no repetition: skipped */
+	const double nb[] = { 100, 100, 0, 0, 0 };
+	const double nn[] = { 100, 0, 100, 0, 100 };
+	const int all[] = { -1, -1, -1, -1, -1 };
+	struct pg_run *a = multi_run(5, names, nb, all, 6, 1);
+	struct pg_run *b = multi_run(5, names, nn, all, 6, 2);
+	struct pg_comparison c;
+
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.n, 4);
+	assert_int_equal(c.nadded, 2);
+	assert_int_equal(c.nremoved, 1);
+	assert_int_equal(c.nunchanged, 1);
+	assert_int_equal(c.ntested, 1);
+	assert_int_equal(c.overall, PG_OVERALL_PASS);
+	/* added (by name), removed, unchanged */
+	assert_string_equal(c.f[0].name, "late");
+	assert_string_equal(c.f[1].name, "new");
+	assert_string_equal(c.f[2].name, "gone");
+	assert_string_equal(c.f[3].name, "same");
+	assert_int_equal(c.f[0].verdict, PG_VERDICT_ADDED);
+	assert_int_equal(c.f[2].verdict, PG_VERDICT_REMOVED);
+	assert_true(strstr(c.f[0].reason, "only in the new run") != NULL);
+	assert_true(strstr(c.f[2].reason, "only in the base run") != NULL);
+	assert_true(isnan(c.f[0].base_ns) && c.f[0].new_ns > 0);
+	assert_true(c.f[0].base_calls == 0 && c.f[0].new_calls == 2 && c.f[0].calls_changed);
+	assert_true(isnan(c.f[0].p) && isnan(c.f[0].q) && isnan(c.f[0].change));
+	assert_int_equal(c.f[0].n_base, 0);
+	assert_int_equal(c.f[0].n_new, 6);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+static void test_too_few_reps(void **state)
+{
+	struct prog slow = base_prog;
+	struct pg_run *a, *b;
+	struct pg_comparison c;
+	const struct pg_fcmp *f;
+
+	slow.work *= 1.5;
+	a = prog_run(&base_prog, 3, 7, "prog", "h");
+	b = prog_run(&slow, 3, 8, "prog", "h");
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.overall, PG_OVERALL_INCONCLUSIVE);
+	assert_int_equal(c.ntested, 0);
+	assert_int_equal(c.ninconclusive, 3);
+	assert_int_equal(c.nregressions, 0);
+	assert_true(strstr(c.overall_reason, "too few repetitions (3 and 3)") != NULL);
+	assert_true(strstr(c.overall_reason, "at least 5 repetitions per side") != NULL);
+	assert_true(strstr(c.overall_reason, "10 recommended") != NULL);
+	for (size_t i = 0; i < c.n; i++) {
+		assert_int_equal(c.f[i].verdict, PG_VERDICT_INCONCLUSIVE);
+		assert_non_null(strstr(c.f[i].reason,
+				       "the smallest possible p-value is 0.1 > alpha 0.05"));
+		assert_true(isnan(c.f[i].p) && isnan(c.f[i].q));
+		/* the effect is still estimated */
+		assert_false(isnan(c.f[i].change));
+	}
+	assert_true(fabs(find(&c, "work")->change - 0.5) < 0.05);
+	assert_int_equal(c.wall.verdict, PG_VERDICT_INCONCLUSIVE);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+
+	/* 4 v 4 could reach alpha (2/70) but min_reps is 5 */
+	a = prog_run(&base_prog, 4, 7, "prog", "h");
+	b = prog_run(&slow, 4, 8, "prog", "h");
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.overall, PG_OVERALL_INCONCLUSIVE);
+	assert_true(strstr(c.overall_reason, "at least 5 per side") != NULL);
+	assert_true(strstr(find(&c, "work")->reason, "only 4 and 4 repetitions: at least 5"));
+	pg_comparison_release(&c);
+	{
+		struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
+
+		o.min_reps = 4;
+		assert_int_equal(compare(a, b, &o, &c), 0);
+		assert_int_equal(c.ntested, 3);
+		/*
+		 * work is 50% slower in all 4 repetitions: p = 2/70, the smallest possible,
+		 * but among 3 tests BH makes that q = 3 * 2/70 > alpha: not a regression
+		 */
+		f = find(&c, "work");
+		assert_true(fabs(f->p - 2.0 / 70) < 1e-15);
+		assert_true(fabs(f->q - 3 * 2.0 / 70) < 1e-15);
+		assert_true(f->ci_lo > 0.3);
+		assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
+		assert_true(strstr(f->reason, "but q=0.086 > alpha 0.05") != NULL);
+		assert_int_equal(c.overall, PG_OVERALL_PASS);
+		pg_comparison_release(&c);
+	}
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+static void test_different_argv(void **state)
+{
+	struct pg_run *a = prog_run(&base_prog, 5, 1, "/x/prog", "h");
+	struct pg_run *b = prog_run(&base_prog, 5, 2, "/y/prog", "h");
+	struct pg_comparison c;
+
+	/* argv[0] is compared by basename */
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	pg_comparison_release(&c);
+
+	free(b->meta.argv[1]);
+	b->meta.argv[1] = strdup("--full");
+	assert_int_equal(compare(a, b, NULL, &c), -EINVAL);
+	assert_true(strstr(c.error, "different commands") != NULL);
+	assert_true(strstr(c.error, "/x/prog --quick") != NULL);
+	assert_true(strstr(c.error, "/y/prog --full") != NULL);
+	assert_int_equal(c.n, 0);
+	pg_comparison_release(&c);
+
+	free(b->meta.argv[0]);
+	free(b->meta.argv[1]);
+	b->meta.argv[0] = strdup("/x/other");
+	b->meta.argv[1] = strdup("--quick");
+	assert_int_equal(compare(a, b, NULL, &c), -EINVAL);
+	pg_comparison_release(&c);
+
+	b->meta.argc = 1;
+	assert_int_equal(compare(a, b, NULL, &c), -EINVAL);
+	b->meta.argc = 2;
+	pg_comparison_release(&c);
+
+	/* invalid options */
+	{
+		struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
+
+		o.alpha = 0;
+		assert_int_equal(compare(a, a, &o, &c), -EINVAL);
+		assert_true(c.error[0] != 0);
+		pg_comparison_release(&c);
+	}
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+static bool has_warning(const struct pg_comparison *c, const char *a, const char *b)
+{
+	for (size_t i = 0; i < c->nwarnings; i++)
+		if (strstr(c->warnings[i], a) && (!b || strstr(c->warnings[i], b)))
+			return true;
+	return false;
+}
+
+static void test_warnings(void **state)
+{
+	struct pg_run *a = prog_run(&base_prog, 5, 1, "prog", "alpha");
+	struct pg_run *b = prog_run(&base_prog, 5, 2, "prog", "beta");
+	struct pg_comparison c;
+
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.nwarnings, 1);
+	assert_true(has_warning(&c, "different hosts", "alpha and beta"));
+	pg_comparison_release(&c);
+
+	free(b->meta.kernel);
+	b->meta.kernel = strdup("6.12.0");
+	free(b->meta.perfgate_version);
+	b->meta.perfgate_version = NULL;	/* unknown: no warning */
+	b->meta.cpu_model = strdup("Zen 4");	/* only one side knows it: no warning */
+	b->reps[2].exit_code = 1;
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.nwarnings, 3);
+	assert_true(has_warning(&c, "different kernels", "6.1.0 and 6.12.0"));
+	assert_true(has_warning(&c, "1 of 5 repetitions of the new run failed", NULL));
+	assert_false(has_warning(&c, "perfgate", NULL));
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+static void test_bh_family(void **state)
+{
+	const char *const names[] = { "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7" };
+	const double nb[] = { 100, 100, 100, 100, 100, 100, 100, 0 };
+	const double nn[] = { 100, 112, 100, 101, 100, 100, 100, 100 };
+	/* f5 is called in 3 repetitions only, f6 in 5: only f6 can be tested */
+	const int cb[] = { -1, -1, -1, -1, -1, 3, 5, -1 };
+	struct pg_run *a = multi_run(8, names, nb, cb, 8, 11);
+	struct pg_run *b = multi_run(8, names, nn, cb, 8, 12);
+	struct pg_comparison c;
+	double p[8], q[8];
+	size_t k = 0;
+
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	/* f0-f4 and f6 tested; f5 too few repetitions; f7 added */
+	assert_int_equal(c.ntested, 6);
+	assert_int_equal(find(&c, "f5")->verdict, PG_VERDICT_INCONCLUSIVE);
+	assert_int_equal(find(&c, "f5")->n_base, 3);
+	assert_true(isnan(find(&c, "f5")->q));
+	assert_int_equal(find(&c, "f1")->verdict, PG_VERDICT_REGRESSION);
+	assert_int_equal(c.nregressions, 1);
+	for (size_t i = 0; i < c.n; i++) {
+		if (isnan(c.f[i].p))
+			continue;
+		p[k] = c.f[i].p;
+		q[k] = c.f[i].q;
+		k++;
+	}
+	assert_int_equal(k, 6);
+	assert_int_equal(pg_bh_adjust(p, k, p), 0);
+	for (size_t i = 0; i < k; i++)
+		assert_true(p[i] == q[i]);
+	/* the wall time is not in the family: its q is its p */
+	assert_true(c.wall.q == c.wall.p);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+static void test_sort_order(void **state)
+{
+	const char *const names[] = { "u1", "r10", "gone", "i20", "r30", "few", "u0", "new" };
+	const double nb[] = { 100, 100, 100, 100, 100, 100, 100, 0 };
+	const double nn[] = { 100, 110, 0, 80, 130, 200, 100, 100 };
+	const int called[] = { -1, -1, -1, -1, -1, 2, -1, -1 };
+	const enum pg_verdict want[] = {
+		PG_VERDICT_REGRESSION, PG_VERDICT_REGRESSION, PG_VERDICT_IMPROVEMENT,
+		PG_VERDICT_INCONCLUSIVE, PG_VERDICT_ADDED, PG_VERDICT_REMOVED,
+		PG_VERDICT_UNCHANGED, PG_VERDICT_UNCHANGED,
+	};
+	const char *const want_names[] = { "r30", "r10", "i20", "few", "new", "gone", "u0", "u1" };
+	struct pg_run *a = multi_run(8, names, nb, called, 10, 21);
+	struct pg_run *b = multi_run(8, names, nn, called, 10, 22);
+	struct pg_comparison c;
+
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.n, 8);
+	for (size_t i = 0; i < c.n; i++) {
+		if (c.f[i].verdict != want[i] || strcmp(c.f[i].name, want_names[i]))
+			fail_msg("position %zu: %s %s, want %s %s", i, c.f[i].name,
+				 pg_verdict_name(c.f[i].verdict), want_names[i],
+				 pg_verdict_name(want[i]));
+	}
+	assert_int_equal(c.nregressions, 2);
+	assert_int_equal(c.nimprovements, 1);
+	assert_int_equal(c.ninconclusive, 1);
+	assert_int_equal(c.nadded, 1);
+	assert_int_equal(c.nremoved, 1);
+	assert_int_equal(c.nunchanged, 2);
+	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+static void test_calls_changed(void **state)
+{
+	struct prog more = base_prog;
+	struct pg_run *a, *b;
+	struct pg_comparison c;
+	const struct pg_fcmp *f;
+
+	more.work_calls = 120;
+	a = prog_run(&base_prog, 6, 31, "prog", "h");
+	b = prog_run(&more, 6, 32, "prog", "h");
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	f = find(&c, "work");
+	assert_true(f->calls_changed);
+	assert_true(f->base_calls == 100 && f->new_calls == 120);
+	assert_int_equal(f->verdict, PG_VERDICT_UNCHANGED);
+	assert_true(strstr(f->reason, "calls 100 -> 120 per repetition") != NULL);
+	assert_false(find(&c, "helper")->calls_changed);
+	assert_int_equal(c.overall, PG_OVERALL_PASS);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/* Wall time is compared, but never makes the comparison fail. */
+static void test_wall(void **state)
+{
+	struct prog slow = base_prog;
+	struct pg_run *a, *b;
+	struct pg_comparison c;
+
+	slow.wall *= 1.2;
+	a = prog_run(&base_prog, 8, 41, "prog", "h");
+	b = prog_run(&slow, 8, 42, "prog", "h");
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.wall.verdict, PG_VERDICT_REGRESSION);
+	assert_true(fabs(c.wall.change - 0.2) < 0.03);
+	assert_true(c.wall.q == c.wall.p);
+	assert_int_equal(c.nregressions, 0);
+	assert_int_equal(c.ntested, 3);
+	assert_int_equal(c.overall, PG_OVERALL_PASS);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/* Self times of 0 ns (all time in children) stay finite: no NaN, no infinite change. */
+static void test_zero_ns(void **state)
+{
+	const char *const names[] = { "z" };
+	const double ns[] = { 1 };
+	const int all[] = { -1 };
+	struct pg_run *a = multi_run(1, names, ns, all, 6, 51);
+	struct pg_run *b = multi_run(1, names, ns, all, 6, 52);
+	struct pg_comparison c;
+
+	for (size_t r = 0; r < 6; r++) {
+		a->reps[r].stats[0].self_ns = 0;
+		b->reps[r].stats[0].self_ns = r % 2;	/* 0 or 0.5 ns per call */
+	}
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.n, 1);
+	assert_true(c.f[0].change == 0);
+	assert_true(isfinite(c.f[0].ci_lo) && isfinite(c.f[0].ci_hi));
+	assert_true(c.f[0].p == 1);
+	assert_int_equal(c.f[0].verdict, PG_VERDICT_UNCHANGED);
+	assert_true(c.f[0].base_ns == 0);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/* No function in common: inconclusive, however many repetitions; reuse of a result. */
+static void test_nothing_common(void **state)
+{
+	const char *const names[] = { "x", "y" };
+	const double nb[] = { 100, 0 }, nn[] = { 0, 100 };
+	const int all[] = { -1, -1 };
+	struct pg_run *a = multi_run(2, names, nb, all, 10, 61);
+	struct pg_run *b = multi_run(2, names, nn, all, 10, 62);
+	struct pg_comparison c;
+
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.overall, PG_OVERALL_INCONCLUSIVE);
+	assert_true(strstr(c.overall_reason, "no function was called in both runs") != NULL);
+	/* pg_compare() may reuse a result: the old one is released first */
+	assert_int_equal(pg_compare(a, a, NULL, &c), 0);
+	assert_int_equal(c.overall, PG_OVERALL_PASS);
+	assert_int_equal(c.n, 1);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_identical),
+		cmocka_unit_test(test_regression),
+		cmocka_unit_test(test_improvement),
+		cmocka_unit_test(test_small_effects),
+		cmocka_unit_test(test_added_removed),
+		cmocka_unit_test(test_too_few_reps),
+		cmocka_unit_test(test_different_argv),
+		cmocka_unit_test(test_warnings),
+		cmocka_unit_test(test_bh_family),
+		cmocka_unit_test(test_sort_order),
+		cmocka_unit_test(test_calls_changed),
+		cmocka_unit_test(test_wall),
+		cmocka_unit_test(test_zero_ns),
+		cmocka_unit_test(test_nothing_common),
+	};
+
+	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
+}
