@@ -32,8 +32,10 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 PROG_SRCS := $(wildcard tests/progs/*.c)
 PROG_BINS := $(patsubst tests/progs/%.c,$(BUILD)/progs/%,$(PROG_SRCS))
 
+# everything `make check` needs; add a package here when a test needs it
 DEPS_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev libdw-dev \
-	       libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3
+	       libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 g++ \
+	       yamllint util-linux libclang-rt-14-dev valgrind
 
 .SECONDARY:
 .PHONY: all deps check test unit e2e demo clean bench
