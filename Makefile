@@ -4,7 +4,11 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
 
-BUILD := build
+# each build mode has its own directory, so that switching modes never mixes objects
+BUILD := build$(if $(filter 1,$(SANITIZE)),-asan)
+# the sanitized binary stays in its build directory; tests/run.sh is told which one to test
+PERFGATE_BIN := $(if $(filter 1,$(SANITIZE)),$(BUILD)/perfgate,perfgate)
+TEST_ENV := PERFGATE_BUILD=$(BUILD) PERFGATE=$(CURDIR)/$(PERFGATE_BIN)
 PKGS := libbpf libelf libdw libxml-2.0 json-c
 
 CFLAGS ?= -O2 -g
@@ -31,6 +35,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 PROG_SRCS := $(wildcard tests/progs/*.c)
 PROG_BINS := $(patsubst tests/progs/%.c,$(BUILD)/progs/%,$(PROG_SRCS))
+PROG_CXX_SRCS := $(wildcard tests/progs/*.cc)
+PROG_BINS += $(patsubst tests/progs/%.cc,$(BUILD)/progs/%,$(PROG_CXX_SRCS))
 
 # everything `make check` needs; add a package here when a test needs it
 DEPS_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev libdw-dev \
@@ -39,9 +45,9 @@ DEPS_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-d
 
 .SECONDARY:
 .PHONY: all deps check test unit e2e demo clean bench
-all: perfgate
+all: $(PERFGATE_BIN)
 
-perfgate: $(CLI_OBJS) $(RUNNER_OBJS) $(BUILD)/libpgcore.a
+$(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(BUILD)/libpgcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libpgcore.a: $(LIB_OBJS)
@@ -84,6 +90,14 @@ $(BUILD)/progs/libpgtest.so: tests/progs/lib/pgtest.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -fPIC -shared -o $@ $<
 $(BUILD)/progs/uses_lib: $(BUILD)/progs/libpgtest.so
+$(BUILD)/progs/%: tests/progs/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O1 -g -fno-inline -fno-omit-frame-pointer -pthread -o $@ $<
+$(BUILD)/progs/uses_lib_spin: $(BUILD)/progs/libpgtest.so
+# the sampling tests unwind the same program without frame pointers (DWARF only)
+$(BUILD)/progs/sample_chain_nofp: tests/progs/sample_chain.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-inline -fomit-frame-pointer -o $@ $<
 
 deps:
 	@if ! dpkg -s $(DEPS_DEBIAN) >/dev/null 2>&1; then \
@@ -91,21 +105,21 @@ deps:
 	else echo "make deps: all packages present"; fi
 
 unit: $(UNIT_BINS)
-e2e-progs: $(PROG_BINS)
+e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp
 
 # the test command (README, .ci/run): install, build, run every test
 check: deps
 	$(MAKE) all unit e2e-progs
-	tests/run.sh
+	$(TEST_ENV) tests/run.sh
 
 test: all unit e2e-progs
-	tests/run.sh
+	$(TEST_ENV) tests/run.sh
 
 demo: deps
 	$(MAKE) all
 	examples/demo/run.sh
 
 clean:
-	rm -rf $(BUILD) perfgate
+	rm -rf build build-asan build-fuzz perfgate
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -175,6 +175,11 @@ static struct json_object *new_meta(const struct pg_meta *m)
 		json_object_put(opts);
 		return NULL;
 	}
+	if (m->sample_hz && put_u64(opts, "sample_hz", m->sample_hz)) {
+		json_object_put(meta);
+		json_object_put(opts);
+		return NULL;
+	}
 	if (pg_json_put(meta, "options", opts)) {
 		json_object_put(meta);
 		return NULL;
@@ -208,7 +213,9 @@ static struct json_object *new_func(const struct pg_func *f)
 	    pg_json_put_str(o, "address", addr) ||
 	    put_u64(o, "offset", f->offset) ||
 	    pg_json_put_str(o, "site", pg_site_name(f->site)) ||
-	    pg_json_put(o, "endbr", json_object_new_boolean(f->endbr))) {
+	    pg_json_put(o, "endbr", json_object_new_boolean(f->endbr)) ||
+	    (f->src_file && f->src_line &&
+	     (pg_json_put_str(o, "file", f->src_file) || put_u64(o, "line", f->src_line)))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -236,6 +243,38 @@ static struct json_object *new_hist(const struct pg_hist *h)
 	return arr;
 }
 
+/* Per-site counts as an object {"nop5": n, ...}, zeros left out. */
+static struct json_object *new_site_counts(const uint64_t v[PG_SITE_COUNT])
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int k = 0; o && k < PG_SITE_COUNT; k++) {
+		if (v[k] && put_u64(o, pg_site_name((enum pg_site)k), v[k])) {
+			json_object_put(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+static struct json_object *new_calib(const struct pg_calib *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int k = 0; o && k < PG_SITE_COUNT; k++) {
+		struct json_object *site = json_object_new_object();
+
+		if (!site || pg_json_put(site, "in_ns", json_object_new_double(c->in_ns[k])) ||
+		    pg_json_put(site, "out_ns", json_object_new_double(c->out_ns[k])) ||
+		    pg_json_put(o, pg_site_name((enum pg_site)k), site)) {
+			json_object_put(site);
+			json_object_put(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
 static struct json_object *new_fstat(const struct pg_fstat *s)
 {
 	struct json_object *o = json_object_new_object();
@@ -246,11 +285,62 @@ static struct json_object *new_fstat(const struct pg_fstat *s)
 	    put_u64(o, "self_ns", s->self_ns) ||
 	    put_u64(o, "min_ns", s->min_ns) ||
 	    put_u64(o, "max_ns", s->max_ns) ||
+	    pg_json_put(o, "desc", new_site_counts(s->desc)) ||
+	    pg_json_put(o, "kids", new_site_counts(s->kids)) ||
 	    pg_json_put(o, "hist", new_hist(&s->hist))) {
 		json_object_put(o);
 		return NULL;
 	}
 	return o;
+}
+
+/* The optional sampled profile of a repetition: "samples", "samples_lost",
+ * "samples_truncated" and "stacks": [[folded, count], ...]; nothing when there is none. */
+static int put_profile(struct json_object *o, const struct pg_rep *rep)
+{
+	struct json_object *stacks;
+
+	if (!rep->samples && !rep->nstacks)
+		return 0;
+	stacks = new_array(rep->nstacks);
+	for (size_t i = 0; stacks && i < rep->nstacks; i++) {
+		struct json_object *pair = json_object_new_array_ext(2);
+
+		if (pg_json_push(pair, json_object_new_string(rep->stacks[i].folded)) ||
+		    pg_json_push(pair, json_object_new_uint64(rep->stacks[i].count)) ||
+		    pg_json_push(stacks, pair)) {
+			json_object_put(pair);
+			json_object_put(stacks);
+			return -ENOMEM;
+		}
+	}
+	if (!stacks || put_u64(o, "samples", rep->samples) ||
+	    put_u64(o, "samples_lost", rep->samples_lost) ||
+	    put_u64(o, "samples_truncated", rep->samples_truncated)) {
+		json_object_put(stacks);
+		return -ENOMEM;
+	}
+	return pg_json_put(o, "stacks", stacks);
+}
+
+/* Optional top level "frame_sources": [[frame, file, line], ...]. */
+static struct json_object *new_sources(const struct pg_run *run)
+{
+	struct json_object *a = new_array(run->nsources);
+
+	for (size_t i = 0; a && i < run->nsources; i++) {
+		struct json_object *t = json_object_new_array_ext(3);
+
+		if (pg_json_push(t, json_object_new_string(run->sources[i].frame)) ||
+		    pg_json_push(t, json_object_new_string(run->sources[i].file)) ||
+		    pg_json_push(t, json_object_new_uint64(run->sources[i].line)) ||
+		    pg_json_push(a, t)) {
+			json_object_put(t);
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
 }
 
 static struct json_object *new_rep(const struct pg_rep *rep)
@@ -271,7 +361,7 @@ static struct json_object *new_rep(const struct pg_rep *rep)
 		json_object_put(stats);
 		return NULL;
 	}
-	if (pg_json_put(o, "functions", stats)) {
+	if (pg_json_put(o, "functions", stats) || put_profile(o, rep)) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -336,6 +426,14 @@ static void emit_run(struct writer *w, const struct pg_run *run)
 	emit_obj(w, new_meta(&run->meta));
 	emit_str(w, ",\"histogram\":");
 	emit_obj(w, new_hist_scheme());
+	if (run->calib.valid) {
+		emit_str(w, ",\"calibration\":");
+		emit_obj(w, new_calib(&run->calib));
+	}
+	if (run->nsources) {
+		emit_str(w, ",\"frame_sources\":");
+		emit_obj(w, new_sources(run));
+	}
 	emit_str(w, ",\"functions\":[");
 	for (size_t i = 0; i < run->nfuncs && !w->err; i++) {
 		if (i)
@@ -579,7 +677,7 @@ static int dup_strv(const struct reader *rd, struct json_object *obj, const char
 
 static int read_meta(const struct reader *rd, struct json_object *root, struct pg_meta *m)
 {
-	struct json_object *meta, *opts;
+	struct json_object *meta, *opts, *v;
 	uint64_t reps;
 	int err;
 
@@ -596,6 +694,12 @@ static int read_meta(const struct reader *rd, struct json_object *root, struct p
 	err = err ?: get_u64(rd, opts, "meta.options", "repetitions", UINT32_MAX, &reps);
 	err = err ?: dup_strv(rd, opts, "meta.options", "functions", &m->filters, &m->nfilters);
 	err = err ?: dup_strv(rd, opts, "meta.options", "exclude", &m->excludes, &m->nexcludes);
+	if (!err && json_object_object_get_ex(opts, "sample_hz", &v)) {
+		uint64_t hz;
+
+		err = to_u64(rd, v, "meta.options", "\"sample_hz\"", UINT32_MAX, &hz);
+		m->sample_hz = (uint32_t)hz;
+	}
 	if (!err && !m->argc)
 		err = bad(rd, "meta", "\"command\" is empty");
 	if (!err)
@@ -641,9 +745,9 @@ static int parse_addr(const char *s, uint64_t *out)
 static int read_func(const struct reader *rd, struct json_object *o, size_t i,
 		     struct pg_run *run)
 {
-	const char *name, *display, *binary, *addr_s, *site_s;
-	struct json_object *endbr;
-	uint64_t id, addr, offset;
+	const char *name, *display, *binary, *addr_s, *site_s, *file = NULL;
+	struct json_object *endbr, *v;
+	uint64_t id, addr, offset, line = 0;
 	enum pg_site site;
 	char where[48];
 	int err;
@@ -658,6 +762,11 @@ static int read_func(const struct reader *rd, struct json_object *o, size_t i,
 	err = err ?: get_u64(rd, o, where, "offset", UINT64_MAX, &offset);
 	err = err ?: get_str(rd, o, where, "site", false, &site_s);
 	err = err ?: member(rd, o, where, "endbr", json_type_boolean, false, &endbr);
+	/* optional: the declaration's source position (older files do not have it) */
+	if (!err && json_object_object_get_ex(o, "file", &v))
+		err = to_str(rd, v, where, "\"file\"", true, &file);
+	if (!err && json_object_object_get_ex(o, "line", &v) && v)
+		err = to_u64(rd, v, where, "\"line\"", UINT32_MAX, &line);
 	if (err)
 		return err;
 	if (id != i)
@@ -673,6 +782,8 @@ static int read_func(const struct reader *rd, struct json_object *o, size_t i,
 		site = PG_SITE_UNKNOWN;
 	err = pg_run_add_func(run, binary, name, display, addr, offset, site,
 			      json_object_get_boolean(endbr), NULL);
+	if (!err && file && line)
+		err = pg_func_set_src(&run->funcs[run->nfuncs - 1], file, (uint32_t)line);
 	return err ? oom(rd) : 0;
 }
 
@@ -721,6 +832,70 @@ static int read_hist(const struct reader *rd, struct json_object *o, const char 
 	return 0;
 }
 
+/* Optional per-site counts {"nop5": n, ...} (absent: zeros; unknown site names: an error). */
+static int read_site_counts(const struct reader *rd, struct json_object *o, const char *where,
+			    const char *key, uint64_t out[PG_SITE_COUNT])
+{
+	struct json_object *v;
+	char what[64];
+	int err;
+
+	memset(out, 0, PG_SITE_COUNT * sizeof(*out));
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	snprintf(what, sizeof(what), "\"%s\"", key);
+	err = want(rd, v, where, what, json_type_object, false);
+	if (err)
+		return err;
+	json_object_object_foreach(v, site, n) {
+		enum pg_site k;
+
+		if (pg_site_parse(site, &k))
+			return bad(rd, where, "%s has an unknown site kind \"%.40s\"", what, site);
+		snprintf(what, sizeof(what), "\"%s.%s\"", key, site);
+		err = to_u64(rd, n, where, what, UINT64_MAX, &out[k]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Optional "calibration": {"nop5": {"in_ns": x, "out_ns": y}, ...} with every site kind. */
+static int read_calib(const struct reader *rd, struct json_object *root, struct pg_calib *c)
+{
+	struct json_object *o, *site, *v;
+
+	memset(c, 0, sizeof(*c));
+	if (!json_object_object_get_ex(root, "calibration", &o))
+		return 0;
+	if (want(rd, o, "", "\"calibration\"", json_type_object, false))
+		return -EINVAL;
+	for (int k = 0; k < PG_SITE_COUNT; k++) {
+		const char *name = pg_site_name((enum pg_site)k);
+		double *dst[2] = { &c->in_ns[k], &c->out_ns[k] };
+		const char *keys[2] = { "in_ns", "out_ns" };
+
+		if (member(rd, o, "calibration", name, json_type_object, false, &site))
+			return -EINVAL;
+		for (int j = 0; j < 2; j++) {
+			enum json_type t;
+
+			if (!json_object_object_get_ex(site, keys[j], &v))
+				return bad(rd, "calibration", "%s.%s is missing", name, keys[j]);
+			t = json_object_get_type(v);
+			if (t != json_type_double && t != json_type_int)
+				return bad(rd, "calibration", "%s.%s must be a number", name,
+					   keys[j]);
+			*dst[j] = json_object_get_double(v);
+			if (!(*dst[j] >= 0 && *dst[j] < 1e7))
+				return bad(rd, "calibration", "%s.%s is out of range (%g)", name,
+					   keys[j], *dst[j]);
+		}
+	}
+	c->valid = true;
+	return 0;
+}
+
 static int read_fstat(const struct reader *rd, struct json_object *o, size_t r, size_t i,
 		      struct pg_run *run, struct pg_rep *rep)
 {
@@ -764,11 +939,91 @@ static int read_fstat(const struct reader *rd, struct json_object *o, size_t r, 
 	s->self_ns = self;
 	s->min_ns = min;
 	s->max_ns = max;
-	err = read_hist(rd, o, where, &s->hist);
+	err = read_site_counts(rd, o, where, "desc", s->desc);
+	err = err ?: read_site_counts(rd, o, where, "kids", s->kids);
+	for (int k = 0; !err && k < PG_SITE_COUNT; k++)
+		if (s->kids[k] > s->desc[k])
+			err = bad(rd, where, "\"kids\" counts more %s calls than \"desc\"",
+				  pg_site_name((enum pg_site)k));
+	err = err ?: read_hist(rd, o, where, &s->hist);
 	if (!err && pg_hist_total(&s->hist) != calls)
 		err = bad(rd, where, "\"hist\" holds %" PRIu64 " calls, \"calls\" is %" PRIu64,
 			  pg_hist_total(&s->hist), calls);
 	return err;
+}
+
+/* An optional counter of a repetition's profile; 0 when absent. */
+static int opt_u64(const struct reader *rd, struct json_object *o, const char *where,
+		   const char *key, uint64_t *out)
+{
+	struct json_object *v;
+	char what[64];
+
+	*out = 0;
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	snprintf(what, sizeof(what), "\"%s\"", key);
+	return to_u64(rd, v, where, what, UINT64_MAX, out);
+}
+
+/* The optional sampled profile of a repetition (see put_profile()). */
+static int read_profile(const struct reader *rd, struct json_object *o, const char *where,
+			struct pg_rep *rep)
+{
+	struct json_object *stacks;
+	uint64_t sum = 0;
+	size_t n;
+	int err;
+
+	err = opt_u64(rd, o, where, "samples", &rep->samples);
+	err = err ?: opt_u64(rd, o, where, "samples_lost", &rep->samples_lost);
+	err = err ?: opt_u64(rd, o, where, "samples_truncated", &rep->samples_truncated);
+	if (err)
+		return err;
+	if (rep->samples_lost > rep->samples)
+		return bad(rd, where, "\"samples_lost\" is larger than \"samples\"");
+	if (!json_object_object_get_ex(o, "stacks", &stacks))
+		return 0;
+	if (want(rd, stacks, where, "\"stacks\"", json_type_array, false))
+		return -EINVAL;
+	n = json_object_array_length(stacks);
+	rep->stacks = calloc(n ? n : 1, sizeof(*rep->stacks));
+	if (!rep->stacks)
+		return oom(rd);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *pair = json_object_array_get_idx(stacks, i);
+		const char *folded;
+		char what[64];
+		uint64_t count;
+
+		snprintf(what, sizeof(what), "\"stacks\"[%zu]", i);
+		if (want(rd, pair, where, what, json_type_array, false))
+			return -EINVAL;
+		if (json_object_array_length(pair) != 2)
+			return bad(rd, where, "%s must be a [stack, count] pair", what);
+		err = to_str(rd, json_object_array_get_idx(pair, 0), where, what, false, &folded);
+		err = err ?: to_u64(rd, json_object_array_get_idx(pair, 1), where, what,
+				    UINT64_MAX, &count);
+		if (err)
+			return err;
+		if (!pg_folded_valid(folded))
+			return bad(rd, where, "%s is not a folded stack (frames separated by ';', "
+				   "none empty, no control characters)", what);
+		if (i && strcmp(rep->stacks[i - 1].folded, folded) >= 0)
+			return bad(rd, where, "%s: stacks must be sorted and unique", what);
+		if (!count || count > UINT64_MAX - sum)
+			return bad(rd, where, "%s: the count must be at least 1", what);
+		sum += count;
+		rep->stacks[i].folded = strdup(folded);
+		if (!rep->stacks[i].folded)
+			return oom(rd);
+		rep->stacks[i].count = count;
+		rep->nstacks = i + 1;
+	}
+	if (sum > rep->samples - rep->samples_lost)
+		return bad(rd, where, "\"stacks\" hold %" PRIu64 " samples, more than the %" PRIu64
+			   " kept", sum, rep->samples - rep->samples_lost);
+	return 0;
 }
 
 static int read_rep(const struct reader *rd, struct json_object *o, size_t r,
@@ -802,6 +1057,54 @@ static int read_rep(const struct reader *rd, struct json_object *o, size_t r,
 		if (err)
 			return err;
 	}
+	return read_profile(rd, o, where, rep);
+}
+
+/* Optional "frame_sources": [[frame, file, line], ...], sorted by frame, unique. */
+static int read_sources(const struct reader *rd, struct json_object *root, struct pg_run *run)
+{
+	struct json_object *a;
+	size_t n;
+
+	if (!json_object_object_get_ex(root, "frame_sources", &a))
+		return 0;
+	if (want(rd, a, "", "\"frame_sources\"", json_type_array, false))
+		return -EINVAL;
+	n = json_object_array_length(a);
+	run->sources = calloc(n ? n : 1, sizeof(*run->sources));
+	if (!run->sources)
+		return oom(rd);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *t = json_object_array_get_idx(a, i);
+		struct pg_source *src = &run->sources[i];
+		const char *frame, *file;
+		char where[48];
+		uint64_t line;
+		int err;
+
+		snprintf(where, sizeof(where), "frame_sources[%zu]", i);
+		if (want(rd, t, where, "the entry", json_type_array, false))
+			return -EINVAL;
+		if (json_object_array_length(t) != 3)
+			return bad(rd, where, "must be a [frame, file, line] triple");
+		err = to_str(rd, json_object_array_get_idx(t, 0), where, "the frame", false, &frame);
+		err = err ?: to_str(rd, json_object_array_get_idx(t, 1), where, "the file", false,
+				    &file);
+		err = err ?: to_u64(rd, json_object_array_get_idx(t, 2), where, "the line",
+				    UINT32_MAX, &line);
+		if (err)
+			return err;
+		if (!pg_folded_valid(frame) || strchr(frame, ';'))
+			return bad(rd, where, "the frame is not a frame name");
+		if (i && strcmp(run->sources[i - 1].frame, frame) >= 0)
+			return bad(rd, where, "frames must be sorted and unique");
+		src->frame = strdup(frame);
+		src->file = strdup(file);
+		src->line = (uint32_t)line;
+		run->nsources = i + 1;
+		if (!src->frame || !src->file)
+			return oom(rd);
+	}
 	return 0;
 }
 
@@ -831,6 +1134,7 @@ static int read_root(const struct reader *rd, struct json_object *root, struct p
 			   "; the file is from a newer perfgate" : "");
 	err = read_meta(rd, root, &run->meta);
 	err = err ?: read_hist_scheme(rd, root);
+	err = err ?: read_calib(rd, root, &run->calib);
 	err = err ?: member(rd, root, "", "functions", json_type_array, false, &funcs);
 	err = err ?: member(rd, root, "", "repetitions", json_type_array, false, &reps);
 	if (err)
@@ -841,7 +1145,7 @@ static int read_root(const struct reader *rd, struct json_object *root, struct p
 	n = json_object_array_length(reps);
 	for (size_t r = 0; r < n && !err; r++)
 		err = read_rep(rd, json_object_array_get_idx(reps, r), r, run);
-	return err;
+	return err ?: read_sources(rd, root, run);
 }
 
 /* The whole file into a NUL-terminated buffer, at most PG_RUNFILE_MAX_BYTES. */

@@ -17,9 +17,22 @@
 #include "perfgate.h"
 #include "../core/hist_bucket.h"
 
+struct xol_area {
+	unsigned long vaddr;	/* the uretprobe trampoline is its first slot */
+} __attribute__((preserve_access_index));
+
+struct uprobes_state {
+	struct xol_area *xol_area;
+} __attribute__((preserve_access_index));
+
+struct mm_struct {
+	struct uprobes_state uprobes_state;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
+	struct mm_struct *mm;
 } __attribute__((preserve_access_index));
 
 struct {
@@ -83,11 +96,48 @@ static __always_inline int is_traced(void)
 	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
 }
 
+/* Does the return-address slot at @sp hold the uretprobe trampoline (a hijacked return)? */
+static __always_inline int slot_is_trampoline(__u64 sp)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 ret = 0, tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
+
+	if (bpf_probe_read_user(&ret, sizeof(ret), (const void *)sp))
+		return 0;
+	return tramp && ret == tramp;
+}
+
+/*
+ * At a call whose return address is at @sp, drop the frames of calls that were left without a
+ * return (longjmp, a C++ exception): a live caller's return address lies above @sp. One in the
+ * same slot is live only when the slot holds the trampoline, that is, when the caller
+ * tail-called this function; otherwise it is dead, as the kernel decides for its own return
+ * instances (arch_uretprobe_is_alive). Returns the depth left.
+ */
+static __always_inline __u32 drop_dead_frames(struct pg_bpf_shadow *s, __u64 sp)
+{
+	for (int i = 0; i < PG_MAX_UNWIND; i++) {
+		__u32 d = s->depth;
+		struct pg_bpf_frame *f;
+
+		if (!d || d > PG_MAX_DEPTH)
+			break;
+		f = &s->f[(d - 1) & (PG_MAX_DEPTH - 1)];
+		if (f->sp > sp || (f->sp == sp && slot_is_trampoline(sp)))
+			break;
+		s->depth = d - 1;
+		count(PG_CNT_UNWOUND);
+	}
+	return s->depth;
+}
+
 SEC("kprobe")
 int pg_entry(struct pt_regs *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0, d;
+	__u64 sp = PT_REGS_SP(ctx);
 	struct pg_bpf_shadow *s;
+	__u64 cookie;
 	struct pg_bpf_frame *f;
 
 	if (!is_traced())
@@ -105,21 +155,27 @@ int pg_entry(struct pt_regs *ctx)
 			return 0;
 		}
 	}
-	d = s->depth;
-	s->depth = d + 1;
+	d = drop_dead_frames(s, sp);
 	if (d >= PG_MAX_DEPTH) {
+		/* the kernel installs no return probe this deep either: not timed */
 		count(PG_CNT_OVERFLOW);
 		return 0;
 	}
+	s->depth = d + 1;
 	f = &s->f[d];
-	f->func = (__u32)bpf_get_attach_cookie(ctx);
+	cookie = bpf_get_attach_cookie(ctx);
+	f->func = (__u32)cookie;
+	f->site = (__u32)(cookie >> PG_COOKIE_SITE_SHIFT) & (PG_NSITES - 1);
+	__builtin_memset(f->desc, 0, sizeof(f->desc));
+	__builtin_memset(f->kids, 0, sizeof(f->kids));
 	f->child_ns = 0;
-	f->sp = PT_REGS_SP(ctx);
+	f->sp = sp;
 	f->start = bpf_ktime_get_ns();	/* last, so that our own work is not timed */
 	return 0;
 }
 
-static __always_inline void account(__u32 func, __u64 dur, __u64 self)
+static __always_inline void account(__u32 func, __u64 dur, __u64 self,
+				    const struct pg_bpf_frame *f)
 {
 	struct pg_bpf_hkey key = { .func = func, .bucket = pg_hist_bucket(dur) };
 	struct pg_bpf_fstat *st = bpf_map_lookup_elem(&fstats, &func);
@@ -133,6 +189,10 @@ static __always_inline void account(__u32 func, __u64 dur, __u64 self)
 			st->min_ns = dur ? dur : 1;
 		if (dur > st->max_ns)
 			st->max_ns = dur;
+		for (int k = 0; k < PG_NSITES; k++) {
+			st->desc[k] += f->desc[k];
+			st->kids[k] += f->kids[k];
+		}
 	}
 	cnt = bpf_map_lookup_elem(&hist, &key);
 	if (cnt) {
@@ -163,10 +223,6 @@ int pg_return(struct pt_regs *ctx)
 		count(PG_CNT_UNMATCHED);
 		return 0;
 	}
-	if (s->depth > PG_MAX_DEPTH) {
-		s->depth--;	/* an overflow frame: counted at entry, not timed */
-		return 0;
-	}
 	func = (__u32)bpf_get_attach_cookie(ctx);
 	/* after `ret`, sp is one slot above where the return address was at entry */
 	sp = PT_REGS_SP(ctx) - 8;
@@ -184,16 +240,24 @@ int pg_return(struct pt_regs *ctx)
 		count(PG_CNT_UNWOUND);
 	}
 	if (!f || f->sp != sp || f->func != func) {
-		/* a return from a frame entered before tracing began: not ours */
+		/* a return from a frame entered before tracing began, or too deep: not ours */
 		count(PG_CNT_UNMATCHED);
 		return 0;
 	}
 	dur = now - f->start;
 	self = dur > f->child_ns ? dur - f->child_ns : 0;
 	s->depth = d - 1;
-	if (d >= 2)
-		s->f[(d - 2) & (PG_MAX_DEPTH - 1)].child_ns += dur;
-	account(func, dur, self);
+	account(func, dur, self, f);
+	if (d >= 2) {
+		struct pg_bpf_frame *parent = &s->f[(d - 2) & (PG_MAX_DEPTH - 1)];
+		__u32 site = f->site & (PG_NSITES - 1);
+
+		parent->child_ns += dur;
+		parent->kids[site]++;
+		parent->desc[site]++;
+		for (int k = 0; k < PG_NSITES; k++)
+			parent->desc[k] += f->desc[k];
+	}
 	return 0;
 }
 
@@ -213,7 +277,16 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(pg_exit, struct task_struct *task)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct pg_bpf_shadow *s = bpf_map_lookup_elem(&stacks, &tid);
+	__u32 idx = PG_CNT_UNWOUND;
+	__u64 *c;
 
+	/* calls the thread never returned from (exit, pthread_exit inside them) */
+	if (s && s->depth) {
+		c = bpf_map_lookup_elem(&counters, &idx);
+		if (c)
+			*c += s->depth < PG_MAX_DEPTH ? s->depth : PG_MAX_DEPTH;
+	}
 	bpf_map_delete_elem(&stacks, &tid);
 	return 0;
 }

@@ -5,11 +5,23 @@
 #ifndef PG_BPF_PERFGATE_H
 #define PG_BPF_PERFGATE_H
 
-/* Shadow stack depth per thread; deeper calls are counted as overflow and not timed. */
-#define PG_MAX_DEPTH 128
+/*
+ * Shadow stack depth per thread: the kernel's own limit of nested return probes per task
+ * (MAX_URETPROBE_DEPTH in kernel/events/uprobes.c). Deeper calls get no return probe, so they
+ * are counted as overflow at entry and not timed; they never take a slot.
+ */
+#define PG_MAX_DEPTH 64
 
-/* Frames a return may discard at once (frames skipped by longjmp or a C++ exception). */
-#define PG_MAX_UNWIND 16
+/* Frames one probe may discard at once (frames skipped by longjmp or a C++ exception): all. */
+#define PG_MAX_UNWIND PG_MAX_DEPTH
+
+/*
+ * Kinds of probe site, as enum pg_site in core/run.h. The attach cookie of a probe is
+ * (site << PG_COOKIE_SITE_SHIFT) | function id, so that the program knows what each traced
+ * call cost without another map lookup.
+ */
+#define PG_NSITES 4
+#define PG_COOKIE_SITE_SHIFT 32
 
 /* Per-function totals of one repetition (a per-CPU array indexed by function id). */
 struct pg_bpf_fstat {
@@ -18,6 +30,9 @@ struct pg_bpf_fstat {
 	unsigned long long self_ns;
 	unsigned long long min_ns;	/* 0 means "no call yet" on this CPU */
 	unsigned long long max_ns;
+	/* probes that fired inside the calls, by site kind, for overhead compensation */
+	unsigned long long desc[PG_NSITES];	/* traced calls nested at any depth */
+	unsigned long long kids[PG_NSITES];	/* traced calls made directly */
 };
 
 /* Key of the latency histogram hash: one bucket of one function. */
@@ -31,22 +46,25 @@ struct pg_bpf_frame {
 	unsigned long long child_ns;	/* time spent in traced children */
 	unsigned long long sp;		/* stack pointer at entry: where the return address is */
 	unsigned int func;
-	unsigned int pad;
+	unsigned int site;
+	unsigned int desc[PG_NSITES];	/* traced descendants so far, by site kind */
+	unsigned int kids[PG_NSITES];	/* traced direct children so far, by site kind */
 };
 
 struct pg_bpf_shadow {
-	unsigned int depth;	/* frames pushed, may exceed PG_MAX_DEPTH (overflow frames) */
+	unsigned int depth;	/* frames pushed, at most PG_MAX_DEPTH */
 	unsigned int pad;
 	struct pg_bpf_frame f[PG_MAX_DEPTH];
 };
 
 /* Indexes of the per-CPU counters array. */
 enum pg_bpf_counter {
-	PG_CNT_OVERFLOW = 0,	/* calls deeper than PG_MAX_DEPTH: counted, not timed */
+	PG_CNT_OVERFLOW = 0,	/* calls deeper than PG_MAX_DEPTH: not timed, not in the results */
 	PG_CNT_HIST_FULL,	/* histogram updates lost because the map was full */
 	PG_CNT_NO_STACK,	/* shadow stack could not be created */
 	PG_CNT_UNMATCHED,	/* returns without a matching entry */
-	PG_CNT_UNWOUND,		/* frames discarded because their return never came */
+	PG_CNT_UNWOUND,		/* frames discarded because their return never came (longjmp,
+			 * exceptions, a thread or process exiting inside them) */
 	PG_CNT_MAX,
 };
 

@@ -8,6 +8,7 @@
 #include "../baseline/runfile.h"
 #include "../core/log.h"
 #include "../runner/record.h"
+#include "../runner/sampler.h"
 #include "cli.h"
 
 static const char record_usage[] =
@@ -25,6 +26,9 @@ static const char record_usage[] =
 	"      --max-funcs N        cap on the default selection (default 2000)\n"
 	"      --allow-failure      keep recording when CMD exits non-zero\n"
 	"      --single-attach      one link per probe instead of uprobe_multi (old kernels)\n"
+	"  -F, --frequency HZ       sampled CPU profile: cpu-clock samples per second\n"
+	"                           (default 499; docs/sampling.md)\n"
+	"      --no-sample          no sampled profile, exact tracing only\n"
 	"  -q, --quiet              no progress lines\n"
 	"\n"
 	"Without -f, every function of the executable is traced (C runtime helpers aside).\n"
@@ -52,20 +56,24 @@ int do_record(int argc, char **argv)
 		{ "allow-failure", no_argument, NULL, 'A' },
 		{ "single-attach", no_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "frequency", required_argument, NULL, 'F' },
+		{ "no-sample", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pg_record_opts o = {
 		.repetitions = PG_DEFAULT_REPETITIONS,
 		.max_funcs = PG_DEFAULT_MAX_FUNCS,
+		.sample_hz = PG_DEFAULT_SAMPLE_HZ,
 	};
 	struct pg_run run;
 	const char *out = NULL;
 	int c, ret = PG_EXIT_ERROR;
+	bool no_sample = false;
 
 	pg_run_init(&run);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:r:f:x:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:r:f:x:F:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -92,6 +100,13 @@ int do_record(int argc, char **argv)
 		case 'S':
 			o.single_attach = true;
 			break;
+		case 'F':
+			if (pg_parse_u32("-F", optarg, 1, PG_MAX_SAMPLE_HZ, &o.sample_hz))
+				goto cleanup;
+			break;
+		case 'N':
+			no_sample = true;
+			break;
 		case 'q':
 			o.quiet = true;
 			break;
@@ -104,6 +119,8 @@ int do_record(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	if (no_sample)
+		o.sample_hz = 0;
 	if (!out) {
 		pg_err("record: -o RUN.json is required");
 		goto cleanup;

@@ -61,6 +61,7 @@ void pg_run_release(struct pg_run *run)
 		free(run->funcs[i].name);
 		free(run->funcs[i].display);
 		free(run->funcs[i].binary);
+		free(run->funcs[i].src_file);
 	}
 	free(run->funcs);
 	for (size_t r = 0; r < run->nreps; r++) {
@@ -69,8 +70,16 @@ void pg_run_release(struct pg_run *run)
 		for (size_t i = 0; i < rep->nstats; i++)
 			pg_hist_release(&rep->stats[i].hist);
 		free(rep->stats);
+		for (size_t i = 0; i < rep->nstacks; i++)
+			free(rep->stacks[i].folded);
+		free(rep->stacks);
 	}
 	free(run->reps);
+	for (size_t i = 0; i < run->nsources; i++) {
+		free(run->sources[i].frame);
+		free(run->sources[i].file);
+	}
+	free(run->sources);
 	pg_run_init(run);
 }
 
@@ -134,6 +143,21 @@ int pg_run_add_func(struct pg_run *run, const char *binary, const char *name,
 	return 0;
 }
 
+int pg_func_set_src(struct pg_func *f, const char *file, uint32_t line)
+{
+	char *copy = NULL;
+
+	if (file && *file && line) {
+		copy = strdup(file);
+		if (!copy)
+			return -ENOMEM;
+	}
+	free(f->src_file);
+	f->src_file = copy;
+	f->src_line = copy ? line : 0;
+	return 0;
+}
+
 struct pg_rep *pg_run_add_rep(struct pg_run *run)
 {
 	struct pg_rep *rep;
@@ -187,16 +211,60 @@ const struct pg_func *pg_run_find_func(const struct pg_run *run, const char *bin
 
 #define WHY(...) do { if (why && whylen) snprintf(why, whylen, __VA_ARGS__); } while (0)
 
+static int validate_stacks(const struct pg_rep *rep, size_t r, char *why, size_t whylen)
+{
+	uint64_t sum = 0;
+
+	if (rep->samples_lost > rep->samples) {
+		WHY("repetition %zu: more samples lost than taken", r);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < rep->nstacks; i++) {
+		const struct pg_stack *st = &rep->stacks[i];
+
+		if (!pg_folded_valid(st->folded)) {
+			WHY("repetition %zu, stack %zu: not a valid folded stack", r, i);
+			return -EINVAL;
+		}
+		if (i && strcmp(rep->stacks[i - 1].folded, st->folded) >= 0) {
+			WHY("repetition %zu: stacks out of order or repeated", r);
+			return -EINVAL;
+		}
+		if (!st->count || st->count > UINT64_MAX - sum) {
+			WHY("repetition %zu, stack %zu: bad count", r, i);
+			return -EINVAL;
+		}
+		sum += st->count;
+	}
+	if (sum > rep->samples - rep->samples_lost) {
+		WHY("repetition %zu: stacks hold %llu samples, more than the %llu kept", r,
+		    (unsigned long long)sum,
+		    (unsigned long long)(rep->samples - rep->samples_lost));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 {
 	if (!run->meta.argc || !run->meta.argv) {
 		WHY("the run has no command");
 		return -EINVAL;
 	}
+	for (int k = 0; run->calib.valid && k < PG_SITE_COUNT; k++) {
+		const double in = run->calib.in_ns[k], out = run->calib.out_ns[k];
+
+		/* a probe pair costs at most a few ms, even single-stepped on a slow machine */
+		if (!(in >= 0 && in < 1e7) || !(out >= 0 && out < 1e7)) {
+			WHY("calibration of %s sites out of range", pg_site_name((enum pg_site)k));
+			return -EINVAL;
+		}
+	}
 	for (size_t i = 0; i < run->nfuncs; i++) {
 		const struct pg_func *f = &run->funcs[i];
 
-		if (f->id != i || !f->name || !f->display || !f->binary) {
+		if (f->id != i || !f->name || !f->display || !f->binary ||
+		    (unsigned int)f->site >= PG_SITE_COUNT) {
 			WHY("function %zu is malformed", i);
 			return -EINVAL;
 		}
@@ -221,6 +289,13 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 				    run->funcs[s->func].name);
 				return -EINVAL;
 			}
+			for (int k = 0; k < PG_SITE_COUNT; k++) {
+				if (s->kids[k] > s->desc[k]) {
+					WHY("repetition %zu, function %s: more direct children than "
+					    "descendants", r, run->funcs[s->func].name);
+					return -EINVAL;
+				}
+			}
 			if (pg_hist_total(&s->hist) != s->calls) {
 				WHY("repetition %zu, function %s: histogram holds %llu calls, not %llu",
 				    r, run->funcs[s->func].name,
@@ -229,8 +304,74 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 				return -EINVAL;
 			}
 		}
+		if (validate_stacks(rep, r, why, whylen))
+			return -EINVAL;
+	}
+	for (size_t i = 0; i < run->nsources; i++) {
+		const struct pg_source *src = &run->sources[i];
+
+		if (!src->frame || !src->file || !pg_folded_valid(src->frame) ||
+		    strchr(src->frame, ';') ||
+		    (i && strcmp(run->sources[i - 1].frame, src->frame) >= 0)) {
+			WHY("frame source %zu is malformed, out of order or repeated", i);
+			return -EINVAL;
+		}
 	}
 	return 0;
+}
+
+bool pg_folded_valid(const char *s)
+{
+	bool empty = true;	/* the current frame is empty so far */
+
+	if (!s)
+		return false;
+	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+		if (*s == ';') {
+			if (empty)
+				return false;
+			empty = true;
+		} else {
+			empty = false;
+		}
+	}
+	return !empty;
+}
+
+double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
+			   const struct pg_fstat *s)
+{
+	double t = (double)s->total_ns;
+
+	if (!c->valid)
+		return t;
+	t -= (double)s->calls * c->in_ns[f->site];
+	for (int k = 0; k < PG_SITE_COUNT; k++)
+		t -= (double)s->desc[k] * (c->in_ns[k] + c->out_ns[k]);
+	return t > 0 ? t : 0;
+}
+
+double pg_fstat_comp_self(const struct pg_calib *c, const struct pg_func *f,
+			  const struct pg_fstat *s)
+{
+	double t = (double)s->self_ns;
+
+	if (!c->valid)
+		return t;
+	t -= (double)s->calls * c->in_ns[f->site];
+	for (int k = 0; k < PG_SITE_COUNT; k++)
+		t -= (double)s->kids[k] * c->out_ns[k];
+	return t > 0 ? t : 0;
+}
+
+double pg_fstat_probe_cost(const struct pg_calib *c, const struct pg_func *f,
+			   const struct pg_fstat *s)
+{
+	if (!c->valid)
+		return 0;
+	return (double)s->calls * (c->in_ns[f->site] + c->out_ns[f->site]);
 }
 
 const char *pg_basename(const char *path)

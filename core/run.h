@@ -15,6 +15,9 @@
  *  - funcs[i].id == i; (binary, name) pairs are unique.
  *  - reps[r].stats is sorted by strictly increasing func id, each < nfuncs, each with calls > 0.
  *  - min_ns <= max_ns; self_ns <= total_ns; the histogram's total equals calls.
+ *  - reps[r].stacks is sorted by folded, unique, each count >= 1, each folded a valid stack
+ *    (pg_folded_valid()); their counts add up to at most samples - samples_lost;
+ *    samples_lost <= samples; sources are sorted by frame and unique.
  */
 #ifndef PG_RUN_H
 #define PG_RUN_H
@@ -31,6 +34,7 @@ enum pg_site {
 	PG_SITE_NOP5,		/* 5-byte nop: the kernel optimizes the probe (~0.3 us) */
 	PG_SITE_EMULATED,	/* push %rbp, 1-byte nops, ...: emulated (~0.5 us) */
 	PG_SITE_SSTEP,		/* anything else: single-stepped (~22 us) */
+	PG_SITE_COUNT
 };
 
 const char *pg_site_name(enum pg_site site);		/* "nop5", "emulated", "sstep", "unknown" */
@@ -45,6 +49,8 @@ struct pg_func {
 	uint64_t offset;	/* file offset of the probe */
 	enum pg_site site;	/* kind of instruction probed */
 	bool endbr;		/* the probe was placed after a leading endbr64 */
+	char *src_file;		/* source file of the function's declaration (DWARF), or NULL */
+	uint32_t src_line;	/* its line, or 0 when unknown */
 };
 
 struct pg_fstat {
@@ -55,6 +61,23 @@ struct pg_fstat {
 	uint64_t min_ns;	/* shortest inclusive duration */
 	uint64_t max_ns;	/* longest inclusive duration */
 	struct pg_hist hist;	/* inclusive durations */
+	/* traced calls inside these calls, by enum pg_site, for overhead compensation */
+	uint64_t desc[PG_SITE_COUNT];	/* at any depth */
+	uint64_t kids[PG_SITE_COUNT];	/* direct children */
+};
+
+/* One sampled call stack: frames root first, ';'-separated ("main;parse;lex"), see
+ * docs/sampling.md; count = samples with exactly this stack. */
+struct pg_stack {
+	char *folded;
+	uint64_t count;		/* >= 1 */
+};
+
+/* Where a sampled frame's function is declared (for flame graph tooltips). */
+struct pg_source {
+	char *frame;		/* the frame name as in folded stacks */
+	char *file;
+	uint32_t line;		/* 0 if unknown */
 };
 
 struct pg_rep {
@@ -63,6 +86,12 @@ struct pg_rep {
 	int signal;		/* terminating signal of the root process, else 0 */
 	size_t nstats;
 	struct pg_fstat *stats;	/* sorted by func id */
+	/* sampled profile (all 0 / NULL when sampling was off) */
+	uint64_t samples;		/* samples taken, including lost ones */
+	uint64_t samples_lost;		/* dropped: the ring buffer was full */
+	uint64_t samples_truncated;	/* kept, but the stack could not be unwound to its root */
+	size_t nstacks;
+	struct pg_stack *stacks;	/* sorted by folded (strcmp), unique */
 };
 
 struct pg_meta {
@@ -81,14 +110,32 @@ struct pg_meta {
 	char **filters;		/* -f patterns, as given */
 	size_t nexcludes;
 	char **excludes;	/* -x patterns, as given */
+	uint32_t sample_hz;	/* sampling frequency; 0 = no sampled profile */
+};
+
+/*
+ * What one traced call costs, per kind of probe site, measured at record start on the same
+ * machine with the same BPF program (runner/calibrate.c). A traced call's own measured
+ * duration includes in_ns of probe work (the entry probe after its timestamp, the return probe
+ * before its own); out_ns is the rest of the probe work (before the entry timestamp, after the
+ * return one), which lands in the caller's time. in_ns + out_ns is the whole cost of the call's
+ * two probes.
+ */
+struct pg_calib {
+	bool valid;
+	double in_ns[PG_SITE_COUNT];
+	double out_ns[PG_SITE_COUNT];
 };
 
 struct pg_run {
 	struct pg_meta meta;
+	struct pg_calib calib;		/* valid == false in runs without calibration */
 	size_t nfuncs;
 	struct pg_func *funcs;
 	size_t nreps;
 	struct pg_rep *reps;
+	size_t nsources;
+	struct pg_source *sources;	/* sorted by frame (strcmp), unique; may be empty */
 };
 
 void pg_run_init(struct pg_run *run);
@@ -100,6 +147,8 @@ void pg_run_free(struct pg_run *run);	/* release + free; NULL is fine */
 int pg_run_add_func(struct pg_run *run, const char *binary, const char *name,
 		    const char *display, uint64_t addr, uint64_t offset, enum pg_site site,
 		    bool endbr, uint32_t *id);
+/* Set @f's source position (copies @file; NULL or line 0: unknown). 0 or -ENOMEM. */
+int pg_func_set_src(struct pg_func *f, const char *file, uint32_t line);
 /* Append an empty repetition and return it (owned by run; valid until the next add), or NULL. */
 struct pg_rep *pg_run_add_rep(struct pg_run *run);
 /* Append a stat to @rep (func ids in increasing order); returns it (valid until the next
@@ -116,6 +165,24 @@ const struct pg_func *pg_run_find_func(const struct pg_run *run, const char *bin
  * into @why, of @whylen bytes) for the caller to report.
  */
 int pg_run_validate(const struct pg_run *run, char *why, size_t whylen);
+
+/*
+ * Overhead-compensated sums of @s (a stat of function @f in a run with calibration @c), in ns:
+ *   total: total_ns - calls * in(f) - sum over sites k of desc[k] * (in(k) + out(k))
+ *   self:  self_ns  - calls * in(f) - sum over sites k of kids[k] * out(k)
+ * clamped at 0. Without a valid calibration they return the raw sums.
+ */
+double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
+			   const struct pg_fstat *s);
+double pg_fstat_comp_self(const struct pg_calib *c, const struct pg_func *f,
+			  const struct pg_fstat *s);
+/* The estimated cost of the probes of @s's own calls: calls * (in(f) + out(f)); 0 without. */
+double pg_fstat_probe_cost(const struct pg_calib *c, const struct pg_func *f,
+			   const struct pg_fstat *s);
+
+/* Is @s a valid folded stack: frames separated by ';', none empty (so no leading, trailing or
+ * double ';'), no control characters (tab, LF, CR, ...). */
+bool pg_folded_valid(const char *s);
 
 /* The last path component of @path (a pointer into it). */
 const char *pg_basename(const char *path);

@@ -75,6 +75,7 @@ static void fcmp_release(struct pg_fcmp *f)
 	free(f->binary);
 	free(f->name);
 	free(f->display);
+	free(f->src_file);
 	fcmp_init(f);
 }
 
@@ -278,6 +279,8 @@ struct key {
 	const char *binary;	/* basename */
 	const char *name;
 	const char *display;
+	const char *src_file;	/* may be NULL */
+	uint32_t src_line;
 	int side;		/* 0 base, 1 new */
 	uint32_t id;
 };
@@ -302,20 +305,27 @@ static int cmp_key(const void *pa, const void *pb)
  * add up). Also returns the total number of calls over all repetitions.
  */
 static void gather(const struct pg_run *run, const struct key *keys, size_t nk,
-		   enum pg_metric metric, struct sample *s, double *calls_sum)
+		   const struct pg_compare_opts *opts, struct sample *s, double *calls_sum)
 {
+	/* compensated for probe overhead when the run was calibrated, unless opts->raw */
+	static const struct pg_calib none;
+	const struct pg_calib *calib = opts->raw ? &none : &run->calib;
+
 	s->n = 0;
 	*calls_sum = 0;
 	for (size_t r = 0; r < run->nreps; r++) {
-		uint64_t calls = 0, ns = 0;
+		uint64_t calls = 0;
+		double ns = 0;
 
 		for (size_t i = 0; i < nk; i++) {
 			const struct pg_fstat *st = pg_rep_find(&run->reps[r], keys[i].id);
+			const struct pg_func *f = &run->funcs[keys[i].id];
 
 			if (!st)
 				continue;
 			calls += st->calls;
-			ns += metric == PG_METRIC_TOTAL ? st->total_ns : st->self_ns;
+			ns += opts->metric == PG_METRIC_TOTAL ? pg_fstat_comp_total(calib, f, st) :
+								pg_fstat_comp_self(calib, f, st);
 		}
 		if (!calls)
 			continue;
@@ -569,6 +579,8 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		keys[i].binary = pg_basename(fn->binary);
 		keys[i].name = fn->name;
 		keys[i].display = fn->display ? fn->display : fn->name;
+		keys[i].src_file = fn->src_file;
+		keys[i].src_line = fn->src_line;
 		keys[i].side = i >= base->nfuncs;
 		keys[i].id = fn->id;
 	}
@@ -583,8 +595,8 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 			    !strcmp(keys[j].name, keys[i].name); j++)
 			nb += keys[j].side == 0;
 		nn = j - i - nb;
-		gather(base, keys + i, nb, opts->metric, &sb, &cb);
-		gather(new, keys + i + nb, nn, opts->metric, &sn, &cn);
+		gather(base, keys + i, nb, opts, &sb, &cb);
+		gather(new, keys + i + nb, nn, opts, &sn, &cn);
 		if (!sb.n && !sn.n)
 			continue;	/* called in neither run */
 
@@ -598,6 +610,18 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		if (!f->binary || !f->name || !f->display) {
 			err = -ENOMEM;
 			goto fail;
+		}
+		/* the source position: the new run's (last) that is known */
+		for (size_t k = j; k-- > i;) {
+			if (!keys[k].src_file || !keys[k].src_line)
+				continue;
+			f->src_file = strdup(keys[k].src_file);
+			if (!f->src_file) {
+				err = -ENOMEM;
+				goto fail;
+			}
+			f->src_line = keys[k].src_line;
+			break;
 		}
 		f->base_calls = base->nreps ? cb / (double)base->nreps : 0;
 		f->new_calls = new->nreps ? cn / (double)new->nreps : 0;

@@ -9,7 +9,8 @@
  *  - The unit of replication is the repetition. For each function and each repetition in which
  *    it was called, the per-repetition statistic is the mean per-call time of the chosen metric
  *    (self time by default, so that a slower leaf does not also flag its callers; or inclusive
- *    time): self_ns / calls or total_ns / calls.
+ *    time): self_ns / calls or total_ns / calls, compensated for probe overhead when the run is
+ *    calibrated (pg_fstat_comp_self/total in core/run.h) unless opts.raw.
  *  - The two sides' per-repetition values are compared with a two-sided Mann-Whitney U test
  *    (pg_mwu_test). p-values of all functions tested are adjusted with Benjamini-Hochberg.
  *  - The effect is the Hodges-Lehmann estimate of the shift of log(value), reported as a
@@ -69,14 +70,18 @@ struct pg_compare_opts {
 	double min_effect;	/* smallest relative change that counts, 0.05 = 5%; default */
 	enum pg_metric metric;	/* default PG_METRIC_SELF */
 	uint32_t min_reps;	/* fewer repetitions with calls on a side: inconclusive; default 5 */
+	bool raw;		/* compare raw times, not times compensated for probe overhead */
 };
 
-#define PG_COMPARE_OPTS_DEFAULT { 0.05, 0.05, PG_METRIC_SELF, 5 }
+#define PG_COMPARE_OPTS_DEFAULT { 0.05, 0.05, PG_METRIC_SELF, 5, false }
 
 struct pg_fcmp {
 	char *binary;		/* basename of the ELF file */
 	char *name;		/* symbol name */
 	char *display;		/* demangled name (or name) */
+	char *src_file;		/* declaration file (DWARF) of the new run's function, else the
+				 * base run's; NULL if unknown */
+	uint32_t src_line;	/* its line; 0 if unknown */
 	size_t n_base, n_new;	/* repetitions in which the function was called */
 	double base_ns;		/* median over repetitions of the per-call metric; NAN if absent */
 	double new_ns;

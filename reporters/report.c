@@ -21,11 +21,20 @@
 #include "fmt.h"
 #include "report.h"
 
+/*
+ * One function over all repetitions. total_ns and self_ns are compensated for probe overhead
+ * when the run is calibrated (core/run.h); raw_* are as measured. mean is compensated exactly;
+ * the percentiles, min and max are shifted by the probe work every call carries (in_ns of its
+ * site): exact for a leaf, while a caller's still include its traced callees' probe costs.
+ */
 struct row {
 	const struct pg_func *func;	/* NULL: not called in any repetition */
 	uint64_t calls, total_ns, self_ns, min_ns, max_ns;
+	uint64_t raw_total_ns, raw_self_ns;
+	double comp_total, comp_self;	/* compensated sums, before rounding */
+	double overhead_ns;		/* estimated cost of the probes of its own calls */
 	struct pg_hist hist;		/* merged over the repetitions */
-	double mean_ns, p50_ns, p90_ns, p99_ns;
+	double mean_ns, p50_ns, p90_ns, p99_ns, min_c, max_c;
 };
 
 int pg_report_format_parse(const char *s, enum pg_report_format *out)
@@ -71,6 +80,11 @@ static void free_rows(struct row *rows, size_t n)
 	free(rows);
 }
 
+static double unshift(double v, double shift)
+{
+	return isnan(v) ? v : v > shift ? v - shift : 0;
+}
+
 /* The sorted rows of the functions called in @run; *nrows of them in a new array. */
 static int aggregate(const struct pg_run *run, struct row **out, size_t *nrows)
 {
@@ -101,8 +115,11 @@ static int aggregate(const struct pg_run *run, struct row **out, size_t *nrows)
 				row->max_ns = s->max_ns;
 			}
 			row->calls = add_sat(row->calls, s->calls);
-			row->total_ns = add_sat(row->total_ns, s->total_ns);
-			row->self_ns = add_sat(row->self_ns, s->self_ns);
+			row->raw_total_ns = add_sat(row->raw_total_ns, s->total_ns);
+			row->raw_self_ns = add_sat(row->raw_self_ns, s->self_ns);
+			row->comp_total += pg_fstat_comp_total(&run->calib, row->func, s);
+			row->comp_self += pg_fstat_comp_self(&run->calib, row->func, s);
+			row->overhead_ns += pg_fstat_probe_cost(&run->calib, row->func, s);
 			if (s->min_ns < row->min_ns)
 				row->min_ns = s->min_ns;
 			if (s->max_ns > row->max_ns)
@@ -127,10 +144,19 @@ static int aggregate(const struct pg_run *run, struct row **out, size_t *nrows)
 	for (size_t i = 0; i < n; i++) {
 		struct row *row = &rows[i];
 
-		row->mean_ns = row->calls ? (double)row->total_ns / (double)row->calls : NAN;
-		row->p50_ns = pg_hist_quantile(&row->hist, 0.50);
-		row->p90_ns = pg_hist_quantile(&row->hist, 0.90);
-		row->p99_ns = pg_hist_quantile(&row->hist, 0.99);
+		/* every call carries its own probes' in_ns; callees' probes vary per call */
+		double shift = run->calib.valid ? run->calib.in_ns[row->func->site] : 0;
+
+		row->total_ns = (uint64_t)(row->comp_total + 0.5);
+		row->self_ns = (uint64_t)(row->comp_self + 0.5);
+		if (row->self_ns > row->total_ns)
+			row->self_ns = row->total_ns;
+		row->mean_ns = row->calls ? row->comp_total / (double)row->calls : NAN;
+		row->p50_ns = unshift(pg_hist_quantile(&row->hist, 0.50), shift);
+		row->p90_ns = unshift(pg_hist_quantile(&row->hist, 0.90), shift);
+		row->p99_ns = unshift(pg_hist_quantile(&row->hist, 0.99), shift);
+		row->min_c = unshift((double)row->min_ns, shift);
+		row->max_c = unshift((double)row->max_ns, shift);
 	}
 	qsort(rows, n, sizeof(*rows), cmp_rows);
 	*out = rows;
@@ -169,9 +195,11 @@ static void put_name(FILE *out, const char *s)
 
 static int write_text(const struct pg_run *run, const struct row *rows, size_t n, FILE *out)
 {
-	static const char *const heads[] = { "total", "self", "mean", "p50", "p90", "p99" };
+	static const char *const heads[] = { "total", "self", "mean", "p50", "p90", "p99",
+					     "probes" };
 	const struct pg_meta *m = &run->meta;
 	char *cmd = pg_fmt_command(m), wall[32];
+	double probes = 0;
 	uint64_t wall_sum = 0;
 	int calls_width = 5;
 	bool many_binaries = false;
@@ -219,10 +247,11 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 	fprintf(out, "%*s", calls_width, "calls");
 	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
 		fprintf(out, "  %*s", TIME_WIDTH, heads[i]);
-	fputs("  function\n", out);
+	fputs("  site      function\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const struct row *row = &rows[i];
 
+		probes += row->overhead_ns;
 		fprintf(out, "%*" PRIu64, calls_width, row->calls);
 		put_time(out, (double)row->total_ns);
 		put_time(out, (double)row->self_ns);
@@ -230,7 +259,8 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 		put_time(out, row->p50_ns);
 		put_time(out, row->p90_ns);
 		put_time(out, row->p99_ns);
-		fputs("  ", out);
+		put_time(out, run->calib.valid ? row->overhead_ns : NAN);
+		fprintf(out, "  %-8s  ", pg_site_name(row->func->site));
 		put_name(out, row->func->display);
 		if (many_binaries) {
 			fputs(" [", out);
@@ -238,6 +268,20 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 			fputc(']', out);
 		}
 		fputc('\n', out);
+	}
+	fputc('\n', out);
+	if (run->calib.valid && wall_sum) {
+		char per_rep[32];
+
+		pg_fmt_ns(per_rep, sizeof(per_rep), probes / (double)run->nreps);
+		fprintf(out, "Times are compensated for probe overhead. The probes cost an estimated "
+			"%s per repetition (%.1f%% of its wall time).\n", per_rep,
+			100.0 * probes / (double)wall_sum);
+		if (probes > 0.5 * (double)wall_sum)
+			fputs("That is more than the benchmark itself: trace fewer, longer functions "
+			      "(-x), or build with cheap probe sites (docs/recording.md).\n", out);
+	} else {
+		fputs("Times are raw: this run has no probe calibration.\n", out);
 	}
 	return 0;
 }
@@ -270,7 +314,7 @@ static void csv_ns(FILE *out, double ns)
 static int write_csv(const struct row *rows, size_t n, FILE *out)
 {
 	fputs("function,binary,calls,total_ns,self_ns,mean_ns,p50_ns,p90_ns,p99_ns,min_ns,max_ns,"
-	      "site\n", out);
+	      "site,raw_total_ns,raw_self_ns,overhead_ns\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const struct row *row = &rows[i];
 
@@ -286,8 +330,9 @@ static int write_csv(const struct row *rows, size_t n, FILE *out)
 		csv_ns(out, row->p90_ns);
 		fputc(',', out);
 		csv_ns(out, row->p99_ns);
-		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%s\n", row->min_ns, row->max_ns,
-			pg_site_name(row->func->site));
+		fprintf(out, ",%.0f,%.0f,%s,%" PRIu64 ",%" PRIu64 ",%.0f\n", row->min_c, row->max_c,
+			pg_site_name(row->func->site), row->raw_total_ns, row->raw_self_ns,
+			row->overhead_ns);
 	}
 	return 0;
 }
@@ -318,9 +363,12 @@ static struct json_object *json_row(const struct row *row)
 	    jput_ns(o, "p50_ns", row->p50_ns) ||
 	    jput_ns(o, "p90_ns", row->p90_ns) ||
 	    jput_ns(o, "p99_ns", row->p99_ns) ||
-	    pg_json_put(o, "min_ns", json_object_new_uint64(row->min_ns)) ||
-	    pg_json_put(o, "max_ns", json_object_new_uint64(row->max_ns)) ||
-	    pg_json_put(o, "site", json_object_new_string(pg_site_name(row->func->site)))) {
+	    jput_ns(o, "min_ns", row->min_c) ||
+	    jput_ns(o, "max_ns", row->max_c) ||
+	    pg_json_put(o, "site", json_object_new_string(pg_site_name(row->func->site))) ||
+	    pg_json_put(o, "raw_total_ns", json_object_new_uint64(row->raw_total_ns)) ||
+	    pg_json_put(o, "raw_self_ns", json_object_new_uint64(row->raw_self_ns)) ||
+	    jput_ns(o, "overhead_ns", row->overhead_ns)) {
 		json_object_put(o);
 		return NULL;
 	}

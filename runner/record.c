@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <signal.h>
@@ -17,11 +18,16 @@
 
 #include "../bpf/perfgate.h"
 #include "../core/log.h"
+#include "calibrate.h"
 #include "elfsyms.h"
 #include "meta.h"
 #include "record.h"
 #include "resolve.h"
+#include "sampler.h"
+#include "srcline.h"
 #include "perfgate.skel.h"
+
+_Static_assert(PG_NSITES == PG_SITE_COUNT, "bpf/perfgate.h and core/run.h disagree on sites");
 
 /* Not in Debian 12's UAPI headers (Linux 6.1): uprobe_multi links arrived in 6.6. */
 #define PG_BPF_TRACE_UPROBE_MULTI 48
@@ -272,6 +278,7 @@ static int build_functions(struct selection *sel, struct pg_run *run, size_t sit
 {
 	for (size_t b = 0; b < sel->nbins; b++) {
 		struct bin *bin = &sel->bins[b];
+		size_t first = run->nfuncs;
 		uint64_t last = 0;
 		bool have_last = false;
 
@@ -289,6 +296,8 @@ static int build_functions(struct selection *sel, struct pg_run *run, size_t sit
 			last = s->addr;
 			have_last = true;
 		}
+		if (pg_srcline_fill(run, first, bin->path))
+			return -ENOMEM;
 	}
 	if (!run->nfuncs) {
 		pg_err("no function left to trace (every match was excluded)");
@@ -306,6 +315,8 @@ struct probes {
 	int *fds;		/* uprobe_multi link fds */
 	size_t nlinks;
 	struct bpf_link **links;	/* per-probe links (fallback) */
+	bool multi;		/* uprobe_multi links, not one link per probe */
+	struct pg_sampler *sampler;	/* sampled profile (runner/sampler.h), NULL if off */
 };
 
 static void probes_release(struct probes *p)
@@ -318,6 +329,7 @@ static void probes_release(struct probes *p)
 	free(p->links);
 	bpf_link__destroy(p->fork_link);
 	bpf_link__destroy(p->exit_link);
+	pg_sampler_free(p->sampler);
 	perfgate_bpf__destroy(p->skel);
 	memset(p, 0, sizeof(*p));
 }
@@ -355,8 +367,71 @@ static int push_fd(struct probes *p, int fd)
 	return 0;
 }
 
-/* One entry and one return link per binary. -EOPNOTSUPP when the kernel lacks uprobe_multi. */
-static int attach_multi(struct probes *p, const struct pg_run *run)
+static int push_link(struct probes *p, struct bpf_link *l)
+{
+	struct bpf_link **n = realloc(p->links, (p->nlinks + 1) * sizeof(*n));
+
+	if (!n) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	p->links = n;
+	p->links[p->nlinks++] = l;
+	return 0;
+}
+
+/*
+ * Attach entry and return probes at @n file offsets of @path, with their cookies: one
+ * uprobe_multi link each, or one link per probe when !p->multi. -EOPNOTSUPP when the kernel
+ * lacks uprobe_multi (only reported for the first link, so that the caller can fall back).
+ */
+static int attach_set(struct probes *p, const char *path, const uint64_t *off,
+		      const uint64_t *cookie, size_t n)
+{
+	for (int ret = 0; ret < 2; ret++) {
+		struct bpf_program *prog = ret ? p->skel->progs.pg_return :
+						 p->skel->progs.pg_entry;
+
+		if (p->multi) {
+			int fd = link_uprobe_multi(bpf_program__fd(prog), path, off, cookie, n, ret);
+
+			if (fd < 0 && !p->nfds && (fd == -EINVAL || fd == -EOPNOTSUPP ||
+						   fd == -ENOSYS || fd == -EBADF))
+				return -EOPNOTSUPP;
+			if (fd < 0) {
+				pg_err("cannot attach %zu probes to %s: %s", n, path, strerror(-fd));
+				return fd;
+			}
+			if (push_fd(p, fd))
+				return -ENOMEM;
+			continue;
+		}
+		for (size_t i = 0; i < n; i++) {
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret, .bpf_cookie = cookie[i]);
+			struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, -1, path,
+									     off[i], &uo);
+
+			if (!l) {
+				int err = -errno;
+
+				pg_err("cannot attach a probe at offset %#llx of %s: %s",
+				       (unsigned long long)off[i], path, strerror(-err));
+				return err;
+			}
+			if (push_link(p, l))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static uint64_t probe_cookie(enum pg_site site, uint32_t id)
+{
+	return (uint64_t)site << PG_COOKIE_SITE_SHIFT | id;
+}
+
+/* The run's functions, binary by binary (they are grouped by binary). */
+static int attach_run(struct probes *p, const struct pg_run *run)
 {
 	size_t i = 0;
 
@@ -375,57 +450,15 @@ static int attach_multi(struct probes *p, const struct pg_run *run)
 			err = -ENOMEM;
 		for (size_t k = 0; !err && k < n; k++) {
 			off[k] = run->funcs[i + k].offset;
-			cookie[k] = run->funcs[i + k].id;
+			cookie[k] = probe_cookie(run->funcs[i + k].site, run->funcs[i + k].id);
 		}
-		for (int ret = 0; !err && ret < 2; ret++) {
-			int prog = bpf_program__fd(ret ? p->skel->progs.pg_return :
-						   p->skel->progs.pg_entry);
-			int fd = link_uprobe_multi(prog, path, off, cookie, n, ret);
-
-			if (fd < 0) {
-				err = fd;
-				if (!p->nfds && (err == -EINVAL || err == -EOPNOTSUPP ||
-						 err == -ENOSYS || err == -EBADF))
-					err = -EOPNOTSUPP;
-				else
-					pg_err("cannot attach %zu probes to %s: %s", n, path,
-					       strerror(-fd));
-			} else {
-				err = push_fd(p, fd);
-			}
-		}
+		if (!err)
+			err = attach_set(p, path, off, cookie, n);
 		free(off);
 		free(cookie);
 		if (err)
 			return err;
 		i = j;
-	}
-	return 0;
-}
-
-/* One link per probe: kernels before 6.6. */
-static int attach_single(struct probes *p, const struct pg_run *run)
-{
-	p->links = calloc(run->nfuncs * 2, sizeof(*p->links));
-	if (!p->links)
-		return -ENOMEM;
-	for (size_t i = 0; i < run->nfuncs; i++) {
-		for (int ret = 0; ret < 2; ret++) {
-			LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = run->funcs[i].id,
-				    .retprobe = ret);
-			struct bpf_link *l = bpf_program__attach_uprobe_opts(
-				ret ? p->skel->progs.pg_return : p->skel->progs.pg_entry, -1,
-				run->funcs[i].binary, run->funcs[i].offset, &uo);
-
-			if (!l) {
-				int err = -errno;
-
-				pg_err("cannot attach a probe to %s in %s: %s",
-				       run->funcs[i].name, run->funcs[i].binary, strerror(-err));
-				return err;
-			}
-			p->links[p->nlinks++] = l;
-		}
 	}
 	return 0;
 }
@@ -453,7 +486,8 @@ static int open_probes(struct probes *p, const struct pg_run *run, bool multi)
 		nhist = 65536;
 	if (nhist > (1u << 20))
 		nhist = 1u << 20;
-	bpf_map__set_max_entries(p->skel->maps.fstats, (__u32)run->nfuncs);
+	/* the calibration targets take the ids after the run's functions */
+	bpf_map__set_max_entries(p->skel->maps.fstats, (__u32)(run->nfuncs + PG_CALIB_NTARGETS));
 	bpf_map__set_max_entries(p->skel->maps.hist, (__u32)nhist);
 	if (multi) {
 		bpf_program__set_expected_attach_type(p->skel->progs.pg_entry,
@@ -474,7 +508,8 @@ static int open_probes(struct probes *p, const struct pg_run *run, bool multi)
 		       strerror(-err));
 		return err;
 	}
-	return multi ? attach_multi(p, run) : attach_single(p, run);
+	p->multi = multi;
+	return attach_run(p, run);
 }
 
 static int attach_probes(struct probes *p, const struct pg_run *run, bool single)
@@ -583,6 +618,10 @@ static int read_maps(struct probes *p, size_t nfuncs, int ncpu, struct pg_rep *r
 				s->min_ns = v[c].min_ns;
 			if (v[c].max_ns > s->max_ns)
 				s->max_ns = v[c].max_ns;
+			for (int k = 0; k < PG_NSITES; k++) {
+				s->desc[k] += v[c].desc[k];
+				s->kids[k] += v[c].kids[k];
+			}
 		}
 	}
 	while (!bpf_map_get_next_key(hfd, prev, &key)) {
@@ -633,6 +672,109 @@ cleanup:
 	free(v);
 	free(cv);
 	return err;
+}
+
+/* ---- calibration ---- */
+
+/* Median of the latency histogram of function @id in the BPF map, in ns; NAN if empty. */
+static double map_median(struct probes *p, __u32 id, int ncpu)
+{
+	int fd = bpf_map__fd(p->skel->maps.hist);
+	struct pg_bpf_hkey key, *prev = NULL;
+	__u64 *cv = calloc((size_t)ncpu, sizeof(*cv));
+	struct pg_hist h = PG_HIST_INIT;
+	double med = NAN;
+
+	if (!cv)
+		return NAN;
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		__u64 sum = 0;
+
+		prev = &key;
+		if (key.func != id || bpf_map_lookup_elem(fd, &key, cv))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			sum += cv[c];
+		if (pg_hist_add(&h, key.bucket, sum))
+			goto out;
+	}
+	med = pg_hist_quantile(&h, 0.5);
+out:
+	pg_hist_release(&h);
+	free(cv);
+	return med;
+}
+
+/*
+ * Measure what a traced call costs on each kind of probe site, with the same BPF program and
+ * maps as the benchmark (runner/calibrate.h). The targets take function ids nfuncs + k.
+ */
+static int calibrate(struct probes *p, const struct pg_run *run, int ncpu, struct pg_calib *out)
+{
+	struct pg_calib_targets t;
+	struct pg_calib_loops loops;
+	uint64_t cookie[PG_CALIB_NTARGETS];
+	double measured[PG_CALIB_NTARGETS];
+	int go, res, status = 0, err;
+	__u8 one = 1;
+	ssize_t r;
+	pid_t pid;
+	__u32 key;
+
+	err = pg_calib_find(&t);
+	if (err)
+		return err;
+	for (int k = 0; k < PG_CALIB_NTARGETS; k++)
+		cookie[k] = probe_cookie(t.site[k], (uint32_t)(run->nfuncs + (size_t)k));
+	err = attach_set(p, t.path, t.offset, cookie, PG_CALIB_NTARGETS);
+	if (err)
+		goto out;
+	pid = pg_calib_spawn(&go, &res);
+	if (pid < 0) {
+		err = pid;
+		goto out;
+	}
+	key = (__u32)pid;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &key, &one, BPF_ANY) ||
+	    write(go, "g", 1) != 1)
+		err = -errno;
+	close(go);
+	r = read(res, &loops, sizeof(loops));
+	close(res);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!err && (r != (ssize_t)sizeof(loops) || !WIFEXITED(status) || WEXITSTATUS(status)))
+		err = -EIO;
+	if (err)
+		goto out;
+	for (int k = 0; k < PG_CALIB_NTARGETS; k++) {
+		measured[k] = map_median(p, (__u32)(run->nfuncs + (size_t)k), ncpu);
+		if (isnan(measured[k]))
+			err = -ENODATA;
+	}
+	if (!err)
+		pg_calib_compute(&t, &loops, measured, out);
+out:
+	pg_calib_targets_release(&t);
+	return err;
+}
+
+static void report_calibration(int err, const struct pg_calib *c, bool quiet)
+{
+	if (err) {
+		pg_warn("probe calibration failed (%s): latencies are recorded uncompensated",
+			strerror(-err));
+		return;
+	}
+	if (!quiet)
+		pg_info("a traced call costs %.2f us on a nop5 site, %.2f us emulated, %.2f us "
+			"single-stepped (calibrated; compensated in reports)",
+			(c->in_ns[PG_SITE_NOP5] + c->out_ns[PG_SITE_NOP5]) / 1e3,
+			(c->in_ns[PG_SITE_EMULATED] + c->out_ns[PG_SITE_EMULATED]) / 1e3,
+			(c->in_ns[PG_SITE_SSTEP] + c->out_ns[PG_SITE_SSTEP]) / 1e3);
+	pg_debug("calibration in/out ns: nop5 %.0f/%.0f, emulated %.0f/%.0f, sstep %.0f/%.0f",
+		 c->in_ns[PG_SITE_NOP5], c->out_ns[PG_SITE_NOP5], c->in_ns[PG_SITE_EMULATED],
+		 c->out_ns[PG_SITE_EMULATED], c->in_ns[PG_SITE_SSTEP], c->out_ns[PG_SITE_SSTEP]);
 }
 
 /* ---- running the command ---- */
@@ -701,6 +843,12 @@ static int run_once(struct probes *p, char **argv, struct pg_rep *rep)
 		waitpid(pid, NULL, 0);
 		return err;
 	}
+	if (p->sampler && pg_sampler_start(p->sampler, pid)) {
+		close(go[1]);
+		close(fail[0]);
+		waitpid(pid, NULL, 0);
+		return -EIO;
+	}
 	t0 = now_ns();
 	if (write(go[1], &c, 1) != 1)
 		pg_debug("write to the start pipe: %s", strerror(errno));
@@ -711,7 +859,11 @@ static int run_once(struct probes *p, char **argv, struct pg_rep *rep)
 	for (;;) {
 		int st;
 
-		w = waitpid(-1, &st, 0);
+		w = waitpid(-1, &st, p->sampler ? WNOHANG : 0);
+		if (!w) {	/* sampling: take samples in while the tree runs */
+			pg_sampler_poll(p->sampler, 1000);
+			continue;
+		}
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -778,9 +930,9 @@ static void explain_sites(const size_t site[])
 static void explain_counters(const __u64 c[PG_CNT_MAX])
 {
 	if (c[PG_CNT_OVERFLOW])
-		pg_warn("%llu calls nested deeper than %d traced frames were counted out: they "
-			"are not in the results", (unsigned long long)c[PG_CNT_OVERFLOW],
-			PG_MAX_DEPTH);
+		pg_warn("%llu calls nested deeper than %d traced frames (the kernel's limit of "
+			"return probes per thread) were not timed: they are not in the results",
+			(unsigned long long)c[PG_CNT_OVERFLOW], PG_MAX_DEPTH);
 	if (c[PG_CNT_NO_STACK])
 		pg_warn("%llu calls were not timed: too many threads at once",
 			(unsigned long long)c[PG_CNT_NO_STACK]);
@@ -840,6 +992,16 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	err = attach_probes(&probes, run, o->single_attach);
 	if (err)
 		goto cleanup;
+	report_calibration(calibrate(&probes, run, ncpu, &run->calib), &run->calib, o->quiet);
+	if (o->sample_hz) {
+		probes.sampler = pg_sampler_open(o->sample_hz,
+						 bpf_map__fd(probes.skel->maps.traced));
+		if (!probes.sampler) {
+			err = -EIO;
+			goto cleanup;
+		}
+		run->meta.sample_hz = o->sample_hz;
+	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
 		pg_warn("cannot become the child subreaper: orphaned processes are not waited for");
 
@@ -858,6 +1020,8 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 			break;
 		}
 		err = run_once(&probes, o->argv, rep);
+		if (!err && probes.sampler)
+			err = pg_sampler_stop(probes.sampler, rep);
 		if (err)
 			break;
 		err = read_maps(&probes, run->nfuncs, ncpu, rep, counters);
@@ -878,6 +1042,8 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		}
 	}
 	explain_counters(counters);
+	if (!err && probes.sampler)
+		err = pg_sampler_finish(probes.sampler, run);
 cleanup:
 	probes_release(&probes);
 	selection_release(&sel);

@@ -37,6 +37,7 @@ struct pg_record_opts {
 	bool single_attach;	/* one link per probe even where uprobe_multi exists */
 	bool allow_failure;	/* keep going when the command exits non-zero */
 	bool quiet;		/* no progress lines */
+	uint32_t sample_hz;	/* -F: cpu-clock samples per second, 0 = no profile */
 };
 
 /*

@@ -6,8 +6,10 @@
 set -u
 cd "$(dirname "$0")/.."
 export PERFGATE_SRCDIR=$PWD
-export PERFGATE=$PWD/perfgate
-export PROGS=$PWD/build/progs
+# `make test SANITIZE=1` tests the sanitized build in build-asan/
+build=${PERFGATE_BUILD:-build}
+export PERFGATE=${PERFGATE:-$PWD/perfgate}
+export PROGS=$PWD/$build/progs
 pattern=${1:-}
 pass=0 fail=0 failed=()
 logdir=$(mktemp -d /tmp/perfgate-tests.XXXXXX)
@@ -26,7 +28,7 @@ run_one() { # name, command...
 	fi
 }
 
-for t in build/tests/test_*; do
+for t in "$build"/tests/test_*; do
 	[ -x "$t" ] || continue
 	name=unit/$(basename "$t")
 	[[ -z $pattern || $name == *"$pattern"* ]] || continue

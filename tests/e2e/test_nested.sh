@@ -22,9 +22,10 @@ for rep in run["repetitions"]:
         assert s[f]["self_ns"] < s[f]["total_ns"], f + ": self must be below total"
     total_self = sum(x["self_ns"] for x in rep["functions"])
     assert total_self == s["main"]["total_ns"], (total_self, s["main"]["total_ns"])
-    # outer spins twice as long as inner does in itself
-    ratio = s["outer"]["total_ns"] / s["inner"]["total_ns"]
-    assert 1.5 < ratio < 5, ratio
+    # outer spins 40000 and calls inner, which spins 20000: about 3x. The fastest calls are
+    # compared, which preemption by other load on the machine cannot inflate.
+    ratio = s["outer"]["min_ns"] / s["inner"]["min_ns"]
+    assert 1.5 < ratio < 6, ratio
     for x in rep["functions"]:
         assert sum(c for _, c in x["hist"]) == x["calls"]
         assert x["min_ns"] <= x["total_ns"] / x["calls"] <= x["max_ns"]

@@ -147,11 +147,12 @@ static void test_csv(void **state)
 	/* sorted by total: say 5000, A::f 1000, foo 360, two lines 7 */
 	assert_true(asprintf(&want,
 		"function,binary,calls,total_ns,self_ns,mean_ns,p50_ns,p90_ns,p99_ns,min_ns,max_ns,"
-		"site\n"
-		"\"say \"\"hi\"\"\",\"/opt/a,b/lib.so\",1,5000,5000,5000.0,%s,%s,%s,5000,5000,sstep\n"
-		"\"A::f(int, int)\",/bin/b,1,1000,1000,1000.0,%s,%s,%s,1000,1000,emulated\n"
-		"foo(),/bin/b,5,360,260,72.0,30.0,%s,%s,10,200,nop5\n"
-		"\"two\nlines\",/bin/b,1,7,7,7.0,7.0,7.0,7.0,7,7,unknown\n",
+		"site,raw_total_ns,raw_self_ns,overhead_ns\n"
+		"\"say \"\"hi\"\"\",\"/opt/a,b/lib.so\",1,5000,5000,5000.0,%s,%s,%s,5000,5000,sstep,"
+		"5000,5000,0\n"
+		"\"A::f(int, int)\",/bin/b,1,1000,1000,1000.0,%s,%s,%s,1000,1000,emulated,1000,1000,0\n"
+		"foo(),/bin/b,5,360,260,72.0,30.0,%s,%s,10,200,nop5,360,260,0\n"
+		"\"two\nlines\",/bin/b,1,7,7,7.0,7.0,7.0,7.0,7,7,unknown,7,7,0\n",
 		quantile(say_r1, 1, 0.5), quantile(say_r1, 1, 0.9), quantile(say_r1, 1, 0.99),
 		quantile(af_r0, 1, 0.5), quantile(af_r0, 1, 0.9), quantile(af_r0, 1, 0.99),
 		quantile(foo_all, 5, 0.9), quantile(foo_all, 5, 0.99)) > 0);
@@ -180,7 +181,7 @@ static void test_csv_ties_and_empty(void **state)
 	add_func(&run, "/bin/b", "alpha", NULL, PG_SITE_NOP5);
 	out = report(&run, PG_REPORT_CSV);
 	assert_string_equal(out, "function,binary,calls,total_ns,self_ns,mean_ns,p50_ns,p90_ns,"
-			    "p99_ns,min_ns,max_ns,site\n");
+			    "p99_ns,min_ns,max_ns,site,raw_total_ns,raw_self_ns,overhead_ns\n");
 	free(out);
 	out = report(&run, PG_REPORT_TEXT);
 	assert_non_null(strstr(out, "0 repetitions"));
@@ -223,7 +224,7 @@ static void test_text(void **state)
 	assert_true(!strncmp(out, "perfgate report: ./bench -n 3\n2 repetitions, mean wall time "
 			     "3.00 ms on box at commit 0123456789ab\n\n", 97));
 	assert_non_null(strstr(out, "calls"));
-	assert_non_null(strstr(out, "p99  function\n"));
+	assert_non_null(strstr(out, "p99     probes  site      function\n"));
 	say = strstr(out, "say \"hi\" [lib.so]\n");	/* several binaries: named */
 	af = strstr(out, "A::f(int, int) [b]\n");
 	foo = strstr(out, "foo() [b]\n");

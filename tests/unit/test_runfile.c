@@ -762,9 +762,9 @@ static void test_unknown_keys_ignored(void **state)
 	static const struct corrupt_case extra = {
 		"extra keys",
 		{ { "{\"format\":\"perfgate-run\",",
-		    "{\"format\":\"perfgate-run\",\"calibration\":{\"probe_ns\":[1.5,2]},"
+		    "{\"format\":\"perfgate-run\",\"x_future_calibration\":{\"probe_ns\":[1.5,2]},"
 		    "\"future\":[[[[1]]]]," },
-		  { "\"wall_ns\":1000000,", "\"wall_ns\":1000000,\"stacks\":[{\"frames\":[0,1],"
+		  { "\"wall_ns\":1000000,", "\"wall_ns\":1000000,\"x_future_stacks\":[{\"frames\":[0,1],"
 		    "\"count\":3}],\"cpu\":null," } },
 		NULL,
 	};

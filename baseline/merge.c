@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+/* baseline/merge.c - combine runs of the same benchmark (baseline/merge.h). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/log.h"
+#include "merge.h"
+
+static bool same_strv(char *const *a, size_t na, char *const *b, size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]))
+			return false;
+	return true;
+}
+
+static int dup_str(char **dst, const char *src)
+{
+	*dst = src ? strdup(src) : NULL;
+	return src && !*dst ? -ENOMEM : 0;
+}
+
+static int dup_strv(char ***dst, size_t *ndst, char *const *src, size_t n)
+{
+	*ndst = 0;
+	*dst = calloc(n ? n : 1, sizeof(char *));
+	if (!*dst)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (dup_str(&(*dst)[i], src[i]))
+			return -ENOMEM;
+		*ndst = i + 1;
+	}
+	return 0;
+}
+
+/* The newest run: latest start time; NULL is older than anything; later wins ties. */
+static size_t newest(const struct pg_run *const *runs, size_t n)
+{
+	size_t best = 0;
+
+	for (size_t i = 1; i < n; i++) {
+		const char *a = runs[best]->meta.start_time, *b = runs[i]->meta.start_time;
+
+		if (!a || (b && strcmp(b, a) >= 0))
+			best = i;
+	}
+	return best;
+}
+
+static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t reps)
+{
+	int err;
+
+	/* scalar options come along; every string is copied below */
+	*dst = *src;
+	dst->perfgate_version = dst->start_time = dst->host = dst->kernel = NULL;
+	dst->cpu_model = dst->git_commit = dst->cwd = NULL;
+	dst->argv = dst->filters = dst->excludes = NULL;
+	dst->argc = dst->nfilters = dst->nexcludes = 0;
+	dst->repetitions = reps;
+	err = dup_str(&dst->perfgate_version, src->perfgate_version);
+	err = err ?: dup_str(&dst->start_time, src->start_time);
+	err = err ?: dup_str(&dst->host, src->host);
+	err = err ?: dup_str(&dst->kernel, src->kernel);
+	err = err ?: dup_str(&dst->cpu_model, src->cpu_model);
+	err = err ?: dup_str(&dst->git_commit, src->git_commit);
+	err = err ?: dup_str(&dst->cwd, src->cwd);
+	err = err ?: dup_strv(&dst->argv, &dst->argc, src->argv, src->argc);
+	err = err ?: dup_strv(&dst->filters, &dst->nfilters, src->filters, src->nfilters);
+	err = err ?: dup_strv(&dst->excludes, &dst->nexcludes, src->excludes, src->nexcludes);
+	return err;
+}
+
+/* Id in @out of the function (basename(binary), name), or -1. */
+static long find_func(const struct pg_run *out, const char *binary, const char *name)
+{
+	const char *base = pg_basename(binary);
+
+	for (size_t i = 0; i < out->nfuncs; i++)
+		if (!strcmp(out->funcs[i].name, name) &&
+		    !strcmp(pg_basename(out->funcs[i].binary), base))
+			return (long)i;
+	return -1;
+}
+
+/* Map run @r's function ids to @out's, adding the functions @out lacks. */
+static int map_funcs(struct pg_run *out, const struct pg_run *r, const char *name,
+		     uint32_t *map, bool *differs)
+{
+	size_t before = out->nfuncs, seen = 0;
+
+	for (size_t i = 0; i < r->nfuncs; i++) {
+		const struct pg_func *f = &r->funcs[i];
+		long id = find_func(out, f->binary, f->name);
+		int err;
+
+		if (id >= 0 && (size_t)id >= before) {
+			pg_err("%s: two functions are both %s in a binary named %s: cannot tell them "
+			       "apart when merging", name, f->name, pg_basename(f->binary));
+			return -EINVAL;
+		}
+		if (id >= 0) {
+			map[i] = (uint32_t)id;
+			seen++;
+			continue;
+		}
+		err = pg_run_add_func(out, f->binary, f->name, f->display, f->addr, f->offset,
+				      f->site, f->endbr, &map[i]);
+		err = err ?: pg_func_set_src(&out->funcs[map[i]], f->src_file, f->src_line);
+		if (err)
+			return err;
+	}
+	if (seen != before || out->nfuncs != before + 0 + (r->nfuncs - seen))
+		*differs = true;
+	if (before && out->nfuncs != before)
+		*differs = true;
+	return 0;
+}
+
+struct remap {
+	uint32_t id;
+	const struct pg_fstat *s;
+};
+
+static int cmp_remap(const void *a, const void *b)
+{
+	const struct remap *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int copy_rep(struct pg_run *out, const struct pg_rep *src, const uint32_t *map,
+		    struct remap *tmp)
+{
+	struct pg_rep *rep = pg_run_add_rep(out);
+
+	if (!rep)
+		return -ENOMEM;
+	rep->wall_ns = src->wall_ns;
+	rep->exit_code = src->exit_code;
+	rep->signal = src->signal;
+	rep->samples = src->samples;
+	rep->samples_lost = src->samples_lost;
+	rep->samples_truncated = src->samples_truncated;
+	if (src->nstacks) {
+		rep->stacks = calloc(src->nstacks, sizeof(*rep->stacks));
+		if (!rep->stacks)
+			return -ENOMEM;
+		for (size_t i = 0; i < src->nstacks; i++) {
+			if (dup_str(&rep->stacks[i].folded, src->stacks[i].folded))
+				return -ENOMEM;
+			rep->stacks[i].count = src->stacks[i].count;
+			rep->nstacks = i + 1;
+		}
+	}
+	/* renumbered ids may change the order: sort before appending */
+	for (size_t i = 0; i < src->nstats; i++) {
+		tmp[i].id = map[src->stats[i].func];
+		tmp[i].s = &src->stats[i];
+	}
+	qsort(tmp, src->nstats, sizeof(*tmp), cmp_remap);
+	for (size_t i = 0; i < src->nstats; i++) {
+		struct pg_fstat *s = pg_rep_add_stat(rep, tmp[i].id);
+
+		if (!s)
+			return -ENOMEM;
+		*s = *tmp[i].s;		/* every count; the histogram is copied next */
+		s->func = tmp[i].id;
+		pg_hist_init(&s->hist);
+		if (pg_hist_merge(&s->hist, &tmp[i].s->hist))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int cmp_source(const void *a, const void *b)
+{
+	return strcmp(((const struct pg_source *)a)->frame, ((const struct pg_source *)b)->frame);
+}
+
+/* The union of the runs' sources, by frame; the first run's entry wins. */
+static int merge_sources(struct pg_run *out, const struct pg_run *const *runs, size_t n)
+{
+	size_t total = 0, k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += runs[i]->nsources;
+	if (!total)
+		return 0;
+	out->sources = calloc(total, sizeof(*out->sources));
+	if (!out->sources)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < runs[i]->nsources; j++) {
+			const struct pg_source *s = &runs[i]->sources[j];
+			bool dup = false;
+
+			for (size_t m = 0; m < k && !dup; m++)
+				dup = !strcmp(out->sources[m].frame, s->frame);
+			if (dup)
+				continue;
+			out->nsources = k + 1;
+			if (dup_str(&out->sources[k].frame, s->frame) ||
+			    dup_str(&out->sources[k].file, s->file))
+				return -ENOMEM;
+			out->sources[k++].line = s->line;
+		}
+	}
+	qsort(out->sources, out->nsources, sizeof(*out->sources), cmp_source);
+	return 0;
+}
+
+static int check_mergeable(const struct pg_run *const *runs, const char *const *names, size_t n)
+{
+	const struct pg_meta *m0 = &runs[0]->meta;
+
+	for (size_t i = 1; i < n; i++) {
+		const struct pg_meta *m = &runs[i]->meta;
+
+		if (!same_strv(m0->argv, m0->argc, m->argv, m->argc)) {
+			pg_err("%s and %s are runs of different commands ('%s ...' and '%s ...'): "
+			       "refusing to merge them", names[0], names[i],
+			       m0->argc ? m0->argv[0] : "", m->argc ? m->argv[0] : "");
+			return -EINVAL;
+		}
+		if (!same_strv(m0->filters, m0->nfilters, m->filters, m->nfilters) ||
+		    !same_strv(m0->excludes, m0->nexcludes, m->excludes, m->nexcludes)) {
+			pg_err("%s and %s traced different functions (their -f/-x options differ): "
+			       "refusing to merge them", names[0], names[i]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int pg_run_merge(const struct pg_run *const *runs, const char *const *names, size_t n,
+		 struct pg_run *out)
+{
+	size_t reps = 0, maxstats = 0, nw;
+	struct remap *tmp = NULL;
+	uint32_t *map = NULL;
+	bool differs = false, hosts = false;
+	char why[256];
+	int err;
+
+	if (!n)
+		return -EINVAL;
+	err = check_mergeable(runs, names, n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		reps += runs[i]->nreps;
+		for (size_t r = 0; r < runs[i]->nreps; r++)
+			if (runs[i]->reps[r].nstats > maxstats)
+				maxstats = runs[i]->reps[r].nstats;
+		hosts |= !runs[0]->meta.host != !runs[i]->meta.host ||
+			 (runs[i]->meta.host && strcmp(runs[0]->meta.host, runs[i]->meta.host));
+	}
+	if (reps > UINT32_MAX) {
+		pg_err("merging %zu repetitions: too many", reps);
+		return -EINVAL;
+	}
+	nw = newest(runs, n);
+	err = copy_meta(&out->meta, &runs[nw]->meta, (uint32_t)reps);
+	out->calib = runs[nw]->calib;
+	tmp = malloc((maxstats ? maxstats : 1) * sizeof(*tmp));
+	if (!tmp)
+		err = -ENOMEM;
+	for (size_t i = 0; i < n && !err; i++) {
+		map = calloc(runs[i]->nfuncs ? runs[i]->nfuncs : 1, sizeof(*map));
+		err = map ? map_funcs(out, runs[i], names[i], map, &differs) : -ENOMEM;
+		for (size_t r = 0; r < runs[i]->nreps && !err; r++)
+			err = copy_rep(out, &runs[i]->reps[r], map, tmp);
+		free(map);
+	}
+	free(tmp);
+	err = err ?: merge_sources(out, runs, n);
+	if (!err && pg_run_validate(out, why, sizeof(why))) {
+		pg_err("the merged run is not valid: %s", why);
+		err = -EINVAL;
+	}
+	if (err) {
+		if (err == -ENOMEM)
+			pg_err("merging runs: out of memory");
+		pg_run_release(out);
+		return err;
+	}
+	if (hosts)
+		pg_warn("the runs come from different hosts: their timings are pooled; compare "
+			"against runs from the same kind of machine");
+	if (differs)
+		pg_warn("the runs' function tables differ (the code changed between them?): a "
+			"function missing from a run counts as not called in its repetitions");
+	return 0;
+}

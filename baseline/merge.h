@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * baseline/merge.h - combine runs of the same benchmark into one (perfgate merge): repetitions
+ * recorded by several CI shards, or on several days, pooled into one baseline.
+ *
+ * Rules (docs/ci.md#merging-baselines):
+ *  - Every run must have the same command (argv, exactly) and the same -f/-x options: runs of
+ *    different commands or function selections are different benchmarks and are refused.
+ *  - Functions are matched by (basename of the binary, symbol name), as compare matches them;
+ *    the merged table lists them in order of first appearance (ids renumbered); a function's
+ *    path, address, probe site and source position come from the first run that has it. Runs
+ *    whose tables differ (the code changed between them) are merged, with a warning: a
+ *    function absent from a run is simply not called in its repetitions.
+ *  - Repetitions are concatenated in the order of the runs, each kept whole (stats, sampled
+ *    stacks); meta.options.repetitions becomes the total.
+ *  - The rest of the metadata (start time, host, kernel, CPU, commit, perfgate version, cwd,
+ *    sampling frequency) and the probe calibration are the newest run's: the one with the
+ *    latest start time (the last one given among equals or unknown). Different hosts are
+ *    merged with a warning.
+ */
+#ifndef PG_MERGE_H
+#define PG_MERGE_H
+
+#include <stddef.h>
+
+#include "../core/run.h"
+
+/*
+ * Merge @runs[0..n) (n >= 1; @names[i] is how messages call run i, e.g. its file) into @out
+ * (initialised, empty). Returns 0; -EINVAL when the runs cannot be merged (logged: which runs
+ * and why); -ENOMEM. On failure @out is released.
+ */
+int pg_run_merge(const struct pg_run *const *runs, const char *const *names, size_t n,
+		 struct pg_run *out);
+
+#endif

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sample.bpf.c - sampled CPU profiles: a program on a cpu-clock perf event (opened by the
+ * runner for the benchmark's first process with inherit=1, so every thread and fork of the tree
+ * carries it) copies the kernel stack, the user frame-pointer stack, the user registers and a
+ * bounded snapshot of the user stack into a ring buffer record. The runner unwinds the snapshot
+ * with DWARF (libdw) in user space. See docs/sampling.md.
+ *
+ * `traced` is the runner's set of traced processes (shared with perfgate.bpf.c through
+ * bpf_map__reuse_fd): exec records are only sent for its members.
+ */
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <linux/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "sample.h"
+
+struct task_struct {
+	int pid;
+	int tgid;
+} __attribute__((preserve_access_index));
+
+struct linux_binprm;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced SEC(".maps");
+
+/* max_entries (bytes, a power of two) is set before load */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 23);
+} samples SEC(".maps");
+
+__u64 nsamples = 0;	/* samples taken */
+__u64 nlost = 0;	/* samples dropped: the ring buffer was full */
+
+/* The user stack from @sp upwards, page by page, until the snapshot is full or a page is not
+ * readable (the end of the stack mapping). Returns the bytes copied. */
+static __always_inline __u32 copy_stack(struct pg_rec_sample *r, __u64 sp)
+{
+	__u32 off = 0;
+	int i;
+
+	for (i = 0; i <= PG_SAMPLE_STACK_BYTES / PG_SAMPLE_PAGE; i++) {
+		__u64 addr = sp + off;
+		__u32 chunk = PG_SAMPLE_PAGE - (__u32)(addr & (PG_SAMPLE_PAGE - 1));
+
+		if (off >= PG_SAMPLE_STACK_BYTES)
+			break;
+		if (chunk > PG_SAMPLE_STACK_BYTES - off)
+			chunk = PG_SAMPLE_STACK_BYTES - off;
+		if (chunk > PG_SAMPLE_PAGE)
+			chunk = PG_SAMPLE_PAGE;
+		if (bpf_probe_read_user(&r->stack[off & (PG_SAMPLE_STACK_BYTES - 1)], chunk,
+					(void *)addr))
+			break;
+		off += chunk;
+	}
+	return off > PG_SAMPLE_STACK_BYTES ? PG_SAMPLE_STACK_BYTES : off;
+}
+
+SEC("perf_event")
+int pg_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct pg_rec_sample *r;
+	struct pt_regs regs;
+	long ur;
+
+	if (!(id >> 32))
+		return 0;	/* the idle task */
+	__sync_fetch_and_add(&nsamples, 1);
+	r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&nlost, 1);
+		return 0;
+	}
+	r->h.kind = PG_REC_SAMPLE;
+	r->h.pid = (__u32)(id >> 32);
+	r->h.tid = (__u32)id;
+	r->h.pad = 0;
+	r->kbytes = (int)bpf_get_stack(ctx, r->kips, sizeof(r->kips), 0);
+	r->ubytes = (int)bpf_get_stack(ctx, r->uips, sizeof(r->uips), BPF_F_USER_STACK);
+	r->stack_len = 0;
+	r->user_ok = 0;
+	/* the user registers: saved at kernel entry, or the interrupted ones */
+	ur = bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (ur && !bpf_probe_read_kernel(&regs, sizeof(regs), (void *)ur) && (regs.cs & 3)) {
+		r->regs[0] = regs.rax;
+		r->regs[1] = regs.rdx;
+		r->regs[2] = regs.rcx;
+		r->regs[3] = regs.rbx;
+		r->regs[4] = regs.rsi;
+		r->regs[5] = regs.rdi;
+		r->regs[6] = regs.rbp;
+		r->regs[7] = regs.rsp;
+		r->regs[8] = regs.r8;
+		r->regs[9] = regs.r9;
+		r->regs[10] = regs.r10;
+		r->regs[11] = regs.r11;
+		r->regs[12] = regs.r12;
+		r->regs[13] = regs.r13;
+		r->regs[14] = regs.r14;
+		r->regs[15] = regs.r15;
+		r->regs[16] = regs.rip;
+		r->user_ok = 1;
+		r->stack_len = copy_stack(r, regs.rsp);
+	}
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(pg_exec, struct task_struct *p, __u32 old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	struct pg_rec_exec *r;
+
+	if (!bpf_map_lookup_elem(&traced, &tgid))
+		return 0;
+	r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&nlost, 1);
+		return 0;
+	}
+	r->h.kind = PG_REC_EXEC;
+	r->h.pid = tgid;
+	r->h.tid = (__u32)bpf_get_current_pid_tgid();
+	r->h.pad = 0;
+	bpf_ringbuf_submit(&r->h, 0);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpf/sample.h - plain types shared by sample.bpf.c and runner/sampler.c (libbpf-tools style).
+ *
+ * One ring buffer record per cpu-clock sample of a traced process: its kernel stack, its user
+ * frame-pointer stack (bpf_get_stack), the user registers the DWARF unwinder starts from, and a
+ * snapshot of the user stack from the stack pointer up, copied page by page until
+ * PG_SAMPLE_STACK_BYTES or the end of the stack mapping. A second, small record announces an
+ * exec, after which a process is a new address space.
+ */
+#ifndef PG_BPF_SAMPLE_H
+#define PG_BPF_SAMPLE_H
+
+#define PG_SAMPLE_KFRAMES 64		/* kernel frames kept */
+#define PG_SAMPLE_UFRAMES 128		/* user frame-pointer frames kept */
+#define PG_SAMPLE_STACK_BYTES 16384	/* user stack snapshot: a power of two */
+#define PG_SAMPLE_PAGE 4096
+#define PG_SAMPLE_NREGS 17		/* x86-64 DWARF registers 0..16 (rax .. rip) */
+
+enum pg_sample_kind {
+	PG_REC_SAMPLE = 1,
+	PG_REC_EXEC = 2,
+};
+
+/* Header common to every record. */
+struct pg_rec_hdr {
+	unsigned int kind;		/* enum pg_sample_kind */
+	unsigned int pid;		/* tgid: the address space */
+	unsigned int tid;
+	unsigned int pad;
+};
+
+struct pg_rec_sample {
+	struct pg_rec_hdr h;
+	int kbytes;			/* bytes of kips filled, or a negative errno */
+	int ubytes;			/* bytes of uips filled, or a negative errno */
+	unsigned int stack_len;		/* bytes of stack copied */
+	unsigned int user_ok;		/* regs hold the user registers */
+	/* DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
+	unsigned long long regs[PG_SAMPLE_NREGS];
+	unsigned long long kips[PG_SAMPLE_KFRAMES];
+	unsigned long long uips[PG_SAMPLE_UFRAMES];
+	/* one page of slack so that every bounded copy stays inside the record */
+	unsigned char stack[PG_SAMPLE_STACK_BYTES + PG_SAMPLE_PAGE];
+};
+
+struct pg_rec_exec {
+	struct pg_rec_hdr h;
+};
+
+#endif

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+/*
+ * reporters/markdown.c - the pull-request summary and the GitHub annotations of
+ * `perfgate compare` (reporters/markdown.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "markdown.h"
+
+#define NAME_MAX_LEN 80		/* longer function names lose their middle */
+#define TEXT_MAX_LEN 300	/* longer free text (warnings, reasons) is cut */
+
+/* ---- escaping ---- */
+
+/* @s as printable ASCII, shortened to @max characters; NULL on allocation failure. */
+static char *ascii_short(const char *s, size_t max, bool middle)
+{
+	char *a = pg_fmt_ascii(s);
+
+	if (a && middle)
+		pg_fmt_ellipsize(a, max);
+	else if (a)
+		pg_fmt_truncate(a, max);
+	return a;
+}
+
+/* Text for a table cell or a line of prose: Markdown and HTML markup escaped. */
+static void md_text(FILE *out, const char *s)
+{
+	char *a = ascii_short(s, TEXT_MAX_LEN, false);
+
+	for (const char *p = a ? a : ""; *p; p++) {
+		if (*p == '<')
+			fputs("&lt;", out);
+		else if (*p == '>')
+			fputs("&gt;", out);
+		else if (*p == '&')
+			fputs("&amp;", out);
+		else if (strchr("\\`*_[]|~#!", *p))
+			fprintf(out, "\\%c", *p);
+		else
+			fputc(*p, out);
+	}
+	free(a);
+}
+
+/* A code span: backticks cannot be escaped inside one (they become '), pipes can. */
+static void md_code(FILE *out, const char *s, size_t max)
+{
+	char *a = ascii_short(s, max, true);
+
+	fputc('`', out);
+	for (const char *p = a ? a : ""; *p; p++) {
+		if (*p == '`')
+			fputc('\'', out);
+		else if (*p == '|')
+			fputs("\\|", out);
+		else
+			fputc(*p, out);
+	}
+	fputc('`', out);
+	free(a);
+}
+
+char *pg_gh_escape(const char *s, bool property)
+{
+	size_t n = 0;
+	char *out, *o;
+
+	s = s ? s : "";
+	out = malloc(3 * strlen(s) + 1);
+	if (!out)
+		return NULL;
+	for (o = out; s[n]; n++) {
+		unsigned char ch = (unsigned char)s[n];
+
+		if (ch == '%' || ch == '\r' || ch == '\n' || (property && (ch == ':' || ch == ',')))
+			o += sprintf(o, "%%%02X", ch);
+		else
+			*o++ = (char)ch;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* ---- the summary ---- */
+
+static const char *fn_name(const struct pg_fcmp *f)
+{
+	return f->display ? f->display : f->name;
+}
+
+static size_t count_verdict(const struct pg_comparison *c, enum pg_verdict v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		n += c->f[i].verdict == v;
+	return n;
+}
+
+static void md_heading(FILE *out, const struct pg_comparison *c)
+{
+	size_t nreg = count_verdict(c, PG_VERDICT_REGRESSION);
+
+	switch (c->overall) {
+	case PG_OVERALL_PASS:
+		fprintf(out, "### :white_check_mark: perfgate: pass\n\nNo regression in %zu "
+			"function%s compared (%zu unchanged, %zu improved, %zu inconclusive).\n",
+			c->n, c->n == 1 ? "" : "s", c->nunchanged, c->nimprovements,
+			c->ninconclusive);
+		break;
+	case PG_OVERALL_REGRESSION:
+		fprintf(out, "### :x: perfgate: regression in %zu function%s\n\n", nreg,
+			nreg == 1 ? "" : "s");
+		fprintf(out, "%zu of %zu functions compared are slower beyond the minimum effect.\n",
+			nreg, c->n);
+		break;
+	case PG_OVERALL_INCONCLUSIVE:
+	default:
+		fprintf(out, "### :warning: perfgate: inconclusive\n\n");
+		if (c->overall_reason[0])
+			md_text(out, c->overall_reason);
+		else
+			fprintf(out, "%zu function(s) could not be decided", c->ninconclusive);
+		fputs(".\n", out);
+		break;
+	}
+}
+
+static void md_side(FILE *out, const char *label, const struct pg_run *run, size_t reps)
+{
+	char commit[PG_FMT_LEN];
+
+	pg_fmt_commit(commit, sizeof(commit), run ? run->meta.git_commit : NULL);
+	fprintf(out, "%s ", label);
+	md_code(out, commit, PG_FMT_LEN);
+	fprintf(out, " (%zu repetition%s", reps, reps == 1 ? "" : "s");
+	if (run && run->meta.host) {
+		fputs(", ", out);
+		md_text(out, run->meta.host);
+	}
+	fputc(')', out);
+}
+
+static void md_context(FILE *out, const struct pg_comparison *c, const struct pg_run *base,
+		       const struct pg_run *new)
+{
+	char *cmd = pg_fmt_command(new ? &new->meta : base ? &base->meta : NULL);
+
+	fputc('\n', out);
+	md_side(out, "Base", base, c->base_reps);
+	fputs(", ", out);
+	md_side(out, "new", new, c->new_reps);
+	fprintf(out, "; %s time per call, alpha %g, minimum effect %.1f%%", pg_metric_name(c->opts.metric),
+		c->opts.alpha, c->opts.min_effect * 100);
+	if (cmd && *cmd) {
+		fputs("; command ", out);
+		md_code(out, cmd, 120);
+	}
+	fputs(".\n", out);
+	free(cmd);
+}
+
+static void md_row(FILE *out, const struct pg_fcmp *f)
+{
+	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
+
+	fprintf(out, "| %s | ", f->verdict == PG_VERDICT_REGRESSION ? ":red_circle: regression" :
+		":green_circle: improvement");
+	md_code(out, fn_name(f), NAME_MAX_LEN);
+	if (f->src_file && f->src_line) {
+		char loc[PG_FMT_LEN + 16];
+
+		snprintf(loc, sizeof(loc), "%s:%u", pg_basename(f->src_file), f->src_line);
+		fputs(" (", out);
+		md_text(out, loc);
+		fputc(')', out);
+	}
+	fputs(" | ", out);
+	md_text(out, f->binary);
+	fprintf(out, " | %s | %s | %s %s | ", pg_fmt_ns(a, sizeof(a), f->base_ns),
+		pg_fmt_ns(b, sizeof(b), f->new_ns), pg_fmt_pct(ch, sizeof(ch), f->change),
+		pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi));
+	if (f->calls_changed) {
+		double rel = f->base_calls > 0 ? f->new_calls / f->base_calls - 1 : INFINITY;
+
+		fprintf(out, "%s &rarr; %s (%s)", pg_fmt_count(a, sizeof(a), f->base_calls),
+			pg_fmt_count(b, sizeof(b), f->new_calls), pg_fmt_pct(ch, sizeof(ch), rel));
+	} else {
+		fprintf(out, "%s", pg_fmt_count(a, sizeof(a), f->new_calls));
+	}
+	fputs(" |\n", out);
+}
+
+static void md_table(FILE *out, const struct pg_comparison *c, size_t top)
+{
+	size_t shown = 0, more_reg = 0, more_imp = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct pg_fcmp *f = &c->f[i];
+
+		if (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT)
+			continue;
+		if (shown == top) {
+			if (f->verdict == PG_VERDICT_REGRESSION)
+				more_reg++;
+			else
+				more_imp++;
+			continue;
+		}
+		if (!shown++)
+			fputs("\n| | function | binary | base | new | change [interval] | "
+			      "calls/rep |\n|---|---|---|---:|---:|---:|---:|\n", out);
+		md_row(out, f);
+	}
+	if (more_reg || more_imp)
+		fprintf(out, "\n... and %zu more regression%s and %zu more improvement%s (see the "
+			"JUnit report or the full JSON result).\n", more_reg, more_reg == 1 ? "" : "s",
+			more_imp, more_imp == 1 ? "" : "s");
+}
+
+static void md_counts(FILE *out, const struct pg_comparison *c)
+{
+	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
+	const struct pg_fcmp *w = &c->wall;
+
+	fprintf(out, "\n%zu functions: %zu regressed, %zu improved, %zu unchanged, "
+		"%zu inconclusive, %zu added, %zu removed.", c->n, c->nregressions,
+		c->nimprovements, c->nunchanged, c->ninconclusive, c->nadded, c->nremoved);
+	if (w->n_base || w->n_new) {
+		fprintf(out, " Wall time per repetition %s &rarr; %s", pg_fmt_ns(a, sizeof(a),
+			w->base_ns), pg_fmt_ns(b, sizeof(b), w->new_ns));
+		if (!isnan(w->change))
+			fprintf(out, ", %s %s", pg_fmt_pct(ch, sizeof(ch), w->change),
+				pg_fmt_interval(in, sizeof(in), w->ci_lo, w->ci_hi));
+		fputs(" (informational).", out);
+	}
+	fputc('\n', out);
+}
+
+char *pg_compare_markdown(const struct pg_comparison *c, const struct pg_run *base,
+			  const struct pg_run *new, const struct pg_md_opts *opts)
+{
+	size_t top = opts && opts->top ? opts->top : PG_MD_TOP_DEFAULT;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&buf, &size);
+
+	if (!out)
+		return NULL;
+	md_heading(out, c);
+	md_context(out, c, base, new);
+	md_table(out, c, top);
+	md_counts(out, c);
+	if (c->nwarnings)
+		fputc('\n', out);
+	for (size_t i = 0; i < c->nwarnings; i++) {
+		fputs("> :warning: ", out);
+		md_text(out, c->warnings[i]);
+		fputs("\n", out);
+		if (i + 1 < c->nwarnings)
+			fputs(">\n", out);
+	}
+	if (opts && opts->nartifacts) {
+		fputs("\nArtifacts: ", out);
+		for (size_t i = 0; i < opts->nartifacts; i++) {
+			if (i)
+				fputs(", ", out);
+			md_code(out, pg_basename(opts->artifacts[i]), NAME_MAX_LEN);
+		}
+		fputs(".\n", out);
+	}
+	if (ferror(out)) {
+		fclose(out);
+		free(buf);
+		return NULL;
+	}
+	if (fclose(out)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* ---- GitHub annotations ---- */
+
+/* @file relative to @workspace when it lies under it. */
+static const char *relative_to(const char *file, const char *workspace)
+{
+	size_t n = workspace ? strlen(workspace) : 0;
+
+	while (n > 1 && workspace[n - 1] == '/')
+		n--;
+	if (n && file[0] == '/' && !strncmp(file, workspace, n) && file[n] == '/')
+		return file + n + 1;
+	return file;
+}
+
+/* "::error file=F,line=L,title=T::MESSAGE" with the properties and the data escaped. */
+static int gh_command(FILE *out, const char *cmd, const char *file, uint32_t line,
+		      const char *title, const char *msg)
+{
+	char *ef = file ? pg_gh_escape(file, true) : NULL;
+	char *et = pg_gh_escape(title, true), *em = pg_gh_escape(msg, false);
+	int err = (file && !ef) || !et || !em ? -1 : 0;
+
+	if (!err) {
+		fprintf(out, "::%s ", cmd);
+		if (ef)
+			fprintf(out, "file=%s,line=%u,", ef, line);
+		fprintf(out, "title=%s::%s\n", et, em);
+	}
+	free(ef);
+	free(et);
+	free(em);
+	return err;
+}
+
+static int gh_regression(FILE *out, const struct pg_comparison *c, const struct pg_fcmp *f,
+			 const char *workspace)
+{
+	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN], q[PG_FMT_LEN];
+	char title[NAME_MAX_LEN + 64], *name = ascii_short(fn_name(f), NAME_MAX_LEN, true);
+	char *msg = NULL;
+	int err;
+
+	if (!name)
+		return -1;
+	pg_fmt_pct(ch, sizeof(ch), f->change);
+	snprintf(title, sizeof(title), "perfgate: %s is %s slower", name, ch);
+	snprintf(q, sizeof(q), "%.2g", f->q);
+	if (asprintf(&msg, "%s (%s) per-call %s time %s -> %s, %s with %g%% interval %s, q=%s; "
+		     "calls per repetition %s -> %s", name, f->binary, pg_metric_name(c->opts.metric),
+		     pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns), ch,
+		     100 * (1 - c->opts.alpha), pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi),
+		     q, pg_fmt_count(a, sizeof(a), f->base_calls),
+		     pg_fmt_count(b, sizeof(b), f->new_calls)) < 0) {
+		free(name);
+		return -1;
+	}
+	err = gh_command(out, "error", f->src_file && f->src_line ?
+			 relative_to(f->src_file, workspace) : NULL, f->src_line, title, msg);
+	free(msg);
+	free(name);
+	return err;
+}
+
+char *pg_compare_gh_annotations(const struct pg_comparison *c, size_t max, const char *workspace)
+{
+	size_t nreg = count_verdict(c, PG_VERDICT_REGRESSION), shown = 0, size = 0;
+	char *buf = NULL, msg[128];
+	FILE *out = open_memstream(&buf, &size);
+	int err = 0;
+
+	if (!out)
+		return NULL;
+	/* when they do not all fit, the last annotation counts the rest */
+	if (max && nreg > max)
+		max--;
+	for (size_t i = 0; i < c->n && shown < max && !err; i++) {
+		if (c->f[i].verdict != PG_VERDICT_REGRESSION)
+			continue;
+		err = gh_regression(out, c, &c->f[i], workspace);
+		shown++;
+	}
+	if (!err && shown < nreg) {
+		snprintf(msg, sizeof(msg), "%zu more function%s regressed: see the job summary",
+			 nreg - shown, nreg - shown == 1 ? "" : "s");
+		err = gh_command(out, "error", NULL, 0, "perfgate: more regressions", msg);
+	}
+	if (!err && c->overall == PG_OVERALL_INCONCLUSIVE)
+		err = gh_command(out, "warning", NULL, 0, "perfgate: inconclusive",
+				 c->overall_reason[0] ? c->overall_reason :
+				 "some functions could not be decided");
+	if (fclose(out) || err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/log.h"
+#include "calibrate.h"
+#include "elfsyms.h"
+
+/*
+ * The targets, in assembly so that the compiler cannot change their first instruction.
+ * Each "_p" (probed) function has an identical "_u" (unprobed) twin.
+ */
+#define PG_CAL_FN(name, body)							\
+	".globl " name "\n.type " name ",@function\n.p2align 4\n" name ":\n" body	\
+	"\n\tret\n.size " name ",.-" name "\n"
+__asm__(".text\n"
+	PG_CAL_FN("pg_cal_nop5_p", "\t.byte 0x0f,0x1f,0x44,0x00,0x00")
+	PG_CAL_FN("pg_cal_nop5_u", "\t.byte 0x0f,0x1f,0x44,0x00,0x00")
+	PG_CAL_FN("pg_cal_emul_p", "\tpush %rbp\n\tpop %rbp")
+	PG_CAL_FN("pg_cal_emul_u", "\tpush %rbp\n\tpop %rbp")
+	PG_CAL_FN("pg_cal_sstep_p", "\txor %eax,%eax")
+	PG_CAL_FN("pg_cal_sstep_u", "\txor %eax,%eax"));
+
+void pg_cal_nop5_p(void), pg_cal_nop5_u(void), pg_cal_emul_p(void), pg_cal_emul_u(void);
+void pg_cal_sstep_p(void), pg_cal_sstep_u(void);
+
+static const char *const probed_names[PG_CALIB_NTARGETS] = {
+	"pg_cal_nop5_p", "pg_cal_emul_p", "pg_cal_sstep_p",
+};
+static const enum pg_site expected_site[PG_CALIB_NTARGETS] = {
+	PG_SITE_NOP5, PG_SITE_EMULATED, PG_SITE_SSTEP,
+};
+
+int pg_calib_find(struct pg_calib_targets *t)
+{
+	struct pg_elf_syms syms;
+	int err, found = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->path = realpath("/proc/self/exe", NULL);
+	if (!t->path)
+		return -errno;
+	err = pg_elf_syms_load(t->path, &syms);
+	if (err)
+		goto out;
+	for (int k = 0; k < PG_CALIB_NTARGETS; k++) {
+		for (size_t i = 0; i < syms.n; i++) {
+			if (strcmp(syms.syms[i].name, probed_names[k]))
+				continue;
+			t->offset[k] = syms.syms[i].offset;
+			t->site[k] = syms.syms[i].site;
+			found++;
+			break;
+		}
+		if (t->site[k] != expected_site[k]) {
+			pg_debug("calibration target %s is a %s site, not %s", probed_names[k],
+				 pg_site_name(t->site[k]), pg_site_name(expected_site[k]));
+			err = -ENOEXEC;
+		}
+	}
+	if (!err && found != PG_CALIB_NTARGETS)
+		err = -ENOENT;
+	pg_elf_syms_release(&syms);
+out:
+	if (err)
+		pg_calib_targets_release(t);
+	return err;
+}
+
+void pg_calib_targets_release(struct pg_calib_targets *t)
+{
+	free(t->path);
+	memset(t, 0, sizeof(*t));
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+#define ROUNDS 5
+
+/* Median over ROUNDS of the time per call of @fn over @n calls. */
+static double loop_ns(void (*fn)(void), unsigned int n)
+{
+	double r[ROUNDS];
+
+	for (int i = 0; i < ROUNDS; i++) {
+		double t0 = now_ns();
+
+		for (unsigned int k = 0; k < n; k++)
+			fn();
+		r[i] = (now_ns() - t0) / n;
+	}
+	qsort(r, ROUNDS, sizeof(r[0]), cmp_double);
+	return r[ROUNDS / 2];
+}
+
+static void child_main(int go, int result)
+{
+	static void (*const probed[PG_CALIB_NTARGETS])(void) = {
+		pg_cal_nop5_p, pg_cal_emul_p, pg_cal_sstep_p,
+	};
+	static void (*const plain[PG_CALIB_NTARGETS])(void) = {
+		pg_cal_nop5_u, pg_cal_emul_u, pg_cal_sstep_u,
+	};
+	/* single-stepping is ~10x dearer: fewer calls keep calibration near 0.1 s */
+	static const unsigned int calls[PG_CALIB_NTARGETS] = { 4000, 4000, 500 };
+	struct pg_calib_loops out;
+	char c;
+
+	if (read(go, &c, 1) != 1)
+		_exit(1);
+	for (int k = 0; k < PG_CALIB_NTARGETS; k++) {
+		for (unsigned int i = 0; i < 200; i++)	/* warm up: first hits cost more */
+			probed[k]();
+		out.plain_ns[k] = loop_ns(plain[k], calls[k]);
+		out.probed_ns[k] = loop_ns(probed[k], calls[k]);
+	}
+	if (write(result, &out, sizeof(out)) != (ssize_t)sizeof(out))
+		_exit(1);
+	_exit(0);
+}
+
+pid_t pg_calib_spawn(int *go_fd, int *result_fd)
+{
+	int go[2], res[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(res, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(go[0]);
+		close(go[1]);
+		close(res[0]);
+		close(res[1]);
+		return err;
+	}
+	if (!pid) {
+		close(go[1]);
+		close(res[0]);
+		child_main(go[0], res[1]);
+	}
+	close(go[0]);
+	close(res[1]);
+	*go_fd = go[1];
+	*result_fd = res[0];
+	return pid;
+}
+
+void pg_calib_compute(const struct pg_calib_targets *t, const struct pg_calib_loops *loops,
+		      const double measured_ns[PG_CALIB_NTARGETS], struct pg_calib *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (int k = 0; k < PG_CALIB_NTARGETS; k++) {
+		double cost = loops->probed_ns[k] - loops->plain_ns[k];
+		double in = measured_ns[k] - loops->plain_ns[k];
+
+		if (cost < 0)
+			cost = 0;
+		if (in < 0)
+			in = 0;
+		if (in > cost)
+			in = cost;
+		c->in_ns[t->site[k]] = in;
+		c->out_ns[t->site[k]] = cost - in;
+	}
+	c->in_ns[PG_SITE_UNKNOWN] = c->in_ns[PG_SITE_SSTEP];
+	c->out_ns[PG_SITE_UNKNOWN] = c->out_ns[PG_SITE_SSTEP];
+	c->valid = true;
+}

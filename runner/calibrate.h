@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runner/calibrate.h - measuring what a traced call costs, per kind of probe site.
+ *
+ * perfgate carries its own calibration targets: empty functions whose first instruction is a
+ * 5-byte nop, `push %rbp` (emulated) and `xor` (single-stepped), each in a probed copy and an
+ * identical unprobed copy. The recorder attaches the probed copies to the same BPF program
+ * and maps as the benchmark's functions, and a forked perfgate runs them in loops:
+ *   call cost (in + out) = (time of N probed calls - time of N unprobed calls) / N
+ *   in  = median measured duration of a probed call - unprobed time per call
+ *   out = call cost - in
+ * (struct pg_calib in core/run.h says what in and out mean).
+ */
+#ifndef PG_CALIBRATE_H
+#define PG_CALIBRATE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../core/run.h"
+
+#define PG_CALIB_NTARGETS 3	/* nop5, emulated, sstep */
+
+struct pg_calib_targets {
+	char *path;			/* perfgate's own executable */
+	uint64_t offset[PG_CALIB_NTARGETS];	/* probe file offsets of the probed copies */
+	enum pg_site site[PG_CALIB_NTARGETS];
+};
+
+/* Find the probed copies in perfgate's own executable. 0 or -errno (logged at debug level). */
+int pg_calib_find(struct pg_calib_targets *t);
+void pg_calib_targets_release(struct pg_calib_targets *t);
+
+/* Loop timings measured by the child, per target. */
+struct pg_calib_loops {
+	double probed_ns[PG_CALIB_NTARGETS];	/* per call, median over rounds */
+	double plain_ns[PG_CALIB_NTARGETS];
+};
+
+/*
+ * Fork the calibration child. It waits until a byte arrives on *go_fd (close without writing
+ * to cancel), runs the loops, writes a struct pg_calib_loops to *result_fd and exits.
+ * Returns its pid, or -errno.
+ */
+pid_t pg_calib_spawn(int *go_fd, int *result_fd);
+
+/*
+ * Combine the loop timings with the median measured duration of each probed target
+ * (@measured_ns, from the BPF histogram) into @c. Sites without a target of their own
+ * (PG_SITE_UNKNOWN) get the single-step figures, the dearest.
+ */
+void pg_calib_compute(const struct pg_calib_targets *t, const struct pg_calib_loops *loops,
+		      const double measured_ns[PG_CALIB_NTARGETS], struct pg_calib *c);
+
+#endif

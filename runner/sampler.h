@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runner/sampler.h - sampled CPU profiles of the benchmark's process tree (perfgate record -F).
+ *
+ * A cpu-clock perf event (PERF_COUNT_SW_CPU_CLOCK: no hardware PMU needed) is opened for the
+ * benchmark's first process before it execs, with inherit=1 so that every thread and fork of
+ * the tree carries it, and bpf/sample.bpf.c is attached to it. Each sample leaves through a BPF
+ * ring buffer (the kernel refuses to mmap a perf buffer for inherited events) with the kernel
+ * stack, the frame-pointer user stack, the user registers and a stack snapshot.
+ *
+ * Per repetition:
+ *	pg_sampler_start(s, pid);		// before the child is released to exec
+ *	while (...) pg_sampler_poll(s, ms);	// drain while the tree runs: maps are read
+ *						// from /proc/PID/maps while processes live
+ *	pg_sampler_stop(s, rep);		// detach, unwind (libdw), symbolize, fold
+ * and once at the end pg_sampler_finish(s, run) (frame declaration sites).
+ *
+ * Unwinding and symbolizing happen in pg_sampler_stop(), after the repetition, so that they
+ * do not compete with the benchmark for the CPUs.
+ */
+#ifndef PG_SAMPLER_H
+#define PG_SAMPLER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../core/run.h"
+
+#define PG_DEFAULT_SAMPLE_HZ 499
+#define PG_MAX_SAMPLE_HZ 20000
+
+struct pg_sampler;
+
+/* Load the sampling program. @traced_fd is the runner's map of traced processes (reused, so
+ * both BPF objects see the same set). NULL on failure (logged). */
+struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd);
+void pg_sampler_free(struct pg_sampler *s);
+
+/* Start sampling process @pid (not yet exec'd) and its future children. 0 or -errno. */
+int pg_sampler_start(struct pg_sampler *s, pid_t pid);
+
+/* Wait up to @timeout_ms for samples or for the exit of the process given to start (it returns
+ * at once when that process has exited and not been reaped), and take in what arrived. Once
+ * that process has exited (orphans may still run), it waits at most PG_SAMPLER_ORPHAN_MS, so
+ * that the caller notices their exit soon. 0 or -errno. */
+#define PG_SAMPLER_ORPHAN_MS 2
+int pg_sampler_poll(struct pg_sampler *s, int timeout_ms);
+
+/* Stop sampling, take in the rest, and store the repetition's folded stacks and sample
+ * counts in @rep. 0 or -errno. */
+int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep);
+
+/* Move the declaration sites of every frame seen into @run. 0 or -ENOMEM. */
+int pg_sampler_finish(struct pg_sampler *s, struct pg_run *run);
+
+#endif

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runner/unwind.h - user stacks of sampled processes: DWARF unwinding (libdw) of a copied
+ * stack snapshot, continued with the kernel's frame-pointer stack where the snapshot ends.
+ *
+ * One struct pg_aspace per address space (a process between two execs). It must be created
+ * while the process is alive: pg_aspace_new() reads /proc/PID/maps into a Dwfl
+ * (dwfl_linux_proc_report) and loads the vDSO image from the process's memory; everything
+ * else (ELF files, CFI, symbols) is read lazily from the files the maps name, so unwinding can
+ * happen after the process has exited. dwfl_attach_state() binds the Dwfl to callbacks that
+ * serve registers and memory from the sample being unwound (elfutils 0.188 has no helper for
+ * perf samples), so one Dwfl serves every sample of the address space.
+ *
+ * Ownership: the aspace owns its Dwfl; free with pg_aspace_free().
+ */
+#ifndef PG_UNWIND_H
+#define PG_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "../bpf/sample.h"
+
+#define PG_UNWIND_MAX_FRAMES 256
+
+struct pg_aspace {
+	pid_t pid;
+	Dwfl *dwfl;
+	bool attached;		/* dwfl_attach_state succeeded */
+	bool alive;		/* maps could be read */
+	unsigned int refreshes;	/* times the maps were re-read (dlopen) */
+	const struct pg_rec_sample *cur;	/* sample being unwound */
+	bool oob;		/* the unwinder wanted memory above the snapshot */
+};
+
+/* Report the mappings of live process @pid. NULL on out-of-memory only: a process that has
+ * already gone gives an aspace without modules (its frames stay unresolved). */
+struct pg_aspace *pg_aspace_new(pid_t pid);
+void pg_aspace_free(struct pg_aspace *as);
+
+/* Re-read the maps if one of the user addresses of @r falls outside every known module (a
+ * library loaded later). Call while the process lives. At most a few times per aspace. */
+void pg_aspace_check(struct pg_aspace *as, const struct pg_rec_sample *r);
+
+/*
+ * Unwind @r: fills pcs[0..*n) leaf first, with activation[i] true for the sampled pc and false
+ * for return addresses (look those up at pc - 1). *truncated is set when the stack went on
+ * beyond what could be unwound (the snapshot ended and frame pointers could not continue).
+ * Returns 0, or -ENODATA when the sample has no user frame at all.
+ */
+int pg_unwind(struct pg_aspace *as, const struct pg_rec_sample *r, uint64_t *pcs,
+	      bool *activation, size_t *n, bool *truncated);
+
+#endif

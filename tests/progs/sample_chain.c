@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Known stacks for the sampling tests.
+ *   sample_chain [ITERS]        spins in c(), called as main -> a -> b -> c
+ *   sample_chain qsort [ITERS]  spins in cmp(), called by libc's qsort from sort_all()
+ * Built twice: with frame pointers (sample_chain) and without (sample_chain_nofp).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+volatile unsigned long sink;
+
+__attribute__((noinline)) unsigned long c(unsigned long n)
+{
+	unsigned long x = 0;
+
+	for (unsigned long i = 0; i < n; i++) {
+		x += i ^ (x >> 3);
+		sink = x;
+	}
+	return x;
+}
+
+__attribute__((noinline)) unsigned long b(unsigned long n)
+{
+	return c(n) + 1;
+}
+
+__attribute__((noinline)) unsigned long a(unsigned long n)
+{
+	return b(n) + 1;
+}
+
+static unsigned long spin;
+
+static int cmp(const void *x, const void *y)
+{
+	int l = *(const int *)x, r = *(const int *)y;
+
+	for (unsigned long i = 0; i < spin; i++)
+		sink += i;
+	return (l > r) - (l < r);
+}
+
+__attribute__((noinline)) void sort_all(unsigned long iters)
+{
+	enum { N = 2000 };
+	static int v[N];
+
+	spin = iters / (N * 11);	/* ~ N log2 N comparisons */
+	for (int i = 0; i < N; i++)
+		v[i] = (i * 7919) % N;
+	qsort(v, N, sizeof(v[0]), cmp);
+	sink += (unsigned long)v[0];
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long iters = 300000000;
+
+	if (argc > 1 && !strcmp(argv[1], "qsort")) {
+		if (argc > 2)
+			iters = strtoul(argv[2], NULL, 10);
+		sort_all(iters);
+		return 0;
+	}
+	if (argc > 1)
+		iters = strtoul(argv[1], NULL, 10);
+	sink += a(iters);
+	return 0;
+}
