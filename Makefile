@@ -9,7 +9,7 @@ BUILD := build$(if $(filter 1,$(SANITIZE)),-asan)
 # the sanitized binary stays in its build directory; tests/run.sh is told which one to test
 PERFGATE_BIN := $(if $(filter 1,$(SANITIZE)),$(BUILD)/perfgate,perfgate)
 TEST_ENV := PERFGATE_BUILD=$(BUILD) PERFGATE=$(CURDIR)/$(PERFGATE_BIN)
-PKGS := libbpf libelf libdw libxml-2.0 json-c
+PKGS := libbpf libelf libdw libxml-2.0 json-c libcap
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -D_GNU_SOURCE \
@@ -41,10 +41,13 @@ PROG_BINS += $(patsubst tests/progs/%.cc,$(BUILD)/progs/%,$(PROG_CXX_SRCS))
 # everything `make check` needs; add a package here when a test needs it
 DEPS_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev libdw-dev \
 	       libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 g++ \
-	       yamllint util-linux libclang-rt-14-dev valgrind
+	       yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev
+# what building perfgate needs (the CI templates install only these: make deps-build)
+DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev \
+	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev
 
 .SECONDARY:
-.PHONY: all deps check test unit e2e demo clean bench
+.PHONY: all deps deps-build check test unit e2e demo clean bench
 all: $(PERFGATE_BIN)
 
 $(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(BUILD)/libpgcore.a
@@ -104,6 +107,12 @@ deps:
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEPS_DEBIAN); \
 	else echo "make deps: all packages present"; fi
 
+deps-build:
+	@if ! dpkg -s $(DEPS_BUILD_DEBIAN) >/dev/null 2>&1; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			$(DEPS_BUILD_DEBIAN); \
+	else echo "make deps-build: all packages present"; fi
+
 unit: $(UNIT_BINS)
 e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp
 
@@ -123,3 +132,10 @@ clean:
 	rm -rf build build-asan build-fuzz perfgate
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# the benchmark suite (root; minutes): writes BENCHMARKS.md and bench/results.json
+BENCH_DEBIAN := libbpf-tools bpftrace uftrace hyperfine python3-scipy time
+bench: deps all
+	@if ! dpkg -s $(BENCH_DEBIAN) >/dev/null 2>&1; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BENCH_DEBIAN); fi
+	/usr/bin/python3 bench/run.py $(SECTIONS)

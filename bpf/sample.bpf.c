@@ -18,9 +18,20 @@
 
 #include "sample.h"
 
+struct return_instance {
+	unsigned long stack;
+	unsigned long orig_ret_vaddr;
+	struct return_instance *next;
+} __attribute__((preserve_access_index));
+
+struct uprobe_task {
+	struct return_instance *return_instances;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
+	struct uprobe_task *utask;
 } __attribute__((preserve_access_index));
 
 struct linux_binprm;
@@ -64,6 +75,26 @@ static __always_inline __u32 copy_stack(struct pg_rec_sample *r, __u64 sp)
 		off += chunk;
 	}
 	return off > PG_SAMPLE_STACK_BYTES ? PG_SAMPLE_STACK_BYTES : off;
+}
+
+/* The return addresses perfgate's uretprobes hid on the stack (the snapshot holds the
+ * kernel's trampoline there): where, and what they were. */
+static __always_inline void copy_uretprobes(struct pg_rec_sample *r)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct return_instance *ri = BPF_CORE_READ(t, utask, return_instances);
+	unsigned int n = 0;
+	int i;
+
+	for (i = 0; i < PG_SAMPLE_NRET; i++) {
+		if (!ri)
+			break;
+		r->ret_slot[i] = BPF_CORE_READ(ri, stack);
+		r->ret_addr[i] = BPF_CORE_READ(ri, orig_ret_vaddr);
+		ri = BPF_CORE_READ(ri, next);
+		n++;
+	}
+	r->nret = n;
 }
 
 SEC("perf_event")
@@ -113,6 +144,7 @@ int pg_sample(struct bpf_perf_event_data *ctx)
 		r->user_ok = 1;
 		r->stack_len = copy_stack(r, regs.rsp);
 	}
+	copy_uretprobes(r);
 	bpf_ringbuf_submit(r, 0);
 	return 0;
 }

@@ -16,6 +16,7 @@
 #define PG_SAMPLE_STACK_BYTES 16384	/* user stack snapshot: a power of two */
 #define PG_SAMPLE_PAGE 4096
 #define PG_SAMPLE_NREGS 17		/* x86-64 DWARF registers 0..16 (rax .. rip) */
+#define PG_SAMPLE_NRET 32		/* pending uretprobe returns kept */
 
 enum pg_sample_kind {
 	PG_REC_SAMPLE = 1,
@@ -40,6 +41,12 @@ struct pg_rec_sample {
 	unsigned long long regs[PG_SAMPLE_NREGS];
 	unsigned long long kips[PG_SAMPLE_KFRAMES];
 	unsigned long long uips[PG_SAMPLE_UFRAMES];
+	/* pending uretprobes (perfgate's own return probes), innermost first: the stack slot
+	 * whose return address the kernel replaced with its trampoline, and the real one */
+	unsigned int nret;
+	unsigned int pad;
+	unsigned long long ret_slot[PG_SAMPLE_NRET];
+	unsigned long long ret_addr[PG_SAMPLE_NRET];
 	/* one page of slack so that every bounded copy stays inside the record */
 	unsigned char stack[PG_SAMPLE_STACK_BYTES + PG_SAMPLE_PAGE];
 };

@@ -16,6 +16,8 @@ int do_report(int argc, char **argv);
 int do_compare(int argc, char **argv);
 int do_vote(int argc, char **argv);
 int do_merge(int argc, char **argv);
+int do_folded(int argc, char **argv);
+int do_flamegraph(int argc, char **argv);
 
 /* Strict number parsing for options: 0, or -EINVAL after logging "invalid OPT 'TEXT': ...". */
 int pg_parse_double(const char *opt, const char *text, double lo, double hi, double *out);

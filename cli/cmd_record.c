@@ -24,7 +24,10 @@ static const char record_usage[] =
 	"                           default the command's executable; repeatable\n"
 	"  -x, --exclude [BIN:]GLOB do not trace these; without BIN, in every binary\n"
 	"      --max-funcs N        cap on the default selection (default 2000)\n"
-	"      --allow-failure      keep recording when CMD exits non-zero\n"
+	"      --allow-failure      keep recording when CMD exits non-zero or runs too long\n"
+	"      --timeout SECONDS    end a repetition that runs longer (SIGTERM, then SIGKILL)\n"
+	"      --user NAME          run CMD as this user (default: SUDO_UID under sudo;\n"
+	"                           root without sudo runs it as root, with a warning)\n"
 	"      --single-attach      one link per probe instead of uprobe_multi (old kernels)\n"
 	"  -F, --frequency HZ       sampled CPU profile: cpu-clock samples per second\n"
 	"                           (default 499; docs/sampling.md)\n"
@@ -32,7 +35,8 @@ static const char record_usage[] =
 	"  -q, --quiet              no progress lines\n"
 	"\n"
 	"Without -f, every function of the executable is traced (C runtime helpers aside).\n"
-	"Needs root, or CAP_BPF and CAP_PERFMON.\n";
+	"Needs root, or CAP_BPF and CAP_PERFMON. SIGINT, SIGTERM or SIGHUP end the benchmark's\n"
+	"processes, detach the probes and write no run file (exit 2). docs/security.md.\n";
 
 static int push(char ***v, size_t *n, char *s)
 {
@@ -58,6 +62,8 @@ int do_record(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "frequency", required_argument, NULL, 'F' },
 		{ "no-sample", no_argument, NULL, 'N' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -70,6 +76,7 @@ int do_record(int argc, char **argv)
 	const char *out = NULL;
 	int c, ret = PG_EXIT_ERROR;
 	bool no_sample = false;
+	double timeout;
 
 	pg_run_init(&run);
 	optind = 1;
@@ -106,6 +113,14 @@ int do_record(int argc, char **argv)
 			break;
 		case 'N':
 			no_sample = true;
+			break;
+		case 'T':
+			if (pg_parse_double("--timeout", optarg, 0.001, 1e7, &timeout))
+				goto cleanup;
+			o.timeout_ms = (uint64_t)(timeout * 1000 + 0.5);
+			break;
+		case 'u':
+			o.user = optarg;
 			break;
 		case 'q':
 			o.quiet = true;

@@ -16,11 +16,22 @@ static const char usage[] =
 	"usage: perfgate [-v | -q] COMMAND [ARGS]\n"
 	"\n"
 	"  record  -o RUN.json [-r N] [-f [BINARY:]GLOB]... [-x [BINARY:]GLOB]... -- CMD [ARGS]\n"
-	"          run CMD N times under exact per-function uprobe tracing\n"
+	"          run CMD N times under exact per-function uprobe tracing, with a sampled\n"
+	"          CPU profile (-F HZ, default 499; --no-sample for none)\n"
 	"  report  RUN.json [--format text|csv|json]\n"
 	"          per-function latency table of one run\n"
 	"  compare BASE.json NEW.json [--alpha A] [--min-effect PCT] [--junit FILE] [--json FILE]\n"
 	"          per-function statistical comparison; exit 1 on a regression\n"
+	"          [--markdown FILE]: pull-request summary (and GitHub annotations in Actions)\n"
+	"          [--flamegraph DIFF.svg]: differential flame graph of the sampled profiles\n"
+	"  merge   A.json B.json... -o OUT.json\n"
+	"          combine runs of the same benchmark (CI shards, several days) into one\n"
+	"  vote    RESULT.json --system gerrit|github [--label NAME] [-o FILE]\n"
+	"          code-review vote (-1/0/+1) from a 'compare --json' result\n"
+	"  folded  RUN.json [--rep N] [-o FILE]\n"
+	"          the sampled stacks as folded text (flamegraph.pl, inferno, speedscope)\n"
+	"  flamegraph RUN.json -o OUT.svg [--rep N] [--title TEXT]\n"
+	"          interactive SVG flame graph of the sampled profile\n"
 	"  version print the version\n"
 	"\n"
 	"Exit status: 0 pass, 1 regression found, 2 perfgate could not do its job.\n"
@@ -45,6 +56,10 @@ static const struct cmd {
 	{ "record", do_record },
 	{ "report", do_report },
 	{ "compare", do_compare },
+	{ "merge", do_merge },
+	{ "folded", do_folded },
+	{ "flamegraph", do_flamegraph },
+	{ "vote", do_vote },
 	{ "version", do_version },
 	{ "help", do_help },
 	{ "--help", do_help },

@@ -117,8 +117,8 @@ static void md_heading(FILE *out, const struct pg_comparison *c)
 	case PG_OVERALL_REGRESSION:
 		fprintf(out, "### :x: perfgate: regression in %zu function%s\n\n", nreg,
 			nreg == 1 ? "" : "s");
-		fprintf(out, "%zu of %zu functions compared are slower beyond the minimum effect.\n",
-			nreg, c->n);
+		fprintf(out, "%zu of %zu functions compared got slower by more than the minimum "
+			"effect (%.1f%%).\n", nreg, c->n, c->opts.min_effect * 100);
 		break;
 	case PG_OVERALL_INCONCLUSIVE:
 	default:
@@ -325,6 +325,7 @@ static int gh_regression(FILE *out, const struct pg_comparison *c, const struct 
 			 const char *workspace)
 {
 	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN], q[PG_FMT_LEN];
+	char ca[PG_FMT_LEN], cb[PG_FMT_LEN];
 	char title[NAME_MAX_LEN + 64], *name = ascii_short(fn_name(f), NAME_MAX_LEN, true);
 	char *msg = NULL;
 	int err;
@@ -332,14 +333,14 @@ static int gh_regression(FILE *out, const struct pg_comparison *c, const struct 
 	if (!name)
 		return -1;
 	pg_fmt_pct(ch, sizeof(ch), f->change);
-	snprintf(title, sizeof(title), "perfgate: %s is %s slower", name, ch);
+	snprintf(title, sizeof(title), "perfgate: %s %s slower per call", name, ch);
 	snprintf(q, sizeof(q), "%.2g", f->q);
 	if (asprintf(&msg, "%s (%s) per-call %s time %s -> %s, %s with %g%% interval %s, q=%s; "
 		     "calls per repetition %s -> %s", name, f->binary, pg_metric_name(c->opts.metric),
 		     pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns), ch,
 		     100 * (1 - c->opts.alpha), pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi),
-		     q, pg_fmt_count(a, sizeof(a), f->base_calls),
-		     pg_fmt_count(b, sizeof(b), f->new_calls)) < 0) {
+		     q, pg_fmt_count(ca, sizeof(ca), f->base_calls),
+		     pg_fmt_count(cb, sizeof(cb), f->new_calls)) < 0) {
 		free(name);
 		return -1;
 	}

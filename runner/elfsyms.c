@@ -103,8 +103,20 @@ static int cmp_sym(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int add_symbols(Elf *elf, Elf_Scn *scn, const char *raw, size_t rawlen,
-		       struct pg_elf_syms *out, size_t *cap)
+/*
+ * The first bytes of a function, read with pread(): a mapping of the file would show the int3
+ * breakpoints that the kernel puts into every new mapping of a file with uprobes registered
+ * (another perfgate tracing the same binary, or our own calibration targets).
+ */
+static size_t code_at(int fd, uint64_t off, unsigned char *buf, size_t len)
+{
+	ssize_t r = pread(fd, buf, len, (off_t)off);
+
+	return r > 0 ? (size_t)r : 0;
+}
+
+static int add_symbols(Elf *elf, Elf_Scn *scn, int fd, size_t rawlen, struct pg_elf_syms *out,
+		       size_t *cap)
 {
 	GElf_Shdr sh;
 	Elf_Data *data;
@@ -117,6 +129,7 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, const char *raw, size_t rawlen,
 		return 0;
 	count = sh.sh_size / sh.sh_entsize;
 	for (size_t i = 0; i < count; i++) {
+		unsigned char code[16];
 		GElf_Sym sym;
 		const char *name;
 		struct pg_sym *s;
@@ -158,8 +171,7 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, const char *raw, size_t rawlen,
 		s->addr = sym.st_value;
 		s->size = sym.st_size;
 		s->global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
-		s->site = pg_classify_site((const unsigned char *)raw + off,
-					   rawlen - (size_t)off < 16 ? rawlen - (size_t)off : 16,
+		s->site = pg_classify_site(code, code_at(fd, (uint64_t)off, code, sizeof(code)),
 					   &s->endbr);
 		s->offset = (uint64_t)off + (s->endbr ? 4 : 0);
 	}
@@ -217,7 +229,7 @@ int pg_elf_syms_load(const char *path, struct pg_elf_syms *out)
 				continue;
 			if (sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB))
 				continue;
-			err = add_symbols(elf, scn, raw, rawlen, out, &cap);
+			err = add_symbols(elf, scn, fd, rawlen, out, &cap);
 			if (err)
 				goto cleanup;
 		}

@@ -21,6 +21,8 @@
 #include "calibrate.h"
 #include "elfsyms.h"
 #include "meta.h"
+#include "privs.h"
+#include "proctree.h"
 #include "record.h"
 #include "resolve.h"
 #include "sampler.h"
@@ -777,6 +779,45 @@ static void report_calibration(int err, const struct pg_calib *c, bool quiet)
 		 c->out_ns[PG_SITE_EMULATED], c->in_ns[PG_SITE_SSTEP], c->out_ns[PG_SITE_SSTEP]);
 }
 
+/*
+ * After the first repetition: when the probes' estimated cost (calls x calibrated cost per
+ * site) is more than the benchmark's own time, tracing more than doubles the run. Say so and
+ * name the functions that cost most.
+ */
+static void warn_overhead(const struct pg_run *run, const struct pg_rep *rep)
+{
+	const struct pg_fstat *top[3] = { NULL };
+	double cost[3] = { 0 }, total = 0;
+	char names[3][96] = { "", "", "" };
+
+	if (!run->calib.valid || !rep->wall_ns)
+		return;
+	for (size_t i = 0; i < rep->nstats; i++) {
+		const struct pg_fstat *s = &rep->stats[i];
+		double c = pg_fstat_probe_cost(&run->calib, &run->funcs[s->func], s);
+
+		total += c;
+		for (int k = 0; k < 3; k++) {
+			if (c <= cost[k])
+				continue;
+			memmove(&top[k + 1], &top[k], (size_t)(2 - k) * sizeof(top[0]));
+			memmove(&cost[k + 1], &cost[k], (size_t)(2 - k) * sizeof(cost[0]));
+			top[k] = s;
+			cost[k] = c;
+			break;
+		}
+	}
+	if (total <= 0.5 * (double)rep->wall_ns)
+		return;
+	for (int k = 0; k < 3 && top[k]; k++)
+		snprintf(names[k], sizeof(names[k]), "%s%.60s (%llu calls)", k ? ", " : "",
+			 run->funcs[top[k]->func].display, (unsigned long long)top[k]->calls);
+	pg_warn("tracing more than doubles the run time: the probes cost ~%.0f ms of the first "
+		"repetition's %.0f ms, most in %s%s%s; exclude such functions with -x, or trace "
+		"longer-running ones", total / 1e6, (double)rep->wall_ns / 1e6, names[0],
+		names[1], names[2]);
+}
+
 /* ---- running the command ---- */
 
 static uint64_t now_ns(void)
@@ -787,19 +828,66 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * Start @argv as a fresh process whose pid is in the traced set before it execs, and wait for
- * its whole process tree. Fills wall time and exit status of @rep.
- */
-static int run_once(struct probes *p, char **argv, struct pg_rep *rep)
+/* How every repetition is started and stopped; pg_record() fills it once. */
+struct launch {
+	char **argv;
+	struct pg_creds creds;	/* whom the benchmark runs as */
+	struct pg_signals sig;	/* the stop signals, blocked while recording */
+	uint64_t timeout_ns;	/* per repetition, 0 = none */
+	int stop_signal;	/* the stop signal that arrived, or 0 */
+	bool timed_out;		/* the last repetition ran past the timeout */
+};
+
+static int stopped_by(int sig)
 {
-	int go[2], fail[2], status = 0, child_errno = 0;
+	pg_err("stopped by SIG%s: the benchmark's processes were ended and the probes detached; "
+	       "no run file written", sigabbrev_np(sig));
+	return -EINTR;
+}
+
+/*
+ * Stop the tree of process group @pgid when a stop signal came or the repetition started at
+ * @t0 ran past the timeout: SIGTERM (and SIGCONT, for stopped processes), then SIGKILL once
+ * PG_KILL_GRACE_MS have passed, again at every step for what was forked meanwhile. Returns how
+ * long the next wait may take, in ms.
+ */
+static int stop_step(struct launch *l, pid_t pgid, uint64_t t0, uint64_t *kill_at)
+{
+	uint64_t now = now_ns();
+
+	if (!*kill_at && (l->stop_signal || (l->timeout_ns && now - t0 >= l->timeout_ns))) {
+		l->timed_out = !l->stop_signal;
+		pg_tree_signal(pgid, SIGTERM);
+		pg_tree_signal(pgid, SIGCONT);
+		*kill_at = now + PG_KILL_GRACE_MS * 1000000ULL;
+	}
+	if (*kill_at) {
+		if (now >= *kill_at)
+			pg_tree_signal(pgid, SIGKILL);
+		return 20;
+	}
+	if (l->timeout_ns && t0 + l->timeout_ns - now < 100000000ULL)
+		return (int)((t0 + l->timeout_ns - now) / 1000000) + 1;
+	return 100;
+}
+
+/*
+ * Start the command as a fresh process group whose pid is in the traced set before it execs
+ * (as the user of l->creds), and wait for its whole process tree; stop it on a stop signal or
+ * the timeout. Fills wall time and exit status of @rep.
+ */
+static int run_once(struct probes *p, struct launch *l, struct pg_rep *rep)
+{
+	int go[2], fail[2], status = 0, msg[2] = { 0, 0 }, sig;
+	char **argv = l->argv;
+	uint64_t t0, kill_at = 0;
 	__u8 one = 1;
-	uint64_t t0;
 	pid_t pid, w;
 	char c = 'g';
 	__u32 key;
 	ssize_t r;
+
+	l->timed_out = false;
 
 	if (pipe2(go, O_CLOEXEC))
 		return -errno;
@@ -822,17 +910,27 @@ static int run_once(struct probes *p, char **argv, struct pg_rep *rep)
 	if (!pid) {
 		close(go[1]);
 		close(fail[0]);
+		setpgid(0, 0);	/* a group of its own: perfgate can stop the whole tree */
+		pg_signals_child(&l->sig);
 		/* wait until our pid is traced; EOF means perfgate died */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
-		execvp(argv[0], argv);
-		child_errno = errno;
-		if (write(fail[1], &child_errno, sizeof(child_errno)) < 0)
+		/* msg: what failed (0 exec, 1 switching user) and errno */
+		msg[1] = -pg_creds_apply(&l->creds);
+		if (msg[1]) {
+			msg[0] = 1;
+		} else {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);	/* cleared by setuid: set after */
+			execvp(argv[0], argv);
+			msg[1] = errno;
+		}
+		if (write(fail[1], msg, sizeof(msg)) < 0)
 			_exit(127);
 		_exit(127);
 	}
 	close(go[0]);
 	close(fail[1]);
+	setpgid(pid, pid);	/* as the child does: whichever runs first */
 	key = (__u32)pid;
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &key, &one, BPF_ANY)) {
 		int err = -errno;
@@ -849,33 +947,47 @@ static int run_once(struct probes *p, char **argv, struct pg_rep *rep)
 		waitpid(pid, NULL, 0);
 		return -EIO;
 	}
+	pg_tty_give(pid);
 	t0 = now_ns();
 	if (write(go[1], &c, 1) != 1)
 		pg_debug("write to the start pipe: %s", strerror(errno));
 	close(go[1]);
-	r = read(fail[0], &child_errno, sizeof(child_errno));
+	r = read(fail[0], msg, sizeof(msg));
 	close(fail[0]);
 	/* the root, then every orphan it left behind (we are their subreaper) */
 	for (;;) {
 		int st;
 
-		w = waitpid(-1, &st, p->sampler ? WNOHANG : 0);
-		if (!w) {	/* sampling: take samples in while the tree runs */
-			pg_sampler_poll(p->sampler, 1000);
+		w = waitpid(-1, &st, WNOHANG);
+		if (w > 0) {
+			if (w == pid)
+				status = st;
 			continue;
 		}
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
+		if (w < 0 && errno != EINTR)
+			break;	/* ECHILD: the whole tree has exited */
+		/* nothing to reap: stop the tree if asked to, then wait one bounded step */
+		if (p->sampler) {	/* sampling: take samples in while the tree runs */
+			pg_sampler_poll(p->sampler, stop_step(l, pid, t0, &kill_at));
+			sig = pg_signals_wait(0);
+		} else {
+			sig = pg_signals_wait(stop_step(l, pid, t0, &kill_at));
 		}
-		if (w == pid)
-			status = st;
+		if (sig && !l->stop_signal)
+			l->stop_signal = sig;
 	}
 	rep->wall_ns = now_ns() - t0;
-	if (r == (ssize_t)sizeof(child_errno)) {
-		pg_err("cannot run %s: %s", argv[0], strerror(child_errno));
-		return -child_errno;
+	pg_tty_take_back();
+	if (l->stop_signal)
+		return stopped_by(l->stop_signal);
+	if (r == (ssize_t)sizeof(msg)) {
+		if (msg[0])
+			pg_err("cannot switch to user %s to run %s: %s", l->creds.name, argv[0],
+			       strerror(msg[1]));
+		else
+			pg_err("cannot run %s%s%s: %s", argv[0], l->creds.change ? " as " : "",
+			       l->creds.change ? l->creds.name : "", strerror(msg[1]));
+		return -msg[1];
 	}
 	if (WIFEXITED(status)) {
 		rep->exit_code = WEXITSTATUS(status);
@@ -950,6 +1062,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	struct probes probes = { 0 };
 	size_t site[4] = { 0 };
 	__u64 counters[PG_CNT_MAX] = { 0 };
+	struct launch launch = { .argv = o->argv, .timeout_ns = o->timeout_ms * 1000000ULL };
 	int ncpu, err;
 
 	if (!pg_can_record()) {
@@ -957,9 +1070,17 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		       "(try: sudo perfgate record ...)");
 		return -EPERM;
 	}
+	/* from here on SIGINT, SIGTERM and SIGHUP stop the recording cleanly */
+	err = pg_creds_choose(o->user, &launch.creds);
+	if (!err)
+		err = pg_signals_block(&launch.sig);
+	if (err)
+		goto cleanup;
 	sel.exe = pg_resolve_command(o->argv[0]);
-	if (!sel.exe)
-		return -ENOENT;
+	if (!sel.exe) {
+		err = -ENOENT;
+		goto cleanup;
+	}
 	sel.exe_interp = pg_elf_interp(sel.exe);
 	err = o->nfilters ? apply_filters(&sel, o) : apply_default(&sel, o);
 	if (!err)
@@ -1004,6 +1125,9 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
 		pg_warn("cannot become the child subreaper: orphaned processes are not waited for");
+	err = pg_caps_drop(launch.creds.change, probes.sampler != NULL);
+	if (err)
+		goto cleanup;
 
 	if (!o->quiet)
 		pg_info("tracing %zu functions, %u repetitions of: %s", run->nfuncs,
@@ -1011,6 +1135,11 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	for (uint32_t i = 0; i < o->repetitions; i++) {
 		struct pg_rep *rep;
 
+		launch.stop_signal = pg_signals_wait(0);
+		if (launch.stop_signal) {
+			err = stopped_by(launch.stop_signal);
+			break;
+		}
 		err = reset_maps(&probes, run->nfuncs, ncpu);
 		if (err)
 			break;
@@ -1019,7 +1148,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 			err = -ENOMEM;
 			break;
 		}
-		err = run_once(&probes, o->argv, rep);
+		err = run_once(&probes, &launch, rep);
 		if (!err && probes.sampler)
 			err = pg_sampler_stop(probes.sampler, rep);
 		if (err)
@@ -1028,11 +1157,25 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		if (err)
 			break;
 		progress(o, i, rep, rep->nstats);
+		if (i == 0)
+			warn_overhead(run, rep);
+		if (launch.timed_out && !o->allow_failure) {
+			pg_err("repetition %u ran past --timeout %g s: its processes were ended; no "
+			       "run file written (--allow-failure records it anyway)", i + 1,
+			       (double)o->timeout_ms / 1000);
+			err = -ETIME;
+			break;
+		}
+		if (launch.timed_out)
+			pg_warn("repetition %u ran past --timeout %g s: its processes were ended",
+				i + 1, (double)o->timeout_ms / 1000);
 		if ((rep->signal || rep->exit_code) && !o->allow_failure) {
 			if (rep->signal)
 				pg_err("repetition %u: the benchmark was killed by signal %d (%s); "
-				       "no run file written", i + 1, rep->signal,
-				       strsignal(rep->signal));
+				       "no run file written%s", i + 1, rep->signal,
+				       strsignal(rep->signal), rep->signal != SIGABRT ? "" :
+				       " (a C++ exception thrown through a traced function aborts "
+				       "it: see docs/recording.md, and exclude such functions with -x)");
 			else
 				pg_err("repetition %u: the benchmark exited with status %d; no run "
 				       "file written (--allow-failure records it anyway)", i + 1,
@@ -1047,5 +1190,10 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 cleanup:
 	probes_release(&probes);
 	selection_release(&sel);
+	/* a stop signal that came after the last repetition still means: no run file */
+	if (!err && launch.sig.blocked && (launch.stop_signal = pg_signals_wait(0)))
+		err = stopped_by(launch.stop_signal);
+	pg_signals_restore(&launch.sig);
+	pg_creds_release(&launch.creds);
 	return err;
 }

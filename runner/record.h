@@ -38,6 +38,8 @@ struct pg_record_opts {
 	bool allow_failure;	/* keep going when the command exits non-zero */
 	bool quiet;		/* no progress lines */
 	uint32_t sample_hz;	/* -F: cpu-clock samples per second, 0 = no profile */
+	uint64_t timeout_ms;	/* --timeout: stop a repetition running longer, 0 = none */
+	const char *user;	/* --user: run the benchmark as this user (runner/privs.h) */
 };
 
 /*
@@ -49,7 +51,12 @@ int pg_parse_filter(const char *spec, char **binary, char **glob);
 /* Does this process have what recording needs (root, or CAP_BPF and CAP_PERFMON)? */
 bool pg_can_record(void);
 
-/* Record into @run (initialised). 0, or a negative errno after logging why. */
+/*
+ * Record into @run (initialised). 0, or a negative errno after logging why: -EINTR when
+ * SIGINT, SIGTERM or SIGHUP stopped the recording (the benchmark's tree was stopped and the
+ * probes detached), -ETIME when a repetition ran past opts.timeout_ms, -ECHILD when the
+ * benchmark failed (both unless opts.allow_failure).
+ */
 int pg_record(const struct pg_record_opts *opts, struct pg_run *run);
 
 #endif

@@ -357,6 +357,9 @@ int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep)
 	}
 	ring_buffer__consume(s->rb);
 	rep->samples = s->skel->bss->nsamples - s->base_samples;
+	pg_debug("sampling: %llu samples, %zu records kept, %llu lost",
+		 (unsigned long long)rep->samples, s->nkept,
+		 (unsigned long long)(s->skel->bss->nlost - s->base_lost));
 	rep->samples_lost = s->skel->bss->nlost - s->base_lost;
 	err = s->err;
 	if (!err)

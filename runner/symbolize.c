@@ -108,8 +108,11 @@ static char *frame_name(const char *name)
 
 	if (name[0] == '_' && name[1] == 'Z')
 		d = __cxa_demangle(name, NULL, NULL, &status);
-	if (!d || status)
-		d = strdup(name);
+	if (!d || status) {
+		free(d);
+		/* "memcpy@@GLIBC_2.14", "memcpy@GLIBC_2.2.5": the version is not the name */
+		d = strndup(name, strcspn(name, "@"));
+	}
 	if (d)
 		pg_frame_sanitize(d);
 	return d;

@@ -44,6 +44,10 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *d
 
 	if (addr >= sp && addr + sizeof(*result) <= sp + r->stack_len && addr + 8 > addr) {
 		memcpy(result, r->stack + (addr - sp), sizeof(*result));
+		/* a return address a uretprobe replaced with the trampoline: the real one */
+		for (unsigned int i = 0; i < r->nret && i < PG_SAMPLE_NRET; i++)
+			if (r->ret_slot[i] == addr)
+				*result = r->ret_addr[i];
 		return true;
 	}
 	/* above the snapshot, within a plausible stack distance: the snapshot was too short */

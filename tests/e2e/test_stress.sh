@@ -86,6 +86,7 @@ check exceptions 'ex_catcher=100 ex_after=100' ex_catcher ex_after
 # ...but one thrown through a traced function meets the return probe's trampoline, which the
 # C++ unwinder cannot step through: the benchmark aborts, and perfgate says why
 expect_exit 2 "$PERFGATE" record -q -o "$TMP/thrown.json" -r 1 -f 'ex_*' -- ./exceptions
-grep -q "exception" "$TMP/stderr" || { cat "$TMP/stderr"; fail "no hint about exceptions"; }
+grep -q "C++ exception thrown through a traced function" "$TMP/stderr" ||
+	{ cat "$TMP/stderr"; fail "no hint about exceptions"; }
 [ ! -e "$TMP/thrown.json" ] || fail "a run file was written"
 echo ok

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Statistical quality: a program of ~100 ms in which target() holds about 2% of the run time
+ * and three stages the rest. PG_SLOW=P makes target() P% slower (PG_SLOW=2.5 allowed).
+ * Built with clang -fpatchable-function-entry=5 (cheap probes).
+ */
+#include <stdlib.h>
+
+volatile unsigned long sink;
+static unsigned long target_iters = 32000;
+
+static inline __attribute__((always_inline)) unsigned long lcg(unsigned long x, unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	return x;
+}
+
+__attribute__((noinline)) void target(void) { sink += lcg(sink, target_iters); }
+__attribute__((noinline)) void stage_a(void) { sink += lcg(sink, 520000); }
+__attribute__((noinline)) void stage_b(void) { sink += lcg(sink, 480000); }
+__attribute__((noinline)) void stage_c(void) { sink += lcg(sink, 560000); }
+
+int main(void)
+{
+	const char *slow = getenv("PG_SLOW");
+
+	if (slow)
+		target_iters = (unsigned long)(target_iters * (1 + atof(slow) / 100) + 0.5);
+	for (int i = 0; i < 50; i++) {
+		stage_a();
+		stage_b();
+		stage_c();
+		target();
+	}
+	return 0;
+}

@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# ci-templates/perfgate-ci.sh - the shell steps of perfgate's CI templates, shared by the GitHub
+# composite action (github/action.yml) and the GitLab job (gitlab/perfgate.gitlab-ci.yml).
+# docs/ci.md describes the whole flow; every setting is an environment variable:
+#
+#   PG_COMMAND      the benchmark command, shell words (required): "./bench --size 3"
+#   PG_BUILD        command that builds the benchmark, run by bash in the tree (optional)
+#   PG_FUNCTIONS    -f patterns, separated by spaces (optional: the default selection)
+#   PG_REPETITIONS  repetitions per run (10)
+#   PG_MIN_EFFECT   smallest slowdown that counts, percent (5)
+#   PG_ALPHA        false discovery rate (0.05)
+#   PG_BASELINE     where the baseline comes from (auto):
+#                     record           build and record the merge base in a git worktree
+#                     ref[:REF]        RUN file <merge-base-sha>.json in the tree of git ref REF
+#                                      (default refs/perfgate/baselines), stored by 'publish'
+#                     file:PATH        a run file committed at PATH, read at the merge base
+#                     gitlab-artifact  run.json of the default branch's latest perfgate job
+#                     auto             ref, then gitlab-artifact under GitLab, then record
+#   PG_BASE_REF     branch to merge into (GITHUB_BASE_REF, CI_MERGE_REQUEST_TARGET_BRANCH_NAME,
+#                   CI_DEFAULT_BRANCH, else main)
+#   PG_MODE         compare (pull/merge requests) or publish (default branch: record and store
+#                   the run as the baseline of later changes)
+#   PG_OUT          output directory (perfgate-out)
+#   PG_PUSH         publish pushes the baseline ref to origin (true)
+#   PERFGATE        a perfgate binary to use; else built from PERFGATE_SRC (the perfgate tree)
+#   PG_SKIP_DEPS    1: do not install packages
+#
+# Steps: setup, baseline, record, compare (publish in publish mode). Exit status: 0 pass,
+# 1 regression (compare), 2 error.
+set -euo pipefail
+
+say() { echo "perfgate-ci: $*" >&2; }
+die() { say "error: $*"; exit 2; }
+
+: "${PG_OUT:=perfgate-out}"
+: "${PG_REPETITIONS:=10}"
+: "${PG_MIN_EFFECT:=5}"
+: "${PG_ALPHA:=0.05}"
+: "${PG_BASELINE:=auto}"
+: "${PG_MODE:=compare}"
+: "${PG_PUSH:=true}"
+: "${PG_FUNCTIONS:=}"
+: "${PG_BUILD:=}"
+PG_OUT=$(realpath -m "$PG_OUT")
+DEFAULT_REF=refs/perfgate/baselines
+
+# Run as root (recording needs CAP_BPF and CAP_PERFMON): directly, or through sudo.
+as_root() {
+	if [ "$(id -u)" = 0 ]; then "$@"; else sudo -E "$@"; fi
+}
+
+# ci_output KEY VALUE: a step output (GitHub: GITHUB_OUTPUT; GitLab: the dotenv report
+# $PG_OUT/perfgate.env as PERFGATE_KEY).
+ci_output() {
+	if [ -n "${GITHUB_OUTPUT:-}" ]; then echo "$1=$2" >>"$GITHUB_OUTPUT"; fi
+	if [ -n "${GITLAB_CI:-}" ]; then
+		local key=${1^^}
+		echo "PERFGATE_${key//-/_}=$2" >>"$PG_OUT/perfgate.env"
+	fi
+}
+
+perfgate() {
+	[ -n "${PERFGATE:-}" ] || PERFGATE=${PERFGATE_SRC:?PERFGATE or PERFGATE_SRC must be set}/perfgate
+	"$PERFGATE" "$@"
+}
+
+cmd_setup() {
+	[ -n "${PG_COMMAND:-}" ] || die "PG_COMMAND (the benchmark command) is empty"
+	case "$PG_MODE" in compare | publish) ;; *) die "PG_MODE must be compare or publish" ;; esac
+	if [ -n "${PERFGATE:-}" ]; then
+		[ -x "$PERFGATE" ] || die "PERFGATE=$PERFGATE is not an executable"
+	else
+		[ -n "${PERFGATE_SRC:-}" ] || die "set PERFGATE (a binary) or PERFGATE_SRC (its tree)"
+		if [ "${PG_SKIP_DEPS:-0}" != 1 ]; then as_root make -C "$PERFGATE_SRC" deps-build; fi
+		make -C "$PERFGATE_SRC" -j"$(nproc)" perfgate >&2
+		PERFGATE=$(realpath "$PERFGATE_SRC/perfgate")
+	fi
+	perfgate version >&2
+	# later steps of a GitHub composite action see the settings through GITHUB_ENV
+	if [ -n "${GITHUB_ENV:-}" ]; then
+		local v delim
+		for v in PERFGATE PG_COMMAND PG_BUILD PG_FUNCTIONS PG_REPETITIONS PG_MIN_EFFECT \
+			PG_ALPHA PG_BASELINE PG_BASE_REF PG_MODE PG_OUT PG_PUSH; do
+			delim=PG_EOF_$RANDOM$RANDOM$RANDOM
+			printf '%s<<%s\n%s\n%s\n' "$v" "$delim" "${!v:-}" "$delim" >>"$GITHUB_ENV"
+		done
+	fi
+	mkdir -p "$PG_OUT"
+	ci_output perfgate "$PERFGATE"
+}
+
+# The commit the change is measured against: the merge base of HEAD and the target branch,
+# not HEAD~1 (whose own changes, or the target's newer commits, would be mixed in).
+merge_base() {
+	local ref=${PG_BASE_REF:-${GITHUB_BASE_REF:-${CI_MERGE_REQUEST_TARGET_BRANCH_NAME:-}}}
+	local mb=""
+
+	ref=${ref:-${CI_DEFAULT_BRANCH:-main}}
+	if [ -n "${CI_MERGE_REQUEST_DIFF_BASE_SHA:-}" ]; then
+		echo "$CI_MERGE_REQUEST_DIFF_BASE_SHA"
+		return
+	fi
+	if git remote get-url origin >/dev/null 2>&1; then
+		if [ "$(git rev-parse --is-shallow-repository)" = true ]; then
+			git fetch --quiet --unshallow origin >&2 || true
+		fi
+		git fetch --quiet origin "+refs/heads/$ref:refs/remotes/origin/$ref" >&2 || true
+	fi
+	for cand in "origin/$ref" "$ref"; do
+		if mb=$(git merge-base HEAD "$cand" 2>/dev/null); then
+			say "merge base of HEAD and $cand: $mb"
+			echo "$mb"
+			return
+		fi
+	done
+	die "no merge base of HEAD and $ref (a shallow clone? check out with fetch-depth: 0)"
+}
+
+# record_in DIR OUT: build (PG_BUILD) and record (PG_COMMAND) in DIR into OUT.
+record_in() {
+	local dir=$1 out=$2 words=() fns=() fargs=()
+	(
+		cd "$dir"
+		if [ -n "$PG_BUILD" ]; then
+			say "building in $dir: $PG_BUILD"
+			bash -eo pipefail -c "$PG_BUILD" >&2
+		fi
+		# the command is the pipeline author's own shell words: quotes are honoured
+		eval "words=($PG_COMMAND)"
+		read -ra fns <<<"$PG_FUNCTIONS"
+		for f in "${fns[@]}"; do fargs+=(-f "$f"); done
+		say "recording $PG_REPETITIONS repetitions of '$PG_COMMAND' in $dir"
+		as_root "$PERFGATE" record -q -o "$out" -r "$PG_REPETITIONS" "${fargs[@]}" -- \
+			"${words[@]}" >&2
+	)
+}
+
+record_at() { # COMMIT OUT
+	local wt
+	wt=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/perfgate-base.XXXXXX")
+	git worktree add --quiet --detach "$wt" "$1" >&2
+	if ! record_in "$wt" "$2"; then
+		git worktree remove --force "$wt" || true
+		die "could not record the baseline at $1"
+	fi
+	git worktree remove --force "$wt"
+	rm -rf "$wt"
+}
+
+from_ref() { # REF COMMIT OUT
+	if git remote get-url origin >/dev/null 2>&1; then
+		git fetch --quiet origin "+$1:$1" >&2 2>/dev/null || true
+	fi
+	git rev-parse -q --verify "$1:$2.json" >/dev/null || return 1
+	git show "$1:$2.json" >"$3.tmp" && mv "$3.tmp" "$3"
+	say "baseline: $2.json from $1"
+}
+
+from_gitlab() { # OUT
+	local url
+	[ -n "${CI_API_V4_URL:-}" ] && [ -n "${CI_PROJECT_ID:-}" ] || return 1
+	url="$CI_API_V4_URL/projects/$CI_PROJECT_ID/jobs/artifacts/${CI_DEFAULT_BRANCH:-main}"
+	url+="/raw/${PG_ARTIFACT_PATH:-perfgate-out/run.json}?job=${PG_BASELINE_JOB:-${CI_JOB_NAME:-perfgate}}"
+	if ! curl --fail --silent --show-error --location --header "JOB-TOKEN: ${CI_JOB_TOKEN:-}" \
+		--output "$1.tmp" "$url"; then
+		rm -f "$1.tmp"
+		return 1
+	fi
+	mv "$1.tmp" "$1"
+	say "baseline: the latest run of ${CI_DEFAULT_BRANCH:-main} ($url)"
+}
+
+cmd_baseline() {
+	local mb base=$PG_OUT/base.json
+	mkdir -p "$PG_OUT"
+	rm -f "$base"
+	if [ "$PG_MODE" = publish ]; then
+		say "publish mode: no baseline needed"
+		return
+	fi
+	mb=$(merge_base)
+	ci_output merge-base "$mb"
+	case "$PG_BASELINE" in
+	record) record_at "$mb" "$base" ;;
+	ref | ref:*)
+		local ref=${PG_BASELINE#ref}
+		ref=${ref#:}
+		ref=${ref:-$DEFAULT_REF}
+		from_ref "$ref" "$mb" "$base" || die "no baseline for $mb in $ref"
+		;;
+	file:*)
+		git show "$mb:${PG_BASELINE#file:}" >"$base.tmp" ||
+			die "no ${PG_BASELINE#file:} at the merge base $mb"
+		mv "$base.tmp" "$base"
+		;;
+	gitlab-artifact)
+		from_gitlab "$base" || { say "no artifact: recording the merge base"; record_at "$mb" "$base"; }
+		;;
+	auto)
+		from_ref "$DEFAULT_REF" "$mb" "$base" ||
+			{ [ -n "${GITLAB_CI:-}" ] && from_gitlab "$base"; } ||
+			{ say "no stored baseline for $mb: recording it"; record_at "$mb" "$base"; }
+		;;
+	*) die "unknown PG_BASELINE '$PG_BASELINE'" ;;
+	esac
+}
+
+cmd_record() {
+	mkdir -p "$PG_OUT"
+	record_in "$PWD" "$PG_OUT/run.json"
+	ci_output run "$PG_OUT/run.json"
+}
+
+# Store the run as the baseline of HEAD: a file <sha>.json in the tree of $PG_BASELINE_REF
+# (a ref outside refs/heads: no branch to check out, fetched only on purpose).
+cmd_publish() {
+	local ref=${PG_BASELINE#ref:} sha blob parent tree commit idx
+	if [ "$PG_BASELINE" = gitlab-artifact ]; then
+		say "the run.json artifact of this job is the baseline of later merge requests"
+		ci_output result published
+		ci_output exit-code 0
+		return
+	fi
+	[[ $PG_BASELINE == ref:* ]] || ref=$DEFAULT_REF
+	sha=$(git rev-parse HEAD)
+	blob=$(git hash-object -w "$PG_OUT/run.json")
+	idx=$(mktemp)
+	rm -f "$idx"
+	parent=$(git rev-parse -q --verify "$ref^{commit}" || true)
+	if [ -n "$parent" ]; then GIT_INDEX_FILE=$idx git read-tree "$parent"; fi
+	GIT_INDEX_FILE=$idx git update-index --add --cacheinfo "100644,$blob,$sha.json"
+	tree=$(GIT_INDEX_FILE=$idx git write-tree)
+	rm -f "$idx"
+	commit=$(GIT_AUTHOR_NAME=perfgate GIT_AUTHOR_EMAIL=perfgate@localhost \
+		GIT_COMMITTER_NAME=perfgate GIT_COMMITTER_EMAIL=perfgate@localhost \
+		git commit-tree "$tree" ${parent:+-p "$parent"} -m "perfgate baseline for $sha")
+	git update-ref "$ref" "$commit"
+	say "stored the baseline of $sha in $ref"
+	if [ "$PG_PUSH" = true ] && git remote get-url origin >/dev/null 2>&1; then
+		git push --quiet origin "$ref:$ref" >&2
+	fi
+	ci_output result published
+	ci_output exit-code 0
+}
+
+cmd_compare() {
+	local base=$PG_OUT/base.json run=$PG_OUT/run.json status=0 result extra=()
+	if [ "$PG_MODE" = publish ]; then
+		cmd_publish
+		return
+	fi
+	[ -f "$base" ] || die "no baseline ($base): run the baseline step first"
+	[ -f "$run" ] || die "no run ($run): run the record step first"
+	# flame graphs, when this perfgate can draw them; the summary names what exists
+	if perfgate flamegraph --help >/dev/null 2>&1; then
+		if perfgate flamegraph "$run" -o "$PG_OUT/flamegraph.svg" >&2; then
+			extra+=(--artifact "$PG_OUT/flamegraph.svg")
+		else
+			say "no flame graph (see above)"
+		fi
+	fi
+	if perfgate compare --help 2>/dev/null | grep -q -- '--flamegraph'; then
+		extra+=(--flamegraph "$PG_OUT/diff-flamegraph.svg" --artifact "$PG_OUT/diff-flamegraph.svg")
+	fi
+	perfgate compare "$base" "$run" --min-effect "$PG_MIN_EFFECT" --alpha "$PG_ALPHA" \
+		--junit "$PG_OUT/junit.xml" --json "$PG_OUT/compare.json" \
+		--markdown "$PG_OUT/summary.md" "${extra[@]}" || status=$?
+	result=error
+	if [ -f "$PG_OUT/compare.json" ] && [ "$status" != 2 ]; then
+		result=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["overall"])' \
+			"$PG_OUT/compare.json")
+	fi
+	ci_output result "$result"
+	ci_output exit-code "$status"
+	ci_output summary "$PG_OUT/summary.md"
+	say "result: $result (exit status $status)"
+	return "$status"
+}
+
+case "${1:-}" in
+setup | baseline | record | compare | publish) "cmd_$1" ;;
+*) die "usage: $0 setup|baseline|record|compare|publish" ;;
+esac

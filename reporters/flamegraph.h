@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reporters/flamegraph.h - interactive SVG flame graphs (perfgate flamegraph, perfgate compare
+ * --flamegraph), written with libxml2's xmlTextWriter.
+ *
+ * The SVG is self-contained: an embedded <style> and <script> (no network) give details of
+ * the frame under the pointer, click to zoom (the frame fills the width, its ancestors stay as
+ * context), "Reset Zoom", and "Search" (a regular expression; matches are highlighted and
+ * their share of samples shown). Every frame is a <g class="f"> holding a <title> (the
+ * tooltip), a <rect> and a <text>. Root at the bottom, as flamegraph.pl draws it. Frames
+ * narrower than 0.1 pixel are left out of the drawing (never out of the totals). All text is
+ * printable ASCII.
+ *
+ * A plain flame graph colours frames by name (warm hues for user code, orange for kernel
+ * frames "[k]", grey for unresolved addresses). A differential one (struct pg_flame.diff)
+ * colours by change: red grew, blue shrank, grey neutral, a dashed purple outline for frames
+ * only in NEW; a legend states the direction, and each tooltip gives both sides' counts and
+ * shares and the change (see diff/flamediff.h).
+ */
+#ifndef PG_FLAMEGRAPH_H
+#define PG_FLAMEGRAPH_H
+
+#include "../core/run.h"
+#include "../diff/flamediff.h"
+
+#define PG_FLAMEGRAPH_WIDTH 1200
+
+/*
+ * Write @f as an SVG to @path atomically. @title heads the picture; @sources (may be NULL)
+ * gives frames' file:line for the tooltips (struct pg_run.sources of the NEW run).
+ * 0 or -errno (logged).
+ */
+int pg_flamegraph_write(const struct pg_flame *f, const struct pg_run *sources,
+			const char *title, const char *path);
+
+#endif

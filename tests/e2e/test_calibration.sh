@@ -1,0 +1,55 @@
+# Probe calibration and overhead compensation: the run file carries the calibrated cost of
+# each kind of probe site and, per function, the traced calls made inside its calls (exact
+# counts); report and compare subtract the probe costs, and keep the raw values too.
+source "$(dirname "$0")/lib.sh"
+"$PERFGATE" record -q -o "$TMP/run.json" -r 2 -- ./nested
+"$PERFGATE" report "$TMP/run.json" --format json >"$TMP/report.json"
+"$PERFGATE" report "$TMP/run.json" >"$TMP/report.txt"
+grep -q "compensated for probe overhead" "$TMP/report.txt" || fail "report does not say so"
+python3 - "$TMP/run.json" "$TMP/report.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+rep = json.load(open(sys.argv[2]))
+cal = run["calibration"]
+cost = {k: v["in_ns"] + v["out_ns"] for k, v in cal.items()}
+# every kind of site was measured, and single-stepping is the dearest by far
+assert 0 < cost["nop5"] < 100000 and 0 < cost["emulated"] < 100000, cost
+assert cost["sstep"] > 2 * max(cost["nop5"], cost["emulated"]), cost
+funcs = {f["id"]: f for f in run["functions"]}
+site = {f["name"]: f["site"] for f in run["functions"]}
+for r in run["repetitions"]:
+    s = {funcs[x["id"]]["name"]: x for x in r["functions"]}
+    def n(x, key):
+        return sum(x.get(key, {}).values())
+    # exact counts of traced calls inside: outer calls spin and inner once each, 50 times
+    assert n(s["outer"], "kids") == 100 and n(s["outer"], "desc") == 150, s["outer"]
+    assert n(s["inner"], "kids") == 50 and n(s["inner"], "desc") == 50
+    assert n(s["spin"], "desc") == 0
+    # main calls outer 50 times and fib once; below it is every other traced call
+    others = sum(x["calls"] for k, x in s.items() if k != "main")
+    assert n(s["main"], "kids") == 51 and n(s["main"], "desc") == others, s["main"]
+    # fib(15): each of the 1972 inner calls is a child of one call; desc sums every subtree
+    def size(k):
+        return 1 if k < 2 else 1 + size(k - 1) + size(k - 2)
+    def desc(k):
+        return 0 if k < 2 else size(k) - 1 + desc(k - 1) + desc(k - 2)
+    assert n(s["fib"], "kids") == 1972 and n(s["fib"], "desc") == desc(15), s["fib"]
+    assert s["outer"]["kids"][site["spin"]] == 50
+# the report subtracts exactly what the calibration says (a leaf: calls x in_ns of its site)
+row = {f["function"]: f for f in rep["functions"]}
+spin = row["spin"]
+expect = spin["raw_total_ns"] - spin["calls"] * cal[site["spin"]]["in_ns"]
+assert abs(spin["total_ns"] - expect) <= 1, (spin, expect)
+for f in rep["functions"]:
+    assert f["total_ns"] <= f["raw_total_ns"] and f["self_ns"] <= f["raw_self_ns"], f
+    assert abs(f["overhead_ns"] - f["calls"] * cost[site[f["function"]]]) < 1 + f["calls"]
+print("ok")
+PY
+# compare says which times it compares, and --raw switches compensation off
+"$PERFGATE" compare "$TMP/run.json" "$TMP/run.json" --min-reps 2 >"$TMP/cmp.txt" || true
+grep -q "compensated for probe overhead" "$TMP/cmp.txt" || fail "compare does not say so"
+"$PERFGATE" compare --raw "$TMP/run.json" "$TMP/run.json" --min-reps 2 >"$TMP/cmp.txt" || true
+grep -q "(raw)" "$TMP/cmp.txt" || fail "compare --raw does not say so"
+# a benchmark whose probes cost more than its own work gets a warning naming the function
+"$PERFGATE" record -o "$TMP/hot.json" -r 1 -f count_a -- ./calls 2>"$TMP/err"
+grep -q "tracing more than doubles the run time.*count_a" "$TMP/err" || fail "no overhead warning"

@@ -1,0 +1,203 @@
+# The CI templates, run for real on the bundled example (examples/demo/imgfilter.c) in a
+# temporary git repository: the templates are valid YAML (yamllint); the GitHub action's shell
+# steps and the GitLab job's script run with GITHUB_* / CI_* pointing at temporary files.
+#
+#   C1 (main) -- C2 (main tip)
+#     \-- F1 -- F2 (clean: comments only)
+#     \-- S1 (slow: blur_row does 3x the work)
+#
+# Checked: the baseline is recorded at the merge base C1 (not the main tip, not HEAD~1), or
+# found in refs/perfgate/baselines once published; a clean change exits 0, a regression 1 with
+# the files, outputs, job summary and ::error annotation (file:line from DWARF) in place; the
+# GitLab job downloads the default branch's artifact with its job token, or records the merge
+# base when there is none.
+source "$(dirname "$0")/lib.sh"
+SRC=$PERFGATE_SRCDIR
+CI=$SRC/tests/e2e/ci_steps.py
+ACTION=$SRC/ci-templates/github/action.yml
+GITLAB=$SRC/ci-templates/gitlab/perfgate.gitlab-ci.yml
+
+yamllint -s -c "$SRC/ci-templates/.yamllint" "$SRC/ci-templates" ||
+	fail "yamllint finds problems in ci-templates/"
+bash -n "$SRC/ci-templates/perfgate-ci.sh"
+
+# ---- the repository ----
+R=$TMP/repo
+mkdir -p "$R"
+cd "$R"
+git init -q -b main
+git config user.email t@example.com
+git config user.name test
+cp "$SRC/examples/demo/imgfilter.c" .
+printf 'imgfilter\nperfgate-out/\n' >.gitignore
+git add . && git commit -qm C1
+C1=$(git rev-parse HEAD)
+git checkout -qb clean
+echo '/* a comment */' >>imgfilter.c && git commit -qam F1
+echo '/* another comment */' >>imgfilter.c && git commit -qam F2
+git checkout -q "$C1" && git checkout -qb slow
+# the first "r < 8; r++) {" is blur_row's
+sed -i '0,/r < 8; r++) {/s//r < 24; r++) {/' imgfilter.c
+git commit -qam S1
+git checkout -q main
+echo 'readme' >README && git add README && git commit -qm C2
+C2=$(git rev-parse HEAD)
+
+BUILD='clang -O2 -g -fpatchable-function-entry=5 -o imgfilter imgfilter.c'
+IN=(--input "command=./imgfilter 3" --input "build=$BUILD" --input "perfgate=$PERFGATE"
+    --input repetitions=10 --github base_ref=main)
+
+# github SCENARIO ARGS...: run the action in $R with fresh GitHub files; exit status in $st
+github() {
+	local s=$1
+	shift
+	rm -rf "$R/perfgate-out"
+	mkdir -p "$TMP/$s"
+	st=0
+	GITHUB_STEP_SUMMARY=$TMP/$s/summary GITHUB_ENV=$TMP/$s/env GITHUB_WORKSPACE=$R \
+		python3 "$CI" github "$ACTION" "$R" "${IN[@]}" "$@" >"$TMP/$s/stdout" \
+		2>"$TMP/$s/stderr" || st=$?
+	cat "$TMP/$s/stdout"
+}
+output() { tail -n 1 "$TMP/$1/stdout" | python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"; }
+json_get() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
+
+# 1. publish on the default branch: the run of C2 is stored in refs/perfgate/baselines
+github publish --input mode=publish
+[ "$st" = 0 ] || { cat "$TMP/publish/stderr"; fail "publish exited $st"; }
+[ "$(output publish result)" = published ] || fail "publish: result is not 'published'"
+git cat-file -e "refs/perfgate/baselines:$C2.json" || fail "publish did not store $C2.json"
+[ "$(git show "refs/perfgate/baselines:$C2.json" | python3 -c \
+	'import json,sys; print(json.load(sys.stdin)["meta"]["git_commit"])')" = "$C2" ] ||
+	fail "the stored baseline is not C2's run"
+
+# 2. a clean pull request: no baseline for the merge base C1 stored: recorded there
+git checkout -q clean
+github clean
+[ "$st" = 0 ] || { cat "$TMP/clean/stderr"; fail "clean change: the action exited $st"; }
+[ "$(output clean merge-base)" = "$C1" ] || fail "merge base is not C1"
+[ "$(json_get "$R/perfgate-out/base.json" '["meta"]["git_commit"]')" = "$C1" ] ||
+	fail "the baseline was not recorded at the merge base C1"
+[ "$(json_get "$R/perfgate-out/run.json" '["meta"]["git_commit"]')" = "$(git rev-parse HEAD)" ] ||
+	fail "the run was not recorded at HEAD"
+grep -q 'recording it' "$TMP/clean/stderr" || fail "clean: the baseline was not recorded"
+res=$(output clean result)
+[ "$res" = pass ] || [ "$res" = inconclusive ] || fail "clean change: result $res"
+for f in base.json run.json compare.json junit.xml summary.md; do
+	[ -s "$R/perfgate-out/$f" ] || fail "clean: perfgate-out/$f missing"
+done
+grep -q 'perfgate: pass\|perfgate: inconclusive' "$TMP/clean/summary" ||
+	fail "clean: no verdict in GITHUB_STEP_SUMMARY"
+cmp -s "$TMP/clean/summary" "$R/perfgate-out/summary.md" ||
+	fail "the job summary differs from summary.md"
+! grep -q '^::error' "$TMP/clean/stdout" || fail "clean: ::error annotations"
+grep -q 'uses actions/upload-artifact@v4.*"path": "perfgate-out/"' "$TMP/clean/stdout" ||
+	fail "the upload step does not upload perfgate-out/"
+[ -z "$(git worktree list | sed 1d)" ] || fail "a worktree was left behind"
+
+# 3. the merge base's run is published; a slow pull request finds it and fails
+git checkout -q "$C1"
+github publish1 --input mode=publish
+[ "$st" = 0 ] || fail "publish at C1 exited $st"
+git checkout -q slow
+github slow
+[ "$st" = 1 ] || { cat "$TMP/slow/stderr"; fail "regression: the action exited $st, not 1"; }
+grep -q "baseline: $C1.json from refs/perfgate/baselines" "$TMP/slow/stderr" ||
+	fail "the published baseline of C1 was not used"
+[ "$(output slow result)" = regression ] || fail "regression: result is not 'regression'"
+grep -q '^step perfgate - compare: exit 1' "$TMP/slow/stdout" || fail "compare step: not exit 1"
+grep -q '^::error file=imgfilter.c,line=26,title=perfgate%3A blur_row' "$TMP/slow/stdout" ||
+	fail "no ::error annotation for blur_row at imgfilter.c:26"
+grep -q ':x: perfgate: regression' "$TMP/slow/summary" || fail "no regression in the summary"
+grep -q '`blur_row` (imgfilter.c:26)' "$R/perfgate-out/summary.md" ||
+	fail "blur_row missing from summary.md"
+xmllint --noout --schema "$SRC/tests/data/JUnit.xsd" "$R/perfgate-out/junit.xml"
+grep -q '<failure type="regression"' "$R/perfgate-out/junit.xml" || fail "no JUnit failure"
+
+# ---- GitLab ----
+# A fake GitLab API serving the default branch's artifact; it logs each request and its token.
+mkdir -p "$TMP/www"
+cat >"$TMP/server.py" <<'PY'
+import http.server, os, sys
+root, log = sys.argv[1], sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with open(log, "a") as f:
+            f.write("%s %s\n" % (self.path, self.headers.get("JOB-TOKEN")))
+        p = os.path.join(root, self.path.split("?")[0].lstrip("/"))
+        if not os.path.isfile(p):
+            self.send_error(404)
+            return
+        data = open(p, "rb").read()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_port, flush=True)
+s.serve_forever()
+PY
+python3 "$TMP/server.py" "$TMP/www" "$TMP/requests" >"$TMP/port" &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null; rm -rf "$TMP"' EXIT
+for _ in $(seq 50); do [ -s "$TMP/port" ] && break; sleep 0.1; done
+PORT=$(cat "$TMP/port")
+
+GL=(--var "PG_COMMAND=./imgfilter 3" --var "PG_BUILD=$BUILD" --var "PERFGATE=$PERFGATE"
+    --var "PERFGATE_SRC=$SRC" --var PG_SKIP_DEPS=1 --var GITLAB_CI=true
+    --var CI_DEFAULT_BRANCH=main --var CI_PROJECT_ID=7 --var CI_JOB_NAME=perfgate
+    --var CI_JOB_TOKEN=tok123 --var "CI_PROJECT_DIR=$R"
+    --var "CI_API_V4_URL=http://127.0.0.1:$PORT/api/v4")
+gitlab() { # SCENARIO VARS...
+	local s=$1
+	shift
+	rm -rf "$R/perfgate-out"
+	st=0
+	python3 "$CI" gitlab "$GITLAB" .perfgate "$R" "${GL[@]}" "$@" >"$TMP/gl-$s.log" 2>&1 ||
+		st=$?
+}
+
+# 4. the default branch's pipeline keeps its run as the artifact
+git checkout -q main
+gitlab main --var CI_COMMIT_BRANCH=main
+[ "$st" = 0 ] || { cat "$TMP/gl-main.log"; fail "gitlab main pipeline exited $st"; }
+grep -qx 'PERFGATE_RESULT=published' "$R/perfgate-out/perfgate.env" || fail "gitlab: dotenv"
+A=$TMP/www/api/v4/projects/7/jobs/artifacts/main/raw/perfgate-out
+mkdir -p "$A"
+cp "$R/perfgate-out/run.json" "$A/run.json"
+
+# 5. a merge request with a regression: baseline from the artifact, job fails
+git checkout -q slow
+gitlab slow --var CI_COMMIT_BRANCH=slow --var CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main \
+	--var CI_PIPELINE_SOURCE=merge_request_event --var "CI_MERGE_REQUEST_DIFF_BASE_SHA=$C1"
+[ "$st" = 1 ] || { cat "$TMP/gl-slow.log"; fail "gitlab regression: exited $st, not 1"; }
+grep -q '^/api/v4/projects/7/jobs/artifacts/main/raw/perfgate-out/run.json?job=perfgate tok123$' \
+	"$TMP/requests" || fail "gitlab: the artifact was not requested with the job token"
+[ "$(json_get "$R/perfgate-out/base.json" '["meta"]["git_commit"]')" = "$C2" ] ||
+	fail "gitlab: the baseline is not the default branch's artifact"
+grep -qx 'PERFGATE_RESULT=regression' "$R/perfgate-out/perfgate.env" || fail "gitlab: result"
+grep -qx 'PERFGATE_EXIT_CODE=1' "$R/perfgate-out/perfgate.env" || fail "gitlab: exit code"
+python3 - "$GITLAB" "$R" <<'PY'
+import os, sys, yaml
+job = yaml.safe_load(open(sys.argv[1]))[".perfgate"]
+art = job["artifacts"]
+assert art["when"] == "always" and art["expose_as"]
+assert "perfgate-out/flamegraph.svg" in art["paths"]
+assert art["reports"]["junit"] == "perfgate-out/junit.xml"
+for p in [art["reports"]["junit"], art["reports"]["dotenv"], "perfgate-out/summary.md",
+          "perfgate-out/run.json", "perfgate-out/compare.json"]:
+    assert os.path.isfile(os.path.join(sys.argv[2], p)), p
+PY
+
+# 6. no artifact yet (404): the merge base is recorded instead; a clean change passes
+rm -rf "$TMP/www/api"
+git checkout -q clean
+gitlab clean --var CI_COMMIT_BRANCH=clean --var CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main
+[ "$st" = 0 ] || { cat "$TMP/gl-clean.log"; fail "gitlab clean change: exited $st"; }
+grep -q 'no artifact: recording the merge base' "$TMP/gl-clean.log" || fail "gitlab: no fallback"
+[ "$(json_get "$R/perfgate-out/base.json" '["meta"]["git_commit"]')" = "$C1" ] ||
+	fail "gitlab: the fallback baseline is not the merge base"
+grep -qx 'PERFGATE_EXIT_CODE=0' "$R/perfgate-out/perfgate.env" || fail "gitlab clean: exit code"
+echo "all CI template scenarios passed"

@@ -1,0 +1,93 @@
+# SIGINT, SIGTERM or SIGHUP during a recording end the benchmark's whole process tree (also
+# processes that left its process group, stopped ones and ones that ignore SIGTERM), detach
+# every probe and write no run file: exit 2 and one message. --timeout ends a repetition that
+# runs too long, the same way.
+source "$(dirname "$0")/lib.sh"
+mark=pg-signals-$$
+
+left() { # processes of the benchmark still alive
+	pgrep -f -- "$mark" || true
+}
+# the BPF links and programs a running perfgate holds, as "link ID" and "prog ID" lines
+held() {
+	grep -h -E '^(link_id|prog_id):' /proc/"$1"/fdinfo/* 2>/dev/null |
+		sed 's/_id:[[:space:]]*/ /' | sort -u
+}
+# none of the objects listed in file $1 exists any more (deferred frees get 3 s)
+gone() {
+	local i kind id
+	for i in $(seq 30); do
+		bpftool link show >"$TMP/links" 2>/dev/null
+		bpftool prog show >"$TMP/progs" 2>/dev/null
+		while read -r kind id; do
+			grep -q "^$id: " "$TMP/${kind}s" && continue 2
+		done <"$1"
+		return 0
+	done
+	return 1
+}
+
+# stop SIGNAL MODE: start recording ./hang MODE, wait until it runs, send SIGNAL to perfgate
+stop() {
+	local sig=$1 mode=$2 pid rc=0 i
+	rm -f "$TMP/run.json" "$TMP/out"
+	"$PERFGATE" record -q -o "$TMP/run.json" -r 3 -- ./hang "$mode" "$mark" \
+		>"$TMP/out" 2>"$TMP/stderr" &
+	pid=$!
+	for i in $(seq 100); do grep -q ready "$TMP/out" 2>/dev/null && break; sleep 0.1; done
+	grep -q ready "$TMP/out" || fail "$mode: the benchmark did not start"
+	held "$pid" >"$TMP/held"
+	grep -q '^link ' "$TMP/held" || fail "$mode: perfgate holds no BPF link"
+	SECONDS=0
+	kill -"$sig" "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" = 2 ] || { cat "$TMP/stderr"; fail "$sig/$mode: perfgate exited $rc, not 2"; }
+	[ $SECONDS -le $((PG_GRACE + 3)) ] || fail "$sig/$mode: took ${SECONDS}s to stop"
+	grep -q "stopped by SIG$sig" "$TMP/stderr" || { cat "$TMP/stderr"; fail "$sig/$mode: no message"; }
+	[ "$(grep -c "perfgate: error" "$TMP/stderr")" = 1 ] || { cat "$TMP/stderr"; fail "more than one error"; }
+	[ ! -e "$TMP/run.json" ] || fail "$sig/$mode: a run file was written"
+	! ls -A "$TMP" | grep -q '^\.run\.json' || fail "$sig/$mode: a temporary file was left"
+	sleep 0.2
+	[ -z "$(left)" ] || { ps -f -p "$(left | tr '\n' ',')0"; fail "$sig/$mode: processes left"; }
+	gone "$TMP/held" || { cat "$TMP/held"; fail "$sig/$mode: BPF links or programs left"; }
+}
+PG_GRACE=1
+stop INT sleep
+stop TERM sleep
+stop HUP sleep
+stop INT escape		# a child that left the process group with setsid()
+stop TERM ignore-term	# SIGTERM ignored: SIGKILL after the grace period
+stop INT stop		# stopped with SIGSTOP
+
+# --timeout: exit 2, the repetition named, nothing left, no file
+SECONDS=0
+expect_exit 2 "$PERFGATE" record -q -o "$TMP/run.json" -r 3 --timeout 0.5 -- ./hang escape "$mark"
+grep -q "repetition 1 ran past --timeout 0.5 s" "$TMP/stderr" || { cat "$TMP/stderr"; fail "timeout message"; }
+[ $SECONDS -le 4 ] || fail "--timeout took ${SECONDS}s"
+[ ! -e "$TMP/run.json" ] || fail "a timed-out recording wrote a run file"
+sleep 0.2
+[ -z "$(left)" ] || fail "processes left after --timeout"
+expect_exit 2 "$PERFGATE" record -q -o "$TMP/run.json" -r 1 --timeout 0.3 -- ./hang stop "$mark"
+grep -q "ran past --timeout" "$TMP/stderr" || fail "a stopped benchmark was not timed out"
+expect_exit 2 "$PERFGATE" record -q -o "$TMP/run.json" -r 1 --timeout 0.3 -- ./hang ignore-term "$mark"
+grep -q "ran past --timeout" "$TMP/stderr" || fail "a benchmark ignoring SIGTERM was not timed out"
+sleep 0.2
+[ -z "$(left)" ] || fail "processes left after --timeout"
+# ...unless failures are allowed: the repetitions are kept, with their signal
+expect_exit 0 "$PERFGATE" record -q --allow-failure -o "$TMP/run.json" -r 2 --timeout 0.3 \
+	-- ./hang sleep "$mark"
+grep -q "ran past --timeout" "$TMP/stderr" || fail "no warning about the timeout"
+python3 - "$TMP/run.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+assert len(run["repetitions"]) == 2
+assert all(r["signal"] == 15 and r["exit_code"] == -1 for r in run["repetitions"]), run["repetitions"]
+PY
+# a benchmark that finishes in time is not affected
+expect_exit 0 "$PERFGATE" record -q -o "$TMP/ok.json" -r 2 --timeout 30 -f count_a -- ./calls
+calls "$TMP/ok.json" >"$TMP/actual"
+echo "count_a 1000" >"$TMP/expected"
+expect_same "$TMP/expected" "$TMP/actual"
+expect_exit 2 "$PERFGATE" record -o "$TMP/x.json" --timeout 0 -- ./calls
+grep -q "invalid --timeout" "$TMP/stderr" || fail "--timeout 0 accepted"
+echo ok

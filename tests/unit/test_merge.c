@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/unit/test_merge.c - merging runs (baseline/merge.h), and the optional source position
+ * of functions in run files (baseline/runfile.c: "file"/"line" written when known, files
+ * without them still read).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../baseline/merge.h"
+#include "../../baseline/runfile.h"
+#include "../../core/log.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	strcpy(dir, "/tmp/pg-test-merge-XXXXXX");
+	pg_log_set_level(PG_LOG_ERROR);
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+/* A run of "./bench 3" at @start on @host with functions @names[0..n) of binary @bin, @reps
+ * repetitions; function k is called k + 1 times per repetition, 100 ns each. */
+static void make_run(struct pg_run *run, const char *bin, const char *const *names, size_t n,
+		     size_t reps, const char *start, const char *host)
+{
+	pg_run_init(run);
+	run->meta.argc = 2;
+	run->meta.argv = calloc(2, sizeof(char *));
+	run->meta.argv[0] = strdup("./bench");
+	run->meta.argv[1] = strdup("3");
+	run->meta.start_time = strdup(start);
+	run->meta.host = strdup(host);
+	run->meta.repetitions = (uint32_t)reps;
+	for (size_t k = 0; k < n; k++) {
+		assert_int_equal(pg_run_add_func(run, bin, names[k], NULL, 0x1000 + k, 0x1000 + k,
+						 PG_SITE_NOP5, false, NULL), 0);
+		assert_int_equal(pg_func_set_src(&run->funcs[k], "src/b.c", 10 + (uint32_t)k), 0);
+	}
+	for (size_t r = 0; r < reps; r++) {
+		struct pg_rep *rep = pg_run_add_rep(run);
+
+		rep->exit_code = 0;
+		rep->wall_ns = 1000000;
+		for (size_t k = 0; k < n; k++) {
+			struct pg_fstat *s = pg_rep_add_stat(rep, (uint32_t)k);
+
+			s->calls = k + 1;
+			s->total_ns = s->self_ns = 100 * (k + 1);
+			s->min_ns = s->max_ns = 100;
+			assert_int_equal(pg_hist_add(&s->hist, 100, k + 1), 0);
+		}
+	}
+}
+
+static const struct pg_fstat *stat_of(const struct pg_run *run, size_t r, const char *name)
+{
+	for (size_t i = 0; i < run->nfuncs; i++)
+		if (!strcmp(run->funcs[i].name, name))
+			return pg_rep_find(&run->reps[r], (uint32_t)i);
+	return NULL;
+}
+
+static void test_merge_shards(void **state)
+{
+	static const char *const fa[] = { "main", "parse", "lex" };
+	static const char *const fb[] = { "lex", "emit", "main" };
+	const char *names[] = { "a.json", "b.json" };
+	struct pg_run a, b, out;
+	const struct pg_run *runs[] = { &a, &b };
+	char why[128], path[128];
+
+	make_run(&a, "/ci/1/build/bench", fa, 3, 4, "2026-11-20T10:00:00Z", "ci-1");
+	make_run(&b, "/ci/2/build/bench", fb, 3, 6, "2026-11-21T10:00:00Z", "ci-2");
+	pg_run_init(&out);
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), 0);
+	assert_int_equal(pg_run_validate(&out, why, sizeof(why)), 0);
+	assert_int_equal(out.nreps, 10);
+	assert_int_equal(out.meta.repetitions, 10);
+	assert_int_equal(out.nfuncs, 4);	/* main parse lex emit */
+	assert_string_equal(out.funcs[0].name, "main");
+	assert_string_equal(out.funcs[3].name, "emit");
+	assert_string_equal(out.funcs[0].binary, "/ci/1/build/bench");	/* the first run's */
+	assert_string_equal(out.funcs[2].src_file, "src/b.c");
+	assert_string_equal(out.meta.host, "ci-2");			/* the newest run's */
+	assert_string_equal(out.meta.start_time, "2026-11-21T10:00:00Z");
+	/* repetitions keep their numbers under the new ids */
+	assert_int_equal(stat_of(&out, 0, "parse")->calls, 2);
+	assert_null(stat_of(&out, 4, "parse"));
+	assert_int_equal(stat_of(&out, 4, "main")->calls, 3);
+	assert_int_equal(stat_of(&out, 4, "emit")->calls, 2);
+	assert_int_equal(pg_hist_total(&stat_of(&out, 9, "lex")->hist), 1);
+	snprintf(path, sizeof(path), "%s/merged.json", dir);
+	assert_int_equal(pg_runfile_write(&out, path), 0);
+	pg_run_release(&out);
+	assert_int_equal(pg_runfile_read(path, &out), 0);
+	assert_int_equal(out.nreps, 10);
+	pg_run_release(&out);
+	pg_run_release(&a);
+	pg_run_release(&b);
+}
+
+static void test_merge_refuses(void **state)
+{
+	static const char *const f[] = { "main" };
+	static const char *const dup[] = { "main", "main" };
+	const char *names[] = { "a.json", "b.json" };
+	struct pg_run a, b, out;
+	const struct pg_run *runs[] = { &a, &b };
+
+	make_run(&a, "/x/bench", f, 1, 2, "2026-11-20T10:00:00Z", "ci");
+	make_run(&b, "/x/bench", f, 1, 2, "2026-11-21T10:00:00Z", "ci");
+	pg_run_init(&out);
+	free(b.meta.argv[1]);
+	b.meta.argv[1] = strdup("4");
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), -EINVAL);
+	assert_int_equal(out.nreps, 0);
+	free(b.meta.argv[1]);
+	b.meta.argv[1] = strdup("3");
+	b.meta.filters = calloc(1, sizeof(char *));
+	b.meta.filters[0] = strdup("main");
+	b.meta.nfilters = 1;
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), -EINVAL);
+	pg_run_release(&b);
+	/* two binaries with the same basename in one run: ambiguous */
+	make_run(&b, "/x/bench", dup, 1, 1, "2026-11-21T10:00:00Z", "ci");
+	assert_int_equal(pg_run_add_func(&b, "/y/bench", "main", NULL, 1, 1, PG_SITE_NOP5, false,
+					 NULL), 0);
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), -EINVAL);
+	assert_int_equal(out.nfuncs, 0);
+	pg_run_release(&a);
+	pg_run_release(&b);
+}
+
+static void test_runfile_source_position(void **state)
+{
+	static const char *const f[] = { "main", "parse" };
+	struct pg_run a, back;
+	char path[128], cmd[512];
+
+	make_run(&a, "/x/bench", f, 2, 1, "2026-11-20T10:00:00Z", "ci");
+	assert_int_equal(pg_func_set_src(&a.funcs[1], NULL, 0), 0);	/* unknown */
+	snprintf(path, sizeof(path), "%s/src.json", dir);
+	assert_int_equal(pg_runfile_write(&a, path), 0);
+	pg_run_init(&back);
+	assert_int_equal(pg_runfile_read(path, &back), 0);
+	assert_string_equal(back.funcs[0].src_file, "src/b.c");
+	assert_int_equal(back.funcs[0].src_line, 10);
+	assert_null(back.funcs[1].src_file);
+	assert_int_equal(back.funcs[1].src_line, 0);
+	pg_run_release(&back);
+	/* a file without the keys (an older perfgate) reads, as unknown */
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); "
+		 "[(f.pop(\"file\", 0), f.pop(\"line\", 0)) for f in r[\"functions\"]]; "
+		 "json.dump(r, open(sys.argv[1], \"w\"))' %s", path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(pg_runfile_read(path, &back), 0);
+	assert_null(back.funcs[0].src_file);
+	pg_run_release(&back);
+	/* null is unknown too; a wrong type is an error */
+	snprintf(cmd, sizeof(cmd), "sed -i 's/\"endbr\":false/\"endbr\":false,\"file\":null,"
+		 "\"line\":null/' %s", path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(pg_runfile_read(path, &back), 0);
+	assert_null(back.funcs[0].src_file);
+	pg_run_release(&back);
+	snprintf(cmd, sizeof(cmd), "sed -i 's/\"line\":null/\"line\":\"x\"/' %s", path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(pg_runfile_read(path, &back), -EINVAL);
+	pg_run_release(&back);
+	pg_run_release(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_merge_shards),
+		cmocka_unit_test(test_merge_refuses),
+		cmocka_unit_test(test_runfile_source_position),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
