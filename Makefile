@@ -47,7 +47,7 @@ DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev li
 	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev
 
 .SECONDARY:
-.PHONY: all deps deps-build check test unit e2e demo clean bench
+.PHONY: all deps deps-build check test unit e2e demo clean bench fuzz fuzz-build
 all: $(PERFGATE_BIN)
 
 $(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(BUILD)/libpgcore.a
@@ -102,6 +102,28 @@ $(BUILD)/progs/sample_chain_nofp: tests/progs/sample_chain.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -fomit-frame-pointer -o $@ $<
 
+# libFuzzer targets (docs/fuzzing.md): the library built again with clang and the fuzzer's
+# coverage, ASan and UBSan, in its own directory. `make fuzz` runs each for FUZZ_SECONDS.
+FUZZ_BUILD := build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
+	       -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+	       $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(LIB_SRCS))
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+$(FUZZ_BUILD)/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(LDLIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
+
 deps:
 	@if ! dpkg -s $(DEPS_DEBIAN) >/dev/null 2>&1; then \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(DEPS_DEBIAN); \
@@ -118,10 +140,10 @@ e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp
 
 # the test command (README, .ci/run): install, build, run every test
 check: deps
-	$(MAKE) all unit e2e-progs
+	$(MAKE) all unit e2e-progs fuzz-build
 	$(TEST_ENV) tests/run.sh
 
-test: all unit e2e-progs
+test: all unit e2e-progs fuzz-build
 	$(TEST_ENV) tests/run.sh
 
 demo: deps

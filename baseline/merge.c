@@ -2,6 +2,7 @@
 /* baseline/merge.c - combine runs of the same benchmark (baseline/merge.h). */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,28 +94,35 @@ static int map_funcs(struct pg_run *out, const struct pg_run *r, const char *nam
 		     uint32_t *map, bool *differs)
 {
 	size_t before = out->nfuncs, seen = 0;
+	/* which of @out's functions this run maps to already */
+	bool *used = calloc(before + r->nfuncs + 1, sizeof(*used));
+	int err = used ? 0 : -ENOMEM;
 
-	for (size_t i = 0; i < r->nfuncs; i++) {
+	for (size_t i = 0; i < r->nfuncs && !err; i++) {
 		const struct pg_func *f = &r->funcs[i];
 		long id = find_func(out, f->binary, f->name);
-		int err;
 
-		if (id >= 0 && (size_t)id >= before) {
+		if (id >= 0 && used[id]) {
 			pg_err("%s: two functions are both %s in a binary named %s: cannot tell them "
 			       "apart when merging", name, f->name, pg_basename(f->binary));
-			return -EINVAL;
+			err = -EINVAL;
+			break;
 		}
 		if (id >= 0) {
 			map[i] = (uint32_t)id;
+			used[id] = true;
 			seen++;
 			continue;
 		}
 		err = pg_run_add_func(out, f->binary, f->name, f->display, f->addr, f->offset,
 				      f->site, f->endbr, &map[i]);
 		err = err ?: pg_func_set_src(&out->funcs[map[i]], f->src_file, f->src_line);
-		if (err)
-			return err;
+		if (!err)
+			used[map[i]] = true;
 	}
+	free(used);
+	if (err)
+		return err;
 	/* after the first run: a function was missing from this one, or only this one has it */
 	if (before && (seen != before || out->nfuncs != before))
 		*differs = true;
@@ -214,17 +222,31 @@ static int merge_sources(struct pg_run *out, const struct pg_run *const *runs, s
 	return 0;
 }
 
+/* The command as one line (arguments joined by spaces, cut at 80 characters) into @buf. */
+static const char *command_line(char *buf, size_t size, const struct pg_meta *m)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < m->argc && len + 1 < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", m->argv[i]);
+	if (strlen(buf) > 80)
+		strcpy(buf + 77, "...");
+	return buf;
+}
+
 static int check_mergeable(const struct pg_run *const *runs, const char *const *names, size_t n)
 {
 	const struct pg_meta *m0 = &runs[0]->meta;
+	char a[128], b[128];
 
 	for (size_t i = 1; i < n; i++) {
 		const struct pg_meta *m = &runs[i]->meta;
 
 		if (!same_strv(m0->argv, m0->argc, m->argv, m->argc)) {
-			pg_err("%s and %s are runs of different commands ('%s ...' and '%s ...'): "
-			       "refusing to merge them", names[0], names[i],
-			       m0->argc ? m0->argv[0] : "", m->argc ? m->argv[0] : "");
+			pg_err("%s and %s are runs of different commands ('%s' and '%s'): refusing "
+			       "to merge them", names[0], names[i], command_line(a, sizeof(a), m0),
+			       command_line(b, sizeof(b), m));
 			return -EINVAL;
 		}
 		if (!same_strv(m0->filters, m0->nfilters, m->filters, m->nfilters) ||

@@ -376,6 +376,7 @@ static struct json_object *new_rep(const struct pg_rep *rep)
 struct writer {
 	FILE *f;
 	long long bytes;	/* written so far */
+	long long max;		/* pg_runfile_max_bytes() */
 	int err;		/* first error: -ENOMEM, -EFBIG or a write error */
 };
 
@@ -384,7 +385,7 @@ static void emit_raw(struct writer *w, const char *s, size_t len)
 	if (w->err)
 		return;
 	w->bytes += (long long)len;
-	if (w->bytes > PG_RUNFILE_MAX_BYTES)
+	if (w->bytes > w->max)
 		w->err = -EFBIG;
 	else if (fwrite(s, 1, len, w->f) != len)
 		w->err = errno ? -errno : -EIO;
@@ -452,7 +453,7 @@ static void emit_run(struct writer *w, const struct pg_run *run)
 int pg_runfile_write(const struct pg_run *run, const char *path)
 {
 	struct pg_atomic a;
-	struct writer w = { 0 };
+	struct writer w = { .max = pg_runfile_max_bytes() };
 	char why[256];
 	int err;
 
@@ -469,8 +470,8 @@ int pg_runfile_write(const struct pg_run *run, const char *path)
 	if (!w.err)
 		return pg_atomic_commit(&a);
 	if (w.err == -EFBIG)
-		pg_err("cannot write %s: the run file would be larger than the limit of %lld bytes",
-		       path, PG_RUNFILE_MAX_BYTES);
+		pg_err("cannot write %s: the run file would be larger than the limit of %lld MiB "
+		       "(raise it with %s)", path, w.max >> 20, PG_RUNFILE_MAX_MB_ENV);
 	else
 		pg_err("cannot write %s: %s", path, strerror(-w.err));
 	pg_atomic_abort(&a);
@@ -1148,9 +1149,31 @@ static int read_root(const struct reader *rd, struct json_object *root, struct p
 	return err ?: read_sources(rd, root, run);
 }
 
-/* The whole file into a NUL-terminated buffer, at most PG_RUNFILE_MAX_BYTES. */
+long long pg_runfile_max_bytes(void)
+{
+	static bool warned;
+	const char *env = getenv(PG_RUNFILE_MAX_MB_ENV);
+	unsigned long long mb;
+	char *end;
+
+	if (!env || !*env)
+		return (long long)PG_RUNFILE_DEFAULT_MAX_MB << 20;
+	errno = 0;
+	mb = strtoull(env, &end, 10);
+	if (errno || *end || *env == '-' || mb < 1 || mb > 65536) {
+		if (!warned)
+			pg_warn("%s='%s' is not a size in MiB from 1 to 65536: using %d",
+				PG_RUNFILE_MAX_MB_ENV, env, PG_RUNFILE_DEFAULT_MAX_MB);
+		warned = true;
+		return (long long)PG_RUNFILE_DEFAULT_MAX_MB << 20;
+	}
+	return (long long)mb << 20;
+}
+
+/* The whole file into a NUL-terminated buffer, at most pg_runfile_max_bytes(). */
 static int slurp(const char *path, char **out, size_t *outlen)
 {
+	const size_t max = (size_t)pg_runfile_max_bytes();
 	size_t len = 0, cap;
 	struct stat st;
 	char *buf = NULL;
@@ -1172,7 +1195,7 @@ static int slurp(const char *path, char **out, size_t *outlen)
 		err = -EISDIR;
 		goto out;
 	}
-	if (S_ISREG(st.st_mode) && st.st_size > PG_RUNFILE_MAX_BYTES)
+	if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max)
 		goto too_big;
 	/* room for the file, a NUL and one more byte to see the end of the file */
 	cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 2 : 64 * 1024;
@@ -1182,9 +1205,9 @@ static int slurp(const char *path, char **out, size_t *outlen)
 		if (len + 1 >= cap) {
 			char *nb;
 
-			if (len > PG_RUNFILE_MAX_BYTES)
+			if (len > max)
 				goto too_big;
-			cap = cap > PG_RUNFILE_MAX_BYTES / 2 ? PG_RUNFILE_MAX_BYTES + 2 : cap * 2;
+			cap = cap > max / 2 ? max + 2 : cap * 2;
 			nb = realloc(buf, cap);
 			if (!nb) {
 				err = -ENOMEM;
@@ -1212,7 +1235,7 @@ static int slurp(const char *path, char **out, size_t *outlen)
 			break;
 		len += (size_t)got;
 	}
-	if (len > PG_RUNFILE_MAX_BYTES)
+	if (len > max)
 		goto too_big;
 	buf[len] = '\0';
 	*out = buf;
@@ -1220,8 +1243,8 @@ static int slurp(const char *path, char **out, size_t *outlen)
 	buf = NULL;
 	goto out;
 too_big:
-	pg_err("cannot read %s: larger than the limit of %lld bytes for run files", path,
-	       PG_RUNFILE_MAX_BYTES);
+	pg_err("cannot read %s: larger than the limit of %zu MiB for run files (raise it with "
+	       "%s)", path, max >> 20, PG_RUNFILE_MAX_MB_ENV);
 	err = -EFBIG;
 out:
 	free(buf);
@@ -1300,28 +1323,38 @@ static int parse(const char *path, const char *buf, size_t len, struct json_obje
 	return -EINVAL;
 }
 
-int pg_runfile_read(const char *path, struct pg_run *run)
+int pg_runfile_parse(const char *buf, size_t len, const char *name, struct pg_run *run)
 {
-	struct reader rd = { .path = path };
+	struct reader rd = { .path = name };
 	struct json_object *root = NULL;
-	char why[256], *buf = NULL;
-	size_t len = 0;
+	char why[256];
 	int err;
 
 	pg_run_release(run);
-	err = slurp(path, &buf, &len);
-	if (!err)
-		err = parse(path, buf, len, &root);
-	free(buf);
+	err = parse(name, buf, len, &root);
 	if (!err)
 		err = read_root(&rd, root, run);
 	json_object_put(root);
 	if (!err) {
 		err = check_run(run, why, sizeof(why));
 		if (err)
-			pg_err("%s: %s", path, why);
+			pg_err("%s: %s", name, why);
 	}
 	if (err)
 		pg_run_release(run);
+	return err;
+}
+
+int pg_runfile_read(const char *path, struct pg_run *run)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	pg_run_release(run);
+	err = slurp(path, &buf, &len);
+	if (!err)
+		err = pg_runfile_parse(buf, len, path, run);
+	free(buf);
 	return err;
 }

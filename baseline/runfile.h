@@ -6,7 +6,8 @@
  * Writing is atomic: the file is written to a temporary file in the same directory, flushed
  * with fsync, and renamed over @path; on any failure the temporary file is removed and @path is
  * untouched. Reading validates everything (format name, version, types, ranges, the invariants
- * of core/run.h) and refuses files over PG_RUNFILE_MAX_BYTES.
+ * of core/run.h) and refuses files over pg_runfile_max_bytes(): the parsed JSON takes about 25
+ * times the file's size in memory, so the limit keeps a crafted file from exhausting memory.
  *
  * Both return 0 or a negative errno, after logging one line that names the file and what is
  * wrong with it (core/log.h).
@@ -18,12 +19,24 @@
 
 #define PG_RUNFILE_FORMAT "perfgate-run"
 #define PG_RUNFILE_VERSION 1
-#define PG_RUNFILE_MAX_BYTES (1024LL * 1024 * 1024)
+/* Default size limit of run files, in MiB; PERFGATE_MAX_RUN_MB overrides it (1 to 65536). */
+#define PG_RUNFILE_DEFAULT_MAX_MB 256
+#define PG_RUNFILE_MAX_MB_ENV "PERFGATE_MAX_RUN_MB"
+
+/* The size limit in bytes for reading and writing run files (warns once if the variable is
+ * not a number in range, and uses the default). */
+long long pg_runfile_max_bytes(void);
 
 /* Write @run to @path atomically. */
 int pg_runfile_write(const struct pg_run *run, const char *path);
 
 /* Read @path into @run (initialised by the caller; released on failure). */
 int pg_runfile_read(const char *path, struct pg_run *run);
+
+/*
+ * Parse the run file text @buf[0..len) (buf[len] must be '\0'), as pg_runfile_read() does;
+ * @name names it in messages. Not limited by size: the caller decides what it reads.
+ */
+int pg_runfile_parse(const char *buf, size_t len, const char *name, struct pg_run *run);
 
 #endif

@@ -12,6 +12,7 @@
 #include "../core/atomic.h"
 #include "../core/log.h"
 #include "../diff/compare.h"
+#include "../diff/flamediff.h"
 #include "../reporters/compare_out.h"
 #include "../reporters/markdown.h"
 #include "cli.h"
@@ -31,6 +32,10 @@ static const char compare_usage[] =
 	"  --raw               compare raw times, not times compensated for probe overhead\n"
 	"  --junit FILE        write a JUnit XML report\n"
 	"  --json FILE         write the full result as JSON (docs/compare-format.md)\n"
+	"  --flamegraph FILE   write a differential flame graph (SVG) of the sampled profiles:\n"
+	"                      widths from NEW, red = share of samples grew, blue = shrank\n"
+	"  --flame-color self|inclusive  colour by the change of self (default) or\n"
+	"                      inclusive share (docs/sampling.md)\n"
 	"  --markdown FILE     write a pull-request summary in Markdown (docs/ci.md)\n"
 	"  --artifact NAME     name a file published with the result in the summary\n"
 	"                      (repeatable; the --junit and --json files are named anyway)\n"
@@ -170,11 +175,14 @@ int do_compare(int argc, char **argv)
 		{ "all", no_argument, NULL, 'A' },
 		{ "strict", no_argument, NULL, 's' },
 		{ "raw", no_argument, NULL, 'R' },
+		{ "flamegraph", required_argument, NULL, 'G' },
+		{ "flame-color", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pg_compare_opts opts = PG_COMPARE_OPTS_DEFAULT;
-	const char *junit = NULL, *json = NULL, *markdown = NULL;
+	const char *junit = NULL, *json = NULL, *markdown = NULL, *flame = NULL;
+	enum pg_flame_metric flame_metric = PG_FLAME_SELF;
 	struct pg_ci_out ci = { 0 };
 	struct pg_run base, new;
 	struct pg_comparison cmp;
@@ -220,6 +228,19 @@ int do_compare(int argc, char **argv)
 		case 'j':
 			junit = optarg;
 			break;
+		case 'G':
+			flame = optarg;
+			break;
+		case 'C':
+			if (!strcmp(optarg, "self")) {
+				flame_metric = PG_FLAME_SELF;
+			} else if (!strcmp(optarg, "inclusive")) {
+				flame_metric = PG_FLAME_INCLUSIVE;
+			} else {
+				pg_err("invalid --flame-color '%s': expected self or inclusive", optarg);
+				goto cleanup;
+			}
+			break;
 		case 'J':
 			json = optarg;
 			break;
@@ -264,6 +285,8 @@ int do_compare(int argc, char **argv)
 	if (junit && pg_compare_write_junit(&cmp, &base, &new, junit))
 		goto cleanup;
 	if (json && pg_compare_write_json(&cmp, &base, &new, json))
+		goto cleanup;
+	if (flame && pg_cli_diff_flamegraph(&base, &new, flame_metric, opts.alpha, flame))
 		goto cleanup;
 	if (pg_ci_out_write(&ci, &cmp, &base, &new, junit, json, markdown))
 		goto cleanup;

@@ -2,6 +2,7 @@
 /*
  * perfgate folded / perfgate flamegraph: the sampled profile of a run (docs/sampling.md).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,4 +186,30 @@ cleanup:
 	pg_flame_release(&fl);
 	pg_run_release(&run);
 	return ret;
+}
+
+int pg_cli_diff_flamegraph(const struct pg_run *base, const struct pg_run *new, int metric,
+			   double alpha, const char *path)
+{
+	struct pg_flame fl;
+	char why[256] = "", title[256];
+	int err;
+
+	pg_flame_init(&fl);
+	err = pg_flame_diff(base, new, (enum pg_flame_metric)metric, alpha, &fl, why,
+			    sizeof(why));
+	if (err) {
+		pg_err("--flamegraph %s: %s", path, err == -EINVAL && why[0] ? why :
+		       "out of memory");
+		return err;
+	}
+	snprintf(title, sizeof(title), "perfgate: BASE %.100s vs NEW %.100s",
+		 base->meta.git_commit ? base->meta.git_commit : "",
+		 new->meta.git_commit ? new->meta.git_commit : "");
+	if (!base->meta.git_commit || !new->meta.git_commit ||
+	    !strcmp(base->meta.git_commit, new->meta.git_commit))
+		snprintf(title, sizeof(title), "perfgate: differential flame graph (BASE -> NEW)");
+	err = pg_flamegraph_write(&fl, new, title, path);
+	pg_flame_release(&fl);
+	return err;
 }

@@ -58,6 +58,7 @@ int do_record(int argc, char **argv)
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "max-funcs", required_argument, NULL, 'M' },
 		{ "allow-failure", no_argument, NULL, 'A' },
+		{ "budget", required_argument, NULL, 'B' },
 		{ "single-attach", no_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "frequency", required_argument, NULL, 'F' },
@@ -99,6 +100,10 @@ int do_record(int argc, char **argv)
 			break;
 		case 'M':
 			if (pg_parse_u32("--max-funcs", optarg, 1, 1000000, &o.max_funcs))
+				goto cleanup;
+			break;
+		case 'B':
+			if (pg_parse_double("--budget", optarg, 0.1, 1000, &o.budget_pct))
 				goto cleanup;
 			break;
 		case 'A':

@@ -43,6 +43,28 @@ static void free_strv(char **v, size_t n)
 	free(v);
 }
 
+static void func_release(struct pg_func *f)
+{
+	free(f->name);
+	free(f->display);
+	free(f->binary);
+	free(f->src_file);
+}
+
+void pg_rep_release(struct pg_rep *rep)
+{
+	for (size_t i = 0; i < rep->nstats; i++)
+		pg_hist_release(&rep->stats[i].hist);
+	free(rep->stats);
+	for (size_t i = 0; i < rep->nstacks; i++)
+		free(rep->stacks[i].folded);
+	free(rep->stacks);
+	rep->stats = NULL;
+	rep->nstats = 0;
+	rep->stacks = NULL;
+	rep->nstacks = 0;
+}
+
 void pg_run_release(struct pg_run *run)
 {
 	struct pg_meta *m = &run->meta;
@@ -57,23 +79,11 @@ void pg_run_release(struct pg_run *run)
 	free(m->cwd);
 	free_strv(m->filters, m->nfilters);
 	free_strv(m->excludes, m->nexcludes);
-	for (size_t i = 0; i < run->nfuncs; i++) {
-		free(run->funcs[i].name);
-		free(run->funcs[i].display);
-		free(run->funcs[i].binary);
-		free(run->funcs[i].src_file);
-	}
+	for (size_t i = 0; i < run->nfuncs; i++)
+		func_release(&run->funcs[i]);
 	free(run->funcs);
-	for (size_t r = 0; r < run->nreps; r++) {
-		struct pg_rep *rep = &run->reps[r];
-
-		for (size_t i = 0; i < rep->nstats; i++)
-			pg_hist_release(&rep->stats[i].hist);
-		free(rep->stats);
-		for (size_t i = 0; i < rep->nstacks; i++)
-			free(rep->stacks[i].folded);
-		free(rep->stacks);
-	}
+	for (size_t r = 0; r < run->nreps; r++)
+		pg_rep_release(&run->reps[r]);
 	free(run->reps);
 	for (size_t i = 0; i < run->nsources; i++) {
 		free(run->sources[i].frame);
@@ -155,6 +165,25 @@ int pg_func_set_src(struct pg_func *f, const char *file, uint32_t line)
 	free(f->src_file);
 	f->src_file = copy;
 	f->src_line = copy ? line : 0;
+	return 0;
+}
+
+int pg_run_retain_funcs(struct pg_run *run, const bool *keep)
+{
+	size_t n = 0;
+
+	if (run->nreps)
+		return -EINVAL;
+	for (size_t i = 0; i < run->nfuncs; i++) {
+		if (!keep[i]) {
+			func_release(&run->funcs[i]);
+			continue;
+		}
+		run->funcs[n] = run->funcs[i];
+		run->funcs[n].id = (uint32_t)n;
+		n++;
+	}
+	run->nfuncs = n;
 	return 0;
 }
 

@@ -149,6 +149,13 @@ int pg_run_add_func(struct pg_run *run, const char *binary, const char *name,
 		    bool endbr, uint32_t *id);
 /* Set @f's source position (copies @file; NULL or line 0: unknown). 0 or -ENOMEM. */
 int pg_func_set_src(struct pg_func *f, const char *file, uint32_t line);
+/*
+ * Keep only the functions with keep[id] set, renumbering ids in order. Only for a run with no
+ * repetitions yet (-EINVAL otherwise). 0 or -EINVAL.
+ */
+int pg_run_retain_funcs(struct pg_run *run, const bool *keep);
+/* Free a repetition's contents (for one that is not in a run); leaves it empty. */
+void pg_rep_release(struct pg_rep *rep);
 /* Append an empty repetition and return it (owned by run; valid until the next add), or NULL. */
 struct pg_rep *pg_run_add_rep(struct pg_run *run);
 /* Append a stat to @rep (func ids in increasing order); returns it (valid until the next

@@ -237,6 +237,15 @@ static size_t shares(const struct pg_flame *f, const struct pg_flame_node *nd, s
 	return k;
 }
 
+/* Samples of the coloured metric on both sides. Nodes with fewer than one per repetition are
+ * not tested: they could not reach significance, and testing them would only weaken the
+ * false discovery control of the others (filtering on the pooled count, which ignores the
+ * sides, keeps Benjamini-Hochberg valid). */
+static uint64_t metric_sum(const struct pg_flame *f, const struct pg_flame_node *nd)
+{
+	return f->metric == PG_FLAME_SELF ? nd->self + nd->base_self : nd->total + nd->base_total;
+}
+
 static double mean(const double *v, size_t n)
 {
 	double s = 0;
@@ -278,7 +287,8 @@ static int colour(struct pg_flame *f)
 		nd->base_share = mean(x, nx);
 		nd->new_share = mean(y, ny);
 		nd->delta = nd->new_share - nd->base_share;
-		if (!i || !f->tested || pg_mwu_test(x, nx, y, ny, &m))
+		if (!i || !f->tested || metric_sum(f, nd) < nreps(f) ||
+		    pg_mwu_test(x, nx, y, ny, &m))
 			continue;
 		nd->p = m.p;
 		p[nt] = m.p;

@@ -14,7 +14,9 @@
  * (PG_FLAME_INCLUSIVE) or self count (PG_FLAME_SELF). Normalizing by each repetition's total
  * makes runs of different lengths or sampling rates comparable. The shares are compared with
  * the two-sided Mann-Whitney U test used by perfgate compare (pg_mwu_test), p-values adjusted
- * over all tested nodes with Benjamini-Hochberg (pg_bh_adjust). A node whose q <= alpha grew
+ * over all tested nodes with Benjamini-Hochberg (pg_bh_adjust). Only nodes with at least one
+ * sample of the metric per repetition (both sides pooled) are tested: rarer ones could not
+ * reach significance and would only dilute the correction. A node whose q <= alpha grew
  * (mean share rose) or shrank; everything else is NEUTRAL: the counts cannot tell its change
  * from sampling noise. intensity is |delta| relative to the largest significant |delta|.
  * only_new marks a path no BASE repetition has. Paths only in BASE have no width and are not

@@ -191,13 +191,39 @@ static void __attribute__((format(printf, 3, 4))) attrf(struct sw *s, const char
 	attr(s, name, buf);
 }
 
+/* Printable ASCII, keeping line breaks (tooltips have several lines). */
+static char *ascii_lines(const char *t)
+{
+	struct pg_strbuf b = PG_STRBUF_INIT;
+
+	while (t && *t) {
+		size_t n = strcspn(t, "\n");
+		char *line = strndup(t, n), *a = line ? pg_fmt_ascii(line) : NULL;
+
+		if (!a) {
+			free(line);
+			pg_strbuf_release(&b);
+			return NULL;
+		}
+		pg_strbuf_add(&b, a);
+		free(a);
+		free(line);
+		t += n;
+		if (*t == '\n') {
+			pg_strbuf_add(&b, "\n");
+			t++;
+		}
+	}
+	return pg_strbuf_take(&b);
+}
+
 static void text(struct sw *s, const char *t)
 {
 	char *v;
 
 	if (s->err)
 		return;
-	v = pg_fmt_ascii(t);
+	v = ascii_lines(t);
 	if (!v) {
 		s->err = -ENOMEM;
 		return;

@@ -166,6 +166,20 @@ int pg_caps_drop(bool switch_user, bool sampling)
 		if (!cap_get_flag(now, want[i], CAP_PERMITTED, &v) && v == CAP_SET)
 			keep[nkeep++] = want[i];
 	}
+	/*
+	 * Sampling a benchmark that stays root: at exec root regains every capability, and a
+	 * permitted set larger than before the exec makes the kernel treat it as a privilege
+	 * gain: the process becomes non-dumpable and its perf events (the sampler's) are
+	 * detached. So keep the permitted set whole and reduce only the effective one.
+	 */
+	if (sampling && !switch_user && geteuid() == 0) {
+		cap_free(caps);
+		caps = cap_dup(now);
+		if (!caps || cap_clear_flag(caps, CAP_EFFECTIVE)) {
+			err = caps ? -errno : -ENOMEM;
+			goto out;
+		}
+	}
 	if (nkeep && (cap_set_flag(caps, CAP_PERMITTED, nkeep, keep, CAP_SET) ||
 		      cap_set_flag(caps, CAP_EFFECTIVE, nkeep, keep, CAP_SET))) {
 		err = -errno;

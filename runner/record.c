@@ -1056,6 +1056,122 @@ static void explain_counters(const __u64 c[PG_CNT_MAX])
 			 (unsigned long long)c[PG_CNT_UNMATCHED]);
 }
 
+static int cmp_cost_desc(const void *a, const void *b, void *arg)
+{
+	const double *cost = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (cost[x] < cost[y]) - (cost[x] > cost[y]);
+}
+
+/*
+ * --budget: decide from @pilot (one repetition with every selected function) which functions
+ * to keep so that the probes' estimated cost stays under budget_pct of the benchmark's own
+ * time (wall time minus that cost). The costliest go first. Sets keep[]; returns how many
+ * functions are dropped, or -errno.
+ */
+static int budget_choose(const struct pg_record_opts *o, const struct pg_run *run,
+			 const struct pg_rep *pilot, bool *keep)
+{
+	double *cost = calloc(run->nfuncs, sizeof(*cost)), total = 0, own, allowed, before;
+	uint32_t *order = calloc(run->nfuncs, sizeof(*order));
+	char dropped[256] = "";
+	size_t len = 0;
+	int ndrop = 0;
+
+	if (!cost || !order) {
+		free(cost);
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < pilot->nstats; i++) {
+		const struct pg_fstat *s = &pilot->stats[i];
+
+		cost[s->func] = pg_fstat_probe_cost(&run->calib, &run->funcs[s->func], s);
+		total += cost[s->func];
+	}
+	own = (double)pilot->wall_ns - total;
+	if (own < 0.01 * (double)pilot->wall_ns)
+		own = 0.01 * (double)pilot->wall_ns;
+	allowed = o->budget_pct / 100 * own;
+	before = total;
+	for (uint32_t i = 0; i < run->nfuncs; i++) {
+		keep[i] = true;
+		order[i] = i;
+	}
+	qsort_r(order, run->nfuncs, sizeof(*order), cmp_cost_desc, cost);
+	for (size_t k = 0; k < run->nfuncs && total > allowed && cost[order[k]] > 0; k++) {
+		const struct pg_func *f = &run->funcs[order[k]];
+
+		keep[order[k]] = false;
+		total -= cost[order[k]];
+		if (len < sizeof(dropped) - 80)
+			len += (size_t)snprintf(dropped + len, sizeof(dropped) - len, "%s%.60s",
+						ndrop ? ", " : "", f->display);
+		ndrop++;
+	}
+	if (!o->quiet && ndrop)
+		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the benchmark's "
+			"own time; without %s%s it would be ~%.1f%%", o->budget_pct,
+			100 * before / own, dropped, len >= sizeof(dropped) - 80 ? ", ..." : "",
+			100 * total / own);
+	else if (!o->quiet)
+		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the benchmark's "
+			"own time: every function stays", o->budget_pct, 100 * before / own);
+	free(cost);
+	free(order);
+	return ndrop;
+}
+
+/*
+ * Run one unrecorded pilot repetition, choose the functions that fit the budget, and when
+ * some must go, detach and attach again with the rest. Before capabilities are dropped.
+ */
+static int budget_pilot(const struct pg_record_opts *o, struct probes *p, struct launch *l,
+			struct pg_run *run, int ncpu)
+{
+	struct pg_rep pilot = { .exit_code = -1 };
+	__u64 counters[PG_CNT_MAX] = { 0 };
+	bool *keep = NULL;
+	size_t before = run->nfuncs;
+	int err, ndrop;
+
+	if (!run->calib.valid) {
+		pg_warn("--budget needs the probe calibration, which failed: tracing everything");
+		return 0;
+	}
+	err = reset_maps(p, run->nfuncs, ncpu);
+	err = err ?: run_once(p, l, &pilot);
+	err = err ?: read_maps(p, run->nfuncs, ncpu, &pilot, counters);
+	if (!err && (pilot.signal || pilot.exit_code) && !o->allow_failure) {
+		pg_err("the --budget pilot run %s %d; no run file written",
+		       pilot.signal ? "was killed by signal" : "exited with status",
+		       pilot.signal ? pilot.signal : pilot.exit_code);
+		err = -ECHILD;
+	}
+	if (err)
+		goto out;
+	keep = calloc(run->nfuncs, sizeof(*keep));
+	if (!keep) {
+		err = -ENOMEM;
+		goto out;
+	}
+	ndrop = budget_choose(o, run, &pilot, keep);
+	if (ndrop <= 0) {
+		err = ndrop;
+		goto out;
+	}
+	probes_release(p);
+	err = pg_run_retain_funcs(run, keep);
+	err = err ?: attach_probes(p, run, o->single_attach);
+	if (!err && !o->quiet)
+		pg_info("--budget: tracing %zu of %zu functions", run->nfuncs, before);
+out:
+	pg_rep_release(&pilot);
+	free(keep);
+	return err;
+}
+
 int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 {
 	struct selection sel = { 0 };
@@ -1114,6 +1230,11 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	if (err)
 		goto cleanup;
 	report_calibration(calibrate(&probes, run, ncpu, &run->calib), &run->calib, o->quiet);
+	if (o->budget_pct > 0) {
+		err = budget_pilot(o, &probes, &launch, run, ncpu);
+		if (err)
+			goto cleanup;
+	}
 	if (o->sample_hz) {
 		probes.sampler = pg_sampler_open(o->sample_hz,
 						 bpf_map__fd(probes.skel->maps.traced));

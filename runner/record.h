@@ -37,6 +37,9 @@ struct pg_record_opts {
 	bool single_attach;	/* one link per probe even where uprobe_multi exists */
 	bool allow_failure;	/* keep going when the command exits non-zero */
 	bool quiet;		/* no progress lines */
+	double budget_pct;	/* --budget: keep the estimated probe cost under this % of the
+				 * benchmark's own time, choosing functions after a pilot run;
+				 * 0 = trace everything selected */
 	uint32_t sample_hz;	/* -F: cpu-clock samples per second, 0 = no profile */
 	uint64_t timeout_ms;	/* --timeout: stop a repetition running longer, 0 = none */
 	const char *user;	/* --user: run the benchmark as this user (runner/privs.h) */

@@ -368,6 +368,11 @@ int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep)
 	if (rep->samples < rep->samples_lost + s->nkept)
 		rep->samples = rep->samples_lost + s->nkept;
 	drop_spaces(s);
+	if (rep->samples < 2 && rep->wall_ns > 20ULL * 1000000000ULL / s->hz)
+		pg_warn("the benchmark ran %.3f s but gave %llu samples: the kernel stops "
+			"sampling a process whose exec gains privileges (setuid or file "
+			"capabilities), and a benchmark that sleeps is not on the CPU",
+			(double)rep->wall_ns / 1e9, (unsigned long long)rep->samples);
 	if (rep->samples_lost)
 		pg_warn("%llu of %llu samples were lost (the ring buffer was full): lower -F",
 			(unsigned long long)rep->samples_lost, (unsigned long long)rep->samples);

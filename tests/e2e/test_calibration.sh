@@ -53,3 +53,14 @@ grep -q "(raw)" "$TMP/cmp.txt" || fail "compare --raw does not say so"
 # a benchmark whose probes cost more than its own work gets a warning naming the function
 "$PERFGATE" record -o "$TMP/hot.json" -r 1 -f count_a -- ./calls 2>"$TMP/err"
 grep -q "tracing more than doubles the run time.*count_a" "$TMP/err" || fail "no overhead warning"
+# --budget: a pilot run finds the functions whose probes cost most and leaves them out
+"$PERFGATE" record -o "$TMP/budget.json" -r 2 --budget 5 -- ./nested 2>"$TMP/err"
+grep -q -- "--budget 5%: in the pilot run the probes cost" "$TMP/err" || fail "no budget line"
+python3 - "$TMP/budget.json" <<'PY'
+import json, sys
+names = [f["name"] for f in json.load(open(sys.argv[1]))["functions"]]
+assert "fib" not in names and "main" in names, names  # fib: 1973 calls, the dearest by far
+PY
+"$PERFGATE" record -q -o "$TMP/all.json" -r 1 --budget 1000 -- ./nested
+python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["functions"]) == 5' \
+	"$TMP/all.json"

@@ -38,8 +38,9 @@ mapfile -t v <"$TMP/out"
 calls "$TMP/b.json" >"$TMP/actual"
 expect_same "$TMP/expected" "$TMP/actual"
 
-# --user NAME, with the user's groups (also with sampling on, which keeps what it needs)
-"$P" record -q -o "$TMP/c.json" -r 2 --user nobody -f ./calls:count_a -- sh -c "$probe; ./calls" \
+# --user NAME, with the user's groups
+"$P" record -q --no-sample -o "$TMP/c.json" -r 2 --user nobody -f ./calls:count_a \
+	-- sh -c "$probe; ./calls" \
 	>"$TMP/out" 2>"$TMP/stderr"
 mapfile -t v <"$TMP/out"
 [ "${v[0]} ${v[1]} ${v[2]}" = "65534 $nobody_gid $(id -G nobody)" ] || fail "--user: ran as ${v[*]}"
@@ -50,7 +51,7 @@ expect_same "$TMP/expected" "$TMP/actual"
 
 # the environment, stdin and stdout are the benchmark's own
 echo "from stdin" | PG_TEST_VAR=kept "$P" record -q --no-sample -o "$TMP/d.json" -r 1 \
-	--user nobody -- sh -c 'echo "$PG_TEST_VAR"; cat; pwd' >"$TMP/out" 2>/dev/null
+	--user nobody -f ./calls:count_a -- sh -c 'echo "$PG_TEST_VAR"; cat; pwd' >"$TMP/out"
 printf 'kept\nfrom stdin\n%s\n' "$PWD" >"$TMP/expected"
 expect_same "$TMP/expected" "$TMP/out"
 

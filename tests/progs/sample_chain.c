@@ -3,6 +3,8 @@
  * Known stacks for the sampling tests.
  *   sample_chain [ITERS]        spins in c(), called as main -> a -> b -> c
  *   sample_chain qsort [ITERS]  spins in cmp(), called by libc's qsort from sort_all()
+ *   sample_chain mix A D        spins A iterations in c() (main -> a -> b -> c), then D in d()
+ *                               (D times $PG_D_FACTOR, if set: the "change" of the diff tests)
  * Built twice: with frame pointers (sample_chain) and without (sample_chain_nofp).
  */
 #include <stdlib.h>
@@ -29,6 +31,11 @@ __attribute__((noinline)) unsigned long b(unsigned long n)
 __attribute__((noinline)) unsigned long a(unsigned long n)
 {
 	return b(n) + 1;
+}
+
+__attribute__((noinline)) unsigned long d(unsigned long n)
+{
+	return c(n) + 2;
 }
 
 static unsigned long spin;
@@ -62,6 +69,13 @@ int main(int argc, char **argv)
 		if (argc > 2)
 			iters = strtoul(argv[2], NULL, 10);
 		sort_all(iters);
+		return 0;
+	}
+	if (argc > 3 && !strcmp(argv[1], "mix")) {
+		const char *f = getenv("PG_D_FACTOR");
+
+		sink += a(strtoul(argv[2], NULL, 10));
+		sink += d(strtoul(argv[3], NULL, 10) * (f ? strtoul(f, NULL, 10) : 1));
 		return 0;
 	}
 	if (argc > 1)

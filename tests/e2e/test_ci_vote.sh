@@ -1,0 +1,100 @@
+# CI reports on real recordings of knob: compare --markdown and the GitHub Actions behaviour
+# (job summary, ::error annotations with file:line from DWARF), perfgate vote for Gerrit and
+# GitHub (pass +1, regression -1, inconclusive / different hosts / no result 0, bad input 2),
+# and perfgate merge (shards pooled; different commands or -f options refused).
+source "$(dirname "$0")/lib.sh"
+F=(-f leaf_hash -f leaf_mix -f checksum -f main)
+
+"$PERFGATE" record -q -o "$TMP/base.json" -r 10 "${F[@]}" -- ./knob
+"$PERFGATE" record -q -o "$TMP/same.json" -r 10 "${F[@]}" -- ./knob
+PG_SLOW=25 "$PERFGATE" record -q -o "$TMP/slow.json" -r 10 "${F[@]}" -- ./knob
+"$PERFGATE" record -q -o "$TMP/b3.json" -r 3 "${F[@]}" -- ./knob
+
+py() { python3 -c "import json, sys; $1" "${@:2}"; }
+label() { py 'print(json.load(open(sys.argv[1]))["labels"]["Performance"])' "$1"; }
+conclusion() { py 'print(json.load(open(sys.argv[1]))["conclusion"])' "$1"; }
+vote() { # RESULT NAME: gerrit and github payloads in $TMP/NAME.{gerrit,github}
+	"$PERFGATE" vote "$1" --system gerrit >"$TMP/$2.gerrit"
+	"$PERFGATE" vote "$1" --system github -o "$TMP/$2.github"
+}
+
+# the source position is recorded
+py 'f = [f for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "leaf_hash"][0]
+assert f["file"].endswith("tests/progs/knob.c") and f["line"] == 12, f' "$TMP/base.json"
+
+# ---- pass ----
+expect_exit 0 "$PERFGATE" compare "$TMP/base.json" "$TMP/same.json" --json "$TMP/aa.json" \
+	--markdown "$TMP/aa.md" --junit "$TMP/aa.xml" --artifact flame.svg
+grep -q '^### :white_check_mark: perfgate: pass' "$TMP/aa.md" || fail "A/A: markdown verdict"
+grep -q '^Artifacts: `aa.xml`, `aa.json`, `flame.svg`.$' "$TMP/aa.md" || fail "A/A: artifacts"
+! grep -q '^::' "$TMP/stdout" || fail "annotations outside GitHub Actions"
+vote "$TMP/aa.json" aa
+[ "$(label "$TMP/aa.gerrit")" = 1 ] || fail "A/A: gerrit vote is not +1"
+[ "$(conclusion "$TMP/aa.github")" = success ] || fail "A/A: check run is not success"
+
+# ---- regression, under GitHub Actions ----
+: >"$TMP/step_summary"
+GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$TMP/step_summary GITHUB_WORKSPACE=$PERFGATE_SRCDIR \
+	expect_exit 1 "$PERFGATE" compare "$TMP/base.json" "$TMP/slow.json" --json "$TMP/ab.json"
+cat "$TMP/stdout"
+grep -q '^::error file=tests/progs/knob.c,line=12,title=perfgate%3A leaf_hash +[0-9.]*%25 slower per call::leaf_hash (knob) per-call self time' \
+	"$TMP/stdout" || fail "no ::error annotation for leaf_hash at tests/progs/knob.c:12"
+nreg=$(py 'print(json.load(open(sys.argv[1]))["counts"]["regressions"])' "$TMP/ab.json")
+[ "$(grep -c '^::error' "$TMP/stdout")" = "$nreg" ] || fail "not one annotation per regression"
+grep -Eq "^### :x: perfgate: regression in $nreg functions?\$" "$TMP/step_summary" ||
+	fail "no regression heading in GITHUB_STEP_SUMMARY"
+grep -q '^| :red_circle: regression | `leaf_hash` (knob.c:12) | knob |' "$TMP/step_summary" ||
+	fail "leaf_hash row missing from the job summary"
+vote "$TMP/ab.json" ab
+[ "$(label "$TMP/ab.gerrit")" = -1 ] || fail "regression: gerrit vote is not -1"
+py 'm = json.load(open(sys.argv[1]))["message"]; assert "* leaf_hash (knob): slower +" in m, m' \
+	"$TMP/ab.gerrit"
+[ "$(conclusion "$TMP/ab.github")" = failure ] || fail "regression: check run is not failure"
+py 'c = json.load(open(sys.argv[1])); assert len(c.get("head_sha", "x" * 40)) == 40
+assert "leaf_hash" in c["output"]["summary"]' "$TMP/ab.github"
+
+# ---- inconclusive: too few repetitions; different hosts ----
+expect_exit 0 "$PERFGATE" compare "$TMP/b3.json" "$TMP/slow.json" --json "$TMP/in.json"
+vote "$TMP/in.json" in
+[ "$(label "$TMP/in.gerrit")" = 0 ] || fail "inconclusive: gerrit vote is not 0"
+[ "$(conclusion "$TMP/in.github")" = neutral ] || fail "inconclusive: check run is not neutral"
+py 'r = json.load(open(sys.argv[1])); r["meta"]["host"] = "elsewhere"
+json.dump(r, open(sys.argv[2], "w"))' "$TMP/slow.json" "$TMP/slow_host.json"
+expect_exit 1 "$PERFGATE" compare "$TMP/base.json" "$TMP/slow_host.json" --json "$TMP/host.json"
+vote "$TMP/host.json" host
+[ "$(label "$TMP/host.gerrit")" = 0 ] || fail "different hosts: gerrit vote is not 0"
+grep -q 'different hosts' "$TMP/host.gerrit" || fail "different hosts: not said why"
+
+# ---- no result (compare refused different commands), bad input ----
+"$PERFGATE" record -q -o "$TMP/other.json" -r 2 -f leaf_hash -- ./knob extra
+expect_exit 2 "$PERFGATE" compare "$TMP/base.json" "$TMP/other.json" --json "$TMP/none.json"
+[ ! -e "$TMP/none.json" ] || fail "compare wrote a result for different commands"
+expect_exit 2 "$PERFGATE" vote "$TMP/none.json" --system gerrit
+[ "$(wc -l <"$TMP/stderr")" = 1 ] || fail "vote on a missing file: not one error line"
+expect_exit 0 "$PERFGATE" vote "$TMP/none.json" --system gerrit --missing-ok
+py 'assert json.load(open(sys.argv[1]))["labels"]["Performance"] == 0' "$TMP/stdout"
+expect_exit 2 "$PERFGATE" vote "$TMP/base.json" --system github
+grep -q 'not a usable perfgate compare result' "$TMP/stderr" || fail "run file taken as result"
+expect_exit 2 "$PERFGATE" vote "$TMP/aa.json" --system jenkins
+expect_exit 2 "$PERFGATE" vote "$TMP/aa.json"
+expect_exit 2 "$PERFGATE" vote "$TMP/aa.json" --system gerrit -o "$TMP/nodir/x.json"
+[ ! -e "$TMP/nodir" ] || fail "vote created a directory"
+expect_exit 2 "$PERFGATE" compare "$TMP/base.json" "$TMP/same.json" --markdown "$TMP/nodir/x.md"
+
+# ---- merge ----
+expect_exit 0 "$PERFGATE" merge "$TMP/base.json" "$TMP/same.json" -o "$TMP/merged.json"
+py 'r = json.load(open(sys.argv[1])); assert len(r["repetitions"]) == 20, len(r["repetitions"])
+assert r["meta"]["options"]["repetitions"] == 20' "$TMP/merged.json"
+[ "$(calls "$TMP/merged.json")" = "$(calls "$TMP/base.json")" ] || fail "merge changed calls"
+expect_exit 1 "$PERFGATE" compare "$TMP/merged.json" "$TMP/slow.json"
+grep -q 'REGRESSION in .*leaf_hash' "$TMP/stdout" || fail "merged baseline"
+expect_exit 2 "$PERFGATE" merge "$TMP/base.json" "$TMP/other.json" -o "$TMP/bad.json"
+grep -q 'different commands' "$TMP/stderr" || fail "merge: different commands not refused"
+"$PERFGATE" record -q -o "$TMP/fewer.json" -r 2 -f leaf_hash -- ./knob
+expect_exit 2 "$PERFGATE" merge "$TMP/base.json" "$TMP/fewer.json" -o "$TMP/bad.json"
+grep -q 'different functions' "$TMP/stderr" || fail "merge: different -f not refused"
+[ ! -e "$TMP/bad.json" ] || fail "merge wrote a file on error"
+expect_exit 2 "$PERFGATE" merge "$TMP/base.json"
+expect_exit 2 "$PERFGATE" merge "$TMP/base.json" "$TMP/missing.json" -o "$TMP/bad.json"
+ls -A "$TMP" | grep -q '^\.bad' && fail "merge left a temporary file"
+echo "vote, markdown and merge checks passed"
