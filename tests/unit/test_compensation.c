@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/* Overhead compensation (core/run.c) and the function-table surgery --budget relies on. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/run.h"
+
+static const struct pg_calib calib = {
+	.valid = true,
+	/*            unknown  nop5   emulated  sstep */
+	.in_ns = { 11000, 600, 700, 11000 },
+	.out_ns = { 1500, 1000, 1100, 1500 },
+};
+
+static void test_leaf(void **state)
+{
+	struct pg_func f = { .site = PG_SITE_NOP5 };
+	struct pg_fstat s = { .calls = 10, .total_ns = 100000, .self_ns = 100000 };
+
+	/* a leaf: each call carries in(nop5) = 600 ns inside its own window */
+	assert_true(fabs(pg_fstat_comp_total(&calib, &f, &s) - (100000 - 10 * 600)) < 1e-9);
+	assert_true(fabs(pg_fstat_comp_self(&calib, &f, &s) - (100000 - 10 * 600)) < 1e-9);
+	assert_true(fabs(pg_fstat_probe_cost(&calib, &f, &s) - 10 * 1600) < 1e-9);
+}
+
+static void test_parent(void **state)
+{
+	/* 2 calls of an emulated parent, each making 10 nop5 calls, one of which calls 1 sstep */
+	struct pg_func f = { .site = PG_SITE_EMULATED };
+	struct pg_fstat s = {
+		.calls = 2, .total_ns = 1000000, .self_ns = 300000,
+		.desc = { [PG_SITE_NOP5] = 20, [PG_SITE_SSTEP] = 2 },
+		.kids = { [PG_SITE_NOP5] = 20 },
+	};
+	double total = 1000000 - 2 * 700 - 20 * 1600 - 2 * 12500;
+	double self = 300000 - 2 * 700 - 20 * 1000;
+
+	assert_true(fabs(pg_fstat_comp_total(&calib, &f, &s) - total) < 1e-9);
+	assert_true(fabs(pg_fstat_comp_self(&calib, &f, &s) - self) < 1e-9);
+}
+
+static void test_clamp_and_uncalibrated(void **state)
+{
+	struct pg_calib none = { 0 };
+	struct pg_func f = { .site = PG_SITE_SSTEP };
+	struct pg_fstat s = { .calls = 10, .total_ns = 5000, .self_ns = 4000 };
+
+	/* probes said to cost more than was measured: never below zero */
+	assert_true(pg_fstat_comp_total(&calib, &f, &s) == 0);
+	assert_true(pg_fstat_comp_self(&calib, &f, &s) == 0);
+	/* without calibration the raw values come back */
+	assert_true(pg_fstat_comp_total(&none, &f, &s) == 5000);
+	assert_true(pg_fstat_comp_self(&none, &f, &s) == 4000);
+	assert_true(pg_fstat_probe_cost(&none, &f, &s) == 0);
+}
+
+static void test_retain(void **state)
+{
+	struct pg_run run;
+	bool keep[4] = { true, false, true, false };
+
+	pg_run_init(&run);
+	assert_int_equal(pg_run_add_func(&run, "/bin/x", "a", NULL, 1, 1, PG_SITE_NOP5, false,
+					 NULL), 0);
+	assert_int_equal(pg_run_add_func(&run, "/bin/x", "b", NULL, 2, 2, PG_SITE_NOP5, false,
+					 NULL), 0);
+	assert_int_equal(pg_run_add_func(&run, "/bin/x", "c", NULL, 3, 3, PG_SITE_SSTEP, true,
+					 NULL), 0);
+	assert_int_equal(pg_run_add_func(&run, "/bin/y", "d", NULL, 4, 4, PG_SITE_NOP5, false,
+					 NULL), 0);
+	assert_int_equal(pg_run_retain_funcs(&run, keep), 0);
+	assert_int_equal(run.nfuncs, 2);
+	assert_string_equal(run.funcs[0].name, "a");
+	assert_string_equal(run.funcs[1].name, "c");
+	assert_int_equal(run.funcs[1].id, 1);
+	assert_int_equal(run.funcs[1].site, PG_SITE_SSTEP);
+	assert_true(run.funcs[1].endbr);
+	/* a run with repetitions cannot lose functions */
+	assert_non_null(pg_run_add_rep(&run));
+	assert_int_equal(pg_run_retain_funcs(&run, keep), -EINVAL);
+	pg_run_release(&run);
+}
+
+static void test_validate_counts(void **state)
+{
+	struct pg_run run;
+	struct pg_rep *rep;
+	struct pg_fstat *s;
+	char why[128];
+	char *argv0 = strdup("prog");
+
+	pg_run_init(&run);
+	run.meta.argc = 1;
+	run.meta.argv = calloc(1, sizeof(char *));
+	run.meta.argv[0] = argv0;
+	assert_int_equal(pg_run_add_func(&run, "/bin/x", "a", NULL, 1, 1, PG_SITE_NOP5, false,
+					 NULL), 0);
+	rep = pg_run_add_rep(&run);
+	s = pg_rep_add_stat(rep, 0);
+	s->calls = 1;
+	s->total_ns = s->self_ns = s->min_ns = s->max_ns = 10;
+	assert_int_equal(pg_hist_record(&s->hist, 10), 0);
+	s->desc[PG_SITE_NOP5] = 1;
+	s->kids[PG_SITE_NOP5] = 1;
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), 0);
+	s->kids[PG_SITE_NOP5] = 2;	/* more children than descendants: impossible */
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
+	s->kids[PG_SITE_NOP5] = 1;
+	run.calib = calib;
+	run.calib.in_ns[PG_SITE_NOP5] = NAN;
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
+	pg_run_release(&run);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_leaf),
+		cmocka_unit_test(test_parent),
+		cmocka_unit_test(test_clamp_and_uncalibrated),
+		cmocka_unit_test(test_retain),
+		cmocka_unit_test(test_validate_counts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
