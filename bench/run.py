@@ -38,7 +38,8 @@ def sh(cmd, env=None, check=True, **kw):
     e = dict(os.environ)
     if env:
         e.update(env)
-    r = subprocess.run(cmd, env=e, capture_output=True, text=True, **kw)
+    # in TMP: -pg builds leave gmon.out where they run
+    r = subprocess.run(cmd, env=e, capture_output=True, text=True, cwd=TMP, **kw)
     if check and r.returncode != 0:
         raise RuntimeError("%s failed (%d): %s" % (cmd, r.returncode, r.stderr[-2000:]))
     return r
@@ -82,7 +83,7 @@ def per_call(cmd, n):
 def with_background_tracer(tracer_cmd, prog, n, ready_s=2.0):
     """Start a tracer that attaches to `prog`, run prog, stop the tracer."""
     t = subprocess.Popen(tracer_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True)
+                         start_new_session=True, cwd=TMP)
     time.sleep(ready_s)
     try:
         return per_call([prog], n)
