@@ -67,6 +67,7 @@ static void fcmp_init(struct pg_fcmp *f)
 	f->base_ns = f->new_ns = NAN;
 	f->change = f->ci_lo = f->ci_hi = NAN;
 	f->p = f->q = NAN;
+	f->probe_share = NAN;
 	f->verdict = PG_VERDICT_INCONCLUSIVE;
 }
 
@@ -142,6 +143,8 @@ struct sample {
 	double *raw;	/* per-repetition metric, ns */
 	double *log;	/* log(max(raw, PG_MIN_NS)) */
 	size_t n;
+	double measured;	/* sum of the metric as measured, over the repetitions */
+	double compensated;	/* the same, compensated for probe overhead */
 };
 
 static int sample_alloc(struct sample *s, size_t cap)
@@ -171,7 +174,7 @@ static void sample_push(struct sample *s, double v)
  * negative errno.
  */
 static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sample *n,
-		   const struct pg_compare_opts *o)
+		   const struct pg_compare_opts *o, bool compensated)
 {
 	struct pg_hl hl;
 	struct pg_mwu m;
@@ -192,6 +195,19 @@ static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sampl
 	f->ci_lo = isinf(hl.lo) ? -INFINITY : expm1(hl.lo);
 	f->ci_hi = isinf(hl.hi) ? INFINITY : expm1(hl.hi);
 
+	if (compensated) {
+		double sb = b->measured > 0 ? 1 - b->compensated / b->measured : 0;
+		double sn = n->measured > 0 ? 1 - n->compensated / n->measured : 0;
+
+		f->probe_share = sb > sn ? sb : sn;
+		if (f->probe_share > PG_MAX_PROBE_SHARE) {
+			snprintf(f->reason, sizeof(f->reason),
+				 "probes are ~%.0f%% of its measured time: too much to subtract "
+				 "reliably; compare with --raw, or use cheaper probe sites",
+				 100 * f->probe_share);
+			return 0;
+		}
+	}
 	min_p = pg_mwu_min_p(b->n, n->n);
 	if (min_p > o->alpha) {
 		snprintf(f->reason, sizeof(f->reason),
@@ -305,17 +321,17 @@ static int cmp_key(const void *pa, const void *pb)
  * add up). Also returns the total number of calls over all repetitions.
  */
 static void gather(const struct pg_run *run, const struct key *keys, size_t nk,
-		   const struct pg_compare_opts *opts, struct sample *s, double *calls_sum)
+		   const struct pg_calib *calib, enum pg_metric metric, struct sample *s,
+		   double *calls_sum)
 {
-	/* compensated for probe overhead when the run was calibrated, unless opts->raw */
 	static const struct pg_calib none;
-	const struct pg_calib *calib = opts->raw ? &none : &run->calib;
 
 	s->n = 0;
+	s->measured = s->compensated = 0;
 	*calls_sum = 0;
 	for (size_t r = 0; r < run->nreps; r++) {
 		uint64_t calls = 0;
-		double ns = 0;
+		double ns = 0, raw = 0;
 
 		for (size_t i = 0; i < nk; i++) {
 			const struct pg_fstat *st = pg_rep_find(&run->reps[r], keys[i].id);
@@ -324,14 +340,39 @@ static void gather(const struct pg_run *run, const struct key *keys, size_t nk,
 			if (!st)
 				continue;
 			calls += st->calls;
-			ns += opts->metric == PG_METRIC_TOTAL ? pg_fstat_comp_total(calib, f, st) :
-								pg_fstat_comp_self(calib, f, st);
+			if (metric == PG_METRIC_TOTAL) {
+				ns += pg_fstat_comp_total(calib, f, st);
+				raw += pg_fstat_comp_total(&none, f, st);
+			} else {
+				ns += pg_fstat_comp_self(calib, f, st);
+				raw += pg_fstat_comp_self(&none, f, st);
+			}
 		}
 		if (!calls)
 			continue;
 		*calls_sum += (double)calls;
-		sample_push(s, (double)ns / (double)calls);
+		s->measured += raw;
+		s->compensated += ns;
+		sample_push(s, ns / (double)calls);
 	}
+}
+
+/*
+ * The calibration both sides are compensated with: the mean of the two runs' calibrations,
+ * so that a difference between two calibrations cannot pass for a change of the benchmark;
+ * none (raw times on both sides) with opts->raw or when either run lacks one.
+ */
+static void joint_calib(const struct pg_run *base, const struct pg_run *new,
+			const struct pg_compare_opts *opts, struct pg_calib *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (opts->raw || !base->calib.valid || !new->calib.valid)
+		return;
+	for (int k = 0; k < PG_SITE_COUNT; k++) {
+		out->in_ns[k] = (base->calib.in_ns[k] + new->calib.in_ns[k]) / 2;
+		out->out_ns[k] = (base->calib.out_ns[k] + new->calib.out_ns[k]) / 2;
+	}
+	out->valid = true;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -537,6 +578,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 	size_t nkeys, ntested = 0, ncommon = 0, *tested = NULL;
 	double *p = NULL;
 	char cmd_a[100], cmd_b[100];
+	struct pg_calib calib;
 	int err;
 
 	pg_comparison_release(out);
@@ -571,6 +613,8 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 	err = warnings(out, base, new);
 	if (err)
 		goto fail;
+	joint_calib(base, new, opts, &calib);
+	out->compensated = calib.valid;
 
 	for (size_t i = 0; i < nkeys; i++) {
 		const struct pg_run *run = i < base->nfuncs ? base : new;
@@ -595,8 +639,8 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 			    !strcmp(keys[j].name, keys[i].name); j++)
 			nb += keys[j].side == 0;
 		nn = j - i - nb;
-		gather(base, keys + i, nb, opts, &sb, &cb);
-		gather(new, keys + i + nb, nn, opts, &sn, &cn);
+		gather(base, keys + i, nb, &calib, opts->metric, &sb, &cb);
+		gather(new, keys + i + nb, nn, &calib, opts->metric, &sn, &cn);
 		if (!sb.n && !sn.n)
 			continue;	/* called in neither run */
 
@@ -626,7 +670,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		f->base_calls = base->nreps ? cb / (double)base->nreps : 0;
 		f->new_calls = new->nreps ? cn / (double)new->nreps : 0;
 		f->calls_changed = f->base_calls != f->new_calls;
-		err = analyse(f, &sb, &sn, opts);
+		err = analyse(f, &sb, &sn, opts, calib.valid);
 		if (err < 0)
 			goto fail;
 		if (err == 1) {
@@ -700,7 +744,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		for (size_t r = 0; r < new->nreps; r++)
 			if (new->reps[r].wall_ns)
 				sample_push(&sn, (double)new->reps[r].wall_ns);
-		err = analyse(w, &sb, &sn, opts);
+		err = analyse(w, &sb, &sn, opts, false);
 		if (err < 0)
 			goto fail;
 		if (err == 1) {

@@ -9,8 +9,10 @@
  *  - The unit of replication is the repetition. For each function and each repetition in which
  *    it was called, the per-repetition statistic is the mean per-call time of the chosen metric
  *    (self time by default, so that a slower leaf does not also flag its callers; or inclusive
- *    time): self_ns / calls or total_ns / calls, compensated for probe overhead when the run is
- *    calibrated (pg_fstat_comp_self/total in core/run.h) unless opts.raw.
+ *    time): self_ns / calls or total_ns / calls, compensated for probe overhead
+ *    (pg_fstat_comp_self/total in core/run.h) with one joint calibration for both sides, the
+ *    mean of the two runs' (raw on both sides with opts.raw or when a run has none). A function
+ *    whose measured time is more than PG_MAX_PROBE_SHARE probe overhead is INCONCLUSIVE.
  *  - The two sides' per-repetition values are compared with a two-sided Mann-Whitney U test
  *    (pg_mwu_test). p-values of all functions tested are adjusted with Benjamini-Hochberg.
  *  - The effect is the Hodges-Lehmann estimate of the shift of log(value), reported as a
@@ -73,6 +75,12 @@ struct pg_compare_opts {
 	bool raw;		/* compare raw times, not times compensated for probe overhead */
 };
 
+/*
+ * A function whose measured time is estimated to be more than this share probe overhead is
+ * not tested (INCONCLUSIVE): a small error in the subtracted cost would dominate its change.
+ */
+#define PG_MAX_PROBE_SHARE 0.75
+
 #define PG_COMPARE_OPTS_DEFAULT { 0.05, 0.05, PG_METRIC_SELF, 5, false }
 
 struct pg_fcmp {
@@ -92,6 +100,8 @@ struct pg_fcmp {
 	double ci_lo, ci_hi;	/* 1 - alpha interval of change; may be -INFINITY / +INFINITY */
 	double p;		/* Mann-Whitney p; NAN if not tested */
 	double q;		/* Benjamini-Hochberg adjusted p; NAN if not tested */
+	double probe_share;	/* share of the measured time estimated to be probe overhead,
+				 * the larger of the two sides; NAN when not compensated */
 	enum pg_verdict verdict;
 	char reason[160];	/* a short human explanation of the verdict; "" when obvious */
 };
@@ -101,6 +111,7 @@ struct pg_comparison {
 	size_t base_reps, new_reps;	/* repetitions in each run */
 	size_t ntested;			/* functions in the Benjamini-Hochberg family */
 	size_t nregressions, nimprovements, nunchanged, ninconclusive, nadded, nremoved;
+	bool compensated;		/* both sides compensated with the joint calibration */
 	enum pg_overall overall;
 	char overall_reason[256];	/* why inconclusive, or "" */
 	struct pg_fcmp wall;		/* whole-process wall time per repetition (informational:

@@ -154,6 +154,7 @@ static json_object *fcmp_json(struct jb *b, const struct pg_fcmp *f)
 	jb_add(b, o, "ci_hi", jb_num(b, f->ci_hi));
 	jb_add(b, o, "p", jb_num(b, f->p));
 	jb_add(b, o, "q", jb_num(b, f->q));
+	jb_add(b, o, "probe_share", jb_num(b, f->probe_share));
 	jb_add(b, o, "reason", jb_str(b, f->reason));
 	jb_add(b, o, "file", jb_str(b, f->src_file));
 	jb_add(b, o, "line", f->src_file && f->src_line ? jb_int(b, f->src_line) : NULL);
@@ -177,6 +178,7 @@ static json_object *comparison_json(struct jb *b, const struct pg_comparison *c,
 	jb_add(b, o, "min_effect", jb_num(b, c->opts.min_effect));
 	jb_add(b, o, "metric", jb_str(b, pg_metric_name(c->opts.metric)));
 	jb_add(b, o, "raw", json_object_new_boolean(c->opts.raw));
+	jb_add(b, o, "compensated", json_object_new_boolean(c->compensated));
 	jb_add(b, o, "min_reps", jb_int(b, c->opts.min_reps));
 	jb_add(b, root, "options", o);
 

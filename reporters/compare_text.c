@@ -283,8 +283,8 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 
 	fprintf(out, "perfgate compare: %s time per call (%s), alpha %g, min effect %.1f%%, "
 		"min %u repetitions\n", pg_metric_name(c->opts.metric),
-		c->opts.raw || !base || !new || !base->calib.valid || !new->calib.valid ?
-		"raw" : "compensated for probe overhead", c->opts.alpha, c->opts.min_effect * 100,
+		c->compensated ? "compensated for probe overhead" : "raw", c->opts.alpha,
+		c->opts.min_effect * 100,
 		c->opts.min_reps);
 	print_header(base, "base", c->base_reps, out);
 	print_header(new, "new", c->new_reps, out);
