@@ -41,7 +41,8 @@ PROG_BINS += $(patsubst tests/progs/%.cc,$(BUILD)/progs/%,$(PROG_CXX_SRCS))
 # everything `make check` needs; add a package here when a test needs it
 DEPS_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev libdw-dev \
 	       libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 g++ \
-	       yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev
+	       yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev \
+	       chromium
 # what building perfgate needs (the CI templates install only these: make deps-build)
 DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev \
 	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev

@@ -106,6 +106,21 @@ static int check_run(const struct pg_run *run, char *why, size_t whylen)
 		}
 	}
 	for (size_t r = 0; r < run->nreps; r++) {
+		for (size_t k = 0; k < run->reps[r].nstats; k++) {
+			const struct pg_fstat *st = &run->reps[r].stats[k];
+			unsigned __int128 lo = (unsigned __int128)st->min_ns * st->calls;
+			unsigned __int128 hi = (unsigned __int128)st->max_ns * st->calls;
+
+			/* every call lasted min_ns..max_ns (a 0 ns call is kept as min 1 ns) */
+			if (st->total_ns > hi || (unsigned __int128)st->total_ns + st->calls < lo) {
+				snprintf(why, whylen, "repetition %zu, function %u: \"total_ns\" %"
+					 PRIu64 " is not between calls x min_ns and calls x max_ns",
+					 r, st->func, st->total_ns);
+				return -EINVAL;
+			}
+		}
+	}
+	for (size_t r = 0; r < run->nreps; r++) {
 		const struct pg_rep *rep = &run->reps[r];
 
 		if (rep->exit_code < EXIT_CODE_MIN || rep->exit_code > EXIT_CODE_MAX ||
@@ -453,7 +468,9 @@ static void emit_run(struct writer *w, const struct pg_run *run)
 int pg_runfile_write(const struct pg_run *run, const char *path)
 {
 	struct pg_atomic a;
-	struct writer w = { .max = pg_runfile_max_bytes() };
+	const long long limit = pg_runfile_max_bytes();
+	/* a recording is not thrown away for the reading limit: up to 1 GiB, with a warning */
+	struct writer w = { .max = limit > PG_RUNFILE_WRITE_MAX ? limit : PG_RUNFILE_WRITE_MAX };
 	char why[256];
 	int err;
 
@@ -467,6 +484,10 @@ int pg_runfile_write(const struct pg_run *run, const char *path)
 	if (!w.f)
 		return errno ? -errno : -EIO;
 	emit_run(&w, run);
+	if (!w.err && w.bytes > limit)
+		pg_warn("%s is %lld MiB, over the limit of %lld MiB for reading run files: set "
+			"%s=%lld to read it", path, w.bytes >> 20, limit >> 20,
+			PG_RUNFILE_MAX_MB_ENV, (w.bytes >> 20) + 1);
 	if (!w.err)
 		return pg_atomic_commit(&a);
 	if (w.err == -EFBIG)

@@ -6,7 +6,7 @@
  * Writing is atomic: the file is written to a temporary file in the same directory, flushed
  * with fsync, and renamed over @path; on any failure the temporary file is removed and @path is
  * untouched. Reading validates everything (format name, version, types, ranges, the invariants
- * of core/run.h) and refuses files over pg_runfile_max_bytes(): the parsed JSON takes about 25
+ * of core/run.h) and refuses files over pg_runfile_max_bytes(): the parsed JSON takes about 35
  * times the file's size in memory, so the limit keeps a crafted file from exhausting memory.
  *
  * Both return 0 or a negative errno, after logging one line that names the file and what is
@@ -20,8 +20,10 @@
 #define PG_RUNFILE_FORMAT "perfgate-run"
 #define PG_RUNFILE_VERSION 1
 /* Default size limit of run files, in MiB; PERFGATE_MAX_RUN_MB overrides it (1 to 65536). */
-#define PG_RUNFILE_DEFAULT_MAX_MB 256
+#define PG_RUNFILE_DEFAULT_MAX_MB 64
 #define PG_RUNFILE_MAX_MB_ENV "PERFGATE_MAX_RUN_MB"
+/* The writer refuses only runs over this (or the limit, if larger), and warns above the limit. */
+#define PG_RUNFILE_WRITE_MAX (1024LL * 1024 * 1024)
 
 /* The size limit in bytes for reading and writing run files (warns once if the variable is
  * not a number in range, and uses the default). */

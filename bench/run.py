@@ -10,7 +10,9 @@ Every figure is measured in this run, side by side with its peer, on this machin
   4. statistical quality: false alarms over A/A comparisons and detection of 2/5/10% slowdowns
      of a function holding ~2% of the run time, beside a whole-process Welch test
   5. compare speed and memory for two run files of 10,000 functions x 30 repetitions
-Sections run alone with `bench/run.py SECTION...` (cost attach accuracy stats compare).
+  6. sampled profiles: overhead by -F, effect on traced latencies, cost of one unwound sample
+Sections run alone with `bench/run.py SECTION...` (cost attach accuracy stats compare
+sampling).
 Needs /usr/bin/python3 with python3-scipy (Debian) for the Welch test.
 """
 import datetime
@@ -423,9 +425,119 @@ def md_compare(o):
             "per histogram pair); the statistics take a small part."]
 
 
+# ---- 6. sampled profiles --------------------------------------------------------------------
+
+SAMPLE_HZ = [0, 99, 199, 499, 999, 4999]
+
+
+def record_walls(cmd, hz, reps, extra=()):
+    """Wall times (s) of the repetitions, and the stderr of a -v recording at @hz."""
+    rec = os.path.join(TMP, "s.json")
+    freq = ["--no-sample"] if not hz else ["-F", str(hz)]
+    r = sh([PG, "-v", "record", "-o", rec, "-r", str(reps)] + freq + list(extra) +
+           ["--"] + cmd)
+    run = json.load(open(rec))
+    return [rep["wall_ns"] / 1e9 for rep in run["repetitions"]], r.stderr, run
+
+
+def unwind_cost(stderr):
+    m = re.search(r"unwound and symbolized (\d+) samples, ([0-9.]+) us each", stderr)
+    return (int(m.group(1)), float(m.group(2))) if m else (0, float("nan"))
+
+
+def sec_sampling(rounds=3, reps=5):
+    progs = os.path.join(ROOT, "build", "progs")
+    demo = build(os.path.join("..", "examples", "demo", "imgfilter.c"), "imgfilter",
+                 ["-O2", "-g", "-fpatchable-function-entry=5"], cc="clang")
+    loads = {"demo (examples/demo, imgfilter 3: 11 ms)": [demo, "3"],
+             "demo, 300 frames (imgfilter 300: 1 s)": [demo, "300"],
+             "1 s CPU loop (sample_chain)": [os.path.join(progs, "sample_chain"), "1000000000"]}
+    out = {"overhead": [], "latency": [], "unwind": []}
+    for name, cmd in loads.items():
+        walls = {hz: [] for hz in SAMPLE_HZ}
+        samples = {hz: 0 for hz in SAMPLE_HZ}
+        for _ in range(rounds):	# interleaved, so that drifts of the machine hit all alike
+            for hz in SAMPLE_HZ:
+                w, _, run = record_walls(cmd, hz, reps, ["-f", "main"])
+                walls[hz] += w
+                samples[hz] += sum(rep.get("samples", 0) for rep in run["repetitions"])
+        # other work on the machine only ever adds time: the minimum is the robust estimate
+        base, base_med = min(walls[0]), median(walls[0])
+        for hz in SAMPLE_HZ:
+            m = min(walls[hz])
+            per_s = samples[hz] / sum(walls[hz]) if hz else 0
+            out["overhead"].append({"load": name, "hz": hz, "wall_s": m,
+                                    "overhead_pct": 100 * (m / base - 1),
+                                    "median_overhead_pct":
+                                        100 * (median(walls[hz]) / base_med - 1),
+                                    "samples_per_s": per_s,
+                                    "us_per_sample": (m - base) / m / per_s * 1e6 if hz
+                                    else float("nan")})
+            log("sampling", out["overhead"][-1])
+    # a traced function's latency, as perfgate measures it, with and without sampling
+    tight = build("tight.c", "t_nop5s", ["-O2", "-pg", "-mfentry", "-mnop-mcount", "-fno-pie",
+                                         "-no-pie"])
+    for hz in (0, 499, 999, 4999):
+        lat, own = [], []
+        for _ in range(3):
+            _, _, run = record_walls([tight, "2000000"], hz, 1, ["-f", "target"])
+            f = [x for x in run["repetitions"][0]["functions"]][0]
+            lat.append(f["total_ns"] / f["calls"])
+        out["latency"].append({"hz": hz, "ns_per_call": median(lat)})
+        log("sampling latency", out["latency"][-1])
+    # unwinding + symbolizing in perfgate, after each repetition: a short and a long run give
+    # the cost of one more sample (the slope) apart from the one-time cost of loading symbol
+    # tables and DWARF (the intercept)
+    for name, cmd in [("frame pointers, 3 frames deep (sample_chain)",
+                       [os.path.join(progs, "sample_chain")]),
+                      ("no frame pointers, through libc's qsort (sample_chain_nofp qsort)",
+                       [os.path.join(progs, "sample_chain_nofp"), "qsort"])]:
+        pts = []
+        for iters in ("100000000", "1000000000"):
+            n, us = unwind_cost(record_walls(cmd + [iters], 999, 3, ["-f", "main"])[1])
+            pts.append((n, n * us))
+        (n1, t1), (n2, t2) = pts
+        out["unwind"].append({"load": name, "samples": n2, "us_per_sample": (t2 - t1) / (n2 - n1),
+                              "fixed_ms": (t1 - n1 * (t2 - t1) / (n2 - n1)) / 1e3,
+                              "mean_us": t2 / n2})
+        log("sampling unwind", out["unwind"][-1])
+    OUT["sampling"] = out
+
+
+def md_sampling(o):
+    s = ["## 6. Sampled profiles (`perfgate record -F`)", "",
+         "Wall time of the benchmark under `perfgate record -f main` by sampling frequency, "
+         "against `--no-sample`, configurations interleaved: the fastest repetition (other "
+         "work on the machine only adds time) and, in brackets, the change of the median. "
+         "us/sample is the extra wall time per sample taken (the cpu-clock interrupt, the "
+         "BPF program copying registers, both stacks and up to 16 KiB of user stack, and "
+         "perfgate draining the ring buffer).", "",
+         "| benchmark | -F | wall (min) | overhead (median) | samples/s | us/sample |",
+         "| --- | --- | --- | --- | --- | --- |"]
+    for r in o["overhead"]:
+        s.append("| %s | %s | %.4f s | %+.2f%% (%+.1f%%) | %.0f | %s |" % (
+            r["load"], r["hz"] or "--no-sample", r["wall_s"], r["overhead_pct"],
+            r.get("median_overhead_pct", float("nan")), r["samples_per_s"],
+            "-" if r["hz"] == 0 else "%.1f" % r["us_per_sample"]))
+    s += ["", "Mean latency of a traced 1-ns function (nop5 probe site) as perfgate records it, "
+          "with and without sampling:", "", "| -F | ns per call |", "| --- | --- |"]
+    for r in o["latency"]:
+        s.append("| %s | %.0f |" % (r["hz"] or "--no-sample", r["ns_per_call"]))
+    s += ["", "Cost of unwinding (libdw, DWARF) and symbolizing in perfgate, after each "
+          "repetition (not while the benchmark runs): per additional sample, and once per "
+          "recording for loading symbol tables and DWARF (from a short and a long recording "
+          "at -F 999, 3 repetitions each):", "",
+          "| stacks | samples (long) | us per sample | one-time | mean us per sample |",
+          "| --- | --- | --- | --- | --- |"]
+    for r in o["unwind"]:
+        s.append("| %s | %d | %.1f | %.0f ms | %.1f |" % (
+            r["load"], r["samples"], r["us_per_sample"], r["fixed_ms"], r["mean_us"]))
+    return s
+
+
 SECTIONS = [("cost", sec_cost, md_cost), ("attach", sec_attach, md_attach),
             ("accuracy", sec_accuracy, md_accuracy), ("stats", sec_stats, md_stats),
-            ("compare", sec_compare, md_compare)]
+            ("compare", sec_compare, md_compare), ("sampling", sec_sampling, md_sampling)]
 
 
 def machine():

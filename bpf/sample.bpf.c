@@ -49,6 +49,19 @@ struct {
 	__uint(max_entries, 1 << 23);
 } samples SEC(".maps");
 
+/*
+ * Processes that had a sample since their exec. The first sample of a process wakes perfgate
+ * at once (it reads the process's maps while the process lives); later ones do not, until the
+ * ring buffer is a quarter full: in a VM, the wakeup of another CPU costs more than the
+ * sample itself. perfgate also drains on a short timer.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} seen SEC(".maps");
+
 __u64 nsamples = 0;	/* samples taken */
 __u64 nlost = 0;	/* samples dropped: the ring buffer was full */
 
@@ -95,6 +108,19 @@ static __always_inline void copy_uretprobes(struct pg_rec_sample *r)
 		n++;
 	}
 	r->nret = n;
+}
+
+static __always_inline __u64 wakeup(__u32 tgid)
+{
+	__u8 one = 1;
+
+	if (!bpf_map_lookup_elem(&seen, &tgid)) {
+		bpf_map_update_elem(&seen, &tgid, &one, BPF_ANY);
+		return BPF_RB_FORCE_WAKEUP;
+	}
+	if (bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > (1 << 21))
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
 }
 
 SEC("perf_event")
@@ -145,7 +171,7 @@ int pg_sample(struct bpf_perf_event_data *ctx)
 		r->stack_len = copy_stack(r, regs.rsp);
 	}
 	copy_uretprobes(r);
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, wakeup((__u32)(id >> 32)));
 	return 0;
 }
 
@@ -166,7 +192,8 @@ int BPF_PROG(pg_exec, struct task_struct *p, __u32 old_pid, struct linux_binprm 
 	r->h.pid = tgid;
 	r->h.tid = (__u32)bpf_get_current_pid_tgid();
 	r->h.pad = 0;
-	bpf_ringbuf_submit(&r->h, 0);
+	bpf_map_delete_elem(&seen, &tgid);	/* a new address space: wake on its first sample */
+	bpf_ringbuf_submit(&r->h, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #   PG_REPETITIONS  repetitions per run (10)
 #   PG_MIN_EFFECT   smallest slowdown that counts, percent (5)
 #   PG_ALPHA        false discovery rate (0.05)
+#   PG_COMPARE_ARGS more perfgate compare options, separated by spaces ("--metric total")
 #   PG_BASELINE     where the baseline comes from (auto):
 #                     record           build and record the merge base in a git worktree
 #                     ref[:REF]        RUN file <merge-base-sha>.json in the tree of git ref REF
@@ -41,6 +42,7 @@ die() { say "error: $*"; exit 2; }
 : "${PG_PUSH:=true}"
 : "${PG_FUNCTIONS:=}"
 : "${PG_BUILD:=}"
+: "${PG_COMPARE_ARGS:=}"
 PG_OUT=$(realpath -m "$PG_OUT")
 DEFAULT_REF=refs/perfgate/baselines
 
@@ -80,7 +82,7 @@ cmd_setup() {
 	if [ -n "${GITHUB_ENV:-}" ]; then
 		local v delim
 		for v in PERFGATE PG_COMMAND PG_BUILD PG_FUNCTIONS PG_REPETITIONS PG_MIN_EFFECT \
-			PG_ALPHA PG_BASELINE PG_BASE_REF PG_MODE PG_OUT PG_PUSH; do
+			PG_ALPHA PG_COMPARE_ARGS PG_BASELINE PG_BASE_REF PG_MODE PG_OUT PG_PUSH; do
 			delim=PG_EOF_$RANDOM$RANDOM$RANDOM
 			printf '%s<<%s\n%s\n%s\n' "$v" "$delim" "${!v:-}" "$delim" >>"$GITHUB_ENV"
 		done
@@ -160,7 +162,8 @@ from_gitlab() { # OUT
 	local url
 	[ -n "${CI_API_V4_URL:-}" ] && [ -n "${CI_PROJECT_ID:-}" ] || return 1
 	url="$CI_API_V4_URL/projects/$CI_PROJECT_ID/jobs/artifacts/${CI_DEFAULT_BRANCH:-main}"
-	url+="/raw/${PG_ARTIFACT_PATH:-perfgate-out/run.json}?job=${PG_BASELINE_JOB:-${CI_JOB_NAME:-perfgate}}"
+	url+="/raw/${PG_ARTIFACT_PATH:-perfgate-out/run.json}"
+	url+="?job=${PG_BASELINE_JOB:-${CI_JOB_NAME:-perfgate}}"
 	if ! curl --fail --silent --show-error --location --header "JOB-TOKEN: ${CI_JOB_TOKEN:-}" \
 		--output "$1.tmp" "$url"; then
 		rm -f "$1.tmp"
@@ -222,6 +225,10 @@ cmd_publish() {
 		return
 	fi
 	[[ $PG_BASELINE == ref:* ]] || ref=$DEFAULT_REF
+	# build on the remote's baselines, not on a stale or missing local copy
+	if git remote get-url origin >/dev/null 2>&1; then
+		git fetch --quiet origin "+$ref:$ref" >&2 2>/dev/null || true
+	fi
 	sha=$(git rev-parse HEAD)
 	blob=$(git hash-object -w "$PG_OUT/run.json")
 	idx=$(mktemp)
@@ -236,35 +243,40 @@ cmd_publish() {
 		git commit-tree "$tree" ${parent:+-p "$parent"} -m "perfgate baseline for $sha")
 	git update-ref "$ref" "$commit"
 	say "stored the baseline of $sha in $ref"
-	if [ "$PG_PUSH" = true ] && git remote get-url origin >/dev/null 2>&1; then
-		git push --quiet origin "$ref:$ref" >&2
+	# a lost race with another publish only costs later changes a recording: not an error
+	if [ "$PG_PUSH" = true ] && git remote get-url origin >/dev/null 2>&1 &&
+		! git push --quiet origin "$ref:$ref" >&2; then
+		say "warning: could not push $ref; changes based on $sha will record their baseline"
 	fi
 	ci_output result published
 	ci_output exit-code 0
 }
 
 cmd_compare() {
-	local base=$PG_OUT/base.json run=$PG_OUT/run.json status=0 result extra=()
+	local base=$PG_OUT/base.json run=$PG_OUT/run.json status=0 result extra=() args=()
 	if [ "$PG_MODE" = publish ]; then
 		cmd_publish
 		return
 	fi
 	[ -f "$base" ] || die "no baseline ($base): run the baseline step first"
 	[ -f "$run" ] || die "no run ($run): run the record step first"
-	# flame graphs, when this perfgate can draw them; the summary names what exists
+	# flame graphs, when this perfgate can draw them and both runs have sampled stacks (a
+	# missing flame graph never fails the gate); the summary names the files that exist
 	if perfgate flamegraph --help >/dev/null 2>&1; then
 		if perfgate flamegraph "$run" -o "$PG_OUT/flamegraph.svg" >&2; then
 			extra+=(--artifact "$PG_OUT/flamegraph.svg")
+			if perfgate flamegraph "$base" -o "$PG_OUT/base-flamegraph.svg" >&2 &&
+				perfgate compare --help 2>/dev/null | grep -q -- '--flamegraph'; then
+				extra+=(--flamegraph "$PG_OUT/diff-flamegraph.svg")
+			fi
 		else
 			say "no flame graph (see above)"
 		fi
 	fi
-	if perfgate compare --help 2>/dev/null | grep -q -- '--flamegraph'; then
-		extra+=(--flamegraph "$PG_OUT/diff-flamegraph.svg" --artifact "$PG_OUT/diff-flamegraph.svg")
-	fi
+	read -ra args <<<"$PG_COMPARE_ARGS"
 	perfgate compare "$base" "$run" --min-effect "$PG_MIN_EFFECT" --alpha "$PG_ALPHA" \
 		--junit "$PG_OUT/junit.xml" --json "$PG_OUT/compare.json" \
-		--markdown "$PG_OUT/summary.md" "${extra[@]}" || status=$?
+		--markdown "$PG_OUT/summary.md" "${args[@]}" "${extra[@]}" || status=$?
 	result=error
 	if [ -f "$PG_OUT/compare.json" ] && [ "$status" != 2 ]; then
 		result=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["overall"])' \

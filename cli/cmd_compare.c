@@ -38,7 +38,8 @@ static const char compare_usage[] =
 	"                      inclusive share (docs/sampling.md)\n"
 	"  --markdown FILE     write a pull-request summary in Markdown (docs/ci.md)\n"
 	"  --artifact NAME     name a file published with the result in the summary\n"
-	"                      (repeatable; the --junit and --json files are named anyway)\n"
+	"                      (repeatable; the --junit, --json and --flamegraph files are\n"
+	"                      named anyway)\n"
 	"  --all               list unchanged functions too\n"
 	"  --strict            exit 2 when the result is inconclusive\n"
 	"\n"
@@ -230,6 +231,9 @@ int do_compare(int argc, char **argv)
 			break;
 		case 'G':
 			flame = optarg;
+			/* the summary names it with the other artifacts */
+			if (pg_ci_out_artifact(&ci, optarg))
+				goto cleanup;
 			break;
 		case 'C':
 			if (!strcmp(optarg, "self")) {

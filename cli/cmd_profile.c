@@ -203,11 +203,11 @@ int pg_cli_diff_flamegraph(const struct pg_run *base, const struct pg_run *new, 
 		       "out of memory");
 		return err;
 	}
-	snprintf(title, sizeof(title), "perfgate: BASE %.100s vs NEW %.100s",
-		 base->meta.git_commit ? base->meta.git_commit : "",
-		 new->meta.git_commit ? new->meta.git_commit : "");
-	if (!base->meta.git_commit || !new->meta.git_commit ||
-	    !strcmp(base->meta.git_commit, new->meta.git_commit))
+	if (base->meta.git_commit && new->meta.git_commit &&
+	    strcmp(base->meta.git_commit, new->meta.git_commit))
+		snprintf(title, sizeof(title), "perfgate: BASE %.12s -> NEW %.12s",
+			 base->meta.git_commit, new->meta.git_commit);
+	else
 		snprintf(title, sizeof(title), "perfgate: differential flame graph (BASE -> NEW)");
 	err = pg_flamegraph_write(&fl, new, title, path);
 	pg_flame_release(&fl);

@@ -30,7 +30,7 @@ static const char record_usage[] =
 	"                           root without sudo runs it as root, with a warning)\n"
 	"      --single-attach      one link per probe instead of uprobe_multi (old kernels)\n"
 	"  -F, --frequency HZ       sampled CPU profile: cpu-clock samples per second\n"
-	"                           (default 499; docs/sampling.md)\n"
+	"                           (default 199; docs/sampling.md)\n"
 	"      --no-sample          no sampled profile, exact tracing only\n"
 	"  -q, --quiet              no progress lines\n"
 	"\n"

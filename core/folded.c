@@ -28,7 +28,8 @@ static int sort_unique(struct pg_stack *v, size_t *n)
 {
 	size_t k = 0;
 
-	qsort(v, *n, sizeof(*v), cmp_stack);
+	if (*n > 1)	/* qsort() wants a non-NULL array even when empty */
+		qsort(v, *n, sizeof(*v), cmp_stack);
 	for (size_t i = 0; i < *n; i++) {
 		if (k && !strcmp(v[k - 1].folded, v[i].folded)) {
 			if (v[i].count > UINT64_MAX - v[k - 1].count)
@@ -39,6 +40,8 @@ static int sort_unique(struct pg_stack *v, size_t *n)
 			continue;
 		}
 		v[k++] = v[i];
+		if (k - 1 != i)
+			v[i].folded = NULL;	/* moved: one owner, also when we stop early */
 	}
 	*n = k;
 	return 0;

@@ -34,6 +34,7 @@ static const char style[] =
 	".f:hover rect { stroke: #000; stroke-width: 1; }\n"
 	".f text { font-size: 11px; pointer-events: none; }\n"
 	".n rect { stroke: #7b2fbe; stroke-width: 1.5; stroke-dasharray: 3,2; }\n"
+	".dark text { fill: #fff; }\n"
 	".parent rect { opacity: 0.5; }\n"
 	"rect.hit { fill: rgb(230,0,230); }\n"
 	".btn { cursor: pointer; fill: #333; text-decoration: underline; }\n"
@@ -408,7 +409,8 @@ static void frame(struct sw *s, struct layout *l, size_t id, double x0)
 		plain_colour(nd->name, fill, sizeof(fill));
 	tooltip(l, nd);
 	start(s, "g");
-	attr(s, "class", nd->only_new ? "f n" : "f");
+	attrf(s, "class", "f%s%s", nd->only_new ? " n" : "",
+	      l->f->diff && nd->change != PG_FLAME_NEUTRAL && nd->intensity > 0.5 ? " dark" : "");
 	attrf(s, "data-x", "%.9f", x0);
 	attrf(s, "data-w", "%.9f", w);
 	attrf(s, "data-d", "%zu", nd->depth);

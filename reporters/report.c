@@ -54,6 +54,14 @@ int pg_report_format_parse(const char *s, enum pg_report_format *out)
 	return -EINVAL;
 }
 
+/* @x rounded to an integer in [0, 2^64 - 1] (a crafted run file can sum past 2^64). */
+static uint64_t round_u64(double x)
+{
+	if (!(x > 0))
+		return 0;
+	return x >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)(x + 0.5);
+}
+
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
@@ -147,8 +155,8 @@ static int aggregate(const struct pg_run *run, struct row **out, size_t *nrows)
 		/* every call carries its own probes' in_ns; callees' probes vary per call */
 		double shift = run->calib.valid ? run->calib.in_ns[row->func->site] : 0;
 
-		row->total_ns = (uint64_t)(row->comp_total + 0.5);
-		row->self_ns = (uint64_t)(row->comp_self + 0.5);
+		row->total_ns = round_u64(row->comp_total);
+		row->self_ns = round_u64(row->comp_self);
 		if (row->self_ns > row->total_ns)
 			row->self_ns = row->total_ns;
 		row->mean_ns = row->calls ? row->comp_total / (double)row->calls : NAN;

@@ -130,6 +130,32 @@ static size_t get_count(struct rd *rd, struct json_object *o, const char *key)
 	return n < 0 ? 0 : (size_t)n;
 }
 
+/* An array of strings into a new vector of which *n entries are filled. */
+static void read_strv(struct rd *rd, struct json_object *arr, const char *what, char ***v,
+		      size_t *n)
+{
+	size_t len = json_object_array_length(arr);
+
+	*v = calloc(len ? len : 1, sizeof(char *));
+	if (!*v) {
+		nomem(rd);
+		return;
+	}
+	for (size_t i = 0; i < len && !rd->err; i++) {
+		struct json_object *a = json_object_array_get_idx(arr, i);
+
+		if (json_object_get_type(a) != json_type_string) {
+			bad(rd, "\"%s\"[%zu] is not a string", what, i);
+			return;
+		}
+		(*v)[i] = strdup(json_object_get_string(a));
+		if (!(*v)[i])
+			nomem(rd);
+		else
+			*n = i + 1;
+	}
+}
+
 static void read_side(struct rd *rd, struct json_object *root, const char *key,
 		      struct pg_run *run, size_t *reps)
 {
@@ -139,26 +165,8 @@ static void read_side(struct rd *rd, struct json_object *root, const char *key,
 	if (!o)
 		return;
 	argv = get(rd, o, "command", json_type_array, true);
-	if (argv) {
-		size_t n = json_object_array_length(argv);
-
-		m->argv = calloc(n ? n : 1, sizeof(char *));
-		if (!m->argv)
-			nomem(rd);
-		for (size_t i = 0; i < n && !rd->err; i++) {
-			struct json_object *a = json_object_array_get_idx(argv, i);
-
-			if (json_object_get_type(a) != json_type_string) {
-				bad(rd, "\"%s.command\"[%zu] is not a string", key, i);
-				break;
-			}
-			m->argv[i] = strdup(json_object_get_string(a));
-			if (!m->argv[i])
-				nomem(rd);
-			else
-				m->argc = i + 1;
-		}
-	}
+	if (argv)
+		read_strv(rd, argv, "command", &m->argv, &m->argc);
 	m->host = get_str(rd, o, "host", true);
 	m->git_commit = get_str(rd, o, "commit", true);
 	m->start_time = get_str(rd, o, "start_time", true);
@@ -288,22 +296,8 @@ static void read_root(struct rd *rd, struct json_object *root, struct pg_vote_re
 	}
 
 	o = get(rd, root, "warnings", json_type_array, false);
-	n = o ? json_object_array_length(o) : 0;
-	c->warnings = calloc(n ? n : 1, sizeof(char *));
-	if (!c->warnings)
-		nomem(rd);
-	for (size_t i = 0; i < n && !rd->err; i++) {
-		v = json_object_array_get_idx(o, i);
-		if (json_object_get_type(v) != json_type_string) {
-			bad(rd, "\"warnings\"[%zu] is not a string", i);
-			break;
-		}
-		c->warnings[i] = strdup(json_object_get_string(v));
-		if (!c->warnings[i])
-			nomem(rd);
-		else
-			c->nwarnings = i + 1;
-	}
+	if (o)
+		read_strv(rd, o, "warnings", &c->warnings, &c->nwarnings);
 
 	o = get(rd, root, "wall", json_type_object, false);
 	if (o)

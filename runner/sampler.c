@@ -21,17 +21,18 @@
 #include "unwind.h"
 #include "sample.skel.h"
 
-/* One address space seen in this repetition, with its symbol cache. */
+/* One address space seen in this repetition. */
 struct space {
 	pid_t pid;
 	bool retired;		/* the process exec'd since: a new space took over */
 	struct pg_aspace *as;
-	struct pg_symcache cache;
 };
 
 /* A sample kept for unwinding after the repetition: the record, its stack trimmed. */
+#define PRE_EXEC ((size_t)-1)	/* space of the root process before its exec: perfgate's code */
+
 struct kept {
-	size_t space;
+	size_t space;		/* index in spaces, or PRE_EXEC */
 	struct pg_rec_sample *rec;
 };
 
@@ -41,13 +42,21 @@ struct pg_sampler {
 	struct ring_buffer *rb;
 	struct bpf_link *link;	/* owns the perf event fd */
 	int pidfd;		/* the root process, until it exits */
+	pid_t root;		/* the root process */
+	bool root_execd;	/* its exec record was seen */
 	int err;		/* first error while taking records in */
 	uint64_t base_samples, base_lost;
 	size_t nspaces;
 	struct space *spaces;
 	size_t nkept, capkept;
 	struct kept *kept;
+	size_t kept_bytes;
+	/* stacks of this repetition folded so far (unsorted), and how many were truncated */
+	size_t nfolded, capfolded;
+	char **folded;
+	uint64_t truncated;
 	struct pg_ksyms ksyms;
+	struct pg_symcache cache;	/* frames by module and address, for the whole recording */
 	struct pg_srcs srcs;
 	/* cost of unwinding + symbolizing, over the whole recording */
 	uint64_t unwind_ns, unwound;
@@ -65,7 +74,6 @@ static void drop_spaces(struct pg_sampler *s)
 {
 	for (size_t i = 0; i < s->nspaces; i++) {
 		pg_aspace_free(s->spaces[i].as);
-		pg_symcache_release(&s->spaces[i].cache);
 	}
 	free(s->spaces);
 	s->spaces = NULL;
@@ -74,8 +82,16 @@ static void drop_spaces(struct pg_sampler *s)
 		free(s->kept[i].rec);
 	free(s->kept);
 	s->kept = NULL;
-	s->nkept = s->capkept = 0;
+	s->nkept = s->capkept = s->kept_bytes = 0;
+	for (size_t i = 0; i < s->nfolded; i++)
+		free(s->folded[i]);
+	free(s->folded);
+	s->folded = NULL;
+	s->nfolded = s->capfolded = 0;
+	s->truncated = 0;
 }
+
+static int fold_pending(struct pg_sampler *s);
 
 /* The current address space of @pid, created (maps read) on its first sample. */
 static long space_of(struct pg_sampler *s, pid_t pid)
@@ -104,10 +120,14 @@ static int take_sample(struct pg_sampler *s, const struct pg_rec_sample *r, size
 
 	if (size < offsetof(struct pg_rec_sample, stack) || r->stack_len > PG_SAMPLE_STACK_BYTES)
 		return -EINVAL;
-	sp = space_of(s, (pid_t)r->h.pid);
-	if (sp < 0)
-		return (int)sp;
-	pg_aspace_check(s->spaces[sp].as, r);
+	if ((pid_t)r->h.pid == s->root && !s->root_execd) {
+		sp = -1;	/* still perfgate's forked child: its maps are not the benchmark's */
+	} else {
+		sp = space_of(s, (pid_t)r->h.pid);
+		if (sp < 0)
+			return (int)sp;
+		pg_aspace_check(s->spaces[sp].as, r);
+	}
 	if (s->nkept == s->capkept) {
 		size_t nc = s->capkept ? s->capkept * 2 : 1024;
 		struct kept *nk = realloc(s->kept, nc * sizeof(*nk));
@@ -117,13 +137,15 @@ static int take_sample(struct pg_sampler *s, const struct pg_rec_sample *r, size
 		s->kept = nk;
 		s->capkept = nc;
 	}
-	s->kept[s->nkept].space = (size_t)sp;
+	s->kept[s->nkept].space = sp < 0 ? PRE_EXEC : (size_t)sp;
 	s->kept[s->nkept].rec = malloc(len);
 	if (!s->kept[s->nkept].rec)
 		return -ENOMEM;
 	memcpy(s->kept[s->nkept].rec, r, len);
 	s->nkept++;
-	return 0;
+	s->kept_bytes += len;
+	/* a long benchmark: unwind now rather than hold every stack snapshot */
+	return s->kept_bytes > PG_SAMPLER_KEEP_BYTES ? fold_pending(s) : 0;
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -135,6 +157,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (size < sizeof(*h))
 		return 0;
 	if (h->kind == PG_REC_EXEC) {
+		if ((pid_t)h->pid == s->root)
+			s->root_execd = true;
 		for (size_t i = 0; i < s->nspaces; i++)
 			if (s->spaces[i].pid == (pid_t)h->pid)
 				s->spaces[i].retired = true;
@@ -201,6 +225,7 @@ void pg_sampler_free(struct pg_sampler *s)
 	sample_bpf__destroy(s->skel);
 	drop_spaces(s);
 	pg_ksyms_release(&s->ksyms);
+	pg_symcache_release(&s->cache);
 	pg_srcs_release(&s->srcs);
 	free(s);
 }
@@ -220,6 +245,8 @@ int pg_sampler_start(struct pg_sampler *s, pid_t pid)
 
 	drop_spaces(s);
 	s->err = 0;
+	s->root = pid;
+	s->root_execd = false;
 	s->base_samples = s->skel->bss->nsamples;
 	s->base_lost = s->skel->bss->nlost;
 	fd = (int)syscall(__NR_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -251,9 +278,8 @@ int pg_sampler_poll(struct pg_sampler *s, int timeout_ms)
 		{ .fd = ring_buffer__epoll_fd(s->rb), .events = POLLIN },
 		{ .fd = s->pidfd, .events = POLLIN },
 	};
-	int n = poll(p, s->pidfd >= 0 ? 2 : 1,
-		     s->pidfd >= 0 || timeout_ms < PG_SAMPLER_ORPHAN_MS ? timeout_ms :
-		     PG_SAMPLER_ORPHAN_MS);
+	int limit = s->pidfd >= 0 ? PG_SAMPLER_DRAIN_MS : PG_SAMPLER_ORPHAN_MS;
+	int n = poll(p, s->pidfd >= 0 ? 2 : 1, timeout_ms < limit ? timeout_ms : limit);
 
 	if (n < 0 && errno != EINTR)
 		return -errno;
@@ -270,18 +296,25 @@ static char *fold(struct pg_sampler *s, const struct kept *k, bool *truncated)
 {
 	uint64_t pcs[PG_UNWIND_MAX_FRAMES];
 	bool act[PG_UNWIND_MAX_FRAMES];
-	struct space *sp = &s->spaces[k->space];
 	const struct pg_rec_sample *r = k->rec;
 	struct pg_strbuf b = PG_STRBUF_INIT;
 	size_t n = 0, nk = r->kbytes > 0 ? (size_t)r->kbytes / 8 : 0;
 
-	pg_unwind(sp->as, r, pcs, act, &n, truncated);
 	if (nk >= PG_SAMPLE_KFRAMES)
 		*truncated = true;
+	if (k->space == PRE_EXEC) {
+		pg_strbuf_add(&b, "[pre-exec]");
+	} else {
+		struct space *sp = &s->spaces[k->space];
+
+		pg_unwind(sp->as, r, pcs, act, &n, truncated);
+	}
 	for (size_t i = n; i-- > 0;) {
+		struct space *sp = &s->spaces[k->space];
+
 		if (b.len)
 			pg_strbuf_add(&b, ";");
-		pg_sym_user(sp->as->dwfl, &sp->cache, &s->srcs, pcs[i], act[i], &b);
+		pg_sym_user(sp->as->dwfl, &s->cache, &s->srcs, pcs[i], act[i], &b);
 	}
 	for (size_t i = nk; i-- > 0;) {
 		if (b.len)
@@ -298,51 +331,66 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Turn the kept samples into @rep's sorted, counted stacks. */
-static int fold_all(struct pg_sampler *s, struct pg_rep *rep)
+/* Unwind and fold the kept samples into s->folded, and free their records. */
+static int fold_pending(struct pg_sampler *s)
 {
-	char **v = calloc(s->nkept ? s->nkept : 1, sizeof(*v));
 	uint64_t t0 = mono_ns();
-	size_t nu = 0;
 	int err = 0;
 
-	if (!v)
-		return -ENOMEM;
+	if (s->nfolded + s->nkept > s->capfolded) {
+		size_t nc = s->capfolded ? s->capfolded : 1024;
+		char **nv;
+
+		while (nc < s->nfolded + s->nkept)
+			nc *= 2;
+		nv = realloc(s->folded, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		s->folded = nv;
+		s->capfolded = nc;
+	}
 	for (size_t i = 0; i < s->nkept; i++) {
 		bool trunc = false;
+		char *f = err ? NULL : fold(s, &s->kept[i], &trunc);
 
-		v[i] = fold(s, &s->kept[i], &trunc);
-		if (!v[i]) {
+		if (f) {
+			s->folded[s->nfolded++] = f;
+			s->truncated += trunc;
+		} else {
 			err = -ENOMEM;
-			goto cleanup;
 		}
-		rep->samples_truncated += trunc;
+		free(s->kept[i].rec);
 	}
 	s->unwind_ns += mono_ns() - t0;
 	s->unwound += s->nkept;
-	qsort(v, s->nkept, sizeof(*v), cmp_str);
-	for (size_t i = 0; i < s->nkept; i++)
-		nu += !i || strcmp(v[i - 1], v[i]);
+	s->nkept = s->kept_bytes = 0;
+	return err;
+}
+
+/* Move the folded stacks into @rep, sorted and counted. */
+static int count_stacks(struct pg_sampler *s, struct pg_rep *rep)
+{
+	size_t nu = 0;
+
+	if (s->nfolded > 1)	/* qsort() wants a non-NULL array even when empty (UBSan) */
+		qsort(s->folded, s->nfolded, sizeof(*s->folded), cmp_str);
+	for (size_t i = 0; i < s->nfolded; i++)
+		nu += !i || strcmp(s->folded[i - 1], s->folded[i]);
 	rep->stacks = calloc(nu ? nu : 1, sizeof(*rep->stacks));
-	if (!rep->stacks) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	for (size_t i = 0; i < s->nkept; i++) {
-		if (rep->nstacks && !strcmp(rep->stacks[rep->nstacks - 1].folded, v[i])) {
+	if (!rep->stacks)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nfolded; i++) {
+		if (rep->nstacks && !strcmp(rep->stacks[rep->nstacks - 1].folded, s->folded[i])) {
 			rep->stacks[rep->nstacks - 1].count++;
-			free(v[i]);
+			free(s->folded[i]);
 		} else {
-			rep->stacks[rep->nstacks].folded = v[i];
+			rep->stacks[rep->nstacks].folded = s->folded[i];
 			rep->stacks[rep->nstacks++].count = 1;
 		}
-		v[i] = NULL;
 	}
-cleanup:
-	for (size_t i = 0; i < s->nkept; i++)
-		free(v[i]);
-	free(v);
-	return err;
+	rep->samples_truncated = s->truncated;
+	s->nfolded = 0;
+	return 0;
 }
 
 int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep)
@@ -357,16 +405,15 @@ int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep)
 	}
 	ring_buffer__consume(s->rb);
 	rep->samples = s->skel->bss->nsamples - s->base_samples;
-	pg_debug("sampling: %llu samples, %zu records kept, %llu lost",
-		 (unsigned long long)rep->samples, s->nkept,
-		 (unsigned long long)(s->skel->bss->nlost - s->base_lost));
 	rep->samples_lost = s->skel->bss->nlost - s->base_lost;
 	err = s->err;
 	if (!err)
-		err = fold_all(s, rep);
+		err = fold_pending(s);
 	/* a sample can be counted in nsamples after its record was taken: keep the invariant */
-	if (rep->samples < rep->samples_lost + s->nkept)
-		rep->samples = rep->samples_lost + s->nkept;
+	if (rep->samples < rep->samples_lost + s->nfolded)
+		rep->samples = rep->samples_lost + s->nfolded;
+	if (!err)
+		err = count_stacks(s, rep);
 	drop_spaces(s);
 	if (rep->samples < 2 && rep->wall_ns > 20ULL * 1000000000ULL / s->hz)
 		pg_warn("the benchmark ran %.3f s but gave %llu samples: the kernel stops "

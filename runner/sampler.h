@@ -16,7 +16,8 @@
  * and once at the end pg_sampler_finish(s, run) (frame declaration sites).
  *
  * Unwinding and symbolizing happen in pg_sampler_stop(), after the repetition, so that they
- * do not compete with the benchmark for the CPUs.
+ * do not compete with the benchmark for the CPUs - unless the kept stack snapshots exceed
+ * PG_SAMPLER_KEEP_BYTES (a long benchmark): then the samples so far are unwound at once.
  */
 #ifndef PG_SAMPLER_H
 #define PG_SAMPLER_H
@@ -26,7 +27,8 @@
 
 #include "../core/run.h"
 
-#define PG_DEFAULT_SAMPLE_HZ 499
+#define PG_DEFAULT_SAMPLE_HZ 199	/* docs/sampling.md, "Choosing -F" */
+#define PG_SAMPLER_KEEP_BYTES (64u << 20)
 #define PG_MAX_SAMPLE_HZ 20000
 
 struct pg_sampler;
@@ -39,11 +41,14 @@ void pg_sampler_free(struct pg_sampler *s);
 /* Start sampling process @pid (not yet exec'd) and its future children. 0 or -errno. */
 int pg_sampler_start(struct pg_sampler *s, pid_t pid);
 
-/* Wait up to @timeout_ms for samples or for the exit of the process given to start (it returns
- * at once when that process has exited and not been reaped), and take in what arrived. Once
+/* Wait up to @timeout_ms (at most PG_SAMPLER_DRAIN_MS: the BPF program wakes perfgate only for
+ * the first sample of a process and when the ring buffer fills) for samples or for the exit of
+ * the process given to start (it returns at once when that process has exited and not been
+ * reaped), and take in what arrived. Once
  * that process has exited (orphans may still run), it waits at most PG_SAMPLER_ORPHAN_MS, so
  * that the caller notices their exit soon. 0 or -errno. */
 #define PG_SAMPLER_ORPHAN_MS 2
+#define PG_SAMPLER_DRAIN_MS 10	/* longest wait while the root process runs */
 int pg_sampler_poll(struct pg_sampler *s, int timeout_ms);
 
 /* Stop sampling, take in the rest, and store the repetition's folded stacks and sample

@@ -2,7 +2,9 @@
 /* runner/srcline.c - declaration file and line of functions from DWARF (see srcline.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -50,7 +52,10 @@ static bool find_cu(Dwarf *dw, const struct cus *c, Dwarf_Addr addr, Dwarf_Die *
 	return false;
 }
 
-/* File and line for @addr in @dw; *file points into libdw's data (valid until dwarf_end). */
+/*
+ * File and line for @addr in @dw, the file absolute when the unit names its compilation
+ * directory. *file points into libdw's data (valid until dwarf_end) or into @buf.
+ */
 /*
  * The declaration file of @die in @cu. Not dwarf_decl_file(): elfutils 0.188 refuses file
  * index 0, which DWARF 5 uses for the primary source file (clang's default).
@@ -69,7 +74,7 @@ static const char *decl_file(Dwarf_Die *die, Dwarf_Die *cu)
 }
 
 static void lookup(Dwarf *dw, const struct cus *c, Dwarf_Addr addr, const char **file,
-		   int *line)
+		   int *line, char *buf, size_t bufsize)
 {
 	Dwarf_Die cu, *scopes = NULL;
 	Dwarf_Line *l;
@@ -92,13 +97,23 @@ static void lookup(Dwarf *dw, const struct cus *c, Dwarf_Addr addr, const char *
 		break;
 	}
 	free(scopes);
-	if (*file)
-		return;
-	/* no declaration attributes: the line of the function's first instruction */
-	l = dwarf_getsrc_die(&cu, addr);
-	if (l && (*file = dwarf_linesrc(l, NULL, NULL)) && (dwarf_lineno(l, line) || *line <= 0)) {
-		*file = NULL;
-		*line = 0;
+	if (!*file) {
+		/* no declaration attributes: the line of the function's first instruction */
+		l = dwarf_getsrc_die(&cu, addr);
+		if (l && (*file = dwarf_linesrc(l, NULL, NULL)) &&
+		    (dwarf_lineno(l, line) || *line <= 0)) {
+			*file = NULL;
+			*line = 0;
+		}
+	}
+	/* a relative name is relative to the compilation directory */
+	if (*file && **file != '/') {
+		Dwarf_Attribute attr;
+		const char *dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
+
+		if (dir && *dir == '/' &&
+		    (size_t)snprintf(buf, bufsize, "%s/%s", dir, *file) < bufsize)
+			*file = buf;
 	}
 }
 
@@ -124,10 +139,11 @@ int pg_srcline_fill(struct pg_run *run, size_t first, const char *binary)
 	}
 	err = cus_load(dw, &cus);
 	for (size_t i = first; i < run->nfuncs && !err; i++) {
+		char buf[PATH_MAX];
 		const char *file;
 		int line;
 
-		lookup(dw, &cus, run->funcs[i].addr, &file, &line);
+		lookup(dw, &cus, run->funcs[i].addr, &file, &line, buf, sizeof(buf));
 		if (!file)
 			continue;
 		err = pg_func_set_src(&run->funcs[i], file, (uint32_t)line);

@@ -17,7 +17,8 @@
 /*
  * Fill src_file/src_line of run->funcs[first..run->nfuncs), which must all be functions of the
  * ELF file @binary, from its DWARF: the DW_AT_decl_file/decl_line of the subprogram that
- * contains the function's address, else the line-table entry of that address. One Dwarf
+ * contains the function's address, else the line-table entry of that address; a relative file
+ * name is joined to the unit's DW_AT_comp_dir, so files are normally absolute. One Dwarf
  * handle for the whole binary. Returns 0 (also when there is no DWARF: logged at debug level)
  * or -ENOMEM.
  */

@@ -83,8 +83,8 @@ int pg_sym_kernel(const struct pg_ksyms *k, uint64_t ip, struct pg_strbuf *out)
 		else
 			hi = mid;
 	}
-	if (!lo)
-		return pg_strbuf_addf(out, "[kernel]+0x%" PRIx64 " [k]", ip);
+	if (!lo)	/* no symbols (hidden addresses): no address either, it changes per boot */
+		return pg_strbuf_add(out, "[kernel] [k]");
 	return pg_strbuf_addf(out, "%s [k]", k->v[lo - 1].name);
 }
 
@@ -199,9 +199,11 @@ static char *symbolize(Dwfl *dwfl, struct pg_srcs *srcs, uint64_t pc, bool activ
 	} else {
 		Dwarf_Addr mbias = 0;
 
-		dwfl_module_getelf(mod, &mbias);
+		/* the ELF address (what addr2line takes), or the offset in the mapping */
+		if (!dwfl_module_getelf(mod, &mbias))
+			mbias = start;
 		pg_strbuf_addf(&b, "%s+0x%" PRIx64, modname ? pg_basename(modname) : "[unknown]",
-			       (uint64_t)(lookup - (mod ? mbias : start)));
+			       (uint64_t)(lookup - mbias));
 	}
 	/* inlined functions, outermost first: scopes[] is innermost first */
 	for (int i = nscopes - 1; i >= 0; i--) {
@@ -222,33 +224,62 @@ static char *symbolize(Dwfl *dwfl, struct pg_srcs *srcs, uint64_t pc, bool activ
 	return pg_strbuf_take(&b);
 }
 
+static uint64_t hash_str(const char *str)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *str; str++)
+		h = (h ^ (unsigned char)*str) * 1099511628211ULL;
+	return h;
+}
+
+static size_t slot(const struct pg_symcache *c, uint64_t k1, uint64_t k2)
+{
+	size_t h = (size_t)(((k1 ^ k2 * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL) >> 17);
+
+	h &= c->cap - 1;
+	while (c->vals[h] && (c->keys[2 * h] != k1 || c->keys[2 * h + 1] != k2))
+		h = (h + 1) & (c->cap - 1);
+	return h;
+}
+
+/* symbolize() appended to @out. */
+static int symbolize_into(Dwfl *dwfl, struct pg_srcs *srcs, uint64_t pc, bool activation,
+			  struct pg_strbuf *out)
+{
+	char *v = symbolize(dwfl, srcs, pc, activation);
+
+	if (!v)
+		return -ENOMEM;
+	pg_strbuf_add(out, v);
+	free(v);
+	return out->err;
+}
+
 static int cache_grow(struct pg_symcache *c)
 {
-	size_t ncap = c->cap ? c->cap * 2 : 1024;
-	uint64_t *keys = calloc(ncap, sizeof(*keys));
-	char **vals = calloc(ncap, sizeof(*vals));
+	struct pg_symcache n = { c->cap ? c->cap * 2 : 4096, c->n, NULL, NULL };
 
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
+	n.keys = calloc(2 * n.cap, sizeof(*n.keys));
+	n.vals = calloc(n.cap, sizeof(*n.vals));
+	if (!n.keys || !n.vals) {
+		free(n.keys);
+		free(n.vals);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < c->cap; i++) {
 		size_t h;
 
-		if (!c->keys[i])
+		if (!c->vals[i])
 			continue;
-		h = (size_t)((c->keys[i] * 0x9e3779b97f4a7c15ULL) >> 17) & (ncap - 1);
-		while (keys[h])
-			h = (h + 1) & (ncap - 1);
-		keys[h] = c->keys[i];
-		vals[h] = c->vals[i];
+		h = slot(&n, c->keys[2 * i], c->keys[2 * i + 1]);
+		n.keys[2 * h] = c->keys[2 * i];
+		n.keys[2 * h + 1] = c->keys[2 * i + 1];
+		n.vals[h] = c->vals[i];
 	}
 	free(c->keys);
 	free(c->vals);
-	c->keys = keys;
-	c->vals = vals;
-	c->cap = ncap;
+	*c = n;
 	return 0;
 }
 
@@ -264,29 +295,34 @@ void pg_symcache_release(struct pg_symcache *c)
 int pg_sym_user(Dwfl *dwfl, struct pg_symcache *cache, struct pg_srcs *srcs, uint64_t pc,
 		bool activation, struct pg_strbuf *out)
 {
-	uint64_t key = pc << 1 | (activation ? 1 : 0);
-	char *v;
+	Dwarf_Addr lookup = activation ? pc : pc - 1, bias = 0;
+	Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, lookup) : NULL;
+	const char *file = NULL;
+	uint64_t k1, k2;
 	size_t h;
+	char *v;
 
-	if (key && (cache->n + 1) * 2 > cache->cap && cache_grow(cache))
+	if (!mod)
+		return pg_strbuf_add(out, "[unknown]");
+	if (dwfl_module_getelf(mod, &bias))
+		dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &file, NULL);
+	if (!file)	/* no file to key on */
+		return symbolize_into(dwfl, srcs, pc, activation, out);
+	k1 = hash_str(file);
+	k2 = (uint64_t)(lookup - bias) << 1 | (activation ? 1 : 0);
+	if ((cache->n + 1) * 2 > cache->cap && cache_grow(cache))
 		return -ENOMEM;
-	h = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (cache->cap - 1);
-	while (cache->keys[h] && cache->keys[h] != key)
-		h = (h + 1) & (cache->cap - 1);
-	if (key && cache->keys[h] == key)
+	h = slot(cache, k1, k2);
+	if (cache->vals[h])
 		return pg_strbuf_add(out, cache->vals[h]);
 	v = symbolize(dwfl, srcs, pc, activation);
 	if (!v)
 		return -ENOMEM;
-	if (key) {
-		cache->keys[h] = key;
-		cache->vals[h] = v;
-		cache->n++;
-		return pg_strbuf_add(out, v);
-	}
-	pg_strbuf_add(out, v);
-	free(v);
-	return out->err;
+	cache->keys[2 * h] = k1;
+	cache->keys[2 * h + 1] = k2;
+	cache->vals[h] = v;
+	cache->n++;
+	return pg_strbuf_add(out, v);
 }
 
 static int cmp_src(const void *a, const void *b)

@@ -8,7 +8,7 @@
  *    gives the function and then each inlined function, outermost first, as separate frames;
  *  - a user address in a module without a symbol for it: "libfoo.so.1+0x1234" (the ELF
  *    address, what addr2line takes); outside every module: "[unknown]";
- *  - kernel frames: "name [k]" from /proc/kallsyms; "[kernel]+0x..." when unresolvable.
+ *  - kernel frames: "name [k]" from /proc/kallsyms; "[kernel] [k]" when unresolvable.
  * ';' in a name becomes ',' and control characters become spaces (folded stacks separate
  * frames with ';' and end a line with " COUNT").
  *
@@ -42,11 +42,16 @@ struct pg_ksyms {
 void pg_ksyms_load(struct pg_ksyms *k);
 void pg_ksyms_release(struct pg_ksyms *k);
 
-/* pc -> frames cache of one address space (its Dwfl). Zero-initialise. */
+/*
+ * Frames by (module file, ELF address): valid across address spaces and repetitions, so that
+ * the symbol tables and DWARF of a library are searched once per recording, not once per
+ * repetition (each repetition has new Dwfls, and with ASLR new load addresses).
+ * Zero-initialise.
+ */
 struct pg_symcache {
 	size_t cap, n;
-	uint64_t *keys;		/* pc << 1 | activation, 0 = empty */
-	char **vals;		/* "outer;inlined" */
+	uint64_t *keys;		/* pairs: hash of the module's file name, vaddr << 1 | activation */
+	char **vals;		/* "outer;inlined"; NULL = empty slot */
 };
 
 void pg_symcache_release(struct pg_symcache *c);

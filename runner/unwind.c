@@ -155,10 +155,16 @@ void pg_aspace_check(struct pg_aspace *as, const struct pg_rec_sample *r)
 
 	for (size_t i = 0; i < n && !miss; i++)
 		miss = r->uips[i] && !dwfl_addrmodule(as->dwfl, r->uips[i]);
-	if (!miss || as->refreshes >= PG_MAX_REFRESH || !as->alive)
+	as->seen++;
+	if (!as->alive)
 		return;
-	as->refreshes++;
-	report_maps(as, true);
+	/* the first sample may come from the dynamic loader, before the libraries are mapped:
+	 * re-read on samples 2, 4, 8, ... of the address space too, not only on a miss */
+	if (miss && as->refreshes < PG_MAX_REFRESH)
+		as->refreshes++;
+	else if (as->seen & (as->seen - 1))
+		return;
+	as->alive = report_maps(as, true);
 }
 
 struct frames {

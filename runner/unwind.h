@@ -32,7 +32,8 @@ struct pg_aspace {
 	Dwfl *dwfl;
 	bool attached;		/* dwfl_attach_state succeeded */
 	bool alive;		/* maps could be read */
-	unsigned int refreshes;	/* times the maps were re-read (dlopen) */
+	unsigned int refreshes;	/* times the maps were re-read after a miss (dlopen) */
+	uint64_t seen;		/* samples checked */
 	const struct pg_rec_sample *cur;	/* sample being unwound */
 	bool oob;		/* the unwinder wanted memory above the snapshot */
 };
@@ -42,8 +43,10 @@ struct pg_aspace {
 struct pg_aspace *pg_aspace_new(pid_t pid);
 void pg_aspace_free(struct pg_aspace *as);
 
-/* Re-read the maps if one of the user addresses of @r falls outside every known module (a
- * library loaded later). Call while the process lives. At most a few times per aspace. */
+/* Call for every sample of the address space while the process lives, in order: re-reads
+ * the maps when a user address of @r (pc, frame-pointer stack) falls outside every known
+ * module (a library loaded later; a few times at most), and on samples 2, 4, 8, ... (the
+ * first sample can come from the dynamic loader, before the libraries are mapped). */
 void pg_aspace_check(struct pg_aspace *as, const struct pg_rec_sample *r);
 
 /*

@@ -38,7 +38,7 @@ expect_exit() {
 	shift
 	"$@" >"$TMP/stdout" 2>"$TMP/stderr" || got=$?
 	if [ "$got" != "$want" ]; then
-		cat "$TMP/stderr" >&2
+		cat "$TMP/stdout" "$TMP/stderr" >&2
 		fail "'$*' exited $got, expected $want"
 	fi
 }

@@ -4,7 +4,7 @@
 #
 #   C1 (main) -- C2 (main tip)
 #     \-- F1 -- F2 (clean: comments only)
-#     \-- S1 (slow: blur_row does 3x the work)
+#     \-- S1 (slow: blur_row does 10x the work)
 #
 # Checked: the baseline is recorded at the merge base C1 (not the main tip, not HEAD~1), or
 # found in refs/perfgate/baselines once published; a clean change exits 0, a regression 1 with
@@ -36,18 +36,20 @@ git checkout -qb clean
 echo '/* a comment */' >>imgfilter.c && git commit -qam F1
 echo '/* another comment */' >>imgfilter.c && git commit -qam F2
 git checkout -q "$C1" && git checkout -qb slow
-# the first "r < 8; r++) {" is blur_row's
-sed -i '0,/r < 8; r++) {/s//r < 24; r++) {/' imgfilter.c
+# the first "r < 8; r++) {" is blur_row's: ten times the work
+sed -i '0,/r < 8; r++) {/s//r < 80; r++) {/' imgfilter.c
 git commit -qam S1
 git checkout -q main
 echo 'readme' >README && git add README && git commit -qm C2
 C2=$(git rev-parse HEAD)
 
 BUILD='clang -O2 -g -fpatchable-function-entry=5 -o imgfilter imgfilter.c'
-# The slow change triples blur_row; a 50% minimum effect keeps timing noise on a busy machine
-# from failing the clean change: these tests are about the plumbing, not the statistics.
+# The slow change makes blur_row 10x slower; a 50% minimum effect on raw times keeps timing
+# noise on a busy machine from failing the clean change: these tests are about the plumbing,
+# not the statistics.
 IN=(--input "command=./imgfilter 3" --input "build=$BUILD" --input "perfgate=$PERFGATE"
-    --input repetitions=10 --input min-effect=50 --github base_ref=main)
+    --input repetitions=10 --input min-effect=50 --input compare-args=--raw
+    --github base_ref=main)
 
 # github SCENARIO ARGS...: run the action in $R with fresh GitHub files; exit status in $st
 github() {
@@ -61,7 +63,9 @@ github() {
 		2>"$TMP/$s/stderr" || st=$?
 	cat "$TMP/$s/stdout"
 }
-output() { tail -n 1 "$TMP/$1/stdout" | python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"; }
+output() { # SCENARIO NAME: an output of the action
+	tail -n 1 "$TMP/$1/stdout" | python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"
+}
 json_get() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
 
 # 1. publish on the default branch: the run of C2 is stored in refs/perfgate/baselines
@@ -115,6 +119,19 @@ grep -q '`blur_row` (imgfilter.c:26)' "$R/perfgate-out/summary.md" ||
 	fail "blur_row missing from summary.md"
 xmllint --noout --schema "$SRC/tests/data/JUnit.xsd" "$R/perfgate-out/junit.xml"
 grep -q '<failure type="regression"' "$R/perfgate-out/junit.xml" || fail "no JUnit failure"
+# flame graphs: drawn when this perfgate can, and named in the summary only when they exist
+arts=$(grep '^Artifacts: ' "$R/perfgate-out/summary.md")
+for svg in flamegraph.svg diff-flamegraph.svg; do
+	if [ -s "$R/perfgate-out/$svg" ]; then
+		[[ $arts == *"\`$svg\`"* ]] || fail "summary does not name $svg: $arts"
+	else
+		[[ $arts != *"\`$svg\`"* ]] || fail "summary names a missing $svg: $arts"
+	fi
+done
+if "$PERFGATE" flamegraph --help >/dev/null 2>&1; then
+	[ -s "$R/perfgate-out/flamegraph.svg" ] || fail "perfgate can draw flame graphs: none drawn"
+	xmllint --noout "$R/perfgate-out/flamegraph.svg"
+fi
 
 # ---- GitLab ----
 # A fake GitLab API serving the default branch's artifact; it logs each request and its token.
@@ -149,6 +166,7 @@ PORT=$(cat "$TMP/port")
 
 GL=(--var "PG_COMMAND=./imgfilter 3" --var "PG_BUILD=$BUILD" --var "PERFGATE=$PERFGATE"
     --var "PERFGATE_SRC=$SRC" --var PG_SKIP_DEPS=1 --var GITLAB_CI=true --var PG_MIN_EFFECT=50
+    --var PG_COMPARE_ARGS=--raw
     --var CI_DEFAULT_BRANCH=main --var CI_PROJECT_ID=7 --var CI_JOB_NAME=perfgate
     --var CI_JOB_TOKEN=tok123 --var "CI_PROJECT_DIR=$R"
     --var "CI_API_V4_URL=http://127.0.0.1:$PORT/api/v4")

@@ -5,24 +5,18 @@
  * Whatever the runs hold, nothing crashes, leaks or divides by zero, and the verdicts are
  * consistent with the counts.
  */
-#include <unistd.h>
-
 #include "../../baseline/runfile.h"
 #include "../../diff/compare.h"
 #include "../../reporters/compare_out.h"
 #include "fuzz.h"
 
-static char dir[64], junit[96], json[96];
+static char junit[128], json[128];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	/* the file writers are atomic (temporary file and rename): give them a tmpfs directory */
-	snprintf(dir, sizeof(dir), "/dev/shm/pg-fuzz-compare-XXXXXX");
-	if (!mkdtemp(dir)) {
-		snprintf(dir, sizeof(dir), "/tmp/pg-fuzz-compare-XXXXXX");
-		if (!mkdtemp(dir))
-			abort();
-	}
+	/* the file writers are atomic (temporary file and rename): give them a directory */
+	const char *dir = fuzz_tmp("compare", true);
+
 	snprintf(junit, sizeof(junit), "%s/junit.xml", dir);
 	snprintf(json, sizeof(json), "%s/result.json", dir);
 	return 0;

@@ -3,19 +3,20 @@
 # 20), after replaying the inputs that once crashed (tests/fuzz/regressions/TARGET/). New
 # corpus entries and crash artifacts go to FUZZ_OUT (default: a new directory in /tmp, kept
 # when something failed). Exit status 0 only when nothing crashed. See docs/fuzzing.md.
-# Usage: tests/fuzz/run.sh [TARGET...]   (runfile, compare, folded; default all)
+# Usage: tests/fuzz/run.sh [TARGET...]   (runfile, compare, folded, result; default all)
 set -uo pipefail
+shopt -s nullglob
 cd "$(dirname "$0")/../.."
 secs=${FUZZ_SECONDS:-20}
 out=${FUZZ_OUT:-$(mktemp -d /tmp/perfgate-fuzz.XXXXXX)}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(runfile compare folded)
+[ ${#targets[@]} -gt 0 ] || targets=(runfile compare folded result)
 status=0
 for t in "${targets[@]}"; do
 	bin=build-fuzz/fuzz_$t
 	[ -x "$bin" ] || { echo "$bin is missing: make fuzz-build" >&2; exit 2; }
 	regs=(tests/fuzz/regressions/"$t"/*)
-	if [ -e "${regs[0]}" ] && ! "$bin" -close_fd_mask=2 "${regs[@]}" >"$out/$t-regressions.log" 2>&1; then
+	if [ ${#regs[@]} -gt 0 ] && ! "$bin" -close_fd_mask=2 "${regs[@]}" >"$out/$t-regressions.log" 2>&1; then
 		echo "FAIL $t: a regression input crashes again (log: $out/$t-regressions.log)"
 		status=1
 		continue

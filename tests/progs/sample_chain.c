@@ -5,10 +5,15 @@
  *   sample_chain qsort [ITERS]  spins in cmp(), called by libc's qsort from sort_all()
  *   sample_chain mix A D        spins A iterations in c() (main -> a -> b -> c), then D in d()
  *                               (D times $PG_D_FACTOR, if set: the "change" of the diff tests)
+ *   sample_chain thread [ITERS] spins in c() called from a second thread: worker -> a -> b -> c
+ *   sample_chain sys [ITERS]    writes to /dev/null from sys_loop(): time in the kernel
  * Built twice: with frame pointers (sample_chain) and without (sample_chain_nofp).
  */
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 volatile unsigned long sink;
 
@@ -61,6 +66,23 @@ __attribute__((noinline)) void sort_all(unsigned long iters)
 	sink += (unsigned long)v[0];
 }
 
+static void *worker(void *arg)
+{
+	sink += a((unsigned long)arg);
+	return NULL;
+}
+
+__attribute__((noinline)) void sys_loop(unsigned long n)
+{
+	static char buf[4096];
+	int fd = open("/dev/null", O_WRONLY);
+
+	for (unsigned long i = 0; i < n; i++)
+		if (write(fd, buf, sizeof(buf)) < 0)
+			break;
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long iters = 300000000;
@@ -76,6 +98,20 @@ int main(int argc, char **argv)
 
 		sink += a(strtoul(argv[2], NULL, 10));
 		sink += d(strtoul(argv[3], NULL, 10) * (f ? strtoul(f, NULL, 10) : 1));
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "thread")) {
+		pthread_t t;
+
+		if (argc > 2)
+			iters = strtoul(argv[2], NULL, 10);
+		if (pthread_create(&t, NULL, worker, (void *)iters))
+			return 1;
+		pthread_join(t, NULL);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "sys")) {
+		sys_loop(argc > 2 ? strtoul(argv[2], NULL, 10) : 1000000);
 		return 0;
 	}
 	if (argc > 1)

@@ -252,7 +252,7 @@ static void make_run(struct pg_run *run)
 	assert_int_equal(pg_hist_add(&s->hist, PG_HIST_NBUCKETS - 1, s->calls), 0);
 	s->total_ns = UINT64_MAX - 1;
 	s->self_ns = 1ULL << 63;
-	s->min_ns = 1ULL << 42;
+	s->min_ns = 1;	/* calls x min_ns <= total_ns <= calls x max_ns */
 	s->max_ns = UINT64_MAX - 1;
 
 	rep = pg_run_add_rep(run);	/* killed before anything was called */
@@ -588,6 +588,11 @@ static const struct corrupt_case corrupt_cases[] = {
 	  "\"self_ns\" 400 is larger than \"total_ns\" 300" },
 	{ "min > max", { { "\"min_ns\":90", "\"min_ns\":120" } },
 	  "\"min_ns\" 120 is larger than \"max_ns\" 110" },
+	{ "total > calls x max", { { "\"total_ns\":300", "\"total_ns\":331" } },
+	  "repetition 0, function 0: \"total_ns\" 331 is not between calls x min_ns" },
+	{ "total < calls x min", { { "\"total_ns\":300,\"self_ns\":200",
+				     "\"total_ns\":266,\"self_ns\":200" } },
+	  "\"total_ns\" 266 is not between calls x min_ns and calls x max_ns" },
 	{ "repetition not object", { { "\"repetitions\":[{\"wall_ns\":1000000,\"exit_code\":0,"
 				       "\"signal\":0,\"functions\":[\n",
 				       "\"repetitions\":[7,{\"wall_ns\":1000000,\"exit_code\":0,"
@@ -809,7 +814,7 @@ static void test_read_errors(void **state)
 	/* a sparse file one byte over the limit: refused before it is read */
 	fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, PG_RUNFILE_MAX_BYTES + 1), 0);
+	assert_int_equal(ftruncate(fd, pg_runfile_max_bytes() + 1), 0);
 	close(fd);
 	capture_begin();
 	assert_int_equal(pg_runfile_read(big, &run), -EFBIG);

@@ -1,0 +1,142 @@
+# Flame graphs: `perfgate flamegraph` and `perfgate compare --flamegraph` write well-formed SVG
+# (xmllint) that headless Chromium renders to a picture that is not blank; the differential
+# one colours a known change: NEW spends 3x longer in d() (PG_D_FACTOR=3), so c() under d
+# grew (red) and c() under a;b shrank (blue) in self colouring; d grew and a shrank in
+# inclusive colouring.
+source "$(dirname "$0")/lib.sh"
+command -v chromium >/dev/null || fail "chromium is not installed (make deps installs it)"
+
+REC=("$PERFGATE" record -q -r 6 -F 999 -f main)
+"${REC[@]}" -o "$TMP/base.json" -- ./sample_chain mix 40000000 40000000
+PG_D_FACTOR=3 "${REC[@]}" -o "$TMP/new.json" -- ./sample_chain mix 40000000 40000000
+
+"$PERFGATE" flamegraph "$TMP/new.json" -o "$TMP/new.svg"
+xmllint --noout "$TMP/new.svg"
+"$PERFGATE" flamegraph "$TMP/new.json" -o "$TMP/rep1.svg" --rep 1 --title 'one repetition'
+xmllint --noout "$TMP/rep1.svg"
+grep -q 'one repetition' "$TMP/rep1.svg" || fail "--title is not used"
+
+for mode in self inclusive; do
+	st=0
+	"$PERFGATE" compare "$TMP/base.json" "$TMP/new.json" --flamegraph "$TMP/diff-$mode.svg" \
+		--flame-color $mode >"$TMP/stdout" 2>"$TMP/stderr" || st=$?
+	[ $st -le 1 ] || { cat "$TMP/stderr" >&2; fail "compare --flamegraph exited $st"; }
+	xmllint --noout "$TMP/diff-$mode.svg"
+done
+
+# frame colours: fill of each frame by its path from the root
+python3 - "$TMP/diff-self.svg" "$TMP/diff-inclusive.svg" <<'PY'
+import re, sys
+import xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+
+def frames(path):
+    out = {}
+    stack = []
+    for g in ET.parse(path).getroot().iter(NS + "g"):
+        if "f" not in (g.get("class") or "").split():
+            continue
+        depth = int(g.get("data-d"))
+        name = g.find(NS + "title").text.split("\n")[0]
+        stack[depth:] = [name]
+        out[";".join(stack[1:])] = (g.find(NS + "rect").get("fill"), g.find(NS + "title").text)
+    return out
+
+def kind(fill):
+    r, g, b = map(int, re.match(r"rgb\((\d+),(\d+),(\d+)\)", fill).groups())
+    if r == 255 and g == b and g < 221:
+        return "red"
+    if b == 255 and r == g and r < 221:
+        return "blue"
+    if r == g == b:
+        return "grey"
+    return "other " + fill
+
+def find(fr, suffix):
+    hits = [k for k in fr if k == suffix or k.endswith(";" + suffix)]
+    assert len(hits) == 1, (suffix, hits)
+    return fr[hits[0]]
+
+self_ = frames(sys.argv[1])
+assert kind(find(self_, "main;d;c")[0]) == "red", find(self_, "main;d;c")
+assert kind(find(self_, "main;a;b;c")[0]) == "blue", find(self_, "main;a;b;c")
+assert kind(find(self_, "main;a")[0]) == "grey"          # no self time: not tested
+assert kind(find(self_, "__libc_start_call_main;main")[0]) == "grey"
+tip = find(self_, "main;d;c")[1]
+assert "NEW: " in tip and "BASE: " in tip and "GREW" in tip, tip
+incl = frames(sys.argv[2])
+assert kind(find(incl, "main;d")[0]) == "red"
+assert kind(find(incl, "main;a")[0]) == "blue"
+assert kind(find(incl, "main;a;b")[0]) == "blue"
+PY
+grep -q 'RED: grew in NEW' "$TMP/diff-self.svg" || fail "no legend"
+
+# a run without samples cannot make a differential flame graph
+"$PERFGATE" record -q -r 2 --no-sample -f main -o "$TMP/none.json" -- \
+	./sample_chain mix 40000000 40000000
+expect_exit 2 "$PERFGATE" compare "$TMP/none.json" "$TMP/new.json" --flamegraph "$TMP/x.svg"
+grep -q 'base run has no sampled stacks' "$TMP/stderr" || fail "no reason given"
+[ ! -e "$TMP/x.svg" ] || fail "a flame graph was written anyway"
+expect_exit 2 "$PERFGATE" flamegraph "$TMP/none.json" -o "$TMP/x.svg"
+expect_exit 2 "$PERFGATE" compare "$TMP/base.json" "$TMP/new.json" --flame-color both
+
+# render in headless Chromium (no network) and check the screenshots are not blank
+render() { # SVG PNG
+	local profile
+	profile=$(mktemp -d "$TMP/chromium.XXXXXX")
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$profile" --screenshot="$2" --window-size=1200,800 "$1" \
+		>"$TMP/chromium.log" 2>&1 || { cat "$TMP/chromium.log" >&2; fail "chromium failed"; }
+	[ -s "$2" ] || fail "chromium wrote no screenshot of $1"
+}
+render "$TMP/new.svg" "$TMP/new.png"
+render "$TMP/diff-self.svg" "$TMP/diff.png"
+python3 - "$TMP/new.png" "$TMP/diff.png" <<'PY'
+import struct, sys, zlib
+
+def pixels(path):
+    """RGB(A) rows of an 8-bit PNG (what Chromium writes), with zlib: no PIL needed."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat = 8, b""
+    while pos < len(data):
+        n, typ = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if typ == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+        elif typ == b"IDAT":
+            idat += body
+        pos += 12 + n
+    assert depth == 8 and ctype in (2, 6), (depth, ctype)
+    bpp = 3 if ctype == 2 else 4
+    raw, stride = zlib.decompress(idat), w * bpp
+    rows, prev, i = [], bytearray(stride), 0
+    for _ in range(h):
+        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+            if f == 1: line[x] = (line[x] + a) & 255
+            elif f == 2: line[x] = (line[x] + b) & 255
+            elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return [tuple(r[x:x + 3]) for r in rows for x in range(0, stride, bpp)]
+
+plain = pixels(sys.argv[1])
+colours = set(plain)
+assert len(colours) > 20, "blank? only %d colours" % len(colours)
+warm = sum(1 for r, g, b in plain if r > 200 and b < 80)
+assert warm > 20000, "too few flame-coloured pixels: %d" % warm
+diff = pixels(sys.argv[2])
+red = sum(1 for r, g, b in diff if r == 255 and g < 120 and b < 120)
+blue = sum(1 for r, g, b in diff if b == 255 and r < 120 and g < 120)
+assert red > 2000 and blue > 2000, (red, blue)
+print("colours %d, flame pixels %d, red %d, blue %d" % (len(colours), warm, red, blue))
+PY

@@ -1,0 +1,112 @@
+# Sampled profiles (perfgate record -F): known call chains come out of the unwinder whether the
+# code has frame pointers or not, through Debian's libc (built without them: DWARF only), in a
+# shared library, in a second thread and across fork+exec; kernel frames are marked [k];
+# `perfgate folded` parses back and adds up to the run's sample counts; --no-sample records no
+# profile.
+source "$(dirname "$0")/lib.sh"
+
+# check RUN.json: parse `perfgate folded` back, check it against the run file, print every
+# stack with its share of the samples ("0.973 _start;...;main;a;b;c"), largest first
+check() {
+	"$PERFGATE" folded "$1" >"$TMP/folded"
+	python3 - "$TMP/folded" "$1" <<'PY'
+import json, sys
+stacks = {}
+for line in open(sys.argv[1]):
+    assert line.endswith("\n"), line
+    frames, sep, count = line[:-1].rpartition(" ")
+    assert sep and count.isdigit() and int(count) >= 1, line
+    assert frames and all(f for f in frames.split(";")), line
+    assert frames not in stacks, "repeated stack: " + frames
+    stacks[frames] = int(count)
+run = json.load(open(sys.argv[2]))
+assert run["meta"]["options"]["sample_hz"] > 0
+total = 0
+for rep in run["repetitions"]:
+    kept = sum(n for _, n in rep["stacks"])
+    assert [s for s, _ in rep["stacks"]] == sorted(s for s, _ in rep["stacks"])
+    assert kept == rep["samples"] - rep["samples_lost"], rep
+    assert rep["samples_lost"] == 0 and rep["samples_truncated"] <= kept // 20, rep
+    total += kept
+assert sum(stacks.values()) == total > 0, (sum(stacks.values()), total)
+for s, n in sorted(stacks.items(), key=lambda kv: -kv[1]):
+    print("%.3f %s" % (n / total, s))
+PY
+}
+
+# share PATTERN: the share of samples whose stack matches the extended regex PATTERN
+share() {
+	python3 -c '
+import re, sys
+print("%.3f" % sum(float(l.split(" ", 1)[0]) for l in open(sys.argv[1])
+                   if re.search(sys.argv[2], l.rstrip("\n").split(" ", 1)[1])))' "$TMP/stacks" "$1"
+}
+
+expect_share() { # PATTERN MIN
+	local got
+	got=$(share "$1")
+	python3 -c "import sys; sys.exit(0 if $got >= $2 else 1)" ||
+		{ head -5 "$TMP/stacks" >&2; fail "only $got of the samples match '$1' (want >= $2)"; }
+}
+
+REC=("$PERFGATE" record -q -r 2 -F 999 -f main)
+
+# main -> a -> b -> c, with and without frame pointers
+for prog in sample_chain sample_chain_nofp; do
+	"${REC[@]}" -o "$TMP/$prog.json" -- ./$prog 60000000
+	check "$TMP/$prog.json" >"$TMP/stacks"
+	expect_share '(^|;)main;a;b;c$' 0.8
+	expect_share '^_start;__libc_start_main;__libc_start_call_main;main;a;b;c$' 0.8
+	# the per-repetition view: each repetition on its own
+	"$PERFGATE" folded "$TMP/$prog.json" --rep 2 | grep -q ';main;a;b;c ' ||
+		fail "--rep 2 lacks the stack"
+done
+
+# through libc's qsort (no frame pointers in Debian's libc) into the callback
+for prog in sample_chain sample_chain_nofp; do
+	"${REC[@]}" -o "$TMP/q.json" -- ./$prog qsort 60000000
+	check "$TMP/q.json" >"$TMP/stacks"
+	expect_share '^_start;__libc_start_main;__libc_start_call_main;main;sort_all;qsort_r;(msort_with_tmp[^;]*;)+cmp$' 0.8
+done
+
+# a frame in a shared library
+"${REC[@]}" -o "$TMP/lib.json" -- ./uses_lib_spin 60000000
+check "$TMP/lib.json" >"$TMP/stacks"
+expect_share ';main;call_lib;pgtest_lib_spin$' 0.8
+python3 - "$TMP/lib.json" <<'PY'
+import json, sys
+src = {f: (file, line) for f, file, line in json.load(open(sys.argv[1]))["frame_sources"]}
+assert src["pgtest_lib_spin"][0].endswith("pgtest.c"), src["pgtest_lib_spin"]
+assert src["call_lib"][0].endswith("uses_lib_spin.c") and src["call_lib"][1] > 0
+PY
+
+# a second thread
+"${REC[@]}" -o "$TMP/thr.json" -- ./sample_chain_nofp thread 60000000
+check "$TMP/thr.json" >"$TMP/stacks"
+expect_share ';start_thread;worker;a;b;c$' 0.8
+
+# time in the kernel: kernel frames marked [k], under the user stack
+"${REC[@]}" -o "$TMP/sys.json" -- ./sample_chain sys 600000
+check "$TMP/sys.json" >"$TMP/stacks"
+expect_share ';main;sys_loop;__write;entry_SYSCALL_64[^;]* \[k\];.* \[k\]$' 0.3
+
+# fork + exec: a shell running two programs, one after the other
+"$PERFGATE" record -q -r 1 -F 999 -f ./sample_chain:main -o "$TMP/tree.json" -- \
+	sh -c './sample_chain 60000000; ./sample_chain_nofp qsort 60000000'
+check "$TMP/tree.json" >"$TMP/stacks"
+expect_share ';main;a;b;c$' 0.15
+expect_share ';main;sort_all;qsort_r;.*;cmp$' 0.15
+expect_share ';main;(a;b;c|sort_all;qsort_r;.*;cmp)$' 0.8
+
+# --no-sample: today's exact tracing only, and no profile to show
+"$PERFGATE" record -q -r 1 --no-sample -f main -o "$TMP/none.json" -- ./sample_chain 1000000
+python3 - "$TMP/none.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+assert "sample_hz" not in run["meta"]["options"] and "frame_sources" not in run
+assert all("stacks" not in r and "samples" not in r for r in run["repetitions"])
+PY
+expect_exit 2 "$PERFGATE" folded "$TMP/none.json"
+grep -q 'no sampled stacks' "$TMP/stderr" || fail "no message for a run without stacks"
+expect_exit 2 "$PERFGATE" record -q -F 0 -o "$TMP/x.json" -- ./sample_chain 1
+expect_exit 2 "$PERFGATE" folded "$TMP/sample_chain.json" --rep 3

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the sampled-profile part of run files (baseline/runfile.c): "samples",
+ * "samples_lost", "samples_truncated" and "stacks" in a repetition, "sample_hz" in the options,
+ * "frame_sources" at the top. They round-trip; files without them still read; malformed ones
+ * are refused with a message.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../baseline/runfile.h"
+#include "../../core/run.h"
+#include "util.h"
+
+static char dir[] = "/tmp/pg-test-profile-XXXXXX";
+
+static void make_run(struct pg_run *run)
+{
+	struct pg_rep *rep;
+
+	pg_run_init(run);
+	run->meta.argc = 1;
+	run->meta.argv = calloc(1, sizeof(char *));
+	run->meta.argv[0] = strdup("./bench");
+	run->meta.repetitions = 2;
+	run->meta.sample_hz = 499;
+	assert_int_equal(pg_run_add_func(run, "/bin/bench", "main", "main", 0x1139, 0x1139,
+					 PG_SITE_NOP5, false, NULL), 0);
+	rep = pg_run_add_rep(run);
+	rep->exit_code = 0;
+	rep->samples = 10;
+	rep->samples_lost = 1;
+	rep->samples_truncated = 2;
+	rep->nstacks = 2;
+	rep->stacks = calloc(2, sizeof(*rep->stacks));
+	rep->stacks[0].folded = strdup("_start;main;a;b;c");
+	rep->stacks[0].count = 7;
+	rep->stacks[1].folded = strdup("_start;main;write;entry_SYSCALL_64 [k]");
+	rep->stacks[1].count = 2;
+	rep = pg_run_add_rep(run);	/* no samples at all */
+	rep->exit_code = 0;
+	run->nsources = 1;
+	run->sources = calloc(1, sizeof(*run->sources));
+	run->sources[0].frame = strdup("main");
+	run->sources[0].file = strdup("bench.c");
+	run->sources[0].line = 12;
+}
+
+static char *path(const char *name)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+	return buf;
+}
+
+static void spit(const char *p, const char *s)
+{
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(s, f);
+	fclose(f);
+}
+
+/* @text with its first @from replaced by @to (malloc'd). */
+static char *replace(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	char *out;
+
+	assert_non_null(at);
+	out = calloc(1, strlen(text) + strlen(to) + 1);
+	memcpy(out, text, (size_t)(at - text));
+	strcat(out, to);
+	strcat(out, at + strlen(from));
+	return out;
+}
+
+static void test_round_trip(void **state)
+{
+	struct pg_run run, back;
+
+	make_run(&run);
+	assert_int_equal(pg_runfile_write(&run, path("run.json")), 0);
+	pg_run_init(&back);
+	assert_int_equal(pg_runfile_read(path("run.json"), &back), 0);
+	assert_int_equal(back.meta.sample_hz, 499);
+	assert_int_equal(back.nreps, 2);
+	assert_int_equal(back.reps[0].samples, 10);
+	assert_int_equal(back.reps[0].samples_lost, 1);
+	assert_int_equal(back.reps[0].samples_truncated, 2);
+	assert_int_equal(back.reps[0].nstacks, 2);
+	assert_string_equal(back.reps[0].stacks[0].folded, "_start;main;a;b;c");
+	assert_int_equal(back.reps[0].stacks[0].count, 7);
+	assert_string_equal(back.reps[0].stacks[1].folded,
+			    "_start;main;write;entry_SYSCALL_64 [k]");
+	assert_int_equal(back.reps[1].samples, 0);
+	assert_int_equal(back.reps[1].nstacks, 0);
+	assert_int_equal(back.nsources, 1);
+	assert_string_equal(back.sources[0].frame, "main");
+	assert_string_equal(back.sources[0].file, "bench.c");
+	assert_int_equal(back.sources[0].line, 12);
+	assert_int_equal(pg_run_validate(&back, NULL, 0), 0);
+	pg_run_release(&back);
+	pg_run_release(&run);
+}
+
+static void test_without_profile(void **state)
+{
+	struct pg_run run, back;
+	char *text;
+
+	make_run(&run);
+	/* sampling off: none of the keys is written, and the file reads as before */
+	run.meta.sample_hz = 0;
+	for (size_t i = 0; i < run.reps[0].nstacks; i++)
+		free(run.reps[0].stacks[i].folded);
+	free(run.reps[0].stacks);
+	run.reps[0].stacks = NULL;
+	run.reps[0].nstacks = 0;
+	run.reps[0].samples = run.reps[0].samples_lost = run.reps[0].samples_truncated = 0;
+	free(run.sources[0].frame);
+	free(run.sources[0].file);
+	free(run.sources);
+	run.sources = NULL;
+	run.nsources = 0;
+	assert_int_equal(pg_runfile_write(&run, path("plain.json")), 0);
+	text = pg_test_slurp(path("plain.json"), NULL);
+	assert_null(strstr(text, "stacks"));
+	assert_null(strstr(text, "samples"));
+	assert_null(strstr(text, "sample_hz"));
+	assert_null(strstr(text, "frame_sources"));
+	pg_run_init(&back);
+	assert_int_equal(pg_runfile_read(path("plain.json"), &back), 0);
+	assert_int_equal(back.meta.sample_hz, 0);
+	assert_int_equal(back.reps[0].nstacks, 0);
+	pg_run_release(&back);
+	free(text);
+	pg_run_release(&run);
+}
+
+static void test_refused(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "\"_start;main;a;b;c\",7", "\"_start;main;a;b;c\",0" },	/* count 0 */
+		{ "\"_start;main;a;b;c\",7", "\"_start;main;a;b;c\",-1" },
+		{ "\"_start;main;a;b;c\",7", "\"_start;main;a;b;c\",\"7\"" },
+		{ "\"_start;main;a;b;c\",7", "\"_start;main;a;b;c\",700" },	/* > samples */
+		{ "\"_start;main;a;b;c\",7", "\"_start;;main\",7" },		/* empty frame */
+		{ "\"_start;main;a;b;c\",7", "\"_start;main\\nx\",7" },	/* control char */
+		{ "\"_start;main;a;b;c\",7", "\"_start;main;a;b;c\\u0000\",7" },
+		{ "\"_start;main;a;b;c\",7", "\"_start;main;a;b;c\",7,1" },	/* not a pair */
+		{ "\"_start;main;a;b;c\",7", "\"zzz\",7" },			/* unsorted */
+		{ "\"_start;main;a;b;c\",7", "\"_start;main;write;entry_SYSCALL_64 [k]\",7" },
+		{ "\"samples_lost\":1", "\"samples_lost\":11" },		/* lost > samples */
+		{ "\"samples\":10", "\"samples\":\"10\"" },
+		{ "\"stacks\":[", "\"stacks\":{\"a\":[" },
+		{ "\"samples\":10,", "" },	/* stacks but no samples counted */
+		{ "\"sample_hz\":499", "\"sample_hz\":-4" },
+		{ "[\"main\",\"bench.c\",12]", "[\"ma;in\",\"bench.c\",12]" },
+		{ "[\"main\",\"bench.c\",12]", "[\"main\",\"bench.c\"]" },
+		{ "[\"main\",\"bench.c\",12]", "[\"main\",\"bench.c\",-12]" },
+		{ "[\"main\",\"bench.c\",12]", "[\"main\",\"bench.c\",12],[\"main\",\"x.c\",1]" },
+	};
+	struct pg_run run, back;
+	char *text;
+
+	make_run(&run);
+	assert_int_equal(pg_runfile_write(&run, path("good.json")), 0);
+	pg_run_release(&run);
+	text = pg_test_slurp(path("good.json"), NULL);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *t = replace(text, bad[i][0], bad[i][1]);
+
+		spit(path("bad.json"), t);
+		pg_run_init(&back);
+		if (pg_runfile_read(path("bad.json"), &back) == 0)
+			fail_msg("case %zu was accepted: %s -> %s", i, bad[i][0], bad[i][1]);
+		pg_run_release(&back);
+		free(t);
+	}
+	free(text);
+}
+
+static int setup(void **state)
+{
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	unlink(path("run.json"));
+	unlink(path("plain.json"));
+	unlink(path("good.json"));
+	unlink(path("bad.json"));
+	return rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_without_profile),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests_name("runfile_profile", tests, setup, teardown);
+}
