@@ -477,8 +477,8 @@ def sec_sampling(rounds=3, reps=5):
     # a traced function's latency, as perfgate measures it, with and without sampling
     tight = build("tight.c", "t_nop5s", ["-O2", "-pg", "-mfentry", "-mnop-mcount", "-fno-pie",
                                          "-no-pie"])
-    for hz in (0, 499, 999, 4999):
-        lat, own = [], []
+    for hz in (0, 199, 499, 4999):
+        lat = []
         for _ in range(3):
             _, _, run = record_walls([tight, "2000000"], hz, 1, ["-f", "target"])
             f = [x for x in run["repetitions"][0]["functions"]][0]

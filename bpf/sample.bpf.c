@@ -192,7 +192,8 @@ int BPF_PROG(pg_exec, struct task_struct *p, __u32 old_pid, struct linux_binprm 
 	r->h.pid = tgid;
 	r->h.tid = (__u32)bpf_get_current_pid_tgid();
 	r->h.pad = 0;
-	bpf_map_delete_elem(&seen, &tgid);	/* a new address space: wake on its first sample */
+	/* a new address space: wake perfgate on its first sample */
+	bpf_map_delete_elem(&seen, &tgid);
 	bpf_ringbuf_submit(&r->h, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }

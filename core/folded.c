@@ -117,7 +117,8 @@ int pg_folded_parse(const char *text, size_t len, struct pg_stack **out, size_t 
 			break;
 		}
 		if (!parse_count(line + sp, ll - sp, &count)) {
-			WHY("line %zu: the count must be a whole number from 1 to 2^64 - 1", lineno);
+			WHY("line %zu: the count must be a whole number from 1 to 2^64 - 1",
+			    lineno);
 			err = -EINVAL;
 			break;
 		}

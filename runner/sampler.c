@@ -28,9 +28,10 @@ struct space {
 	struct pg_aspace *as;
 };
 
-/* A sample kept for unwinding after the repetition: the record, its stack trimmed. */
-#define PRE_EXEC ((size_t)-1)	/* space of the root process before its exec: perfgate's code */
+/* the space of the root process before its exec: perfgate's own forked code */
+#define PRE_EXEC ((size_t)-1)
 
+/* A sample kept for unwinding after the repetition: the record, its stack trimmed. */
 struct kept {
 	size_t space;		/* index in spaces, or PRE_EXEC */
 	struct pg_rec_sample *rec;
@@ -60,6 +61,7 @@ struct pg_sampler {
 	struct pg_srcs srcs;
 	/* cost of unwinding + symbolizing, over the whole recording */
 	uint64_t unwind_ns, unwound;
+	uint64_t all_samples, all_lost, all_truncated;	/* over the whole recording */
 };
 
 static uint64_t mono_ns(void)
@@ -121,7 +123,7 @@ static int take_sample(struct pg_sampler *s, const struct pg_rec_sample *r, size
 	if (size < offsetof(struct pg_rec_sample, stack) || r->stack_len > PG_SAMPLE_STACK_BYTES)
 		return -EINVAL;
 	if ((pid_t)r->h.pid == s->root && !s->root_execd) {
-		sp = -1;	/* still perfgate's forked child: its maps are not the benchmark's */
+		sp = -1;	/* still perfgate's child: its maps are not the benchmark's */
 	} else {
 		sp = space_of(s, (pid_t)r->h.pid);
 		if (sp < 0)
@@ -415,6 +417,9 @@ int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep)
 	if (!err)
 		err = count_stacks(s, rep);
 	drop_spaces(s);
+	s->all_samples += rep->samples;
+	s->all_lost += rep->samples_lost;
+	s->all_truncated += rep->samples_truncated;
 	if (rep->samples < 2 && rep->wall_ns > 20ULL * 1000000000ULL / s->hz)
 		pg_warn("the benchmark ran %.3f s but gave %llu samples: the kernel stops "
 			"sampling a process whose exec gains privileges (setuid or file "
@@ -428,5 +433,13 @@ int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep)
 
 int pg_sampler_finish(struct pg_sampler *s, struct pg_run *run)
 {
+	if (s->all_truncated)
+		pg_info("%llu of %llu samples could not be unwound to the root of their stack "
+			"(deeper than the %d KiB stack snapshot, without frame pointers): they are "
+			"kept, cut short", (unsigned long long)s->all_truncated,
+			(unsigned long long)s->all_samples, PG_SAMPLE_STACK_BYTES / 1024);
+	pg_debug("sampled profile: %llu samples, %llu lost, %llu truncated",
+		 (unsigned long long)s->all_samples, (unsigned long long)s->all_lost,
+		 (unsigned long long)s->all_truncated);
 	return pg_srcs_finish(&s->srcs, run);
 }

@@ -55,7 +55,8 @@ int pg_sampler_poll(struct pg_sampler *s, int timeout_ms);
  * counts in @rep. 0 or -errno. */
 int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep);
 
-/* Move the declaration sites of every frame seen into @run. 0 or -ENOMEM. */
+/* Move the declaration sites of every frame seen into @run, and report truncated samples.
+ * 0 or -ENOMEM. */
 int pg_sampler_finish(struct pg_sampler *s, struct pg_run *run);
 
 #endif

@@ -50,7 +50,7 @@ void pg_ksyms_release(struct pg_ksyms *k);
  */
 struct pg_symcache {
 	size_t cap, n;
-	uint64_t *keys;		/* pairs: hash of the module's file name, vaddr << 1 | activation */
+	uint64_t *keys;		/* pairs: hash of the module file, vaddr << 1 | activation */
 	char **vals;		/* "outer;inlined"; NULL = empty slot */
 };
 

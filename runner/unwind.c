@@ -186,6 +186,23 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return ++f->n < PG_UNWIND_MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+/* The index in @fp[1..n) of @pc nearest depth @depth from below (the frame-pointer walk can
+ * only miss frames), else nearest from above; n if @pc is not there. */
+static size_t splice_point(const unsigned long long *fp, size_t n, uint64_t pc, size_t depth)
+{
+	size_t best = n;
+
+	for (size_t k = 1; k < n; k++) {
+		if (fp[k] != pc)
+			continue;
+		if (k <= depth || best == n)
+			best = k;
+		if (k >= depth)
+			break;
+	}
+	return best;
+}
+
 int pg_unwind(struct pg_aspace *as, const struct pg_rec_sample *r, uint64_t *pcs,
 	      bool *activation, size_t *n, bool *truncated)
 {
@@ -203,13 +220,13 @@ int pg_unwind(struct pg_aspace *as, const struct pg_rec_sample *r, uint64_t *pcs
 	}
 	if (f.n >= PG_UNWIND_MAX_FRAMES) {
 		*truncated = true;
-	} else if (rc && f.n) {
-		/* DWARF stopped early: continue from the frame-pointer stack where it holds
-		 * the last pc DWARF found (frame pointers are what the kernel could walk) */
-		size_t k = 1;
+	} else if ((rc || as->oob) && f.n) {
+		/* DWARF stopped early (libdw ends without an error when memory runs out):
+		 * continue from the frame-pointer stack (what the kernel could walk) after
+		 * the last pc DWARF found there, at about the same depth (recursion repeats
+		 * return addresses) */
+		size_t k = splice_point(r->uips, nfp, pcs[f.n - 1], f.n - 1);
 
-		while (k < nfp && r->uips[k] != pcs[f.n - 1])
-			k++;
 		if (k < nfp) {
 			for (k++; k < nfp && f.n < PG_UNWIND_MAX_FRAMES; k++) {
 				pcs[f.n] = r->uips[k];

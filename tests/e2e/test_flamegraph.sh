@@ -87,7 +87,8 @@ render() { # SVG PNG
 	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$profile" --screenshot="$2" --window-size=1200,800 "$1" \
-		>"$TMP/chromium.log" 2>&1 || { cat "$TMP/chromium.log" >&2; fail "chromium failed"; }
+		>"$TMP/chromium.log" 2>&1 ||
+		{ cat "$TMP/chromium.log" >&2; fail "chromium failed"; }
 	[ -s "$2" ] || fail "chromium wrote no screenshot of $1"
 }
 render "$TMP/new.svg" "$TMP/new.png"

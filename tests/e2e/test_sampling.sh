@@ -1,8 +1,9 @@
 # Sampled profiles (perfgate record -F): known call chains come out of the unwinder whether the
 # code has frame pointers or not, through Debian's libc (built without them: DWARF only), in a
-# shared library, in a second thread and across fork+exec; kernel frames are marked [k];
-# `perfgate folded` parses back and adds up to the run's sample counts; --no-sample records no
-# profile.
+# shared library, with inlined functions as frames, deeper than the stack snapshot (frame
+# pointers continue; without them the samples count as truncated), in a second thread and
+# across fork+exec; kernel frames are marked [k]; `perfgate folded` parses back and adds up to
+# the run's sample counts; --no-sample records no profile.
 source "$(dirname "$0")/lib.sh"
 
 # check RUN.json: parse `perfgate folded` back, check it against the run file, print every
@@ -46,17 +47,18 @@ expect_share() { # PATTERN MIN
 	local got
 	got=$(share "$1")
 	python3 -c "import sys; sys.exit(0 if $got >= $2 else 1)" ||
-		{ head -5 "$TMP/stacks" >&2; fail "only $got of the samples match '$1' (want >= $2)"; }
+		{ head -5 "$TMP/stacks" >&2; fail "only $got of the samples match '$1' (want $2)"; }
 }
 
 REC=("$PERFGATE" record -q -r 2 -F 999 -f main)
+ROOT='_start;__libc_start_main;__libc_start_call_main'	# the root of main's stacks, via libc
 
 # main -> a -> b -> c, with and without frame pointers
 for prog in sample_chain sample_chain_nofp; do
 	"${REC[@]}" -o "$TMP/$prog.json" -- ./$prog 60000000
 	check "$TMP/$prog.json" >"$TMP/stacks"
 	expect_share '(^|;)main;a;b;c$' 0.8
-	expect_share '^_start;__libc_start_main;__libc_start_call_main;main;a;b;c$' 0.8
+	expect_share "^$ROOT;main;a;b;c\$" 0.8
 	# the per-repetition view: each repetition on its own
 	"$PERFGATE" folded "$TMP/$prog.json" --rep 2 | grep -q ';main;a;b;c ' ||
 		fail "--rep 2 lacks the stack"
@@ -66,7 +68,7 @@ done
 for prog in sample_chain sample_chain_nofp; do
 	"${REC[@]}" -o "$TMP/q.json" -- ./$prog qsort 60000000
 	check "$TMP/q.json" >"$TMP/stacks"
-	expect_share '^_start;__libc_start_main;__libc_start_call_main;main;sort_all;qsort_r;(msort_with_tmp[^;]*;)+cmp$' 0.8
+	expect_share "^$ROOT;main;sort_all;qsort_r;(msort_with_tmp[^;]*;)+cmp\$" 0.8
 done
 
 # a frame in a shared library
@@ -78,6 +80,34 @@ import json, sys
 src = {f: (file, line) for f, file, line in json.load(open(sys.argv[1]))["frame_sources"]}
 assert src["pgtest_lib_spin"][0].endswith("pgtest.c"), src["pgtest_lib_spin"]
 assert src["call_lib"][0].endswith("uses_lib_spin.c") and src["call_lib"][1] > 0
+PY
+
+# inlined code: the function it was inlined into, then the inlined function, as two frames
+"${REC[@]}" -o "$TMP/inl.json" -- ./sample_chain inline 60000000
+check "$TMP/inl.json" >"$TMP/stacks"
+expect_share ';main;outer;inl_spin$' 0.8
+
+# a stack deeper than the 16 KiB snapshot: with frame pointers the unwinding goes on through
+# them (all 48 frames of deep() and main); without, it stops and the samples are counted as
+# truncated, kept with the frames unwound
+for prog in sample_chain sample_chain_nofp; do
+	"${REC[@]}" -o "$TMP/deep-$prog.json" -- ./$prog deep 60000000
+done
+python3 - "$TMP/deep-sample_chain.json" "$TMP/deep-sample_chain_nofp.json" <<'PY'
+import json, sys
+for path, fp in zip(sys.argv[1:], (True, False)):
+    reps = json.load(open(path))["repetitions"]
+    total = sum(n for r in reps for _, n in r["stacks"])
+    trunc = sum(r["samples_truncated"] for r in reps)
+    assert total == sum(r["samples"] - r["samples_lost"] for r in reps)
+    leaf = sum(n for r in reps for s, n in r["stacks"] if s.endswith(";deep;c"))
+    assert leaf >= 0.8 * total, (path, leaf, total)
+    if fp:
+        full = sum(n for r in reps for s, n in r["stacks"]
+                   if ";main;" + "deep;" * 48 + "c" in s)
+        assert full >= 0.8 * total and trunc <= total // 20, (full, trunc, total)
+    else:
+        assert trunc >= 0.8 * total, (trunc, total)
 PY
 
 # a second thread

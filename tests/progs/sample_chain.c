@@ -7,6 +7,9 @@
  *                               (D times $PG_D_FACTOR, if set: the "change" of the diff tests)
  *   sample_chain thread [ITERS] spins in c() called from a second thread: worker -> a -> b -> c
  *   sample_chain sys [ITERS]    writes to /dev/null from sys_loop(): time in the kernel
+ *   sample_chain inline [ITERS] spins in inl_spin(), inlined into outer(): two frames, one pc
+ *   sample_chain deep [ITERS]   spins in c() below 48 frames of deep() with 1 KiB each: a
+ *                               stack deeper than the unwinder's 16 KiB snapshot
  * Built twice: with frame pointers (sample_chain) and without (sample_chain_nofp).
  */
 #include <fcntl.h>
@@ -66,6 +69,32 @@ __attribute__((noinline)) void sort_all(unsigned long iters)
 	sink += (unsigned long)v[0];
 }
 
+static inline __attribute__((always_inline)) unsigned long inl_spin(unsigned long n)
+{
+	unsigned long x = 0;
+
+	for (unsigned long i = 0; i < n; i++) {
+		x += i ^ (x >> 5);
+		sink = x;
+	}
+	return x;
+}
+
+__attribute__((noinline)) unsigned long outer(unsigned long n)
+{
+	return inl_spin(n) + 3;
+}
+
+__attribute__((noinline)) unsigned long deep(int n, unsigned long iters)
+{
+	volatile char buf[1024];
+
+	buf[n] = (char)n;
+	if (!n)
+		return c(iters);
+	return deep(n - 1, iters) + (unsigned long)buf[n];
+}
+
 static void *worker(void *arg)
 {
 	sink += a((unsigned long)arg);
@@ -108,6 +137,14 @@ int main(int argc, char **argv)
 		if (pthread_create(&t, NULL, worker, (void *)iters))
 			return 1;
 		pthread_join(t, NULL);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "deep")) {
+		sink += deep(48, argc > 2 ? strtoul(argv[2], NULL, 10) : iters);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "inline")) {
+		sink += outer(argc > 2 ? strtoul(argv[2], NULL, 10) : iters);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "sys")) {

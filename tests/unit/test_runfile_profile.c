@@ -156,7 +156,7 @@ static void test_refused(void **state)
 		{ "\"_start;main;a;b;c\",7", "\"_start;main;a;b;c\",-1" },
 		{ "\"_start;main;a;b;c\",7", "\"_start;main;a;b;c\",\"7\"" },
 		{ "\"_start;main;a;b;c\",7", "\"_start;main;a;b;c\",700" },	/* > samples */
-		{ "\"_start;main;a;b;c\",7", "\"_start;;main\",7" },		/* empty frame */
+		{ "\"_start;main;a;b;c\",7", "\"_start;;main\",7" },	/* empty frame */
 		{ "\"_start;main;a;b;c\",7", "\"_start;main\\nx\",7" },	/* control char */
 		{ "\"_start;main;a;b;c\",7", "\"_start;main;a;b;c\\u0000\",7" },
 		{ "\"_start;main;a;b;c\",7", "\"_start;main;a;b;c\",7,1" },	/* not a pair */
