@@ -190,9 +190,13 @@ def sec_attach():
         r = {"n": n, "perfgate": median(times)}
         if n <= 2000:
             t0 = time.monotonic()
-            sh(["bpftrace", "-e", "uprobe:%s:fn_* { }" % exe, "-c", exe], check=False,
-               timeout=900)
-            r["bpftrace"] = time.monotonic() - t0 - bare
+            b = subprocess.run(["prlimit", "--nofile=1048576", "bpftrace", "-e",
+                                "uprobe:%s:fn_* { }" % exe, "-c", exe], capture_output=True,
+                               text=True, timeout=900, cwd=TMP)
+            if b.returncode == 0:
+                r["bpftrace"] = time.monotonic() - t0 - bare
+            else:
+                r["bpftrace_error"] = (b.stderr.strip().splitlines() or ["?"])[-1][:160]
         rows.append(r)
         log("attach", r)
     OUT["attach"] = rows
@@ -208,8 +212,12 @@ def md_attach(rows):
          "",
          "| functions | perfgate (s) | bpftrace (s) |", "| --- | --- | --- |"]
     for r in rows:
-        bt = "%.2f" % r["bpftrace"] if "bpftrace" in r else \
-            "not run (218 s for 2,000 in ../shared/MEASURED.md; grows with N)"
+        if "bpftrace" in r:
+            bt = "%.2f" % r["bpftrace"]
+        elif "bpftrace_error" in r:
+            bt = "failed: `%s`" % r["bpftrace_error"]
+        else:
+            bt = "not run (218 s for 2,000 in ../shared/MEASURED.md; grows with N)"
         s.append("| %d | %.2f | %s |" % (r["n"], r["perfgate"], bt))
     s += ["", "perfgate creates one uprobe_multi link per binary for entries and one for "
           "returns (raw BPF_LINK_CREATE), so the count of probes hardly matters; its fixed "
@@ -310,7 +318,7 @@ def sec_stats(pairs=20):
         code, r = compare(a, b)
         fa["perfgate"] += code == 1
         fa["perfgate_fn"] += r["counts"]["regressions"]
-        fa["welch"] += welch_p(wall_times(a), wall_times(b)) < 0.05
+        fa["welch"] += bool(welch_p(wall_times(a), wall_times(b)) < 0.05)
     res["false_alarms"] = fa
     log("A/A", fa)
     for slow in (2, 5, 10):
@@ -324,7 +332,7 @@ def sec_stats(pairs=20):
             code, r = compare(a, b, ["--min-effect", "1"])
             t = [f for f in r["functions"] if f["name"] == "target"][0]
             d["min1"] += t["verdict"] == "regression"
-            d["welch"] += welch_p(wall_times(a), wall_times(b)) < 0.05
+            d["welch"] += bool(welch_p(wall_times(a), wall_times(b)) < 0.05)
         res["levels"][slow] = d
         log("slow", slow, d["default"], d["min1"], d["welch"])
     OUT["stats"] = res
@@ -556,14 +564,14 @@ def main():
     results_path = os.path.join(ROOT, "bench", "results.json")
     if os.path.exists(results_path):
         OUT.update(json.load(open(results_path)))
+    OUT["machine"] = machine()
+    OUT["date"] = datetime.date.today().isoformat()
     for name, fn, _ in SECTIONS:
         if name in want:
             log("== %s" % name)
             fn()
-    OUT["machine"] = machine()
-    OUT["date"] = datetime.date.today().isoformat()
-    with open(results_path, "w") as f:
-        json.dump(OUT, f, indent=1)
+            with open(results_path, "w") as f:	# after each section: keep what was measured
+                json.dump(OUT, f, indent=1, default=float)
     md = ["# perfgate benchmarks", "",
           "Written by `make bench` (bench/run.py) on %s, %s. Every figure below was measured "
           "in that run; ratios matter more than absolute times on this nested VM." % (

@@ -139,3 +139,23 @@ double pg_hist_quantile(const struct pg_hist *h, double q)
 	}
 	return (double)pg_hist_bucket_lo(h->idx[h->n - 1]);
 }
+
+double pg_hist_top_sum(const struct pg_hist *h, double trim, uint64_t *n)
+{
+	uint64_t total = pg_hist_total(h), left;
+	double sum = 0;
+
+	if (trim < 0)
+		trim = 0;
+	left = *n = (uint64_t)((double)total * trim);
+	for (size_t i = h->n; i-- > 0 && left;) {
+		uint64_t c = h->count[i] < left ? h->count[i] : left;
+		double mid = (double)pg_hist_bucket_lo(h->idx[i]);
+
+		if (h->idx[i] >= PG_HIST_SUB)
+			mid += (double)pg_hist_bucket_width(h->idx[i]) / 2;
+		sum += mid * (double)c;
+		left -= c;
+	}
+	return sum;
+}

@@ -46,4 +46,10 @@ uint64_t pg_hist_total(const struct pg_hist *h);
  */
 double pg_hist_quantile(const struct pg_hist *h, double q);
 
+/*
+ * An estimate of the sum of the largest floor(total * @trim) values (0 <= trim < 1), each
+ * taken at its bucket's midpoint (exact below 64 ns); *n is set to how many that is.
+ */
+double pg_hist_top_sum(const struct pg_hist *h, double trim, uint64_t *n);
+
 #endif

@@ -145,6 +145,8 @@ struct sample {
 	size_t n;
 	double measured;	/* sum of the metric as measured, over the repetitions */
 	double compensated;	/* the same, compensated for probe overhead */
+	double callees;		/* traced calls inside the measured time: direct children for
+				 * self time, every descendant for total time */
 };
 
 static int sample_alloc(struct sample *s, size_t cap)
@@ -195,6 +197,16 @@ static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sampl
 	f->ci_lo = isinf(hl.lo) ? -INFINITY : expm1(hl.lo);
 	f->ci_hi = isinf(hl.hi) ? INFINITY : expm1(hl.hi);
 
+	for (const struct sample *x = b; x; x = x == b ? n : NULL) {
+		double per = x->callees > 0 ? x->measured / x->callees : INFINITY;
+
+		if (per < PG_MIN_NS_PER_CALLEE) {
+			snprintf(f->reason, sizeof(f->reason),
+				 "only ~%.1f us of its measured time per call to a traced function: "
+				 "too little to tell apart from the probes' effects", per / 1e3);
+			return 0;
+		}
+	}
 	if (compensated) {
 		double sb = b->measured > 0 ? 1 - b->compensated / b->measured : 0;
 		double sn = n->measured > 0 ? 1 - n->compensated / n->measured : 0;
@@ -320,40 +332,88 @@ static int cmp_key(const void *pa, const void *pb)
  * several when one run holds functions whose binaries share a basename: their calls and times
  * add up). Also returns the total number of calls over all repetitions.
  */
-static void gather(const struct pg_run *run, const struct key *keys, size_t nk,
-		   const struct pg_calib *calib, enum pg_metric metric, struct sample *s,
-		   double *calls_sum)
+/* Does no call of these functions, in any repetition, contain a traced call? */
+static bool is_leaf(const struct pg_run *run, const struct key *keys, size_t nk)
+{
+	for (size_t r = 0; r < run->nreps; r++) {
+		for (size_t i = 0; i < nk; i++) {
+			const struct pg_fstat *st = pg_rep_find(&run->reps[r], keys[i].id);
+
+			for (int k = 0; st && k < PG_SITE_COUNT; k++)
+				if (st->desc[k])
+					return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * One repetition's measured and compensated time of @st, in ns, and the calls it covers. For
+ * a leaf (its time is all its own) the slowest PG_LEAF_TRIM of its calls are left out, their
+ * durations estimated from the latency histogram, so that a rare interrupted call (a
+ * profiling sample, a timer tick, preemption) does not move the repetition's value; otherwise
+ * the sums over every call.
+ */
+static void rep_time(const struct pg_calib *calib, const struct pg_func *f,
+		     const struct pg_fstat *st, enum pg_metric metric, bool leaf, double *raw,
+		     double *comp, uint64_t *calls)
 {
 	static const struct pg_calib none;
 
+	*calls = st->calls;
+	if (metric == PG_METRIC_TOTAL) {
+		*comp = pg_fstat_comp_total(calib, f, st);
+		*raw = pg_fstat_comp_total(&none, f, st);
+	} else {
+		*comp = pg_fstat_comp_self(calib, f, st);
+		*raw = pg_fstat_comp_self(&none, f, st);
+	}
+	if (leaf) {
+		uint64_t n;
+		double top = pg_hist_top_sum(&st->hist, PG_LEAF_TRIM, &n);
+		double in = calib->valid ? calib->in_ns[f->site] : 0;
+
+		if (n && n < st->calls && top < *raw) {
+			*raw -= top;
+			*comp = *raw - in * (double)(st->calls - n);
+			*comp = *comp > 0 ? *comp : 0;
+			*calls = st->calls - n;
+		}
+	}
+}
+
+static void gather(const struct pg_run *run, const struct key *keys, size_t nk,
+		   const struct pg_calib *calib, enum pg_metric metric, bool leaf,
+		   struct sample *s, double *calls_sum)
+{
 	s->n = 0;
-	s->measured = s->compensated = 0;
+	s->measured = s->compensated = s->callees = 0;
 	*calls_sum = 0;
 	for (size_t r = 0; r < run->nreps; r++) {
-		uint64_t calls = 0;
+		uint64_t calls = 0, timed = 0, kept;
 		double ns = 0, raw = 0;
 
 		for (size_t i = 0; i < nk; i++) {
 			const struct pg_fstat *st = pg_rep_find(&run->reps[r], keys[i].id);
-			const struct pg_func *f = &run->funcs[keys[i].id];
+			double rw, cp;
 
 			if (!st)
 				continue;
 			calls += st->calls;
-			if (metric == PG_METRIC_TOTAL) {
-				ns += pg_fstat_comp_total(calib, f, st);
-				raw += pg_fstat_comp_total(&none, f, st);
-			} else {
-				ns += pg_fstat_comp_self(calib, f, st);
-				raw += pg_fstat_comp_self(&none, f, st);
-			}
+			for (int k = 0; k < PG_SITE_COUNT; k++)
+				s->callees += (double)(metric == PG_METRIC_TOTAL ? st->desc[k] :
+									     st->kids[k]);
+			rep_time(calib, &run->funcs[keys[i].id], st, metric, leaf, &rw, &cp, &kept);
+			raw += rw;
+			ns += cp;
+			timed += kept;
 		}
 		if (!calls)
 			continue;
 		*calls_sum += (double)calls;
 		s->measured += raw;
 		s->compensated += ns;
-		sample_push(s, ns / (double)calls);
+		sample_push(s, ns / (double)timed);
 	}
 }
 
@@ -633,14 +693,16 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 	for (size_t i = 0, j; i < nkeys; i = j) {
 		size_t nb = 0, nn;
 		double cb, cn;
+		bool leaf;
 		struct pg_fcmp *f;
 
 		for (j = i; j < nkeys && !strcmp(keys[j].binary, keys[i].binary) &&
 			    !strcmp(keys[j].name, keys[i].name); j++)
 			nb += keys[j].side == 0;
 		nn = j - i - nb;
-		gather(base, keys + i, nb, &calib, opts->metric, &sb, &cb);
-		gather(new, keys + i + nb, nn, &calib, opts->metric, &sn, &cn);
+		leaf = is_leaf(base, keys + i, nb) && is_leaf(new, keys + i + nb, nn);
+		gather(base, keys + i, nb, &calib, opts->metric, leaf, &sb, &cb);
+		gather(new, keys + i + nb, nn, &calib, opts->metric, leaf, &sn, &cn);
 		if (!sb.n && !sn.n)
 			continue;	/* called in neither run */
 

@@ -9,6 +9,7 @@
 #include "../core/log.h"
 #include "calibrate.h"
 #include "elfsyms.h"
+#include "proctree.h"
 
 /*
  * The targets, in assembly so that the compiler cannot change their first instruction.
@@ -151,35 +152,10 @@ static void child_main(int go, int result)
 
 pid_t pg_calib_spawn(int *go_fd, int *result_fd)
 {
-	int go[2], res[2];
-	pid_t pid;
+	pid_t pid = pg_fork_gated(go_fd, result_fd);
 
-	if (pipe2(go, O_CLOEXEC))
-		return -errno;
-	if (pipe2(res, O_CLOEXEC)) {
-		close(go[0]);
-		close(go[1]);
-		return -errno;
-	}
-	pid = fork();
-	if (pid < 0) {
-		int err = -errno;
-
-		close(go[0]);
-		close(go[1]);
-		close(res[0]);
-		close(res[1]);
-		return err;
-	}
-	if (!pid) {
-		close(go[1]);
-		close(res[0]);
-		child_main(go[0], res[1]);
-	}
-	close(go[0]);
-	close(res[1]);
-	*go_fd = go[1];
-	*result_fd = res[0];
+	if (!pid)
+		child_main(*go_fd, *result_fd);
 	return pid;
 }
 

@@ -174,3 +174,36 @@ void pg_tty_take_back(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	tty_given = false;
 }
+
+pid_t pg_fork_gated(int *go, int *back)
+{
+	int g[2], b[2];
+	pid_t pid;
+
+	if (pipe2(g, O_CLOEXEC))
+		goto fail;
+	if (pipe2(b, O_CLOEXEC)) {
+		close(g[0]);
+		close(g[1]);
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int err = errno;
+
+		close(g[0]);
+		close(g[1]);
+		close(b[0]);
+		close(b[1]);
+		errno = err;
+		goto fail;
+	}
+	close(pid ? g[0] : g[1]);
+	close(pid ? b[1] : b[0]);
+	*go = pid ? g[1] : g[0];
+	*back = pid ? b[0] : b[1];
+	return pid;
+fail:
+	pg_err("cannot start a process: %s", strerror(errno));
+	return -errno;
+}

@@ -45,6 +45,15 @@ int pg_signals_wait(int timeout_ms);
 void pg_tree_signal(pid_t pgid, int sig);
 
 /*
+ * Fork a child that waits for the parent's go-ahead. In the parent: returns the child's pid,
+ * with *go the write end of the go pipe (write a byte to release the child; close it unwritten
+ * to cancel: the child reads EOF) and *back the read end of a pipe the child may write to
+ * before it execs or exits. In the child: returns 0, with *go the read end and *back the write
+ * end. Both pipes are close-on-exec. -errno (logged) on failure.
+ */
+pid_t pg_fork_gated(int *go, int *back);
+
+/*
  * Hand the terminal's foreground to process group @pgid when perfgate is the foreground on
  * stdin's terminal, so that the benchmark reads it and gets ^C as it would without perfgate.
  * Returns true when it did; pg_tty_take_back() then makes perfgate the foreground again.

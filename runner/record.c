@@ -878,7 +878,7 @@ static int stop_step(struct launch *l, pid_t pgid, uint64_t t0, uint64_t *kill_a
  */
 static int run_once(struct probes *p, struct launch *l, struct pg_rep *rep)
 {
-	int go[2], fail[2], status = 0, msg[2] = { 0, 0 }, sig;
+	int go, fail, status = 0, msg[2] = { 0, 0 }, sig;
 	char **argv = l->argv;
 	uint64_t t0, kill_at = 0;
 	__u8 one = 1;
@@ -889,31 +889,14 @@ static int run_once(struct probes *p, struct launch *l, struct pg_rep *rep)
 
 	l->timed_out = false;
 
-	if (pipe2(go, O_CLOEXEC))
-		return -errno;
-	if (pipe2(fail, O_CLOEXEC)) {
-		close(go[0]);
-		close(go[1]);
-		return -errno;
-	}
-	pid = fork();
-	if (pid < 0) {
-		int err = -errno;
-
-		pg_err("fork: %s", strerror(errno));
-		close(go[0]);
-		close(go[1]);
-		close(fail[0]);
-		close(fail[1]);
-		return err;
-	}
+	pid = pg_fork_gated(&go, &fail);
+	if (pid < 0)
+		return pid;
 	if (!pid) {
-		close(go[1]);
-		close(fail[0]);
 		setpgid(0, 0);	/* a group of its own: perfgate can stop the whole tree */
 		pg_signals_child(&l->sig);
 		/* wait until our pid is traced; EOF means perfgate died */
-		if (read(go[0], &c, 1) != 1)
+		if (read(go, &c, 1) != 1)
 			_exit(127);
 		/* msg: what failed (0 exec, 1 switching user) and errno */
 		msg[1] = -pg_creds_apply(&l->creds);
@@ -924,36 +907,34 @@ static int run_once(struct probes *p, struct launch *l, struct pg_rep *rep)
 			execvp(argv[0], argv);
 			msg[1] = errno;
 		}
-		if (write(fail[1], msg, sizeof(msg)) < 0)
+		if (write(fail, msg, sizeof(msg)) < 0)
 			_exit(127);
 		_exit(127);
 	}
-	close(go[0]);
-	close(fail[1]);
 	setpgid(pid, pid);	/* as the child does: whichever runs first */
 	key = (__u32)pid;
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &key, &one, BPF_ANY)) {
 		int err = -errno;
 
 		pg_err("cannot register the benchmark's pid: %s", strerror(errno));
-		close(go[1]);	/* the child reads EOF and exits */
-		close(fail[0]);
+		close(go);	/* the child reads EOF and exits */
+		close(fail);
 		waitpid(pid, NULL, 0);
 		return err;
 	}
 	if (p->sampler && pg_sampler_start(p->sampler, pid)) {
-		close(go[1]);
-		close(fail[0]);
+		close(go);
+		close(fail);
 		waitpid(pid, NULL, 0);
 		return -EIO;
 	}
 	pg_tty_give(pid);
 	t0 = now_ns();
-	if (write(go[1], &c, 1) != 1)
+	if (write(go, &c, 1) != 1)
 		pg_debug("write to the start pipe: %s", strerror(errno));
-	close(go[1]);
-	r = read(fail[0], msg, sizeof(msg));
-	close(fail[0]);
+	close(go);
+	r = read(fail, msg, sizeof(msg));
+	close(fail);
 	/* the root, then every orphan it left behind (we are their subreaper) */
 	for (;;) {
 		int st;

@@ -99,7 +99,7 @@ struct prog {
 	double sd;			/* relative noise */
 };
 
-static const struct prog base_prog = { 20000, 1000, 200, 100, 5e6, 0.01 };
+static const struct prog base_prog = { 1e7, 1000, 200, 100, 5e7, 0.01 };
 
 static struct pg_run *prog_run(const struct prog *p, size_t nreps, uint64_t seed,
 			       const char *binary, const char *host)
@@ -117,6 +117,9 @@ static struct pg_run *prog_run(const struct prog *p, size_t nreps, uint64_t seed
 		double hp = p->helper * noise(&s, p->sd);
 
 		add_stat(rep, m, 1, ms, ms + wk * (double)p->work_calls + hp * 50);
+		/* main calls work and helper: traced callees (nop5 sites) */
+		rep->stats[rep->nstats - 1].kids[PG_SITE_NOP5] = p->work_calls + 50;
+		rep->stats[rep->nstats - 1].desc[PG_SITE_NOP5] = p->work_calls + 50;
 		add_stat(rep, w, p->work_calls, wk, wk);
 		add_stat(rep, h, 50, hp, hp);
 	}
@@ -223,17 +226,28 @@ static void test_regression(void **state)
 	assert_int_equal(find(&c, "helper")->verdict, PG_VERDICT_UNCHANGED);
 	pg_comparison_release(&c);
 
-	/* with inclusive time the caller (main: 130 us -> 140 us, +7.7%) regresses too */
+	pg_run_free(a);
+	pg_run_free(b);
+
+	/*
+	 * With inclusive time the caller regresses too. A program whose work dominates main's
+	 * total: main 8 ms + 100 x 200 us of work + 50 x 200 ns; work +10% makes main's total
+	 * 28.01 ms -> 30.01 ms, +7.1%.
+	 */
 	{
 		struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
+		struct prog heavy = { 8e6, 200000, 200, 100, 5e7, 0.01 }, heavy_slow = heavy;
 
+		heavy_slow.work *= 1.10;
+		a = prog_run(&heavy, 10, 3, "/build/a/prog", "h");
+		b = prog_run(&heavy_slow, 10, 4, "/build/b/prog", "h");
 		o.metric = PG_METRIC_TOTAL;
 		assert_int_equal(compare(a, b, &o, &c), 0);
 		assert_int_equal(c.nregressions, 2);
 		assert_string_equal(c.f[0].name, "work");
 		assert_string_equal(c.f[1].name, "main");
 		assert_int_equal(c.f[1].verdict, PG_VERDICT_REGRESSION);
-		assert_true(fabs(c.f[1].change - 10000.0 / 130000) < 0.01);
+		assert_true(fabs(c.f[1].change - 2e6 / 28.01e6) < 0.01);
 		assert_int_equal(find(&c, "helper")->verdict, PG_VERDICT_UNCHANGED);
 		pg_comparison_release(&c);
 	}
@@ -678,12 +692,76 @@ static void test_nothing_common(void **state)
 	pg_run_free(b);
 }
 
+/* A leaf whose calls are now and then interrupted (a sample, a tick): the slowest 5% of calls
+ * are left out per repetition, so rare 2x calls do not pass for a slowdown. */
+static void test_leaf_trim(void **state)
+{
+	struct pg_run *a = new_run("/b/prog", "--quick", "h"), *b = new_run("/b/prog", "--quick", "h");
+	struct pg_comparison c;
+	uint64_t s = 42;
+
+	add_func(a, "/b/prog", "leaf");
+	add_func(b, "/b/prog", "leaf");
+	for (int side = 0; side < 2; side++) {
+		for (int r = 0; r < 10; r++) {
+			struct pg_run *run = side ? b : a;
+			struct pg_rep *rep = add_rep(run, 50000000);
+			struct pg_fstat *st = pg_rep_add_stat(rep, 0);
+			double per = 40000 * noise(&s, 0.002);
+			/* the new side: two calls of every repetition interrupted, 2x as long */
+			uint64_t slow = side ? 2 : 0;
+
+			st->calls = 50;
+			st->total_ns = st->self_ns = (uint64_t)(per * 50 + per * (double)slow);
+			st->min_ns = (uint64_t)per;
+			st->max_ns = (uint64_t)(slow ? 2 * per : per);
+			assert_int_equal(pg_hist_add(&st->hist, pg_hist_bucket((uint64_t)per),
+						     50 - slow), 0);
+			if (slow)
+				assert_int_equal(pg_hist_add(&st->hist,
+							     pg_hist_bucket((uint64_t)(2 * per)),
+							     slow), 0);
+		}
+	}
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	/* the plain mean would say +4%, significant; trimmed, nothing changed */
+	assert_int_equal(find(&c, "leaf")->verdict, PG_VERDICT_UNCHANGED);
+	assert_true(fabs(find(&c, "leaf")->change) < 0.01);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/* A caller with little time of its own per traced callee cannot be judged on it. */
+static void test_little_own_time(void **state)
+{
+	struct prog thin = base_prog;
+	struct pg_run *a, *b;
+	struct pg_comparison c;
+	const struct pg_fcmp *f;
+
+	thin.main_self = 150 * 20000.0;	/* 20 us per traced callee */
+	a = prog_run(&thin, 10, 5, "/b/prog", "h");
+	b = prog_run(&thin, 10, 6, "/b/prog", "h");
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	f = find(&c, "main");
+	assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(f->reason, "per call to a traced function"));
+	assert_true(isnan(f->q));
+	assert_int_equal(c.ntested, 2);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_identical),
 		cmocka_unit_test(test_regression),
+		cmocka_unit_test(test_leaf_trim),
+		cmocka_unit_test(test_little_own_time),
 		cmocka_unit_test(test_improvement),
 		cmocka_unit_test(test_small_effects),
 		cmocka_unit_test(test_added_removed),
