@@ -24,7 +24,8 @@ $PG record -o "$OUT/new.json" -r 10 -- "$OUT/imgfilter" 3 >/dev/null
 say "3. Compare: per function, repetition by repetition"
 status=0
 $PG compare "$OUT/base.json" "$OUT/new.json" --junit "$OUT/junit.xml" \
-	--json "$OUT/compare.json" || status=$?
+	--json "$OUT/compare.json" --markdown "$OUT/summary.md" --flamegraph "$OUT/diff.svg" ||
+	status=$?
 
 say "What happened"
 cat <<TXT
@@ -33,7 +34,10 @@ Each repetition is one run of the program; for every function perfgate compared 
 per-repetition mean self time of the two builds with a Mann-Whitney test, corrected for
 testing every function at once (Benjamini-Hochberg), and estimated the change with a 95%
 interval. blur_row is flagged; its callers are not, because their own (self) time did not
-change. The JUnit report for CI is $OUT/junit.xml, the full result $OUT/compare.json.
+change. Next to it:
+  $OUT/junit.xml     the JUnit report for CI       $OUT/compare.json  the full result
+  $OUT/summary.md    the pull-request summary      $OUT/diff.svg      a differential flame
+                                                   graph (open it in a browser: red grew)
 TXT
 if command -v xmllint >/dev/null; then
 	xmllint --noout --schema tests/data/JUnit.xsd "$OUT/junit.xml" && echo "(junit.xml validates)"
