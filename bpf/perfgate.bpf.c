@@ -35,12 +35,7 @@ struct task_struct {
 	struct mm_struct *mm;
 } __attribute__((preserve_access_index));
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u8);
-} traced SEC(".maps");
+#include "traced.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -36,12 +36,7 @@ struct task_struct {
 
 struct linux_binprm;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u8);
-} traced SEC(".maps");
+#include "traced.h"
 
 /* max_entries (bytes, a power of two) is set before load */
 struct {

@@ -104,6 +104,18 @@ static int mwu_exact_cdf(size_t m, size_t n, double *cdf)
 	return 0;
 }
 
+/* mwu_exact_cdf() into a new array of m * n + 1 doubles (the caller frees it), or NULL. */
+static double *mwu_exact_cdf_new(size_t m, size_t n)
+{
+	double *cdf = malloc((m * n + 1) * sizeof(*cdf));
+
+	if (cdf && mwu_exact_cdf(m, n, cdf)) {
+		free(cdf);
+		cdf = NULL;
+	}
+	return cdf;
+}
+
 struct ranked {
 	double v;
 	size_t i;	/* index in the concatenation x ++ y */
@@ -125,7 +137,7 @@ int pg_mwu_test(const double *x, size_t nx, const double *y, size_t ny, struct p
 	size_t n = nx + ny, i, j;
 	struct ranked *r;
 	double r1 = 0, tie_term = 0, u1, u2, u, mu, s, p;
-	int ties = 0, err;
+	int ties = 0;
 
 	if (!nx || !ny)
 		return -EINVAL;
@@ -167,15 +179,10 @@ int pg_mwu_test(const double *x, size_t nx, const double *y, size_t ny, struct p
 	out->u = u1;
 
 	if (!ties && n <= PG_MWU_EXACT_MAX) {
-		double *cdf = malloc((nx * ny + 1) * sizeof(*cdf));
+		double *cdf = mwu_exact_cdf_new(nx, ny);
 
 		if (!cdf)
 			return -ENOMEM;
-		err = mwu_exact_cdf(nx, ny, cdf);
-		if (err) {
-			free(cdf);
-			return err;
-		}
 		/* P(U >= u) = P(U <= nx * ny - u) by symmetry; u >= nx * ny / 2 */
 		p = 2 * cdf[(size_t)((double)nx * (double)ny - u + 0.5)];
 		free(cdf);
@@ -261,16 +268,10 @@ static int hl_k(size_t nx, size_t ny, double alpha, size_t *kout)
 	size_t nn = nx * ny, k = 0;
 
 	if (nx + ny <= PG_MWU_EXACT_MAX) {
-		double *cdf = malloc((nn + 1) * sizeof(*cdf));
-		int err;
+		double *cdf = mwu_exact_cdf_new(nx, ny);
 
 		if (!cdf)
 			return -ENOMEM;
-		err = mwu_exact_cdf(nx, ny, cdf);
-		if (err) {
-			free(cdf);
-			return err;
-		}
 		while (k < nn && cdf[k] <= alpha / 2)
 			k++;
 		free(cdf);
