@@ -1157,7 +1157,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 {
 	struct selection sel = { 0 };
 	struct probes probes = { 0 };
-	size_t site[4] = { 0 };
+	size_t site[PG_SITE_COUNT] = { 0 };
 	__u64 counters[PG_CNT_MAX] = { 0 };
 	struct launch launch = { .argv = o->argv, .timeout_ns = o->timeout_ms * 1000000ULL };
 	int ncpu, err;
