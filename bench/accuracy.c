@@ -1,28 +1,49 @@
 // SPDX-License-Identifier: MIT
 /*
  * Accuracy of compensated latencies: leaf20() takes ~20 us, parent10() makes ten calls of
- * child2() (~2 us each) plus ~1 us of its own. `accuracy scale` prints the loop sizes for this
- * machine (ACCURACY_ITERS=...; pass them back in the environment so that every process does
- * the same work); `accuracy truth N` times N interleaved calls of each with no tracing and
- * prints the mean per call in ns (the uninstrumented truth); `accuracy run N` just makes the
- * calls, for perfgate to trace.
+ * child2() (~2 us each) plus ~1 us of its own. Each has an identical twin (leaf20_u,
+ * parent10_u calling child2_u) that perfgate does not trace: the program times the twins
+ * itself, interleaved call by call with the traced functions, so that the truth and
+ * perfgate's measurement see the same machine at the same moment (on a shared VM, the speed
+ * of the same loop varies by 2x within a second).
+ *
+ * `accuracy N` makes N rounds of: leaf20_u (timed), leaf20, parent10_u (timed), parent10; and
+ * prints the twins' mean time per call in ns ("leaf20 T" and "parent10 T"). Loop sizes are
+ * scaled at start so that leaf20 takes ~20 us and child2 ~2 us. (leaf20 calls an untraced spin
+ * loop: a leaf as far as perfgate can see.)
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 volatile unsigned long sink;
 static unsigned long k_leaf = 20000, k_child = 2000, k_parent = 1000;
 
-__attribute__((noinline)) void leaf20(void) { for (unsigned long i = 0; i < k_leaf; i++) sink += i; }
-__attribute__((noinline)) void child2(void) { for (unsigned long i = 0; i < k_child; i++) sink += i; }
+/*
+ * All of them spin in the same function: the speed of a loop on a volatile depends on where
+ * the loop lands in memory (by 2x here), so twins must share their loops.
+ */
+__attribute__((noinline)) static void spin(unsigned long k)
+{
+	for (unsigned long i = 0; i < k; i++)
+		sink += i;
+}
+
+__attribute__((noinline)) void leaf20(void) { spin(k_leaf); }
+__attribute__((noinline)) void leaf20_u(void) { spin(k_leaf); }
+__attribute__((noinline)) void child2(void) { spin(k_child); }
+__attribute__((noinline)) void child2_u(void) { spin(k_child); }
 __attribute__((noinline)) void parent10(void)
 {
-	for (unsigned long i = 0; i < k_parent; i++)
-		sink += i;
+	spin(k_parent);
 	for (int c = 0; c < 10; c++)
 		child2();
+}
+__attribute__((noinline)) void parent10_u(void)
+{
+	spin(k_parent);
+	for (int c = 0; c < 10; c++)
+		child2_u();
 }
 
 static double now(void)
@@ -34,12 +55,11 @@ static double now(void)
 }
 
 /* scale the loops so that leaf20 takes ~20 us and child2 ~2 us on this machine */
-static void calibrate(void)
+static void scale(void)
 {
 	double t = now();
 
-	for (unsigned long i = 0; i < 10000000; i++)
-		sink += i;
+	spin(10000000);
 	t = (now() - t) / 10000000;	/* ns per iteration */
 	k_leaf = (unsigned long)(20000 / t);
 	k_child = (unsigned long)(2000 / t);
@@ -48,41 +68,25 @@ static void calibrate(void)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 2 ? atoi(argv[2]) : 300;
-	const char *kf = getenv("ACCURACY_ITERS");
+	int n = argc > 1 ? atoi(argv[1]) : 300;
+	double leaf = 0, parent = 0, clk = 1e300, t0, t1;
 
-	if (kf) {
-		sscanf(kf, "%lu,%lu,%lu", &k_leaf, &k_child, &k_parent);
-	} else {
-		calibrate();
-		printf("ACCURACY_ITERS=%lu,%lu,%lu\n", k_leaf, k_child, k_parent);
-		if (argc > 1 && !strcmp(argv[1], "scale"))
-			return 0;
-	}
-	if (argc > 1 && !strcmp(argv[1], "truth")) {
-		/* the same interleaved calls as `run`, each timed; minus the clock's own cost */
-		double leaf = 0, parent = 0, clk = 1e300, t0, t1, t2;
-
-		for (int i = 0; i < 1000; i++) {
-			t0 = now();
-			t1 = now();
-			clk = t1 - t0 < clk ? t1 - t0 : clk;
-		}
-		for (int i = 0; i < n; i++) {
-			t0 = now();
-			leaf20();
-			t1 = now();
-			parent10();
-			t2 = now();
-			leaf += t1 - t0 - clk;
-			parent += t2 - t1 - clk;
-		}
-		printf("leaf20 %.1f\nparent10 %.1f\n", leaf / n, parent / n);
-		return 0;
+	scale();
+	for (int i = 0; i < 1000; i++) {	/* the clock's own cost */
+		t0 = now();
+		t1 = now();
+		clk = t1 - t0 < clk ? t1 - t0 : clk;
 	}
 	for (int i = 0; i < n; i++) {
+		t0 = now();
+		leaf20_u();
+		leaf += now() - t0 - clk;
 		leaf20();
+		t0 = now();
+		parent10_u();
+		parent += now() - t0 - clk;
 		parent10();
 	}
+	printf("leaf20 %.1f\nparent10 %.1f\n", leaf / n, parent / n);
 	return 0;
 }

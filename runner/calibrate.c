@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,22 +13,42 @@
 #include "proctree.h"
 
 /*
- * The targets, in assembly so that the compiler cannot change their first instruction.
- * Each "_p" (probed) function has an identical "_u" (unprobed) twin.
+ * The targets, in assembly so that the compiler cannot change their first instruction. Each
+ * "_p" (probed) function has an identical "_u" (unprobed) twin. Each calls pg_cal_body(),
+ * about 2 us of work: after a probe the caches, TLB and branch predictors the kernel disturbed
+ * slow down the code that follows, and a call of an empty function would not see that part of
+ * the cost. Stack kept 16-byte aligned at the call.
  */
-#define PG_CAL_FN(name, body)							\
-	".globl " name "\n.type " name ",@function\n.p2align 4\n" name ":\n" body	\
-	"\n\tret\n.size " name ",.-" name "\n"
+#define PG_CAL_FN(name, head, calls, tail)					\
+	".globl " name "\n.type " name ",@function\n.p2align 4\n" name ":\n" head	\
+	"\n" calls tail "\n\tret\n.size " name ",.-" name "\n"
+#define PG_CAL_BODY "\tcall pg_cal_body\n"
+#define PG_CAL_NOP5 "\t.byte 0x0f,0x1f,0x44,0x00,0x00\n\tsub $8,%rsp"
+#define PG_CAL_SSTEP "\txor %eax,%eax\n\tsub $8,%rsp"
+#define PG_CAL_ADD "\tadd $8,%rsp"
 __asm__(".text\n"
-	PG_CAL_FN("pg_cal_nop5_p", "\t.byte 0x0f,0x1f,0x44,0x00,0x00")
-	PG_CAL_FN("pg_cal_nop5_u", "\t.byte 0x0f,0x1f,0x44,0x00,0x00")
-	PG_CAL_FN("pg_cal_emul_p", "\tpush %rbp\n\tpop %rbp")
-	PG_CAL_FN("pg_cal_emul_u", "\tpush %rbp\n\tpop %rbp")
-	PG_CAL_FN("pg_cal_sstep_p", "\txor %eax,%eax")
-	PG_CAL_FN("pg_cal_sstep_u", "\txor %eax,%eax"));
+	PG_CAL_FN("pg_cal_nop5_p", PG_CAL_NOP5, PG_CAL_BODY, PG_CAL_ADD)
+	PG_CAL_FN("pg_cal_nop5_u", PG_CAL_NOP5, PG_CAL_BODY, PG_CAL_ADD)
+	PG_CAL_FN("pg_cal_emul_p", "\tpush %rbp", PG_CAL_BODY, "\tpop %rbp")
+	PG_CAL_FN("pg_cal_emul_u", "\tpush %rbp", PG_CAL_BODY, "\tpop %rbp")
+	PG_CAL_FN("pg_cal_sstep_p", PG_CAL_SSTEP, PG_CAL_BODY, PG_CAL_ADD)
+	PG_CAL_FN("pg_cal_sstep_u", PG_CAL_SSTEP, PG_CAL_BODY, PG_CAL_ADD));
 
 void pg_cal_nop5_p(void), pg_cal_nop5_u(void), pg_cal_emul_p(void), pg_cal_emul_u(void);
 void pg_cal_sstep_p(void), pg_cal_sstep_u(void);
+
+static volatile unsigned long pg_cal_sink;
+static unsigned long body_iters = 800;	/* scaled to PG_CAL_BODY_NS by the child */
+
+#define PG_CAL_BODY_NS 2000.0
+
+/* The targets' work (called from the assembly above, hence not static). */
+__attribute__((noinline)) void pg_cal_body(void);
+__attribute__((noinline)) void pg_cal_body(void)
+{
+	for (unsigned long i = 0; i < body_iters; i++)
+		pg_cal_sink += i;
+}
 
 static const char *const probed_names[PG_CALIB_NTARGETS] = {
 	"pg_cal_nop5_p", "pg_cal_emul_p", "pg_cal_sstep_p",
@@ -95,8 +116,6 @@ static int cmp_double(const void *a, const void *b)
 
 #define ROUNDS 5
 
-static volatile unsigned long pg_cal_sink;
-
 /* About a microsecond of work between calls, as in real code: probes cost more when their
  * kernel paths are not hot in the caches, and back-to-back calls of an empty function would
  * measure only that best case. */
@@ -106,8 +125,11 @@ static void between_calls(void)
 		pg_cal_sink += i;
 }
 
-/* Median over ROUNDS of the time per call of @fn over @n calls, work between calls included. */
-static double loop_ns(void (*fn)(void), unsigned int n)
+/*
+ * Median over ROUNDS of the time per call of @fn over @n calls; with @between, about a
+ * microsecond of work follows each call (it pays for what the return probe disturbed).
+ */
+static double loop_ns(void (*fn)(void), unsigned int n, bool between)
 {
 	double r[ROUNDS];
 
@@ -116,12 +138,24 @@ static double loop_ns(void (*fn)(void), unsigned int n)
 
 		for (unsigned int k = 0; k < n; k++) {
 			fn();
-			between_calls();
+			if (between)
+				between_calls();
 		}
 		r[i] = (now_ns() - t0) / n;
 	}
 	qsort(r, ROUNDS, sizeof(r[0]), cmp_double);
 	return r[ROUNDS / 2];
+}
+
+/* Scale the targets' body to about PG_CAL_BODY_NS on this machine. */
+static void scale_body(void)
+{
+	double t;
+
+	body_iters = 1000;
+	t = loop_ns(pg_cal_body, 50, false);
+	if (t > 0)
+		body_iters = (unsigned long)(1000 * PG_CAL_BODY_NS / t) + 1;
 }
 
 static void child_main(int go, int result)
@@ -132,18 +166,20 @@ static void child_main(int go, int result)
 	static void (*const plain[PG_CALIB_NTARGETS])(void) = {
 		pg_cal_nop5_u, pg_cal_emul_u, pg_cal_sstep_u,
 	};
-	/* single-stepping is ~10x dearer: fewer calls keep calibration near 0.1 s */
-	static const unsigned int calls[PG_CALIB_NTARGETS] = { 2000, 2000, 400 };
+	/* single-stepping is ~10x dearer: fewer calls keep calibration near 0.2 s */
+	static const unsigned int calls[PG_CALIB_NTARGETS] = { 1000, 1000, 300 };
 	struct pg_calib_loops out;
 	char c;
 
 	if (read(go, &c, 1) != 1)
 		_exit(1);
+	scale_body();
 	for (int k = 0; k < PG_CALIB_NTARGETS; k++) {
-		for (unsigned int i = 0; i < 200; i++)	/* warm up: first hits cost more */
+		for (unsigned int i = 0; i < 100; i++)	/* warm up: first hits cost more */
 			probed[k]();
-		out.plain_ns[k] = loop_ns(plain[k], calls[k]);
-		out.probed_ns[k] = loop_ns(probed[k], calls[k]);
+		out.body_ns[k] = loop_ns(plain[k], calls[k], false);
+		out.plain_ns[k] = loop_ns(plain[k], calls[k], true);
+		out.probed_ns[k] = loop_ns(probed[k], calls[k], true);
 	}
 	if (write(result, &out, sizeof(out)) != (ssize_t)sizeof(out))
 		_exit(1);
@@ -165,7 +201,7 @@ void pg_calib_compute(const struct pg_calib_targets *t, const struct pg_calib_lo
 	memset(c, 0, sizeof(*c));
 	for (int k = 0; k < PG_CALIB_NTARGETS; k++) {
 		double cost = loops->probed_ns[k] - loops->plain_ns[k];
-		double in = measured_ns[k];	/* an empty call itself takes ~1 ns */
+		double in = measured_ns[k] - loops->body_ns[k];
 
 		if (cost < 0)
 			cost = 0;

@@ -2,14 +2,17 @@
 /*
  * runner/calibrate.h - measuring what a traced call costs, per kind of probe site.
  *
- * perfgate carries its own calibration targets: empty functions whose first instruction is a
- * 5-byte nop, `push %rbp` (emulated) and `xor` (single-stepped), each in a probed copy and an
- * identical unprobed copy. The recorder attaches the probed copies to the same BPF program
- * and maps as the benchmark's functions, and a forked perfgate runs them in loops:
+ * perfgate carries its own calibration targets: functions doing ~2 us of work whose first
+ * instruction is a 5-byte nop, `push %rbp` (emulated) and `xor` (single-stepped), each in a
+ * probed copy and an identical unprobed copy. The recorder attaches the probed copies to the
+ * same BPF program and maps as the benchmark's functions, and a forked perfgate runs them in
+ * loops, each call followed by ~1 us of other work:
  *   call cost (in + out) = (time of N probed calls - time of N unprobed calls) / N
- *   in  = median measured duration of a probed call - unprobed time per call
+ *   in  = median measured duration of a probed call - unprobed time per call (back to back)
  *   out = call cost - in
- * (struct pg_calib in core/run.h says what in and out mean).
+ * (struct pg_calib in core/run.h says what in and out mean). The work matters: after a
+ * probe, the code that follows runs slower for a while (what the kernel's entry and exit
+ * disturbed), and that is part of what a traced call costs.
  */
 #ifndef PG_CALIBRATE_H
 #define PG_CALIBRATE_H
@@ -35,6 +38,7 @@ void pg_calib_targets_release(struct pg_calib_targets *t);
 struct pg_calib_loops {
 	double probed_ns[PG_CALIB_NTARGETS];	/* per call, median over rounds */
 	double plain_ns[PG_CALIB_NTARGETS];
+	double body_ns[PG_CALIB_NTARGETS];	/* unprobed calls back to back, per call */
 };
 
 /*
