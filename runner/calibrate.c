@@ -114,7 +114,8 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-#define ROUNDS 5
+#define ROUNDS 7
+#define MAX_CALLS 1000
 
 /* About a microsecond of work between calls, as in real code: probes cost more when their
  * kernel paths are not hot in the caches, and back-to-back calls of an empty function would
@@ -125,37 +126,66 @@ static void between_calls(void)
 		pg_cal_sink += i;
 }
 
-/*
- * Median over ROUNDS of the time per call of @fn over @n calls; with @between, about a
- * microsecond of work follows each call (it pays for what the return probe disturbed).
- */
-static double loop_ns(void (*fn)(void), unsigned int n, bool between)
+/* Time of @n calls of @fn, each timed alone (into @one, minus @clk, when given) and followed
+ * by between_calls(). */
+static double timed_calls(void (*fn)(void), unsigned int n, double clk, double *one)
 {
-	double r[ROUNDS];
+	double t0 = now_ns();
 
-	for (int i = 0; i < ROUNDS; i++) {
-		double t0 = now_ns();
+	for (unsigned int k = 0; k < n; k++) {
+		double a = now_ns();
 
-		for (unsigned int k = 0; k < n; k++) {
-			fn();
-			if (between)
-				between_calls();
-		}
-		r[i] = (now_ns() - t0) / n;
+		fn();
+		if (one)
+			one[k] = now_ns() - a - clk;
+		between_calls();
 	}
-	qsort(r, ROUNDS, sizeof(r[0]), cmp_double);
-	return r[ROUNDS / 2];
+	return now_ns() - t0;
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+/*
+ * In ROUNDS alternating rounds of @n calls of the unprobed @plain, then @n of the probed
+ * @probed (both timed the same way, so that their difference is the probes' cost): the median
+ * per-round difference per call into *@cost, and the median duration of one plain call into
+ * *@body. Alternating keeps both sides on the machine as it is at the same moments: on shared
+ * VMs the speed of the same loop drifts by 2x within a second.
+ */
+static void measure(void (*plain)(void), void (*probed)(void), unsigned int n, double *cost,
+		    double *body)
+{
+	static double one[ROUNDS * MAX_CALLS];
+	double diff[ROUNDS], clk = 1e300;
+
+	for (int i = 0; i < 100; i++) {	/* the clock's own cost */
+		double a = now_ns(), b = now_ns();
+
+		clk = b - a < clk ? b - a : clk;
+	}
+	for (int i = 0; i < ROUNDS; i++) {
+		double tp = timed_calls(plain, n, clk, one + (size_t)i * n);
+
+		diff[i] = (timed_calls(probed, n, clk, NULL) - tp) / n;
+	}
+	*cost = median(diff, ROUNDS);
+	*body = median(one, (size_t)ROUNDS * n);
 }
 
 /* Scale the targets' body to about PG_CAL_BODY_NS on this machine. */
 static void scale_body(void)
 {
-	double t;
+	double t0;
 
 	body_iters = 1000;
-	t = loop_ns(pg_cal_body, 50, false);
-	if (t > 0)
-		body_iters = (unsigned long)(1000 * PG_CAL_BODY_NS / t) + 1;
+	t0 = now_ns();
+	for (int i = 0; i < 50; i++)
+		pg_cal_body();
+	body_iters = (unsigned long)(50 * 1000 * PG_CAL_BODY_NS / (now_ns() - t0 + 1)) + 1;
 }
 
 static void child_main(int go, int result)
@@ -167,7 +197,7 @@ static void child_main(int go, int result)
 		pg_cal_nop5_u, pg_cal_emul_u, pg_cal_sstep_u,
 	};
 	/* single-stepping is ~10x dearer: fewer calls keep calibration near 0.2 s */
-	static const unsigned int calls[PG_CALIB_NTARGETS] = { 1000, 1000, 300 };
+	static const unsigned int calls[PG_CALIB_NTARGETS] = { 600, 600, 200 };
 	struct pg_calib_loops out;
 	char c;
 
@@ -177,9 +207,7 @@ static void child_main(int go, int result)
 	for (int k = 0; k < PG_CALIB_NTARGETS; k++) {
 		for (unsigned int i = 0; i < 100; i++)	/* warm up: first hits cost more */
 			probed[k]();
-		out.body_ns[k] = loop_ns(plain[k], calls[k], false);
-		out.plain_ns[k] = loop_ns(plain[k], calls[k], true);
-		out.probed_ns[k] = loop_ns(probed[k], calls[k], true);
+		measure(plain[k], probed[k], calls[k], &out.cost_ns[k], &out.body_ns[k]);
 	}
 	if (write(result, &out, sizeof(out)) != (ssize_t)sizeof(out))
 		_exit(1);
@@ -200,7 +228,7 @@ void pg_calib_compute(const struct pg_calib_targets *t, const struct pg_calib_lo
 {
 	memset(c, 0, sizeof(*c));
 	for (int k = 0; k < PG_CALIB_NTARGETS; k++) {
-		double cost = loops->probed_ns[k] - loops->plain_ns[k];
+		double cost = loops->cost_ns[k];
 		double in = measured_ns[k] - loops->body_ns[k];
 
 		if (cost < 0)

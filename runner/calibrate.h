@@ -6,9 +6,10 @@
  * instruction is a 5-byte nop, `push %rbp` (emulated) and `xor` (single-stepped), each in a
  * probed copy and an identical unprobed copy. The recorder attaches the probed copies to the
  * same BPF program and maps as the benchmark's functions, and a forked perfgate runs them in
- * loops, each call followed by ~1 us of other work:
- *   call cost (in + out) = (time of N probed calls - time of N unprobed calls) / N
- *   in  = median measured duration of a probed call - unprobed time per call (back to back)
+ * alternating rounds of unprobed and probed calls, each followed by ~1 us of other work:
+ *   call cost (in + out) = median over rounds of (time of N probed calls - time of N
+ *                          unprobed calls) / N
+ *   in  = median measured duration of a probed call - median duration of an unprobed call
  *   out = call cost - in
  * (struct pg_calib in core/run.h says what in and out mean). The work matters: after a
  * probe, the code that follows runs slower for a while (what the kernel's entry and exit
@@ -36,9 +37,8 @@ void pg_calib_targets_release(struct pg_calib_targets *t);
 
 /* Loop timings measured by the child, per target. */
 struct pg_calib_loops {
-	double probed_ns[PG_CALIB_NTARGETS];	/* per call, median over rounds */
-	double plain_ns[PG_CALIB_NTARGETS];
-	double body_ns[PG_CALIB_NTARGETS];	/* unprobed calls back to back, per call */
+	double cost_ns[PG_CALIB_NTARGETS];	/* probed - unprobed, per call */
+	double body_ns[PG_CALIB_NTARGETS];	/* median duration of an unprobed call */
 };
 
 /*
