@@ -103,6 +103,25 @@ static __always_inline int slot_is_trampoline(__u64 sp)
 }
 
 /*
+ * Drop the innermost of the @d frames of @s, a call that never returns: what its traced
+ * children took, and their probes, belong to its caller now (its own time is the caller's self
+ * time), so that the self times of the calls that return still add up to their callers' total.
+ */
+static __always_inline void drop_frame(struct pg_bpf_shadow *s, __u32 d)
+{
+	struct pg_bpf_frame *f = &s->f[(d - 1) & (PG_MAX_DEPTH - 1)], *parent;
+
+	s->depth = d - 1;
+	count(PG_CNT_UNWOUND);
+	if (d < 2)
+		return;
+	parent = &s->f[(d - 2) & (PG_MAX_DEPTH - 1)];
+	parent->child_ns += f->child_ns;
+	for (int k = 0; k < PG_NSITES; k++)
+		parent->desc[k] += f->desc[k];
+}
+
+/*
  * At a call whose return address is at @sp, drop the frames of calls that were left without a
  * return (longjmp, a C++ exception): a live caller's return address lies above @sp. One in the
  * same slot is live only when the slot holds the trampoline, that is, when the caller
@@ -120,8 +139,7 @@ static __always_inline __u32 drop_dead_frames(struct pg_bpf_shadow *s, __u64 sp)
 		f = &s->f[(d - 1) & (PG_MAX_DEPTH - 1)];
 		if (f->sp > sp || (f->sp == sp && slot_is_trampoline(sp)))
 			break;
-		s->depth = d - 1;
-		count(PG_CNT_UNWOUND);
+		drop_frame(s, d);
 	}
 	return s->depth;
 }
@@ -231,8 +249,7 @@ int pg_return(struct pt_regs *ctx)
 		f = &s->f[(d - 1) & (PG_MAX_DEPTH - 1)];
 		if (f->sp >= sp)
 			break;
-		s->depth = d - 1;
-		count(PG_CNT_UNWOUND);
+		drop_frame(s, d);
 	}
 	if (!f || f->sp != sp || f->func != func) {
 		/* a return from a frame entered before tracing began, or too deep: not ours */
