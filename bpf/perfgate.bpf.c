@@ -8,6 +8,7 @@
  * there before it execs; sched_process_fork adds every child of a traced process (a thread's
  * id too, which is harmless: lookups are by tgid).
  */
+#include <stdbool.h>
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
@@ -69,6 +70,18 @@ struct {
 	__type(value, __u64);
 } hist SEC(".maps");
 
+/* set by the runner before load when the benchmark gets the exception fix (bpf/perfgate.h) */
+const volatile bool publish_rets = false;
+
+/* one entry per thread, mmapped read-only by the benchmark's preload library */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PG_RETS_THREADS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct pg_bpf_rets);
+} rets SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, PG_CNT_MAX);
@@ -91,6 +104,52 @@ static __always_inline int is_traced(void)
 	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
 }
 
+/*
+ * Publish frame @d, whose return address is at @sp, as thread @tid's innermost frame in `rets`,
+ * claiming the entry first if another thread owned it. At the entry probe the kernel has not
+ * replaced the return address yet (it does after every consumer's handler ran), so the slot
+ * still holds the real one, unless the caller tail-called this function.
+ */
+static __always_inline void rets_push(__u32 tid, __u32 d, __u64 sp)
+{
+	__u32 idx = tid & (PG_RETS_THREADS - 1);
+	struct pg_bpf_rets *e;
+	__u64 ra = 0;
+
+	if (!publish_rets || d >= PG_MAX_DEPTH)
+		return;
+	e = bpf_map_lookup_elem(&rets, &idx);
+	if (!e)
+		return;
+	if (e->tid != tid) {
+		*(volatile __u32 *)&e->tid = tid;	/* first: the reader checks it last */
+		asm volatile("" ::: "memory");
+		e->base = d;
+	}
+	if (e->base > d)
+		e->base = d;
+	bpf_probe_read_user(&ra, sizeof(ra), (const void *)sp);
+	e->slot[d & (PG_MAX_DEPTH - 1)] = sp;
+	e->ra[d & (PG_MAX_DEPTH - 1)] = ra;
+	e->depth = d + 1;
+}
+
+/* Mirror thread @tid's shadow stack depth into its `rets` entry after frames were popped. */
+static __always_inline void rets_pop(__u32 tid, __u32 depth)
+{
+	__u32 idx = tid & (PG_RETS_THREADS - 1);
+	struct pg_bpf_rets *e;
+
+	if (!publish_rets)
+		return;
+	e = bpf_map_lookup_elem(&rets, &idx);
+	if (!e || e->tid != tid)
+		return;
+	e->depth = depth;
+	if (e->base > depth)
+		e->base = depth;
+}
+
 /* Does the return-address slot at @sp hold the uretprobe trampoline (a hijacked return)? */
 static __always_inline int slot_is_trampoline(__u64 sp)
 {
@@ -100,6 +159,25 @@ static __always_inline int slot_is_trampoline(__u64 sp)
 	if (bpf_probe_read_user(&ret, sizeof(ret), (const void *)sp))
 		return 0;
 	return tramp && ret == tramp;
+}
+
+/*
+ * Drop the innermost of the @d frames of @s, a call that never returns: what its traced
+ * children took, and their probes, belong to its caller now (its own time is the caller's self
+ * time), so that the self times of the calls that return still add up to their callers' total.
+ */
+static __always_inline void drop_frame(struct pg_bpf_shadow *s, __u32 d)
+{
+	struct pg_bpf_frame *f = &s->f[(d - 1) & (PG_MAX_DEPTH - 1)], *parent;
+
+	s->depth = d - 1;
+	count(PG_CNT_UNWOUND);
+	if (d < 2)
+		return;
+	parent = &s->f[(d - 2) & (PG_MAX_DEPTH - 1)];
+	parent->child_ns += f->child_ns;
+	for (int k = 0; k < PG_NSITES; k++)
+		parent->desc[k] += f->desc[k];
 }
 
 /*
@@ -120,8 +198,7 @@ static __always_inline __u32 drop_dead_frames(struct pg_bpf_shadow *s, __u64 sp)
 		f = &s->f[(d - 1) & (PG_MAX_DEPTH - 1)];
 		if (f->sp > sp || (f->sp == sp && slot_is_trampoline(sp)))
 			break;
-		s->depth = d - 1;
-		count(PG_CNT_UNWOUND);
+		drop_frame(s, d);
 	}
 	return s->depth;
 }
@@ -154,6 +231,7 @@ int pg_entry(struct pt_regs *ctx)
 	if (d >= PG_MAX_DEPTH) {
 		/* the kernel installs no return probe this deep either: not timed */
 		count(PG_CNT_OVERFLOW);
+		rets_pop(tid, d);
 		return 0;
 	}
 	s->depth = d + 1;
@@ -165,6 +243,7 @@ int pg_entry(struct pt_regs *ctx)
 	__builtin_memset(f->kids, 0, sizeof(f->kids));
 	f->child_ns = 0;
 	f->sp = sp;
+	rets_push(tid, d, sp);
 	f->start = bpf_ktime_get_ns();	/* last, so that our own work is not timed */
 	return 0;
 }
@@ -226,22 +305,22 @@ int pg_return(struct pt_regs *ctx)
 		d = s->depth;
 		if (!d || d > PG_MAX_DEPTH) {
 			count(PG_CNT_UNMATCHED);
-			return 0;
+			goto out;
 		}
 		f = &s->f[(d - 1) & (PG_MAX_DEPTH - 1)];
 		if (f->sp >= sp)
 			break;
-		s->depth = d - 1;
-		count(PG_CNT_UNWOUND);
+		drop_frame(s, d);
 	}
 	if (!f || f->sp != sp || f->func != func) {
 		/* a return from a frame entered before tracing began, or too deep: not ours */
 		count(PG_CNT_UNMATCHED);
-		return 0;
+		goto out;
 	}
 	dur = now - f->start;
 	self = dur > f->child_ns ? dur - f->child_ns : 0;
 	s->depth = d - 1;
+	rets_pop(tid, d - 1);
 	account(func, dur, self, f);
 	if (d >= 2) {
 		struct pg_bpf_frame *parent = &s->f[(d - 2) & (PG_MAX_DEPTH - 1)];
@@ -253,6 +332,9 @@ int pg_return(struct pt_regs *ctx)
 		for (int k = 0; k < PG_NSITES; k++)
 			parent->desc[k] += f->desc[k];
 	}
+	return 0;
+out:
+	rets_pop(tid, s->depth);
 	return 0;
 }
 
@@ -282,6 +364,8 @@ int BPF_PROG(pg_exit, struct task_struct *task)
 		if (c)
 			*c += s->depth < PG_MAX_DEPTH ? s->depth : PG_MAX_DEPTH;
 	}
+	if (s)
+		rets_pop(tid, 0);	/* a later thread with the same id starts afresh */
 	bpf_map_delete_elem(&stacks, &tid);
 	return 0;
 }

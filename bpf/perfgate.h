@@ -57,6 +57,28 @@ struct pg_bpf_shadow {
 	struct pg_bpf_frame f[PG_MAX_DEPTH];
 };
 
+/*
+ * Return addresses for the C++ exception fix (runner/preload/preload.c): the `rets` array,
+ * mmapped read-only by the benchmark, holds one entry per thread at index
+ * tid & (PG_RETS_THREADS - 1) (threads whose ids collide share it: the last to enter a traced
+ * function owns it). Frame i of the shadow stack, for base <= i < depth, had its return
+ * address at user address slot[i], and that address was ra[i] before the return probe
+ * replaced it with the uretprobe trampoline (ra[i] is the trampoline itself when the caller
+ * tail-called the function). The owner's BPF probes write tid first when they claim an entry;
+ * entries below base were written by a previous owner. Written only when the runner sets
+ * publish_rets.
+ */
+#define PG_RETS_THREADS 1024
+
+struct pg_bpf_rets {
+	unsigned int tid;	/* the thread that owns the entry, 0 = none */
+	unsigned int base;	/* first valid frame */
+	unsigned int depth;	/* frames pushed, as pg_bpf_shadow.depth */
+	unsigned int pad;
+	unsigned long long slot[PG_MAX_DEPTH];	/* where the return address is */
+	unsigned long long ra[PG_MAX_DEPTH];	/* what it was before the probe replaced it */
+};
+
 /* Indexes of the per-CPU counters array. */
 enum pg_bpf_counter {
 	PG_CNT_OVERFLOW = 0,	/* calls deeper than PG_MAX_DEPTH: not timed, not in the results */

@@ -74,7 +74,8 @@ cmd_setup() {
 	else
 		[ -n "${PERFGATE_SRC:-}" ] || die "set PERFGATE (a binary) or PERFGATE_SRC (its tree)"
 		if [ "${PG_SKIP_DEPS:-0}" != 1 ]; then as_root make -C "$PERFGATE_SRC" deps-build; fi
-		make -C "$PERFGATE_SRC" -j"$(nproc)" perfgate >&2
+		# all: perfgate and the library its C++ exception fix preloads (docs/recording.md)
+		make -C "$PERFGATE_SRC" -j"$(nproc)" all >&2
 		PERFGATE=$(realpath "$PERFGATE_SRC/perfgate")
 	fi
 	perfgate version >&2

@@ -29,6 +29,9 @@ static const char record_usage[] =
 	"      --user NAME          run CMD as this user (default: SUDO_UID under sudo;\n"
 	"                           root without sudo runs it as root, with a warning)\n"
 	"      --single-attach      one link per probe instead of uprobe_multi (old kernels)\n"
+	"      --no-exception-fix   do not preload libperfgate-preload.so, which lets C++\n"
+	"                           exceptions unwind through traced functions\n"
+	"                           (docs/recording.md)\n"
 	"  -F, --frequency HZ       sampled CPU profile: cpu-clock samples per second\n"
 	"                           (default 199; docs/sampling.md)\n"
 	"      --no-sample          no sampled profile, exact tracing only\n"
@@ -65,6 +68,7 @@ int do_record(int argc, char **argv)
 		{ "no-sample", no_argument, NULL, 'N' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "user", required_argument, NULL, 'u' },
+		{ "no-exception-fix", no_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -126,6 +130,9 @@ int do_record(int argc, char **argv)
 			break;
 		case 'u':
 			o.user = optarg;
+			break;
+		case 'E':
+			o.no_exception_fix = true;
 			break;
 		case 'q':
 			o.quiet = true;

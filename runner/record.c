@@ -20,6 +20,7 @@
 #include "../core/log.h"
 #include "calibrate.h"
 #include "elfsyms.h"
+#include "excfix.h"
 #include "meta.h"
 #include "privs.h"
 #include "proctree.h"
@@ -319,6 +320,7 @@ struct probes {
 	struct bpf_link **links;	/* per-probe links (fallback) */
 	bool multi;		/* uprobe_multi links, not one link per probe */
 	struct pg_sampler *sampler;	/* sampled profile (runner/sampler.h), NULL if off */
+	struct pg_excfix fix;	/* the C++ exception fix (runner/excfix.h), zeroed if off */
 };
 
 static void probes_release(struct probes *p)
@@ -332,6 +334,7 @@ static void probes_release(struct probes *p)
 	bpf_link__destroy(p->fork_link);
 	bpf_link__destroy(p->exit_link);
 	pg_sampler_free(p->sampler);
+	pg_excfix_release(&p->fix);
 	perfgate_bpf__destroy(p->skel);
 	memset(p, 0, sizeof(*p));
 }
@@ -474,7 +477,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int open_probes(struct probes *p, const struct pg_run *run, bool multi)
+/* Load and attach; with @preload (the library's path), publish the return addresses too. */
+static int open_probes(struct probes *p, const struct pg_run *run, bool multi,
+		       const char *preload)
 {
 	size_t nhist = run->nfuncs * 512;
 	int err;
@@ -497,6 +502,7 @@ static int open_probes(struct probes *p, const struct pg_run *run, bool multi)
 		bpf_program__set_expected_attach_type(p->skel->progs.pg_return,
 						      PG_BPF_TRACE_UPROBE_MULTI);
 	}
+	p->skel->rodata->publish_rets = preload != NULL;
 	err = perfgate_bpf__load(p->skel);
 	if (err) {
 		pg_err("cannot load the BPF program: %s", strerror(-err));
@@ -514,18 +520,19 @@ static int open_probes(struct probes *p, const struct pg_run *run, bool multi)
 	return attach_run(p, run);
 }
 
-static int attach_probes(struct probes *p, const struct pg_run *run, bool single)
+static int attach_probes(struct probes *p, const struct pg_run *run, bool single,
+			 const char *preload)
 {
 	struct timespec t0, t1;
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	err = open_probes(p, run, !single);
+	err = open_probes(p, run, !single, preload);
 	if (err == -EOPNOTSUPP) {
 		pg_info("this kernel has no uprobe_multi links: attaching %zu probes one by one",
 			run->nfuncs * 2);
 		probes_release(p);
-		err = open_probes(p, run, false);
+		err = open_probes(p, run, false, preload);
 	}
 	if (err)
 		return err;
@@ -831,6 +838,8 @@ static uint64_t now_ns(void)
 /* How every repetition is started and stopped; pg_record() fills it once. */
 struct launch {
 	char **argv;
+	char *preload;		/* the C++ exception fix's library, NULL if off */
+	bool preload_noted;	/* said that the benchmark's user cannot read it */
 	struct pg_creds creds;	/* whom the benchmark runs as */
 	struct pg_signals sig;	/* the stop signals, blocked while recording */
 	uint64_t timeout_ns;	/* per repetition, 0 = none */
@@ -871,10 +880,18 @@ static int stop_step(struct launch *l, pid_t pgid, uint64_t t0, uint64_t *kill_a
 	return 100;
 }
 
+/* What the forked benchmark child reports through its pipe before it execs. */
+enum child_msg {
+	CHILD_EXEC_FAILED,	/* and the errno */
+	CHILD_CREDS_FAILED,	/* switching user failed, and the errno */
+	CHILD_NO_PRELOAD,	/* a note: its user cannot read the preload library */
+};
+
 /*
  * Start the command as a fresh process group whose pid is in the traced set before it execs
- * (as the user of l->creds), and wait for its whole process tree; stop it on a stop signal or
- * the timeout. Fills wall time and exit status of @rep.
+ * (as the user of l->creds, with the C++ exception fix when it is on), and wait for its whole
+ * process tree; stop it on a stop signal or the timeout. Fills wall time and exit status of
+ * @rep.
  */
 static int run_once(struct probes *p, struct launch *l, struct pg_rep *rep)
 {
@@ -898,13 +915,20 @@ static int run_once(struct probes *p, struct launch *l, struct pg_rep *rep)
 		/* wait until our pid is traced; EOF means perfgate died */
 		if (read(go, &c, 1) != 1)
 			_exit(127);
-		/* msg: what failed (0 exec, 1 switching user) and errno */
+		/* msg: enum child_msg and errno */
 		msg[1] = -pg_creds_apply(&l->creds);
 		if (msg[1]) {
-			msg[0] = 1;
+			msg[0] = CHILD_CREDS_FAILED;
 		} else {
+			bool unreadable;
+			char **envp = pg_excfix_child(&p->fix, &unreadable);
+			int note[2] = { CHILD_NO_PRELOAD, 0 };
+
+			if (unreadable && write(fail, note, sizeof(note)) < 0)
+				_exit(127);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);	/* cleared by setuid: set after */
-			execvp(argv[0], argv);
+			execvpe(argv[0], argv, envp);
+			msg[0] = CHILD_EXEC_FAILED;
 			msg[1] = errno;
 		}
 		if (write(fail, msg, sizeof(msg)) < 0)
@@ -933,7 +957,13 @@ static int run_once(struct probes *p, struct launch *l, struct pg_rep *rep)
 	if (write(go, &c, 1) != 1)
 		pg_debug("write to the start pipe: %s", strerror(errno));
 	close(go);
-	r = read(fail, msg, sizeof(msg));
+	while ((r = read(fail, msg, sizeof(msg))) == (ssize_t)sizeof(msg) &&
+	       msg[0] == CHILD_NO_PRELOAD) {
+		if (!l->preload_noted)
+			pg_debug("%s cannot read %s: the benchmark runs without the C++ exception "
+				 "fix", l->creds.change ? l->creds.name : "its user", p->fix.lib);
+		l->preload_noted = true;
+	}
 	close(fail);
 	/* the root, then every orphan it left behind (we are their subreaper) */
 	for (;;) {
@@ -962,7 +992,7 @@ static int run_once(struct probes *p, struct launch *l, struct pg_rep *rep)
 	if (l->stop_signal)
 		return stopped_by(l->stop_signal);
 	if (r == (ssize_t)sizeof(msg)) {
-		if (msg[0])
+		if (msg[0] == CHILD_CREDS_FAILED)
 			pg_err("cannot switch to user %s to run %s: %s", l->creds.name, argv[0],
 			       strerror(msg[1]));
 		else
@@ -978,6 +1008,32 @@ static int run_once(struct probes *p, struct launch *l, struct pg_rep *rep)
 		rep->signal = WTERMSIG(status);
 	}
 	return 0;
+}
+
+/*
+ * The C++ exception fix for the loaded probes, once they are calibrated and before the
+ * benchmark's first run. On failure it stays off, which the SIGABRT hint says.
+ */
+static void excfix_open(struct probes *p, const struct launch *l)
+{
+	if (l->preload)
+		pg_excfix_open(&p->fix, l->preload, bpf_map__fd(p->skel->maps.rets));
+}
+
+/* Why a benchmark may have aborted: a C++ exception through a traced function. */
+static const char *abort_hint(const struct pg_rep *rep, const struct pg_excfix *fix)
+{
+	if (rep->signal != SIGABRT)
+		return "";
+	if (fix->envp)
+		return " (if a C++ exception thrown through a traced function aborted it: the "
+		       "exception fix does not reach a statically linked libstdc++ or libgcc, a "
+		       "static executable, or frames entered before a fork; see docs/recording.md, "
+		       "and exclude such functions with -x)";
+	return " (a C++ exception thrown through a traced function aborts it without the "
+	       "exception fix, which is off (--no-exception-fix, or libperfgate-preload.so not "
+	       "found; perfgate -v says why): see docs/recording.md, and exclude such functions "
+	       "with -x)";
 }
 
 static void progress(const struct pg_record_opts *o, uint32_t i, const struct pg_rep *rep,
@@ -1144,7 +1200,9 @@ static int budget_pilot(const struct pg_record_opts *o, struct probes *p, struct
 	}
 	probes_release(p);
 	err = pg_run_retain_funcs(run, keep);
-	err = err ?: attach_probes(p, run, o->single_attach);
+	err = err ?: attach_probes(p, run, o->single_attach, l->preload);
+	if (!err)
+		excfix_open(p, l);
 	if (!err && !o->quiet)
 		pg_info("--budget: tracing %zu of %zu functions", run->nfuncs, before);
 out:
@@ -1207,10 +1265,12 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		pg_err("cannot count the CPUs: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = attach_probes(&probes, run, o->single_attach);
+	launch.preload = o->no_exception_fix ? NULL : pg_excfix_find();
+	err = attach_probes(&probes, run, o->single_attach, launch.preload);
 	if (err)
 		goto cleanup;
 	report_calibration(calibrate(&probes, run, ncpu, &run->calib), &run->calib, o->quiet);
+	excfix_open(&probes, &launch);
 	if (o->budget_pct > 0) {
 		err = budget_pilot(o, &probes, &launch, run, ncpu);
 		if (err)
@@ -1275,9 +1335,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 			if (rep->signal)
 				pg_err("repetition %u: the benchmark was killed by signal %d (%s); "
 				       "no run file written%s", i + 1, rep->signal,
-				       strsignal(rep->signal), rep->signal != SIGABRT ? "" :
-				       " (a C++ exception thrown through a traced function aborts "
-				       "it: see docs/recording.md, and exclude such functions with -x)");
+				       strsignal(rep->signal), abort_hint(rep, &probes.fix));
 			else
 				pg_err("repetition %u: the benchmark exited with status %d; no run "
 				       "file written (--allow-failure records it anyway)", i + 1,
@@ -1297,5 +1355,6 @@ cleanup:
 		err = stopped_by(launch.stop_signal);
 	pg_signals_restore(&launch.sig);
 	pg_creds_release(&launch.creds);
+	free(launch.preload);
 	return err;
 }

@@ -43,6 +43,8 @@ struct pg_record_opts {
 	uint32_t sample_hz;	/* -F: cpu-clock samples per second, 0 = no profile */
 	uint64_t timeout_ms;	/* --timeout: stop a repetition running longer, 0 = none */
 	const char *user;	/* --user: run the benchmark as this user (runner/privs.h) */
+	bool no_exception_fix;	/* --no-exception-fix: no preload library, no published return
+				 * addresses (runner/excfix.h) */
 };
 
 /*

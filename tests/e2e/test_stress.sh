@@ -83,10 +83,56 @@ check forkburst 'fb_child=500 fb_parent=1'
 # C++ exceptions that do not leave a traced function behave as without perfgate
 same_behaviour exceptions -f ex_catcher -f ex_after -- ./exceptions
 check exceptions 'ex_catcher=100 ex_after=100' ex_catcher ex_after
-# ...but one thrown through a traced function meets the return probe's trampoline, which the
-# C++ unwinder cannot step through: the benchmark aborts, and perfgate says why
-expect_exit 2 "$PERFGATE" record -q -o "$TMP/thrown.json" -r 1 -f 'ex_*' -- ./exceptions
-grep -q "C++ exception thrown through a traced function" "$TMP/stderr" ||
-	{ cat "$TMP/stderr"; fail "no hint about exceptions"; }
-[ ! -e "$TMP/thrown.json" ] || fail "a run file was written"
+# ...and so do those thrown through traced functions: the return probes replaced their return
+# addresses with the trampoline, which the C++ unwinder cannot step over, and the preloaded
+# libperfgate-preload.so puts the real ones back while the exception unwinds. The frames it
+# unwound never return (11 per throwing round, 50 rounds, 2 repetitions); ex_catcher, which
+# caught it, returns through its return probe again and is counted every time.
+same_behaviour thrown -f 'ex_*' -- ./exceptions
+check thrown 'ex_catcher=100 ex_after=100 ex_thrower=550' ex_catcher ex_after
+grep -q "1100 traced calls never returned" "$TMP/thrown.err" ||
+	{ cat "$TMP/thrown.err"; fail "thrown: the unwound frames were not reported"; }
+# rethrown to an outer traced catcher, thrown and caught again inside the handler, unwinding
+# through destructors that call traced functions, and a thread's pthread_exit, which runs the
+# destructors above a traced frame (tests/progs/rethrow.cc): per run 402 frames unwound. The
+# exiting thread's destructor is left out: its outermost traced call never returns, so its
+# self time would be no returning call's
+same_behaviour rethrow -f 'rx_*' -x 'rx_farewell::*' -- ./rethrow
+check rethrow 'rx_outer=100 rx_after=100 rx_inner=50 rx_thrower=300 rx_dtor_work=600
+	rx_handler_work=50 rx_nested=50 rx_nested_throw=0 rx_exit_outer=0 rx_exit_inner=0' \
+	rx_outer rx_after
+grep -q "804 traced calls never returned" "$TMP/rethrow.err" ||
+	{ cat "$TMP/rethrow.err"; fail "rethrow: the unwound frames were not reported"; }
+# only the catcher that a rethrow reaches traced: it returns, and is counted, every time
+same_behaviour rethrow_outer -f rx_outer -- ./rethrow
+check rethrow_outer 'rx_outer=100' rx_outer
+# the benchmark as another user maps the return addresses all the same
+same_behaviour thrown_nobody --user nobody -f 'ex_*' -- ./exceptions
+check thrown_nobody 'ex_catcher=100 ex_after=100 ex_thrower=550' ex_catcher ex_after
+
+# a preload library the benchmark's user cannot read is left out (ld.so would complain into
+# the benchmark's output), which perfgate -v says once
+cp "$PROGS/../libperfgate-preload.so" "$TMP/private.so"	# $TMP is root's, mode 0700
+PERFGATE_PRELOAD="$TMP/private.so" "$PERFGATE" -v record -o "$TMP/private.json" -r 2 \
+	--user nobody -f ex_catcher -f ex_after -- ./exceptions >"$TMP/private.out" \
+	2>"$TMP/private.err" || { cat "$TMP/private.err"; fail "private: perfgate failed"; }
+expect_same "$TMP/exceptions.twice" "$TMP/private.out"
+[ "$(grep -c "nobody cannot read $TMP/private.so" "$TMP/private.err")" = 1 ] ||
+	{ cat "$TMP/private.err"; fail "private: not said once"; }
+! grep -q "ld.so" "$TMP/private.err" || fail "private: ld.so complained"
+check private 'ex_catcher=100 ex_after=100'
+
+# without the fix (--no-exception-fix), an exception thrown through a traced function aborts
+# the benchmark, and perfgate says why
+expect_exit 2 "$PERFGATE" record -q -o "$TMP/nofix.json" -r 1 --no-exception-fix -f 'ex_*' \
+	-- ./exceptions
+grep -q "C++ exception thrown through a traced function aborts it without the exception fix" \
+	"$TMP/stderr" || { cat "$TMP/stderr"; fail "no hint about exceptions"; }
+[ ! -e "$TMP/nofix.json" ] || fail "a run file was written"
+# nor can the fix reach an unwinder linked into the executable (-static-libstdc++
+# -static-libgcc): the benchmark aborts as without it, and perfgate names that case
+expect_exit 2 "$PERFGATE" record -q -o "$TMP/static.json" -r 1 -f 'ex_*' -- ./exceptions_static
+grep -q "exception fix does not reach a statically linked libstdc++ or libgcc" "$TMP/stderr" ||
+	{ cat "$TMP/stderr"; fail "no hint about static linking"; }
+[ ! -e "$TMP/static.json" ] || fail "a run file was written"
 echo ok
