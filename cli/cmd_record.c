@@ -30,8 +30,10 @@ static const char record_usage[] =
 	"                           root without sudo runs it as root, with a warning)\n"
 	"      --single-attach      one link per probe instead of uprobe_multi (old kernels)\n"
 	"      --no-exception-fix   do not preload libperfgate-preload.so, which lets C++\n"
-	"                           exceptions unwind through traced functions\n"
-	"                           (docs/recording.md)\n"
+	"                           exceptions unwind through traced functions; it is on\n"
+	"                           when a traced binary is C++ (docs/recording.md)\n"
+	"      --exception-fix      preload it even when no traced binary is C++ (exceptions\n"
+	"                           that pass through traced C code)\n"
 	"  -F, --frequency HZ       sampled CPU profile: cpu-clock samples per second\n"
 	"                           (default 199; docs/sampling.md)\n"
 	"      --no-sample          no sampled profile, exact tracing only\n"
@@ -69,6 +71,7 @@ int do_record(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "no-exception-fix", no_argument, NULL, 'E' },
+		{ "exception-fix", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -133,6 +136,9 @@ int do_record(int argc, char **argv)
 			break;
 		case 'E':
 			o.no_exception_fix = true;
+			break;
+		case 'X':
+			o.exception_fix = true;
 			break;
 		case 'q':
 			o.quiet = true;

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <gelf.h>
+#include <libelf.h>
 
 #include "../bpf/perfgate.h"
 #include "../core/log.h"
@@ -165,4 +167,55 @@ char **pg_excfix_child(const struct pg_excfix *x, bool *unreadable)
 	if (fcntl(x->fd, F_SETFD, 0))
 		return environ;
 	return x->envp;
+}
+
+/* Does the dynamic section @scn of @elf name a C++ runtime among its DT_NEEDED? */
+static bool needs_cxx_runtime(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	GElf_Dyn dyn;
+
+	for (size_t i = 0; data && sh->sh_entsize && i < sh->sh_size / sh->sh_entsize; i++) {
+		const char *name;
+
+		if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
+		if (name && (!strncmp(name, "libstdc++", 9) || !strncmp(name, "libc++", 6)))
+			return true;
+	}
+	return false;
+}
+
+int pg_excfix_binary_wants(const char *binary)
+{
+	int fd = open(binary, O_RDONLY | O_CLOEXEC), ret = 0;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Elf *elf;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx)) {
+		pg_debug("%s: %s", binary, elf_errmsg(-1));
+		ret = -ENOEXEC;
+		goto out;
+	}
+	while (!ret && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if ((name && !strcmp(name, ".gcc_except_table")) ||
+		    (sh.sh_type == SHT_DYNAMIC && needs_cxx_runtime(elf, scn, &sh)))
+			ret = 1;
+	}
+out:
+	elf_end(elf);
+	close(fd);
+	return ret;
 }

@@ -39,6 +39,14 @@ struct pg_excfix {
 char *pg_excfix_find(void);
 
 /*
+ * Can C++ exceptions unwind through the functions of @binary? 1 when it links a C++ runtime
+ * (DT_NEEDED libstdc++ or libc++) or carries C++ exception tables (.gcc_except_table); 0 when
+ * not; -errno when it cannot be read. perfgate turns the fix on only when one of the traced
+ * binaries wants it (or with --exception-fix): it costs every traced call a little.
+ */
+int pg_excfix_binary_wants(const char *binary);
+
+/*
  * Turn the fix on for the loaded map `rets` (@map_fd, perfgate's descriptor) with the library
  * @lib, after the calibration ran and before the benchmark's first run: empty the map (what
  * perfgate's calibration child published), freeze it and prepare the environment. 0, or

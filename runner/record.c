@@ -477,6 +477,26 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* Does any traced binary use C++ exceptions (runner/excfix.h)? Unreadable ones count as yes. */
+static bool traces_cxx(const struct pg_run *run)
+{
+	const char *last = NULL;
+
+	for (size_t i = 0; i < run->nfuncs; i++) {
+		const char *bin = run->funcs[i].binary;
+
+		if (last && !strcmp(last, bin))
+			continue;
+		last = bin;
+		if (pg_excfix_binary_wants(bin)) {
+			pg_debug("%s may unwind C++ exceptions: the exception fix is on", bin);
+			return true;
+		}
+	}
+	pg_debug("no traced binary is C++: the exception fix is off");
+	return false;
+}
+
 /* Load and attach; with @preload (the library's path), publish the return addresses too. */
 static int open_probes(struct probes *p, const struct pg_run *run, bool multi,
 		       const char *preload)
@@ -1266,6 +1286,10 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		goto cleanup;
 	}
 	launch.preload = o->no_exception_fix ? NULL : pg_excfix_find();
+	if (launch.preload && !o->exception_fix && !traces_cxx(run)) {
+		free(launch.preload);	/* nothing to fix: spare every call its cost */
+		launch.preload = NULL;
+	}
 	err = attach_probes(&probes, run, o->single_attach, launch.preload);
 	if (err)
 		goto cleanup;

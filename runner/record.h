@@ -45,6 +45,7 @@ struct pg_record_opts {
 	const char *user;	/* --user: run the benchmark as this user (runner/privs.h) */
 	bool no_exception_fix;	/* --no-exception-fix: no preload library, no published return
 				 * addresses (runner/excfix.h) */
+	bool exception_fix;	/* --exception-fix: the fix even when no traced binary is C++ */
 };
 
 /*

@@ -135,4 +135,14 @@ expect_exit 2 "$PERFGATE" record -q -o "$TMP/static.json" -r 1 -f 'ex_*' -- ./ex
 grep -q "exception fix does not reach a statically linked libstdc++ or libgcc" "$TMP/stderr" ||
 	{ cat "$TMP/stderr"; fail "no hint about static linking"; }
 [ ! -e "$TMP/static.json" ] || fail "a run file was written"
+# the fix costs every traced call a little: it is on only when a traced binary is C++, or
+# with --exception-fix
+"$PERFGATE" -v record -o "$TMP/c.json" -r 1 -f count_a -- ./calls >/dev/null 2>"$TMP/c.err" ||
+	{ cat "$TMP/c.err"; fail "calls"; }
+grep -q "no traced binary is C++: the exception fix is off" "$TMP/c.err" &&
+	! grep -q "C++ exception fix:" "$TMP/c.err" || { cat "$TMP/c.err"; fail "fix on for C"; }
+"$PERFGATE" -v record -o "$TMP/c.json" -r 1 --exception-fix -f count_a -- ./calls >/dev/null \
+	2>"$TMP/c.err" || { cat "$TMP/c.err"; fail "calls --exception-fix"; }
+grep -q "C++ exception fix: .*libperfgate-preload.so" "$TMP/c.err" ||
+	{ cat "$TMP/c.err"; fail "--exception-fix did not turn the fix on"; }
 echo ok
