@@ -55,12 +55,18 @@ echo "from stdin" | PG_TEST_VAR=kept "$P" record -q --no-sample -o "$TMP/d.json"
 printf 'kept\nfrom stdin\n%s\n' "$PWD" >"$TMP/expected"
 expect_same "$TMP/expected" "$TMP/out"
 
-# an LD_PRELOAD of the caller's stays, after perfgate's exception fix (docs/recording.md);
-# perfgate gets it too, which a sanitized build must be told to accept
+# an LD_PRELOAD of the caller's stays, after perfgate's exception fix (docs/recording.md; on
+# for C with --exception-fix); perfgate gets it too, which a sanitized build must be told to
+# accept
 asan=ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 env "$asan" LD_PRELOAD=libm.so.6 "$P" record -q --no-sample -o "$TMP/e.json" -r 1 --user nobody \
-	-f ./calls:count_a -- sh -c 'echo "$LD_PRELOAD"' >"$TMP/out"
+	--exception-fix -f ./calls:count_a -- sh -c 'echo "$LD_PRELOAD"' >"$TMP/out"
 echo "$(dirname "$PROGS")/libperfgate-preload.so:libm.so.6" >"$TMP/expected"
+expect_same "$TMP/expected" "$TMP/out"
+# tracing only C, the fix is off: the environment is the caller's
+env "$asan" LD_PRELOAD=libm.so.6 "$P" record -q --no-sample -o "$TMP/e.json" -r 1 --user nobody \
+	-f ./calls:count_a -- sh -c 'echo "$LD_PRELOAD $PERFGATE_RETS_FD"' >"$TMP/out"
+echo "libm.so.6 " >"$TMP/expected"
 expect_same "$TMP/expected" "$TMP/out"
 env "$asan" LD_PRELOAD=libm.so.6 "$P" record -q --no-sample -o "$TMP/e.json" -r 1 \
 	--no-exception-fix --user nobody -f ./calls:count_a \
