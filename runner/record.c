@@ -523,6 +523,8 @@ static int open_probes(struct probes *p, const struct pg_run *run, bool multi,
 						      PG_BPF_TRACE_UPROBE_MULTI);
 	}
 	p->skel->rodata->publish_rets = preload != NULL;
+	if (!preload)	/* never written: spare its megabyte */
+		bpf_map__set_max_entries(p->skel->maps.rets, 1);
 	err = perfgate_bpf__load(p->skel);
 	if (err) {
 		pg_err("cannot load the BPF program: %s", strerror(-err));
