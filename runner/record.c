@@ -1053,9 +1053,9 @@ static const char *abort_hint(const struct pg_rep *rep, const struct pg_excfix *
 		       "static executable, or frames entered before a fork; see docs/recording.md, "
 		       "and exclude such functions with -x)";
 	return " (a C++ exception thrown through a traced function aborts it without the "
-	       "exception fix, which is off (--no-exception-fix, or libperfgate-preload.so not "
-	       "found; perfgate -v says why): see docs/recording.md, and exclude such functions "
-	       "with -x)";
+	       "exception fix, which is off: no traced binary is C++ (--exception-fix turns it "
+	       "on), --no-exception-fix, or libperfgate-preload.so not found; perfgate -v says "
+	       "which: see docs/recording.md, and exclude such functions with -x)";
 }
 
 static void progress(const struct pg_record_opts *o, uint32_t i, const struct pg_rep *rep,
