@@ -289,6 +289,10 @@ int pg_run_merge(const struct pg_run *const *runs, const char *const *names, siz
 	nw = newest(runs, n);
 	err = copy_meta(&out->meta, &runs[nw]->meta, (uint32_t)reps);
 	out->calib = runs[nw]->calib;
+	/* repetitions without measured probe times are compensated the older way, all of them */
+	for (size_t i = 0; i < n; i++)
+		if (!runs[i]->calib.measured)
+			out->calib.measured = false;
 	tmp = malloc((maxstats ? maxstats : 1) * sizeof(*tmp));
 	if (!tmp)
 		err = -ENOMEM;

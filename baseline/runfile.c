@@ -281,6 +281,8 @@ static struct json_object *new_calib(const struct pg_calib *c)
 
 		if (!site || pg_json_put(site, "in_ns", json_object_new_double(c->in_ns[k])) ||
 		    pg_json_put(site, "out_ns", json_object_new_double(c->out_ns[k])) ||
+		    (c->measured &&
+		     pg_json_put(site, "measured_ns", json_object_new_double(c->measured_ns[k]))) ||
 		    pg_json_put(o, pg_site_name((enum pg_site)k), site)) {
 			json_object_put(site);
 			json_object_put(o);
@@ -302,6 +304,9 @@ static struct json_object *new_fstat(const struct pg_fstat *s)
 	    put_u64(o, "max_ns", s->max_ns) ||
 	    pg_json_put(o, "desc", new_site_counts(s->desc)) ||
 	    pg_json_put(o, "kids", new_site_counts(s->kids)) ||
+	    (s->probe_ns && put_u64(o, "probe_ns", s->probe_ns)) ||
+	    (s->desc_probe_ns && put_u64(o, "desc_probe_ns", s->desc_probe_ns)) ||
+	    (s->kids_probe_ns && put_u64(o, "kids_probe_ns", s->kids_probe_ns)) ||
 	    pg_json_put(o, "hist", new_hist(&s->hist))) {
 		json_object_put(o);
 		return NULL;
@@ -882,10 +887,28 @@ static int read_site_counts(const struct reader *rd, struct json_object *o, cons
 	return 0;
 }
 
-/* Optional "calibration": {"nop5": {"in_ns": x, "out_ns": y}, ...} with every site kind. */
+/* A number of the calibration of site @name, 0 <= x < 1e7, into *@dst. */
+static int calib_num(const struct reader *rd, struct json_object *v, const char *name,
+		     const char *key, double *dst)
+{
+	enum json_type t = json_object_get_type(v);
+
+	if (t != json_type_double && t != json_type_int)
+		return bad(rd, "calibration", "%s.%s must be a number", name, key);
+	*dst = json_object_get_double(v);
+	if (!(*dst >= 0 && *dst < 1e7))
+		return bad(rd, "calibration", "%s.%s is out of range (%g)", name, key, *dst);
+	return 0;
+}
+
+/*
+ * Optional "calibration": {"nop5": {"in_ns": x, "out_ns": y, "measured_ns": z}, ...} with
+ * every site kind; "measured_ns" is optional (older files), but then on no site.
+ */
 static int read_calib(const struct reader *rd, struct json_object *root, struct pg_calib *c)
 {
 	struct json_object *o, *site, *v;
+	int nmeasured = 0;
 
 	memset(c, 0, sizeof(*c));
 	if (!json_object_object_get_ex(root, "calibration", &o))
@@ -900,28 +923,43 @@ static int read_calib(const struct reader *rd, struct json_object *root, struct 
 		if (member(rd, o, "calibration", name, json_type_object, false, &site))
 			return -EINVAL;
 		for (int j = 0; j < 2; j++) {
-			enum json_type t;
-
 			if (!json_object_object_get_ex(site, keys[j], &v))
 				return bad(rd, "calibration", "%s.%s is missing", name, keys[j]);
-			t = json_object_get_type(v);
-			if (t != json_type_double && t != json_type_int)
-				return bad(rd, "calibration", "%s.%s must be a number", name,
-					   keys[j]);
-			*dst[j] = json_object_get_double(v);
-			if (!(*dst[j] >= 0 && *dst[j] < 1e7))
-				return bad(rd, "calibration", "%s.%s is out of range (%g)", name,
-					   keys[j], *dst[j]);
+			if (calib_num(rd, v, name, keys[j], dst[j]))
+				return -EINVAL;
+		}
+		if (json_object_object_get_ex(site, "measured_ns", &v)) {
+			if (calib_num(rd, v, name, "measured_ns", &c->measured_ns[k]))
+				return -EINVAL;
+			nmeasured++;
 		}
 	}
+	if (nmeasured && nmeasured != PG_SITE_COUNT)
+		return bad(rd, "calibration", "\"measured_ns\" is given for some site kinds only");
+	c->measured = nmeasured == PG_SITE_COUNT;
 	c->valid = true;
 	return 0;
+}
+
+/* An optional counter (of a stat or a repetition's profile); 0 when absent. */
+static int opt_u64(const struct reader *rd, struct json_object *o, const char *where,
+		   const char *key, uint64_t *out)
+{
+	struct json_object *v;
+	char what[64];
+
+	*out = 0;
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	snprintf(what, sizeof(what), "\"%s\"", key);
+	return to_u64(rd, v, where, what, UINT64_MAX, out);
 }
 
 static int read_fstat(const struct reader *rd, struct json_object *o, size_t r, size_t i,
 		      struct pg_run *run, struct pg_rep *rep)
 {
 	uint64_t id, calls, total, self, min, max;
+	bool ndesc = false;
 	struct pg_fstat *s;
 	char where[80];
 	int err;
@@ -963,29 +1001,24 @@ static int read_fstat(const struct reader *rd, struct json_object *o, size_t r, 
 	s->max_ns = max;
 	err = read_site_counts(rd, o, where, "desc", s->desc);
 	err = err ?: read_site_counts(rd, o, where, "kids", s->kids);
-	for (int k = 0; !err && k < PG_SITE_COUNT; k++)
+	for (int k = 0; !err && k < PG_SITE_COUNT; k++) {
 		if (s->kids[k] > s->desc[k])
 			err = bad(rd, where, "\"kids\" counts more %s calls than \"desc\"",
 				  pg_site_name((enum pg_site)k));
+		ndesc |= s->desc[k] != 0;
+	}
+	err = err ?: opt_u64(rd, o, where, "probe_ns", &s->probe_ns);
+	err = err ?: opt_u64(rd, o, where, "desc_probe_ns", &s->desc_probe_ns);
+	err = err ?: opt_u64(rd, o, where, "kids_probe_ns", &s->kids_probe_ns);
+	if (!err && s->kids_probe_ns > s->desc_probe_ns)
+		err = bad(rd, where, "\"kids_probe_ns\" is larger than \"desc_probe_ns\"");
+	if (!err && s->desc_probe_ns && !ndesc)
+		err = bad(rd, where, "\"desc_probe_ns\" without traced calls in \"desc\"");
 	err = err ?: read_hist(rd, o, where, &s->hist);
 	if (!err && pg_hist_total(&s->hist) != calls)
 		err = bad(rd, where, "\"hist\" holds %" PRIu64 " calls, \"calls\" is %" PRIu64,
 			  pg_hist_total(&s->hist), calls);
 	return err;
-}
-
-/* An optional counter of a repetition's profile; 0 when absent. */
-static int opt_u64(const struct reader *rd, struct json_object *o, const char *where,
-		   const char *key, uint64_t *out)
-{
-	struct json_object *v;
-	char what[64];
-
-	*out = 0;
-	if (!json_object_object_get_ex(o, key, &v))
-		return 0;
-	snprintf(what, sizeof(what), "\"%s\"", key);
-	return to_u64(rd, v, where, what, UINT64_MAX, out);
 }
 
 /* The optional sampled profile of a repetition (see put_profile()). */

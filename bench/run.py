@@ -303,7 +303,12 @@ def md_accuracy(rows):
           "traced caller of traced callees, as in this benchmark; it measured no more per "
           "callee than in + out, so it was dropped. Kept: the calibration targets do ~2 us "
           "of work, which took the parent's median error on nop5 sites from about +25% to "
-          "about +15% in side-by-side runs."]
+          "about +15% in side-by-side runs. Since then the BPF programs also time "
+          "themselves at every call, and that part of a callee's cost is subtracted as "
+          "measured rather than as calibrated (docs/measurement.md#compensation): it "
+          "matters most for callers of cold, long-running callees, which this benchmark's "
+          "back-to-back 2 us children are not. The parents' medians move by tens of percent "
+          "from one run of this section to the next (single-stepped: +29%, then +100%)."]
     return s
 
 

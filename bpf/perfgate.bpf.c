@@ -176,6 +176,7 @@ static __always_inline void drop_frame(struct pg_bpf_shadow *s, __u32 d)
 		return;
 	parent = &s->f[(d - 2) & (PG_MAX_DEPTH - 1)];
 	parent->child_ns += f->child_ns;
+	parent->desc_probe_ns += f->desc_probe_ns;
 	for (int k = 0; k < PG_NSITES; k++)
 		parent->desc[k] += f->desc[k];
 }
@@ -206,6 +207,7 @@ static __always_inline __u32 drop_dead_frames(struct pg_bpf_shadow *s, __u64 sp)
 SEC("kprobe")
 int pg_entry(struct pt_regs *ctx)
 {
+	__u64 t0 = bpf_ktime_get_ns();	/* our own run time is part of the probe's cost */
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0, d;
 	__u64 sp = PT_REGS_SP(ctx);
 	struct pg_bpf_shadow *s;
@@ -242,14 +244,17 @@ int pg_entry(struct pt_regs *ctx)
 	__builtin_memset(f->desc, 0, sizeof(f->desc));
 	__builtin_memset(f->kids, 0, sizeof(f->kids));
 	f->child_ns = 0;
+	f->desc_probe_ns = 0;
+	f->kids_probe_ns = 0;
 	f->sp = sp;
 	rets_push(tid, d, sp);
 	f->start = bpf_ktime_get_ns();	/* last, so that our own work is not timed */
+	f->entry_ns = f->start - t0;
 	return 0;
 }
 
-static __always_inline void account(__u32 func, __u64 dur, __u64 self,
-				    const struct pg_bpf_frame *f)
+static __always_inline struct pg_bpf_fstat *account(__u32 func, __u64 dur, __u64 self,
+						    const struct pg_bpf_frame *f)
 {
 	struct pg_bpf_hkey key = { .func = func, .bucket = pg_hist_bucket(dur) };
 	struct pg_bpf_fstat *st = bpf_map_lookup_elem(&fstats, &func);
@@ -267,6 +272,8 @@ static __always_inline void account(__u32 func, __u64 dur, __u64 self,
 			st->desc[k] += f->desc[k];
 			st->kids[k] += f->kids[k];
 		}
+		st->desc_probe_ns += f->desc_probe_ns;
+		st->kids_probe_ns += f->kids_probe_ns;
 	}
 	cnt = bpf_map_lookup_elem(&hist, &key);
 	if (cnt) {
@@ -278,6 +285,7 @@ static __always_inline void account(__u32 func, __u64 dur, __u64 self,
 		else
 			count(PG_CNT_HIST_FULL);
 	}
+	return st;
 }
 
 SEC("kprobe")
@@ -287,7 +295,8 @@ int pg_return(struct pt_regs *ctx)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), func, d = 0;
 	struct pg_bpf_frame *f = NULL;
 	struct pg_bpf_shadow *s;
-	__u64 sp, dur, self;
+	struct pg_bpf_fstat *st;
+	__u64 sp, dur, self, probe;
 	int i;
 
 	if (!is_traced())
@@ -321,11 +330,17 @@ int pg_return(struct pt_regs *ctx)
 	self = dur > f->child_ns ? dur - f->child_ns : 0;
 	s->depth = d - 1;
 	rets_pop(tid, d - 1);
-	account(func, dur, self, f);
+	st = account(func, dur, self, f);
+	/* this call's probes as far as they ran in BPF: the entry program and us, up to here */
+	probe = f->entry_ns + (bpf_ktime_get_ns() - now);
+	if (st)
+		st->probe_ns += probe;
 	if (d >= 2) {
 		struct pg_bpf_frame *parent = &s->f[(d - 2) & (PG_MAX_DEPTH - 1)];
 		__u32 site = f->site & (PG_NSITES - 1);
 
+		parent->desc_probe_ns += f->desc_probe_ns + probe;
+		parent->kids_probe_ns += probe;
 		parent->child_ns += dur;
 		parent->kids[site]++;
 		parent->desc[site]++;

@@ -33,6 +33,11 @@ struct pg_bpf_fstat {
 	/* probes that fired inside the calls, by site kind, for overhead compensation */
 	unsigned long long desc[PG_NSITES];	/* traced calls nested at any depth */
 	unsigned long long kids[PG_NSITES];	/* traced calls made directly */
+	/* the BPF programs' own run time (struct pg_calib in core/run.h): of these calls' own
+	 * probes, of the traced calls nested at any depth, of those made directly */
+	unsigned long long probe_ns;
+	unsigned long long desc_probe_ns;
+	unsigned long long kids_probe_ns;
 };
 
 /* Key of the latency histogram hash: one bucket of one function. */
@@ -45,6 +50,9 @@ struct pg_bpf_frame {
 	unsigned long long start;	/* entry timestamp, ns */
 	unsigned long long child_ns;	/* time spent in traced children */
 	unsigned long long sp;		/* stack pointer at entry: where the return address is */
+	unsigned long long entry_ns;	/* run time of the entry program, up to start */
+	unsigned long long desc_probe_ns;	/* probe run time of traced descendants so far */
+	unsigned long long kids_probe_ns;	/* of traced direct children so far */
 	unsigned int func;
 	unsigned int site;
 	unsigned int desc[PG_NSITES];	/* traced descendants so far, by site kind */

@@ -274,6 +274,15 @@ static int validate_stacks(const struct pg_rep *rep, size_t r, char *why, size_t
 	return 0;
 }
 
+static uint64_t sum_sites(const uint64_t v[PG_SITE_COUNT])
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < PG_SITE_COUNT; k++)
+		n += v[k];
+	return n;
+}
+
 int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 {
 	if (!run->meta.argc || !run->meta.argv) {
@@ -325,6 +334,12 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 					return -EINVAL;
 				}
 			}
+			if (s->kids_probe_ns > s->desc_probe_ns ||
+			    (s->desc_probe_ns && !sum_sites(s->desc))) {
+				WHY("repetition %zu, function %s: inconsistent probe times", r,
+				    run->funcs[s->func].name);
+				return -EINVAL;
+			}
 			if (pg_hist_total(&s->hist) != s->calls) {
 				WHY("repetition %zu, function %s: histogram holds %llu calls, not %llu",
 				    r, run->funcs[s->func].name,
@@ -369,6 +384,14 @@ bool pg_folded_valid(const char *s)
 	return !empty;
 }
 
+/* The calibrated, unmeasured part of out(k): all of it in runs without measured probe times. */
+static double out_rest(const struct pg_calib *c, int k)
+{
+	double r = c->out_ns[k] - (c->measured ? c->measured_ns[k] : 0);
+
+	return r > 0 ? r : 0;
+}
+
 double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
 			   const struct pg_fstat *s)
 {
@@ -378,7 +401,9 @@ double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
 		return t;
 	t -= (double)s->calls * c->in_ns[f->site];
 	for (int k = 0; k < PG_SITE_COUNT; k++)
-		t -= (double)s->desc[k] * (c->in_ns[k] + c->out_ns[k]);
+		t -= (double)s->desc[k] * (c->in_ns[k] + out_rest(c, k));
+	if (c->measured)
+		t -= (double)s->desc_probe_ns;
 	return t > 0 ? t : 0;
 }
 
@@ -391,7 +416,9 @@ double pg_fstat_comp_self(const struct pg_calib *c, const struct pg_func *f,
 		return t;
 	t -= (double)s->calls * c->in_ns[f->site];
 	for (int k = 0; k < PG_SITE_COUNT; k++)
-		t -= (double)s->kids[k] * c->out_ns[k];
+		t -= (double)s->kids[k] * out_rest(c, k);
+	if (c->measured)
+		t -= (double)s->kids_probe_ns;
 	return t > 0 ? t : 0;
 }
 
@@ -400,7 +427,8 @@ double pg_fstat_probe_cost(const struct pg_calib *c, const struct pg_func *f,
 {
 	if (!c->valid)
 		return 0;
-	return (double)s->calls * (c->in_ns[f->site] + c->out_ns[f->site]);
+	return (double)s->calls * (c->in_ns[f->site] + out_rest(c, f->site)) +
+	       (c->measured ? (double)s->probe_ns : 0);
 }
 
 const char *pg_basename(const char *path)

@@ -14,7 +14,8 @@
  * Invariants (checked by pg_run_validate(), relied on by diff/ and reporters/):
  *  - funcs[i].id == i; (binary, name) pairs are unique.
  *  - reps[r].stats is sorted by strictly increasing func id, each < nfuncs, each with calls > 0.
- *  - min_ns <= max_ns; self_ns <= total_ns; the histogram's total equals calls.
+ *  - min_ns <= max_ns; self_ns <= total_ns; the histogram's total equals calls;
+ *    kids[k] <= desc[k]; kids_probe_ns <= desc_probe_ns, which is 0 without descendants.
  *  - reps[r].stacks is sorted by folded, unique, each count >= 1, each folded a valid stack
  *    (pg_folded_valid()); their counts add up to at most samples - samples_lost;
  *    samples_lost <= samples; sources are sorted by frame and unique.
@@ -64,6 +65,15 @@ struct pg_fstat {
 	/* traced calls inside these calls, by enum pg_site, for overhead compensation */
 	uint64_t desc[PG_SITE_COUNT];	/* at any depth */
 	uint64_t kids[PG_SITE_COUNT];	/* direct children */
+	/*
+	 * The BPF programs' own run time, timed at every call (struct pg_calib says which part of
+	 * a probe's cost that is): of these calls' own probes, of the traced calls inside them at
+	 * any depth, and of those made directly. kids_probe_ns <= desc_probe_ns; all 0 in run
+	 * files from before perfgate timed its probes (pg_calib.measured is false there).
+	 */
+	uint64_t probe_ns;
+	uint64_t desc_probe_ns;
+	uint64_t kids_probe_ns;
 };
 
 /* One sampled call stack: frames root first, ';'-separated ("main;parse;lex"), see
@@ -120,11 +130,20 @@ struct pg_meta {
  * before its own); out_ns is the rest of the probe work (before the entry timestamp, after the
  * return one), which lands in the caller's time. in_ns + out_ns is the whole cost of the call's
  * two probes.
+ *
+ * Part of out_ns is the BPF programs' own run time, which they time themselves at every call
+ * (pg_fstat.probe_ns and the desc/kids sums): measured_ns is its mean per call during
+ * calibration. A probe costs more when its code and data are cold (a caller of long-running
+ * callees absorbs several times the calibrated cost per callee); the measured part follows
+ * that, call by call, so compensation uses out_ns - measured_ns plus what was measured.
+ * measured is false for run files from before that (measured_ns all 0).
  */
 struct pg_calib {
 	bool valid;
+	bool measured;
 	double in_ns[PG_SITE_COUNT];
 	double out_ns[PG_SITE_COUNT];
+	double measured_ns[PG_SITE_COUNT];
 };
 
 struct pg_run {
@@ -177,13 +196,17 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen);
  * Overhead-compensated sums of @s (a stat of function @f in a run with calibration @c), in ns:
  *   total: total_ns - calls * in(f) - sum over sites k of desc[k] * (in(k) + out(k))
  *   self:  self_ns  - calls * in(f) - sum over sites k of kids[k] * out(k)
- * clamped at 0. Without a valid calibration they return the raw sums.
+ * clamped at 0. When c->measured, each out(k) is split into the part the BPF programs timed
+ * (subtracted as measured: desc_probe_ns, kids_probe_ns) and the rest (out(k) -
+ * measured_ns(k), at least 0, calibrated). Without a valid calibration they return the raw
+ * sums.
  */
 double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
 			   const struct pg_fstat *s);
 double pg_fstat_comp_self(const struct pg_calib *c, const struct pg_func *f,
 			  const struct pg_fstat *s);
-/* The estimated cost of the probes of @s's own calls: calls * (in(f) + out(f)); 0 without. */
+/* The estimated cost of the probes of @s's own calls: calls * (in(f) + out(f)), with the
+ * measured part as measured when c->measured; 0 without a valid calibration. */
 double pg_fstat_probe_cost(const struct pg_calib *c, const struct pg_func *f,
 			   const struct pg_fstat *s);
 

@@ -420,7 +420,9 @@ static void gather(const struct pg_run *run, const struct key *keys, size_t nk,
 /*
  * The calibration both sides are compensated with: the mean of the two runs' calibrations,
  * so that a difference between two calibrations cannot pass for a change of the benchmark;
- * none (raw times on both sides) with opts->raw or when either run lacks one.
+ * none (raw times on both sides) with opts->raw or when either run lacks one. The measured
+ * probe times are used only when both runs have them, so that both sides are compensated
+ * the same way.
  */
 static void joint_calib(const struct pg_run *base, const struct pg_run *new,
 			const struct pg_compare_opts *opts, struct pg_calib *out)
@@ -431,7 +433,9 @@ static void joint_calib(const struct pg_run *base, const struct pg_run *new,
 	for (int k = 0; k < PG_SITE_COUNT; k++) {
 		out->in_ns[k] = (base->calib.in_ns[k] + new->calib.in_ns[k]) / 2;
 		out->out_ns[k] = (base->calib.out_ns[k] + new->calib.out_ns[k]) / 2;
+		out->measured_ns[k] = (base->calib.measured_ns[k] + new->calib.measured_ns[k]) / 2;
 	}
+	out->measured = base->calib.measured && new->calib.measured;
 	out->valid = true;
 }
 

@@ -50,10 +50,12 @@ pid_t pg_calib_spawn(int *go_fd, int *result_fd);
 
 /*
  * Combine the loop timings with the median measured duration of each probed target
- * (@measured_ns, from the BPF histogram) into @c. Sites without a target of their own
+ * (@median_ns, from the BPF histogram) and the mean run time of the BPF programs per call of
+ * it (@bpf_ns, pg_fstat.probe_ns / calls) into @c. Sites without a target of their own
  * (PG_SITE_UNKNOWN) get the single-step figures, the dearest.
  */
 void pg_calib_compute(const struct pg_calib_targets *t, const struct pg_calib_loops *loops,
-		      const double measured_ns[PG_CALIB_NTARGETS], struct pg_calib *c);
+		      const double median_ns[PG_CALIB_NTARGETS],
+		      const double bpf_ns[PG_CALIB_NTARGETS], struct pg_calib *c);
 
 #endif

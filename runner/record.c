@@ -653,6 +653,9 @@ static int read_maps(struct probes *p, size_t nfuncs, int ncpu, struct pg_rep *r
 				s->desc[k] += v[c].desc[k];
 				s->kids[k] += v[c].kids[k];
 			}
+			s->probe_ns += v[c].probe_ns;
+			s->desc_probe_ns += v[c].desc_probe_ns;
+			s->kids_probe_ns += v[c].kids_probe_ns;
 		}
 	}
 	while (!bpf_map_get_next_key(hfd, prev, &key)) {
@@ -736,6 +739,23 @@ out:
 	return med;
 }
 
+/* Mean run time of the BPF programs per call of function @id (pg_fstat.probe_ns); NAN if
+ * it was not called. */
+static double map_probe_mean(struct probes *p, __u32 id, int ncpu)
+{
+	struct pg_bpf_fstat *v = calloc((size_t)ncpu, sizeof(*v));
+	double ns = 0, calls = 0;
+
+	if (v && !bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.fstats), &id, v)) {
+		for (int c = 0; c < ncpu; c++) {
+			ns += (double)v[c].probe_ns;
+			calls += (double)v[c].calls;
+		}
+	}
+	free(v);
+	return calls ? ns / calls : NAN;
+}
+
 /*
  * Measure what a traced call costs on each kind of probe site, with the same BPF program and
  * maps as the benchmark (runner/calibrate.h). The targets take function ids nfuncs + k.
@@ -745,7 +765,7 @@ static int calibrate(struct probes *p, const struct pg_run *run, int ncpu, struc
 	struct pg_calib_targets t;
 	struct pg_calib_loops loops;
 	uint64_t cookie[PG_CALIB_NTARGETS];
-	double measured[PG_CALIB_NTARGETS];
+	double median[PG_CALIB_NTARGETS], bpf_ns[PG_CALIB_NTARGETS];
 	int go, res, status = 0, err;
 	__u8 one = 1;
 	ssize_t r;
@@ -779,12 +799,13 @@ static int calibrate(struct probes *p, const struct pg_run *run, int ncpu, struc
 	if (err)
 		goto out;
 	for (int k = 0; k < PG_CALIB_NTARGETS; k++) {
-		measured[k] = map_median(p, (__u32)(run->nfuncs + (size_t)k), ncpu);
-		if (isnan(measured[k]))
+		median[k] = map_median(p, (__u32)(run->nfuncs + (size_t)k), ncpu);
+		bpf_ns[k] = map_probe_mean(p, (__u32)(run->nfuncs + (size_t)k), ncpu);
+		if (isnan(median[k]) || isnan(bpf_ns[k]))
 			err = -ENODATA;
 	}
 	if (!err)
-		pg_calib_compute(&t, &loops, measured, out);
+		pg_calib_compute(&t, &loops, median, bpf_ns, out);
 out:
 	pg_calib_targets_release(&t);
 	return err;
@@ -803,9 +824,12 @@ static void report_calibration(int err, const struct pg_calib *c, bool quiet)
 			(c->in_ns[PG_SITE_NOP5] + c->out_ns[PG_SITE_NOP5]) / 1e3,
 			(c->in_ns[PG_SITE_EMULATED] + c->out_ns[PG_SITE_EMULATED]) / 1e3,
 			(c->in_ns[PG_SITE_SSTEP] + c->out_ns[PG_SITE_SSTEP]) / 1e3);
-	pg_debug("calibration in/out ns: nop5 %.0f/%.0f, emulated %.0f/%.0f, sstep %.0f/%.0f",
-		 c->in_ns[PG_SITE_NOP5], c->out_ns[PG_SITE_NOP5], c->in_ns[PG_SITE_EMULATED],
-		 c->out_ns[PG_SITE_EMULATED], c->in_ns[PG_SITE_SSTEP], c->out_ns[PG_SITE_SSTEP]);
+	pg_debug("calibration in/out(measured) ns: nop5 %.0f/%.0f(%.0f), emulated %.0f/%.0f(%.0f), "
+		 "sstep %.0f/%.0f(%.0f)",
+		 c->in_ns[PG_SITE_NOP5], c->out_ns[PG_SITE_NOP5], c->measured_ns[PG_SITE_NOP5],
+		 c->in_ns[PG_SITE_EMULATED], c->out_ns[PG_SITE_EMULATED],
+		 c->measured_ns[PG_SITE_EMULATED], c->in_ns[PG_SITE_SSTEP], c->out_ns[PG_SITE_SSTEP],
+		 c->measured_ns[PG_SITE_SSTEP]);
 }
 
 /*

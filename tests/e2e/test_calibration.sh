@@ -1,6 +1,7 @@
 # Probe calibration and overhead compensation: the run file carries the calibrated cost of
 # each kind of probe site and, per function, the traced calls made inside its calls (exact
-# counts); report and compare subtract the probe costs, and keep the raw values too.
+# counts) and the run time of their BPF programs (measured at every call); report and compare
+# subtract the probe costs, and keep the raw values too.
 source "$(dirname "$0")/lib.sh"
 "$PERFGATE" record -q -o "$TMP/run.json" -r 2 -- ./nested
 "$PERFGATE" report "$TMP/run.json" --format json >"$TMP/report.json"
@@ -35,14 +36,41 @@ for r in run["repetitions"]:
         return 0 if k < 2 else size(k) - 1 + desc(k - 1) + desc(k - 2)
     assert n(s["fib"], "kids") == 1972 and n(s["fib"], "desc") == desc(15), s["fib"]
     assert s["outer"]["kids"][site["spin"]] == 50
+    # probe run times: every call's own, added to its caller's kids and all its ancestors' desc
+    pr = {k: x.get("probe_ns", 0) for k, x in s.items()}
+    kp = {k: x.get("kids_probe_ns", 0) for k, x in s.items()}
+    dp = {k: x.get("desc_probe_ns", 0) for k, x in s.items()}
+    assert all(v > 0 for v in pr.values()), pr
+    assert sum(kp.values()) == sum(pr.values()) - pr["main"], (kp, pr)
+    assert dp["main"] == sum(pr.values()) - pr["main"], (dp, pr)
+    assert dp["outer"] == kp["outer"] + kp["inner"] and dp["inner"] == kp["inner"], (dp, kp)
+    assert dp["spin"] == 0 and kp["spin"] == 0
 # the report subtracts exactly what the calibration says (a leaf: calls x in_ns of its site)
 row = {f["function"]: f for f in rep["functions"]}
 spin = row["spin"]
 expect = spin["raw_total_ns"] - spin["calls"] * cal[site["spin"]]["in_ns"]
 assert abs(spin["total_ns"] - expect) <= 1, (spin, expect)
+# a caller: its own in_ns per call, then per descendant its in_ns and the part of out_ns that
+# is not measured, then the measured run time of the descendants' probes
+assert all(0 < v["measured_ns"] < 100000 for v in cal.values()), cal
+rest = {k: v["in_ns"] + max(0, v["out_ns"] - v["measured_ns"]) for k, v in cal.items()}
+tot = lambda f, key: sum(x.get(key, 0) for r in run["repetitions"] for x in r["functions"]
+                         if funcs[x["id"]]["name"] == f)
+desc = {}
+for r in run["repetitions"]:
+    for x in r["functions"]:
+        if funcs[x["id"]]["name"] == "main":
+            for k, v in x.get("desc", {}).items():
+                desc[k] = desc.get(k, 0) + v
+main = row["main"]
+expect = (main["raw_total_ns"] - main["calls"] * cal[site["main"]]["in_ns"] -
+          sum(v * rest[k] for k, v in desc.items()) - tot("main", "desc_probe_ns"))
+assert abs(main["total_ns"] - max(0, expect)) <= 1 + main["calls"], (main, expect)
 for f in rep["functions"]:
     assert f["total_ns"] <= f["raw_total_ns"] and f["self_ns"] <= f["raw_self_ns"], f
-    assert abs(f["overhead_ns"] - f["calls"] * cost[site[f["function"]]]) < 1 + f["calls"]
+    k = site[f["function"]]
+    own = f["calls"] * (cal[k]["in_ns"] + max(0, cal[k]["out_ns"] - cal[k]["measured_ns"]))
+    assert abs(f["overhead_ns"] - own - tot(f["function"], "probe_ns")) < 1 + f["calls"], f
 print("ok")
 PY
 # compare says which times it compares, and --raw switches compensation off

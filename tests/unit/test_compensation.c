@@ -46,6 +46,36 @@ static void test_parent(void **state)
 	assert_true(fabs(pg_fstat_comp_self(&calib, &f, &s) - self) < 1e-9);
 }
 
+/* Runs with measured probe times: the measured part of out(k) is taken as measured. */
+static void test_measured(void **state)
+{
+	struct pg_calib m = calib;
+	struct pg_func f = { .site = PG_SITE_EMULATED };
+	struct pg_fstat s = {
+		.calls = 2, .total_ns = 1000000, .self_ns = 300000,
+		.desc = { [PG_SITE_NOP5] = 20, [PG_SITE_SSTEP] = 2 },
+		.kids = { [PG_SITE_NOP5] = 20 },
+		.probe_ns = 3000, .desc_probe_ns = 50000, .kids_probe_ns = 30000,
+	};
+	/* nop5: out 1000 of which 400 measured at calibration; sstep: all of its 1500, and more */
+	double total = 1000000 - 2 * 700 - 20 * (600 + 600) - 2 * (11000 + 0) - 50000;
+	double self = 300000 - 2 * 700 - 20 * 600 - 30000;
+
+	m.measured = true;
+	m.measured_ns[PG_SITE_NOP5] = 400;
+	m.measured_ns[PG_SITE_SSTEP] = 1700;
+	m.measured_ns[PG_SITE_EMULATED] = 500;
+	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) - total) < 1e-9);
+	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - self) < 1e-9);
+	/* own probes: in + the unmeasured part of out per call, plus what was measured */
+	assert_true(fabs(pg_fstat_probe_cost(&m, &f, &s) - (2 * (700 + 600) + 3000)) < 1e-9);
+	/* the same calibration without measured probe times ignores the sums */
+	m.measured = false;
+	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) -
+			 (1000000 - 2 * 700 - 20 * 1600 - 2 * 12500)) < 1e-9);
+	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - (300000 - 2 * 700 - 20 * 1000)) < 1e-9);
+}
+
 static void test_clamp_and_uncalibrated(void **state)
 {
 	struct pg_calib none = { 0 };
@@ -113,6 +143,14 @@ static void test_validate_counts(void **state)
 	s->kids[PG_SITE_NOP5] = 2;	/* more children than descendants: impossible */
 	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
 	s->kids[PG_SITE_NOP5] = 1;
+	s->desc_probe_ns = 10;
+	s->kids_probe_ns = 11;	/* more than all descendants' */
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
+	s->kids_probe_ns = 10;
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), 0);
+	s->desc[PG_SITE_NOP5] = s->kids[PG_SITE_NOP5] = 0;	/* probe time of no descendant */
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
+	s->desc[PG_SITE_NOP5] = s->kids[PG_SITE_NOP5] = 1;
 	run.calib = calib;
 	run.calib.in_ns[PG_SITE_NOP5] = NAN;
 	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
@@ -124,6 +162,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_leaf),
 		cmocka_unit_test(test_parent),
+		cmocka_unit_test(test_measured),
 		cmocka_unit_test(test_clamp_and_uncalibrated),
 		cmocka_unit_test(test_retain),
 		cmocka_unit_test(test_validate_counts),

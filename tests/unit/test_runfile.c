@@ -244,7 +244,20 @@ static void make_run(struct pg_run *run)
 	rep->wall_ns = 1234567890;
 	rep->exit_code = 0;
 	add_stat(rep, 0, v0, sizeof(v0) / sizeof(v0[0]), 2);
+	s = &rep->stats[rep->nstats - 1];
+	s->desc[PG_SITE_NOP5] = 7;
+	s->desc[PG_SITE_SSTEP] = 2;
+	s->kids[PG_SITE_NOP5] = 5;
+	s->probe_ns = 123456;
+	s->desc_probe_ns = 98765;
+	s->kids_probe_ns = 4321;
 	add_stat(rep, 1, v1, sizeof(v1) / sizeof(v1[0]), 1);
+	run->calib = (struct pg_calib){
+		.valid = true, .measured = true,
+		.in_ns = { 11000.5, 600.25, 700, 11000.5 },
+		.out_ns = { 1500, 1000.75, 1100, 1500 },
+		.measured_ns = { 900, 450.5, 500, 900 },
+	};
 	/* counters beyond 2^63 */
 	s = pg_rep_add_stat(rep, 2);
 	assert_non_null(s);
@@ -300,6 +313,13 @@ static void assert_runs_equal(const struct pg_run *a, const struct pg_run *b)
 	assert_strv_eq(ma->filters, ma->nfilters, mb->filters, mb->nfilters);
 	assert_strv_eq(ma->excludes, ma->nexcludes, mb->excludes, mb->nexcludes);
 
+	assert_int_equal(a->calib.valid, b->calib.valid);
+	assert_int_equal(a->calib.measured, b->calib.measured);
+	for (int k = 0; k < PG_SITE_COUNT; k++) {
+		assert_true(a->calib.in_ns[k] == b->calib.in_ns[k]);
+		assert_true(a->calib.out_ns[k] == b->calib.out_ns[k]);
+		assert_true(a->calib.measured_ns[k] == b->calib.measured_ns[k]);
+	}
 	assert_int_equal(a->nfuncs, b->nfuncs);
 	for (size_t i = 0; i < a->nfuncs; i++) {
 		const struct pg_func *fa = &a->funcs[i], *fb = &b->funcs[i];
@@ -330,6 +350,11 @@ static void assert_runs_equal(const struct pg_run *a, const struct pg_run *b)
 			assert_int_equal(sa->self_ns, sb->self_ns);
 			assert_int_equal(sa->min_ns, sb->min_ns);
 			assert_int_equal(sa->max_ns, sb->max_ns);
+			assert_memory_equal(sa->desc, sb->desc, sizeof(sa->desc));
+			assert_memory_equal(sa->kids, sb->kids, sizeof(sa->kids));
+			assert_int_equal(sa->probe_ns, sb->probe_ns);
+			assert_int_equal(sa->desc_probe_ns, sb->desc_probe_ns);
+			assert_int_equal(sa->kids_probe_ns, sb->kids_probe_ns);
 			assert_int_equal(sa->hist.n, sb->hist.n);
 			for (size_t k = 0; k < sa->hist.n; k++) {
 				assert_int_equal(sa->hist.idx[k], sb->hist.idx[k]);
@@ -494,6 +519,10 @@ static const char base_json[] =
 	"\"cpu_model\":\"cpu\",\"git_commit\":null,\"cwd\":\"/src\",\n"
 	"  \"options\":{\"repetitions\":2,\"functions\":[\"foo*\"],\"exclude\":[]}},\n"
 	" \"histogram\":{\"scheme\":\"log-linear\",\"sub_bucket_bits\":6,\"max_exponent\":41},\n"
+	" \"calibration\":{\"unknown\":{\"in_ns\":9,\"out_ns\":5,\"measured_ns\":2},"
+	"\"nop5\":{\"in_ns\":1,\"out_ns\":2,\"measured_ns\":1},"
+	"\"emulated\":{\"in_ns\":1,\"out_ns\":2,\"measured_ns\":1.5},"
+	"\"sstep\":{\"in_ns\":9,\"out_ns\":5,\"measured_ns\":2}},\n"
 	" \"functions\":[\n"
 	"  {\"id\":0,\"name\":\"foo\",\"display\":\"foo\",\"binary\":\"/bin/b\","
 	"\"address\":\"0x1139\",\"offset\":4409,\"site\":\"nop5\",\"endbr\":false},\n"
@@ -501,7 +530,8 @@ static const char base_json[] =
 	"\"address\":\"0x1200\",\"offset\":4608,\"site\":\"sstep\",\"endbr\":true}],\n"
 	" \"repetitions\":[{\"wall_ns\":1000000,\"exit_code\":0,\"signal\":0,\"functions\":[\n"
 	"  {\"id\":0,\"calls\":3,\"total_ns\":300,\"self_ns\":200,\"min_ns\":90,\"max_ns\":110,"
-	"\"hist\":[[90,1],[100,2]]},\n"
+	"\"desc\":{\"sstep\":1},\"kids\":{\"sstep\":1},\"probe_ns\":30,\"desc_probe_ns\":20,"
+	"\"kids_probe_ns\":20,\"hist\":[[90,1],[100,2]]},\n"
 	"  {\"id\":1,\"calls\":1,\"total_ns\":50,\"self_ns\":50,\"min_ns\":50,\"max_ns\":50,"
 	"\"hist\":[[50,1]]}]}]}\n";
 
@@ -601,10 +631,23 @@ static const struct corrupt_case corrupt_cases[] = {
 	{ "functions not array", { { "\"functions\":[\n  {\"id\":0,\"name\"",
 				     "\"functions\":7,\"x\":[\n  {\"id\":0,\"name\"" } },
 	  "\"functions\" must be an array, not an integer" },
-	{ "trailing comma", { { "[50,1]]", "[50,1],]" } }, "invalid JSON at line 10" },
+	{ "kids probe > desc probe", { { "\"kids_probe_ns\":20", "\"kids_probe_ns\":21" } },
+	  "\"kids_probe_ns\" is larger than \"desc_probe_ns\"" },
+	{ "desc probe without desc", { { "\"desc\":{\"sstep\":1},\"kids\":{\"sstep\":1},", "" },
+				       { "\"kids_probe_ns\":20", "\"kids_probe_ns\":0" } },
+	  "\"desc_probe_ns\" without traced calls in \"desc\"" },
+	{ "probe time negative", { { "\"probe_ns\":30", "\"probe_ns\":-30" } },
+	  "\"probe_ns\" must not be negative" },
+	{ "measured on some sites", { { ",\"measured_ns\":1.5", "" } },
+	  "\"measured_ns\" is given for some site kinds only" },
+	{ "measured out of range", { { "\"measured_ns\":1.5", "\"measured_ns\":-1" } },
+	  "emulated.measured_ns is out of range" },
+	{ "measured not a number", { { "\"measured_ns\":1.5", "\"measured_ns\":\"x\"" } },
+	  "emulated.measured_ns must be a number" },
+	{ "trailing comma", { { "[50,1]]", "[50,1],]" } }, "invalid JSON at line 11" },
 	{ "trailing data", { { "]}]}\n", "]}]}\n{}" } },
-	  "line 11, column 1: unexpected data after the end" },
-	{ "truncated", { { "]}]}\n", "]}" } }, "unexpected end of file at line 10" },
+	  "line 12, column 1: unexpected data after the end" },
+	{ "truncated", { { "]}]}\n", "]}" } }, "unexpected end of file at line 11" },
 };
 
 /* base_json with the edits of @c applied; a new string. */
@@ -784,7 +827,7 @@ static void test_unknown_keys_ignored(void **state)
 	/* an unknown site kind (from a later version) reads as "unknown" */
 	free(text);
 	text = strdup(base_json);
-	memcpy(strstr(text, "\"sstep\""), "\"xstep\"", 7);
+	memcpy(strstr(text, "\"site\":\"sstep\""), "\"site\":\"xstep\"", 14);
 	write_text(path, text, strlen(text));
 	pg_run_release(&run);
 	assert_int_equal(pg_runfile_read(path, &run), 0);
