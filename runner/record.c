@@ -620,6 +620,34 @@ cleanup:
 	return err;
 }
 
+/*
+ * Add up the per-CPU totals of function @id in the fstats map @fd into @s (zeroed by the
+ * caller; its histogram is left alone), using @v (ncpu entries) as the buffer. @s stays as it
+ * is when the lookup fails: an id outside the map, which reads as "not called".
+ */
+static void read_fstat(int fd, __u32 id, int ncpu, struct pg_bpf_fstat *v, struct pg_fstat *s)
+{
+	if (bpf_map_lookup_elem(fd, &id, v))
+		return;
+	s->func = id;
+	for (int c = 0; c < ncpu; c++) {
+		s->calls += v[c].calls;
+		s->total_ns += v[c].total_ns;
+		s->self_ns += v[c].self_ns;
+		if (v[c].calls && (!s->min_ns || v[c].min_ns < s->min_ns))
+			s->min_ns = v[c].min_ns;
+		if (v[c].max_ns > s->max_ns)
+			s->max_ns = v[c].max_ns;
+		for (int k = 0; k < PG_NSITES; k++) {
+			s->desc[k] += v[c].desc[k];
+			s->kids[k] += v[c].kids[k];
+		}
+		s->probe_ns += v[c].probe_ns;
+		s->desc_probe_ns += v[c].desc_probe_ns;
+		s->kids_probe_ns += v[c].kids_probe_ns;
+	}
+}
+
 /* Read this repetition's maps into @rep; add the event counters to @counters. */
 static int read_maps(struct probes *p, size_t nfuncs, int ncpu, struct pg_rep *rep,
 		     __u64 counters[PG_CNT_MAX])
@@ -635,29 +663,8 @@ static int read_maps(struct probes *p, size_t nfuncs, int ncpu, struct pg_rep *r
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	for (__u32 i = 0; i < nfuncs; i++) {
-		struct pg_fstat *s = &tmp[i];
-
-		if (bpf_map_lookup_elem(fst, &i, v))
-			continue;
-		s->func = i;
-		for (int c = 0; c < ncpu; c++) {
-			s->calls += v[c].calls;
-			s->total_ns += v[c].total_ns;
-			s->self_ns += v[c].self_ns;
-			if (v[c].calls && (!s->min_ns || v[c].min_ns < s->min_ns))
-				s->min_ns = v[c].min_ns;
-			if (v[c].max_ns > s->max_ns)
-				s->max_ns = v[c].max_ns;
-			for (int k = 0; k < PG_NSITES; k++) {
-				s->desc[k] += v[c].desc[k];
-				s->kids[k] += v[c].kids[k];
-			}
-			s->probe_ns += v[c].probe_ns;
-			s->desc_probe_ns += v[c].desc_probe_ns;
-			s->kids_probe_ns += v[c].kids_probe_ns;
-		}
-	}
+	for (__u32 i = 0; i < nfuncs; i++)
+		read_fstat(fst, i, ncpu, v, &tmp[i]);
 	while (!bpf_map_get_next_key(hfd, prev, &key)) {
 		__u64 sum = 0;
 
@@ -744,16 +751,12 @@ out:
 static double map_probe_mean(struct probes *p, __u32 id, int ncpu)
 {
 	struct pg_bpf_fstat *v = calloc((size_t)ncpu, sizeof(*v));
-	double ns = 0, calls = 0;
+	struct pg_fstat s = { 0 };
 
-	if (v && !bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.fstats), &id, v)) {
-		for (int c = 0; c < ncpu; c++) {
-			ns += (double)v[c].probe_ns;
-			calls += (double)v[c].calls;
-		}
-	}
+	if (v)
+		read_fstat(bpf_map__fd(p->skel->maps.fstats), id, ncpu, v, &s);
 	free(v);
-	return calls ? ns / calls : NAN;
+	return s.calls ? (double)s.probe_ns / (double)s.calls : NAN;
 }
 
 /*
