@@ -959,7 +959,7 @@ static int read_fstat(const struct reader *rd, struct json_object *o, size_t r, 
 		      struct pg_run *run, struct pg_rep *rep)
 {
 	uint64_t id, calls, total, self, min, max;
-	bool ndesc = false;
+	bool any_desc = false;
 	struct pg_fstat *s;
 	char where[80];
 	int err;
@@ -1005,14 +1005,14 @@ static int read_fstat(const struct reader *rd, struct json_object *o, size_t r, 
 		if (s->kids[k] > s->desc[k])
 			err = bad(rd, where, "\"kids\" counts more %s calls than \"desc\"",
 				  pg_site_name((enum pg_site)k));
-		ndesc |= s->desc[k] != 0;
+		any_desc |= s->desc[k] != 0;
 	}
 	err = err ?: opt_u64(rd, o, where, "probe_ns", &s->probe_ns);
 	err = err ?: opt_u64(rd, o, where, "desc_probe_ns", &s->desc_probe_ns);
 	err = err ?: opt_u64(rd, o, where, "kids_probe_ns", &s->kids_probe_ns);
 	if (!err && s->kids_probe_ns > s->desc_probe_ns)
 		err = bad(rd, where, "\"kids_probe_ns\" is larger than \"desc_probe_ns\"");
-	if (!err && s->desc_probe_ns && !ndesc)
+	if (!err && s->desc_probe_ns && !any_desc)
 		err = bad(rd, where, "\"desc_probe_ns\" without traced calls in \"desc\"");
 	err = err ?: read_hist(rd, o, where, &s->hist);
 	if (!err && pg_hist_total(&s->hist) != calls)
