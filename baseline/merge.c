@@ -255,6 +255,13 @@ static int check_mergeable(const struct pg_run *const *runs, const char *const *
 			       "refusing to merge them", names[0], names[i]);
 			return -EINVAL;
 		}
+		if (runs[i]->hist_compensated != runs[0]->hist_compensated) {
+			pg_err("%s has %s latency histograms and %s %s ones (recorded by different "
+			       "perfgate versions?): refusing to merge them", names[0],
+			       runs[0]->hist_compensated ? "compensated" : "raw", names[i],
+			       runs[i]->hist_compensated ? "compensated" : "raw");
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -289,6 +296,8 @@ int pg_run_merge(const struct pg_run *const *runs, const char *const *names, siz
 	nw = newest(runs, n);
 	err = copy_meta(&out->meta, &runs[nw]->meta, (uint32_t)reps);
 	out->calib = runs[nw]->calib;
+	/* each repetition's histogram stays compensated by its own recording's calibration */
+	out->hist_compensated = runs[0]->hist_compensated;
 	/* repetitions without measured probe times are compensated the older way, all of them */
 	for (size_t i = 0; i < n; i++)
 		if (!runs[i]->calib.measured)

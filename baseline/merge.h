@@ -17,6 +17,8 @@
  *    sampling frequency) and the probe calibration are the newest run's: the one with the
  *    latest start time (the last one given among equals or unknown). Different hosts are
  *    merged with a warning.
+ *  - Runs with compensated histograms (pg_run.hist_compensated) are not merged with runs with
+ *    raw ones; a repetition's histogram stays compensated by its own recording's calibration.
  */
 #ifndef PG_MERGE_H
 #define PG_MERGE_H

@@ -202,13 +202,14 @@ static struct json_object *new_meta(const struct pg_meta *m)
 	return meta;
 }
 
-static struct json_object *new_hist_scheme(void)
+static struct json_object *new_hist_scheme(bool compensated)
 {
 	struct json_object *h = json_object_new_object();
 
 	if (!h || pg_json_put_str(h, "scheme", HIST_SCHEME) ||
 	    put_int(h, "sub_bucket_bits", PG_HIST_SUB_BITS) ||
-	    put_int(h, "max_exponent", PG_HIST_MAX_EXP)) {
+	    put_int(h, "max_exponent", PG_HIST_MAX_EXP) ||
+	    (compensated && pg_json_put_str(h, "durations", "compensated"))) {
 		json_object_put(h);
 		return NULL;
 	}
@@ -442,11 +443,11 @@ static void emit_run(struct writer *w, const struct pg_run *run)
 	char head[64];
 
 	snprintf(head, sizeof(head), "{\"format\":\"%s\",\"version\":%d,\"meta\":",
-		 PG_RUNFILE_FORMAT, PG_RUNFILE_VERSION);
+		 PG_RUNFILE_FORMAT, run->hist_compensated ? 2 : 1);
 	emit_str(w, head);
 	emit_obj(w, new_meta(&run->meta));
 	emit_str(w, ",\"histogram\":");
-	emit_obj(w, new_hist_scheme());
+	emit_obj(w, new_hist_scheme(run->hist_compensated));
 	if (run->calib.valid) {
 		emit_str(w, ",\"calibration\":");
 		emit_obj(w, new_calib(&run->calib));
@@ -734,11 +735,16 @@ static int read_meta(const struct reader *rd, struct json_object *root, struct p
 	return err;
 }
 
-/* The histogram scheme must be the one this perfgate was built with. */
-static int read_hist_scheme(const struct reader *rd, struct json_object *root)
+/*
+ * The histogram scheme must be the one this perfgate was built with. "durations": "raw" or
+ * "compensated" (struct pg_run.hist_compensated), required from @version 2 on; version-1
+ * histograms are raw.
+ */
+static int read_hist_scheme(const struct reader *rd, struct json_object *root, int64_t version,
+			    bool *comp)
 {
-	struct json_object *h;
-	const char *scheme;
+	struct json_object *h, *v;
+	const char *scheme, *dur = "raw";
 	uint64_t bits, maxexp;
 	int err;
 
@@ -752,6 +758,16 @@ static int read_hist_scheme(const struct reader *rd, struct json_object *root)
 		return bad(rd, "histogram", "unsupported histogram scheme %s/%" PRIu64 "/%" PRIu64
 			   " (this perfgate reads %s with sub_bucket_bits %d, max_exponent %d)",
 			   scheme, bits, maxexp, HIST_SCHEME, PG_HIST_SUB_BITS, PG_HIST_MAX_EXP);
+	if ((version >= 2 || json_object_object_get_ex(h, "durations", &v)) &&
+	    get_str(rd, h, "histogram", "durations", false, &dur))
+		return -EINVAL;
+	if (strcmp(dur, "raw") && strcmp(dur, "compensated"))
+		return bad(rd, "histogram", "\"durations\" is \"%.40s\", not \"raw\" or "
+			   "\"compensated\"", dur);
+	*comp = !strcmp(dur, "compensated");
+	if (*comp && version < 2)
+		return bad(rd, "histogram", "compensated durations in a version %" PRId64 " file "
+			   "(they need version 2)", version);
 	return 0;
 }
 
@@ -1182,14 +1198,17 @@ static int read_root(const struct reader *rd, struct json_object *root, struct p
 	if (err)
 		return err;
 	version = json_object_get_int64(v);
-	if (version != PG_RUNFILE_VERSION)
+	if (version < PG_RUNFILE_MIN_VERSION || version > PG_RUNFILE_VERSION)
 		return bad(rd, "", "run file version %" PRId64 " is not supported (this perfgate "
-			   "reads version %d%s)", version, PG_RUNFILE_VERSION,
-			   version > PG_RUNFILE_VERSION ?
+			   "reads versions %d to %d%s)", version, PG_RUNFILE_MIN_VERSION,
+			   PG_RUNFILE_VERSION, version > PG_RUNFILE_VERSION ?
 			   "; the file is from a newer perfgate" : "");
 	err = read_meta(rd, root, &run->meta);
-	err = err ?: read_hist_scheme(rd, root);
+	err = err ?: read_hist_scheme(rd, root, version, &run->hist_compensated);
 	err = err ?: read_calib(rd, root, &run->calib);
+	if (!err && run->hist_compensated && !run->calib.measured)
+		return bad(rd, "histogram", "the durations are compensated, but the calibration "
+			   "(with measured_ns) they were compensated with is missing");
 	err = err ?: member(rd, root, "", "functions", json_type_array, false, &funcs);
 	err = err ?: member(rd, root, "", "repetitions", json_type_array, false, &reps);
 	if (err)

@@ -18,7 +18,13 @@
 #include "../core/run.h"
 
 #define PG_RUNFILE_FORMAT "perfgate-run"
-#define PG_RUNFILE_VERSION 1
+/*
+ * Versions read: 1 and 2. Version 2 files say whether their latency histograms hold
+ * compensated durations (pg_run.hist_compensated), which a version-1 reader would misread; the
+ * writer writes version 1 when they are raw, so that older perfgate versions still read it.
+ */
+#define PG_RUNFILE_VERSION 2
+#define PG_RUNFILE_MIN_VERSION 1
 /* Default size limit of run files, in MiB; PERFGATE_MAX_RUN_MB overrides it (1 to 65536). */
 #define PG_RUNFILE_DEFAULT_MAX_MB 64
 #define PG_RUNFILE_MAX_MB_ENV "PERFGATE_MAX_RUN_MB"

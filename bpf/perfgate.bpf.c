@@ -73,6 +73,18 @@ struct {
 /* set by the runner before load when the benchmark gets the exception fix (bpf/perfgate.h) */
 const volatile bool publish_rets = false;
 
+/*
+ * Overhead compensation of the latency histogram, set by the runner after calibration (struct
+ * pg_calib in core/run.h; off during the calibration itself, whose histograms must be raw).
+ * Each call's duration goes into the histogram minus, in whole ns, its own probes' work inside
+ * its window (hist_own_ns[its site]), the BPF run time of its traced descendants' probes (as
+ * timed) and, per descendant of site k, the untimed rest of its probes (hist_desc_ns[k]); at
+ * least 0. total_ns, self_ns, min_ns and max_ns stay raw.
+ */
+bool hist_compensate = false;
+__u64 hist_own_ns[PG_NSITES];
+__u64 hist_desc_ns[PG_NSITES];
+
 /* one entry per thread, mmapped read-only by the benchmark's preload library */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -253,10 +265,23 @@ int pg_entry(struct pt_regs *ctx)
 	return 0;
 }
 
+/* @dur of the call of frame @f, compensated for probe overhead as set above */
+static __always_inline __u64 hist_dur(__u64 dur, const struct pg_bpf_frame *f)
+{
+	__u64 c;
+
+	if (!hist_compensate)
+		return dur;
+	c = hist_own_ns[f->site & (PG_NSITES - 1)] + f->desc_probe_ns;
+	for (int k = 0; k < PG_NSITES; k++)
+		c += (__u64)f->desc[k] * hist_desc_ns[k];
+	return dur > c ? dur - c : 0;
+}
+
 static __always_inline struct pg_bpf_fstat *account(__u32 func, __u64 dur, __u64 self,
 						    const struct pg_bpf_frame *f)
 {
-	struct pg_bpf_hkey key = { .func = func, .bucket = pg_hist_bucket(dur) };
+	struct pg_bpf_hkey key = { .func = func, .bucket = pg_hist_bucket(hist_dur(dur, f)) };
 	struct pg_bpf_fstat *st = bpf_map_lookup_elem(&fstats, &func);
 	__u64 one = 1, *cnt;
 

@@ -289,6 +289,10 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 		WHY("the run has no command");
 		return -EINVAL;
 	}
+	if (run->hist_compensated && !(run->calib.valid && run->calib.measured)) {
+		WHY("compensated histograms without a calibration with measured probe times");
+		return -EINVAL;
+	}
 	for (int k = 0; run->calib.valid && k < PG_SITE_COUNT; k++) {
 		const double in = run->calib.in_ns[k], out = run->calib.out_ns[k];
 
@@ -392,6 +396,11 @@ static double out_rest(const struct pg_calib *c, int k)
 	return r > 0 ? r : 0;
 }
 
+double pg_calib_desc_ns(const struct pg_calib *c, int k)
+{
+	return c->in_ns[k] + out_rest(c, k);
+}
+
 double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
 			   const struct pg_fstat *s)
 {
@@ -401,7 +410,7 @@ double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
 		return t;
 	t -= (double)s->calls * c->in_ns[f->site];
 	for (int k = 0; k < PG_SITE_COUNT; k++)
-		t -= (double)s->desc[k] * (c->in_ns[k] + out_rest(c, k));
+		t -= (double)s->desc[k] * pg_calib_desc_ns(c, k);
 	if (c->measured)
 		t -= (double)s->desc_probe_ns;
 	return t > 0 ? t : 0;

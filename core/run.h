@@ -16,6 +16,7 @@
  *  - reps[r].stats is sorted by strictly increasing func id, each < nfuncs, each with calls > 0.
  *  - min_ns <= max_ns; self_ns <= total_ns; the histogram's total equals calls;
  *    kids[k] <= desc[k]; kids_probe_ns <= desc_probe_ns, which is 0 without descendants.
+ *  - hist_compensated only with a valid, measured calibration.
  *  - reps[r].stacks is sorted by folded, unique, each count >= 1, each folded a valid stack
  *    (pg_folded_valid()); their counts add up to at most samples - samples_lost;
  *    samples_lost <= samples; sources are sorted by frame and unique.
@@ -149,6 +150,15 @@ struct pg_calib {
 struct pg_run {
 	struct pg_meta meta;
 	struct pg_calib calib;		/* valid == false in runs without calibration */
+	/*
+	 * The latency histograms hold compensated durations: each call's own, less what
+	 * pg_fstat_comp_total() subtracts for that call alone (its own probes' in_ns, each traced
+	 * descendant's pg_calib_desc_ns() and its descendants' timed probe work), by the
+	 * calibration of the recording that call was in, rounded to whole ns, at least 0
+	 * (bpf/perfgate.bpf.c). Requires calib.valid and calib.measured. false: raw durations
+	 * (run files from before, runs without calibration).
+	 */
+	bool hist_compensated;
 	size_t nfuncs;
 	struct pg_func *funcs;
 	size_t nreps;
@@ -205,6 +215,12 @@ double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
 			   const struct pg_fstat *s);
 double pg_fstat_comp_self(const struct pg_calib *c, const struct pg_func *f,
 			  const struct pg_fstat *s);
+/*
+ * What compensation subtracts for one traced call of site @k inside a caller, besides the BPF
+ * run time its probes timed themselves (when c->measured): in(k) + out(k) - measured(k), at
+ * least in(k); in(k) + out(k) without measured probe times.
+ */
+double pg_calib_desc_ns(const struct pg_calib *c, int k);
 /* The estimated cost of the probes of @s's own calls: calls * (in(f) + out(f)), with the
  * measured part as measured when c->measured; 0 without a valid calibration. */
 double pg_fstat_probe_cost(const struct pg_calib *c, const struct pg_func *f,

@@ -352,11 +352,12 @@ static bool is_leaf(const struct pg_run *run, const struct key *keys, size_t nk)
  * a leaf (its time is all its own) the slowest PG_LEAF_TRIM of its calls are left out, their
  * durations estimated from the latency histogram, so that a rare interrupted call (a
  * profiling sample, a timer tick, preemption) does not move the repetition's value; otherwise
- * the sums over every call.
+ * the sums over every call. @run is the run @st is in: in compensated histograms a leaf's
+ * durations lack its own calibrated in_ns, which is added back.
  */
-static void rep_time(const struct pg_calib *calib, const struct pg_func *f,
-		     const struct pg_fstat *st, enum pg_metric metric, bool leaf, double *raw,
-		     double *comp, uint64_t *calls)
+static void rep_time(const struct pg_run *run, const struct pg_calib *calib,
+		     const struct pg_func *f, const struct pg_fstat *st, enum pg_metric metric,
+		     bool leaf, double *raw, double *comp, uint64_t *calls)
 {
 	static const struct pg_calib none;
 
@@ -372,6 +373,9 @@ static void rep_time(const struct pg_calib *calib, const struct pg_func *f,
 		uint64_t n;
 		double top = pg_hist_top_sum(&st->hist, PG_LEAF_TRIM, &n);
 		double in = calib->valid ? calib->in_ns[f->site] : 0;
+
+		if (run->hist_compensated)
+			top += (double)n * (double)llround(run->calib.in_ns[f->site]);
 
 		if (n && n < st->calls && top < *raw) {
 			*raw -= top;
@@ -403,7 +407,8 @@ static void gather(const struct pg_run *run, const struct key *keys, size_t nk,
 			for (int k = 0; k < PG_SITE_COUNT; k++)
 				s->callees += (double)(metric == PG_METRIC_TOTAL ? st->desc[k] :
 									     st->kids[k]);
-			rep_time(calib, &run->funcs[keys[i].id], st, metric, leaf, &rw, &cp, &kept);
+			rep_time(run, calib, &run->funcs[keys[i].id], st, metric, leaf, &rw, &cp,
+				 &kept);
 			raw += rw;
 			ns += cp;
 			timed += kept;

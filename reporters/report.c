@@ -23,9 +23,11 @@
 
 /*
  * One function over all repetitions. total_ns and self_ns are compensated for probe overhead
- * when the run is calibrated (core/run.h); raw_* are as measured. mean is compensated exactly;
- * the percentiles, min and max are shifted by the probe work every call carries (in_ns of its
- * site): exact for a leaf, while a caller's still include its traced callees' probe costs.
+ * when the run is calibrated (core/run.h); raw_* are as measured. mean is compensated exactly.
+ * The percentiles come from histograms the BPF programs compensate call by call
+ * (pg_run.hist_compensated): exact for callers too. min and max, and the percentiles of older
+ * run files, are shifted by the probe work every call carries (in_ns of its site): exact for a
+ * leaf, while a caller's still include its traced callees' probe costs.
  */
 struct row {
 	const struct pg_func *func;	/* NULL: not called in any repetition */
@@ -154,15 +156,17 @@ static int aggregate(const struct pg_run *run, struct row **out, size_t *nrows)
 
 		/* every call carries its own probes' in_ns; callees' probes vary per call */
 		double shift = run->calib.valid ? run->calib.in_ns[row->func->site] : 0;
+		/* compensated histograms need none */
+		double hshift = run->hist_compensated ? 0 : shift;
 
 		row->total_ns = round_u64(row->comp_total);
 		row->self_ns = round_u64(row->comp_self);
 		if (row->self_ns > row->total_ns)
 			row->self_ns = row->total_ns;
 		row->mean_ns = row->calls ? row->comp_total / (double)row->calls : NAN;
-		row->p50_ns = unshift(pg_hist_quantile(&row->hist, 0.50), shift);
-		row->p90_ns = unshift(pg_hist_quantile(&row->hist, 0.90), shift);
-		row->p99_ns = unshift(pg_hist_quantile(&row->hist, 0.99), shift);
+		row->p50_ns = unshift(pg_hist_quantile(&row->hist, 0.50), hshift);
+		row->p90_ns = unshift(pg_hist_quantile(&row->hist, 0.90), hshift);
+		row->p99_ns = unshift(pg_hist_quantile(&row->hist, 0.99), hshift);
 		row->min_c = unshift((double)row->min_ns, shift);
 		row->max_c = unshift((double)row->max_ns, shift);
 	}

@@ -814,6 +814,25 @@ out:
 	return err;
 }
 
+/*
+ * From here on the BPF programs put compensated durations into the histograms (hist_dur() in
+ * bpf/perfgate.bpf.c), with the same formula as pg_fstat_comp_total() for each call: exact
+ * percentiles for callers too. The calibration itself ran with raw histograms.
+ */
+static void compensate_hists(struct probes *p, struct pg_run *run)
+{
+	const struct pg_calib *c = &run->calib;
+
+	if (!c->valid || !c->measured)
+		return;
+	for (int k = 0; k < PG_SITE_COUNT; k++) {
+		p->skel->bss->hist_own_ns[k] = (__u64)llround(c->in_ns[k]);
+		p->skel->bss->hist_desc_ns[k] = (__u64)llround(pg_calib_desc_ns(c, k));
+	}
+	p->skel->bss->hist_compensate = true;
+	run->hist_compensated = true;
+}
+
 static void report_calibration(int err, const struct pg_calib *c, bool quiet)
 {
 	if (err) {
@@ -1329,6 +1348,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		if (err)
 			goto cleanup;
 	}
+	compensate_hists(&probes, run);	/* after the pilot, which may load the programs again */
 	if (o->sample_hz) {
 		probes.sampler = pg_sampler_open(o->sample_hz,
 						 bpf_map__fd(probes.skel->maps.traced));

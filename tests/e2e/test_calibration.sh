@@ -66,6 +66,32 @@ main = row["main"]
 expect = (main["raw_total_ns"] - main["calls"] * cal[site["main"]]["in_ns"] -
           sum(v * rest[k] for k, v in desc.items()) - tot("main", "desc_probe_ns"))
 assert abs(main["total_ns"] - max(0, expect)) <= 1 + main["calls"], (main, expect)
+# the histograms hold each call's compensated duration: the same formula, call by call, with
+# the calibration rounded to whole ns (so version 2 of the format, which says so)
+assert run["version"] == 2 and run["histogram"]["durations"] == "compensated", run["histogram"]
+def bucket(v):
+    if v < 64:
+        return v
+    e = v.bit_length() - 1
+    return min(2367, 64 + (e - 6) * 64 + (v >> (e - 6)) - 64)
+def mid(b):
+    if b < 64:
+        return b
+    e, s = (b - 64) // 64 + 6, (b - 64) % 64
+    return (64 + s + 0.5) * 2 ** (e - 6)
+rnd = lambda x: int(x + 0.5)
+for r in run["repetitions"]:
+    for x in r["functions"]:
+        name = funcs[x["id"]]["name"]
+        per_call = (x["calls"] * rnd(cal[site[name]]["in_ns"]) + x.get("desc_probe_ns", 0) +
+                    sum(v * rnd(rest[k]) for k, v in x.get("desc", {}).items()))
+        c = x["total_ns"] - per_call
+        assert sum(n for _, n in x["hist"]) == x["calls"]
+        if name == "main":	# one call: exactly its bucket
+            assert x["hist"] == [[bucket(max(0, c)), 1]], (x["hist"], c, bucket(c))
+        elif name != "fib":	# fib(0) and fib(1) may be shorter than their probes: clamped
+            est = sum(mid(b) * n for b, n in x["hist"])
+            assert abs(est - c) <= 0.02 * c + x["calls"], (name, est, c)
 for f in rep["functions"]:
     assert f["total_ns"] <= f["raw_total_ns"] and f["self_ns"] <= f["raw_self_ns"], f
     k = site[f["function"]]

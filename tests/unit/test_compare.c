@@ -692,44 +692,66 @@ static void test_nothing_common(void **state)
 	pg_run_free(b);
 }
 
+/*
+ * A repetition of a 50-call leaf taking @per ns a call, @slow of them interrupted (2x as long).
+ * Its histogram holds the durations less @hist_in (0: raw; a compensated histogram lacks each
+ * call's own in_ns).
+ */
+static void add_leaf_rep(struct pg_run *run, double per, uint64_t slow, double hist_in)
+{
+	struct pg_rep *rep = add_rep(run, 50000000);
+	struct pg_fstat *st = pg_rep_add_stat(rep, 0);
+
+	assert_non_null(st);
+	st->calls = 50;
+	st->total_ns = st->self_ns = (uint64_t)(per * 50 + per * (double)slow);
+	st->min_ns = (uint64_t)per;
+	st->max_ns = (uint64_t)(slow ? 2 * per : per);
+	assert_int_equal(pg_hist_add(&st->hist, pg_hist_bucket((uint64_t)(per - hist_in)),
+				     50 - slow), 0);
+	if (slow)
+		assert_int_equal(pg_hist_add(&st->hist,
+					     pg_hist_bucket((uint64_t)(2 * per - hist_in)), slow),
+				 0);
+}
+
 /* A leaf whose calls are now and then interrupted (a sample, a tick): the slowest 5% of calls
- * are left out per repetition, so rare 2x calls do not pass for a slowdown. */
-static void test_leaf_trim(void **state)
+ * are left out per repetition, so rare 2x calls do not pass for a slowdown. With @comp, both
+ * runs are calibrated (a probe puts 20 us into each 40 us call) and the new one has compensated
+ * histograms, the old one raw ones: the same verdict. */
+static void leaf_trim(bool comp)
 {
 	struct pg_run *a = new_run("/b/prog", "--quick", "h"), *b = new_run("/b/prog", "--quick", "h");
+	const struct pg_calib calib = { .valid = true, .measured = true,
+					.in_ns = { 0, 20000, 0, 0 }, .out_ns = { 0, 1000, 0, 0 } };
 	struct pg_comparison c;
 	uint64_t s = 42;
 
 	add_func(a, "/b/prog", "leaf");
 	add_func(b, "/b/prog", "leaf");
-	for (int side = 0; side < 2; side++) {
-		for (int r = 0; r < 10; r++) {
-			struct pg_run *run = side ? b : a;
-			struct pg_rep *rep = add_rep(run, 50000000);
-			struct pg_fstat *st = pg_rep_add_stat(rep, 0);
-			double per = 40000 * noise(&s, 0.002);
-			/* the new side: two calls of every repetition interrupted, 2x as long */
-			uint64_t slow = side ? 2 : 0;
-
-			st->calls = 50;
-			st->total_ns = st->self_ns = (uint64_t)(per * 50 + per * (double)slow);
-			st->min_ns = (uint64_t)per;
-			st->max_ns = (uint64_t)(slow ? 2 * per : per);
-			assert_int_equal(pg_hist_add(&st->hist, pg_hist_bucket((uint64_t)per),
-						     50 - slow), 0);
-			if (slow)
-				assert_int_equal(pg_hist_add(&st->hist,
-							     pg_hist_bucket((uint64_t)(2 * per)),
-							     slow), 0);
-		}
+	if (comp) {
+		a->calib = b->calib = calib;
+		b->hist_compensated = true;
 	}
+	/* the new side: two calls of every repetition interrupted, 2x as long */
+	for (int r = 0; r < 10; r++)
+		add_leaf_rep(a, 40000 * noise(&s, 0.002), 0, 0);
+	for (int r = 0; r < 10; r++)
+		add_leaf_rep(b, 40000 * noise(&s, 0.002), 2, comp ? 20000 : 0);
+	assert_int_equal(pg_run_validate(b, NULL, 0), 0);
 	assert_int_equal(compare(a, b, NULL, &c), 0);
-	/* the plain mean would say +4%, significant; trimmed, nothing changed */
+	/* the plain mean would say +4% (+8% compensated), significant; trimmed, nothing changed */
 	assert_int_equal(find(&c, "leaf")->verdict, PG_VERDICT_UNCHANGED);
 	assert_true(fabs(find(&c, "leaf")->change) < 0.01);
 	pg_comparison_release(&c);
 	pg_run_free(a);
 	pg_run_free(b);
+}
+
+static void test_leaf_trim(void **state)
+{
+	leaf_trim(false);
+	leaf_trim(true);
 }
 
 /* A caller with little time of its own per traced callee cannot be judged on it. */

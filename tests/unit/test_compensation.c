@@ -69,8 +69,12 @@ static void test_measured(void **state)
 	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - self) < 1e-9);
 	/* own probes: in + the unmeasured part of out per call, plus what was measured */
 	assert_true(fabs(pg_fstat_probe_cost(&m, &f, &s) - (2 * (700 + 600) + 3000)) < 1e-9);
+	/* per descendant (what the BPF programs subtract from each call's histogram entry) */
+	assert_true(pg_calib_desc_ns(&m, PG_SITE_NOP5) == 600 + 600);
+	assert_true(pg_calib_desc_ns(&m, PG_SITE_SSTEP) == 11000);
 	/* the same calibration without measured probe times ignores the sums */
 	m.measured = false;
+	assert_true(pg_calib_desc_ns(&m, PG_SITE_NOP5) == 1600);
 	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) -
 			 (1000000 - 2 * 700 - 20 * 1600 - 2 * 12500)) < 1e-9);
 	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - (300000 - 2 * 700 - 20 * 1000)) < 1e-9);
@@ -151,7 +155,13 @@ static void test_validate_counts(void **state)
 	s->desc[PG_SITE_NOP5] = s->kids[PG_SITE_NOP5] = 0;	/* probe time of no descendant */
 	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
 	s->desc[PG_SITE_NOP5] = s->kids[PG_SITE_NOP5] = 1;
+	/* compensated histograms need the calibration, with measured probe times */
+	run.hist_compensated = true;
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
 	run.calib = calib;
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
+	run.calib.measured = true;
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), 0);
 	run.calib.in_ns[PG_SITE_NOP5] = NAN;
 	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
 	pg_run_release(&run);

@@ -146,6 +146,19 @@ static void test_merge_refuses(void **state)
 					 NULL), 0);
 	assert_int_equal(pg_run_merge(runs, names, 2, &out), -EINVAL);
 	assert_int_equal(out.nfuncs, 0);
+	pg_run_release(&b);
+	/* compensated histograms with raw ones: refused; compensated with compensated: kept */
+	make_run(&b, "/x/bench", f, 1, 2, "2026-11-21T10:00:00Z", "ci");
+	a.calib = b.calib = (struct pg_calib){ .valid = true, .measured = true,
+					      .in_ns = { 1, 2, 3, 4 }, .out_ns = { 5, 6, 7, 8 } };
+	b.hist_compensated = true;
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), -EINVAL);
+	assert_int_equal(out.nreps, 0);
+	a.hist_compensated = true;
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), 0);
+	assert_true(out.hist_compensated);
+	assert_int_equal(out.nreps, 4);
+	pg_run_release(&out);
 	pg_run_release(&a);
 	pg_run_release(&b);
 }

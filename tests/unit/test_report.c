@@ -293,6 +293,41 @@ static void test_json(void **state)
 	pg_run_release(&run);
 }
 
+/*
+ * Percentiles of a calibrated run: from raw histograms they are shifted by in_ns of the
+ * function's site; compensated histograms (the BPF programs subtracted each call's probe costs)
+ * are taken as they are. min and max stay raw, shifted either way.
+ */
+static void test_percentiles_compensated(void **state)
+{
+	struct pg_run run;
+	struct json_object *root, *funcs, *f, *v;
+	char *out;
+
+	make_run(&run);
+	run.calib = (struct pg_calib){ .valid = true, .measured = true,
+				       .in_ns = { 0, 4, 0, 0 }, .out_ns = { 0, 1, 0, 0 } };
+	for (int comp = 0; comp < 2; comp++) {
+		run.hist_compensated = comp;
+		out = report(&run, PG_REPORT_JSON);
+		root = json_tokener_parse(out);
+		assert_non_null(root);
+		assert_true(json_object_object_get_ex(root, "functions", &funcs));
+		f = json_object_array_get_idx(funcs, 2);
+		assert_true(json_object_object_get_ex(f, "function", &v));
+		assert_string_equal(json_object_get_string(v), "foo()");	/* nop5: in 4 */
+		assert_true(json_object_object_get_ex(f, "p50_ns", &v));
+		assert_true(json_object_get_double(v) == (comp ? 30.0 : 26.0));
+		assert_true(json_object_object_get_ex(f, "min_ns", &v));
+		assert_int_equal(json_object_get_int64(v), 6);
+		assert_true(json_object_object_get_ex(f, "max_ns", &v));
+		assert_int_equal(json_object_get_int64(v), 196);
+		json_object_put(root);
+		free(out);
+	}
+	pg_run_release(&run);
+}
+
 /* A run that breaks the invariants is refused, not read out of bounds. */
 static void test_bad_run(void **state)
 {
@@ -315,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_csv_ties_and_empty),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_percentiles_compensated),
 		cmocka_unit_test(test_bad_run),
 	};
 

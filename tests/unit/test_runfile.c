@@ -258,6 +258,7 @@ static void make_run(struct pg_run *run)
 		.out_ns = { 1500, 1000.75, 1100, 1500 },
 		.measured_ns = { 900, 450.5, 500, 900 },
 	};
+	run->hist_compensated = true;
 	/* counters beyond 2^63 */
 	s = pg_rep_add_stat(rep, 2);
 	assert_non_null(s);
@@ -315,6 +316,7 @@ static void assert_runs_equal(const struct pg_run *a, const struct pg_run *b)
 
 	assert_int_equal(a->calib.valid, b->calib.valid);
 	assert_int_equal(a->calib.measured, b->calib.measured);
+	assert_int_equal(a->hist_compensated, b->hist_compensated);
 	for (int k = 0; k < PG_SITE_COUNT; k++) {
 		assert_true(a->calib.in_ns[k] == b->calib.in_ns[k]);
 		assert_true(a->calib.out_ns[k] == b->calib.out_ns[k]);
@@ -390,6 +392,9 @@ static void test_round_trip(void **state)
 	assert_memory_equal(t1, t2, n1);
 	assert_true(n1 > 0 && t1[n1 - 1] == '\n');
 	assert_non_null(strstr(t1, "\"format\":\"perfgate-run\""));
+	/* compensated histograms: version 2, which says so */
+	assert_non_null(strstr(t1, "\"version\":2,"));
+	assert_non_null(strstr(t1, "\"max_exponent\":41,\"durations\":\"compensated\"}"));
 	assert_non_null(strstr(t1, "\"git_commit\":null"));
 	assert_non_null(strstr(t1, "\"address\":\"0xdeadbeefcafe\""));
 	assert_non_null(strstr(t1, "\"binary\":\"/opt/my bench/bench\""));	/* no "\/" */
@@ -410,7 +415,8 @@ static void test_round_trip(void **state)
 static void test_round_trip_minimal(void **state)
 {
 	struct pg_run a, b;
-	char *path = tmp_path("min.json");
+	char *path = tmp_path("min.json"), *t;
+	size_t n;
 
 	/* a command and nothing else: no functions, no repetitions, unknown metadata */
 	pg_run_init(&a);
@@ -420,6 +426,11 @@ static void test_round_trip_minimal(void **state)
 	assert_int_equal(pg_runfile_write(&a, path), 0);
 	assert_int_equal(pg_runfile_read(path, &b), 0);
 	assert_runs_equal(&a, &b);
+	/* raw histograms: version 1, which older perfgate versions read */
+	t = read_text(path, &n);
+	assert_non_null(strstr(t, "\"version\":1,"));
+	assert_null(strstr(t, "durations"));
+	free(t);
 	pg_run_release(&a);
 	pg_run_release(&b);
 	free(path);
@@ -549,7 +560,24 @@ static const struct corrupt_case corrupt_cases[] = {
 	{ "wrong format", { { "perfgate-run", "perfgate-compare" } }, "not a perfgate run file" },
 	{ "no format", { { "\"format\":\"perfgate-run\",", "" } }, "not a perfgate run file" },
 	{ "version 99", { { "\"version\":1", "\"version\":99" } },
-	  "version 99 is not supported (this perfgate reads version 1" },
+	  "version 99 is not supported (this perfgate reads versions 1 to 2" },
+	{ "version 2 without durations", { { "\"version\":1", "\"version\":2" } },
+	  "histogram: \"durations\" is missing" },
+	{ "durations not a string", { { "\"version\":1", "\"version\":2" },
+				      { "\"max_exponent\":41}", "\"max_exponent\":41,\"durations\":5}" } },
+	  "histogram: \"durations\" must be a string, not an integer" },
+	{ "durations unknown", { { "\"max_exponent\":41}",
+				   "\"max_exponent\":41,\"durations\":\"cooked\"}" } },
+	  "\"durations\" is \"cooked\", not \"raw\" or \"compensated\"" },
+	{ "compensated in version 1", { { "\"max_exponent\":41}",
+					  "\"max_exponent\":41,\"durations\":\"compensated\"}" } },
+	  "compensated durations in a version 1 file (they need version 2)" },
+	{ "compensated without calibration",
+	  { { "\"version\":1", "\"version\":2" },
+	    { "\"max_exponent\":41},\n \"calibration\"",
+	      "\"max_exponent\":41,\"durations\":\"compensated\"},\n \"x_calibration\"" } },
+	  "the durations are compensated, but the calibration (with measured_ns) they were "
+	  "compensated with is missing" },
 	{ "version 0", { { "\"version\":1", "\"version\":0" } }, "version 0 is not supported" },
 	{ "version string", { { "\"version\":1", "\"version\":\"1\"" } },
 	  "\"version\" must be an integer, not a string" },
@@ -702,7 +730,37 @@ static void test_base_is_valid(void **state)
 	assert_int_equal(run.funcs[1].site, PG_SITE_SSTEP);
 	assert_true(run.funcs[1].endbr);
 	assert_int_equal(run.meta.nexcludes, 0);
+	assert_false(run.hist_compensated);
 	pg_run_release(&run);
+	free(path);
+}
+
+/* "histogram": {"durations": ...}: raw in version 1 (said or not), either in version 2. */
+static void test_hist_durations(void **state)
+{
+	static const struct edit raw = { "\"max_exponent\":41}",
+					  "\"max_exponent\":41,\"durations\":\"raw\"}" };
+	static const struct edit comp = { "\"max_exponent\":41}",
+					   "\"max_exponent\":41,\"durations\":\"compensated\"}" };
+	static const struct edit v2 = { "\"version\":1", "\"version\":2" };
+	const struct corrupt_case ok[] = {
+		{ "v1 raw", { raw }, NULL },
+		{ "v2 raw", { v2, raw }, NULL },
+		{ "v2 compensated", { v2, comp }, NULL },
+	};
+	char *path = tmp_path("durations.json");
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct pg_run run;
+		char *text = apply(&ok[i]);
+
+		pg_run_init(&run);
+		write_text(path, text, strlen(text));
+		assert_int_equal(pg_runfile_read(path, &run), 0);
+		assert_int_equal(run.hist_compensated, i == 2);
+		pg_run_release(&run);
+		free(text);
+	}
 	free(path);
 }
 
@@ -734,9 +792,9 @@ static void test_corrupt_whole(void **state)
 		{ "\"perfgate-run\"", "the top level is a string" },
 		{ "{\"format\":1}", "not a perfgate run file" },
 		{ "{}", "not a perfgate run file" },
-		{ "{\"format\":\"perfgate-run\",\"version\":2}",
-		  "version 2 is not supported (this perfgate reads version 1; the file is from a "
-		  "newer perfgate)" },
+		{ "{\"format\":\"perfgate-run\",\"version\":3}",
+		  "version 3 is not supported (this perfgate reads versions 1 to 2; the file is "
+		  "from a newer perfgate)" },
 		{ "{\"format\":\"perfgate-run\",\"version\":1}", "\"meta\" is missing" },
 		{ "{\"format\":\"perfgate-run\",\"version\":-1}", "version -1 is not supported" },
 	};
@@ -877,6 +935,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_invalid_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_base_is_valid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hist_durations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated_everywhere, setup, teardown),
