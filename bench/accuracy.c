@@ -8,13 +8,16 @@
  * of the same loop varies by 2x within a second).
  *
  * `accuracy N` makes N rounds of: leaf20_u (timed), leaf20, parent10_u (timed), parent10; and
- * prints the twins' mean time per call in ns ("leaf20 T" and "parent10 T"). Loop sizes are
+ * prints the twins' mean time per call in ns ("leaf20 T" and "parent10 T") and their median
+ * ("leaf20_p50 T", "parent10_p50 T", as perfgate's p50 would be: see quantile()). Loop sizes are
  * scaled at start so that leaf20 takes ~20 us and child2 ~2 us. (leaf20 calls an untraced spin
  * loop: a leaf as far as perfgate can see.)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#define MAX_ROUNDS 100000
 
 volatile unsigned long sink;
 static unsigned long k_leaf = 20000, k_child = 2000, k_parent = 1000;
@@ -46,6 +49,23 @@ __attribute__((noinline)) void parent10_u(void)
 		child2_u();
 }
 
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of @v[0..n) with numpy's default ("linear") rule, as perfgate's p50 */
+static double quantile(double *v, int n)
+{
+	double r = 0.5 * (n - 1);
+	int i = (int)r;
+
+	qsort(v, n, sizeof(*v), cmp);
+	return i + 1 < n ? v[i] + (r - i) * (v[i + 1] - v[i]) : v[i];
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -69,7 +89,11 @@ static void scale(void)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 300;
+	static double lv[MAX_ROUNDS], pv[MAX_ROUNDS];
 	double leaf = 0, parent = 0, clk = 1e300, t0, t1;
+
+	if (n < 1 || n > MAX_ROUNDS)
+		return 2;
 
 	scale();
 	for (int i = 0; i < 1000; i++) {	/* the clock's own cost */
@@ -80,13 +104,16 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		t0 = now();
 		leaf20_u();
-		leaf += now() - t0 - clk;
+		lv[i] = now() - t0 - clk;
+		leaf += lv[i];
 		leaf20();
 		t0 = now();
 		parent10_u();
-		parent += now() - t0 - clk;
+		pv[i] = now() - t0 - clk;
+		parent += pv[i];
 		parent10();
 	}
 	printf("leaf20 %.1f\nparent10 %.1f\n", leaf / n, parent / n);
+	printf("leaf20_p50 %.1f\nparent10_p50 %.1f\n", quantile(lv, n), quantile(pv, n));
 	return 0;
 }
