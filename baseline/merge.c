@@ -256,8 +256,8 @@ static int check_mergeable(const struct pg_run *const *runs, const char *const *
 			return -EINVAL;
 		}
 		if (runs[i]->hist_compensated != runs[0]->hist_compensated) {
-			pg_err("%s has %s latency histograms and %s %s ones (recorded by different "
-			       "perfgate versions?): refusing to merge them", names[0],
+			pg_err("%s has %s latency histograms and %s %s ones (an older perfgate, or a "
+			       "recording whose calibration failed): refusing to merge them", names[0],
 			       runs[0]->hist_compensated ? "compensated" : "raw", names[i],
 			       runs[i]->hist_compensated ? "compensated" : "raw");
 			return -EINVAL;

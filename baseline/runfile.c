@@ -762,8 +762,7 @@ static int read_hist_scheme(const struct reader *rd, struct json_object *root, i
 	    get_str(rd, h, "histogram", "durations", false, &dur))
 		return -EINVAL;
 	if (strcmp(dur, "raw") && strcmp(dur, "compensated"))
-		return bad(rd, "histogram", "\"durations\" is \"%.40s\", not \"raw\" or "
-			   "\"compensated\"", dur);
+		return bad(rd, "histogram", "\"durations\" must be \"raw\" or \"compensated\"");
 	*comp = !strcmp(dur, "compensated");
 	if (*comp && version < 2)
 		return bad(rd, "histogram", "compensated durations in a version %" PRId64 " file "
@@ -1208,7 +1207,8 @@ static int read_root(const struct reader *rd, struct json_object *root, struct p
 	err = err ?: read_calib(rd, root, &run->calib);
 	if (!err && run->hist_compensated && !run->calib.measured)
 		return bad(rd, "histogram", "the durations are compensated, but the calibration "
-			   "(with measured_ns) they were compensated with is missing");
+			   "they were compensated with is %s", run->calib.valid ?
+			   "without \"measured_ns\"" : "missing");
 	err = err ?: member(rd, root, "", "functions", json_type_array, false, &funcs);
 	err = err ?: member(rd, root, "", "repetitions", json_type_array, false, &reps);
 	if (err)

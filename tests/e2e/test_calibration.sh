@@ -66,8 +66,23 @@ main = row["main"]
 expect = (main["raw_total_ns"] - main["calls"] * cal[site["main"]]["in_ns"] -
           sum(v * rest[k] for k, v in desc.items()) - tot("main", "desc_probe_ns"))
 assert abs(main["total_ns"] - max(0, expect)) <= 1 + main["calls"], (main, expect)
-# the histograms hold each call's compensated duration: the same formula, call by call, with
-# the calibration rounded to whole ns (so version 2 of the format, which says so)
+for f in rep["functions"]:
+    assert f["total_ns"] <= f["raw_total_ns"] and f["self_ns"] <= f["raw_self_ns"], f
+    k = site[f["function"]]
+    own = f["calls"] * (cal[k]["in_ns"] + max(0, cal[k]["out_ns"] - cal[k]["measured_ns"]))
+    assert abs(f["overhead_ns"] - own - tot(f["function"], "probe_ns")) < 1 + f["calls"], f
+print("ok")
+PY
+# The histograms hold each call's compensated duration: the formula above, call by call, with
+# the calibration rounded to whole ns (so version 2 of the format, which says so). Also after
+# --budget's pilot, which loads the BPF programs again.
+cat >"$TMP/hist_check.py" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+cal = run["calibration"]
+rest = {k: v["in_ns"] + max(0, v["out_ns"] - v["measured_ns"]) for k, v in cal.items()}
+funcs = {f["id"]: f for f in run["functions"]}
+site = {f["name"]: f["site"] for f in run["functions"]}
 assert run["version"] == 2 and run["histogram"]["durations"] == "compensated", run["histogram"]
 def bucket(v):
     if v < 64:
@@ -92,13 +107,8 @@ for r in run["repetitions"]:
         elif name != "fib":	# fib(0) and fib(1) may be shorter than their probes: clamped
             est = sum(mid(b) * n for b, n in x["hist"])
             assert abs(est - c) <= 0.02 * c + x["calls"], (name, est, c)
-for f in rep["functions"]:
-    assert f["total_ns"] <= f["raw_total_ns"] and f["self_ns"] <= f["raw_self_ns"], f
-    k = site[f["function"]]
-    own = f["calls"] * (cal[k]["in_ns"] + max(0, cal[k]["out_ns"] - cal[k]["measured_ns"]))
-    assert abs(f["overhead_ns"] - own - tot(f["function"], "probe_ns")) < 1 + f["calls"], f
-print("ok")
 PY
+python3 "$TMP/hist_check.py" "$TMP/run.json"
 # compare says which times it compares, and --raw switches compensation off
 "$PERFGATE" compare "$TMP/run.json" "$TMP/run.json" --min-reps 2 >"$TMP/cmp.txt" || true
 grep -q "compensated for probe overhead" "$TMP/cmp.txt" || fail "compare does not say so"
@@ -115,6 +125,7 @@ import json, sys
 names = [f["name"] for f in json.load(open(sys.argv[1]))["functions"]]
 assert "fib" not in names and "main" in names, names  # fib: 1973 calls, the dearest by far
 PY
+python3 "$TMP/hist_check.py" "$TMP/budget.json"
 "$PERFGATE" record -q -o "$TMP/all.json" -r 1 --budget 1000 -- ./nested
 python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["functions"]) == 5' \
 	"$TMP/all.json"

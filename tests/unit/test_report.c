@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests of reporters/report.c: aggregation over repetitions, sorting, CSV/text/JSON. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -300,6 +301,7 @@ static void test_json(void **state)
  */
 static void test_percentiles_compensated(void **state)
 {
+	static const uint64_t all[] = { 100, 200, 10, 20, 30 };	/* foo's, both repetitions */
 	struct pg_run run;
 	struct json_object *root, *funcs, *f, *v;
 	char *out;
@@ -318,6 +320,9 @@ static void test_percentiles_compensated(void **state)
 		assert_string_equal(json_object_get_string(v), "foo()");	/* nop5: in 4 */
 		assert_true(json_object_object_get_ex(f, "p50_ns", &v));
 		assert_true(json_object_get_double(v) == (comp ? 30.0 : 26.0));
+		assert_true(json_object_object_get_ex(f, "p99_ns", &v));
+		assert_true(fabs(json_object_get_double(v) - (atof(quantile(all, 5, 0.99)) -
+							     (comp ? 0 : 4))) < 0.051);
 		assert_true(json_object_object_get_ex(f, "min_ns", &v));
 		assert_int_equal(json_object_get_int64(v), 6);
 		assert_true(json_object_object_get_ex(f, "max_ns", &v));

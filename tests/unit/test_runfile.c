@@ -508,6 +508,13 @@ static void test_write_invalid_run(void **state)
 	capture_begin();
 	assert_int_equal(pg_runfile_write(&bad, path), -EINVAL);
 	assert_one_error_line(capture_end(), path, "both");
+	/* compensated histograms without the measured calibration they were compensated with */
+	pg_run_release(&bad);
+	make_run(&bad);
+	bad.calib.measured = false;
+	capture_begin();
+	assert_int_equal(pg_runfile_write(&bad, path), -EINVAL);
+	assert_one_error_line(capture_end(), path, "compensated histograms");
 	/* the old file is untouched */
 	assert_int_equal(pg_runfile_read(path, &b), 0);
 	assert_runs_equal(&good, &b);
@@ -568,7 +575,7 @@ static const struct corrupt_case corrupt_cases[] = {
 	  "histogram: \"durations\" must be a string, not an integer" },
 	{ "durations unknown", { { "\"max_exponent\":41}",
 				   "\"max_exponent\":41,\"durations\":\"cooked\"}" } },
-	  "\"durations\" is \"cooked\", not \"raw\" or \"compensated\"" },
+	  "histogram: \"durations\" must be \"raw\" or \"compensated\"" },
 	{ "compensated in version 1", { { "\"max_exponent\":41}",
 					  "\"max_exponent\":41,\"durations\":\"compensated\"}" } },
 	  "compensated durations in a version 1 file (they need version 2)" },
@@ -576,8 +583,20 @@ static const struct corrupt_case corrupt_cases[] = {
 	  { { "\"version\":1", "\"version\":2" },
 	    { "\"max_exponent\":41},\n \"calibration\"",
 	      "\"max_exponent\":41,\"durations\":\"compensated\"},\n \"x_calibration\"" } },
-	  "the durations are compensated, but the calibration (with measured_ns) they were "
-	  "compensated with is missing" },
+	  "the durations are compensated, but the calibration they were compensated with is "
+	  "missing" },
+	{ "compensated without measured probe times",
+	  { { "\"version\":1", "\"version\":2" },
+	    { "\"max_exponent\":41},\n \"calibration\":{"
+	      "\"unknown\":{\"in_ns\":9,\"out_ns\":5,\"measured_ns\":2},"
+	      "\"nop5\":{\"in_ns\":1,\"out_ns\":2,\"measured_ns\":1},"
+	      "\"emulated\":{\"in_ns\":1,\"out_ns\":2,\"measured_ns\":1.5},"
+	      "\"sstep\":{\"in_ns\":9,\"out_ns\":5,\"measured_ns\":2}}",
+	      "\"max_exponent\":41,\"durations\":\"compensated\"},\n \"calibration\":{"
+	      "\"unknown\":{\"in_ns\":9,\"out_ns\":5},\"nop5\":{\"in_ns\":1,\"out_ns\":2},"
+	      "\"emulated\":{\"in_ns\":1,\"out_ns\":2},\"sstep\":{\"in_ns\":9,\"out_ns\":5}}" } },
+	  "the durations are compensated, but the calibration they were compensated with is "
+	  "without \"measured_ns\"" },
 	{ "version 0", { { "\"version\":1", "\"version\":0" } }, "version 0 is not supported" },
 	{ "version string", { { "\"version\":1", "\"version\":\"1\"" } },
 	  "\"version\" must be an integer, not a string" },
