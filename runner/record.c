@@ -648,6 +648,28 @@ static void read_fstat(int fd, __u32 id, int ncpu, struct pg_bpf_fstat *v, struc
 	}
 }
 
+/*
+ * Add the buckets of functions first..first + n - 1 in the histogram map @fd to s[id -
+ * first].hist, summed over the CPUs (@cv: ncpu entries of buffer). 0 or -ENOMEM.
+ */
+static int read_hists(int fd, __u32 first, size_t n, int ncpu, __u64 *cv, struct pg_fstat *s)
+{
+	struct pg_bpf_hkey key, *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		__u64 sum = 0;
+
+		prev = &key;
+		if (key.func < first || key.func - first >= n || bpf_map_lookup_elem(fd, &key, cv))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			sum += cv[c];
+		if (sum && pg_hist_add(&s[key.func - first].hist, key.bucket, sum))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Read this repetition's maps into @rep; add the event counters to @counters. */
 static int read_maps(struct probes *p, size_t nfuncs, int ncpu, struct pg_rep *rep,
 		     __u64 counters[PG_CNT_MAX])
@@ -656,7 +678,6 @@ static int read_maps(struct probes *p, size_t nfuncs, int ncpu, struct pg_rep *r
 	struct pg_bpf_fstat *v = calloc((size_t)ncpu, sizeof(*v));
 	struct pg_fstat *tmp = calloc(nfuncs, sizeof(*tmp));
 	__u64 *cv = calloc((size_t)ncpu, sizeof(*cv));
-	struct pg_bpf_hkey key, *prev = NULL;
 	int err = 0;
 
 	if (!v || !tmp || !cv) {
@@ -665,19 +686,9 @@ static int read_maps(struct probes *p, size_t nfuncs, int ncpu, struct pg_rep *r
 	}
 	for (__u32 i = 0; i < nfuncs; i++)
 		read_fstat(fst, i, ncpu, v, &tmp[i]);
-	while (!bpf_map_get_next_key(hfd, prev, &key)) {
-		__u64 sum = 0;
-
-		prev = &key;
-		if (bpf_map_lookup_elem(hfd, &key, cv) || key.func >= nfuncs)
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			sum += cv[c];
-		if (sum && pg_hist_add(&tmp[key.func].hist, key.bucket, sum)) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-	}
+	err = read_hists(hfd, 0, nfuncs, ncpu, cv, tmp);
+	if (err)
+		goto cleanup;
 	for (__u32 i = 0; i < PG_CNT_MAX; i++) {
 		if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.counters), &i, cv))
 			continue;
@@ -717,46 +728,29 @@ cleanup:
 
 /* ---- calibration ---- */
 
-/* Median of the latency histogram of function @id in the BPF map, in ns; NAN if empty. */
-static double map_median(struct probes *p, __u32 id, int ncpu)
-{
-	int fd = bpf_map__fd(p->skel->maps.hist);
-	struct pg_bpf_hkey key, *prev = NULL;
-	__u64 *cv = calloc((size_t)ncpu, sizeof(*cv));
-	struct pg_hist h = PG_HIST_INIT;
-	double med = NAN;
-
-	if (!cv)
-		return NAN;
-	while (!bpf_map_get_next_key(fd, prev, &key)) {
-		__u64 sum = 0;
-
-		prev = &key;
-		if (key.func != id || bpf_map_lookup_elem(fd, &key, cv))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			sum += cv[c];
-		if (pg_hist_add(&h, key.bucket, sum))
-			goto out;
-	}
-	med = pg_hist_quantile(&h, 0.5);
-out:
-	pg_hist_release(&h);
-	free(cv);
-	return med;
-}
-
-/* Mean run time of the BPF programs per call of function @id (pg_fstat.probe_ns); NAN if
- * it was not called. */
-static double map_probe_mean(struct probes *p, __u32 id, int ncpu)
+/*
+ * Calibration target @id as the maps hold it: the median of its latency histogram and the mean
+ * run time of its BPF programs per call (pg_fstat.probe_ns). -ENODATA if it was not called.
+ */
+static int read_target(struct probes *p, __u32 id, int ncpu, double *median, double *bpf_ns)
 {
 	struct pg_bpf_fstat *v = calloc((size_t)ncpu, sizeof(*v));
+	__u64 *cv = calloc((size_t)ncpu, sizeof(*cv));
 	struct pg_fstat s = { 0 };
+	int err = -ENOMEM;
 
-	if (v)
+	if (v && cv) {
 		read_fstat(bpf_map__fd(p->skel->maps.fstats), id, ncpu, v, &s);
+		err = read_hists(bpf_map__fd(p->skel->maps.hist), id, 1, ncpu, cv, &s);
+	}
+	*median = pg_hist_quantile(&s.hist, 0.5);
+	*bpf_ns = s.calls ? (double)s.probe_ns / (double)s.calls : NAN;
+	if (!err && (isnan(*median) || isnan(*bpf_ns)))
+		err = -ENODATA;
+	pg_hist_release(&s.hist);
 	free(v);
-	return s.calls ? (double)s.probe_ns / (double)s.calls : NAN;
+	free(cv);
+	return err;
 }
 
 /*
@@ -801,12 +795,8 @@ static int calibrate(struct probes *p, const struct pg_run *run, int ncpu, struc
 		err = -EIO;
 	if (err)
 		goto out;
-	for (int k = 0; k < PG_CALIB_NTARGETS; k++) {
-		median[k] = map_median(p, (__u32)(run->nfuncs + (size_t)k), ncpu);
-		bpf_ns[k] = map_probe_mean(p, (__u32)(run->nfuncs + (size_t)k), ncpu);
-		if (isnan(median[k]) || isnan(bpf_ns[k]))
-			err = -ENODATA;
-	}
+	for (int k = 0; k < PG_CALIB_NTARGETS && !err; k++)
+		err = read_target(p, (__u32)(run->nfuncs + (size_t)k), ncpu, &median[k], &bpf_ns[k]);
 	if (!err)
 		pg_calib_compute(&t, &loops, median, bpf_ns, out);
 out:
