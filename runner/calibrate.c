@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/clock.h"
 #include "../core/log.h"
 #include "calibrate.h"
 #include "elfsyms.h"
@@ -101,10 +102,7 @@ void pg_calib_targets_release(struct pg_calib_targets *t)
 
 static double now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+	return (double)pg_now_ns();
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "../bpf/perfgate.h"
+#include "../core/clock.h"
 #include "../core/log.h"
 #include "calibrate.h"
 #include "elfsyms.h"
@@ -545,10 +546,9 @@ static int open_probes(struct probes *p, const struct pg_run *run, bool multi,
 static int attach_probes(struct probes *p, const struct pg_run *run, bool single,
 			 const char *preload)
 {
-	struct timespec t0, t1;
+	uint64_t t0 = pg_now_ns();
 	int err;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	err = open_probes(p, run, !single, preload);
 	if (err == -EOPNOTSUPP) {
 		pg_info("this kernel has no uprobe_multi links: attaching %zu probes one by one",
@@ -558,9 +558,8 @@ static int attach_probes(struct probes *p, const struct pg_run *run, bool single
 	}
 	if (err)
 		return err;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	pg_debug("attached %zu functions in %.3f s (%s)", run->nfuncs,
-		 (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+		 (double)(pg_now_ns() - t0) / 1e9,
 		 p->nfds ? "uprobe_multi" : "one link per probe");
 	return 0;
 }
@@ -885,14 +884,6 @@ static void warn_overhead(const struct pg_run *run, const struct pg_rep *rep)
 
 /* ---- running the command ---- */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* How every repetition is started and stopped; pg_record() fills it once. */
 struct launch {
 	char **argv;
@@ -920,7 +911,7 @@ static int stopped_by(int sig)
  */
 static int stop_step(struct launch *l, pid_t pgid, uint64_t t0, uint64_t *kill_at)
 {
-	uint64_t now = now_ns();
+	uint64_t now = pg_now_ns();
 
 	if (!*kill_at && (l->stop_signal || (l->timeout_ns && now - t0 >= l->timeout_ns))) {
 		l->timed_out = !l->stop_signal;
@@ -1011,7 +1002,7 @@ static int run_once(struct probes *p, struct launch *l, struct pg_rep *rep)
 		return -EIO;
 	}
 	pg_tty_give(pid);
-	t0 = now_ns();
+	t0 = pg_now_ns();
 	if (write(go, &c, 1) != 1)
 		pg_debug("write to the start pipe: %s", strerror(errno));
 	close(go);
@@ -1045,7 +1036,7 @@ static int run_once(struct probes *p, struct launch *l, struct pg_rep *rep)
 		if (sig && !l->stop_signal)
 			l->stop_signal = sig;
 	}
-	rep->wall_ns = now_ns() - t0;
+	rep->wall_ns = pg_now_ns() - t0;
 	pg_tty_take_back();
 	if (l->stop_signal)
 		return stopped_by(l->stop_signal);

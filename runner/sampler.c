@@ -7,13 +7,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "../bpf/sample.h"
+#include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/strbuf.h"
 #include "sampler.h"
@@ -63,14 +63,6 @@ struct pg_sampler {
 	uint64_t unwind_ns, unwound;
 	uint64_t all_samples, all_lost, all_truncated;	/* over the whole recording */
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static void drop_spaces(struct pg_sampler *s)
 {
@@ -336,7 +328,7 @@ static int cmp_str(const void *a, const void *b)
 /* Unwind and fold the kept samples into s->folded, and free their records. */
 static int fold_pending(struct pg_sampler *s)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = pg_now_ns();
 	int err = 0;
 
 	if (s->nfolded + s->nkept > s->capfolded) {
@@ -363,7 +355,7 @@ static int fold_pending(struct pg_sampler *s)
 		}
 		free(s->kept[i].rec);
 	}
-	s->unwind_ns += mono_ns() - t0;
+	s->unwind_ns += pg_now_ns() - t0;
 	s->unwound += s->nkept;
 	s->nkept = s->kept_bytes = 0;
 	return err;
