@@ -436,7 +436,7 @@ double pg_fstat_probe_cost(const struct pg_calib *c, const struct pg_func *f,
 {
 	if (!c->valid)
 		return 0;
-	return (double)s->calls * (c->in_ns[f->site] + out_rest(c, f->site)) +
+	return (double)s->calls * pg_calib_desc_ns(c, f->site) +
 	       (c->measured ? (double)s->probe_ns : 0);
 }
 

@@ -327,11 +327,6 @@ static int cmp_key(const void *pa, const void *pb)
 	return d;
 }
 
-/*
- * The per-repetition sample of the functions keys[0..nk) of one run (normally one function;
- * several when one run holds functions whose binaries share a basename: their calls and times
- * add up). Also returns the total number of calls over all repetitions.
- */
 /* Does no call of these functions, in any repetition, contain a traced call? */
 static bool is_leaf(const struct pg_run *run, const struct key *keys, size_t nk)
 {
@@ -359,15 +354,13 @@ static void rep_time(const struct pg_run *run, const struct pg_calib *calib,
 		     const struct pg_func *f, const struct pg_fstat *st, enum pg_metric metric,
 		     bool leaf, double *raw, double *comp, uint64_t *calls)
 {
-	static const struct pg_calib none;
-
 	*calls = st->calls;
 	if (metric == PG_METRIC_TOTAL) {
 		*comp = pg_fstat_comp_total(calib, f, st);
-		*raw = pg_fstat_comp_total(&none, f, st);
+		*raw = (double)st->total_ns;
 	} else {
 		*comp = pg_fstat_comp_self(calib, f, st);
-		*raw = pg_fstat_comp_self(&none, f, st);
+		*raw = (double)st->self_ns;
 	}
 	if (leaf) {
 		uint64_t n;
@@ -386,6 +379,11 @@ static void rep_time(const struct pg_run *run, const struct pg_calib *calib,
 	}
 }
 
+/*
+ * The per-repetition sample of the functions keys[0..nk) of one run (normally one function;
+ * several when one run holds functions whose binaries share a basename: their calls and times
+ * add up). Also returns the total number of calls over all repetitions.
+ */
 static void gather(const struct pg_run *run, const struct key *keys, size_t nk,
 		   const struct pg_calib *calib, enum pg_metric metric, bool leaf,
 		   struct sample *s, double *calls_sum)
