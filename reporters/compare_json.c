@@ -20,8 +20,6 @@
 #include "compare_out.h"
 #include "fmt.h"
 
-#define PG_COMPARE_FORMAT "perfgate-compare"
-#define PG_COMPARE_VERSION 1
 
 /* Building the tree: a failed allocation sets *err and makes every later step a no-op. */
 struct jb {

@@ -14,6 +14,10 @@
 #include "../core/run.h"
 #include "../diff/compare.h"
 
+/* The JSON result's "format" and "version" (docs/compare-format.md), written and read. */
+#define PG_COMPARE_FORMAT "perfgate-compare"
+#define PG_COMPARE_VERSION 1
+
 /*
  * Human table: one line per function that is not unchanged (all of them with @verbose),
  * columns function, base, new, change, interval, verdict (with q and calls changes), then the
