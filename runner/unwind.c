@@ -148,19 +148,27 @@ void pg_aspace_free(struct pg_aspace *as)
 	free(as);
 }
 
-void pg_aspace_check(struct pg_aspace *as, const struct pg_rec_sample *r)
+/* Does sample @r hold a user address (its pc, or one of its frame-pointer return addresses)
+ * that no module of @as covers? */
+static bool misses(struct pg_aspace *as, const struct pg_rec_sample *r)
 {
 	size_t n = r->ubytes > 0 ? (size_t)r->ubytes / 8 : 0;
 	bool miss = r->user_ok && !dwfl_addrmodule(as->dwfl, r->regs[16]);
 
 	for (size_t i = 0; i < n && !miss; i++)
 		miss = r->uips[i] && !dwfl_addrmodule(as->dwfl, r->uips[i]);
+	return miss;
+}
+
+void pg_aspace_check(struct pg_aspace *as, const struct pg_rec_sample *r)
+{
 	as->seen++;
 	if (!as->alive)
 		return;
 	/* the first sample may come from the dynamic loader, before the libraries are mapped:
-	 * re-read on samples 2, 4, 8, ... of the address space too, not only on a miss */
-	if (miss && as->refreshes < PG_MAX_REFRESH)
+	 * re-read on samples 2, 4, 8, ... of the address space too, not only on a miss (the
+	 * lookups are skipped once the refreshes are used up) */
+	if (as->refreshes < PG_MAX_REFRESH && misses(as, r))
 		as->refreshes++;
 	else if (as->seen & (as->seen - 1))
 		return;
