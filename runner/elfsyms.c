@@ -115,7 +115,12 @@ static size_t code_at(int fd, uint64_t off, unsigned char *buf, size_t len)
 	return r > 0 ? (size_t)r : 0;
 }
 
-static int add_symbols(Elf *elf, Elf_Scn *scn, int fd, size_t rawlen, struct pg_elf_syms *out,
+/*
+ * Append the function symbols of table @scn to @out: name, address, size, binding and, for
+ * now, the file offset of the entry (finish_symbols() does the rest once the copies that
+ * .symtab and .dynsym both hold are gone).
+ */
+static int add_symbols(Elf *elf, Elf_Scn *scn, size_t rawlen, struct pg_elf_syms *out,
 		       size_t *cap)
 {
 	GElf_Shdr sh;
@@ -129,7 +134,6 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, int fd, size_t rawlen, struct pg_
 		return 0;
 	count = sh.sh_size / sh.sh_entsize;
 	for (size_t i = 0; i < count; i++) {
-		unsigned char code[16];
 		GElf_Sym sym;
 		const char *name;
 		struct pg_sym *s;
@@ -161,21 +165,33 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, int fd, size_t rawlen, struct pg_
 		if (!s->name)
 			return -ENOMEM;
 		out->n++;
-		if (!strncmp(name, "_Z", 2)) {
-			int status = 0;
-
-			s->display = __cxa_demangle(name, NULL, NULL, &status);
-			if (status)
-				s->display = NULL;
-		}
 		s->addr = sym.st_value;
 		s->size = sym.st_size;
 		s->global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
-		s->site = pg_classify_site(code, code_at(fd, (uint64_t)off, code, sizeof(code)),
-					   &s->endbr);
-		s->offset = (uint64_t)off + (s->endbr ? 4 : 0);
+		s->offset = (uint64_t)off;
 	}
 	return 0;
+}
+
+/* Demangle each symbol of @out and classify its probe site (the entry read from @fd): the
+ * probe goes after a leading endbr64. */
+static void finish_symbols(int fd, struct pg_elf_syms *out)
+{
+	for (size_t i = 0; i < out->n; i++) {
+		struct pg_sym *s = &out->syms[i];
+		unsigned char code[16];
+
+		if (!strncmp(s->name, "_Z", 2)) {
+			int status = 0;
+
+			s->display = __cxa_demangle(s->name, NULL, NULL, &status);
+			if (status)
+				s->display = NULL;
+		}
+		s->site = pg_classify_site(code, code_at(fd, s->offset, code, sizeof(code)),
+					   &s->endbr);
+		s->offset += s->endbr ? 4 : 0;
+	}
 }
 
 int pg_elf_syms_load(const char *path, struct pg_elf_syms *out)
@@ -229,7 +245,7 @@ int pg_elf_syms_load(const char *path, struct pg_elf_syms *out)
 				continue;
 			if (sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB))
 				continue;
-			err = add_symbols(elf, scn, fd, rawlen, out, &cap);
+			err = add_symbols(elf, scn, rawlen, out, &cap);
 			if (err)
 				goto cleanup;
 		}
@@ -244,13 +260,13 @@ int pg_elf_syms_load(const char *path, struct pg_elf_syms *out)
 
 			if (s->addr == p->addr && !strcmp(s->name, p->name)) {
 				free(s->name);
-				free(s->display);
 				continue;
 			}
 			out->syms[w++] = *s;
 		}
 		out->n = w;
 	}
+	finish_symbols(fd, out);
 	if (!out->n) {
 		pg_err("%s: no function symbols (stripped?)", path);
 		err = -ENODATA;
