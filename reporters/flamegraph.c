@@ -460,21 +460,19 @@ static void legend_swatch(struct sw *s, double x, double y, const char *fill, bo
 	label(s, x + 18, y, "legend", NULL, NULL, t);
 }
 
-static int header(struct sw *s, const struct pg_flame *f, const char *title, double width,
-		  double *y)
+static int header(struct sw *s, const struct pg_flame *f, const char *title, double width)
 {
 	char line[512];
+	double y = 44;
 
 	label(s, width / 2, 24, "title", NULL, "middle", title);
 	label(s, XPAD, 24, "btn", "unzoom", NULL, "Reset Zoom");
 	label(s, width - XPAD, 24, "btn", "search", "end", "Search");
-	*y = 44;
 	if (!f->diff) {
 		snprintf(line, sizeof(line), "%llu samples in %zu repetition%s. Width = share of "
 			 "samples. Hover for details, click to zoom, Ctrl-F to search.",
 			 (unsigned long long)f->total, f->nnew, f->nnew == 1 ? "" : "s");
-		label(s, XPAD, *y, "legend", NULL, NULL, line);
-		*y += 10;
+		label(s, XPAD, y, "legend", NULL, NULL, line);
 		return s->err;
 	}
 	snprintf(line, sizeof(line), "Differential flame graph. Widths: NEW (%llu samples, %zu "
@@ -482,15 +480,15 @@ static int header(struct sw *s, const struct pg_flame *f, const char *title, dou
 		 "(%llu samples, %zu repetitions) to NEW.", (unsigned long long)f->total, f->nnew,
 		 f->metric == PG_FLAME_SELF ? "self" : "inclusive",
 		 (unsigned long long)f->base_total, f->nbase);
-	label(s, XPAD, *y, "legend", NULL, NULL, line);
-	*y += 20;
-	legend_swatch(s, XPAD, *y, "rgb(255,0,0)", false, "RED: grew in NEW (more time there)");
-	legend_swatch(s, XPAD + 280, *y, "rgb(0,0,255)", false, "BLUE: shrank in NEW (less time)");
+	label(s, XPAD, y, "legend", NULL, NULL, line);
+	y += 20;
+	legend_swatch(s, XPAD, y, "rgb(255,0,0)", false, "RED: grew in NEW (more time there)");
+	legend_swatch(s, XPAD + 280, y, "rgb(0,0,255)", false, "BLUE: shrank in NEW (less time)");
 	snprintf(line, sizeof(line), "GREY: no significant change (Mann-Whitney over "
 		 "repetitions, BH q > %g)", f->alpha);
-	legend_swatch(s, XPAD + 540, *y, NEUTRAL_FILL, false, line);
-	*y += 20;
-	legend_swatch(s, XPAD, *y, NEUTRAL_FILL, true, "dashed purple outline: only in NEW");
+	legend_swatch(s, XPAD + 540, y, NEUTRAL_FILL, false, line);
+	y += 20;
+	legend_swatch(s, XPAD, y, NEUTRAL_FILL, true, "dashed purple outline: only in NEW");
 	if (!f->tested)
 		snprintf(line, sizeof(line), "Too few repetitions with samples on a side (2 "
 			 "needed): every frame is drawn neutral.");
@@ -498,8 +496,7 @@ static int header(struct sw *s, const struct pg_flame *f, const char *title, dou
 		snprintf(line, sizeof(line), "%zu frames grew, %zu shrank; %llu BASE samples are "
 			 "on paths NEW does not have (not drawn).", f->ngrew, f->nshrank,
 			 (unsigned long long)f->gone_samples);
-	label(s, XPAD + 280, *y, "legend", NULL, NULL, line);
-	*y += 10;
+	label(s, XPAD + 280, y, "legend", NULL, NULL, line);
 	return s->err;
 }
 
@@ -508,7 +505,7 @@ static int write_doc(struct sw *s, const struct pg_flame *f, const struct pg_run
 {
 	const double width = PG_FLAMEGRAPH_WIDTH;
 	struct layout l = { f, src, width - 2 * XPAD, 0, PG_STRBUF_INIT };
-	double top, height;
+	double height;
 	char *js;
 	int n;
 
@@ -516,9 +513,8 @@ static int write_doc(struct sw *s, const struct pg_flame *f, const struct pg_run
 	start(s, "svg");
 	attr(s, "xmlns", "http://www.w3.org/2000/svg");
 	attr(s, "version", "1.1");
-	/* the header height is only known after the legend: lay it out first */
-	top = f->diff ? 94 : 64;
-	height = top + (double)(f->max_depth + 1) * FRAME_H + 40;
+	/* below the header (title and legend): 94 px in a differential graph, 64 otherwise */
+	height = (f->diff ? 94 : 64) + (double)(f->max_depth + 1) * FRAME_H + 40;
 	attrf(s, "width", "%.0f", width);
 	attrf(s, "height", "%.0f", height);
 	attrf(s, "viewBox", "0 0 %.0f %.0f", width, height);
@@ -538,7 +534,7 @@ static int write_doc(struct sw *s, const struct pg_flame *f, const struct pg_run
 	free(js);
 	end(s);
 	rectangle(s, 0, 0, width, height, "rgb(250,250,250)");
-	header(s, f, title, width, &top);
+	header(s, f, title, width);
 	l.base_y = height - 40 - FRAME_H;
 	if (f->total)
 		frame(s, &l, 0, 0.0);

@@ -53,10 +53,6 @@ static bool find_cu(Dwarf *dw, const struct cus *c, Dwarf_Addr addr, Dwarf_Die *
 }
 
 /*
- * File and line for @addr in @dw, the file absolute when the unit names its compilation
- * directory. *file points into libdw's data (valid until dwarf_end) or into @buf.
- */
-/*
  * The declaration file of @die in @cu. Not dwarf_decl_file(): elfutils 0.188 refuses file
  * index 0, which DWARF 5 uses for the primary source file (clang's default).
  */
@@ -73,6 +69,10 @@ static const char *decl_file(Dwarf_Die *die, Dwarf_Die *cu)
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
+/*
+ * File and line for @addr in @dw, the file absolute when the unit names its compilation
+ * directory. *file points into libdw's data (valid until dwarf_end) or into @buf.
+ */
 static void lookup(Dwarf *dw, const struct cus *c, Dwarf_Addr addr, const char **file,
 		   int *line, char *buf, size_t bufsize)
 {
