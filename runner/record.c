@@ -649,21 +649,19 @@ static void read_fstat(int fd, __u32 id, int ncpu, struct pg_bpf_fstat *v, struc
 
 /*
  * Add the buckets of functions first..first + n - 1 in the histogram map @fd to s[id -
- * first].hist, summed over the CPUs (@cv: ncpu entries of buffer). 0 or -ENOMEM.
+ * first].hist (one counter per bucket for all CPUs). 0 or -ENOMEM.
  */
-static int read_hists(int fd, __u32 first, size_t n, int ncpu, __u64 *cv, struct pg_fstat *s)
+static int read_hists(int fd, __u32 first, size_t n, struct pg_fstat *s)
 {
 	struct pg_bpf_hkey key, *prev = NULL;
 
 	while (!bpf_map_get_next_key(fd, prev, &key)) {
-		__u64 sum = 0;
+		__u64 cnt = 0;
 
 		prev = &key;
-		if (key.func < first || key.func - first >= n || bpf_map_lookup_elem(fd, &key, cv))
+		if (key.func < first || key.func - first >= n || bpf_map_lookup_elem(fd, &key, &cnt))
 			continue;
-		for (int c = 0; c < ncpu; c++)
-			sum += cv[c];
-		if (sum && pg_hist_add(&s[key.func - first].hist, key.bucket, sum))
+		if (cnt && pg_hist_add(&s[key.func - first].hist, key.bucket, cnt))
 			return -ENOMEM;
 	}
 	return 0;
@@ -685,7 +683,7 @@ static int read_maps(struct probes *p, size_t nfuncs, int ncpu, struct pg_rep *r
 	}
 	for (__u32 i = 0; i < nfuncs; i++)
 		read_fstat(fst, i, ncpu, v, &tmp[i]);
-	err = read_hists(hfd, 0, nfuncs, ncpu, cv, tmp);
+	err = read_hists(hfd, 0, nfuncs, tmp);
 	if (err)
 		goto cleanup;
 	for (__u32 i = 0; i < PG_CNT_MAX; i++) {
@@ -734,13 +732,12 @@ cleanup:
 static int read_target(struct probes *p, __u32 id, int ncpu, double *median, double *bpf_ns)
 {
 	struct pg_bpf_fstat *v = calloc((size_t)ncpu, sizeof(*v));
-	__u64 *cv = calloc((size_t)ncpu, sizeof(*cv));
 	struct pg_fstat s = { 0 };
 	int err = -ENOMEM;
 
-	if (v && cv) {
+	if (v) {
 		read_fstat(bpf_map__fd(p->skel->maps.fstats), id, ncpu, v, &s);
-		err = read_hists(bpf_map__fd(p->skel->maps.hist), id, 1, ncpu, cv, &s);
+		err = read_hists(bpf_map__fd(p->skel->maps.hist), id, 1, &s);
 	}
 	*median = pg_hist_quantile(&s.hist, 0.5);
 	*bpf_ns = s.calls ? (double)s.probe_ns / (double)s.calls : NAN;
@@ -748,7 +745,6 @@ static int read_target(struct probes *p, __u32 id, int ncpu, double *median, dou
 		err = -ENODATA;
 	pg_hist_release(&s.hist);
 	free(v);
-	free(cv);
 	return err;
 }
 
