@@ -82,6 +82,12 @@ def per_call(cmd, n):
     return float(sh(cmd + [str(n)]).stdout.strip().splitlines()[-1])
 
 
+def bpftrace_latency(prog, func):
+    """bpftrace's peer of a perfgate probe pair: entry timestamp, return into a histogram."""
+    return ("uprobe:%s:%s { @s[tid] = nsecs; } uretprobe:%s:%s /@s[tid]/ "
+            "{ @h = hist(nsecs - @s[tid]); delete(@s[tid]); }" % (prog, func, prog, func))
+
+
 def with_background_tracer(tracer_cmd, prog, n, ready_s=2.0):
     """Start a tracer that attaches to `prog`, run prog, stop the tracer."""
     t = subprocess.Popen(tracer_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -111,9 +117,7 @@ def sec_cost():
         r["funclatency"] = with_background_tracer(
             ["funclatency", "%s:target" % prog], prog, n)
         r["bpftrace"] = with_background_tracer(
-            ["bpftrace", "-e", "uprobe:%s:target { @s[tid] = nsecs; } "
-             "uretprobe:%s:target /@s[tid]/ { @h = hist(nsecs - @s[tid]); delete(@s[tid]); }"
-             % (prog, prog)], prog, n, 4.0)
+            ["bpftrace", "-e", bpftrace_latency(prog, "target")], prog, n, 4.0)
         r["bare uprobe"] = with_background_tracer(
             ["bpftrace", "-e", "uprobe:%s:target { }" % prog], prog, n, 4.0)
         if "nop5" in site:
@@ -312,9 +316,7 @@ def sec_tail():
             "untraced": lambda: sh([exe, n]).stdout,
             "perfgate": lambda: sh([PG, "-q", "record", "-o", rec, "-r", "1", "-f", "work",
                                     "--", exe, n]).stdout,
-            "bpftrace": lambda: sh(["bpftrace", "-e", "uprobe:%s:work { @s[tid] = nsecs; } "
-                                    "uretprobe:%s:work /@s[tid]/ { @h = hist(nsecs - "
-                                    "@s[tid]); delete(@s[tid]); }" % (exe, exe),
+            "bpftrace": lambda: sh(["bpftrace", "-e", bpftrace_latency(exe, "work"),
                                     "-c", "%s %s" % (exe, n)]).stdout,
         }
         for tool, run in tools.items():
@@ -342,7 +344,7 @@ def md_tail(rows):
         s.append("| %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f |" % (
             r["build"], r["tool"], r["p50"], r["p99"], r["p999"], r["mean"], r["mean_trim1"]))
     s += ["",
-          "Until this run perfgate's histogram map was a per-CPU hash without preallocation: "
+          "Until 2026-11-21 perfgate's histogram map was a per-CPU hash without preallocation: "
           "adding a key allocated per-CPU memory, and the refills of the kernel's allocator "
           "cache cost 20-30 us on ~1% of traced calls (p99 20-30 us against 3-6 us for "
           "bpftrace, mean 1.3-1.4x the median), an untimed tail that calibration, a median "
