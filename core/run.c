@@ -401,6 +401,40 @@ double pg_calib_desc_ns(const struct pg_calib *c, int k)
 	return c->in_ns[k] + out_rest(c, k);
 }
 
+double pg_calib_scale(const struct pg_calib *c, const uint64_t n[PG_SITE_COUNT],
+		      uint64_t probe_ns)
+{
+	double want = 0, s;
+
+	if (!c->valid || !c->measured)
+		return 1;
+	for (int k = 0; k < PG_SITE_COUNT; k++)
+		want += (double)n[k] * c->measured_ns[k];
+	if (!(want > 0))
+		return 1;
+	s = (double)probe_ns / want;
+	if (s > PG_CALIB_SCALE_MAX)
+		return PG_CALIB_SCALE_MAX;
+	return s < 1.0 / PG_CALIB_SCALE_MAX ? 1.0 / PG_CALIB_SCALE_MAX : s;
+}
+
+/* The calibrated cost of @n[k] traced calls of each kind, @part(k) each, the part of kinds
+ * pg_calib_scaled_site() multiplied by @scale. */
+static double calibrated(const struct pg_calib *c, const uint64_t n[PG_SITE_COUNT],
+			 double (*part)(const struct pg_calib *, int), double scale)
+{
+	double d = 0;
+
+	for (int k = 0; k < PG_SITE_COUNT; k++)
+		d += (double)n[k] * part(c, k) * (pg_calib_scaled_site((enum pg_site)k) ? scale : 1);
+	return d;
+}
+
+bool pg_calib_scaled_site(enum pg_site k)
+{
+	return k == PG_SITE_NOP5 || k == PG_SITE_EMULATED;
+}
+
 double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
 			   const struct pg_fstat *s)
 {
@@ -409,8 +443,7 @@ double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
 	if (!c->valid)
 		return t;
 	t -= (double)s->calls * c->in_ns[f->site];
-	for (int k = 0; k < PG_SITE_COUNT; k++)
-		t -= (double)s->desc[k] * pg_calib_desc_ns(c, k);
+	t -= calibrated(c, s->desc, pg_calib_desc_ns, pg_calib_scale(c, s->desc, s->desc_probe_ns));
 	if (c->measured)
 		t -= (double)s->desc_probe_ns;
 	return t > 0 ? t : 0;
@@ -424,8 +457,7 @@ double pg_fstat_comp_self(const struct pg_calib *c, const struct pg_func *f,
 	if (!c->valid)
 		return t;
 	t -= (double)s->calls * c->in_ns[f->site];
-	for (int k = 0; k < PG_SITE_COUNT; k++)
-		t -= (double)s->kids[k] * out_rest(c, k);
+	t -= calibrated(c, s->kids, out_rest, pg_calib_scale(c, s->kids, s->kids_probe_ns));
 	if (c->measured)
 		t -= (double)s->kids_probe_ns;
 	return t > 0 ? t : 0;

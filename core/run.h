@@ -151,12 +151,12 @@ struct pg_run {
 	struct pg_meta meta;
 	struct pg_calib calib;		/* valid == false in runs without calibration */
 	/*
-	 * The latency histograms hold compensated durations: each call's own, less what
-	 * pg_fstat_comp_total() subtracts for that call alone (its own probes' in_ns, each traced
-	 * descendant's pg_calib_desc_ns() and its descendants' timed probe work), by the
-	 * calibration of the recording that call was in, rounded to whole ns, at least 0
-	 * (bpf/perfgate.bpf.c). Requires calib.valid and calib.measured. false: raw durations
-	 * (run files from before, runs without calibration).
+	 * The latency histograms hold compensated durations: each call's own, less its own
+	 * probes' in_ns, each traced descendant's pg_calib_desc_ns() (not scaled: one stall
+	 * inside a probe, scaled up, would move that call a long way) and its descendants' timed
+	 * probe work, by the calibration of the recording that call was in, rounded to whole ns,
+	 * at least 0 (bpf/perfgate.bpf.c). Requires calib.valid and calib.measured. false: raw
+	 * durations (run files from before, runs without calibration).
 	 */
 	bool hist_compensated;
 	size_t nfuncs;
@@ -203,13 +203,47 @@ const struct pg_func *pg_run_find_func(const struct pg_run *run, const char *bin
 int pg_run_validate(const struct pg_run *run, char *why, size_t whylen);
 
 /*
+ * Probes cost more when the machine is slower or their code and data are cold, and the part of
+ * that cost perfgate cannot time (the trap or syscall into the kernel and back, the caches user
+ * code finds cold afterwards) grows with the part it times (the BPF programs' run time): over
+ * processes on the project machines the untimed cost of a parent's traced children followed
+ * their timed BPF run time with a slope of 0.85-0.91 in log-log (docs/measurement.md).
+ * pg_calib_scale() is the factor by which a group of traced calls (@n[k] of each site kind)
+ * took longer in BPF than calibration says: @probe_ns, their probes' BPF run time, against
+ * sum_k n[k] * measured_ns(k), within [1 / PG_CALIB_SCALE_MAX, PG_CALIB_SCALE_MAX]; 1 without
+ * measured probe times or without such calls.
+ *
+ * @probe_ns is taken as timed: a stall that hits the BPF part of the probes predicts, on
+ * average, stalls in their untimed part in proportion (capping each call's probe time at 4x
+ * left parents' means 10% high on nop5 sites). Only sums are scaled, not the histograms: call
+ * by call, the untimed cost of a single-stepped probe is 25 times its BPF run time, and the
+ * noise of that run time, scaled up, pushed calls of a ~20 us caller to 0.
+ */
+#define PG_CALIB_SCALE_MAX 4
+double pg_calib_scale(const struct pg_calib *c, const uint64_t n[PG_SITE_COUNT],
+		      uint64_t probe_ns);
+/*
+ * Is the calibrated cost of a probe at a site of kind @k scaled? nop5 and emulated sites: their
+ * untimed cost is the kernel's entry and exit paths, which slow down with the BPF programs.
+ * Not single-stepped (nor unknown) ones: their cost is mostly the single step's trap, which
+ * did not follow (what a traced child needed was 0.83 times its scaled cost, median over 30
+ * processes), and scaling made a parent of ten such children worse (-117% against -76%).
+ */
+bool pg_calib_scaled_site(enum pg_site k);
+/*
  * Overhead-compensated sums of @s (a stat of function @f in a run with calibration @c), in ns:
  *   total: total_ns - calls * in(f) - sum over sites k of desc[k] * (in(k) + out(k))
  *   self:  self_ns  - calls * in(f) - sum over sites k of kids[k] * out(k)
  * clamped at 0. When c->measured, each out(k) is split into the part the BPF programs timed
  * (subtracted as measured: desc_probe_ns, kids_probe_ns) and the rest (out(k) -
- * measured_ns(k), at least 0, calibrated). Without a valid calibration they return the raw
- * sums.
+ * measured_ns(k), at least 0, calibrated), and the calibrated parts of the descendants' (the
+ * children's) cost at sites pg_calib_scaled_site() are multiplied by pg_calib_scale() of the
+ * descendants (the children), s(k) = that scale for those sites and 1 for the others:
+ *   total: total_ns - calls * in(f) - desc_probe_ns
+ *          - sum_k s(k) * desc[k] * (in(k) + rest(k))
+ *   self:  self_ns - calls * in(f) - kids_probe_ns - sum_k s(k) * kids[k] * rest(k)
+ * A call's own in(f) is not scaled: scaled by its own (cold) BPF run time, it took 30% too
+ * much from a single-stepped 20 us leaf. Without a valid calibration they return the raw sums.
  */
 double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
 			   const struct pg_fstat *s);
@@ -217,8 +251,8 @@ double pg_fstat_comp_self(const struct pg_calib *c, const struct pg_func *f,
 			  const struct pg_fstat *s);
 /*
  * What compensation subtracts for one traced call of site @k inside a caller, besides the BPF
- * run time its probes timed themselves (when c->measured): in(k) + out(k) - measured(k), at
- * least in(k); in(k) + out(k) without measured probe times.
+ * run time its probes timed themselves (when c->measured), before pg_calib_scale(): in(k) +
+ * out(k) - measured(k), at least in(k); in(k) + out(k) without measured probe times.
  */
 double pg_calib_desc_ns(const struct pg_calib *c, int k);
 /* The estimated cost of the probes of @s's own calls: calls * (in(f) + out(f)), with the

@@ -23,11 +23,12 @@
 
 /*
  * One function over all repetitions. total_ns and self_ns are compensated for probe overhead
- * when the run is calibrated (core/run.h); raw_* are as measured. mean is compensated exactly.
+ * when the run is calibrated (core/run.h); raw_* are as measured; mean is total_ns / calls.
  * The percentiles come from histograms the BPF programs compensate call by call
- * (pg_run.hist_compensated): exact for callers too. min and max, and the percentiles of older
- * run files, are shifted by the probe work every call carries (in_ns of its site): exact for a
- * leaf, while a caller's still include its traced callees' probe costs.
+ * (pg_run.hist_compensated): for callers too, without the scale of the sums (core/run.h).
+ * min and max, and the percentiles of older run files, are shifted by the probe work every
+ * call carries (in_ns of its site): exact for a leaf, while a caller's still include its
+ * traced callees' probe costs.
  */
 struct row {
 	const struct pg_func *func;	/* NULL: not called in any repetition */

@@ -801,8 +801,9 @@ out:
 
 /*
  * From here on the BPF programs put compensated durations into the histograms (hist_dur() in
- * bpf/perfgate.bpf.c), with the same formula as pg_fstat_comp_total() for each call: exact
- * percentiles for callers too. The calibration itself ran with raw histograms.
+ * bpf/perfgate.bpf.c), with the formula of pg_fstat_comp_total() for each call, except its
+ * scale (pg_calib_scale()): percentiles for callers too. The calibration itself ran with raw
+ * histograms.
  */
 static void compensate_hists(struct probes *p, struct pg_run *run)
 {

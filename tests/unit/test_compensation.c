@@ -46,38 +46,80 @@ static void test_parent(void **state)
 	assert_true(fabs(pg_fstat_comp_self(&calib, &f, &s) - self) < 1e-9);
 }
 
-/* Runs with measured probe times: the measured part of out(k) is taken as measured. */
+/*
+ * Runs with measured probe times: the measured part of out(k) is taken as measured, and the
+ * calibrated rest of the descendants' (children's) cost is scaled by how long their probes ran
+ * in BPF against the calibration's measured_ns.
+ */
 static void test_measured(void **state)
 {
 	struct pg_calib m = calib;
 	struct pg_func f = { .site = PG_SITE_EMULATED };
+	/*
+	 * descendants' probes: 20 x 400 + 2 x 1700 = 11400 ns expected, 14250 ran (x 1.25);
+	 * children's: 20 x 400 = 8000 expected, 10000 ran (x 1.25 as well)
+	 */
 	struct pg_fstat s = {
 		.calls = 2, .total_ns = 1000000, .self_ns = 300000,
 		.desc = { [PG_SITE_NOP5] = 20, [PG_SITE_SSTEP] = 2 },
 		.kids = { [PG_SITE_NOP5] = 20 },
-		.probe_ns = 3000, .desc_probe_ns = 50000, .kids_probe_ns = 30000,
+		.probe_ns = 3000, .desc_probe_ns = 14250, .kids_probe_ns = 10000,
 	};
 	/* nop5: out 1000 of which 400 measured at calibration; sstep: all of its 1500, and more */
-	double total = 1000000 - 2 * 700 - 20 * (600 + 600) - 2 * (11000 + 0) - 50000;
-	double self = 300000 - 2 * 700 - 20 * 600 - 30000;
+	/* single-stepped calls are not scaled */
+	double total = 1000000 - 2 * 700 - 1.25 * 20 * (600 + 600) - 2 * (11000 + 0) - 14250;
+	double self = 300000 - 2 * 700 - 1.25 * (20 * 600) - 10000;
 
 	m.measured = true;
 	m.measured_ns[PG_SITE_NOP5] = 400;
 	m.measured_ns[PG_SITE_SSTEP] = 1700;
 	m.measured_ns[PG_SITE_EMULATED] = 500;
+	assert_true(fabs(pg_calib_scale(&m, s.desc, s.desc_probe_ns) - 1.25) < 1e-12);
 	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) - total) < 1e-9);
 	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - self) < 1e-9);
 	/* own probes: in + the unmeasured part of out per call, plus what was measured */
 	assert_true(fabs(pg_fstat_probe_cost(&m, &f, &s) - (2 * (700 + 600) + 3000)) < 1e-9);
-	/* per descendant (what the BPF programs subtract from each call's histogram entry) */
+	/* per descendant, before the scale (what the BPF programs subtract from each call's
+	 * histogram entry) */
 	assert_true(pg_calib_desc_ns(&m, PG_SITE_NOP5) == 600 + 600);
 	assert_true(pg_calib_desc_ns(&m, PG_SITE_SSTEP) == 11000);
-	/* the same calibration without measured probe times ignores the sums */
+	/* the same calibration without measured probe times ignores the sums: no scale either */
 	m.measured = false;
+	assert_true(pg_calib_scale(&m, s.desc, s.desc_probe_ns) == 1);
 	assert_true(pg_calib_desc_ns(&m, PG_SITE_NOP5) == 1600);
 	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) -
 			 (1000000 - 2 * 700 - 20 * 1600 - 2 * 12500)) < 1e-9);
 	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - (300000 - 2 * 700 - 20 * 1000)) < 1e-9);
+}
+
+/* The scale is bounded: stalls inside the probes are not a machine 10 times slower. */
+static void test_scale_bounds(void **state)
+{
+	struct pg_calib m = calib;
+	uint64_t n[PG_SITE_COUNT] = { [PG_SITE_NOP5] = 10 }, none[PG_SITE_COUNT] = { 0 };
+	struct pg_func f = { .site = PG_SITE_NOP5 };
+	struct pg_fstat s = {
+		.calls = 1, .total_ns = 100000, .self_ns = 50000,
+		.desc = { [PG_SITE_NOP5] = 10 }, .kids = { [PG_SITE_NOP5] = 10 },
+		.desc_probe_ns = 40000, .kids_probe_ns = 40000,
+	};
+
+	m.measured = true;
+	m.measured_ns[PG_SITE_NOP5] = 400;
+	assert_true(pg_calib_scale(&m, n, 4000) == 1);
+	assert_true(fabs(pg_calib_scale(&m, n, 2000) - 0.5) < 1e-12);
+	assert_true(pg_calib_scale(&m, n, 40000) == PG_CALIB_SCALE_MAX);	/* 10x */
+	assert_true(pg_calib_scale(&m, n, 100) == 1.0 / PG_CALIB_SCALE_MAX);	/* 1/40 */
+	assert_true(pg_calib_scale(&m, none, 100) == 1);	/* no calls: nothing to scale */
+	m.measured_ns[PG_SITE_NOP5] = 0;	/* nothing measured at calibration */
+	assert_true(pg_calib_scale(&m, n, 4000) == 1);
+	m.measured_ns[PG_SITE_NOP5] = 400;
+	/* in the sums: 10 x 1200 of calibrated rest, taken 4 times, not 10 */
+	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) -
+			 (100000 - 600 - 4 * 10 * 1200 - 40000)) < 1e-9);
+	assert_true(pg_fstat_comp_self(&m, &f, &s) == 0);	/* 50000 - 600 - 24000 - 40000 */
+	assert_true(pg_calib_scaled_site(PG_SITE_NOP5) && pg_calib_scaled_site(PG_SITE_EMULATED));
+	assert_false(pg_calib_scaled_site(PG_SITE_SSTEP) || pg_calib_scaled_site(PG_SITE_UNKNOWN));
 }
 
 static void test_clamp_and_uncalibrated(void **state)
@@ -173,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_leaf),
 		cmocka_unit_test(test_parent),
 		cmocka_unit_test(test_measured),
+		cmocka_unit_test(test_scale_bounds),
 		cmocka_unit_test(test_clamp_and_uncalibrated),
 		cmocka_unit_test(test_retain),
 		cmocka_unit_test(test_validate_counts),
