@@ -20,6 +20,8 @@
  *  - Runs with compensated histograms (pg_run.hist_compensated) are not merged with runs with
  *    raw ones; a repetition's histogram stays compensated by its own recording's calibration
  *    (compare's leaf trimming assumes the merged calibration: off by ~5% of the difference).
+ *    Likewise every repetition's probe run times are scaled against the merged calibration's
+ *    measured_ns (pg_calib_scale()), not their own recording's.
  */
 #ifndef PG_MERGE_H
 #define PG_MERGE_H

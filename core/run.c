@@ -418,8 +418,10 @@ double pg_calib_scale(const struct pg_calib *c, const uint64_t n[PG_SITE_COUNT],
 	return s < 1.0 / PG_CALIB_SCALE_MAX ? 1.0 / PG_CALIB_SCALE_MAX : s;
 }
 
-/* The calibrated cost of @n[k] traced calls of each kind, @part(k) each, the part of kinds
- * pg_calib_scaled_site() multiplied by @scale. */
+/*
+ * The calibrated cost of @n[k] traced calls of each kind, @part(k) each, the part of kinds
+ * pg_calib_scaled_site() multiplied by @scale.
+ */
 static double calibrated(const struct pg_calib *c, const uint64_t n[PG_SITE_COUNT],
 			 double (*part)(const struct pg_calib *, int), double scale)
 {

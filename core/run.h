@@ -211,13 +211,16 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen);
  * pg_calib_scale() is the factor by which a group of traced calls (@n[k] of each site kind)
  * took longer in BPF than calibration says: @probe_ns, their probes' BPF run time, against
  * sum_k n[k] * measured_ns(k), within [1 / PG_CALIB_SCALE_MAX, PG_CALIB_SCALE_MAX]; 1 without
- * measured probe times or without such calls.
+ * measured probe times, or when that sum is 0. It is measured on calls of every site kind
+ * (their BPF programs are the same) and applied to those of pg_calib_scaled_site() only.
  *
  * @probe_ns is taken as timed: a stall that hits the BPF part of the probes predicts, on
  * average, stalls in their untimed part in proportion (capping each call's probe time at 4x
- * left parents' means 10% high on nop5 sites). Only sums are scaled, not the histograms: call
- * by call, the untimed cost of a single-stepped probe is 25 times its BPF run time, and the
- * noise of that run time, scaled up, pushed calls of a ~20 us caller to 0.
+ * left parents' means 10% high on nop5 sites). Only sums are scaled, not the histograms
+ * (docs/measurement.md): tried call by call, with each call's probe time capped, it needed
+ * another run format and did not help consistently (a parent's p50 came closer on a
+ * frame-pointer build and further on a nop5 build), and single-stepped callees, then scaled
+ * too, pushed calls of a ~20 us caller to 0.
  */
 #define PG_CALIB_SCALE_MAX 4
 double pg_calib_scale(const struct pg_calib *c, const uint64_t n[PG_SITE_COUNT],

@@ -56,25 +56,29 @@ static void test_measured(void **state)
 	struct pg_calib m = calib;
 	struct pg_func f = { .site = PG_SITE_EMULATED };
 	/*
-	 * descendants' probes: 20 x 400 + 2 x 1700 = 11400 ns expected, 14250 ran (x 1.25);
-	 * children's: 20 x 400 = 8000 expected, 10000 ran (x 1.25 as well)
+	 * descendants' probes: 20 x 400 + 4 x 500 + 2 x 1700 = 13400 ns expected, 16750 ran
+	 * (x 1.25); children's: 20 x 400 + 4 x 500 = 10000 expected, 15000 ran (x 1.5)
 	 */
 	struct pg_fstat s = {
 		.calls = 2, .total_ns = 1000000, .self_ns = 300000,
-		.desc = { [PG_SITE_NOP5] = 20, [PG_SITE_SSTEP] = 2 },
-		.kids = { [PG_SITE_NOP5] = 20 },
-		.probe_ns = 3000, .desc_probe_ns = 14250, .kids_probe_ns = 10000,
+		.desc = { [PG_SITE_NOP5] = 20, [PG_SITE_EMULATED] = 4, [PG_SITE_SSTEP] = 2 },
+		.kids = { [PG_SITE_NOP5] = 20, [PG_SITE_EMULATED] = 4 },
+		.probe_ns = 3000, .desc_probe_ns = 16750, .kids_probe_ns = 15000,
 	};
-	/* nop5: out 1000 of which 400 measured at calibration; sstep: all of its 1500, and more */
-	/* single-stepped calls are not scaled */
-	double total = 1000000 - 2 * 700 - 1.25 * 20 * (600 + 600) - 2 * (11000 + 0) - 14250;
-	double self = 300000 - 2 * 700 - 1.25 * (20 * 600) - 10000;
+	/*
+	 * nop5: out 1000 of which 400 measured at calibration, emulated: 1100 of which 500;
+	 * sstep: all of its 1500, and more. Single-stepped calls are not scaled.
+	 */
+	double total = 1000000 - 2 * 700 - 1.25 * (20 * (600 + 600) + 4 * (700 + 600)) -
+		       2 * (11000 + 0) - 16750;
+	double self = 300000 - 2 * 700 - 1.5 * (20 * 600 + 4 * 600) - 15000;
 
 	m.measured = true;
 	m.measured_ns[PG_SITE_NOP5] = 400;
 	m.measured_ns[PG_SITE_SSTEP] = 1700;
 	m.measured_ns[PG_SITE_EMULATED] = 500;
 	assert_true(fabs(pg_calib_scale(&m, s.desc, s.desc_probe_ns) - 1.25) < 1e-12);
+	assert_true(fabs(pg_calib_scale(&m, s.kids, s.kids_probe_ns) - 1.5) < 1e-12);
 	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) - total) < 1e-9);
 	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - self) < 1e-9);
 	/* own probes: in + the unmeasured part of out per call, plus what was measured */
@@ -88,8 +92,9 @@ static void test_measured(void **state)
 	assert_true(pg_calib_scale(&m, s.desc, s.desc_probe_ns) == 1);
 	assert_true(pg_calib_desc_ns(&m, PG_SITE_NOP5) == 1600);
 	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) -
-			 (1000000 - 2 * 700 - 20 * 1600 - 2 * 12500)) < 1e-9);
-	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - (300000 - 2 * 700 - 20 * 1000)) < 1e-9);
+			 (1000000 - 2 * 700 - 20 * 1600 - 4 * 1800 - 2 * 12500)) < 1e-9);
+	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) -
+			 (300000 - 2 * 700 - 20 * 1000 - 4 * 1100)) < 1e-9);
 }
 
 /* The scale is bounded: stalls inside the probes are not a machine 10 times slower. */
