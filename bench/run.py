@@ -366,9 +366,10 @@ def md_tail(rows):
     for r in rows:
         s.append("| %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f |" % (
             r["build"], r["tool"], r["p50"], r["p99"], r["p999"], r["mean"], r["mean_trim1"]))
-    p99 = ", ".join("%s %.1f us against bpftrace's %.1f us" % (
+    bt = {r["build"]: r["p99"] for r in rows if r["tool"] == "bpftrace"}
+    p99 = ", ".join("%s %.1f us against bpftrace's %s" % (
         r["build"].split(" (")[0], r["p99"] / 1e3,
-        next(b["p99"] for b in rows if b["build"] == r["build"] and b["tool"] == "bpftrace") / 1e3)
+        "%.1f us" % (bt[r["build"]] / 1e3) if r["build"] in bt else "(not run)")
         for r in rows if r["tool"] == "perfgate")
     s += ["",
           "Until 2026-11-21 perfgate's histogram map was a per-CPU hash without preallocation: "
@@ -377,10 +378,11 @@ def md_tail(rows):
           "bpftrace, mean 1.3-1.4x the median), an untimed tail that calibration, a median "
           "of rounds, mostly missed. The map now holds one counter per key for all CPUs, "
           "added to atomically, not preallocated (bpf/perfgate.bpf.c). This run's p99: "
-          "%s. In the run that fixed the map (2026-11-21) it was 3.8 us against bpftrace's "
-          "3.7 us on nop5 sites and 4.4 against 7.0 emulated; the BPF programs did not change "
-          "since, and a gap to bpftrace's that appears in one run and not the next is not "
-          "explained. What remains at p99.9 is the machine's: the untraced twins show it "
+          "%s. In the run that fixed the map (commit feaeb19) it was 3.8 us against "
+          "bpftrace's 3.7 us on nop5 sites and 4.4 against 7.0 emulated. The p99 moves with "
+          "the machine: on 2026-11-21 a run with the same BPF programs gave 7.2 us on nop5 "
+          "sites (median of 5 processes), and perfgate alone 40 minutes later 3.4-3.8 us in 5 "
+          "of 6 processes (6.9 us in one). What remains at p99.9 is the machine's: the untraced twins show it "
           "too." % p99]
     return s
 
@@ -444,9 +446,10 @@ def md_accuracy(rows):
           "calibration, and stalls (0.1 to 5 ms now and then) hit them; scaling callees' "
           "calibrated cost by their BPF run time against calibration's cuts the "
           "per-process error of parents on nop5 and emulated sites by a third to a half "
-          "(mean abs, above). Its median stays a few percent off, in opposite directions on "
-          "nop5 and emulated sites, which calibration "
-          "does not explain (it measures both the same way). Single-stepped callees are not "
+          "(mean abs, above). It also moves the median: on emulated sites, where the "
+          "children's BPF run time comes out a few percent above calibration's while their "
+          "untimed cost does not (not understood), it makes the parent a few percent low; "
+          "compare the unscaled column. Single-stepped callees are not "
           "scaled (their trap cost did not follow the BPF run time), and cost ~15 us per call: "
           "the parent is 90%% probes and any error is magnified tenfold. Medians (second "
           "table) are not moved by rare stalls: the BPF programs compensate each call before "
