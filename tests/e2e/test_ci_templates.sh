@@ -46,9 +46,12 @@ C2=$(git rev-parse HEAD)
 BUILD='clang -O2 -g -fpatchable-function-entry=5 -o imgfilter imgfilter.c'
 # The slow change makes blur_row 10x slower; a 50% minimum effect on raw times keeps timing
 # noise on a busy machine from failing the clean change: these tests are about the plumbing,
-# not the statistics.
+# not the statistics. Only the *_row leaves are traced: a caller's raw self time holds its
+# callees' untimed probe costs, which move with the machine (a clean change once flagged main
+# +192%, with the wall time +30%, on a busy CI machine).
 IN=(--input "command=./imgfilter 3" --input "build=$BUILD" --input "perfgate=$PERFGATE"
     --input repetitions=10 --input min-effect=50 --input compare-args=--raw
+    --input "functions=*_row"
     --github base_ref=main)
 
 # github SCENARIO ARGS...: run the action in $R with fresh GitHub files; exit status in $st
@@ -87,6 +90,11 @@ github clean
 [ "$(json_get "$R/perfgate-out/run.json" '["meta"]["git_commit"]')" = "$(git rev-parse HEAD)" ] ||
 	fail "the run was not recorded at HEAD"
 grep -q 'recording it' "$TMP/clean/stderr" || fail "clean: the baseline was not recorded"
+python3 - "$R/perfgate-out/run.json" <<'PY' || fail "clean: the functions input was not used"
+import json, sys
+names = sorted(f["name"] for f in json.load(open(sys.argv[1]))["functions"])
+assert names == ["blur_row", "checksum_row", "fill_row", "sharpen_row"], names
+PY
 res=$(output clean result)
 [ "$res" = pass ] || [ "$res" = inconclusive ] || fail "clean change: result $res"
 for f in base.json run.json compare.json junit.xml summary.md; do
@@ -166,7 +174,7 @@ PORT=$(cat "$TMP/port")
 
 GL=(--var "PG_COMMAND=./imgfilter 3" --var "PG_BUILD=$BUILD" --var "PERFGATE=$PERFGATE"
     --var "PERFGATE_SRC=$SRC" --var PG_SKIP_DEPS=1 --var GITLAB_CI=true --var PG_MIN_EFFECT=50
-    --var PG_COMPARE_ARGS=--raw
+    --var PG_COMPARE_ARGS=--raw --var "PG_FUNCTIONS=*_row"
     --var CI_DEFAULT_BRANCH=main --var CI_PROJECT_ID=7 --var CI_JOB_NAME=perfgate
     --var CI_JOB_TOKEN=tok123 --var "CI_PROJECT_DIR=$R"
     --var "CI_API_V4_URL=http://127.0.0.1:$PORT/api/v4")
