@@ -152,9 +152,8 @@ struct pg_run {
 	struct pg_calib calib;		/* valid == false in runs without calibration */
 	/*
 	 * The latency histograms hold compensated durations: each call's own, less its own
-	 * probes' in_ns, each traced descendant's pg_calib_desc_ns() (not scaled: one stall
-	 * inside a probe, scaled up, would move that call a long way) and its descendants' timed
-	 * probe work, by the calibration of the recording that call was in, rounded to whole ns,
+	 * probes' in_ns, each traced descendant's pg_calib_desc_ns() (not scaled: see
+	 * pg_calib_scale()) and its descendants' timed probe work, by the calibration of the recording that call was in, rounded to whole ns,
 	 * at least 0 (bpf/perfgate.bpf.c). Requires calib.valid and calib.measured. false: raw
 	 * durations (run files from before, runs without calibration).
 	 */
