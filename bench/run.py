@@ -239,6 +239,11 @@ def md_attach(rows):
 
 # ---- 3. accuracy --------------------------------------------------------------------------
 
+def mean_abs(e):
+    """The mean magnitude of the errors @e (fractions), in percent."""
+    return 100 * sum(abs(x) for x in e) / len(e)
+
+
 def unscaled_means(path):
     """Compensated means per call of a run file's functions (first repetition) as perfgate
     computed them before 2026-11-21: without scaling the descendants' calibrated cost by
@@ -382,8 +387,8 @@ def md_tail(rows):
           "bpftrace's 3.7 us on nop5 sites and 4.4 against 7.0 emulated. The p99 moves with "
           "the machine: on 2026-11-21 a run with the same BPF programs gave 7.2 us on nop5 "
           "sites (median of 5 processes), and perfgate alone 40 minutes later 3.4-3.8 us in 5 "
-          "of 6 processes (6.9 us in one). What remains at p99.9 is the machine's: the untraced twins show it "
-          "too." % p99]
+          "of 6 processes (6.9 us in one). What remains at p99.9 is the machine's: the "
+          "untraced twins show it too." % p99]
     return s
 
 
@@ -406,9 +411,8 @@ def md_accuracy(rows):
                  "| %.2f | %+.1f%% |" % (
                      r["build"], r["function"], r["truth"] / 1e3, r["compensated"] / 1e3,
                      100 * r["error"], 100 * min(e), 100 * max(e),
-                     100 * sum(abs(x) for x in e) / len(e),
-                     "%+.1f%%" % (100 * median(u)) if u else "",
-                     "%.1f%%" % (100 * sum(abs(x) for x in u) / len(u)) if u else "",
+                     mean_abs(e), "%+.1f%%" % (100 * median(u)) if u else "",
+                     "%.1f%%" % mean_abs(u) if u else "",
                      r["raw"] / 1e3, 100 * r["raw_error"]))
     if all(r.get("p50_errors") for r in rows):
         s += ["",
@@ -424,11 +428,9 @@ def md_accuracy(rows):
             s.append("| %s | %s | %.2f | %.2f | %+.1f%% | %+.1f%% .. %+.1f%% |" % (
                 r["build"], r["function"], r["truth_p50"] / 1e3, r["p50"] / 1e3,
                 100 * median(e), 100 * min(e), 100 * max(e)))
-    def mae(e):
-        return 100 * sum(abs(x) for x in e) / len(e)
     parents = ", ".join("%+.1f%% %s (mean abs %.1f%%, unscaled %.1f%%)" % (
-        100 * r["error"], r["build"].split(" (")[0], mae(r["errors"]),
-        mae(r.get("unscaled_errors") or r["errors"]))
+        100 * r["error"], r["build"].split(" (")[0], mean_abs(r["errors"]),
+        mean_abs(r.get("unscaled_errors") or r["errors"]))
         for r in rows if r["function"] == "parent10")
     s += ["",
           ("\"unscaled\": the same run files compensated as before 2026-11-21, without the "
@@ -439,9 +441,9 @@ def md_accuracy(rows):
           ("Where it falls short. Means: the target (3%%) holds for the median leaf on nop5 and "
           "emulated sites, not reliably for callers, and not per process. A parent of ten "
           "traced callees carries their probe costs (the raw error: one to two times its own "
-          "time on nop5 sites, about ten times single-stepped), so a 10%% error in the calibrated "
-          "part of a probe's cost is 10-20%% of the parent (this run: %s). The part of a "
-          "probe's cost that BPF cannot time moves with the part it times: the machine's "
+          "time on nop5 sites, about ten times single-stepped), so a 10%% error in the "
+          "calibrated part of a probe's cost is 10-20%% of the parent (this run: %s). The "
+          "part of a probe's cost that BPF cannot time moves with the part it times: the machine's "
           "speed drifts by up to 2x within a second, probes run colder or hotter than at "
           "calibration, and stalls (0.1 to 5 ms now and then) hit them; scaling callees' "
           "calibrated cost by their BPF run time against calibration's cuts the "

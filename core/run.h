@@ -153,9 +153,10 @@ struct pg_run {
 	/*
 	 * The latency histograms hold compensated durations: each call's own, less its own
 	 * probes' in_ns, each traced descendant's pg_calib_desc_ns() (not scaled: see
-	 * pg_calib_scale()) and its descendants' timed probe work, by the calibration of the recording that call was in, rounded to whole ns,
-	 * at least 0 (bpf/perfgate.bpf.c). Requires calib.valid and calib.measured. false: raw
-	 * durations (run files from before, runs without calibration).
+	 * pg_calib_scale()) and its descendants' timed probe work, by the calibration of the
+	 * recording that call was in, rounded to whole ns, at least 0 (bpf/perfgate.bpf.c).
+	 * Requires calib.valid and calib.measured. false: raw durations (run files from before,
+	 * runs without calibration).
 	 */
 	bool hist_compensated;
 	size_t nfuncs;
