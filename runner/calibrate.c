@@ -246,3 +246,18 @@ void pg_calib_compute(const struct pg_calib_targets *t, const struct pg_calib_lo
 	c->valid = true;
 	c->measured = true;
 }
+
+bool pg_calib_plausible(const struct pg_calib *c)
+{
+	static const enum pg_site sites[] = { PG_SITE_NOP5, PG_SITE_EMULATED, PG_SITE_SSTEP };
+
+	if (!c->valid)
+		return false;
+	for (size_t i = 0; i < sizeof(sites) / sizeof(sites[0]); i++) {
+		enum pg_site k = sites[i];
+
+		if (!(c->in_ns[k] > 0) || (c->measured && !(c->out_ns[k] >= c->measured_ns[k])))
+			return false;
+	}
+	return true;
+}

@@ -18,6 +18,7 @@
 #ifndef PG_CALIBRATE_H
 #define PG_CALIBRATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -57,5 +58,14 @@ pid_t pg_calib_spawn(int *go_fd, int *result_fd);
 void pg_calib_compute(const struct pg_calib_targets *t, const struct pg_calib_loops *loops,
 		      const double median_ns[PG_CALIB_NTARGETS],
 		      const double bpf_ns[PG_CALIB_NTARGETS], struct pg_calib *c);
+
+/*
+ * Can @c (from pg_calib_compute()) be right? On every kind of site a probe costs something
+ * inside a call's window (in > 0: at least the way into the kernel and back), and outside it
+ * at least the BPF run time perfgate timed there (out >= measured). A calibration that breaks
+ * either was disturbed by the machine, its alternating rounds no longer alike: 13 in 550
+ * recordings on the project VMs (2026-11-21), with in = 0 or out below measured.
+ */
+bool pg_calib_plausible(const struct pg_calib *c);
 
 #endif

@@ -748,35 +748,21 @@ static int read_target(struct probes *p, __u32 id, int ncpu, double *median, dou
 	return err;
 }
 
-/*
- * Measure what a traced call costs on each kind of probe site, with the same BPF program and
- * maps as the benchmark (runner/calibrate.h). The targets take function ids nfuncs + k.
- */
-static int calibrate(struct probes *p, const struct pg_run *run, int ncpu, struct pg_calib *out)
+/* One calibration with the attached targets @t: fork the child, time, read the maps. */
+static int calibrate_once(struct probes *p, const struct pg_run *run, int ncpu,
+			  const struct pg_calib_targets *t, struct pg_calib *out)
 {
-	struct pg_calib_targets t;
 	struct pg_calib_loops loops;
-	uint64_t cookie[PG_CALIB_NTARGETS];
 	double median[PG_CALIB_NTARGETS], bpf_ns[PG_CALIB_NTARGETS];
-	int go, res, status = 0, err;
+	int go, res, status = 0, err = 0;
 	__u8 one = 1;
 	ssize_t r;
 	pid_t pid;
 	__u32 key;
 
-	err = pg_calib_find(&t);
-	if (err)
-		return err;
-	for (int k = 0; k < PG_CALIB_NTARGETS; k++)
-		cookie[k] = probe_cookie(t.site[k], (uint32_t)(run->nfuncs + (size_t)k));
-	err = attach_set(p, t.path, t.offset, cookie, PG_CALIB_NTARGETS);
-	if (err)
-		goto out;
 	pid = pg_calib_spawn(&go, &res);
-	if (pid < 0) {
-		err = pid;
-		goto out;
-	}
+	if (pid < 0)
+		return pid;
 	key = (__u32)pid;
 	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &key, &one, BPF_ANY) ||
 	    write(go, "g", 1) != 1)
@@ -788,13 +774,55 @@ static int calibrate(struct probes *p, const struct pg_run *run, int ncpu, struc
 		;
 	if (!err && (r != (ssize_t)sizeof(loops) || !WIFEXITED(status) || WEXITSTATUS(status)))
 		err = -EIO;
-	if (err)
-		goto out;
 	for (int k = 0; k < PG_CALIB_NTARGETS && !err; k++)
 		err = read_target(p, (__u32)(run->nfuncs + (size_t)k), ncpu, &median[k], &bpf_ns[k]);
 	if (!err)
-		pg_calib_compute(&t, &loops, median, bpf_ns, out);
-out:
+		pg_calib_compute(t, &loops, median, bpf_ns, out);
+	return err;
+}
+
+#define CALIB_TRIES 3
+
+/*
+ * Measure what a traced call costs on each kind of probe site, with the same BPF program and
+ * maps as the benchmark (runner/calibrate.h). The targets take function ids nfuncs + k. A
+ * calibration the machine disturbed (pg_calib_plausible()) is measured again, up to
+ * CALIB_TRIES times in all; the last one stands.
+ */
+static int calibrate(struct probes *p, const struct pg_run *run, int ncpu, struct pg_calib *out)
+{
+	struct pg_calib_targets t;
+	uint64_t cookie[PG_CALIB_NTARGETS];
+	int err;
+
+	err = pg_calib_find(&t);
+	if (err)
+		return err;
+	for (int k = 0; k < PG_CALIB_NTARGETS; k++)
+		cookie[k] = probe_cookie(t.site[k], (uint32_t)(run->nfuncs + (size_t)k));
+	err = attach_set(p, t.path, t.offset, cookie, PG_CALIB_NTARGETS);
+	for (int try = 1; !err; try++) {
+		err = calibrate_once(p, run, ncpu, &t, out);
+		if (err || pg_calib_plausible(out))
+			break;
+		pg_debug("calibration %d was disturbed (in/out(measured) ns: nop5 %.0f/%.0f(%.0f), "
+			 "emulated %.0f/%.0f(%.0f), sstep %.0f/%.0f(%.0f))", try,
+			 out->in_ns[PG_SITE_NOP5], out->out_ns[PG_SITE_NOP5],
+			 out->measured_ns[PG_SITE_NOP5], out->in_ns[PG_SITE_EMULATED],
+			 out->out_ns[PG_SITE_EMULATED], out->measured_ns[PG_SITE_EMULATED],
+			 out->in_ns[PG_SITE_SSTEP], out->out_ns[PG_SITE_SSTEP],
+			 out->measured_ns[PG_SITE_SSTEP]);
+		if (try == CALIB_TRIES) {
+			pg_warn("probe calibration: the machine disturbed all %d tries (a probe "
+				"costing nothing inside a call, or less than its timed part); "
+				"compensated latencies may be off by more than usual", CALIB_TRIES);
+			break;
+		}
+		/* the targets' counts and histograms start again */
+		err = reset_maps(p, run->nfuncs + PG_CALIB_NTARGETS, ncpu);
+	}
+	if (err)	/* not an earlier try's figures: uncompensated */
+		memset(out, 0, sizeof(*out));
 	pg_calib_targets_release(&t);
 	return err;
 }

@@ -123,9 +123,19 @@ python3 "$TMP/hist_check.py" "$TMP/run.json"
 grep -q "compensated for probe overhead" "$TMP/cmp.txt" || fail "compare does not say so"
 "$PERFGATE" compare --raw "$TMP/run.json" "$TMP/run.json" --min-reps 2 >"$TMP/cmp.txt" || true
 grep -q "(raw)" "$TMP/cmp.txt" || fail "compare --raw does not say so"
-# a benchmark whose probes cost more than its own work gets a warning naming the function
-"$PERFGATE" record -o "$TMP/hot.json" -r 1 -f count_a -- ./calls 2>"$TMP/err"
-grep -q "tracing more than doubles the run time.*count_a" "$TMP/err" || fail "no overhead warning"
+# a benchmark whose probes cost more than its own work gets a warning naming the function.
+# count_a's probes take ~16-22 ms of a ~22-26 ms run (the rest is mostly exec and attaching
+# at mmap), so a busy machine can push one run under the warning's threshold (half the wall
+# time; 1 run in ~20 did): up to three tries
+warned=0
+for _ in 1 2 3; do
+	"$PERFGATE" record -o "$TMP/hot.json" -r 1 -f count_a -- ./calls 2>"$TMP/err"
+	if grep -q "tracing more than doubles the run time.*count_a" "$TMP/err"; then
+		warned=1
+		break
+	fi
+done
+[ "$warned" = 1 ] || fail "no overhead warning in three runs: $(cat "$TMP/err")"
 # --budget: a pilot run finds the functions whose probes cost most and leaves them out
 "$PERFGATE" record -o "$TMP/budget.json" -r 2 --budget 5 -- ./nested 2>"$TMP/err"
 grep -q -- "--budget 5%: in the pilot run the probes cost" "$TMP/err" || fail "no budget line"
