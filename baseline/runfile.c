@@ -190,7 +190,9 @@ static struct json_object *new_meta(const struct pg_meta *m)
 		json_object_put(opts);
 		return NULL;
 	}
-	if (m->sample_hz && put_u64(opts, "sample_hz", m->sample_hz)) {
+	if ((m->sample_hz && put_u64(opts, "sample_hz", m->sample_hz)) ||
+	    (m->budget_pct > 0 &&
+	     pg_json_put(opts, "budget_pct", json_object_new_double(m->budget_pct)))) {
 		json_object_put(meta);
 		json_object_put(opts);
 		return NULL;
@@ -727,6 +729,14 @@ static int read_meta(const struct reader *rd, struct json_object *root, struct p
 
 		err = to_u64(rd, v, "meta.options", "\"sample_hz\"", UINT32_MAX, &hz);
 		m->sample_hz = (uint32_t)hz;
+	}
+	if (!err && json_object_object_get_ex(opts, "budget_pct", &v)) {
+		enum json_type t = json_object_get_type(v);
+
+		m->budget_pct = json_object_get_double(v);
+		if ((t != json_type_double && t != json_type_int) ||
+		    !(m->budget_pct > 0 && m->budget_pct <= 1000))
+			err = bad(rd, "meta.options", "\"budget_pct\" must be a number in (0, 1000]");
 	}
 	if (!err && !m->argc)
 		err = bad(rd, "meta", "\"command\" is empty");

@@ -7,11 +7,13 @@
  * perfgate's measurement see the same machine at the same moment (on a shared VM, the speed
  * of the same loop varies by 2x within a second).
  *
- * `accuracy N` makes N rounds of: leaf20_u (timed), leaf20, parent10_u (timed), parent10; and
- * prints the twins' mean time per call in ns ("leaf20 T" and "parent10 T") and their median
- * ("leaf20_p50 T", "parent10_p50 T", as perfgate's p50 would be: see quantile()). Loop sizes are
- * scaled at start so that leaf20 takes ~20 us and child2 ~2 us. (leaf20 calls an untraced spin
- * loop: a leaf as far as perfgate can see.)
+ * `accuracy N` makes N rounds of: leaf20_u (timed), leaf20, leaf20_v (timed), parent10_u (timed),
+ * parent10, parent10_v (timed); and prints the _u twins' mean time per call in ns ("leaf20 T"
+ * and "parent10 T") and their median ("leaf20_p50 T", "parent10_p50 T", as perfgate's p50
+ * would be: see quantile()), and the _v twins' mean ("leaf20_floor T", "parent10_floor T"): two
+ * untraced copies timed side by side, whose difference is the floor of what one process's
+ * figure can be trusted to. Loop sizes are scaled at start so that leaf20 takes ~20 us and
+ * child2 ~2 us. (leaf20 calls an untraced spin loop: a leaf as far as perfgate can see.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,7 @@ __attribute__((noinline)) static void spin(unsigned long k)
 
 __attribute__((noinline)) void leaf20(void) { spin(k_leaf); }
 __attribute__((noinline)) void leaf20_u(void) { spin(k_leaf); }
+__attribute__((noinline)) void leaf20_v(void) { spin(k_leaf); }
 __attribute__((noinline)) void child2(void) { spin(k_child); }
 __attribute__((noinline)) void child2_u(void) { spin(k_child); }
 __attribute__((noinline)) void parent10(void)
@@ -43,6 +46,12 @@ __attribute__((noinline)) void parent10(void)
 		child2();
 }
 __attribute__((noinline)) void parent10_u(void)
+{
+	spin(k_parent);
+	for (int c = 0; c < 10; c++)
+		child2_u();
+}
+__attribute__((noinline)) void parent10_v(void)
 {
 	spin(k_parent);
 	for (int c = 0; c < 10; c++)
@@ -90,7 +99,7 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 300;
 	static double lv[MAX_ROUNDS], pv[MAX_ROUNDS];
-	double leaf = 0, parent = 0, clk = 1e300, t0, t1;
+	double leaf = 0, parent = 0, leaf_v = 0, parent_v = 0, clk = 1e300, t0, t1;
 
 	if (n < 1 || n > MAX_ROUNDS)
 		return 2;
@@ -108,12 +117,19 @@ int main(int argc, char **argv)
 		leaf += lv[i];
 		leaf20();
 		t0 = now();
+		leaf20_v();
+		leaf_v += now() - t0 - clk;
+		t0 = now();
 		parent10_u();
 		pv[i] = now() - t0 - clk;
 		parent += pv[i];
 		parent10();
+		t0 = now();
+		parent10_v();
+		parent_v += now() - t0 - clk;
 	}
 	printf("leaf20 %.1f\nparent10 %.1f\n", leaf / n, parent / n);
+	printf("leaf20_floor %.1f\nparent10_floor %.1f\n", leaf_v / n, parent_v / n);
 	printf("leaf20_p50 %.1f\nparent10_p50 %.1f\n", quantile(lv, n), quantile(pv, n));
 	return 0;
 }

@@ -10,12 +10,18 @@
  *
  * Untraced (`tail N` alone), the differences are the noise of the method: about 0 at every
  * quantile.
+ *
+ * `tail N T` runs T threads at once, each making N pairs (the quantiles are over all T x N):
+ * with T at least the number of CPUs, calls of work() run on several CPUs at the same moment,
+ * and a tracer whose counters are shared between CPUs pays for it.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #define MAX_PAIRS 200000
+#define MAX_THREADS 16
 
 volatile unsigned long sink;
 static unsigned long k_work = 2000, k_gap = 1000;
@@ -45,21 +51,17 @@ static int cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int main(int argc, char **argv)
-{
-	int n = argc > 1 ? atoi(argv[1]) : 5000;
-	static double d[MAX_PAIRS];
-	double t, sum = 0, trimmed = 0;
-	int keep;
+/* @arg: where this thread's differences go, n of them (static: a thread's stack is small) */
+struct pairs {
+	double *d;
+	int n;
+};
 
-	if (n < 100 || n > MAX_PAIRS)
-		return 2;
-	t = now();
-	spin(10000000);
-	t = (now() - t) / 10000000;	/* ns per iteration */
-	k_work = (unsigned long)(2000 / t);
-	k_gap = (unsigned long)(1000 / t);
-	for (int i = 0; i < n; i++) {
+static void *make_pairs(void *arg)
+{
+	struct pairs *p = arg;
+
+	for (int i = 0; i < p->n; i++) {
 		double a = now(), b, c;
 
 		work_u();
@@ -68,8 +70,36 @@ int main(int argc, char **argv)
 		work();
 		spin(k_gap);
 		c = now();
-		d[i] = (c - b) - (b - a);
+		p->d[i] = (c - b) - (b - a);
 	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 5000, nt = argc > 2 ? atoi(argv[2]) : 1;
+	static double d[MAX_PAIRS * MAX_THREADS];
+	struct pairs p[MAX_THREADS];
+	pthread_t tid[MAX_THREADS];
+	double t, sum = 0, trimmed = 0;
+	int keep;
+
+	if (n < 100 || n > MAX_PAIRS || nt < 1 || nt > MAX_THREADS)
+		return 2;
+	t = now();
+	spin(10000000);
+	t = (now() - t) / 10000000;	/* ns per iteration */
+	k_work = (unsigned long)(2000 / t);
+	k_gap = (unsigned long)(1000 / t);
+	for (int i = 0; i < nt; i++)
+		p[i] = (struct pairs){ .d = d + (size_t)i * n, .n = n };
+	for (int i = 1; i < nt; i++)
+		if (pthread_create(&tid[i], NULL, make_pairs, &p[i]))
+			return 2;
+	make_pairs(&p[0]);
+	for (int i = 1; i < nt; i++)
+		pthread_join(tid[i], NULL);
+	n *= nt;
 	qsort(d, n, sizeof(*d), cmp);
 	keep = n - n / 100;
 	for (int i = 0; i < n; i++) {

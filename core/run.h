@@ -122,6 +122,8 @@ struct pg_meta {
 	size_t nexcludes;
 	char **excludes;	/* -x patterns, as given */
 	uint32_t sample_hz;	/* sampling frequency; 0 = no sampled profile */
+	double budget_pct;	/* record --budget (0 < x <= 1000); 0 = none: every selected
+				 * function was traced */
 };
 
 /*

@@ -498,6 +498,26 @@ static bool traces_cxx(const struct pg_run *run)
 	return false;
 }
 
+/* Load the opened object and attach its fork and exit tracepoints. 0 or -errno (logged). */
+static int load_and_track(struct probes *p)
+{
+	int err = perfgate_bpf__load(p->skel);
+
+	if (err) {
+		pg_err("cannot load the BPF program: %s", strerror(-err));
+		return err;
+	}
+	p->fork_link = bpf_program__attach(p->skel->progs.pg_fork);
+	p->exit_link = bpf_program__attach(p->skel->progs.pg_exit);
+	if (!p->fork_link || !p->exit_link) {
+		err = -errno;
+		pg_err("cannot attach to the sched_process_fork/exit tracepoints: %s",
+		       strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
 /* Load and attach; with @preload (the library's path), publish the return addresses too. */
 static int open_probes(struct probes *p, const struct pg_run *run, bool multi,
 		       const char *preload)
@@ -526,21 +546,28 @@ static int open_probes(struct probes *p, const struct pg_run *run, bool multi,
 	p->skel->rodata->publish_rets = preload != NULL;
 	if (!preload)	/* never written: spare its megabyte */
 		bpf_map__set_max_entries(p->skel->maps.rets, 1);
-	err = perfgate_bpf__load(p->skel);
-	if (err) {
-		pg_err("cannot load the BPF program: %s", strerror(-err));
+	err = load_and_track(p);
+	if (err)
 		return err;
-	}
-	p->fork_link = bpf_program__attach(p->skel->progs.pg_fork);
-	p->exit_link = bpf_program__attach(p->skel->progs.pg_exit);
-	if (!p->fork_link || !p->exit_link) {
-		err = -errno;
-		pg_err("cannot attach to the sched_process_fork/exit tracepoints: %s",
-		       strerror(-err));
-		return err;
-	}
 	p->multi = multi;
 	return attach_run(p, run);
+}
+
+/*
+ * The BPF object with only its process tracking attached (the `traced` map, filled by the
+ * fork and exit tracepoints): what a sampled run without probes needs.
+ */
+static int open_bare(struct probes *p)
+{
+	p->skel = perfgate_bpf__open();
+	if (!p->skel) {
+		pg_err("cannot open the BPF object: %s", strerror(errno));
+		return -errno;
+	}
+	bpf_map__set_max_entries(p->skel->maps.fstats, 1);
+	bpf_map__set_max_entries(p->skel->maps.hist, 1);
+	bpf_map__set_max_entries(p->skel->maps.rets, 1);
+	return load_and_track(p);
 }
 
 static int attach_probes(struct probes *p, const struct pg_run *run, bool single,
@@ -1167,6 +1194,12 @@ static void explain_counters(const __u64 c[PG_CNT_MAX])
 			 (unsigned long long)c[PG_CNT_UNMATCHED]);
 }
 
+/* --budget: the sampled first pass, and how much longer than it the pilot may run */
+#define PILOT_SAMPLE_HZ 999
+#define PILOT_MIN_SAMPLES 50
+#define PILOT_MAX_FACTOR 10
+#define PILOT_MIN_NS 1000000000ULL	/* but never before it ran this much longer */
+
 static int cmp_cost_desc(const void *a, const void *b, void *arg)
 {
 	const double *cost = arg;
@@ -1182,7 +1215,7 @@ static int cmp_cost_desc(const void *a, const void *b, void *arg)
  * functions are dropped, or -errno.
  */
 static int budget_choose(const struct pg_record_opts *o, const struct pg_run *run,
-			 const struct pg_rep *pilot, bool *keep)
+			 const struct pg_rep *pilot, uint64_t cut_wall_ns, bool *keep)
 {
 	double *cost = calloc(run->nfuncs, sizeof(*cost)), total = 0, own, allowed, before;
 	uint32_t *order = calloc(run->nfuncs, sizeof(*order));
@@ -1206,6 +1239,10 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 		own = 0.01 * (double)pilot->wall_ns;
 	allowed = o->budget_pct / 100 * own;
 	before = total;
+	if (cut_wall_ns && !o->quiet)
+		pg_info("--budget: the pilot ran past %.1f s (%dx the sampled run's %.2f s, or 1 s "
+			"more) and was stopped: the choice is made from the part that ran",
+			(double)pilot->wall_ns / 1e9, PILOT_MAX_FACTOR, (double)cut_wall_ns / 1e9);
 	for (uint32_t i = 0; i < run->nfuncs; i++) {
 		keep[i] = true;
 		order[i] = i;
@@ -1236,14 +1273,20 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 
 /*
  * Run one unrecorded pilot repetition, choose the functions that fit the budget, and when
- * some must go, detach and attach again with the rest. Before capabilities are dropped.
+ * some must go, detach and attach again with the rest. Before capabilities are dropped. With
+ * @sampled_wall_ns, the wall time of the sampled first pass (no probes), the pilot is stopped
+ * once it runs PILOT_MAX_FACTOR times as long, and at least PILOT_MIN_NS longer (unless the
+ * user's --timeout comes first): the
+ * probes then cost PILOT_MAX_FACTOR - 1 times the work done at least, and a hot function
+ * whose probes cost 100 times its work does not keep the pilot going for 100 runs' time.
  */
 static int budget_pilot(const struct pg_record_opts *o, struct probes *p, struct launch *l,
-			struct pg_run *run, int ncpu)
+			struct pg_run *run, int ncpu, uint64_t sampled_wall_ns)
 {
 	struct pg_rep pilot = { .exit_code = -1 };
 	__u64 counters[PG_CNT_MAX] = { 0 };
-	bool *keep = NULL;
+	uint64_t user_timeout = l->timeout_ns, bound = PILOT_MAX_FACTOR * sampled_wall_ns;
+	bool *keep = NULL, cut;
 	size_t before = run->nfuncs;
 	int err, ndrop;
 
@@ -1251,10 +1294,19 @@ static int budget_pilot(const struct pg_record_opts *o, struct probes *p, struct
 		pg_warn("--budget needs the probe calibration, which failed: tracing everything");
 		return 0;
 	}
+	if (bound && bound < sampled_wall_ns + PILOT_MIN_NS)
+		bound = sampled_wall_ns + PILOT_MIN_NS;
+	if (bound && (!user_timeout || bound < user_timeout))
+		l->timeout_ns = bound;
+	else
+		bound = 0;
 	err = reset_maps(p, run->nfuncs, ncpu);
 	err = err ?: run_once(p, l, &pilot);
+	cut = bound && l->timed_out;
+	l->timeout_ns = user_timeout;
+	l->timed_out = false;
 	err = err ?: read_maps(p, run->nfuncs, ncpu, &pilot, counters);
-	if (!err && (pilot.signal || pilot.exit_code) && !o->allow_failure) {
+	if (!err && !cut && (pilot.signal || pilot.exit_code) && !o->allow_failure) {
 		pg_err("the --budget pilot run %s %d; no run file written",
 		       pilot.signal ? "was killed by signal" : "exited with status",
 		       pilot.signal ? pilot.signal : pilot.exit_code);
@@ -1267,7 +1319,7 @@ static int budget_pilot(const struct pg_record_opts *o, struct probes *p, struct
 		err = -ENOMEM;
 		goto out;
 	}
-	ndrop = budget_choose(o, run, &pilot, keep);
+	ndrop = budget_choose(o, run, &pilot, cut ? sampled_wall_ns : 0, keep);
 	if (ndrop <= 0) {
 		err = ndrop;
 		goto out;
@@ -1285,6 +1337,115 @@ out:
 	return err;
 }
 
+static int cmp_display(const void *a, const void *b, void *arg)
+{
+	const struct pg_run *run = arg;
+
+	return strcmp(run->funcs[*(const uint32_t *)a].display,
+		      run->funcs[*(const uint32_t *)b].display);
+}
+
+/* Set seen[id] for every function of @run named as a frame of one of @rep's stacks. */
+static int mark_sampled(const struct pg_run *run, const struct pg_rep *rep, bool *seen)
+{
+	uint32_t *order = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*order));
+
+	if (!order)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < run->nfuncs; i++)
+		order[i] = i;
+	qsort_r(order, run->nfuncs, sizeof(*order), cmp_display, (void *)run);
+	for (size_t k = 0; k < rep->nstacks; k++) {
+		char *stack = strdup(rep->stacks[k].folded), *save = NULL;
+
+		if (!stack) {
+			free(order);
+			return -ENOMEM;
+		}
+		for (char *fr = strtok_r(stack, ";", &save); fr; fr = strtok_r(NULL, ";", &save)) {
+			size_t lo = 0, hi = run->nfuncs;
+
+			while (lo < hi) {	/* the first function named fr or after it */
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (strcmp(run->funcs[order[mid]].display, fr) < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (; lo < run->nfuncs && !strcmp(run->funcs[order[lo]].display, fr); lo++)
+				seen[order[lo]] = true;
+		}
+		free(stack);
+	}
+	free(order);
+	return 0;
+}
+
+/*
+ * --budget's sampled first pass: the benchmark runs once more, unrecorded, sampled at
+ * PILOT_SAMPLE_HZ with no probe attached, and only the selected functions seen on its stacks
+ * (by name) go on to the pilot. A function that never showed up holds little of the time, and
+ * the pilot need not pay for its probes: a tiny function called millions of times would make
+ * it run many times longer than the benchmark. When sampling does not work here, the run took
+ * fewer than PILOT_MIN_SAMPLES samples or none of the functions showed up, all of them go on.
+ * Before the probes are attached and capabilities dropped.
+ */
+static int budget_sample(const struct pg_record_opts *o, struct launch *l, struct pg_run *run,
+			 uint64_t *wall_ns)
+{
+	struct probes sp = { 0 };
+	struct pg_rep rep = { .exit_code = -1 };
+	bool *seen = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*seen));
+	size_t before = run->nfuncs, nseen = 0;
+	int err;
+
+	if (!seen)
+		return -ENOMEM;
+	err = open_bare(&sp);
+	if (err)
+		goto out;
+	sp.sampler = pg_sampler_open(PILOT_SAMPLE_HZ, bpf_map__fd(sp.skel->maps.traced));
+	if (!sp.sampler) {
+		pg_warn("--budget: no sampled first pass (sampling does not work here): the pilot "
+			"traces all %zu selected functions", before);
+		goto out;
+	}
+	err = run_once(&sp, l, &rep);
+	err = err ?: pg_sampler_stop(sp.sampler, &rep);
+	if (!err && !l->timed_out && !rep.signal && !rep.exit_code)
+		*wall_ns = rep.wall_ns;	/* a complete run: it bounds the pilot */
+	l->timed_out = false;
+	if (!err && (rep.signal || rep.exit_code) && !o->allow_failure) {
+		pg_err("the --budget sampled first pass %s %d; no run file written",
+		       rep.signal ? "was killed by signal" : "exited with status",
+		       rep.signal ? rep.signal : rep.exit_code);
+		err = -ECHILD;
+	}
+	err = err ?: mark_sampled(run, &rep, seen);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < run->nfuncs; i++)
+		nseen += seen[i];
+	if (rep.samples < PILOT_MIN_SAMPLES || !nseen) {
+		if (!o->quiet)
+			pg_info("--budget: the sampled first pass took %llu samples and saw %zu of "
+				"the selected functions, too few to choose from: the pilot traces all "
+				"%zu", (unsigned long long)rep.samples, nseen, before);
+		goto out;
+	}
+	err = pg_run_retain_funcs(run, seen);
+	if (!err && !o->quiet)
+		pg_info("--budget: a sampled first pass (%llu samples) saw %zu of the %zu selected "
+			"functions on its stacks; the pilot traces those, the others hold little of "
+			"the time", (unsigned long long)rep.samples, nseen, before);
+out:
+	pg_rep_release(&rep);
+	probes_release(&sp);
+	free(seen);
+	return err;
+}
+
 int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 {
 	struct selection sel = { 0 };
@@ -1292,6 +1453,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	size_t site[PG_SITE_COUNT] = { 0 };
 	__u64 counters[PG_CNT_MAX] = { 0 };
 	struct launch launch = { .argv = o->argv, .timeout_ns = o->timeout_ms * 1000000ULL };
+	uint64_t sampled_wall = 0;	/* --budget's sampled first pass, when complete */
 	int ncpu, err;
 
 	if (!pg_can_record()) {
@@ -1331,6 +1493,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	if (err)
 		goto cleanup;
 	run->meta.repetitions = o->repetitions;
+	run->meta.budget_pct = o->budget_pct;
 
 	libbpf_set_print(libbpf_print);
 	ncpu = libbpf_num_possible_cpus();
@@ -1344,13 +1507,18 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		free(launch.preload);	/* nothing to fix: spare every call its cost */
 		launch.preload = NULL;
 	}
+	if (o->budget_pct > 0) {
+		err = budget_sample(o, &launch, run, &sampled_wall);
+		if (err)
+			goto cleanup;
+	}
 	err = attach_probes(&probes, run, o->single_attach, launch.preload);
 	if (err)
 		goto cleanup;
 	report_calibration(calibrate(&probes, run, ncpu, &run->calib), &run->calib, o->quiet);
 	excfix_open(&probes, &launch);
 	if (o->budget_pct > 0) {
-		err = budget_pilot(o, &probes, &launch, run, ncpu);
+		err = budget_pilot(o, &probes, &launch, run, ncpu, sampled_wall);
 		if (err)
 			goto cleanup;
 	}

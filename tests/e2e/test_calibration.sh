@@ -136,9 +136,12 @@ for _ in 1 2 3; do
 	fi
 done
 [ "$warned" = 1 ] || fail "no overhead warning in three runs: $(cat "$TMP/err")"
-# --budget: a pilot run finds the functions whose probes cost most and leaves them out
+# --budget: a pilot run finds the functions whose probes cost most and leaves them out.
+# nested runs ~4 ms: too few samples for the sampled first pass, which says so
 "$PERFGATE" record -o "$TMP/budget.json" -r 2 --budget 5 -- ./nested 2>"$TMP/err"
 grep -q -- "--budget 5%: in the pilot run the probes cost" "$TMP/err" || fail "no budget line"
+grep -q -- "--budget: the sampled first pass took [0-9]* samples.*the pilot traces all 5" \
+	"$TMP/err" || fail "a sampled first pass of a 4 ms run was trusted: $(cat "$TMP/err")"
 python3 - "$TMP/budget.json" <<'PY'
 import json, sys
 names = [f["name"] for f in json.load(open(sys.argv[1]))["functions"]]
@@ -148,3 +151,32 @@ python3 "$TMP/hist_check.py" "$TMP/budget.json"
 "$PERFGATE" record -q -o "$TMP/all.json" -r 1 --budget 1000 -- ./nested
 python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["functions"]) == 5' \
 	"$TMP/all.json"
+# a longer run: the sampled first pass (~150 ms, no probes) keeps only the functions seen on
+# its stacks for the pilot. never_called cannot be on one; hot holds nearly all the time
+"$PERFGATE" record -o "$TMP/sampled.json" -r 1 --budget 5 -- ./budget 2>"$TMP/err"
+grep -q -- "--budget: a sampled first pass ([0-9]* samples) saw [1-3] of the 4 selected" \
+	"$TMP/err" || fail "no sampled first pass: $(cat "$TMP/err")"
+python3 - "$TMP/sampled.json" <<'PY'
+import json, sys
+names = [f["name"] for f in json.load(open(sys.argv[1]))["functions"]]
+assert "never_called" not in names and "hot" in names and "main" in names, names
+PY
+python3 "$TMP/hist_check.py" "$TMP/sampled.json"
+# tiny's probes would cost ~100x the run's own time: the pilot is stopped at 10x the sampled
+# run's wall time (or 1 s more) and tiny dropped
+"$PERFGATE" record -o "$TMP/cut.json" -r 1 --budget 5 -- ./budget 2000000 2>"$TMP/err"
+grep -q -- "--budget: the pilot ran past .* and was stopped" "$TMP/err" ||
+	fail "the pilot was not stopped: $(cat "$TMP/err")"
+grep -q -- "--budget 5%: .* without tiny it would be" "$TMP/err" || fail "tiny not dropped"
+python3 - "$TMP/cut.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+names = [f["name"] for f in run["functions"]]
+assert "tiny" not in names and "hot" in names, names
+assert run["meta"]["options"]["budget_pct"] == 5, run["meta"]["options"]
+PY
+# two runs whose functions --budget chose differently: compare says so
+"$PERFGATE" compare "$TMP/budget.json" "$TMP/all.json" --min-reps 2 >"$TMP/cmp.txt" \
+	2>"$TMP/err" || true
+grep -q "different sets of functions (0 only in the base run, [1-9] only in the new one: --budget" \
+	"$TMP/err" || fail "compare does not warn of budget-chosen sets: $(cat "$TMP/err")"

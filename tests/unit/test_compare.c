@@ -524,6 +524,103 @@ static void test_warnings(void **state)
 	pg_run_free(b);
 }
 
+/* Sets of traced functions that differ because of how the runs were recorded are warned of. */
+static void test_traced_sets(void **state)
+{
+	const char *const names[] = { "same", "tiny" };
+	const double ns[] = { 100, 100 };
+	const int all[] = { -1, -1 };
+	struct pg_run *a = multi_run(2, names, ns, all, 6, 1);
+	struct pg_run *b = multi_run(1, names, ns, all, 6, 2);	/* "tiny" not traced */
+	struct pg_run *c2 = multi_run(2, names, ns, all, 6, 3);
+	struct pg_comparison c;
+
+	(void)state;
+	/* same options, no --budget: "tiny" is gone from the code, as far as compare knows */
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.nwarnings, 0);
+	pg_comparison_release(&c);
+	/* either side chosen by --budget */
+	b->meta.budget_pct = 5;
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.nwarnings, 1);
+	assert_true(has_warning(&c, "traced different sets of functions (1 only in the base run, "
+				"0 only in the new one: --budget chose them)", NULL));
+	pg_comparison_release(&c);
+	assert_int_equal(compare(b, a, NULL, &c), 0);
+	assert_true(has_warning(&c, "(0 only in the base run, 1 only in the new one", NULL));
+	pg_comparison_release(&c);
+	/* --budget on both sides, the same set: nothing to say */
+	a->meta.budget_pct = 5;
+	c2->meta.budget_pct = 2;
+	assert_int_equal(compare(a, c2, NULL, &c), 0);
+	assert_int_equal(c.nwarnings, 0);
+	pg_comparison_release(&c);
+	/* no --budget, different -f */
+	a->meta.budget_pct = b->meta.budget_pct = 0;
+	b->meta.filters = calloc(1, sizeof(char *));
+	assert_non_null(b->meta.filters);
+	b->meta.filters[0] = strdup("same");
+	b->meta.nfilters = 1;
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.nwarnings, 1);
+	assert_true(has_warning(&c, "their -f/-x options differ", NULL));
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+	pg_run_free(c2);
+}
+
+/* parent, with 10 traced children per call when @traced_kids, its self time @self ns a call */
+static struct pg_run *kids_run(bool traced_kids, double self, uint64_t seed)
+{
+	struct pg_run *run = new_run("/bin/prog", "--quick", "h");
+	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 7;
+	uint32_t parent = add_func(run, "/bin/prog", "parent"), child = 0;
+
+	if (traced_kids)
+		child = add_func(run, "/bin/prog", "child");
+	for (int r = 0; r < 8; r++) {
+		struct pg_rep *rep = add_rep(run, 10000000);
+		double v = self * noise(&s, 0.01);
+
+		add_stat(rep, parent, 2, v, 5e6);
+		if (traced_kids) {
+			rep->stats[0].kids[PG_SITE_NOP5] = rep->stats[0].desc[PG_SITE_NOP5] = 20;
+			add_stat(rep, child, 20, 20000 * noise(&s, 0.01), 20000);
+		}
+	}
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+	return run;
+}
+
+/*
+ * --budget traced the children in one run and not in the other: the parent's self time holds
+ * them on one side only (+200%), which is no regression of the code.
+ */
+static void test_traced_callees_differ(void **state)
+{
+	struct pg_run *a = kids_run(true, 1e6, 1), *b = kids_run(false, 3e6, 2);
+	const struct pg_fcmp *f;
+	struct pg_comparison c;
+
+	(void)state;
+	/* the same options, no --budget: compare cannot tell, and judges */
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(find(&c, "parent")->verdict, PG_VERDICT_REGRESSION);
+	pg_comparison_release(&c);
+	b->meta.budget_pct = 5;
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	f = find(&c, "parent");
+	assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(f->reason, "traced callees differ (10 and 0 traced calls per call)"));
+	assert_int_equal(c.nregressions, 0);
+	assert_int_not_equal(c.overall, PG_OVERALL_REGRESSION);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
 static void test_bh_family(void **state)
 {
 	const char *const names[] = { "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7" };
@@ -790,6 +887,8 @@ int main(void)
 		cmocka_unit_test(test_too_few_reps),
 		cmocka_unit_test(test_different_argv),
 		cmocka_unit_test(test_warnings),
+		cmocka_unit_test(test_traced_sets),
+		cmocka_unit_test(test_traced_callees_differ),
 		cmocka_unit_test(test_bh_family),
 		cmocka_unit_test(test_sort_order),
 		cmocka_unit_test(test_calls_changed),

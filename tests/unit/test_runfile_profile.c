@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the sampled-profile part of run files (baseline/runfile.c): "samples",
- * "samples_lost", "samples_truncated" and "stacks" in a repetition, "sample_hz" in the options,
- * "frame_sources" at the top. They round-trip; files without them still read; malformed ones
- * are refused with a message.
+ * "samples_lost", "samples_truncated" and "stacks" in a repetition, "sample_hz" (and
+ * "budget_pct") in the options, "frame_sources" at the top. They round-trip; files without
+ * them still read; malformed ones are refused with a message.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -33,6 +33,7 @@ static void make_run(struct pg_run *run)
 	run->meta.argv[0] = strdup("./bench");
 	run->meta.repetitions = 2;
 	run->meta.sample_hz = 499;
+	run->meta.budget_pct = 2.5;	/* record --budget 2.5 */
 	assert_int_equal(pg_run_add_func(run, "/bin/bench", "main", "main", 0x1139, 0x1139,
 					 PG_SITE_NOP5, false, NULL), 0);
 	rep = pg_run_add_rep(run);
@@ -95,6 +96,7 @@ static void test_round_trip(void **state)
 	pg_run_init(&back);
 	assert_int_equal(pg_runfile_read(path("run.json"), &back), 0);
 	assert_int_equal(back.meta.sample_hz, 499);
+	assert_float_equal(back.meta.budget_pct, 2.5, 0);
 	assert_int_equal(back.nreps, 2);
 	assert_int_equal(back.reps[0].samples, 10);
 	assert_int_equal(back.reps[0].samples_lost, 1);
@@ -123,6 +125,7 @@ static void test_without_profile(void **state)
 	make_run(&run);
 	/* sampling off: none of the keys is written, and the file reads as before */
 	run.meta.sample_hz = 0;
+	run.meta.budget_pct = 0;
 	for (size_t i = 0; i < run.reps[0].nstacks; i++)
 		free(run.reps[0].stacks[i].folded);
 	free(run.reps[0].stacks);
@@ -139,10 +142,12 @@ static void test_without_profile(void **state)
 	assert_null(strstr(text, "stacks"));
 	assert_null(strstr(text, "samples"));
 	assert_null(strstr(text, "sample_hz"));
+	assert_null(strstr(text, "budget_pct"));
 	assert_null(strstr(text, "frame_sources"));
 	pg_run_init(&back);
 	assert_int_equal(pg_runfile_read(path("plain.json"), &back), 0);
 	assert_int_equal(back.meta.sample_hz, 0);
+	assert_true(back.meta.budget_pct == 0);
 	assert_int_equal(back.reps[0].nstacks, 0);
 	pg_run_release(&back);
 	free(text);
@@ -167,6 +172,10 @@ static void test_refused(void **state)
 		{ "\"stacks\":[", "\"stacks\":{\"a\":[" },
 		{ "\"samples\":10,", "" },	/* stacks but no samples counted */
 		{ "\"sample_hz\":499", "\"sample_hz\":-4" },
+		{ "\"budget_pct\":2.5", "\"budget_pct\":0" },
+		{ "\"budget_pct\":2.5", "\"budget_pct\":-2.5" },
+		{ "\"budget_pct\":2.5", "\"budget_pct\":1000.5" },
+		{ "\"budget_pct\":2.5", "\"budget_pct\":\"2.5\"" },
 		{ "[\"main\",\"bench.c\",12]", "[\"ma;in\",\"bench.c\",12]" },
 		{ "[\"main\",\"bench.c\",12]", "[\"main\",\"bench.c\"]" },
 		{ "[\"main\",\"bench.c\",12]", "[\"main\",\"bench.c\",-12]" },
