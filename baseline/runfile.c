@@ -736,7 +736,8 @@ static int read_meta(const struct reader *rd, struct json_object *root, struct p
 		m->budget_pct = json_object_get_double(v);
 		if ((t != json_type_double && t != json_type_int) ||
 		    !(m->budget_pct > 0 && m->budget_pct <= 1000))
-			err = bad(rd, "meta.options", "\"budget_pct\" must be a number in (0, 1000]");
+			err = bad(rd, "meta.options",
+				  "\"budget_pct\" must be a number in (0, 1000]");
 	}
 	if (!err && !m->argc)
 		err = bad(rd, "meta", "\"command\" is empty");

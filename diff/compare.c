@@ -567,23 +567,33 @@ static int warn_sets(struct pg_comparison *c, const struct pg_run *base, const s
 	if (!options && !(base->meta.budget_pct > 0) && !(new->meta.budget_pct > 0))
 		return 0;
 	for (size_t i = 0, j; i < nkeys; i = j) {
-		bool side[2] = { false, false };
+		bool listed[2] = { false, false }, called[2] = { false, false };
 
 		for (j = i; j < nkeys && !strcmp(keys[j].binary, keys[i].binary) &&
-			    !strcmp(keys[j].name, keys[i].name); j++)
-			side[keys[j].side] = true;
-		if (side[0] != side[1])
-			only[side[1]]++;
+			    !strcmp(keys[j].name, keys[i].name); j++) {
+			const struct pg_run *run = keys[j].side ? new : base;
+
+			listed[keys[j].side] = true;
+			for (size_t r = 0; r < run->nreps && !called[keys[j].side]; r++) {
+				const struct pg_fstat *st = pg_rep_find(&run->reps[r], keys[j].id);
+
+				called[keys[j].side] = st && st->calls;
+			}
+		}
+		/* called on one side, not even listed on the other (listed: it did not run) */
+		for (int k = 0; k < 2; k++)
+			only[k] += called[k] && !listed[!k];
 	}
 	if (!only[0] && !only[1])
 		return 0;
 	*differ = true;
-	return warn(c, "the runs traced different sets of functions (%zu only in the base run, "
-		    "%zu only in the new one%s): a caller's self time holds the time of callees "
-		    "traced on the other side only, so changes of their callers, and added and "
-		    "removed functions, may be artefacts (functions whose traced callees per call "
-		    "differ are not judged); record both with the same functions (-f)", only[0], only[1],
-		    options ? ": their -f/-x options differ" : ": --budget chose them");
+	return warn(c, "the runs traced different sets of functions (%zu called only in the base "
+		    "run, %zu only in the new one%s): a caller's self time holds the time of "
+		    "callees traced on the other side only, so changes of their callers, and added "
+		    "and removed functions, may be artefacts (functions whose traced callees per "
+		    "call differ are not judged); record both with the same functions (-f)",
+		    only[0], only[1], options ? ": their -f/-x options differ" :
+		    ": --budget chose them, or the code changed");
 }
 
 static int warnings(struct pg_comparison *c, const struct pg_run *base, const struct pg_run *new)
@@ -800,7 +810,9 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		err = analyse(f, &sb, &sn, opts, calib.valid);
 		if (err < 0)
 			goto fail;
-		if (err == 1 && sets_differ && callees_differ(f, &sb, cb, &sn, cn))
+		/* compensated total time does not depend on which callees were traced */
+		if (err == 1 && sets_differ && (opts->metric == PG_METRIC_SELF || opts->raw) &&
+		    callees_differ(f, &sb, cb, &sn, cn))
 			err = 0;
 		if (err == 1) {
 			tested[ntested] = out->n - 1;

@@ -829,7 +829,17 @@ static int calibrate(struct probes *p, const struct pg_run *run, int ncpu, struc
 		cookie[k] = probe_cookie(t.site[k], (uint32_t)(run->nfuncs + (size_t)k));
 	err = attach_set(p, t.path, t.offset, cookie, PG_CALIB_NTARGETS);
 	for (int try = 1; !err; try++) {
+		struct pg_calib prev = *out;
+
 		err = calibrate_once(p, run, ncpu, &t, out);
+		if (err && prev.valid) {	/* keep the disturbed one we have */
+			pg_warn("probe calibration: try %d failed (%s); keeping the disturbed try "
+				"before it: compensated latencies may be off by more than usual",
+				try, strerror(-err));
+			*out = prev;
+			err = 0;
+			break;
+		}
 		if (err || pg_calib_plausible(out))
 			break;
 		pg_debug("calibration %d was disturbed (in/out(measured) ns: nop5 %.0f/%.0f(%.0f), "
@@ -1215,7 +1225,8 @@ static int cmp_cost_desc(const void *a, const void *b, void *arg)
  * functions are dropped, or -errno.
  */
 static int budget_choose(const struct pg_record_opts *o, const struct pg_run *run,
-			 const struct pg_rep *pilot, uint64_t cut_wall_ns, bool *keep)
+			 const struct pg_rep *pilot, uint64_t sampled_wall_ns, uint64_t cut_wall_ns,
+			 bool *keep)
 {
 	double *cost = calloc(run->nfuncs, sizeof(*cost)), total = 0, own, allowed, before;
 	uint32_t *order = calloc(run->nfuncs, sizeof(*order));
@@ -1234,7 +1245,16 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 		cost[s->func] = pg_fstat_probe_cost(&run->calib, &run->funcs[s->func], s);
 		total += cost[s->func];
 	}
-	own = (double)pilot->wall_ns - total;
+	/*
+	 * The benchmark's own time: measured, by the sampled first pass, when the pilot ran to
+	 * its end; else the pilot's wall time less the estimated probe cost, a difference that
+	 * any error of the calibration swamps when the probes dominate (then it errs on dropping
+	 * more).
+	 */
+	if (sampled_wall_ns && !cut_wall_ns)
+		own = (double)sampled_wall_ns;
+	else
+		own = (double)pilot->wall_ns - total;
 	if (own < 0.01 * (double)pilot->wall_ns)
 		own = 0.01 * (double)pilot->wall_ns;
 	allowed = o->budget_pct / 100 * own;
@@ -1286,12 +1306,13 @@ static int budget_pilot(const struct pg_record_opts *o, struct probes *p, struct
 	struct pg_rep pilot = { .exit_code = -1 };
 	__u64 counters[PG_CNT_MAX] = { 0 };
 	uint64_t user_timeout = l->timeout_ns, bound = PILOT_MAX_FACTOR * sampled_wall_ns;
-	bool *keep = NULL, cut;
+	bool *keep = NULL, cut, timed_out;
 	size_t before = run->nfuncs;
 	int err, ndrop;
 
 	if (!run->calib.valid) {
-		pg_warn("--budget needs the probe calibration, which failed: tracing everything");
+		pg_warn("--budget needs the probe calibration, which failed: tracing all %zu "
+			"functions left", run->nfuncs);
 		return 0;
 	}
 	if (bound && bound < sampled_wall_ns + PILOT_MIN_NS)
@@ -1303,10 +1324,17 @@ static int budget_pilot(const struct pg_record_opts *o, struct probes *p, struct
 	err = reset_maps(p, run->nfuncs, ncpu);
 	err = err ?: run_once(p, l, &pilot);
 	cut = bound && l->timed_out;
+	timed_out = !bound && l->timed_out;	/* the user's --timeout */
 	l->timeout_ns = user_timeout;
 	l->timed_out = false;
 	err = err ?: read_maps(p, run->nfuncs, ncpu, &pilot, counters);
-	if (!err && !cut && (pilot.signal || pilot.exit_code) && !o->allow_failure) {
+	if (!err && timed_out && !o->allow_failure) {
+		pg_err("the --budget pilot run ran past --timeout %g s: its processes were ended; "
+		       "no run file written (--allow-failure goes on)",
+		       (double)o->timeout_ms / 1000);
+		err = -ETIME;
+	} else if (!err && !cut && !timed_out && (pilot.signal || pilot.exit_code) &&
+		   !o->allow_failure) {
 		pg_err("the --budget pilot run %s %d; no run file written",
 		       pilot.signal ? "was killed by signal" : "exited with status",
 		       pilot.signal ? pilot.signal : pilot.exit_code);
@@ -1319,7 +1347,7 @@ static int budget_pilot(const struct pg_record_opts *o, struct probes *p, struct
 		err = -ENOMEM;
 		goto out;
 	}
-	ndrop = budget_choose(o, run, &pilot, cut ? sampled_wall_ns : 0, keep);
+	ndrop = budget_choose(o, run, &pilot, sampled_wall_ns, cut ? sampled_wall_ns : 0, keep);
 	if (ndrop <= 0) {
 		err = ndrop;
 		goto out;
@@ -1382,13 +1410,25 @@ static int mark_sampled(const struct pg_run *run, const struct pg_rep *rep, bool
 	return 0;
 }
 
+/* Samples of @rep that cannot speak for every function: unknown frames, or cut short. */
+static uint64_t unsure_samples(const struct pg_rep *rep)
+{
+	uint64_t n = rep->samples_truncated;
+
+	for (size_t k = 0; k < rep->nstacks; k++)
+		if (strstr(rep->stacks[k].folded, "[unknown]"))
+			n += rep->stacks[k].count;
+	return n;
+}
+
 /*
  * --budget's sampled first pass: the benchmark runs once more, unrecorded, sampled at
  * PILOT_SAMPLE_HZ with no probe attached, and only the selected functions seen on its stacks
  * (by name) go on to the pilot. A function that never showed up holds little of the time, and
- * the pilot need not pay for its probes: a tiny function called millions of times would make
- * it run many times longer than the benchmark. When sampling does not work here, the run took
- * fewer than PILOT_MIN_SAMPLES samples or none of the functions showed up, all of them go on.
+ * the pilot need not pay for its probes. All of them go on when sampling is off (--no-sample)
+ * or does not work here, when the run took fewer than PILOT_MIN_SAMPLES samples, when more
+ * than a tenth of them have unknown frames or were cut short, or when none of the functions
+ * showed up. *@wall_ns: the run's wall time when it completed (it bounds the pilot), else 0.
  * Before the probes are attached and capabilities dropped.
  */
 static int budget_sample(const struct pg_record_opts *o, struct launch *l, struct pg_run *run,
@@ -1396,49 +1436,68 @@ static int budget_sample(const struct pg_record_opts *o, struct launch *l, struc
 {
 	struct probes sp = { 0 };
 	struct pg_rep rep = { .exit_code = -1 };
-	bool *seen = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*seen));
+	bool *seen = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*seen)), timed_out;
 	size_t before = run->nfuncs, nseen = 0;
+	uint64_t unsure;
 	int err;
 
 	if (!seen)
 		return -ENOMEM;
+	if (!o->sample_hz) {
+		if (!o->quiet)
+			pg_info("--budget: no sampled first pass (--no-sample): the pilot traces "
+				"all %zu selected functions", before);
+		goto out_ok;
+	}
 	err = open_bare(&sp);
 	if (err)
 		goto out;
 	sp.sampler = pg_sampler_open(PILOT_SAMPLE_HZ, bpf_map__fd(sp.skel->maps.traced));
-	if (!sp.sampler) {
+	err = sp.sampler ? run_once(&sp, l, &rep) : -EIO;
+	if (err == -EIO) {	/* the sampler could not load or start */
 		pg_warn("--budget: no sampled first pass (sampling does not work here): the pilot "
 			"traces all %zu selected functions", before);
-		goto out;
+		goto out_ok;
 	}
-	err = run_once(&sp, l, &rep);
 	err = err ?: pg_sampler_stop(sp.sampler, &rep);
-	if (!err && !l->timed_out && !rep.signal && !rep.exit_code)
-		*wall_ns = rep.wall_ns;	/* a complete run: it bounds the pilot */
+	timed_out = l->timed_out;
 	l->timed_out = false;
-	if (!err && (rep.signal || rep.exit_code) && !o->allow_failure) {
+	if (!err && timed_out && !o->allow_failure) {
+		pg_err("the --budget sampled first pass ran past --timeout %g s: its processes "
+		       "were ended; no run file written (--allow-failure goes on)",
+		       (double)o->timeout_ms / 1000);
+		err = -ETIME;
+	} else if (!err && (rep.signal || rep.exit_code) && !o->allow_failure) {
 		pg_err("the --budget sampled first pass %s %d; no run file written",
 		       rep.signal ? "was killed by signal" : "exited with status",
 		       rep.signal ? rep.signal : rep.exit_code);
 		err = -ECHILD;
 	}
+	if (!err && !timed_out && !rep.signal && !rep.exit_code)
+		*wall_ns = rep.wall_ns;
 	err = err ?: mark_sampled(run, &rep, seen);
 	if (err)
 		goto out;
 	for (size_t i = 0; i < run->nfuncs; i++)
 		nseen += seen[i];
-	if (rep.samples < PILOT_MIN_SAMPLES || !nseen) {
+	unsure = unsure_samples(&rep);
+	if (rep.samples < PILOT_MIN_SAMPLES || !nseen || 10 * unsure > rep.samples) {
 		if (!o->quiet)
-			pg_info("--budget: the sampled first pass took %llu samples and saw %zu of "
-				"the selected functions, too few to choose from: the pilot traces all "
-				"%zu", (unsigned long long)rep.samples, nseen, before);
+			pg_info("--budget: the sampled first pass took %llu samples (%llu with "
+				"unknown frames or cut short) and saw %zu of the selected "
+				"functions: too few to choose from, the pilot traces all %zu",
+				(unsigned long long)rep.samples, (unsigned long long)unsure, nseen,
+				before);
 		goto out;
 	}
 	err = pg_run_retain_funcs(run, seen);
 	if (!err && !o->quiet)
-		pg_info("--budget: a sampled first pass (%llu samples) saw %zu of the %zu selected "
-			"functions on its stacks; the pilot traces those, the others hold little of "
-			"the time", (unsigned long long)rep.samples, nseen, before);
+		pg_info("--budget: a sampled first pass (%llu samples) saw %zu of the %zu "
+			"selected functions on its stacks; the pilot traces those, the others hold "
+			"little of the time", (unsigned long long)rep.samples, nseen, before);
+	goto out;
+out_ok:
+	err = 0;
 out:
 	pg_rep_release(&rep);
 	probes_release(&sp);

@@ -544,12 +544,20 @@ static void test_traced_sets(void **state)
 	b->meta.budget_pct = 5;
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	assert_int_equal(c.nwarnings, 1);
-	assert_true(has_warning(&c, "traced different sets of functions (1 only in the base run, "
-				"0 only in the new one: --budget chose them)", NULL));
+	assert_true(has_warning(&c, "traced different sets of functions (1 called only in the "
+				"base run, 0 only in the new one: --budget chose them", NULL));
 	pg_comparison_release(&c);
 	assert_int_equal(compare(b, a, NULL, &c), 0);
-	assert_true(has_warning(&c, "(0 only in the base run, 1 only in the new one", NULL));
+	assert_true(has_warning(&c, "(0 called only in the base run, 1 only in the new one", NULL));
 	pg_comparison_release(&c);
+	/* listed on one side but called in none of its repetitions: the code's doing, no warning */
+	for (size_t r = 0; r < a->nreps; r++)
+		a->reps[r].stats[1].calls = 0;	/* stats sorted by id: "tiny" is id 1 */
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.nwarnings, 0);
+	pg_comparison_release(&c);
+	for (size_t r = 0; r < a->nreps; r++)
+		a->reps[r].stats[1].calls = 2;
 	/* --budget on both sides, the same set: nothing to say */
 	a->meta.budget_pct = 5;
 	c2->meta.budget_pct = 2;
@@ -565,6 +573,12 @@ static void test_traced_sets(void **state)
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	assert_int_equal(c.nwarnings, 1);
 	assert_true(has_warning(&c, "their -f/-x options differ", NULL));
+	pg_comparison_release(&c);
+	/* different -f, the same set: nothing to say */
+	pg_run_free(c2);
+	c2 = multi_run(1, names, ns, all, 6, 3);
+	assert_int_equal(compare(c2, b, NULL, &c), 0);
+	assert_int_equal(c.nwarnings, 0);
 	pg_comparison_release(&c);
 	pg_run_free(a);
 	pg_run_free(b);
@@ -613,9 +627,32 @@ static void test_traced_callees_differ(void **state)
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	f = find(&c, "parent");
 	assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
-	assert_non_null(strstr(f->reason, "traced callees differ (10 and 0 traced calls per call)"));
+	assert_non_null(strstr(f->reason,
+			       "traced callees differ (10 and 0 traced calls per call)"));
 	assert_int_equal(c.nregressions, 0);
 	assert_int_not_equal(c.overall, PG_OVERALL_REGRESSION);
+	pg_comparison_release(&c);
+	/* total time, compensated: which callees were traced does not matter, it is judged */
+	{
+		struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
+
+		o.metric = PG_METRIC_TOTAL;
+		for (size_t r = 0; r < b->nreps; r++)
+			b->reps[r].stats[0].total_ns *= 3;
+		assert_int_equal(compare(a, b, &o, &c), 0);
+		assert_int_equal(find(&c, "parent")->verdict, PG_VERDICT_REGRESSION);
+		pg_comparison_release(&c);
+	}
+	pg_run_free(b);
+	/* the sets differ, but the parent's traced callees do not: a regression is judged */
+	b = kids_run(true, 3e6, 2);
+	add_func(b, "/bin/prog", "other");
+	for (size_t r = 0; r < b->nreps; r++)
+		add_stat(&b->reps[r], 2, 1, 1000, 1000);
+	b->meta.budget_pct = 5;
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_true(has_warning(&c, "(0 called only in the base run, 1 only in the new one", NULL));
+	assert_int_equal(find(&c, "parent")->verdict, PG_VERDICT_REGRESSION);
 	pg_comparison_release(&c);
 	pg_run_free(a);
 	pg_run_free(b);
