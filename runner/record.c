@@ -775,6 +775,17 @@ static int read_target(struct probes *p, __u32 id, int ncpu, double *median, dou
 	return err;
 }
 
+/* @c's figures at debug level, after @what. */
+static void debug_calib(const char *what, const struct pg_calib *c)
+{
+	pg_debug("%s in/out(measured) ns: nop5 %.0f/%.0f(%.0f), emulated %.0f/%.0f(%.0f), "
+		 "sstep %.0f/%.0f(%.0f)", what,
+		 c->in_ns[PG_SITE_NOP5], c->out_ns[PG_SITE_NOP5], c->measured_ns[PG_SITE_NOP5],
+		 c->in_ns[PG_SITE_EMULATED], c->out_ns[PG_SITE_EMULATED],
+		 c->measured_ns[PG_SITE_EMULATED], c->in_ns[PG_SITE_SSTEP], c->out_ns[PG_SITE_SSTEP],
+		 c->measured_ns[PG_SITE_SSTEP]);
+}
+
 /* One calibration with the attached targets @t: fork the child, time, read the maps. */
 static int calibrate_once(struct probes *p, const struct pg_run *run, int ncpu,
 			  const struct pg_calib_targets *t, struct pg_calib *out)
@@ -830,6 +841,7 @@ static int calibrate(struct probes *p, const struct pg_run *run, int ncpu, struc
 	err = attach_set(p, t.path, t.offset, cookie, PG_CALIB_NTARGETS);
 	for (int try = 1; !err; try++) {
 		struct pg_calib prev = *out;
+		char what[48];
 
 		err = calibrate_once(p, run, ncpu, &t, out);
 		if (err && prev.valid) {	/* keep the disturbed one we have */
@@ -842,13 +854,8 @@ static int calibrate(struct probes *p, const struct pg_run *run, int ncpu, struc
 		}
 		if (err || pg_calib_plausible(out))
 			break;
-		pg_debug("calibration %d was disturbed (in/out(measured) ns: nop5 %.0f/%.0f(%.0f), "
-			 "emulated %.0f/%.0f(%.0f), sstep %.0f/%.0f(%.0f))", try,
-			 out->in_ns[PG_SITE_NOP5], out->out_ns[PG_SITE_NOP5],
-			 out->measured_ns[PG_SITE_NOP5], out->in_ns[PG_SITE_EMULATED],
-			 out->out_ns[PG_SITE_EMULATED], out->measured_ns[PG_SITE_EMULATED],
-			 out->in_ns[PG_SITE_SSTEP], out->out_ns[PG_SITE_SSTEP],
-			 out->measured_ns[PG_SITE_SSTEP]);
+		snprintf(what, sizeof(what), "calibration try %d was disturbed:", try);
+		debug_calib(what, out);
 		if (try == CALIB_TRIES) {
 			pg_warn("probe calibration: the machine disturbed all %d tries (a probe "
 				"costing nothing inside a call, or less than its timed part); "
@@ -897,12 +904,7 @@ static void report_calibration(int err, const struct pg_calib *c, bool quiet)
 			(c->in_ns[PG_SITE_NOP5] + c->out_ns[PG_SITE_NOP5]) / 1e3,
 			(c->in_ns[PG_SITE_EMULATED] + c->out_ns[PG_SITE_EMULATED]) / 1e3,
 			(c->in_ns[PG_SITE_SSTEP] + c->out_ns[PG_SITE_SSTEP]) / 1e3);
-	pg_debug("calibration in/out(measured) ns: nop5 %.0f/%.0f(%.0f), emulated %.0f/%.0f(%.0f), "
-		 "sstep %.0f/%.0f(%.0f)",
-		 c->in_ns[PG_SITE_NOP5], c->out_ns[PG_SITE_NOP5], c->measured_ns[PG_SITE_NOP5],
-		 c->in_ns[PG_SITE_EMULATED], c->out_ns[PG_SITE_EMULATED],
-		 c->measured_ns[PG_SITE_EMULATED], c->in_ns[PG_SITE_SSTEP], c->out_ns[PG_SITE_SSTEP],
-		 c->measured_ns[PG_SITE_SSTEP]);
+	debug_calib("calibration", c);
 }
 
 /*
@@ -1225,8 +1227,7 @@ static int cmp_cost_desc(const void *a, const void *b, void *arg)
  * functions are dropped, or -errno.
  */
 static int budget_choose(const struct pg_record_opts *o, const struct pg_run *run,
-			 const struct pg_rep *pilot, uint64_t sampled_wall_ns, uint64_t cut_wall_ns,
-			 bool *keep)
+			 const struct pg_rep *pilot, uint64_t sampled_wall_ns, bool cut, bool *keep)
 {
 	double *cost = calloc(run->nfuncs, sizeof(*cost)), total = 0, own, allowed, before;
 	uint32_t *order = calloc(run->nfuncs, sizeof(*order));
@@ -1251,7 +1252,7 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 	 * any error of the calibration swamps when the probes dominate (then it errs on dropping
 	 * more).
 	 */
-	if (sampled_wall_ns && !cut_wall_ns)
+	if (sampled_wall_ns && !cut)
 		own = (double)sampled_wall_ns;
 	else
 		own = (double)pilot->wall_ns - total;
@@ -1259,10 +1260,11 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 		own = 0.01 * (double)pilot->wall_ns;
 	allowed = o->budget_pct / 100 * own;
 	before = total;
-	if (cut_wall_ns && !o->quiet)
+	if (cut && !o->quiet)
 		pg_info("--budget: the pilot ran past %.1f s (%dx the sampled run's %.2f s, or 1 s "
 			"more) and was stopped: the choice is made from the part that ran",
-			(double)pilot->wall_ns / 1e9, PILOT_MAX_FACTOR, (double)cut_wall_ns / 1e9);
+			(double)pilot->wall_ns / 1e9, PILOT_MAX_FACTOR,
+			(double)sampled_wall_ns / 1e9);
 	for (uint32_t i = 0; i < run->nfuncs; i++) {
 		keep[i] = true;
 		order[i] = i;
@@ -1292,13 +1294,37 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 }
 
 /*
+ * Did --budget's unrecorded run @what (the sampled first pass, the pilot) fail, without
+ * --allow-failure? One message and -ETIME (the user's --timeout ended it) or -ECHILD; else 0.
+ */
+static int budget_run_failed(const struct pg_record_opts *o, const char *what,
+			     const struct pg_rep *rep, bool timed_out)
+{
+	if (o->allow_failure)
+		return 0;
+	if (timed_out) {
+		pg_err("the --budget %s ran past --timeout %g s: its processes were ended; no run "
+		       "file written (--allow-failure goes on)", what,
+		       (double)o->timeout_ms / 1000);
+		return -ETIME;
+	}
+	if (rep->signal || rep->exit_code) {
+		pg_err("the --budget %s %s %d; no run file written", what,
+		       rep->signal ? "was killed by signal" : "exited with status",
+		       rep->signal ? rep->signal : rep->exit_code);
+		return -ECHILD;
+	}
+	return 0;
+}
+
+/*
  * Run one unrecorded pilot repetition, choose the functions that fit the budget, and when
  * some must go, detach and attach again with the rest. Before capabilities are dropped. With
  * @sampled_wall_ns, the wall time of the sampled first pass (no probes), the pilot is stopped
  * once it runs PILOT_MAX_FACTOR times as long, and at least PILOT_MIN_NS longer (unless the
- * user's --timeout comes first): the
- * probes then cost PILOT_MAX_FACTOR - 1 times the work done at least, and a hot function
- * whose probes cost 100 times its work does not keep the pilot going for 100 runs' time.
+ * user's --timeout comes first): the probes then cost PILOT_MAX_FACTOR - 1 times the work
+ * done at least, and a hot function whose probes cost 100 times its work does not keep the
+ * pilot going for 100 runs' time.
  */
 static int budget_pilot(const struct pg_record_opts *o, struct probes *p, struct launch *l,
 			struct pg_run *run, int ncpu, uint64_t sampled_wall_ns)
@@ -1328,18 +1354,8 @@ static int budget_pilot(const struct pg_record_opts *o, struct probes *p, struct
 	l->timeout_ns = user_timeout;
 	l->timed_out = false;
 	err = err ?: read_maps(p, run->nfuncs, ncpu, &pilot, counters);
-	if (!err && timed_out && !o->allow_failure) {
-		pg_err("the --budget pilot run ran past --timeout %g s: its processes were ended; "
-		       "no run file written (--allow-failure goes on)",
-		       (double)o->timeout_ms / 1000);
-		err = -ETIME;
-	} else if (!err && !cut && !timed_out && (pilot.signal || pilot.exit_code) &&
-		   !o->allow_failure) {
-		pg_err("the --budget pilot run %s %d; no run file written",
-		       pilot.signal ? "was killed by signal" : "exited with status",
-		       pilot.signal ? pilot.signal : pilot.exit_code);
-		err = -ECHILD;
-	}
+	if (!err && !cut)	/* stopped by us, the pilot did not fail */
+		err = budget_run_failed(o, "pilot run", &pilot, timed_out);
 	if (err)
 		goto out;
 	keep = calloc(run->nfuncs, sizeof(*keep));
@@ -1347,7 +1363,7 @@ static int budget_pilot(const struct pg_record_opts *o, struct probes *p, struct
 		err = -ENOMEM;
 		goto out;
 	}
-	ndrop = budget_choose(o, run, &pilot, sampled_wall_ns, cut ? sampled_wall_ns : 0, keep);
+	ndrop = budget_choose(o, run, &pilot, sampled_wall_ns, cut, keep);
 	if (ndrop <= 0) {
 		err = ndrop;
 		goto out;
@@ -1462,17 +1478,7 @@ static int budget_sample(const struct pg_record_opts *o, struct launch *l, struc
 	err = err ?: pg_sampler_stop(sp.sampler, &rep);
 	timed_out = l->timed_out;
 	l->timed_out = false;
-	if (!err && timed_out && !o->allow_failure) {
-		pg_err("the --budget sampled first pass ran past --timeout %g s: its processes "
-		       "were ended; no run file written (--allow-failure goes on)",
-		       (double)o->timeout_ms / 1000);
-		err = -ETIME;
-	} else if (!err && (rep.signal || rep.exit_code) && !o->allow_failure) {
-		pg_err("the --budget sampled first pass %s %d; no run file written",
-		       rep.signal ? "was killed by signal" : "exited with status",
-		       rep.signal ? rep.signal : rep.exit_code);
-		err = -ECHILD;
-	}
+	err = err ?: budget_run_failed(o, "sampled first pass", &rep, timed_out);
 	if (!err && !timed_out && !rep.signal && !rep.exit_code)
 		*wall_ns = rep.wall_ns;
 	err = err ?: mark_sampled(run, &rep, seen);
