@@ -60,7 +60,7 @@ static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t re
 	/* scalar options come along; every string is copied below */
 	*dst = *src;
 	dst->perfgate_version = dst->start_time = dst->host = dst->kernel = NULL;
-	dst->cpu_model = dst->git_commit = dst->cwd = NULL;
+	dst->cpu_model = dst->git_commit = dst->cwd = dst->functions_of = NULL;
 	dst->argv = dst->filters = dst->excludes = NULL;
 	dst->argc = dst->nfilters = dst->nexcludes = 0;
 	dst->repetitions = reps;
@@ -71,6 +71,7 @@ static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t re
 	err = err ?: dup_str(&dst->cpu_model, src->cpu_model);
 	err = err ?: dup_str(&dst->git_commit, src->git_commit);
 	err = err ?: dup_str(&dst->cwd, src->cwd);
+	err = err ?: dup_str(&dst->functions_of, src->functions_of);
 	err = err ?: dup_strv(&dst->argv, &dst->argc, src->argv, src->argc);
 	err = err ?: dup_strv(&dst->filters, &dst->nfilters, src->filters, src->nfilters);
 	err = err ?: dup_strv(&dst->excludes, &dst->nexcludes, src->excludes, src->nexcludes);
@@ -235,10 +236,97 @@ static const char *command_line(char *buf, size_t size, const struct pg_meta *m)
 	return buf;
 }
 
+static int cmp_func_key(const void *pa, const void *pb, void *arg)
+{
+	const struct pg_func *f = arg;
+	const struct pg_func *a = &f[*(const uint32_t *)pa], *b = &f[*(const uint32_t *)pb];
+	int d = strcmp(a->name, b->name);
+
+	return d ?: strcmp(pg_basename(a->binary), pg_basename(b->binary));
+}
+
+/* @r's function ids sorted by (name, basename(binary)): malloc'ed, NULL on -ENOMEM. */
+static uint32_t *sorted_funcs(const struct pg_run *r)
+{
+	uint32_t *ids = malloc((r->nfuncs ? r->nfuncs : 1) * sizeof(*ids));
+
+	if (!ids)
+		return NULL;
+	for (uint32_t i = 0; i < r->nfuncs; i++)
+		ids[i] = i;
+	qsort_r(ids, r->nfuncs, sizeof(*ids), cmp_func_key, r->funcs);
+	return ids;
+}
+
+/*
+ * Count the functions (by basename of the binary and name) listed in @a only into @only[0],
+ * in @b only into @only[1]. 0 or -ENOMEM.
+ */
+static int count_unshared(const struct pg_run *a, const struct pg_run *b, size_t only[2])
+{
+	uint32_t *x = sorted_funcs(a), *y = sorted_funcs(b);
+	size_t i = 0, j = 0;
+
+	only[0] = only[1] = 0;
+	if (!x || !y) {
+		free(x);
+		free(y);
+		return -ENOMEM;
+	}
+	while (i < a->nfuncs || j < b->nfuncs) {
+		int d;
+
+		if (i == a->nfuncs || j == b->nfuncs) {
+			d = i == a->nfuncs ? 1 : -1;
+		} else {
+			const struct pg_func *fa = &a->funcs[x[i]], *fb = &b->funcs[y[j]];
+
+			d = strcmp(fa->name, fb->name) ?:
+			    strcmp(pg_basename(fa->binary), pg_basename(fb->binary));
+		}
+		if (d <= 0)
+			i++;
+		if (d >= 0)
+			j++;
+		if (d)
+			only[d > 0]++;
+	}
+	free(x);
+	free(y);
+	return 0;
+}
+
+/*
+ * --budget chooses the traced functions anew in each recording. Runs whose choices differ
+ * cannot be pooled: a caller's self time holds a callee's time in the repetitions that did not
+ * trace it and not in the others. Any function table difference counts (with --budget, added
+ * or removed code cannot be told apart from a different choice). 0, -EINVAL (logged), -ENOMEM.
+ */
+static int check_budget_sets(const struct pg_run *a, const struct pg_run *b, const char *na,
+			     const char *nb)
+{
+	size_t only[2];
+	int err;
+
+	if (!(a->meta.budget_pct > 0) && !(b->meta.budget_pct > 0))
+		return 0;
+	err = count_unshared(a, b, only);
+	if (err || (!only[0] && !only[1]))
+		return err;
+	pg_err("%s and %s traced different functions (%zu only in %s, %zu only in %s; %s chose "
+	       "them): refusing to merge them, as a caller's self time would hold those callees' "
+	       "time in some repetitions and not in others; record every shard with the functions "
+	       "of one of them (record --functions-of RUN.json)", na, nb, only[0], na, only[1], nb,
+	       a->meta.budget_pct > 0 && b->meta.budget_pct > 0 ? "--budget" :
+	       "--budget in one of them");
+	return -EINVAL;
+}
+
 static int check_mergeable(const struct pg_run *const *runs, const char *const *names, size_t n)
 {
 	const struct pg_meta *m0 = &runs[0]->meta;
 	char a[128], b[128];
+	int err;
 
 	for (size_t i = 1; i < n; i++) {
 		const struct pg_meta *m = &runs[i]->meta;
@@ -255,6 +343,9 @@ static int check_mergeable(const struct pg_run *const *runs, const char *const *
 			       "refusing to merge them", names[0], names[i]);
 			return -EINVAL;
 		}
+		err = check_budget_sets(runs[0], runs[i], names[0], names[i]);
+		if (err)
+			return err;
 		if (runs[i]->hist_compensated != runs[0]->hist_compensated) {
 			pg_err("%s has %s latency histograms and %s %s ones (an older perfgate, or a "
 			       "recording whose calibration failed): refusing to merge them", names[0],

@@ -6,6 +6,9 @@
  * Rules (docs/ci.md#merging-baselines):
  *  - Every run must have the same command (argv, exactly) and the same -f/-x options: runs of
  *    different commands or function selections are different benchmarks and are refused.
+ *    When either was recorded with --budget (meta.budget_pct), their function tables must list
+ *    the same functions as well: --budget chooses anew each time, and a callee traced in some
+ *    repetitions only would mix caller self times (record --functions-of makes such runs).
  *  - Functions are matched by (basename of the binary, symbol name), as compare matches them;
  *    the merged table lists them in order of first appearance (ids renumbered); a function's
  *    path, address, probe site and source position come from the first run that has it. Runs

@@ -192,7 +192,8 @@ static struct json_object *new_meta(const struct pg_meta *m)
 	}
 	if ((m->sample_hz && put_u64(opts, "sample_hz", m->sample_hz)) ||
 	    (m->budget_pct > 0 &&
-	     pg_json_put(opts, "budget_pct", json_object_new_double(m->budget_pct)))) {
+	     pg_json_put(opts, "budget_pct", json_object_new_double(m->budget_pct))) ||
+	    (m->functions_of && pg_json_put_str(opts, "functions_of", m->functions_of))) {
 		json_object_put(meta);
 		json_object_put(opts);
 		return NULL;
@@ -739,6 +740,8 @@ static int read_meta(const struct reader *rd, struct json_object *root, struct p
 			err = bad(rd, "meta.options",
 				  "\"budget_pct\" must be a number in (0, 1000]");
 	}
+	if (!err && json_object_object_get_ex(opts, "functions_of", &v))
+		err = dup_str(rd, opts, "meta.options", "functions_of", false, &m->functions_of);
 	if (!err && !m->argc)
 		err = bad(rd, "meta", "\"command\" is empty");
 	if (!err)

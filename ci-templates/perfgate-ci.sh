@@ -6,6 +6,8 @@
 #   PG_COMMAND      the benchmark command, shell words (required): "./bench --size 3"
 #   PG_BUILD        command that builds the benchmark, run by bash in the tree (optional)
 #   PG_FUNCTIONS    -f patterns, separated by spaces (optional: the default selection)
+#   PG_BUDGET       record the baseline with --budget PCT (optional); the change then traces
+#                   the baseline's functions (record --functions-of base.json)
 #   PG_REPETITIONS  repetitions per run (10)
 #   PG_MIN_EFFECT   smallest slowdown that counts, percent (5)
 #   PG_ALPHA        false discovery rate (0.05)
@@ -41,6 +43,7 @@ die() { say "error: $*"; exit 2; }
 : "${PG_MODE:=compare}"
 : "${PG_PUSH:=true}"
 : "${PG_FUNCTIONS:=}"
+: "${PG_BUDGET:=}"
 : "${PG_BUILD:=}"
 : "${PG_COMPARE_ARGS:=}"
 PG_OUT=$(realpath -m "$PG_OUT")
@@ -82,7 +85,7 @@ cmd_setup() {
 	# later steps of a GitHub composite action see the settings through GITHUB_ENV
 	if [ -n "${GITHUB_ENV:-}" ]; then
 		local v delim
-		for v in PERFGATE PG_COMMAND PG_BUILD PG_FUNCTIONS PG_REPETITIONS PG_MIN_EFFECT \
+		for v in PERFGATE PG_COMMAND PG_BUILD PG_FUNCTIONS PG_BUDGET PG_REPETITIONS PG_MIN_EFFECT \
 			PG_ALPHA PG_COMPARE_ARGS PG_BASELINE PG_BASE_REF PG_MODE PG_OUT PG_PUSH; do
 			delim=PG_EOF_$RANDOM$RANDOM$RANDOM
 			printf '%s<<%s\n%s\n%s\n' "$v" "$delim" "${!v:-}" "$delim" >>"$GITHUB_ENV"
@@ -119,9 +122,10 @@ merge_base() {
 	die "no merge base of HEAD and $ref (a shallow clone? check out with fetch-depth: 0)"
 }
 
-# record_in DIR OUT: build (PG_BUILD) and record (PG_COMMAND) in DIR into OUT.
+# record_in DIR OUT [OPTIONS...]: build (PG_BUILD) and record (PG_COMMAND) in DIR into OUT,
+# with more record OPTIONS (--budget, or --functions-of, which replaces PG_FUNCTIONS).
 record_in() {
-	local dir=$1 out=$2 words=() fns=() fargs=()
+	local dir=$1 out=$2 words=() fns=() fargs=() extra=("${@:3}")
 	(
 		cd "$dir"
 		if [ -n "$PG_BUILD" ]; then
@@ -131,10 +135,12 @@ record_in() {
 		# the command is the pipeline author's own shell words: quotes are honoured
 		eval "words=($PG_COMMAND)"
 		read -ra fns <<<"$PG_FUNCTIONS"
-		for f in "${fns[@]}"; do fargs+=(-f "$f"); done
+		if [ "${extra[0]:-}" != --functions-of ]; then
+			for f in "${fns[@]}"; do fargs+=(-f "$f"); done
+		fi
 		say "recording $PG_REPETITIONS repetitions of '$PG_COMMAND' in $dir"
-		as_root "$PERFGATE" record -q -o "$out" -r "$PG_REPETITIONS" "${fargs[@]}" -- \
-			"${words[@]}" >&2
+		as_root "$PERFGATE" record -q -o "$out" -r "$PG_REPETITIONS" "${fargs[@]}" \
+			"${extra[@]}" -- "${words[@]}" >&2
 	)
 }
 
@@ -142,7 +148,7 @@ record_at() { # COMMIT OUT
 	local wt
 	wt=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/perfgate-base.XXXXXX")
 	git worktree add --quiet --detach "$wt" "$1" >&2
-	if ! record_in "$wt" "$2"; then
+	if ! record_in "$wt" "$2" ${PG_BUDGET:+--budget "$PG_BUDGET"}; then
 		git worktree remove --force "$wt" || true
 		die "could not record the baseline at $1"
 	fi
@@ -210,8 +216,16 @@ cmd_baseline() {
 }
 
 cmd_record() {
+	local extra=()
 	mkdir -p "$PG_OUT"
-	record_in "$PWD" "$PG_OUT/run.json"
+	# with a budget the baseline chose its functions; the change traces the same ones, or
+	# compare could not judge callers whose traced callees differ
+	if [ -n "$PG_BUDGET" ] && [ "$PG_MODE" != publish ] && [ -s "$PG_OUT/base.json" ]; then
+		extra=(--functions-of "$PG_OUT/base.json")
+	elif [ -n "$PG_BUDGET" ]; then
+		extra=(--budget "$PG_BUDGET")
+	fi
+	record_in "$PWD" "$PG_OUT/run.json" "${extra[@]}"
 	ci_output run "$PG_OUT/run.json"
 }
 

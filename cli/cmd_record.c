@@ -24,6 +24,8 @@ static const char record_usage[] =
 	"                           default the command's executable; repeatable\n"
 	"  -x, --exclude [BIN:]GLOB do not trace these; without BIN, in every binary\n"
 	"      --max-funcs N        cap on the default selection (default 2000)\n"
+	"      --functions-of RUN.json  trace the functions RUN.json traced (by name, in\n"
+	"                           today's binaries): a --budget baseline's choice\n"
 	"      --allow-failure      keep recording when CMD exits non-zero or runs too long\n"
 	"      --timeout SECONDS    end a repetition that runs longer (SIGTERM, then SIGKILL)\n"
 	"      --user NAME          run CMD as this user (default: SUDO_UID under sudo;\n"
@@ -67,6 +69,7 @@ int do_record(int argc, char **argv)
 		{ "max-funcs", required_argument, NULL, 'M' },
 		{ "allow-failure", no_argument, NULL, 'A' },
 		{ "budget", required_argument, NULL, 'B' },
+		{ "functions-of", required_argument, NULL, 'O' },
 		{ "single-attach", no_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "frequency", required_argument, NULL, 'F' },
@@ -83,13 +86,14 @@ int do_record(int argc, char **argv)
 		.max_funcs = PG_DEFAULT_MAX_FUNCS,
 		.sample_hz = PG_DEFAULT_SAMPLE_HZ,
 	};
-	struct pg_run run;
-	const char *out = NULL;
+	struct pg_run run, of;
+	const char *out = NULL, *of_path = NULL;
 	int c, ret = PG_EXIT_ERROR;
 	bool no_sample = false;
 	double timeout;
 
 	pg_run_init(&run);
+	pg_run_init(&of);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:r:f:x:F:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -115,6 +119,9 @@ int do_record(int argc, char **argv)
 		case 'B':
 			if (pg_parse_double("--budget", optarg, 0.1, 1000, &o.budget_pct))
 				goto cleanup;
+			break;
+		case 'O':
+			of_path = optarg;
 			break;
 		case 'A':
 			o.allow_failure = true;
@@ -165,6 +172,17 @@ int do_record(int argc, char **argv)
 		pg_err("record: no command given (perfgate record -o RUN.json -- CMD [ARGS])");
 		goto cleanup;
 	}
+	if (of_path && (o.nfilters || o.nexcludes || o.budget_pct > 0)) {
+		pg_err("record: --functions-of takes the functions from %s; it does not combine "
+		       "with -f, -x or --budget", of_path);
+		goto cleanup;
+	}
+	if (of_path) {
+		if (pg_runfile_read(of_path, &of))
+			goto cleanup;
+		o.functions_of = &of;
+		o.functions_of_path = of_path;
+	}
 	o.argv = argv + optind;
 	o.argc = (size_t)(argc - optind);
 	if (pg_record(&o, &run))
@@ -178,5 +196,6 @@ cleanup:
 	free(o.filters);
 	free(o.excludes);
 	pg_run_release(&run);
+	pg_run_release(&of);
 	return ret;
 }

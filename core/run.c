@@ -77,6 +77,7 @@ void pg_run_release(struct pg_run *run)
 	free(m->cpu_model);
 	free(m->git_commit);
 	free(m->cwd);
+	free(m->functions_of);
 	free_strv(m->filters, m->nfilters);
 	free_strv(m->excludes, m->nexcludes);
 	for (size_t i = 0; i < run->nfuncs; i++)

@@ -124,6 +124,9 @@ struct pg_meta {
 	uint32_t sample_hz;	/* sampling frequency; 0 = no sampled profile */
 	double budget_pct;	/* record --budget (0 < x <= 1000); 0 = none: every selected
 				 * function was traced */
+	char *functions_of;	/* record --functions-of FILE: the functions are FILE's, and
+				 * filters, excludes and budget_pct say how FILE chose them;
+				 * NULL = chosen by this recording's own options */
 };
 
 /*

@@ -277,6 +277,99 @@ static int apply_excludes(struct selection *sel, const struct pg_record_opts *o)
 	return 0;
 }
 
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Choose in @b the symbols named in @names[0..n) (sorted); set found[i] for each name found.
+ * Returns how many symbols were chosen.
+ */
+static size_t choose_named(struct bin *b, char **names, size_t n, bool *found)
+{
+	size_t hits = 0;
+
+	for (size_t k = 0; k < b->syms.n; k++) {
+		char *name = b->syms.syms[k].name;
+		char **at = bsearch(&name, names, n, sizeof(*names), cmp_str_ptr);
+
+		if (!at)
+			continue;
+		b->chosen[k] = true;
+		found[at - names] = true;
+		hits++;
+	}
+	return hits;
+}
+
+/*
+ * --functions-of: choose the source run's functions, binary by binary (by base name, resolved
+ * as -f BIN: is, so the current build's files are traced, not the recorded paths).
+ */
+static int apply_functions_of(struct selection *sel, const struct pg_record_opts *o)
+{
+	const struct pg_run *src = o->functions_of;
+	bool *done = calloc(src->nfuncs ? src->nfuncs : 1, sizeof(*done));
+	char **names = calloc(src->nfuncs ? src->nfuncs : 1, sizeof(*names));
+	bool *found = calloc(src->nfuncs ? src->nfuncs : 1, sizeof(*found));
+	size_t chosen = 0, missing = 0;
+	const char *example = NULL;
+	int err = done && names && found ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < src->nfuncs && !err; i++) {
+		const char *base = pg_basename(src->funcs[i].binary);
+		size_t n = 0;
+		struct bin *b;
+		char *path;
+
+		if (done[i])
+			continue;
+		/* this binary's functions, by name */
+		for (size_t j = i; j < src->nfuncs; j++) {
+			if (done[j] || strcmp(pg_basename(src->funcs[j].binary), base))
+				continue;
+			done[j] = true;
+			names[n++] = src->funcs[j].name;
+		}
+		qsort(names, n, sizeof(*names), cmp_str_ptr);
+		path = pg_resolve_binary(base, sel->exe, sel->exe_interp);
+		b = path ? get_bin(sel, path) : NULL;
+		if (!b) {
+			pg_err("--functions-of %s: cannot trace its functions in %s (recorded as %s)",
+			       o->functions_of_path, base, src->funcs[i].binary);
+			err = -ENOENT;
+		} else {
+			memset(found, 0, n * sizeof(*found));
+			chosen += choose_named(b, names, n, found);
+			for (size_t j = 0; j < n; j++) {
+				if (found[j])
+					continue;
+				missing++;
+				example = example ?: names[j];
+			}
+		}
+		free(path);
+	}
+	if (!err && missing)
+		pg_warn("--functions-of %s: %zu of its %zu functions %s not in the binaries now (%s%s): "
+			"the code changed, and compare will list them as removed",
+			o->functions_of_path, missing, src->nfuncs, missing == 1 ? "is" : "are",
+			example, missing > 1 ? ", ..." : "");
+	if (!err && !chosen) {
+		pg_err("--functions-of %s: none of its functions is in %s's binaries",
+		       o->functions_of_path, pg_basename(sel->exe));
+		err = -ENOENT;
+	}
+	if (!err && !o->quiet)
+		pg_info("--functions-of %s: tracing %zu of its %zu functions", o->functions_of_path,
+			src->nfuncs - missing, src->nfuncs);
+	free(done);
+	free(names);
+	free(found);
+	return err;
+}
+
 /* Turn the chosen symbols into the run's function table: one function per address. */
 static int build_functions(struct selection *sel, struct pg_run *run, size_t site_count[])
 {
@@ -1177,6 +1270,29 @@ static int copy_strv(char ***dst, size_t *dn, char *const *src, size_t n)
 	return 0;
 }
 
+/*
+ * How the functions were chosen, into @m: the options, or with --functions-of the source
+ * run's options and its file name.
+ */
+static int record_selection(const struct pg_record_opts *o, struct pg_meta *m)
+{
+	const struct pg_meta *src = o->functions_of ? &o->functions_of->meta : NULL;
+	int err;
+
+	if (src) {
+		m->budget_pct = src->budget_pct;
+		m->functions_of = strdup(o->functions_of_path);
+		if (!m->functions_of)
+			return -ENOMEM;
+	} else {
+		m->budget_pct = o->budget_pct;
+	}
+	err = copy_strv(&m->filters, &m->nfilters, src ? src->filters : o->filters,
+			src ? src->nfilters : o->nfilters);
+	return err ?: copy_strv(&m->excludes, &m->nexcludes, src ? src->excludes : o->excludes,
+				src ? src->nexcludes : o->nexcludes);
+}
+
 static void explain_sites(const size_t site[])
 {
 	if (site[PG_SITE_SSTEP])
@@ -1538,7 +1654,10 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		goto cleanup;
 	}
 	sel.exe_interp = pg_elf_interp(sel.exe);
-	err = o->nfilters ? apply_filters(&sel, o) : apply_default(&sel, o);
+	if (o->functions_of)
+		err = apply_functions_of(&sel, o);
+	else
+		err = o->nfilters ? apply_filters(&sel, o) : apply_default(&sel, o);
 	if (!err)
 		err = apply_excludes(&sel, o);
 	if (!err)
@@ -1551,14 +1670,10 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	if (!err)
 		err = copy_strv(&run->meta.argv, &run->meta.argc, o->argv, o->argc);
 	if (!err)
-		err = copy_strv(&run->meta.filters, &run->meta.nfilters, o->filters, o->nfilters);
-	if (!err)
-		err = copy_strv(&run->meta.excludes, &run->meta.nexcludes, o->excludes,
-				o->nexcludes);
+		err = record_selection(o, &run->meta);
 	if (err)
 		goto cleanup;
 	run->meta.repetitions = o->repetitions;
-	run->meta.budget_pct = o->budget_pct;
 
 	libbpf_set_print(libbpf_print);
 	ncpu = libbpf_num_possible_cpus();

@@ -46,6 +46,13 @@ struct pg_record_opts {
 	bool no_exception_fix;	/* --no-exception-fix: no preload library, no published return
 				 * addresses (runner/excfix.h) */
 	bool exception_fix;	/* --exception-fix: the fix even when no traced binary is C++ */
+	/*
+	 * --functions-of FILE: trace the functions of this run (borrowed), no -f/-x/--budget.
+	 * Each is found by its symbol name in the binary of the same base name (the executable,
+	 * or a library as -f BIN: finds it); one missing from the binaries is warned about.
+	 */
+	const struct pg_run *functions_of;
+	const char *functions_of_path;	/* FILE, as given: recorded in the run's meta */
 };
 
 /*

@@ -180,6 +180,36 @@ PY
 	2>"$TMP/err" || true
 grep -q "sets of functions (0 called only in the base run, [1-9] only in the new one: --budget" \
 	"$TMP/err" || fail "compare does not warn of budget-chosen sets: $(cat "$TMP/err")"
+# --functions-of: later runs trace the functions the --budget baseline chose; compare and merge
+# then see one set
+"$PERFGATE" record -o "$TMP/of.json" -r 2 --functions-of "$TMP/budget.json" -- ./nested \
+	2>"$TMP/err" || fail "record --functions-of: $(cat "$TMP/err")"
+grep -qE -- "--functions-of $TMP/budget.json: tracing ([0-9]) of its \1 functions" "$TMP/err" ||
+	fail "no --functions-of line: $(cat "$TMP/err")"
+python3 - "$TMP/budget.json" "$TMP/of.json" <<'PY'
+import json, sys
+base, new = (json.load(open(f)) for f in sys.argv[1:])
+names = lambda r: sorted(f["name"] for f in r["functions"])
+assert names(base) == names(new), (names(base), names(new))
+assert new["meta"]["options"]["functions_of"] == sys.argv[1], new["meta"]["options"]
+assert new["meta"]["options"]["budget_pct"] == 5, new["meta"]["options"]
+PY
+"$PERFGATE" compare "$TMP/budget.json" "$TMP/of.json" --min-reps 2 >"$TMP/cmp.txt" \
+	2>"$TMP/err" || true
+! grep -q "sets of functions" "$TMP/err" || fail "same sets, still warned: $(cat "$TMP/err")"
+"$PERFGATE" merge -o "$TMP/merged.json" "$TMP/budget.json" "$TMP/of.json" 2>"$TMP/err" ||
+	fail "merging a --budget run and its --functions-of run: $(cat "$TMP/err")"
+rc=0
+"$PERFGATE" merge -o "$TMP/merged2.json" "$TMP/budget.json" "$TMP/all.json" 2>"$TMP/err" || rc=$?
+[ "$rc" = 2 ] || fail "merging --budget runs of different sets: exit $rc"
+grep -q "traced different functions (0 only in .*budget.json, [1-9] only in .*all.json; --budget" \
+	"$TMP/err" || fail "no merge refusal: $(cat "$TMP/err")"
+[ ! -e "$TMP/merged2.json" ] || fail "a merged file was written after the refusal"
+rc=0
+"$PERFGATE" record -o "$TMP/of2.json" -f main --functions-of "$TMP/budget.json" -- ./nested \
+	2>"$TMP/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "does not combine with -f" "$TMP/err" ||
+	fail "--functions-of with -f: exit $rc, $(cat "$TMP/err")"
 # --no-sample: no sampled first pass, the pilot traces every function
 "$PERFGATE" record -o "$TMP/ns.json" -r 1 --no-sample --budget 5 -- ./nested 2>"$TMP/err"
 grep -q -- "--budget: no sampled first pass (--no-sample): the pilot traces all 5" "$TMP/err" ||

@@ -219,13 +219,24 @@ for p in [art["reports"]["junit"], art["reports"]["dotenv"], "perfgate-out/summa
     assert os.path.isfile(os.path.join(sys.argv[2], p)), p
 PY
 
-# 6. no artifact yet (404): the merge base is recorded instead; a clean change passes
+# 6. no artifact yet (404): the merge base is recorded instead, with --budget (PG_BUDGET), and
+# the change traces its functions; a clean change passes
 rm -rf "$TMP/www/api"
 git checkout -q clean
-gitlab clean --var CI_COMMIT_BRANCH=clean --var CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main
+gitlab clean --var CI_COMMIT_BRANCH=clean --var CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main \
+	--var PG_BUDGET=50
 [ "$st" = 0 ] || { cat "$TMP/gl-clean.log"; fail "gitlab clean change: exited $st"; }
 grep -q 'no artifact: recording the merge base' "$TMP/gl-clean.log" || fail "gitlab: no fallback"
 [ "$(json_get "$R/perfgate-out/base.json" '["meta"]["git_commit"]')" = "$C1" ] ||
 	fail "gitlab: the fallback baseline is not the merge base"
 grep -qx 'PERFGATE_EXIT_CODE=0' "$R/perfgate-out/perfgate.env" || fail "gitlab clean: exit code"
+python3 - "$R/perfgate-out" <<'PY' || fail "gitlab: PG_BUDGET was not used"
+import json, sys
+base, run = (json.load(open(sys.argv[1] + f)) for f in ("/base.json", "/run.json"))
+assert base["meta"]["options"]["budget_pct"] == 50, base["meta"]["options"]
+assert run["meta"]["options"]["functions_of"] == sys.argv[1] + "/base.json", run["meta"]
+names = lambda r: sorted(f["name"] for f in r["functions"])
+assert names(base) == names(run) and set(names(run)) <= {"blur_row", "checksum_row", "fill_row",
+                                                         "sharpen_row"}, (names(base), names(run))
+PY
 echo "all CI template scenarios passed"

@@ -163,6 +163,58 @@ static void test_merge_refuses(void **state)
 	pg_run_release(&b);
 }
 
+/*
+ * --budget chooses the functions anew in each recording: runs whose tables differ are refused
+ * when either was recorded with it (without it, the code changed: merged with a warning).
+ */
+static void test_merge_budget_sets(void **state)
+{
+	static const char *const fa[] = { "main", "parse", "lex" };
+	static const char *const fb[] = { "lex", "main" };
+	static const char *const fc[] = { "lex", "main", "parse" };
+	const char *names[] = { "a.json", "b.json" };
+	struct pg_run a, b, out;
+	char path[128];
+	const struct pg_run *runs[] = { &a, &b };
+
+	make_run(&a, "/ci/1/bench", fa, 3, 2, "2026-11-20T10:00:00Z", "ci");
+	make_run(&b, "/ci/2/bench", fb, 2, 2, "2026-11-21T10:00:00Z", "ci");
+	pg_run_init(&out);
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), 0);	/* no --budget: merged */
+	pg_run_release(&out);
+	b.meta.budget_pct = 5;
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), -EINVAL);
+	assert_int_equal(out.nreps, 0);
+	a.meta.budget_pct = 5;
+	b.meta.budget_pct = 0;
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), -EINVAL);
+	pg_run_release(&b);
+	/* the same functions in another order, another directory: merged, both with --budget */
+	make_run(&b, "/ci/2/bench", fc, 3, 2, "2026-11-21T10:00:00Z", "ci");
+	b.meta.budget_pct = 5;
+	b.meta.functions_of = strdup("a.json");
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), 0);
+	assert_int_equal(out.nfuncs, 3);
+	assert_int_equal(out.nreps, 4);
+	assert_string_equal(out.meta.functions_of, "a.json");	/* the newest run's */
+	snprintf(path, sizeof(path), "%s/of.json", dir);
+	assert_int_equal(pg_runfile_write(&out, path), 0);
+	pg_run_release(&out);
+	assert_int_equal(pg_runfile_read(path, &out), 0);	/* meta.options.functions_of */
+	assert_string_equal(out.meta.functions_of, "a.json");
+	assert_true(out.meta.budget_pct == 5);
+	pg_run_release(&out);
+	/* one more function on either side is refused */
+	assert_int_equal(pg_run_add_func(&b, "/ci/2/bench", "emit", NULL, 9, 9, PG_SITE_NOP5,
+					 false, NULL), 0);
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), -EINVAL);
+	runs[0] = &b;
+	runs[1] = &a;
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), -EINVAL);
+	pg_run_release(&a);
+	pg_run_release(&b);
+}
+
 /* Set "file" and "line" of every function of run file @path to the Python value @value. */
 static void edit(const char *path, const char *value)
 {
@@ -215,6 +267,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_shards),
 		cmocka_unit_test(test_merge_refuses),
+		cmocka_unit_test(test_merge_budget_sets),
 		cmocka_unit_test(test_runfile_source_position),
 	};
 
