@@ -112,6 +112,12 @@ $(BUILD)/progs/uses_lib_spin: $(BUILD)/progs/libpgtest.so
 $(BUILD)/progs/exceptions_static: tests/progs/exceptions.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -g -fno-inline -fno-omit-frame-pointer -static-libstdc++ -static-libgcc -o $@ $<
+# the calibration test compensates the same program on nop5 sites (gcc's -pg without mcount
+# calls; linked without -pg, so no gmon.out)
+$(BUILD)/progs/nested_nop5: tests/progs/nested.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-inline -pg -mfentry -mnop-mcount -fno-pie -c -o $@.o $<
+	$(CC) -no-pie -o $@ $@.o
 # the sampling tests unwind the same program without frame pointers (DWARF only)
 $(BUILD)/progs/sample_chain_nofp: tests/progs/sample_chain.c
 	@mkdir -p $(dir $@)
@@ -151,7 +157,8 @@ deps-build:
 	else echo "make deps-build: all packages present"; fi
 
 unit: $(UNIT_BINS)
-e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp $(BUILD)/progs/exceptions_static
+e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp $(BUILD)/progs/exceptions_static \
+	$(BUILD)/progs/nested_nop5
 
 # the test command (README, .ci/run): install, build, run every test
 check: deps

@@ -245,9 +245,10 @@ def mean_abs(e):
 
 
 def unscaled_means(path):
-    """Compensated means per call of a run file's functions (first repetition) as perfgate
-    computed them before 2026-11-21: without scaling the descendants' calibrated cost by
-    their BPF run time (core/run.h, pg_calib_scale), for a side-by-side figure."""
+    """Compensated means per call of a run file's functions (first repetition) without the
+    scale of the calibrated cost on nop5 sites (a call's own in, its descendants' untimed
+    cost) by the probes' BPF run time (core/run.h, pg_calib_scale), as perfgate computed them
+    before 2026-11-21, for a side-by-side figure."""
     run = json.load(open(path))
     cal = run["calibration"]
     funcs = {f["id"]: f for f in run["functions"]}
@@ -482,8 +483,9 @@ def md_accuracy(rows):
         for r in rows if r["function"] == "parent10")
     s += ["",
           ("\"unscaled\": the same run files compensated as before 2026-11-21, without the "
-           "scale of the callees' calibrated cost by their BPF run time (docs/measurement.md"
-           "#compensation); it changes callers only. Mean abs error: the mean over processes "
+           "scale of the calibrated cost on nop5 sites by the probes' BPF run time "
+           "(docs/measurement.md#compensation); it changes nop5 builds only (sites entered by "
+           "a trap are not scaled). Mean abs error: the mean over processes "
            "of the error's magnitude, what one process's figure is worth. \"untraced twin\": "
            "a second untraced copy of the function, timed right after the traced call as the "
            "truth is right after the other traced function, against the truth: how far one "
@@ -491,23 +493,25 @@ def md_accuracy(rows):
            "probe involved, the floor under perfgate's mean abs error."),
           "",
           ("Where it falls short. Means: the target (3%%) holds for the median leaf on nop5 and "
-          "emulated sites, not reliably for callers, and not per process. A parent of ten "
+          "emulated sites, for callers only within this machine's noise (the median over 45 "
+          "processes moves by several points from run to run: compare the untraced twin's "
+          "mean abs error), and not per process. A parent of ten "
           "traced callees carries their probe costs (the raw error: one to two times its own "
           "time on nop5 sites, about ten times single-stepped), so a 10%% error in the "
           "calibrated part of a probe's cost is 10-20%% of the parent (this run: %s). "
           "Per process, even an untraced copy lands a few percent from the truth (its mean "
           "abs error above), and its median error (%s) says how finely this machine can "
           "check a 3%% target at all. The "
-          "part of a probe's cost that BPF cannot time moves with the part it times: the machine's "
-          "speed drifts by up to 2x within a second, probes run colder or hotter than at "
-          "calibration, and stalls (0.1 to 5 ms now and then) hit them; scaling callees' "
-          "calibrated cost by their BPF run time against calibration's cuts the "
-          "per-process error of parents on nop5 and emulated sites by a third to a half "
-          "(mean abs, above). It also moves the median: on emulated sites, where the "
-          "children's BPF run time comes out a few percent above calibration's while their "
-          "untimed cost does not (not understood), it makes the parent a few percent low; "
-          "compare the unscaled column. Single-stepped callees are not "
-          "scaled (their trap cost did not follow the BPF run time), and cost ~15 us per call: "
+          "part of a probe's cost that BPF cannot time moves with the part it times on nop5 "
+          "sites, entered by a syscall: the machine's speed drifts by up to 2x within a second, "
+          "probes run colder or hotter than at calibration, and stalls (0.1 to 5 ms now and "
+          "then) hit them; scaling the calibrated cost there (a call's own in, its callees' "
+          "untimed cost) by the probes' BPF run time against calibration's brings nop5 "
+          "leaves and parents closer (over 580 processes: leaves +2.9%% -> +1.0%%, parents "
+          "+4.5%% -> +0.0%%; compare the unscaled column). On sites entered by a trap the "
+          "trap's cost dominates and its level did not follow: scaled, emulated parents came "
+          "out -6.3%% (580 processes; unscaled -1.1%%) and single-stepped ones worse still, "
+          "so they are not scaled. Single-stepped callees cost ~15 us per call: "
           "the parent is 90%% probes and any error is magnified tenfold. Medians (second "
           "table) are not moved by rare stalls: the BPF programs compensate each call before "
           "it enters the histogram (without the scale, which call by call would magnify the "
@@ -522,7 +526,8 @@ def md_accuracy(rows):
           "averaging (median error magnitude over 8 processes: 9.0%% with the recording's own "
           "calibration, 10.7%% with the average of three); capping each call's probe run time "
           "at 4x calibration before scaling (parents 10%% high on nop5 sites); scaling a "
-          "call's own probe cost by its own BPF run time (single-stepped leaves 30%% low). "
+          "call's own probe cost by its own BPF run time on trap sites (single-stepped "
+          "leaves 30%% low, emulated leaves +0.8%% -> -1.8%%). "
           "Kept: the calibration targets do ~2 us of work; the BPF programs time themselves "
           "at every call, and that part of a callee's cost is subtracted as measured.") %
           (parents, floor_bias)]

@@ -435,7 +435,21 @@ static double calibrated(const struct pg_calib *c, const uint64_t n[PG_SITE_COUN
 
 bool pg_calib_scaled_site(enum pg_site k)
 {
-	return k == PG_SITE_NOP5 || k == PG_SITE_EMULATED;
+	return k == PG_SITE_NOP5;
+}
+
+double pg_fstat_own_in(const struct pg_calib *c, const struct pg_func *f,
+		       const struct pg_fstat *s)
+{
+	uint64_t n[PG_SITE_COUNT] = { 0 };
+	double in = (double)s->calls * c->in_ns[f->site];
+
+	if (!c->valid)
+		return 0;
+	if (!pg_calib_scaled_site(f->site))
+		return in;
+	n[f->site] = s->calls;
+	return in * pg_calib_scale(c, n, s->probe_ns);
 }
 
 double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
@@ -445,7 +459,7 @@ double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
 
 	if (!c->valid)
 		return t;
-	t -= (double)s->calls * c->in_ns[f->site];
+	t -= pg_fstat_own_in(c, f, s);
 	t -= calibrated(c, s->desc, pg_calib_desc_ns, pg_calib_scale(c, s->desc, s->desc_probe_ns));
 	if (c->measured)
 		t -= (double)s->desc_probe_ns;
@@ -459,7 +473,7 @@ double pg_fstat_comp_self(const struct pg_calib *c, const struct pg_func *f,
 
 	if (!c->valid)
 		return t;
-	t -= (double)s->calls * c->in_ns[f->site];
+	t -= pg_fstat_own_in(c, f, s);
 	t -= calibrated(c, s->kids, out_rest, pg_calib_scale(c, s->kids, s->kids_probe_ns));
 	if (c->measured)
 		t -= (double)s->kids_probe_ns;

@@ -208,11 +208,11 @@ const struct pg_func *pg_run_find_func(const struct pg_run *run, const char *bin
 int pg_run_validate(const struct pg_run *run, char *why, size_t whylen);
 
 /*
- * Probes cost more when the machine is slower or their code and data are cold, and the part of
- * that cost perfgate cannot time (the trap or syscall into the kernel and back, the caches user
- * code finds cold afterwards) grows with the part it times (the BPF programs' run time): over
- * processes on the project machines the untimed cost of a parent's traced children followed
- * their timed BPF run time with a slope of 0.85-0.91 in log-log (docs/measurement.md).
+ * Probes cost more when the machine is slower or their code and data are cold, and on nop5
+ * sites the part of that cost perfgate cannot time (the syscall into the kernel and back, the
+ * caches user code finds cold afterwards) grows with the part it times (the BPF programs' run
+ * time): over 580 processes on the project machines, the untimed cost a parent's nop5 children
+ * needed followed their BPF run time with a slope of 0.78 in log-log (docs/measurement.md).
  * pg_calib_scale() is the factor by which a group of traced calls (@n[k] of each site kind)
  * took longer in BPF than calibration says: @probe_ns, their probes' BPF run time, against
  * sum_k n[k] * measured_ns(k), within [1 / PG_CALIB_SCALE_MAX, PG_CALIB_SCALE_MAX]; 1 without
@@ -231,11 +231,15 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen);
 double pg_calib_scale(const struct pg_calib *c, const uint64_t n[PG_SITE_COUNT],
 		      uint64_t probe_ns);
 /*
- * Is the calibrated cost of a probe at a site of kind @k scaled? nop5 and emulated sites: their
- * untimed cost is the kernel's entry and exit paths, which slow down with the BPF programs.
- * Not single-stepped (nor unknown) ones: their cost is mostly the single step's trap, which
- * did not follow (what a traced child needed was 0.83 times its scaled cost, median over 30
- * processes), and scaling made a parent of ten such children worse (-117% against -76%).
+ * Is the calibrated cost of a probe at a site of kind @k scaled? nop5 sites only, entered by a
+ * syscall whose paths slow down with the BPF programs. Not sites entered by a trap: there the
+ * trap's cost, which did not follow, dominates. On emulated sites, at a given BPF run time
+ * against calibration, the untimed cost needed by a parent's children was 5% below the
+ * calibrated one (the fit's intercept, 580 processes), and their probes ran 6% longer in BPF
+ * than at calibration (median): scaled, a parent of ten came out 6.3% low (median), unscaled
+ * 1.1%; a leaf's own in, scaled, -1.8% against +0.8%. Single-stepped: what a traced child
+ * needed was 0.83 times its scaled cost (median over 30 processes), and scaling made a parent
+ * of ten such children worse (-117% against -76%).
  */
 bool pg_calib_scaled_site(enum pg_site k);
 /*
@@ -247,16 +251,24 @@ bool pg_calib_scaled_site(enum pg_site k);
  * measured_ns(k), at least 0, calibrated), and the calibrated parts of the descendants' (the
  * children's) cost at sites pg_calib_scaled_site() are multiplied by pg_calib_scale() of the
  * descendants (the children), s(k) = that scale for those sites and 1 for the others:
- *   total: total_ns - calls * in(f) - desc_probe_ns
- *          - sum_k s(k) * desc[k] * (in(k) + rest(k))
- *   self:  self_ns - calls * in(f) - kids_probe_ns - sum_k s(k) * kids[k] * rest(k)
- * A call's own in(f) is not scaled: scaled by its own (cold) BPF run time, it took 30% too
- * much from a single-stepped 20 us leaf. Without a valid calibration they return the raw sums.
+ *   total: total_ns - own_in - desc_probe_ns - sum_k s(k) * desc[k] * (in(k) + rest(k))
+ *   self:  self_ns - own_in - kids_probe_ns - sum_k s(k) * kids[k] * rest(k)
+ * where own_in = pg_fstat_own_in(). Without a valid calibration they return the raw sums.
  */
 double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
 			   const struct pg_fstat *s);
 double pg_fstat_comp_self(const struct pg_calib *c, const struct pg_func *f,
 			  const struct pg_fstat *s);
+/*
+ * The in part of @s's own probes, what each call's own window holds of them: calls * in(f),
+ * times pg_calib_scale() of the function's own calls (@s->probe_ns against calls *
+ * measured_ns(f)) when f's site is pg_calib_scaled_site(). Own probes run colder than at
+ * calibration (a nop5 20 us leaf's took 1.5x the BPF time, median): scaled, such leaves came
+ * out +1.0% (median over 580 processes) instead of +2.9%. Not on trap sites: a single-stepped
+ * 20 us leaf lost 30%, an emulated one went from +0.8% to -1.8%. 0 without a valid calibration.
+ */
+double pg_fstat_own_in(const struct pg_calib *c, const struct pg_func *f,
+		       const struct pg_fstat *s);
 /*
  * What compensation subtracts for one traced call of site @k inside a caller, besides the BPF
  * run time its probes timed themselves (when c->measured), before pg_calib_scale(): in(k) +

@@ -384,7 +384,8 @@ static void rep_time(const struct pg_run *run, const struct pg_calib *calib,
 	if (leaf) {
 		uint64_t n;
 		double top = pg_hist_top_sum(&st->hist, PG_LEAF_TRIM, &n);
-		double in = calib->valid ? calib->in_ns[f->site] : 0;
+		/* its own probes' in per call, as pg_fstat_comp_*() take it */
+		double in = st->calls ? pg_fstat_own_in(calib, f, st) / (double)st->calls : 0;
 
 		if (run->hist_compensated)
 			top += (double)n * (double)llround(run->calib.in_ns[f->site]);

@@ -12,7 +12,7 @@
  *    time): self_ns / calls or total_ns / calls, compensated for probe overhead
  *    (pg_fstat_comp_self/total in core/run.h) with one joint calibration for both sides, the
  *    mean of the two runs' (raw on both sides with opts.raw or when a run has none; each side's
- *    scale of callees' probe cost, pg_calib_scale(), comes from its own probe times). A function
+ *    scale of nop5 probe cost, pg_calib_scale(), comes from its own probe times). A function
  *    whose measured time is more than PG_MAX_PROBE_SHARE probe overhead, or less than
  *    PG_MIN_NS_PER_CALLEE per traced call inside it, is INCONCLUSIVE.
  *  - The two sides' per-repetition values are compared with a two-sided Mann-Whitney U test

@@ -48,8 +48,8 @@ static void test_parent(void **state)
 
 /*
  * Runs with measured probe times: the measured part of out(k) is taken as measured, and the
- * calibrated rest of the descendants' (children's) cost is scaled by how long their probes ran
- * in BPF against the calibration's measured_ns.
+ * calibrated rest of the nop5 descendants' (children's) cost is scaled by how long their probes
+ * ran in BPF against the calibration's measured_ns; emulated and single-stepped ones are not.
  */
 static void test_measured(void **state)
 {
@@ -67,11 +67,12 @@ static void test_measured(void **state)
 	};
 	/*
 	 * nop5: out 1000 of which 400 measured at calibration, emulated: 1100 of which 500;
-	 * sstep: all of its 1500, and more. Single-stepped calls are not scaled.
+	 * sstep: all of its 1500, and more. Only nop5 calls are scaled; the emulated parent's own
+	 * in is not either.
 	 */
-	double total = 1000000 - 2 * 700 - 1.25 * (20 * (600 + 600) + 4 * (700 + 600)) -
+	double total = 1000000 - 2 * 700 - 1.25 * 20 * (600 + 600) - 4 * (700 + 600) -
 		       2 * (11000 + 0) - 16750;
-	double self = 300000 - 2 * 700 - 1.5 * (20 * 600 + 4 * 600) - 15000;
+	double self = 300000 - 2 * 700 - 1.5 * 20 * 600 - 4 * 600 - 15000;
 
 	m.measured = true;
 	m.measured_ns[PG_SITE_NOP5] = 400;
@@ -106,7 +107,7 @@ static void test_scale_bounds(void **state)
 	struct pg_fstat s = {
 		.calls = 1, .total_ns = 100000, .self_ns = 50000,
 		.desc = { [PG_SITE_NOP5] = 10 }, .kids = { [PG_SITE_NOP5] = 10 },
-		.desc_probe_ns = 40000, .kids_probe_ns = 40000,
+		.probe_ns = 400, .desc_probe_ns = 40000, .kids_probe_ns = 40000,
 	};
 
 	m.measured = true;
@@ -123,8 +124,44 @@ static void test_scale_bounds(void **state)
 	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) -
 			 (100000 - 600 - 4 * 10 * 1200 - 40000)) < 1e-9);
 	assert_true(pg_fstat_comp_self(&m, &f, &s) == 0);	/* 50000 - 600 - 24000 - 40000 */
-	assert_true(pg_calib_scaled_site(PG_SITE_NOP5) && pg_calib_scaled_site(PG_SITE_EMULATED));
-	assert_false(pg_calib_scaled_site(PG_SITE_SSTEP) || pg_calib_scaled_site(PG_SITE_UNKNOWN));
+	assert_true(pg_calib_scaled_site(PG_SITE_NOP5));
+	assert_false(pg_calib_scaled_site(PG_SITE_EMULATED) || pg_calib_scaled_site(PG_SITE_SSTEP) ||
+		     pg_calib_scaled_site(PG_SITE_UNKNOWN));
+}
+
+/*
+ * A call's own in: on nop5 sites scaled by its own probes' BPF run time against calibration;
+ * on trap sites (emulated, single-stepped) as calibrated.
+ */
+static void test_own_in(void **state)
+{
+	struct pg_calib m = calib;
+	struct pg_func f = { .site = PG_SITE_NOP5 };
+	/* a leaf: 10 calls whose probes ran 10 x 400 x 1.5 ns in BPF */
+	struct pg_fstat s = { .calls = 10, .total_ns = 100000, .self_ns = 100000, .probe_ns = 6000 };
+
+	m.measured = true;
+	m.measured_ns[PG_SITE_NOP5] = 400;
+	m.measured_ns[PG_SITE_EMULATED] = 400;
+	m.measured_ns[PG_SITE_SSTEP] = 400;
+	assert_true(fabs(pg_fstat_own_in(&m, &f, &s) - 1.5 * 10 * 600) < 1e-9);
+	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) - (100000 - 1.5 * 10 * 600)) < 1e-9);
+	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - (100000 - 1.5 * 10 * 600)) < 1e-9);
+	/* bounded like every scale */
+	s.probe_ns = 10 * 400 * 10;
+	assert_true(fabs(pg_fstat_own_in(&m, &f, &s) - PG_CALIB_SCALE_MAX * 10 * 600) < 1e-9);
+	s.probe_ns = 6000;
+	f.site = PG_SITE_EMULATED;
+	assert_true(fabs(pg_fstat_own_in(&m, &f, &s) - 10 * 700) < 1e-9);
+	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) - (100000 - 10 * 700)) < 1e-9);
+	f.site = PG_SITE_SSTEP;
+	assert_true(fabs(pg_fstat_own_in(&m, &f, &s) - 10 * 11000) < 1e-9);
+	/* without measured probe times, or without a calibration */
+	f.site = PG_SITE_NOP5;
+	m.measured = false;
+	assert_true(fabs(pg_fstat_own_in(&m, &f, &s) - 10 * 600) < 1e-9);
+	m.valid = false;
+	assert_true(pg_fstat_own_in(&m, &f, &s) == 0);
 }
 
 static void test_clamp_and_uncalibrated(void **state)
@@ -221,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_parent),
 		cmocka_unit_test(test_measured),
 		cmocka_unit_test(test_scale_bounds),
+		cmocka_unit_test(test_own_in),
 		cmocka_unit_test(test_clamp_and_uncalibrated),
 		cmocka_unit_test(test_retain),
 		cmocka_unit_test(test_validate_counts),
