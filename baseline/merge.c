@@ -299,26 +299,27 @@ static int count_unshared(const struct pg_run *a, const struct pg_run *b, size_t
 /*
  * --budget chooses the traced functions anew in each recording. Runs whose choices differ
  * cannot be pooled: a caller's self time holds a callee's time in the repetitions that did not
- * trace it and not in the others. Any function table difference counts (with --budget, added
- * or removed code cannot be told apart from a different choice). 0, -EINVAL (logged), -ENOMEM.
+ * trace it and not in the others. When @budget (some run of the merge was recorded with
+ * --budget), any difference between the function tables of @a and @b counts (added or removed
+ * code cannot be told apart from a different choice). 0, -EINVAL (logged), -ENOMEM.
  */
 static int check_budget_sets(const struct pg_run *a, const struct pg_run *b, const char *na,
-			     const char *nb)
+			     const char *nb, bool budget)
 {
 	size_t only[2];
 	int err;
 
-	if (!(a->meta.budget_pct > 0) && !(b->meta.budget_pct > 0))
+	if (!budget)
 		return 0;
 	err = count_unshared(a, b, only);
 	if (err || (!only[0] && !only[1]))
 		return err;
-	pg_err("%s and %s traced different functions (%zu only in %s, %zu only in %s; %s chose "
-	       "them): refusing to merge them, as a caller's self time would hold those callees' "
-	       "time in some repetitions and not in others; record every shard with the functions "
-	       "of one of them (record --functions-of RUN.json)", na, nb, only[0], na, only[1], nb,
-	       a->meta.budget_pct > 0 && b->meta.budget_pct > 0 ? "--budget" :
-	       "--budget in one of them");
+	pg_err("%s and %s traced different functions (%zu only in %s, %zu only in %s; --budget "
+	       "chose them in %s): refusing to merge them, as a caller's self time would hold "
+	       "those callees' time in some repetitions and not in others; record every shard "
+	       "with the functions of one run (record --functions-of RUN.json)", na, nb, only[0],
+	       na, only[1], nb, a->meta.budget_pct > 0 && b->meta.budget_pct > 0 ? "both" :
+	       "some of the runs");
 	return -EINVAL;
 }
 
@@ -326,8 +327,11 @@ static int check_mergeable(const struct pg_run *const *runs, const char *const *
 {
 	const struct pg_meta *m0 = &runs[0]->meta;
 	char a[128], b[128];
+	bool budget = false;
 	int err;
 
+	for (size_t i = 0; i < n; i++)
+		budget |= runs[i]->meta.budget_pct > 0;
 	for (size_t i = 1; i < n; i++) {
 		const struct pg_meta *m = &runs[i]->meta;
 
@@ -343,7 +347,7 @@ static int check_mergeable(const struct pg_run *const *runs, const char *const *
 			       "refusing to merge them", names[0], names[i]);
 			return -EINVAL;
 		}
-		err = check_budget_sets(runs[0], runs[i], names[0], names[i]);
+		err = check_budget_sets(runs[0], runs[i], names[0], names[i], budget);
 		if (err)
 			return err;
 		if (runs[i]->hist_compensated != runs[0]->hist_compensated) {

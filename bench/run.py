@@ -493,7 +493,7 @@ def md_accuracy(rows):
            "probe involved, the floor under perfgate's mean abs error."),
           "",
           ("Where it falls short. Means: the target (3%%) holds for the median leaf on nop5 and "
-          "emulated sites, for callers only within this machine's noise (the median over 45 "
+          "emulated sites, for callers only within this machine's noise (the median over %d "
           "processes moves by several points from run to run: compare the untraced twin's "
           "mean abs error), and not per process. A parent of ten "
           "traced callees carries their probe costs (the raw error: one to two times its own "
@@ -530,7 +530,7 @@ def md_accuracy(rows):
           "leaves 30%% low, emulated leaves +0.8%% -> -1.8%%). "
           "Kept: the calibration targets do ~2 us of work; the BPF programs time themselves "
           "at every call, and that part of a callee's cost is subtracted as measured.") %
-          (parents, floor_bias)]
+          (len(rows[0]["errors"]), parents, floor_bias)]
     if OUT.get("tail"):
         s += md_tail(OUT["tail"])
     return s

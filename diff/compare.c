@@ -592,9 +592,10 @@ static int warn_sets(struct pg_comparison *c, const struct pg_run *base, const s
 		    "run, %zu only in the new one%s): a caller's self time holds the time of "
 		    "callees traced on the other side only, so changes of their callers, and added "
 		    "and removed functions, may be artefacts (functions whose traced callees per "
-		    "call differ are not judged); record both with the same functions (-f)",
+		    "call differ are not judged); record both with the same functions (%s)",
 		    only[0], only[1], options ? ": their -f/-x options differ" :
-		    ": --budget chose them, or the code changed");
+		    ": --budget chose them, or the code changed",
+		    options ? "-f" : "record --functions-of BASE.json");
 }
 
 static int warnings(struct pg_comparison *c, const struct pg_run *base, const struct pg_run *new)

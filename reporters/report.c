@@ -28,7 +28,9 @@
  * (pg_run.hist_compensated): for callers too, without the scale of the sums (core/run.h).
  * min and max, and the percentiles of older run files, are shifted by the probe work every
  * call carries (in_ns of its site): exact for a leaf, while a caller's still include its
- * traced callees' probe costs.
+ * traced callees' probe costs. On nop5 sites the mean subtracts a call's own in scaled by its
+ * probes' BPF run time (pg_fstat_own_in()), min, max and percentiles the calibrated one: a
+ * leaf with little spread can show a mean below its p50.
  */
 struct row {
 	const struct pg_func *func;	/* NULL: not called in any repetition */

@@ -283,8 +283,8 @@ static int cmp_str_ptr(const void *a, const void *b)
 }
 
 /*
- * Choose in @b the symbols named in @names[0..n) (sorted); set found[i] for each name found.
- * Returns how many symbols were chosen.
+ * Choose in @b the symbols named in @names[0..n) (sorted, unique); set found[i] for each name
+ * found. Returns how many symbols were chosen (a name may have several: static functions).
  */
 static size_t choose_named(struct bin *b, char **names, size_t n, bool *found)
 {
@@ -303,68 +303,96 @@ static size_t choose_named(struct bin *b, char **names, size_t n, bool *found)
 	return hits;
 }
 
+/* Order function ids of a run by (basename of the binary, name). */
+static int cmp_func_bin_name(const void *pa, const void *pb, void *arg)
+{
+	const struct pg_func *f = arg;
+	const struct pg_func *a = &f[*(const uint32_t *)pa], *b = &f[*(const uint32_t *)pb];
+
+	return strcmp(pg_basename(a->binary), pg_basename(b->binary)) ?: strcmp(a->name, b->name);
+}
+
 /*
- * --functions-of: choose the source run's functions, binary by binary (by base name, resolved
- * as -f BIN: is, so the current build's files are traced, not the recorded paths).
+ * The binary recorded as @recorded, today: by its base name as -f BIN: finds it (the
+ * executable, a library of it), else the recorded path when it still exists. NULL: neither.
+ */
+static char *functions_of_binary(const struct selection *sel, const char *recorded)
+{
+	char *path = pg_find_binary(pg_basename(recorded), sel->exe, sel->exe_interp);
+
+	return path ?: realpath(recorded, NULL);
+}
+
+/*
+ * --functions-of: choose the source run's functions, binary by binary (found by base name, so
+ * that the current build's files are traced, not the recorded paths), each by symbol name.
+ * Functions and binaries that are gone are warned about; an error only when none is left.
  */
 static int apply_functions_of(struct selection *sel, const struct pg_record_opts *o)
 {
 	const struct pg_run *src = o->functions_of;
-	bool *done = calloc(src->nfuncs ? src->nfuncs : 1, sizeof(*done));
-	char **names = calloc(src->nfuncs ? src->nfuncs : 1, sizeof(*names));
-	bool *found = calloc(src->nfuncs ? src->nfuncs : 1, sizeof(*found));
-	size_t chosen = 0, missing = 0;
-	const char *example = NULL;
-	int err = done && names && found ? 0 : -ENOMEM;
+	size_t nf = src->nfuncs ? src->nfuncs : 1, chosen = 0, missing = 0, nbins_gone = 0;
+	uint32_t *ids = calloc(nf, sizeof(*ids));
+	char **names = calloc(nf, sizeof(*names));
+	bool *found = calloc(nf, sizeof(*found));
+	const char *example = NULL, *bin_gone = NULL;
+	int err = ids && names && found ? 0 : -ENOMEM;
 
-	for (size_t i = 0; i < src->nfuncs && !err; i++) {
-		const char *base = pg_basename(src->funcs[i].binary);
+	for (uint32_t i = 0; i < src->nfuncs && !err; i++)
+		ids[i] = i;
+	if (!err)
+		qsort_r(ids, src->nfuncs, sizeof(*ids), cmp_func_bin_name, src->funcs);
+	for (size_t i = 0, j; i < src->nfuncs && !err; i = j) {
+		const struct pg_func *first = &src->funcs[ids[i]];
+		const char *base = pg_basename(first->binary);
 		size_t n = 0;
-		struct bin *b;
+		struct bin *b = NULL;
 		char *path;
 
-		if (done[i])
-			continue;
-		/* this binary's functions, by name */
-		for (size_t j = i; j < src->nfuncs; j++) {
-			if (done[j] || strcmp(pg_basename(src->funcs[j].binary), base))
-				continue;
-			done[j] = true;
-			names[n++] = src->funcs[j].name;
-		}
-		qsort(names, n, sizeof(*names), cmp_str_ptr);
-		path = pg_resolve_binary(base, sel->exe, sel->exe_interp);
-		b = path ? get_bin(sel, path) : NULL;
-		if (!b) {
-			pg_err("--functions-of %s: cannot trace its functions in %s (recorded as %s)",
-			       o->functions_of_path, base, src->funcs[i].binary);
-			err = -ENOENT;
-		} else {
-			memset(found, 0, n * sizeof(*found));
-			chosen += choose_named(b, names, n, found);
-			for (size_t j = 0; j < n; j++) {
-				if (found[j])
-					continue;
-				missing++;
-				example = example ?: names[j];
-			}
-		}
+		/* this binary's functions: their names, sorted, each once */
+		for (j = i; j < src->nfuncs && !strcmp(pg_basename(src->funcs[ids[j]].binary), base);
+		     j++)
+			if (!n || strcmp(names[n - 1], src->funcs[ids[j]].name))
+				names[n++] = src->funcs[ids[j]].name;
+		path = functions_of_binary(sel, first->binary);
+		if (path)
+			b = get_bin(sel, path);
 		free(path);
+		if (!b) {
+			nbins_gone++;
+			bin_gone = bin_gone ?: base;
+			missing += n;
+			continue;
+		}
+		memset(found, 0, n * sizeof(*found));
+		chosen += choose_named(b, names, n, found);
+		for (size_t k = 0; k < n; k++) {
+			if (found[k])
+				continue;
+			missing++;
+			example = example ?: names[k];
+		}
 	}
-	if (!err && missing)
-		pg_warn("--functions-of %s: %zu of its %zu functions %s not in the binaries now (%s%s): "
-			"the code changed, and compare will list them as removed",
-			o->functions_of_path, missing, src->nfuncs, missing == 1 ? "is" : "are",
-			example, missing > 1 ? ", ..." : "");
+	if (!err && nbins_gone)
+		pg_warn("--functions-of %s: %zu of its binaries (%s%s) cannot be found by name among "
+			"%s's libraries, nor at the recorded path: their functions are not traced",
+			o->functions_of_path, nbins_gone, bin_gone, nbins_gone > 1 ? ", ..." : "",
+			pg_basename(sel->exe));
+	if (!err && example)
+		pg_warn("--functions-of %s: some of its functions are not in the binaries now (%s): "
+			"the code changed, and compare will list them as removed", o->functions_of_path,
+			example);
 	if (!err && !chosen) {
 		pg_err("--functions-of %s: none of its functions is in %s's binaries",
 		       o->functions_of_path, pg_basename(sel->exe));
 		err = -ENOENT;
 	}
 	if (!err && !o->quiet)
-		pg_info("--functions-of %s: tracing %zu of its %zu functions", o->functions_of_path,
-			src->nfuncs - missing, src->nfuncs);
-	free(done);
+		pg_info("--functions-of %s: tracing %zu functions (%zu of its %zu not found)",
+			o->functions_of_path, chosen, missing, src->nfuncs);
+	if (err == -ENOMEM)
+		pg_err("--functions-of %s: out of memory", o->functions_of_path);
+	free(ids);
 	free(names);
 	free(found);
 	return err;

@@ -131,8 +131,17 @@ static char *from_loader(const char *spec, const char *exe, const char *interp)
 
 		if (sscanf(line, " %4095s => %4095s", name, path) != 2 || path[0] != '/')
 			continue;
-		if (soname_matches(name, spec) || soname_matches(pg_basename(path), spec))
+		if (soname_matches(name, spec) || soname_matches(pg_basename(path), spec)) {
 			found = realpath(path, NULL);
+		} else {
+			/* the file's own name: "libfoo.so.1.2.3" behind the link libfoo.so.1 */
+			char *real = realpath(path, NULL);
+
+			if (real && !strcmp(pg_basename(real), spec))
+				found = real;
+			else
+				free(real);
+		}
 	}
 	free(out);
 	return found;
@@ -165,22 +174,25 @@ static char *from_dirs(const char *spec)
 	return NULL;
 }
 
-char *pg_resolve_binary(const char *spec, const char *exe, const char *interp)
+char *pg_find_binary(const char *spec, const char *exe, const char *interp)
 {
 	char *path;
 
-	if (strchr(spec, '/')) {
-		path = realpath(spec, NULL);
-		if (!path)
-			pg_err("%s: %s", spec, strerror(errno));
-		return path;
-	}
+	if (strchr(spec, '/'))
+		return realpath(spec, NULL);
 	if (exe && !strcmp(spec, pg_basename(exe)))
 		return strdup(exe);
 	path = from_loader(spec, exe, interp);
-	if (!path)
-		path = from_dirs(spec);
-	if (!path)
+	return path ?: from_dirs(spec);
+}
+
+char *pg_resolve_binary(const char *spec, const char *exe, const char *interp)
+{
+	char *path = pg_find_binary(spec, exe, interp);
+
+	if (!path && strchr(spec, '/'))
+		pg_err("%s: %s", spec, strerror(errno));
+	else if (!path)
 		pg_err("library %s not found: not among %s's libraries (%s --list) nor in "
 		       "$LD_LIBRARY_PATH or the system library directories; give its path",
 		       spec, exe ? pg_basename(exe) : "the command", interp ? interp : "ld.so");

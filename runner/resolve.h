@@ -14,12 +14,15 @@ char *pg_resolve_command(const char *argv0);
 /*
  * The ELF file named by @spec in a -f/-x BINARY: prefix. A spec with a '/' is a path. Otherwise
  * it is the executable itself when it equals its base name, else a shared library name such as
- * "libsqlite3.so.0" (or a prefix of it up to a '.', "libsqlite3"), resolved as the dynamic
- * loader resolves it for @exe: from `INTERP --list EXE` (the loader's own answer, RUNPATH and
- * ld.so.cache included), then $LD_LIBRARY_PATH and the system library directories.
+ * "libsqlite3.so.0" (or a prefix of it up to a '.', "libsqlite3", or the name of the file the
+ * loader's path leads to, "libsqlite3.so.0.8.6"), resolved as the dynamic loader resolves it
+ * for @exe: from `INTERP --list EXE` (the loader's own answer, RUNPATH and ld.so.cache
+ * included), then $LD_LIBRARY_PATH and the system library directories.
  * @interp is the executable's PT_INTERP (NULL for a static executable).
  */
 char *pg_resolve_binary(const char *spec, const char *exe, const char *interp);
+/* The same, silent: NULL when not found (for callers with a fallback of their own). */
+char *pg_find_binary(const char *spec, const char *exe, const char *interp);
 
 /* Run @argv (argv[0] a path) and capture its stdout into a malloc'd string; NULL on failure. */
 char *pg_capture(char *const argv[]);

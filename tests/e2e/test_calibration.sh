@@ -93,13 +93,14 @@ for f in rep["functions"]:
 print("ok")
 PY
 for prog in nested nested_nop5; do
-	"$PERFGATE" record -q -o "$TMP/run.json" -r 2 -- ./$prog
-	"$PERFGATE" report "$TMP/run.json" --format json >"$TMP/report.json"
-	"$PERFGATE" report "$TMP/run.json" >"$TMP/report.txt"
+	"$PERFGATE" record -q -o "$TMP/run_$prog.json" -r 2 -- ./$prog
+	"$PERFGATE" report "$TMP/run_$prog.json" --format json >"$TMP/report.json"
+	"$PERFGATE" report "$TMP/run_$prog.json" >"$TMP/report.txt"
 	grep -q "compensated for probe overhead" "$TMP/report.txt" || fail "report does not say so"
-	python3 "$TMP/check.py" "$TMP/run.json" "$TMP/report.json" "${prog#nested_}" ||
+	python3 "$TMP/check.py" "$TMP/run_$prog.json" "$TMP/report.json" "${prog#nested_}" ||
 		fail "$prog: compensation"
 done
+cp "$TMP/run_nested.json" "$TMP/run.json"  # emulated and single-stepped sites, below
 # The histograms hold each call's compensated duration: the formula above, call by call,
 # without the scale, with the calibration rounded to whole ns (so version 2 of the format,
 # which says so). Also after --budget's pilot, which loads the BPF programs again.
@@ -136,6 +137,7 @@ for r in run["repetitions"]:
             assert abs(est - c) <= 0.02 * c + x["calls"], (name, est, c)
 PY
 python3 "$TMP/hist_check.py" "$TMP/run.json"
+python3 "$TMP/hist_check.py" "$TMP/run_nested_nop5.json"
 # compare says which times it compares, and --raw switches compensation off
 "$PERFGATE" compare "$TMP/run.json" "$TMP/run.json" --min-reps 2 >"$TMP/cmp.txt" || true
 grep -q "compensated for probe overhead" "$TMP/cmp.txt" || fail "compare does not say so"
@@ -202,7 +204,8 @@ grep -q "sets of functions (0 called only in the base run, [1-9] only in the new
 # then see one set
 "$PERFGATE" record -o "$TMP/of.json" -r 2 --functions-of "$TMP/budget.json" -- ./nested \
 	2>"$TMP/err" || fail "record --functions-of: $(cat "$TMP/err")"
-grep -qE -- "--functions-of $TMP/budget.json: tracing ([0-9]) of its \1 functions" "$TMP/err" ||
+grep -qE -- "--functions-of $TMP/budget.json: tracing ([0-9]) functions \(0 of its \1 not found" \
+	"$TMP/err" ||
 	fail "no --functions-of line: $(cat "$TMP/err")"
 python3 - "$TMP/budget.json" "$TMP/of.json" <<'PY'
 import json, sys
@@ -212,9 +215,23 @@ assert names(base) == names(new), (names(base), names(new))
 assert new["meta"]["options"]["functions_of"] == sys.argv[1], new["meta"]["options"]
 assert new["meta"]["options"]["budget_pct"] == 5, new["meta"]["options"]
 PY
+rc=0
 "$PERFGATE" compare "$TMP/budget.json" "$TMP/of.json" --min-reps 2 >"$TMP/cmp.txt" \
-	2>"$TMP/err" || true
+	2>"$TMP/err" || rc=$?
+[ "$rc" -le 1 ] || fail "compare of a --budget run and its --functions-of run: exit $rc"
 ! grep -q "sets of functions" "$TMP/err" || fail "same sets, still warned: $(cat "$TMP/err")"
+# a function the code has since removed: named in a warning, the rest traced
+python3 - "$TMP/budget.json" "$TMP/gone.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+run["functions"][0]["name"] = "removed_since"
+json.dump(run, open(sys.argv[2], "w"))
+PY
+"$PERFGATE" record -o "$TMP/of_gone.json" -r 1 --functions-of "$TMP/gone.json" -- ./nested \
+	2>"$TMP/err" || fail "--functions-of with a removed function: $(cat "$TMP/err")"
+grep -q -- "some of its functions are not in the binaries now (removed_since)" "$TMP/err" &&
+	grep -q "tracing [0-9] functions (1 of its [0-9] not found)" "$TMP/err" ||
+	fail "no warning of the removed function: $(cat "$TMP/err")"
 "$PERFGATE" merge -o "$TMP/merged.json" "$TMP/budget.json" "$TMP/of.json" 2>"$TMP/err" ||
 	fail "merging a --budget run and its --functions-of run: $(cat "$TMP/err")"
 rc=0

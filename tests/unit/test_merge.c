@@ -213,6 +213,24 @@ static void test_merge_budget_sets(void **state)
 	assert_int_equal(pg_run_merge(runs, names, 2, &out), -EINVAL);
 	pg_run_release(&a);
 	pg_run_release(&b);
+	/* three runs: the first two without --budget and different, the third with it, like the
+	 * first: refused (every run against the first once any has --budget) */
+	{
+		struct pg_run c;
+		const struct pg_run *three[] = { &a, &b, &c };
+		const char *names3[] = { "a.json", "b.json", "c.json" };
+
+		make_run(&a, "/ci/1/bench", fa, 3, 1, "2026-11-20T10:00:00Z", "ci");
+		make_run(&b, "/ci/1/bench", fb, 2, 1, "2026-11-20T11:00:00Z", "ci");
+		make_run(&c, "/ci/1/bench", fa, 3, 1, "2026-11-20T12:00:00Z", "ci");
+		assert_int_equal(pg_run_merge(three, names3, 3, &out), 0);
+		pg_run_release(&out);
+		c.meta.budget_pct = 5;
+		assert_int_equal(pg_run_merge(three, names3, 3, &out), -EINVAL);
+		pg_run_release(&a);
+		pg_run_release(&b);
+		pg_run_release(&c);
+	}
 }
 
 /* Set "file" and "line" of every function of run file @path to the Python value @value. */
