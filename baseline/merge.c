@@ -236,35 +236,13 @@ static const char *command_line(char *buf, size_t size, const struct pg_meta *m)
 	return buf;
 }
 
-static int cmp_func_key(const void *pa, const void *pb, void *arg)
-{
-	const struct pg_func *f = arg;
-	const struct pg_func *a = &f[*(const uint32_t *)pa], *b = &f[*(const uint32_t *)pb];
-	int d = strcmp(a->name, b->name);
-
-	return d ?: strcmp(pg_basename(a->binary), pg_basename(b->binary));
-}
-
-/* @r's function ids sorted by (name, basename(binary)): malloc'ed, NULL on -ENOMEM. */
-static uint32_t *sorted_funcs(const struct pg_run *r)
-{
-	uint32_t *ids = malloc((r->nfuncs ? r->nfuncs : 1) * sizeof(*ids));
-
-	if (!ids)
-		return NULL;
-	for (uint32_t i = 0; i < r->nfuncs; i++)
-		ids[i] = i;
-	qsort_r(ids, r->nfuncs, sizeof(*ids), cmp_func_key, r->funcs);
-	return ids;
-}
-
 /*
  * Count the functions (by basename of the binary and name) listed in @a only into @only[0],
  * in @b only into @only[1]. 0 or -ENOMEM.
  */
 static int count_unshared(const struct pg_run *a, const struct pg_run *b, size_t only[2])
 {
-	uint32_t *x = sorted_funcs(a), *y = sorted_funcs(b);
+	uint32_t *x = pg_run_ids_by_key(a), *y = pg_run_ids_by_key(b);
 	size_t i = 0, j = 0;
 
 	only[0] = only[1] = 0;
@@ -274,16 +252,9 @@ static int count_unshared(const struct pg_run *a, const struct pg_run *b, size_t
 		return -ENOMEM;
 	}
 	while (i < a->nfuncs || j < b->nfuncs) {
-		int d;
+		int d = i == a->nfuncs ? 1 : j == b->nfuncs ? -1 :
+			pg_func_key_cmp(&a->funcs[x[i]], &b->funcs[y[j]]);
 
-		if (i == a->nfuncs || j == b->nfuncs) {
-			d = i == a->nfuncs ? 1 : -1;
-		} else {
-			const struct pg_func *fa = &a->funcs[x[i]], *fb = &b->funcs[y[j]];
-
-			d = strcmp(fa->name, fb->name) ?:
-			    strcmp(pg_basename(fa->binary), pg_basename(fb->binary));
-		}
 		if (d <= 0)
 			i++;
 		if (d >= 0)

@@ -495,3 +495,27 @@ const char *pg_basename(const char *path)
 
 	return s ? s + 1 : path;
 }
+
+int pg_func_key_cmp(const struct pg_func *a, const struct pg_func *b)
+{
+	return strcmp(pg_basename(a->binary), pg_basename(b->binary)) ?: strcmp(a->name, b->name);
+}
+
+static int cmp_ids_by_key(const void *a, const void *b, void *funcs)
+{
+	const struct pg_func *f = funcs;
+
+	return pg_func_key_cmp(&f[*(const uint32_t *)a], &f[*(const uint32_t *)b]);
+}
+
+uint32_t *pg_run_ids_by_key(const struct pg_run *run)
+{
+	uint32_t *ids = malloc((run->nfuncs ? run->nfuncs : 1) * sizeof(*ids));
+
+	if (!ids)
+		return NULL;
+	for (uint32_t i = 0; i < run->nfuncs; i++)
+		ids[i] = i;
+	qsort_r(ids, run->nfuncs, sizeof(*ids), cmp_ids_by_key, run->funcs);
+	return ids;
+}

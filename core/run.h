@@ -286,5 +286,13 @@ bool pg_folded_valid(const char *s);
 
 /* The last path component of @path (a pointer into it). */
 const char *pg_basename(const char *path);
+/*
+ * Functions of different runs are the same function when their keys are equal: the base name
+ * of the binary and the symbol name (compare, merge and record --functions-of match so).
+ * pg_func_key_cmp() orders by that key, strcmp-style; pg_run_ids_by_key() returns @run's
+ * function ids in that order (malloc'd, the caller frees it; NULL on -ENOMEM).
+ */
+int pg_func_key_cmp(const struct pg_func *a, const struct pg_func *b);
+uint32_t *pg_run_ids_by_key(const struct pg_run *run);
 
 #endif

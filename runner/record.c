@@ -303,15 +303,6 @@ static size_t choose_named(struct bin *b, char **names, size_t n, bool *found)
 	return hits;
 }
 
-/* Order function ids of a run by (basename of the binary, name). */
-static int cmp_func_bin_name(const void *pa, const void *pb, void *arg)
-{
-	const struct pg_func *f = arg;
-	const struct pg_func *a = &f[*(const uint32_t *)pa], *b = &f[*(const uint32_t *)pb];
-
-	return strcmp(pg_basename(a->binary), pg_basename(b->binary)) ?: strcmp(a->name, b->name);
-}
-
 /*
  * The binary recorded as @recorded, today: by its base name as -f BIN: finds it (the
  * executable, a library of it), else the recorded path when it still exists. NULL: neither.
@@ -332,16 +323,12 @@ static int apply_functions_of(struct selection *sel, const struct pg_record_opts
 {
 	const struct pg_run *src = o->functions_of;
 	size_t nf = src->nfuncs ? src->nfuncs : 1, chosen = 0, missing = 0, nbins_gone = 0;
-	uint32_t *ids = calloc(nf, sizeof(*ids));
+	uint32_t *ids = pg_run_ids_by_key(src);
 	char **names = calloc(nf, sizeof(*names));
 	bool *found = calloc(nf, sizeof(*found));
 	const char *example = NULL, *bin_gone = NULL;
 	int err = ids && names && found ? 0 : -ENOMEM;
 
-	for (uint32_t i = 0; i < src->nfuncs && !err; i++)
-		ids[i] = i;
-	if (!err)
-		qsort_r(ids, src->nfuncs, sizeof(*ids), cmp_func_bin_name, src->funcs);
 	for (size_t i = 0, j; i < src->nfuncs && !err; i = j) {
 		const struct pg_func *first = &src->funcs[ids[i]];
 		const char *base = pg_basename(first->binary);
