@@ -53,54 +53,39 @@ double pg_median(const double *v, size_t n)
  * The null distribution of U for samples of m and n values without ties, as a cumulative
  * distribution: cdf[k] = P(U <= k) for k in [0, m * n]. @cdf holds m * n + 1 doubles.
  * 0 or -ENOMEM.
+ *
+ * The number of arrangements with U = k is the coefficient of q^k in the Gaussian binomial
+ * [m + n choose m]_q = prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i), built one factor at a time in
+ * O(m * (m * n)). The counts are exact in uint64_t: the final ones sum to C(m + n, m), which
+ * for m + n <= PG_MWU_EXACT_MAX (60) is at most C(60, 30) ~ 1.2e17 < 2^64, and arithmetic
+ * modulo 2^64 makes the negative coefficients between the two steps harmless.
  */
 static int mwu_exact_cdf(size_t m, size_t n, double *cdf)
 {
-	size_t len = m * n + 1, i, j, k;
-	double *prev, *cur, *tmp, *buf;
+	size_t len = m * n + 1, i, k;
+	uint64_t *c, total = 0, acc = 0;
 
-	/* layer i holds P(i, j, .) for j = 0..n, each as a row of len doubles */
-	buf = calloc(2 * (n + 1) * len, sizeof(*buf));
-	if (!buf)
+	if (m + n > PG_MWU_EXACT_MAX)
+		return -EINVAL;
+	c = calloc(len, sizeof(*c));
+	if (!c)
 		return -ENOMEM;
-	prev = buf;
-	cur = buf + (n + 1) * len;
-	for (j = 0; j <= n; j++)
-		prev[j * len] = 1;	/* P(0, j, .) = delta at 0 */
+	c[0] = 1;
 	for (i = 1; i <= m; i++) {
-		memset(cur, 0, (n + 1) * len * sizeof(*cur));
-		cur[0] = 1;		/* P(i, 0, .) = delta at 0 */
-		for (j = 1; j <= n; j++) {
-			double px = (double)i / (double)(i + j), py = (double)j / (double)(i + j);
-			const double *a = prev + j * len, *b = cur + (j - 1) * len;
-			double *c = cur + j * len;
-			size_t kmax = i * j;
-
-			for (k = 0; k <= kmax; k++) {
-				double v = 0;
-
-				if (k >= j && k - j <= (i - 1) * j)
-					v += px * a[k - j];
-				if (k <= i * (j - 1))
-					v += py * b[k];
-				c[k] = v;
-			}
-		}
-		tmp = prev;
-		prev = cur;
-		cur = tmp;
+		/* times (1 - q^(n+i)): from the top, so that c[k - n - i] is still the old one */
+		for (k = len - 1; k + 1 > n + i; k--)
+			c[k] -= c[k - n - i];
+		/* over (1 - q^i), a running sum with stride i */
+		for (k = i; k < len; k++)
+			c[k] += c[k - i];
 	}
-	/* prev is layer m */
-	{
-		const double *pmf = prev + n * len;
-		double acc = 0;
-
-		for (k = 0; k < len; k++) {
-			acc += pmf[k];
-			cdf[k] = acc;
-		}
+	for (k = 0; k < len; k++)
+		total += c[k];
+	for (k = 0; k < len; k++) {
+		acc += c[k];
+		cdf[k] = (double)acc / (double)total;
 	}
-	free(buf);
+	free(c);
 	return 0;
 }
 
