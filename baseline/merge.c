@@ -78,50 +78,65 @@ static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t re
 	return err;
 }
 
-/* Id in @out of the function (basename(binary), name), or -1. */
-static long find_func(const struct pg_run *out, const char *binary, const char *name)
+/*
+ * The id of @f's function among @funcs[0..n), whose ids @idx holds sorted by
+ * pg_func_key_cmp(), or -1.
+ */
+static long find_func(const struct pg_func *funcs, size_t n, const uint32_t *idx,
+		      const struct pg_func *f)
 {
-	const char *base = pg_basename(binary);
+	size_t lo = 0, hi = n;
 
-	for (size_t i = 0; i < out->nfuncs; i++)
-		if (!strcmp(out->funcs[i].name, name) &&
-		    !strcmp(pg_basename(out->funcs[i].binary), base))
-			return (long)i;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = pg_func_key_cmp(&funcs[idx[mid]], f);
+
+		if (!c)
+			return (long)idx[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return -1;
 }
 
-/* Map run @r's function ids to @out's, adding the functions @out lacks. */
+/*
+ * Map run @r's function ids to @out's, adding the functions @out lacks. Functions are matched
+ * by (basename(binary), name); @out holds each key once, so @r must too.
+ */
 static int map_funcs(struct pg_run *out, const struct pg_run *r, const char *name,
 		     uint32_t *map, bool *differs)
 {
 	size_t before = out->nfuncs, seen = 0;
-	/* which of @out's functions this run maps to already */
-	bool *used = calloc(before + r->nfuncs + 1, sizeof(*used));
-	int err = used ? 0 : -ENOMEM;
+	uint32_t *ridx = pg_run_ids_by_key(r), *idx = pg_run_ids_by_key(out);
+	int err = ridx && idx ? 0 : -ENOMEM;
 
-	for (size_t i = 0; i < r->nfuncs && !err; i++) {
-		const struct pg_func *f = &r->funcs[i];
-		long id = find_func(out, f->binary, f->name);
+	for (size_t i = 1; i < r->nfuncs && !err; i++) {
+		const struct pg_func *f = &r->funcs[ridx[i]];
 
-		if (id >= 0 && used[id]) {
+		if (!pg_func_key_cmp(&r->funcs[ridx[i - 1]], f)) {
 			pg_err("%s: two functions are both %s in a binary named %s: cannot tell them "
 			       "apart when merging", name, f->name, pg_basename(f->binary));
 			err = -EINVAL;
-			break;
 		}
+	}
+	/* @out grows below, but the functions added are @r's, which need no search */
+	for (size_t i = 0; i < r->nfuncs && !err; i++) {
+		const struct pg_func *f = &r->funcs[i];
+		long id = find_func(out->funcs, before, idx, f);
+
 		if (id >= 0) {
 			map[i] = (uint32_t)id;
-			used[id] = true;
 			seen++;
 			continue;
 		}
 		err = pg_run_add_func(out, f->binary, f->name, f->display, f->addr, f->offset,
 				      f->site, f->endbr, &map[i]);
 		err = err ?: pg_func_set_src(&out->funcs[map[i]], f->src_file, f->src_line);
-		if (!err)
-			used[map[i]] = true;
 	}
-	free(used);
+	free(ridx);
+	free(idx);
 	if (err)
 		return err;
 	/* after the first run: a function was missing from this one, or only this one has it */

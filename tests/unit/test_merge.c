@@ -146,6 +146,10 @@ static void test_merge_refuses(void **state)
 					 NULL), 0);
 	assert_int_equal(pg_run_merge(runs, names, 2, &out), -EINVAL);
 	assert_int_equal(out.nfuncs, 0);
+	/* also when that run comes first */
+	assert_int_equal(pg_run_merge((const struct pg_run *[]){ &b, &a }, names, 2, &out),
+			 -EINVAL);
+	assert_int_equal(out.nfuncs, 0);
 	pg_run_release(&b);
 	/* compensated histograms with raw ones: refused; compensated with compensated: kept */
 	make_run(&b, "/x/bench", f, 1, 2, "2026-11-21T10:00:00Z", "ci");
