@@ -23,7 +23,7 @@ static const char record_usage[] =
 	"                           BIN is a path or a shared library name (libfoo.so.1),\n"
 	"                           default the command's executable; repeatable\n"
 	"  -x, --exclude [BIN:]GLOB do not trace these; without BIN, in every binary\n"
-	"      --max-funcs N        cap on the default selection (default 2000)\n"
+	"      --max-funcs N        cap on the selection made without -f (default 2000)\n"
 	"      --functions-of RUN.json  trace the functions RUN.json traced (by name, in\n"
 	"                           today's binaries): a --budget baseline's choice\n"
 	"      --allow-failure      keep recording when CMD exits non-zero or runs too long\n"
@@ -89,7 +89,7 @@ int do_record(int argc, char **argv)
 	struct pg_run run, of;
 	const char *out = NULL, *of_path = NULL;
 	int c, ret = PG_EXIT_ERROR;
-	bool no_sample = false;
+	bool no_sample = false, max_funcs_set = false;
 	double timeout;
 
 	pg_run_init(&run);
@@ -115,6 +115,7 @@ int do_record(int argc, char **argv)
 		case 'M':
 			if (pg_parse_u32("--max-funcs", optarg, 1, 1000000, &o.max_funcs))
 				goto cleanup;
+			max_funcs_set = true;
 			break;
 		case 'B':
 			if (pg_parse_double("--budget", optarg, 0.1, 1000, &o.budget_pct))
@@ -177,6 +178,9 @@ int do_record(int argc, char **argv)
 		       "with -f, -x or --budget", of_path);
 		goto cleanup;
 	}
+	if (max_funcs_set && (o.nfilters || of_path))
+		pg_warn("record: --max-funcs caps the selection made without -f; %s chooses the "
+			"functions here, and --max-funcs is ignored", of_path ? "--functions-of" : "-f");
 	if (of_path) {
 		if (pg_runfile_read(of_path, &of))
 			goto cleanup;

@@ -30,3 +30,8 @@ after=$(bpftool link show 2>/dev/null | grep -c uprobe || true)
 # the default cap keeps a huge selection in check, with a message
 "$PERFGATE" record -o "$TMP/cap.json" -r 1 --max-funcs 100 -- "$TMP/many" 2>"$TMP/err"
 grep -q "tracing the first 100" "$TMP/err" || fail "no message about the cap"
+# --max-funcs caps the default selection only: with -f it is ignored, and says so
+"$PERFGATE" record -o "$TMP/capf.json" -r 1 --max-funcs 10 -f 'fn_1*' -- "$TMP/many" 2>"$TMP/err"
+grep -q -- "--max-funcs is ignored" "$TMP/err" || fail "no warning that -f overrides --max-funcs"
+python3 -c "import json,sys; n=len(json.load(open(sys.argv[1]))['functions']); assert n > 10, n" \
+	"$TMP/capf.json" || fail "--max-funcs capped an -f selection"

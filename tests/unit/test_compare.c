@@ -829,9 +829,10 @@ static void test_nothing_common(void **state)
 /*
  * A repetition of a 50-call leaf taking @per ns a call, @slow of them interrupted (2x as long).
  * Its histogram holds the durations less @hist_in (0: raw; a compensated histogram lacks each
- * call's own in_ns).
+ * call's own in_ns). Returns the stat.
  */
-static void add_leaf_rep(struct pg_run *run, double per, uint64_t slow, double hist_in)
+static struct pg_fstat *add_leaf_rep(struct pg_run *run, double per, uint64_t slow,
+				     double hist_in)
 {
 	struct pg_rep *rep = add_rep(run, 50000000);
 	struct pg_fstat *st = pg_rep_add_stat(rep, 0);
@@ -847,6 +848,7 @@ static void add_leaf_rep(struct pg_run *run, double per, uint64_t slow, double h
 		assert_int_equal(pg_hist_add(&st->hist,
 					     pg_hist_bucket((uint64_t)(2 * per - hist_in)), slow),
 				 0);
+	return st;
 }
 
 /* A leaf whose calls are now and then interrupted (a sample, a tick): the slowest 5% of calls
@@ -888,6 +890,50 @@ static void test_leaf_trim(void **state)
 	leaf_trim(true);
 }
 
+/*
+ * A nop5 leaf whose probes ran twice as slow in the new run (their BPF run time doubled, so
+ * their untimed part is taken to have doubled too: core/run.h, pg_calib_scale): the trimmed
+ * leaf path subtracts the scaled own in, as pg_fstat_comp_*() do, and the 2 us more per call
+ * that the slower probe put in is not a regression. The histogram lacks the calibrated,
+ * unscaled in, as the BPF programs subtract it.
+ */
+static void test_leaf_scale(void **state)
+{
+	struct pg_run *a = new_run("/b/prog", "--quick", "h"), *b = new_run("/b/prog", "--quick", "h");
+	const struct pg_calib calib = { .valid = true, .measured = true,
+					.in_ns = { 0, 2000, 0, 0 }, .out_ns = { 0, 1000, 0, 0 },
+					.measured_ns = { 0, 1000, 0, 0 } };
+	struct pg_comparison c;
+	const struct pg_fcmp *f;
+	uint64_t s = 7;
+
+	add_func(a, "/b/prog", "leaf");
+	add_func(b, "/b/prog", "leaf");
+	a->calib = b->calib = calib;
+	a->hist_compensated = b->hist_compensated = true;
+	/* 20 us of work a call; in: 2 us at calibration's speed, 4 us at half of it */
+	for (int r = 0; r < 10; r++) {
+		struct pg_fstat *st = add_leaf_rep(a, 22000 * noise(&s, 0.002), 2, 2000);
+
+		st->probe_ns = st->calls * 1000;
+	}
+	for (int r = 0; r < 10; r++) {
+		struct pg_fstat *st = add_leaf_rep(b, 24000 * noise(&s, 0.002), 2, 2000);
+
+		st->probe_ns = st->calls * 2000;
+	}
+	assert_int_equal(pg_run_validate(b, NULL, 0), 0);
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	f = find(&c, "leaf");
+	/* unscaled, the new side would be 22 us a call against 20: +10%, a regression */
+	assert_true(fabs(f->base_ns - 20000) < 400);
+	assert_true(fabs(f->new_ns - 20000) < 400);
+	assert_int_equal(f->verdict, PG_VERDICT_UNCHANGED);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
 /* A caller with little time of its own per traced callee cannot be judged on it. */
 static void test_little_own_time(void **state)
 {
@@ -917,6 +963,7 @@ int main(void)
 		cmocka_unit_test(test_identical),
 		cmocka_unit_test(test_regression),
 		cmocka_unit_test(test_leaf_trim),
+		cmocka_unit_test(test_leaf_scale),
 		cmocka_unit_test(test_little_own_time),
 		cmocka_unit_test(test_improvement),
 		cmocka_unit_test(test_small_effects),
