@@ -1376,6 +1376,8 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 
 		cost[s->func] = pg_fstat_probe_cost(&run->calib, &run->funcs[s->func], s);
 		total += cost[s->func];
+		if (s->calls)
+			order[s->func] = 1;	/* a call returned; order is reset below */
 	}
 	/*
 	 * The benchmark's own time: measured, by the sampled first pass, when the pilot ran to
@@ -1396,6 +1398,23 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 			"more) and was stopped: the choice is made from the part that ran",
 			(double)pilot->wall_ns / 1e9, PILOT_MAX_FACTOR,
 			(double)sampled_wall_ns / 1e9);
+	/* a cut pilot may not have reached the phases that call some of them (calls count when
+	 * they return, so main and its like are named too) */
+	for (uint32_t i = 0; cut && i < run->nfuncs; i++) {
+		if (order[i])
+			continue;
+		if (len < sizeof(dropped) - 80)
+			len += (size_t)snprintf(dropped + len, sizeof(dropped) - len, "%s%.60s",
+						ndrop ? ", " : "", run->funcs[i].display);
+		ndrop++;
+	}
+	if (ndrop)
+		pg_warn("--budget: the pilot was stopped before a call of %d of the functions the "
+			"sampled run saw had returned (%s%s): their cost is unknown, and they stay "
+			"traced", ndrop, dropped, len >= sizeof(dropped) - 80 ? ", ..." : "");
+	ndrop = 0;
+	len = 0;
+	dropped[0] = '\0';
 	for (uint32_t i = 0; i < run->nfuncs; i++) {
 		keep[i] = true;
 		order[i] = i;
@@ -1415,7 +1434,7 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the benchmark's "
 			"own time; without %s%s it would be ~%.1f%%", o->budget_pct,
 			100 * before / own, dropped, len >= sizeof(dropped) - 80 ? ", ..." : "",
-			100 * total / own);
+			total > 0 ? 100 * total / own : 0.0);
 	else if (!o->quiet)
 		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the benchmark's "
 			"own time: every function stays", o->budget_pct, 100 * before / own);

@@ -174,25 +174,30 @@ python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["functions"
 # a longer run: the sampled first pass (~150 ms, no probes) keeps only the functions seen on
 # its stacks for the pilot. never_called cannot be on one; hot holds nearly all the time
 "$PERFGATE" record -o "$TMP/sampled.json" -r 1 --budget 5 -- ./budget 2>"$TMP/err"
-grep -q -- "--budget: a sampled first pass ([0-9]* samples) saw [1-3] of the 4 selected" \
+grep -q -- "--budget: a sampled first pass ([0-9]* samples) saw [2-4] of the 5 selected" \
 	"$TMP/err" || fail "no sampled first pass: $(cat "$TMP/err")"
 python3 - "$TMP/sampled.json" <<'PY'
 import json, sys
 names = [f["name"] for f in json.load(open(sys.argv[1]))["functions"]]
 assert "never_called" not in names and "hot" in names and "main" in names, names
+assert "late" in names, names
 PY
 python3 "$TMP/hist_check.py" "$TMP/sampled.json"
 # tiny's probes would cost ~100x the run's own time: the pilot is stopped at 10x the sampled
-# run's wall time (or 1 s more) and tiny dropped
+# run's wall time (or 1 s more) and tiny dropped; late, seen by the sampled run but not
+# reached by the pilot, is named and stays
 "$PERFGATE" record -o "$TMP/cut.json" -r 1 --budget 5 -- ./budget 2000000 2>"$TMP/err"
 grep -q -- "--budget: the pilot ran past .* and was stopped" "$TMP/err" ||
 	fail "the pilot was not stopped: $(cat "$TMP/err")"
 grep -q -- "--budget 5%: .* without .*tiny" "$TMP/err" || fail "tiny not dropped: $(cat "$TMP/err")"
+grep -q -- "--budget: the pilot was stopped before a call of .*(.*late.*): their cost is unknown" \
+	"$TMP/err" ||
+	fail "late, not reached by the pilot, not named: $(cat "$TMP/err")"
 python3 - "$TMP/cut.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))
 names = [f["name"] for f in run["functions"]]
-assert "tiny" not in names, names
+assert "tiny" not in names and "late" in names, names
 assert run["meta"]["options"]["budget_pct"] == 5, run["meta"]["options"]
 PY
 # two runs whose functions --budget chose differently: compare says so
