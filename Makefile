@@ -177,7 +177,8 @@ clean:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
-# the benchmark suite (root; minutes): writes BENCHMARKS.md and bench/results.json
+# the benchmark suite (root; tens of minutes, section 3 the longest: ACC_PROCS=N runs fewer
+# processes than its 300 per build): writes BENCHMARKS.md and bench/results.json
 BENCH_DEBIAN := libbpf-tools bpftrace uftrace hyperfine python3-scipy time
 bench: deps all
 	@if ! dpkg -s $(BENCH_DEBIAN) >/dev/null 2>&1; then \

@@ -244,6 +244,23 @@ def mean_abs(e):
     return 100 * sum(abs(x) for x in e) / len(e)
 
 
+def median_ci(v, conf=0.95):
+    """A distribution-free interval for the median of @v's population: the order statistics
+    v(k) and v(n+1-k), k the largest with P(Bin(n, 1/2) < k) <= (1 - conf) / 2, which covers
+    the median with probability >= conf whatever the distribution. None for n < 6."""
+    from scipy.stats import binom
+    v, n = sorted(v), len(v)
+    k = int(binom.ppf((1 - conf) / 2, n, 0.5))
+    while k > 0 and binom.cdf(k - 1, n, 0.5) > (1 - conf) / 2:
+        k -= 1
+    return (v[k - 1], v[n - k]) if k >= 1 else None
+
+
+def fmt_ci(v):
+    ci = median_ci(v)
+    return "%+.1f%% .. %+.1f%%" % (100 * ci[0], 100 * ci[1]) if ci else "n/a"
+
+
 def unscaled_means(path):
     """Compensated means per call of a run file's functions (first repetition) without the
     scale of the calibrated cost on nop5 sites (a call's own in, its descendants' untimed
@@ -260,6 +277,11 @@ def unscaled_means(path):
             t -= n * (cal[k]["in_ns"] + max(0, cal[k]["out_ns"] - cal[k]["measured_ns"]))
         out[f["name"]] = max(0, t) / x["calls"]
     return out
+
+
+# calls of each function per process: with 3000 (300 until 2026-11-21) a rare stall moves one
+# process's mean a tenth as far, and the untraced twin's mean abs error fell from 4-19% to 2-5%
+ACC_CALLS = int(os.environ.get("ACC_CALLS", "3000"))
 
 
 def sec_accuracy():
@@ -284,12 +306,13 @@ def sec_accuracy():
         meas50 = {"leaf20": [], "parent10": []}
         # a second untraced twin: how far one process's mean can be from the truth anyway
         floor = {"leaf20": [], "parent10": []}
-        # one process takes ~0.7 s; parents' per-process errors spread by tens of percent
-        for _ in range(int(os.environ.get("ACC_PROCS", "45"))):
+        # one process takes ~1 s; parents' per-process errors spread by tens of percent, so
+        # the median's interval needs a few hundred processes to be a few points wide
+        for _ in range(int(os.environ.get("ACC_PROCS", "300"))):
             # the program times untraced twins interleaved with the traced calls: the truth
             rec = os.path.join(TMP, "acc.json")
             out = sh([PG, "-q", "record", "-o", rec, "-r", "1", "-f", "leaf20", "-f",
-                      "parent10", "-f", "child2", "--", exe, "300"]).stdout
+                      "parent10", "-f", "child2", "--", exe, str(ACC_CALLS)]).stdout
             for line in out.splitlines():
                 k, v = line.split()[0], line.split()[-1]
                 if k in truth:
@@ -314,7 +337,8 @@ def sec_accuracy():
             err50 = [(m - t) / t for m, t in zip(meas50[k], truth50[k])]
             uerr = [(m - t) / t for m, t in zip(unscaled[k], truth[k])]
             ferr = [(m - t) / t for m, t in zip(floor[k], truth[k])]
-            rows.append({"build": name, "function": k, "truth": median(truth[k]),
+            rows.append({"build": name, "function": k, "calls": ACC_CALLS,
+                         "truth": median(truth[k]),
                          "unscaled_errors": uerr, "floor_errors": ferr,
                          "compensated": median(meas[k]), "raw": median(raw[k]),
                          "error": median(err), "raw_error": median(rerr),
@@ -435,16 +459,54 @@ def md_tail(rows):
     return s
 
 
+def p50_skew(rows):
+    """Parents' p50 errors, and the likely cause (not yet tested)."""
+    par = ["%+.1f%% %s" % (100 * median(r["p50_errors"]), r["build"].split(" (")[0])
+           for r in rows if r["function"] == "parent10" and r.get("p50_errors")
+           and "single" not in r["build"]]
+    if not par:
+        return ""
+    return ("Parents' p50 come out low (%s this run). A likely cause, not yet tested: one "
+            "traced call's cost is skewed (in the table below its mean exceeds its p50), and "
+            "the BPF programs subtract for each traced callee a calibrated cost measured as a "
+            "mean over calls, so a typical parent call with ten callees has more subtracted "
+            "than its callees' probes cost then. A per-call median of the untimed cost, which "
+            "calibration does not measure yet, would test it. " % ", ".join(par))
+
+
+def verdict_3pct(rows):
+    """Which means meet the 3% target by the 95% interval of their median error: inside
+    [-3%, +3%] (met), outside (missed), across a bound (this run cannot tell)."""
+    met, missed, open_ = [], [], []
+    for r in rows:
+        ci = median_ci(r.get("errors") or [])
+        name = "%s %s" % (r["build"].split(" (")[0], r["function"])
+        if not ci:
+            open_.append(name)
+        elif -0.03 <= ci[0] and ci[1] <= 0.03:
+            met.append(name)
+        elif ci[0] > 0.03 or ci[1] < -0.03:
+            missed.append(name)
+        else:
+            open_.append("%s (%s)" % (name, fmt_ci(r["errors"])))
+    return ("The 3%% target by the 95%% interval of the median error: met (interval within "
+            "+-3%%) for %s; missed (interval beyond 3%%) for %s; this run cannot tell (interval "
+            "across a bound) for %s." % tuple(", ".join(x) or "none"
+                                               for x in (met, missed, open_)))
+
+
 def md_accuracy(rows):
     s = ["## 3. Accuracy of compensated latencies",
          "",
          "`bench/accuracy.c`: `leaf20` spins ~20 us; `parent10` spins ~1 us and calls "
          "`child2` (~2 us) ten times, all three traced. Truth: identical untraced twins, "
          "timed by the program itself, interleaved call by call with the traced calls in the "
-         "same process (minus the clock's own cost). Error: per process, then the median "
-         "over %d processes (the range is shown). Target: within 3%%." % len(rows[0]["errors"]),
+         "same process (minus the clock's own cost), %d calls of each per process. Error: "
+         "per process, then the median over %d processes, with a 95%% interval for it "
+         "(distribution-free: order statistics). Target: within 3%%." % (
+             rows[0].get("calls", 300), len(rows[0]["errors"])),
          "",
-         "| build | function | truth (us) | perfgate compensated (us) | error | error range "
+         "| build | function | truth (us) | perfgate compensated (us) | error | 95% interval "
          "| mean abs error | untraced twin: error | mean abs error | unscaled: error "
          "| mean abs error | raw (us) | raw error |",
          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -454,26 +516,26 @@ def md_accuracy(rows):
 
     for r in rows:
         e = r.get("errors") or [r["error"]]
-        s.append("| %s | %s | %.2f | %.2f | %+.1f%% | %+.1f%% .. %+.1f%% | %.1f%% | %s | %s "
+        s.append("| %s | %s | %.2f | %.2f | %+.1f%% | %s | %.1f%% | %s | %s "
                  "| %s | %s | %.2f | %+.1f%% |" % ((
                      r["build"], r["function"], r["truth"] / 1e3, r["compensated"] / 1e3,
-                     100 * r["error"], 100 * min(e), 100 * max(e), mean_abs(e))
+                     100 * r["error"], fmt_ci(e), mean_abs(e))
                      + med_and_abs(r.get("floor_errors")) + med_and_abs(r.get("unscaled_errors"))
                      + (r["raw"] / 1e3, 100 * r["raw_error"])))
     if all(r.get("p50_errors") for r in rows):
         s += ["",
               "Medians: the twins' median call against perfgate's p50, which comes from "
               "histograms the BPF programs compensate call by call (docs/measurement.md"
-              "#compensation); error per process, then the median and range over the "
-              "processes.",
+              "#compensation); error per process, then the median over the processes and "
+              "its 95% interval.",
               "",
-              "| build | function | truth p50 (us) | perfgate p50 (us) | error | error range |",
+              "| build | function | truth p50 (us) | perfgate p50 (us) | error | 95% interval |",
               "| --- | --- | --- | --- | --- | --- |"]
         for r in rows:
             e = r["p50_errors"]
-            s.append("| %s | %s | %.2f | %.2f | %+.1f%% | %+.1f%% .. %+.1f%% |" % (
+            s.append("| %s | %s | %.2f | %.2f | %+.1f%% | %s |" % (
                 r["build"], r["function"], r["truth_p50"] / 1e3, r["p50"] / 1e3,
-                100 * median(e), 100 * min(e), 100 * max(e)))
+                100 * median(e), fmt_ci(e)))
     fb = [100 * median(r["floor_errors"]) for r in rows if r.get("floor_errors")]
     floor_bias = "%+.1f%% to %+.1f%% this run" % (min(fb), max(fb)) if fb else "not run"
     parents = ", ".join("%+.1f%% %s (mean abs %.1f%%, unscaled %.1f%%, untraced twin %s)" % (
@@ -489,17 +551,19 @@ def md_accuracy(rows):
            "of the error's magnitude, what one process's figure is worth. \"untraced twin\": "
            "a second untraced copy of the function, timed right after the traced call as the "
            "truth is right after the other traced function, against the truth: how far one "
-           "process's mean of 300 calls lands from another's on this machine with no "
-           "probe involved, the floor under perfgate's mean abs error."),
+           "process's mean of %d calls lands from another's on this machine with no "
+           "probe involved, the floor under perfgate's mean abs error." %
+           rows[0].get("calls", 300)),
           "",
-          ("Where it falls short. Means: the target (3%%) holds for the median leaf on nop5 and "
-          "emulated sites, for callers only within this machine's noise (the median over %d "
-          "processes moves by several points from run to run: compare the untraced twin's "
-          "mean abs error), and not per process. A parent of ten "
+          verdict_3pct(rows),
+          "",
+          ("Where it falls short. Means: the interval above is what %d processes can tell; "
+          "the target is about the median, and one process's figure for a caller is off by "
+          "much more (its mean abs error). A parent of ten "
           "traced callees carries their probe costs (the raw error: one to two times its own "
           "time on nop5 sites, about ten times single-stepped), so a 10%% error in the "
           "calibrated part of a probe's cost is 10-20%% of the parent (this run: %s). "
-          "Per process, even an untraced copy lands a few percent from the truth (its mean "
+          "Per process, even an untraced copy lands some way from the truth (its mean "
           "abs error above), and its median error (%s) says how finely this machine can "
           "check a 3%% target at all. The "
           "part of a probe's cost that BPF cannot time moves with the part it times on nop5 "
@@ -515,7 +579,7 @@ def md_accuracy(rows):
           "the parent is 90%% probes and any error is magnified tenfold. Medians (second "
           "table) are not moved by rare stalls: the BPF programs compensate each call before "
           "it enters the histogram (without the scale, which call by call would magnify the "
-          "noise of one probe's run time), and leaves' p50 come within ~1%%. "
+          "noise of one probe's run time), and leaves' p50 come within ~1%%. %s"
           "`perfgate compare` compensates both sides with one joint calibration and does not "
           "judge callers with little own time per traced callee (docs/statistics.md). Tried "
           "and dropped: calibrating with a traced caller of traced callees (it measured no "
@@ -530,7 +594,7 @@ def md_accuracy(rows):
           "leaves 30%% low, emulated leaves +0.8%% -> -1.8%%). "
           "Kept: the calibration targets do ~2 us of work; the BPF programs time themselves "
           "at every call, and that part of a callee's cost is subtracted as measured.") %
-          (len(rows[0]["errors"]), parents, floor_bias)]
+          (len(rows[0]["errors"]), parents, floor_bias, p50_skew(rows))]
     if OUT.get("tail"):
         s += md_tail(OUT["tail"])
     return s
