@@ -250,6 +250,8 @@ def median_ci(v, conf=0.95):
     the median with probability >= conf whatever the distribution. None for n < 6."""
     from scipy.stats import binom
     v, n = sorted(v), len(v)
+    if n < 6:
+        return None
     k = int(binom.ppf((1 - conf) / 2, n, 0.5))
     while k > 0 and binom.cdf(k - 1, n, 0.5) > (1 - conf) / 2:
         k -= 1
@@ -280,7 +282,8 @@ def unscaled_means(path):
 
 
 # calls of each function per process: with 3000 (300 until 2026-11-21) a rare stall moves one
-# process's mean a tenth as far, and the untraced twin's mean abs error fell from 4-19% to 2-5%
+# process's mean a tenth as far; the untraced twin's mean abs error was 3.7-6.0% with 300 calls
+# (90 processes) and 1.9-2.2% with 3000 (300 processes), both on 2026-11-21
 ACC_CALLS = int(os.environ.get("ACC_CALLS", "3000"))
 
 
@@ -419,8 +422,8 @@ def md_tail(rows):
           "bpftrace's 3.7 us on nop5 sites and 4.4 against 7.0 emulated. The p99 moves with "
           "the machine: on 2026-11-21 a run with the same BPF programs gave 7.2 us on nop5 "
           "sites (median of 5 processes), and perfgate alone 40 minutes later 3.4-3.8 us in 5 "
-          "of 6 processes (6.9 us in one). What remains at p99.9 is the machine's: the "
-          "untraced twins show it too." % p99]
+          "of 6 processes (6.9 us in one). At p99.9 the machine's own stalls (the untraced "
+          "row) and the probes' add up." % p99]
     two = {(r["tool"], r["threads"]): r for r in rows
            if r["build"] == "nop5" and "p90" in r}
     if ("perfgate", 2) in two:
@@ -552,8 +555,10 @@ def md_accuracy(rows):
            "a second untraced copy of the function, timed right after the traced call as the "
            "truth is right after the other traced function, against the truth: how far one "
            "process's mean of %d calls lands from another's on this machine with no "
-           "probe involved, the floor under perfgate's mean abs error." %
-           rows[0].get("calls", 300)),
+           "probe involved, the floor under perfgate's mean abs error. The truth and "
+           "compensated columns are medians over the processes of each figure apart; the "
+           "error is the median of each process's own error, so it need not be their "
+           "ratio." % rows[0].get("calls", 300)),
           "",
           verdict_3pct(rows),
           "",

@@ -23,7 +23,8 @@ static const char record_usage[] =
 	"                           BIN is a path or a shared library name (libfoo.so.1),\n"
 	"                           default the command's executable; repeatable\n"
 	"  -x, --exclude [BIN:]GLOB do not trace these; without BIN, in every binary\n"
-	"      --max-funcs N        cap on the selection made without -f (default 2000)\n"
+	"      --max-funcs N        cap on the selection made without -f or --functions-of\n"
+	"                           (default 2000)\n"
 	"      --functions-of RUN.json  trace the functions RUN.json traced (by name, in\n"
 	"                           today's binaries): a --budget baseline's choice\n"
 	"      --allow-failure      keep recording when CMD exits non-zero or runs too long\n"
@@ -180,7 +181,8 @@ int do_record(int argc, char **argv)
 	}
 	if (max_funcs_set && (o.nfilters || of_path))
 		pg_warn("record: --max-funcs caps the selection made without -f; %s chooses the "
-			"functions here, and --max-funcs is ignored", of_path ? "--functions-of" : "-f");
+			"functions here, and --max-funcs is ignored",
+			of_path ? "--functions-of" : "-f");
 	if (of_path) {
 		if (pg_runfile_read(of_path, &of))
 			goto cleanup;

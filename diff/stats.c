@@ -2,15 +2,11 @@
 /*
  * diff/stats.c - Mann-Whitney U test, Benjamini-Hochberg, Hodges-Lehmann, median.
  *
- * The exact null distribution of U is computed as probabilities, not counts: with P(m, n, k)
- * the probability that U = k for samples of m and n values, looking at the largest of the
- * m + n values (an x with probability m / (m + n), which beats all n values of y) gives
- *
- *	P(m, n, k) = m / (m + n) * P(m - 1, n, k - n) + n / (m + n) * P(m, n - 1, k)
- *
- * with P(0, n, 0) = P(m, 0, 0) = 1. Every step is a convex combination of numbers in [0, 1], so
- * nothing overflows and no precision is lost to cancellation, whatever the sizes (the counts
- * themselves reach C(60, 30) > 2^53 and would not be exact in a double).
+ * The exact null distribution of U is computed as counts: the number of the C(m + n, m)
+ * equally likely arrangements of m x and n y values in which U = k is the coefficient of q^k
+ * in the Gaussian binomial [m + n choose m]_q (mwu_exact_cdf()). In uint64_t the counts are
+ * exact up to C(60, 30) ~ 1.2e17 (in a double they would not be, past 2^53); only the final
+ * division by C(m + n, m) rounds.
  */
 #include <errno.h>
 #include <float.h>
@@ -52,7 +48,7 @@ double pg_median(const double *v, size_t n)
 /*
  * The null distribution of U for samples of m and n values without ties, as a cumulative
  * distribution: cdf[k] = P(U <= k) for k in [0, m * n]. @cdf holds m * n + 1 doubles.
- * 0 or -ENOMEM.
+ * 0, -ENOMEM, or -EINVAL when m + n > PG_MWU_EXACT_MAX (the callers check that first).
  *
  * The number of arrangements with U = k is the coefficient of q^k in the Gaussian binomial
  * [m + n choose m]_q = prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i), built one factor at a time in
@@ -89,7 +85,10 @@ static int mwu_exact_cdf(size_t m, size_t n, double *cdf)
 	return 0;
 }
 
-/* mwu_exact_cdf() into a new array of m * n + 1 doubles (the caller frees it), or NULL. */
+/*
+ * mwu_exact_cdf() into a new array of m * n + 1 doubles (the caller frees it), or NULL: out of
+ * memory, as m + n <= PG_MWU_EXACT_MAX wherever it is called.
+ */
 static double *mwu_exact_cdf_new(size_t m, size_t n)
 {
 	double *cdf = malloc((m * n + 1) * sizeof(*cdf));

@@ -11,7 +11,7 @@
 /*
  * Two-sided Mann-Whitney U test of x[0..nx) against y[0..ny).
  * U is the statistic of x: the number of pairs (x_i, y_j) with x_i > y_j, plus half the ties.
- * The p-value is exact (the permutation distribution of U, computed by recurrence) when there
+ * The p-value is exact (the permutation distribution of U, counted exactly) when there
  * are no ties and nx + ny <= PG_MWU_EXACT_MAX; otherwise the normal approximation with tie
  * correction and continuity correction, as scipy.stats.mannwhitneyu(method="asymptotic",
  * use_continuity=True) computes it. Returns 0, or -EINVAL if nx or ny is 0.

@@ -1354,8 +1354,9 @@ static int cmp_cost_desc(const void *a, const void *b, void *arg)
 /*
  * --budget: decide from @pilot (one repetition with every selected function) which functions
  * to keep so that the probes' estimated cost stays under budget_pct of the benchmark's own
- * time (wall time minus that cost). The costliest go first. Sets keep[]; returns how many
- * functions are dropped, or -errno.
+ * time (wall time minus that cost). The costliest go first. Sets keep[] (run->nfuncs entries,
+ * all false on entry); returns how many functions are dropped, or -errno. With @cut (the pilot
+ * was stopped), names the functions none of whose calls returned.
  */
 static int budget_choose(const struct pg_record_opts *o, const struct pg_run *run,
 			 const struct pg_rep *pilot, uint64_t sampled_wall_ns, bool cut, bool *keep)
@@ -1377,7 +1378,7 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 		cost[s->func] = pg_fstat_probe_cost(&run->calib, &run->funcs[s->func], s);
 		total += cost[s->func];
 		if (s->calls)
-			order[s->func] = 1;	/* a call returned; order is reset below */
+			keep[s->func] = true;	/* a call returned (keep is set below) */
 	}
 	/*
 	 * The benchmark's own time: measured, by the sampled first pass, when the pilot ran to
@@ -1401,7 +1402,7 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 	/* a cut pilot may not have reached the phases that call some of them (calls count when
 	 * they return, so main and its like are named too) */
 	for (uint32_t i = 0; cut && i < run->nfuncs; i++) {
-		if (order[i])
+		if (keep[i])
 			continue;
 		if (len < sizeof(dropped) - 80)
 			len += (size_t)snprintf(dropped + len, sizeof(dropped) - len, "%s%.60s",
@@ -1409,9 +1410,10 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 		ndrop++;
 	}
 	if (ndrop)
-		pg_warn("--budget: the pilot was stopped before a call of %d of the functions the "
-			"sampled run saw had returned (%s%s): their cost is unknown, and they stay "
-			"traced", ndrop, dropped, len >= sizeof(dropped) - 80 ? ", ..." : "");
+		pg_warn("--budget: the pilot was stopped before a call of %d of the %zu functions "
+			"it traced had returned (%s%s; those still running then, such as main, are "
+			"among them): their cost is unknown, and they stay traced", ndrop,
+			run->nfuncs, dropped, len >= sizeof(dropped) - 80 ? ", ..." : "");
 	ndrop = 0;
 	len = 0;
 	dropped[0] = '\0';

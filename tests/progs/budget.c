@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * For --budget's sampled first pass: hot() holds nearly all the time (~150 ms in all), tiny()
+ * For --budget's sampled first pass: hot() holds most of the time (~150 ms in all), tiny()
  * is called 20,000 times (or argv[1] times) and holds well under 1%, late() runs once at the end
- * (~1/5 of the time), never_called() never runs, so that no sampled stack can show it.
+ * (~1/6 of the time), never_called() never runs, so that no sampled stack can show it.
  * `budget 2000000`: tiny holds ~1/4 of the time, and its probes would cost ~100 times the
  * program's own time, so a pilot stopped early does not reach late().
  */

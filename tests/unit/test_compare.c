@@ -857,7 +857,8 @@ static struct pg_fstat *add_leaf_rep(struct pg_run *run, double per, uint64_t sl
  * histograms, the old one raw ones: the same verdict. */
 static void leaf_trim(bool comp)
 {
-	struct pg_run *a = new_run("/b/prog", "--quick", "h"), *b = new_run("/b/prog", "--quick", "h");
+	struct pg_run *a = new_run("/b/prog", "--quick", "h");
+	struct pg_run *b = new_run("/b/prog", "--quick", "h");
 	const struct pg_calib calib = { .valid = true, .measured = true,
 					.in_ns = { 0, 20000, 0, 0 }, .out_ns = { 0, 1000, 0, 0 } };
 	struct pg_comparison c;
@@ -899,7 +900,8 @@ static void test_leaf_trim(void **state)
  */
 static void test_leaf_scale(void **state)
 {
-	struct pg_run *a = new_run("/b/prog", "--quick", "h"), *b = new_run("/b/prog", "--quick", "h");
+	struct pg_run *a = new_run("/b/prog", "--quick", "h");
+	struct pg_run *b = new_run("/b/prog", "--quick", "h");
 	const struct pg_calib calib = { .valid = true, .measured = true,
 					.in_ns = { 0, 2000, 0, 0 }, .out_ns = { 0, 1000, 0, 0 },
 					.measured_ns = { 0, 1000, 0, 0 } };
