@@ -469,12 +469,12 @@ def p50_skew(rows):
            and "single" not in r["build"]]
     if not par:
         return ""
-    return ("Parents' p50 come out low (%s this run). A likely cause, not yet tested: one "
-            "traced call's cost is skewed (in the table below its mean exceeds its p50), and "
-            "the BPF programs subtract for each traced callee a calibrated cost measured as a "
-            "mean over calls, so a typical parent call with ten callees has more subtracted "
-            "than its callees' probes cost then. A per-call median of the untimed cost, which "
-            "calibration does not measure yet, would test it. " % ", ".join(par))
+    return ("Parents' p50 come out low (%s this run). The likely cause: one traced call's "
+            "cost is skewed (in the table below its mean exceeds its p50), and the BPF "
+            "programs subtract for each traced callee a calibrated cost measured as a mean "
+            "over calls, so a typical parent call with ten callees has more subtracted than "
+            "its callees' probes cost then (docs/measurement.md#compensation: a check of "
+            "calibration's per-call median supports it). " % ", ".join(par))
 
 
 def verdict_3pct(rows):
