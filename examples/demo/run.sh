@@ -12,14 +12,14 @@ CFLAGS="-O2 -g -fpatchable-function-entry=5"
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-say "1. Build the baseline and record it (10 repetitions, every function traced)"
+say "1. Build the baseline and record it (20 repetitions of 10 frames, every function traced)"
 clang $CFLAGS -o "$OUT/imgfilter" examples/demo/imgfilter.c
-$PG record -o "$OUT/base.json" -r 10 -- "$OUT/imgfilter" 3 >/dev/null
+$PG record -o "$OUT/base.json" -r 20 -- "$OUT/imgfilter" 10 >/dev/null
 $PG report "$OUT/base.json"
 
 say "2. The change: blur_row gets a wider kernel. Rebuild the same path and record again"
 clang $CFLAGS -DDEMO_SLOW -o "$OUT/imgfilter" examples/demo/imgfilter.c
-$PG record -o "$OUT/new.json" -r 10 -- "$OUT/imgfilter" 3 >/dev/null
+$PG record -o "$OUT/new.json" -r 20 -- "$OUT/imgfilter" 10 >/dev/null
 
 say "3. Compare: per function, repetition by repetition"
 status=0
