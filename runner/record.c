@@ -1351,21 +1351,58 @@ static int cmp_cost_desc(const void *a, const void *b, void *arg)
 	return (cost[x] < cost[y]) - (cost[x] > cost[y]);
 }
 
+/* Function names for a message, "a, b, c": the first ~170 characters' worth, and how many. */
+struct names {
+	char s[256];
+	size_t len;
+	int n;
+};
+
+static void names_add(struct names *l, const char *name)
+{
+	if (l->len < sizeof(l->s) - 80)
+		l->len += (size_t)snprintf(l->s + l->len, sizeof(l->s) - l->len, "%s%.60s",
+					   l->n ? ", " : "", name);
+	l->n++;
+}
+
+/* ", ..." when names_add() left names out */
+static const char *names_more(const struct names *l)
+{
+	return l->len >= sizeof(l->s) - 80 ? ", ..." : "";
+}
+
+/*
+ * A stopped @pilot may not have reached the phases that call some functions: name those none
+ * of whose calls returned (calls count when they return, so main and its like are among them).
+ */
+static void warn_unreached(const struct pg_run *run, const struct pg_rep *pilot)
+{
+	struct names gone = { 0 };
+
+	for (uint32_t i = 0; i < run->nfuncs; i++)
+		if (!pg_rep_find(pilot, i))
+			names_add(&gone, run->funcs[i].display);
+	if (gone.n)
+		pg_warn("--budget: the pilot was stopped before a call of %d of the %zu functions "
+			"it traced had returned (%s%s; those still running then, such as main, are "
+			"among them): their cost is unknown, and they stay traced", gone.n,
+			run->nfuncs, gone.s, names_more(&gone));
+}
+
 /*
  * --budget: decide from @pilot (one repetition with every selected function) which functions
  * to keep so that the probes' estimated cost stays under budget_pct of the benchmark's own
- * time (wall time minus that cost). The costliest go first. Sets keep[] (run->nfuncs entries,
- * all false on entry); returns how many functions are dropped, or -errno. With @cut (the pilot
- * was stopped), names the functions none of whose calls returned.
+ * time (wall time minus that cost). The costliest go first. Sets keep[] (run->nfuncs
+ * entries); returns how many functions are dropped, or -errno. With @cut (the pilot was
+ * stopped), also names the functions none of whose calls returned.
  */
 static int budget_choose(const struct pg_record_opts *o, const struct pg_run *run,
 			 const struct pg_rep *pilot, uint64_t sampled_wall_ns, bool cut, bool *keep)
 {
 	double *cost = calloc(run->nfuncs, sizeof(*cost)), total = 0, own, allowed, before;
 	uint32_t *order = calloc(run->nfuncs, sizeof(*order));
-	char dropped[256] = "";
-	size_t len = 0;
-	int ndrop = 0;
+	struct names dropped = { 0 };
 
 	if (!cost || !order) {
 		free(cost);
@@ -1377,8 +1414,6 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 
 		cost[s->func] = pg_fstat_probe_cost(&run->calib, &run->funcs[s->func], s);
 		total += cost[s->func];
-		if (s->calls)
-			keep[s->func] = true;	/* a call returned (keep is set below) */
 	}
 	/*
 	 * The benchmark's own time: measured, by the sampled first pass, when the pilot ran to
@@ -1399,50 +1434,29 @@ static int budget_choose(const struct pg_record_opts *o, const struct pg_run *ru
 			"more) and was stopped: the choice is made from the part that ran",
 			(double)pilot->wall_ns / 1e9, PILOT_MAX_FACTOR,
 			(double)sampled_wall_ns / 1e9);
-	/* a cut pilot may not have reached the phases that call some of them (calls count when
-	 * they return, so main and its like are named too) */
-	for (uint32_t i = 0; cut && i < run->nfuncs; i++) {
-		if (keep[i])
-			continue;
-		if (len < sizeof(dropped) - 80)
-			len += (size_t)snprintf(dropped + len, sizeof(dropped) - len, "%s%.60s",
-						ndrop ? ", " : "", run->funcs[i].display);
-		ndrop++;
-	}
-	if (ndrop)
-		pg_warn("--budget: the pilot was stopped before a call of %d of the %zu functions "
-			"it traced had returned (%s%s; those still running then, such as main, are "
-			"among them): their cost is unknown, and they stay traced", ndrop,
-			run->nfuncs, dropped, len >= sizeof(dropped) - 80 ? ", ..." : "");
-	ndrop = 0;
-	len = 0;
-	dropped[0] = '\0';
+	if (cut)
+		warn_unreached(run, pilot);
 	for (uint32_t i = 0; i < run->nfuncs; i++) {
 		keep[i] = true;
 		order[i] = i;
 	}
 	qsort_r(order, run->nfuncs, sizeof(*order), cmp_cost_desc, cost);
 	for (size_t k = 0; k < run->nfuncs && total > allowed && cost[order[k]] > 0; k++) {
-		const struct pg_func *f = &run->funcs[order[k]];
-
 		keep[order[k]] = false;
 		total -= cost[order[k]];
-		if (len < sizeof(dropped) - 80)
-			len += (size_t)snprintf(dropped + len, sizeof(dropped) - len, "%s%.60s",
-						ndrop ? ", " : "", f->display);
-		ndrop++;
+		names_add(&dropped, run->funcs[order[k]].display);
 	}
-	if (!o->quiet && ndrop)
+	if (!o->quiet && dropped.n)
 		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the benchmark's "
 			"own time; without %s%s it would be ~%.1f%%", o->budget_pct,
-			100 * before / own, dropped, len >= sizeof(dropped) - 80 ? ", ..." : "",
+			100 * before / own, dropped.s, names_more(&dropped),
 			total > 0 ? 100 * total / own : 0.0);
 	else if (!o->quiet)
 		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the benchmark's "
 			"own time: every function stays", o->budget_pct, 100 * before / own);
 	free(cost);
 	free(order);
-	return ndrop;
+	return dropped.n;
 }
 
 /*
