@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "run.h"
 
 static const char *const site_names[] = {
@@ -107,30 +108,13 @@ void pg_run_free(struct pg_run *run)
 	free(run);
 }
 
-/*
- * Make room for element @n (0-based) of an array that holds @n elements of @size bytes. The
- * capacity is implicit: max(8, the next power of two >= n), so reallocate at 0, 8, 16, 32, ...
- */
-static int grow(void **arr, size_t n, size_t size)
-{
-	void *p;
-
-	if (n && (n < 8 || (n & (n - 1))))
-		return 0;
-	p = realloc(*arr, (n ? n * 2 : 8) * size);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	return 0;
-}
-
 int pg_run_add_func(struct pg_run *run, const char *binary, const char *name,
 		    const char *display, uint64_t addr, uint64_t offset, enum pg_site site,
 		    bool endbr, uint32_t *id)
 {
 	struct pg_func *f;
 
-	if (grow((void **)&run->funcs, run->nfuncs, sizeof(*f)))
+	if (PG_ALLOC_GROW_POW2(run->funcs, run->nfuncs))
 		return -ENOMEM;
 	f = &run->funcs[run->nfuncs];
 	memset(f, 0, sizeof(*f));
@@ -192,7 +176,7 @@ struct pg_rep *pg_run_add_rep(struct pg_run *run)
 {
 	struct pg_rep *rep;
 
-	if (grow((void **)&run->reps, run->nreps, sizeof(*rep)))
+	if (PG_ALLOC_GROW_POW2(run->reps, run->nreps))
 		return NULL;
 	rep = &run->reps[run->nreps++];
 	memset(rep, 0, sizeof(*rep));
@@ -204,7 +188,7 @@ struct pg_fstat *pg_rep_add_stat(struct pg_rep *rep, uint32_t func)
 {
 	struct pg_fstat *s;
 
-	if (grow((void **)&rep->stats, rep->nstats, sizeof(*s)))
+	if (PG_ALLOC_GROW_POW2(rep->stats, rep->nstats))
 		return NULL;
 	s = &rep->stats[rep->nstats++];
 	memset(s, 0, sizeof(*s));
