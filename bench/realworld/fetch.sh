@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# bench/realworld/fetch.sh - the Debian source packages perfgate is tried on, built with their
+# own build systems and default flags, cached under $RW_DIR (default build/realworld).
+#
+# Usage: bench/realworld/fetch.sh [PACKAGE...]   (default: zstd leveldb)
+# Prints the paths of the built benchmarks, two lines a package: the package as Debian ships
+# it ("base") and the same source with one known change ("change", below); exit 2 when a
+# package cannot be fetched or built.
+#
+# The known changes, what a gate must find:
+#   zstd     lib/compress/huf_compress.c compiled at -O1 (a pragma at its top): the Huffman
+#            table builder and compressor get slower; nothing else changes.
+#   leveldb  table/block_builder.cc compiled at -O0 (likewise): BlockBuilder's methods get
+#            slower; their callers (TableBuilder::Add, ...) may show it in total time. Reaches nothing but Debian's archive: the deb-src entry it adds names the
+# same archive as the machine's own deb entries.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+RW_DIR=${RW_DIR:-$top/build/realworld}
+mkdir -p "$RW_DIR"
+
+die() { echo "realworld: $*" >&2; exit 2; }
+
+# A deb-src twin of every deb entry (deb822 .sources files and one-line .list files).
+ensure_deb_src() {
+	local f=/etc/apt/sources.list.d/perfgate-deb-src.sources
+	if [ -f "$f" ] || grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list \
+		/etc/apt/sources.list.d/; then
+		return 0
+	fi
+	local tmp
+	tmp=$(mktemp)
+	for s in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$s" ] || continue
+		# keep only Debian's own archive entries
+		awk 'BEGIN { RS = ""; ORS = "\n\n" }
+		     /URIs: *https?:\/\/deb\.debian\.org\// { sub(/Types: *deb/, "Types: deb-src"); print }' \
+			"$s" >>"$tmp"
+	done
+	if [ -f /etc/apt/sources.list ]; then
+		sed -n 's|^deb \(https\?://deb\.debian\.org/.*\)|deb-src \1|p' /etc/apt/sources.list \
+			>"$tmp.list"
+		[ -s "$tmp.list" ] && cp "$tmp.list" /etc/apt/sources.list.d/perfgate-deb-src.list
+		rm -f "$tmp.list"
+	fi
+	[ -s "$tmp" ] && cp "$tmp" "$f"
+	rm -f "$tmp"
+	apt-get update -q >/dev/null || die "apt-get update failed"
+}
+
+# Unpack the source of package $1 into $RW_DIR/src/$1 (once).
+fetch() {
+	local pkg=$1 dir=$RW_DIR/src/$1
+	[ -f "$dir/.fetched" ] && return 0
+	ensure_deb_src
+	rm -rf "$dir" && mkdir -p "$dir"
+	(cd "$dir" && apt-get source -q --download-only "$pkg" >/dev/null 2>&1) ||
+		die "apt-get source $pkg failed"
+	(cd "$dir" && dpkg-source -x ./*.dsc tree >/dev/null 2>&1) ||
+		(cd "$dir" && dpkg-source -x ./*.dsc tree >/dev/null) ||
+		die "dpkg-source -x $pkg failed"
+	touch "$dir/.fetched"
+}
+
+# A copy of the package's tree with FILE compiled at optimization level LEVEL (a pragma at the
+# top of the file, so that the package's own build system and flags build everything else).
+# Prints the copy's path.
+changed_tree() { # package file level
+	local src=$RW_DIR/src/$1/tree dst=$RW_DIR/src/$1/tree-change
+	if [ ! -f "$dst/.changed" ]; then
+		rm -rf "$dst"
+		cp -a "$src" "$dst"
+		find "$dst" -name '*.o' -delete
+		sed -i "1i #pragma GCC optimize (\"$3\")" "$dst/$2"
+		touch "$dst/.changed"
+	fi
+	echo "$dst"
+}
+
+# Each package's benchmark, built as upstream builds it: zstd's Makefile, leveldb's cmake.
+make_zstd() { # tree
+	make -C "$1/programs" -j"$(nproc)" zstd >"$RW_DIR/zstd-build.log" 2>&1 ||
+		die "zstd build failed (see $RW_DIR/zstd-build.log)"
+	echo "$1/programs/zstd"
+}
+
+build_zstd() {
+	make_zstd "$RW_DIR/src/zstd/tree"
+	make_zstd "$(changed_tree zstd lib/compress/huf_compress.c O1)"
+}
+
+make_leveldb() { # tree build-dir
+	if [ ! -x "$2/db_bench" ]; then
+		mkdir -p "$2"
+		(cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLEVELDB_BUILD_TESTS=OFF \
+			-DLEVELDB_BUILD_BENCHMARKS=ON && cmake --build "$2" -j"$(nproc)" --target db_bench) \
+			>"$RW_DIR/leveldb-build.log" 2>&1 ||
+			die "leveldb build failed (see $RW_DIR/leveldb-build.log)"
+	fi
+	echo "$2/db_bench"
+}
+
+build_leveldb() {
+	make_leveldb "$RW_DIR/src/leveldb/tree" "$RW_DIR/src/leveldb/build"
+	make_leveldb "$(changed_tree leveldb table/block_builder.cc O0)" \
+		"$RW_DIR/src/leveldb/build-change"
+}
+
+pkgs=("$@")
+[ ${#pkgs[@]} -gt 0 ] || pkgs=(zstd leveldb)
+for p in "${pkgs[@]}"; do
+	declare -F "build_$p" >/dev/null || die "no build recipe for $p"
+	fetch "$p"
+	"build_$p"
+done

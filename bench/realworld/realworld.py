@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""bench/realworld/realworld.py - perfgate's default flow on real programs.
+
+Real programs built from their Debian source packages with their own build systems and default
+flags (bench/realworld/fetch.sh: zstd and leveldb, each as Debian ships it and with one known
+change). For each program this measures what a user of the default flow gets:
+
+  overhead   untraced wall time (median of RW_REPS runs) against the traced repetitions of a
+             default `perfgate record` (median wall_ns), and the recording's own wall time;
+  A/A        RW_PAIRS pairs of the default CI flow on the same build (baseline with the
+             default selection, change with --functions-of the baseline, compare): a pair
+             whose compare exits 1 is a false alarm; the functions it named are listed;
+  change     the same flow from the base build to the changed build: the functions flagged,
+             each classed as 'changed' (declared in the changed source file), 'caller' (a
+             caller of a changed function on the sampled stacks) or 'untouched';
+  time       the wall time of the whole gate (two recordings and the comparison).
+
+measure() returns a dict (JSON-able) and render() turns it into Markdown; run alone
+(`realworld.py [PROGRAM...]`) it prints both. Environment: PERFGATE (the binary, default
+./perfgate), RW_REPS (repetitions a side, default 10), RW_PAIRS (A/A pairs, default 10),
+RW_DIR (the build cache, default build/realworld).
+"""
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+PERFGATE = os.environ.get("PERFGATE", os.path.join(TOP, "perfgate"))
+RW_DIR = os.environ.get("RW_DIR", os.path.join(TOP, "build", "realworld"))
+REPS = int(os.environ.get("RW_REPS", "10"))
+PAIRS = int(os.environ.get("RW_PAIRS", "10"))
+
+
+def log(*a):
+    print("realworld:", *a, file=sys.stderr, flush=True)
+
+
+def build():
+    """Fetch and build every program; {package: (base binary, changed binary)}."""
+    out = subprocess.run([os.path.join(HERE, "fetch.sh")], check=True, text=True,
+                         stdout=subprocess.PIPE).stdout.split()
+    return {"zstd": (out[0], out[1]), "leveldb": (out[2], out[3])}
+
+
+def zstd_program(bins, work):
+    corpus = os.path.join(RW_DIR, "corpus.tar")
+    if not os.path.exists(corpus):
+        tree = os.path.join(RW_DIR, "src", "zstd", "tree")
+        subprocess.run(["tar", "-C", tree, "-cf", corpus, "lib", "programs"], check=True)
+    out = os.path.join(work, "out.zst")
+    return {"name": "zstd", "changed_file": "lib/compress/huf_compress.c",
+            "change": "huf_compress.c at -O1",
+            "argv": lambda b: [b, "-q", "-3", "-f", corpus, "-o", out],
+            "bins": bins}
+
+
+def leveldb_program(bins, work):
+    db = os.path.join(work, "bench.db")
+    return {"name": "leveldb", "changed_file": "table/block_builder.cc",
+            "change": "block_builder.cc at -O0",
+            "argv": lambda b: [b, "--benchmarks=fillseq,readrandom", "--num=50000",
+                               "--db=" + db],
+            "bins": bins}
+
+
+def run(argv, **kw):
+    return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def untraced(argv, n):
+    walls = []
+    for _ in range(n):
+        t0 = time.monotonic()
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        walls.append(time.monotonic() - t0)
+    return statistics.median(walls)
+
+
+def record(out, argv, extra=()):
+    t0 = time.monotonic()
+    r = run([PERFGATE, "record", "-q", "-r", str(REPS), "-o", out, *extra, "--", *argv])
+    wall = time.monotonic() - t0
+    if r.returncode != 0:
+        raise RuntimeError("record failed (%d): %s" % (r.returncode, r.stderr.strip()[-2000:]))
+    with open(out) as f:
+        run_file = json.load(f)
+    reps = [rep["wall_ns"] / 1e9 for rep in run_file["repetitions"]]
+    return {"wall": wall, "rep_median": statistics.median(reps),
+            "functions": len(run_file["functions"]), "stderr": r.stderr}
+
+
+def compare(base, new, out):
+    t0 = time.monotonic()
+    r = run([PERFGATE, "compare", base, new, "--json", out])
+    wall = time.monotonic() - t0
+    if r.returncode not in (0, 1):
+        raise RuntimeError("compare failed (%d): %s" % (r.returncode, r.stderr.strip()))
+    with open(out) as f:
+        res = json.load(f)
+    flagged = [fn for fn in res["functions"] if fn["verdict"] == "regression"]
+    return {"exit": r.returncode, "wall": wall, "flagged": flagged, "result": res}
+
+
+def gate(base_argv, new_argv, work, tag):
+    """The default CI flow: baseline, change with the baseline's functions, compare."""
+    b, n, c = (os.path.join(work, tag + s) for s in ("-base.json", "-new.json", "-cmp.json"))
+    t0 = time.monotonic()
+    rb = record(b, base_argv)
+    rn = record(n, new_argv, ["--functions-of", b])
+    rc = compare(b, n, c)
+    return {"base": rb, "new": rn, "cmp": rc, "wall": time.monotonic() - t0, "files": (b, n)}
+
+
+def callers_of(run_path, changed):
+    """Functions above a frame of @changed (function names) on the run's sampled stacks."""
+    r = run([PERFGATE, "folded", run_path])
+    out = set()
+    for line in r.stdout.splitlines():
+        stack = line.rsplit(" ", 1)[0].split(";")
+        for i, fr in enumerate(stack):
+            if fr in changed:
+                out.update(stack[:i])
+    return out
+
+
+def classify(fn, changed_file, changed_names, callers):
+    src = fn.get("file") or ""
+    if src.endswith(changed_file):
+        return "changed"
+    if fn["display"] in callers or fn["name"] in callers:
+        return "caller"
+    return "untouched"
+
+
+def measure_program(p, work):
+    base_bin, new_bin = p["bins"]
+    argv_b, argv_n = p["argv"](base_bin), p["argv"](new_bin)
+    res = {"name": p["name"], "change": p["change"], "reps": REPS, "pairs": PAIRS}
+    log(p["name"], "untraced")
+    res["untraced_s"] = untraced(argv_b, REPS)
+    log(p["name"], "A/A pairs")
+    aa = []
+    for i in range(PAIRS):
+        g = gate(argv_b, argv_b, work, "aa%d" % i)
+        aa.append({"exit": g["cmp"]["exit"], "wall": g["wall"],
+                   "traced_s": g["base"]["rep_median"], "functions": g["base"]["functions"],
+                   "flagged": [f["display"] for f in g["cmp"]["flagged"]]})
+        log(p["name"], "A/A", i + 1, "exit", g["cmp"]["exit"], aa[-1]["flagged"])
+    res["aa"] = aa
+    res["traced_s"] = statistics.median(a["traced_s"] for a in aa)
+    log(p["name"], "change")
+    g = gate(argv_b, argv_n, work, "change")
+    cmp_fns = g["cmp"]["result"]["functions"]
+    changed_names = {f["display"] for f in cmp_fns
+                     if (f.get("file") or "").endswith(p["changed_file"])}
+    changed_names |= {f["name"] for f in cmp_fns
+                      if (f.get("file") or "").endswith(p["changed_file"])}
+    callers = callers_of(g["files"][1], changed_names)
+    res["change_exit"] = g["cmp"]["exit"]
+    res["change_wall"] = g["wall"]
+    res["change_flagged"] = [{"function": f["display"], "change": f["change"],
+                              "ci": [f["ci_lo"], f["ci_hi"]],
+                              "class": classify(f, p["changed_file"], changed_names, callers)}
+                             for f in g["cmp"]["flagged"]]
+    return res
+
+
+def machine():
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "")
+    except OSError:
+        pass
+    git = run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"]).stdout.strip()
+    return {"kernel": platform.release(), "cpu": cpu, "nproc": os.cpu_count(),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": git}
+
+
+def measure(names=None):
+    bins = build()
+    work = tempfile.mkdtemp(prefix="pg-realworld.")
+    try:
+        progs = {"zstd": zstd_program(bins["zstd"], work),
+                 "leveldb": leveldb_program(bins["leveldb"], work)}
+        out = {"machine": machine(), "programs": []}
+        for name in names or progs:
+            out["programs"].append(measure_program(progs[name], work))
+        return out
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def render(res):
+    m = res["machine"]
+    lines = ["## Real programs: the default flow on Debian's zstd and leveldb", "",
+             "Measured %s on %s (%d CPUs, Linux %s), perfgate %s. `make realworld` "
+             "builds the programs from their Debian source packages with their own build "
+             "systems (bench/realworld/fetch.sh) and runs bench/realworld/realworld.py."
+             % (m["date"], m["cpu"], m["nproc"], m["kernel"], m["commit"]), "",
+             "| program | untraced | traced (median rep) | ratio | A/A false alarms | "
+             "change: flagged (changed / caller / untouched) | gate wall time |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for p in res["programs"]:
+        fa = sum(1 for a in p["aa"] if a["exit"] == 1)
+        cls = [f["class"] for f in p["change_flagged"]]
+        lines.append("| %s | %.3f s | %.3f s | %.2fx | %d / %d | %d (%d / %d / %d) | %.1f s |"
+                     % (p["name"], p["untraced_s"], p["traced_s"],
+                        p["traced_s"] / p["untraced_s"], fa, len(p["aa"]), len(cls),
+                        cls.count("changed"), cls.count("caller"), cls.count("untouched"),
+                        p["change_wall"]))
+    lines.append("")
+    for p in res["programs"]:
+        alarms = sorted({f for a in p["aa"] for f in a["flagged"]})
+        lines.append("- **%s** (%s, %d repetitions a side): change flagged %s; A/A flagged %s."
+                     % (p["name"], p["change"], p["reps"],
+                        ", ".join("`%s` %+.1f%% (%s)" % (f["function"], 100 * f["change"],
+                                                         f["class"])
+                                  for f in p["change_flagged"]) or "nothing",
+                        ", ".join("`%s`" % a for a in alarms) or "nothing"))
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    r = measure(sys.argv[1:] or None)
+    print(json.dumps(r, indent=1))
+    print(render(r))
