@@ -118,6 +118,14 @@ $(BUILD)/progs/nested_nop5: tests/progs/nested.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -pg -mfentry -mnop-mcount -fno-pie -c -o $@.o $<
 	$(CC) -no-pie -o $@ $@.o
+# functions that share a name in one binary: a static in two C files, a C++ clone in two
+# C++ files (g++ -O2 makes work().constprop.0 in each)
+DUPNAMES_SRCS := $(wildcard tests/progs/dupnames/*.c tests/progs/dupnames/*.cc)
+$(BUILD)/progs/dupnames: $(DUPNAMES_SRCS)
+	@mkdir -p $@.objs
+	$(foreach s,$(DUPNAMES_SRCS),$(if $(filter %.cc,$s),$(CXX),$(CC)) -O2 -g -c \
+		-o $@.objs/$(notdir $(basename $s)).o $s &&) true
+	$(CXX) -o $@ $(patsubst %,$@.objs/%.o,$(notdir $(basename $(DUPNAMES_SRCS))))
 # the sampling tests unwind the same program without frame pointers (DWARF only)
 $(BUILD)/progs/sample_chain_nofp: tests/progs/sample_chain.c
 	@mkdir -p $(dir $@)
@@ -158,7 +166,7 @@ deps-build:
 
 unit: $(UNIT_BINS)
 e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp $(BUILD)/progs/exceptions_static \
-	$(BUILD)/progs/nested_nop5
+	$(BUILD)/progs/nested_nop5 $(BUILD)/progs/dupnames
 
 # the test command (README, .ci/run): install, build, run every test
 check: deps

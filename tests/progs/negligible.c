@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A change that is real but does not matter to the program: main calls work() 40 times
+ * (~5 ms each, ~200 ms in all) and once_small() once (~20 us). PG_SLOW_SMALL=1 makes
+ * once_small() three times as slow (+200%): ~40 us more in a ~200 ms run, 0.02% of it.
+ */
+#include <stdlib.h>
+
+volatile unsigned long sink;
+
+__attribute__((noinline)) void work(unsigned long k)
+{
+	for (unsigned long i = 0; i < 2500000; i++)
+		sink += i ^ k;
+}
+
+__attribute__((noinline)) void once_small(unsigned long reps)
+{
+	for (unsigned long i = 0; i < 10000 * reps; i++)
+		sink += i;
+}
+
+int main(void)
+{
+	once_small(getenv("PG_SLOW_SMALL") ? 3 : 1);
+	for (unsigned long k = 0; k < 40; k++)
+		work(k);
+	return 0;
+}
