@@ -243,8 +243,55 @@ static uint64_t sum_sites(const uint64_t v[PG_SITE_COUNT])
 	return n;
 }
 
+static int cmp_binary_name(const struct pg_func *a, const struct pg_func *b)
+{
+	int c = strcmp(a->binary, b->binary);
+
+	return c ? c : strcmp(a->name, b->name);
+}
+
+/* qsort: by (binary, name), then id, so that a repeated pair's ids come in order */
+static int cmp_func_ptr(const void *a, const void *b)
+{
+	const struct pg_func *fa = *(const struct pg_func *const *)a;
+	const struct pg_func *fb = *(const struct pg_func *const *)b;
+	int c = cmp_binary_name(fa, fb);
+
+	return c ? c : (fa->id > fb->id) - (fa->id < fb->id);
+}
+
+/* No two functions share (binary, name); @run's strings are known to be there. */
+static int validate_unique_funcs(const struct pg_run *run, char *why, size_t whylen)
+{
+	const struct pg_func **v;
+	int err = 0;
+
+	if (run->nfuncs < 2)
+		return 0;
+	v = malloc(run->nfuncs * sizeof(*v));
+	if (!v) {
+		WHY("out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < run->nfuncs; i++)
+		v[i] = &run->funcs[i];
+	qsort(v, run->nfuncs, sizeof(*v), cmp_func_ptr);
+	for (size_t i = 1; i < run->nfuncs; i++) {
+		if (!cmp_binary_name(v[i - 1], v[i])) {
+			WHY("functions %u and %u are both %s in %s", v[i - 1]->id, v[i]->id,
+			    v[i]->name, v[i]->binary);
+			err = -EINVAL;
+			break;
+		}
+	}
+	free(v);
+	return err;
+}
+
 int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 {
+	int err;
+
 	if (!run->meta.argc || !run->meta.argv) {
 		WHY("the run has no command");
 		return -EINVAL;
@@ -271,6 +318,9 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 			return -EINVAL;
 		}
 	}
+	err = validate_unique_funcs(run, why, whylen);
+	if (err)
+		return err;
 	for (size_t r = 0; r < run->nreps; r++) {
 		const struct pg_rep *rep = &run->reps[r];
 

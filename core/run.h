@@ -12,14 +12,19 @@
  * from pg_run_new()). Strings that are optional may be NULL.
  *
  * Invariants (checked by pg_run_validate(), relied on by diff/ and reporters/):
- *  - funcs[i].id == i; (binary, name) pairs are unique.
+ *  - the run has a command (meta.argc > 0, meta.argv set).
+ *  - funcs[i].id == i; each has a name, display and binary, and a site < PG_SITE_COUNT;
+ *    (binary, name) pairs are unique (record cannot yet tell apart two local functions of one
+ *    binary with the same name: the run file refuses such a run).
  *  - reps[r].stats is sorted by strictly increasing func id, each < nfuncs, each with calls > 0.
  *  - min_ns <= max_ns; self_ns <= total_ns; the histogram's total equals calls;
  *    kids[k] <= desc[k]; kids_probe_ns <= desc_probe_ns, which is 0 without descendants.
- *  - hist_compensated only with a valid, measured calibration.
+ *  - a valid calibration has every in_ns and out_ns in [0, 1e7) (core/calib.h);
+ *    hist_compensated only with a valid, measured calibration.
  *  - reps[r].stacks is sorted by folded, unique, each count >= 1, each folded a valid stack
  *    (pg_folded_valid()); their counts add up to at most samples - samples_lost;
- *    samples_lost <= samples; sources are sorted by frame and unique.
+ *    samples_lost <= samples; sources are sorted by frame and unique, each frame a single
+ *    valid frame (no ';') with a file.
  */
 #ifndef PG_RUN_H
 #define PG_RUN_H
@@ -169,8 +174,9 @@ const struct pg_func *pg_run_find_func(const struct pg_run *run, const char *bin
 				       const char *name);
 
 /*
- * Check the invariants above. Returns 0, or -EINVAL with a one-line reason (static or written
- * into @why, of @whylen bytes) for the caller to report.
+ * Check the invariants above. Returns 0, or -EINVAL with a one-line reason written into @why
+ * (@whylen bytes; NULL or 0: no reason) for the caller to report; -ENOMEM (the uniqueness
+ * check sorts a copy of the function table), @why "out of memory".
  */
 int pg_run_validate(const struct pg_run *run, char *why, size_t whylen);
 

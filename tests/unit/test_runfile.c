@@ -474,7 +474,7 @@ static void test_write_invalid_run(void **state)
 	capture_begin();
 	assert_int_equal(pg_runfile_write(&bad, path), -EINVAL);
 	assert_one_error_line(capture_end(), path, "invalid run");
-	/* duplicate (binary, name), which pg_run_validate() does not check */
+	/* duplicate (binary, name): pg_run_validate() refuses it, so the writer does */
 	pg_run_release(&bad);
 	make_run(&bad);
 	free(bad.funcs[1].name);
