@@ -79,13 +79,15 @@ while IFS= read -r file; do
 		fi
 		if [[ $name == *.skel.h ]]; then
 			[ "$from" = runner ] ||
-				violation "$file" "$line" "$inc" "$from may not include a BPF skeleton"
+				violation "$file" "$line" "$inc" \
+					"$from may not include a BPF skeleton"
 			continue
 		fi
 		target=$(normalize "$(dirname "$file")/$name")
 		to=$(layer_of "$target")
 		if [ -z "$to" ]; then
-			violation "$file" "$line" "$inc" "$from may not include a file outside the layers"
+			violation "$file" "$line" "$inc" \
+				"$from may not include a file outside the layers"
 			continue
 		fi
 		if [ "$from" = diff ] && [ "$target" = core/log.h ]; then
@@ -99,7 +101,8 @@ while IFS= read -r file; do
 	# diff/ is pure computation: no logging, no output, no files
 	if [ "$from" = diff ]; then
 		while IFS=: read -r line text; do
-			echo "$file:$line: ${text#"${text%%[![:space:]]*}"}: diff/ does no I/O and no logging"
+			text=${text#"${text%%[![:space:]]*}"}	# without its indentation
+			echo "$file:$line: $text: diff/ does no I/O and no logging"
 			bad=1
 		done < <(grep -nE "$DIFF_IO" "$file" | grep -vE '^[0-9]+:[[:space:]]*(/?\*|//)')
 	fi

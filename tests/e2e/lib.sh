@@ -86,7 +86,8 @@ calls() {
 # expect_same EXPECTED-FILE ACTUAL-FILE: a check that the two files are the same (diff shown)
 expect_same() {
 	CHECKS_RUN=$((CHECKS_RUN + 1))
-	diff -u "$1" "$2" >&2 || check_failed "$(basename "$2")" "differs from $(basename "$1") (above)"
+	diff -u "$1" "$2" >&2 ||
+		check_failed "$(basename "$2")" "differs from $(basename "$1") (above)"
 }
 
 # expect_exit CODE CMD...: a check that CMD exits CODE; its stdout and stderr are kept in
