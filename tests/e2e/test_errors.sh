@@ -2,7 +2,6 @@
 source "$(dirname "$0")/lib.sh"
 P=$PERFGATE
 
-
 expect_exit 2 "$P"
 expect_exit 2 "$P" frobnicate; has "unknown command"
 expect_exit 2 "$P" record -- ./calls; has "-o RUN.json is required"
