@@ -54,7 +54,7 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 		  -fno-omit-frame-pointer -fvisibility=hidden
 
 .SECONDARY:
-.PHONY: all deps deps-build check test unit e2e demo clean bench fuzz fuzz-build
+.PHONY: all deps deps-build check check-layers test unit e2e demo clean bench fuzz fuzz-build
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
 $(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(BUILD)/libpgcore.a
@@ -168,10 +168,15 @@ unit: $(UNIT_BINS)
 e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp $(BUILD)/progs/exceptions_static \
 	$(BUILD)/progs/nested_nop5 $(BUILD)/progs/dupnames
 
-# the test command (README, .ci/run): install, build, run every test
+# the test command (README, .ci/run): install, build, run every test (tests/run.sh runs
+# tests/check-layers.sh too, as e2e/test_layers)
 check: deps
 	$(MAKE) all unit e2e-progs fuzz-build
 	$(TEST_ENV) tests/run.sh
+
+# every #include against the layering (core <- formats, diff <- reporters <- cli; runner)
+check-layers:
+	tests/check-layers.sh
 
 test: all unit e2e-progs fuzz-build
 	$(TEST_ENV) tests/run.sh

@@ -33,43 +33,6 @@
 
 /* ---- checks shared by the reader and the writer ---- */
 
-static int cmp_func_ptr(const void *a, const void *b)
-{
-	const struct pg_func *fa = *(const struct pg_func *const *)a;
-	const struct pg_func *fb = *(const struct pg_func *const *)b;
-	int c = strcmp(fa->binary, fb->binary);
-
-	return c ? c : strcmp(fa->name, fb->name);
-}
-
-/* No two functions share (binary, name): pg_run_validate() does not check this one. */
-static int check_unique_funcs(const struct pg_run *run, char *why, size_t whylen)
-{
-	const struct pg_func **v;
-	int err = 0;
-
-	if (run->nfuncs < 2)
-		return 0;
-	v = malloc(run->nfuncs * sizeof(*v));
-	if (!v) {
-		snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < run->nfuncs; i++)
-		v[i] = &run->funcs[i];
-	qsort(v, run->nfuncs, sizeof(*v), cmp_func_ptr);
-	for (size_t i = 1; i < run->nfuncs; i++) {
-		if (!cmp_func_ptr(&v[i - 1], &v[i])) {
-			snprintf(why, whylen, "functions %u and %u are both %s in %s", v[i - 1]->id,
-				 v[i]->id, v[i]->name, v[i]->binary);
-			err = -EINVAL;
-			break;
-		}
-	}
-	free(v);
-	return err;
-}
-
 static int check_strv(char *const *v, size_t n, const char *what, char *why, size_t whylen)
 {
 	if (n && !v) {
@@ -130,7 +93,7 @@ static int check_run(const struct pg_run *run, char *why, size_t whylen)
 			return -EINVAL;
 		}
 	}
-	return check_unique_funcs(run, why, whylen);
+	return 0;
 }
 
 /* ---- writing ---- */

@@ -7,31 +7,6 @@
 #include "alloc.h"
 #include "run.h"
 
-static const char *const site_names[] = {
-	[PG_SITE_UNKNOWN] = "unknown",
-	[PG_SITE_NOP5] = "nop5",
-	[PG_SITE_EMULATED] = "emulated",
-	[PG_SITE_SSTEP] = "sstep",
-};
-
-const char *pg_site_name(enum pg_site site)
-{
-	if ((unsigned int)site >= sizeof(site_names) / sizeof(site_names[0]))
-		return "unknown";
-	return site_names[site];
-}
-
-int pg_site_parse(const char *s, enum pg_site *out)
-{
-	for (size_t i = 0; i < sizeof(site_names) / sizeof(site_names[0]); i++) {
-		if (!strcmp(s, site_names[i])) {
-			*out = (enum pg_site)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 void pg_run_init(struct pg_run *run)
 {
 	memset(run, 0, sizeof(*run));
@@ -268,8 +243,55 @@ static uint64_t sum_sites(const uint64_t v[PG_SITE_COUNT])
 	return n;
 }
 
+static int cmp_binary_name(const struct pg_func *a, const struct pg_func *b)
+{
+	int c = strcmp(a->binary, b->binary);
+
+	return c ? c : strcmp(a->name, b->name);
+}
+
+/* qsort: by (binary, name), then id, so that a repeated pair's ids come in order */
+static int cmp_func_ptr(const void *a, const void *b)
+{
+	const struct pg_func *fa = *(const struct pg_func *const *)a;
+	const struct pg_func *fb = *(const struct pg_func *const *)b;
+	int c = cmp_binary_name(fa, fb);
+
+	return c ? c : (fa->id > fb->id) - (fa->id < fb->id);
+}
+
+/* No two functions share (binary, name); @run's strings are known to be there. */
+static int validate_unique_funcs(const struct pg_run *run, char *why, size_t whylen)
+{
+	const struct pg_func **v;
+	int err = 0;
+
+	if (run->nfuncs < 2)
+		return 0;
+	v = malloc(run->nfuncs * sizeof(*v));
+	if (!v) {
+		WHY("out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < run->nfuncs; i++)
+		v[i] = &run->funcs[i];
+	qsort(v, run->nfuncs, sizeof(*v), cmp_func_ptr);
+	for (size_t i = 1; i < run->nfuncs; i++) {
+		if (!cmp_binary_name(v[i - 1], v[i])) {
+			WHY("functions %u and %u are both %s in %s", v[i - 1]->id, v[i]->id,
+			    v[i]->name, v[i]->binary);
+			err = -EINVAL;
+			break;
+		}
+	}
+	free(v);
+	return err;
+}
+
 int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 {
+	int err;
+
 	if (!run->meta.argc || !run->meta.argv) {
 		WHY("the run has no command");
 		return -EINVAL;
@@ -296,6 +318,9 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 			return -EINVAL;
 		}
 	}
+	err = validate_unique_funcs(run, why, whylen);
+	if (err)
+		return err;
 	for (size_t r = 0; r < run->nreps; r++) {
 		const struct pg_rep *rep = &run->reps[r];
 
@@ -371,106 +396,6 @@ bool pg_folded_valid(const char *s)
 		}
 	}
 	return !empty;
-}
-
-/* The calibrated, unmeasured part of out(k): all of it in runs without measured probe times. */
-static double out_rest(const struct pg_calib *c, int k)
-{
-	double r = c->out_ns[k] - (c->measured ? c->measured_ns[k] : 0);
-
-	return r > 0 ? r : 0;
-}
-
-double pg_calib_desc_ns(const struct pg_calib *c, int k)
-{
-	return c->in_ns[k] + out_rest(c, k);
-}
-
-double pg_calib_scale(const struct pg_calib *c, const uint64_t n[PG_SITE_COUNT],
-		      uint64_t probe_ns)
-{
-	double want = 0, s;
-
-	if (!c->valid || !c->measured)
-		return 1;
-	for (int k = 0; k < PG_SITE_COUNT; k++)
-		want += (double)n[k] * c->measured_ns[k];
-	if (!(want > 0))
-		return 1;
-	s = (double)probe_ns / want;
-	if (s > PG_CALIB_SCALE_MAX)
-		return PG_CALIB_SCALE_MAX;
-	return s < 1.0 / PG_CALIB_SCALE_MAX ? 1.0 / PG_CALIB_SCALE_MAX : s;
-}
-
-/*
- * The calibrated cost of @n[k] traced calls of each kind, @part(k) each, the part of kinds
- * pg_calib_scaled_site() multiplied by @scale.
- */
-static double calibrated(const struct pg_calib *c, const uint64_t n[PG_SITE_COUNT],
-			 double (*part)(const struct pg_calib *, int), double scale)
-{
-	double d = 0;
-
-	for (int k = 0; k < PG_SITE_COUNT; k++)
-		d += (double)n[k] * part(c, k) * (pg_calib_scaled_site((enum pg_site)k) ? scale : 1);
-	return d;
-}
-
-bool pg_calib_scaled_site(enum pg_site k)
-{
-	return k == PG_SITE_NOP5;
-}
-
-double pg_fstat_own_in(const struct pg_calib *c, const struct pg_func *f,
-		       const struct pg_fstat *s)
-{
-	uint64_t n[PG_SITE_COUNT] = { 0 };
-	double in = (double)s->calls * c->in_ns[f->site];
-
-	if (!c->valid)
-		return 0;
-	if (!pg_calib_scaled_site(f->site))
-		return in;
-	n[f->site] = s->calls;
-	return in * pg_calib_scale(c, n, s->probe_ns);
-}
-
-double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
-			   const struct pg_fstat *s)
-{
-	double t = (double)s->total_ns;
-
-	if (!c->valid)
-		return t;
-	t -= pg_fstat_own_in(c, f, s);
-	t -= calibrated(c, s->desc, pg_calib_desc_ns, pg_calib_scale(c, s->desc, s->desc_probe_ns));
-	if (c->measured)
-		t -= (double)s->desc_probe_ns;
-	return t > 0 ? t : 0;
-}
-
-double pg_fstat_comp_self(const struct pg_calib *c, const struct pg_func *f,
-			  const struct pg_fstat *s)
-{
-	double t = (double)s->self_ns;
-
-	if (!c->valid)
-		return t;
-	t -= pg_fstat_own_in(c, f, s);
-	t -= calibrated(c, s->kids, out_rest, pg_calib_scale(c, s->kids, s->kids_probe_ns));
-	if (c->measured)
-		t -= (double)s->kids_probe_ns;
-	return t > 0 ? t : 0;
-}
-
-double pg_fstat_probe_cost(const struct pg_calib *c, const struct pg_func *f,
-			   const struct pg_fstat *s)
-{
-	if (!c->valid)
-		return 0;
-	return (double)s->calls * pg_calib_desc_ns(c, f->site) +
-	       (c->measured ? (double)s->probe_ns : 0);
 }
 
 const char *pg_basename(const char *path)

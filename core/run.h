@@ -12,14 +12,19 @@
  * from pg_run_new()). Strings that are optional may be NULL.
  *
  * Invariants (checked by pg_run_validate(), relied on by diff/ and reporters/):
- *  - funcs[i].id == i; (binary, name) pairs are unique.
+ *  - the run has a command (meta.argc > 0, meta.argv set).
+ *  - funcs[i].id == i; each has a name, display and binary, and a site < PG_SITE_COUNT;
+ *    (binary, name) pairs are unique (record cannot yet tell apart two local functions of one
+ *    binary with the same name: the run file refuses such a run).
  *  - reps[r].stats is sorted by strictly increasing func id, each < nfuncs, each with calls > 0.
  *  - min_ns <= max_ns; self_ns <= total_ns; the histogram's total equals calls;
  *    kids[k] <= desc[k]; kids_probe_ns <= desc_probe_ns, which is 0 without descendants.
- *  - hist_compensated only with a valid, measured calibration.
+ *  - a valid calibration has every in_ns and out_ns in [0, 1e7) (core/calib.h);
+ *    hist_compensated only with a valid, measured calibration.
  *  - reps[r].stacks is sorted by folded, unique, each count >= 1, each folded a valid stack
  *    (pg_folded_valid()); their counts add up to at most samples - samples_lost;
- *    samples_lost <= samples; sources are sorted by frame and unique.
+ *    samples_lost <= samples; sources are sorted by frame and unique, each frame a single
+ *    valid frame (no ';') with a file.
  */
 #ifndef PG_RUN_H
 #define PG_RUN_H
@@ -28,19 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "calib.h"
 #include "hist.h"
-
-/* Kind of instruction at the probe address: it decides what one probe hit costs. */
-enum pg_site {
-	PG_SITE_UNKNOWN = 0,
-	PG_SITE_NOP5,		/* 5-byte nop: the kernel optimizes the probe (~0.3 us) */
-	PG_SITE_EMULATED,	/* push %rbp, 1-byte nops, ...: emulated (~0.5 us) */
-	PG_SITE_SSTEP,		/* anything else: single-stepped (~22 us) */
-	PG_SITE_COUNT
-};
-
-const char *pg_site_name(enum pg_site site);		/* "nop5", "emulated", "sstep", "unknown" */
-int pg_site_parse(const char *s, enum pg_site *out);	/* 0 or -EINVAL */
 
 struct pg_func {
 	uint32_t id;		/* index in pg_run.funcs */
@@ -129,32 +123,10 @@ struct pg_meta {
 				 * NULL = chosen by this recording's own options */
 };
 
-/*
- * What one traced call costs, per kind of probe site, measured at record start on the same
- * machine with the same BPF program (runner/calibrate.c). A traced call's own measured
- * duration includes in_ns of probe work (the entry probe after its timestamp, the return probe
- * before its own); out_ns is the rest of the probe work (before the entry timestamp, after the
- * return one), which lands in the caller's time. in_ns + out_ns is the whole cost of the call's
- * two probes.
- *
- * Part of out_ns is the BPF programs' own run time, which they time themselves at every call
- * (pg_fstat.probe_ns and the desc/kids sums): measured_ns is its mean per call during
- * calibration. A probe costs more when its code and data are cold (a caller of long-running
- * callees absorbs several times the calibrated cost per callee); the measured part follows
- * that, call by call, so compensation uses out_ns - measured_ns plus what was measured.
- * measured is false for run files from before that (measured_ns all 0).
- */
-struct pg_calib {
-	bool valid;
-	bool measured;
-	double in_ns[PG_SITE_COUNT];
-	double out_ns[PG_SITE_COUNT];
-	double measured_ns[PG_SITE_COUNT];
-};
-
 struct pg_run {
 	struct pg_meta meta;
-	struct pg_calib calib;		/* valid == false in runs without calibration */
+	struct pg_calib calib;		/* core/calib.h; valid == false in runs without
+					 * calibration */
 	/*
 	 * The latency histograms hold compensated durations: each call's own, less its own
 	 * probes' in_ns, each traced descendant's pg_calib_desc_ns() (not scaled: see
@@ -202,83 +174,11 @@ const struct pg_func *pg_run_find_func(const struct pg_run *run, const char *bin
 				       const char *name);
 
 /*
- * Check the invariants above. Returns 0, or -EINVAL with a one-line reason (static or written
- * into @why, of @whylen bytes) for the caller to report.
+ * Check the invariants above. Returns 0, or -EINVAL with a one-line reason written into @why
+ * (@whylen bytes; NULL or 0: no reason) for the caller to report; -ENOMEM (the uniqueness
+ * check sorts a copy of the function table), @why "out of memory".
  */
 int pg_run_validate(const struct pg_run *run, char *why, size_t whylen);
-
-/*
- * Probes cost more when the machine is slower or their code and data are cold, and on nop5
- * sites the part of that cost perfgate cannot time (the syscall into the kernel and back, the
- * caches user code finds cold afterwards) grows with the part it times (the BPF programs' run
- * time): over 580 processes on the project machines, the untimed cost a parent's nop5 children
- * needed followed their BPF run time with a slope of 0.78 in log-log (docs/measurement.md).
- * pg_calib_scale() is the factor by which a group of traced calls (@n[k] of each site kind)
- * took longer in BPF than calibration says: @probe_ns, their probes' BPF run time, against
- * sum_k n[k] * measured_ns(k), within [1 / PG_CALIB_SCALE_MAX, PG_CALIB_SCALE_MAX]; 1 without
- * measured probe times, or when that sum is 0. It is measured on calls of every site kind
- * (their BPF programs are the same) and applied to those of pg_calib_scaled_site() only.
- *
- * @probe_ns is taken as timed: a stall that hits the BPF part of the probes predicts, on
- * average, stalls in their untimed part in proportion (capping each call's probe time at 4x
- * left parents' means 10% high on nop5 sites). Only sums are scaled, not the histograms
- * (docs/measurement.md): tried call by call, with each call's probe time capped, it needed
- * another run format and did not help consistently (a parent's p50 came closer on a
- * frame-pointer build and further on a nop5 build), and single-stepped callees, then scaled
- * too, pushed calls of a ~20 us caller to 0.
- */
-#define PG_CALIB_SCALE_MAX 4
-double pg_calib_scale(const struct pg_calib *c, const uint64_t n[PG_SITE_COUNT],
-		      uint64_t probe_ns);
-/*
- * Is the calibrated cost of a probe at a site of kind @k scaled? nop5 sites only, entered by a
- * syscall whose paths slow down with the BPF programs. Not sites entered by a trap: there the
- * trap's cost, which did not follow, dominates. On emulated sites, at a given BPF run time
- * against calibration, the untimed cost needed by a parent's children was 5% below the
- * calibrated one (the fit's intercept, 580 processes), and their probes ran 6% longer in BPF
- * than at calibration (median): scaled, a parent of ten came out 6.3% low (median), unscaled
- * 1.1%; a leaf's own in, scaled, -1.8% against +0.8%. Single-stepped: what a traced child
- * needed was 0.83 times its scaled cost (median over 30 processes), and scaling made a parent
- * of ten such children worse (-117% against -76%).
- */
-bool pg_calib_scaled_site(enum pg_site k);
-/*
- * Overhead-compensated sums of @s (a stat of function @f in a run with calibration @c), in ns:
- *   total: total_ns - calls * in(f) - sum over sites k of desc[k] * (in(k) + out(k))
- *   self:  self_ns  - calls * in(f) - sum over sites k of kids[k] * out(k)
- * clamped at 0. When c->measured, each out(k) is split into the part the BPF programs timed
- * (subtracted as measured: desc_probe_ns, kids_probe_ns) and the rest (out(k) -
- * measured_ns(k), at least 0, calibrated), and the calibrated parts of the descendants' (the
- * children's) cost at sites pg_calib_scaled_site() are multiplied by pg_calib_scale() of the
- * descendants (the children), s(k) = that scale for those sites and 1 for the others:
- *   total: total_ns - own_in - desc_probe_ns - sum_k s(k) * desc[k] * (in(k) + rest(k))
- *   self:  self_ns - own_in - kids_probe_ns - sum_k s(k) * kids[k] * rest(k)
- * where own_in = pg_fstat_own_in(). Without a valid calibration they return the raw sums.
- */
-double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
-			   const struct pg_fstat *s);
-double pg_fstat_comp_self(const struct pg_calib *c, const struct pg_func *f,
-			  const struct pg_fstat *s);
-/*
- * The in part of @s's own probes, what each call's own window holds of them: calls * in(f),
- * times pg_calib_scale() of the function's own calls (@s->probe_ns against calls *
- * measured_ns(f)) when f's site is pg_calib_scaled_site(). Own probes run colder than at
- * calibration (a nop5 20 us leaf's took 1.5x the BPF time, median): scaled, such leaves came
- * out +1.0% (median over 580 processes) instead of +2.9%. Not on trap sites: a single-stepped
- * 20 us leaf lost 30%, an emulated one went from +0.8% to -1.8%. 0 without a valid calibration.
- */
-double pg_fstat_own_in(const struct pg_calib *c, const struct pg_func *f,
-		       const struct pg_fstat *s);
-/*
- * What compensation subtracts for one traced call of site @k inside a caller, besides the BPF
- * run time its probes timed themselves (when c->measured), before pg_calib_scale(): in(k) +
- * out(k) - measured(k), at least in(k); in(k) + out(k) without measured probe times.
- */
-double pg_calib_desc_ns(const struct pg_calib *c, int k);
-/* The estimated cost of the probes of @s's own calls: calls * (in(f) + out(f)), with the
- * measured part as measured when c->measured; 0 without a valid calibration. */
-double pg_fstat_probe_cost(const struct pg_calib *c, const struct pg_func *f,
-			   const struct pg_fstat *s);
 
 /* Is @s a valid folded stack: frames separated by ';', none empty (so no leading, trailing or
  * double ';'), no control characters (tab, LF, CR, ...). */

@@ -1,44 +1,104 @@
 # Shared helpers for the end-to-end tests (sourced). Each test runs real probes on the small
 # programs in tests/progs (built into $PROGS) and checks timing-free facts: exact call counts,
 # exit codes, files written or not, and relations that hold whatever the timings.
+#
+# Two kinds of assertion:
+#  - named checks (check, check_eq, check_contains, has, expect_exit): a failure prints
+#    "FAIL: NAME: why" and the script goes on, so one run names every check that failed;
+#    the script then exits 1 at the end (the EXIT trap below), after "N of M checks failed".
+#  - fail MESSAGE: stops the script at once, for a step the rest cannot do without.
+# Commands that are not checks (recording the runs the checks read) run under set -e: their
+# failure stops the script. JSON is read with tests/e2e/pgtest.py ($PGTEST, see there).
+#
+#	expect_exit 2 "$PERFGATE" compare "$TMP/a.json" "$TMP/missing.json"
+#	has "missing.json"			# in the stderr of the last expect_exit
+#	check_eq "main is called once" 1 "$(pgtest calls "$TMP/a.json" main)"
+#	check "no run file" test ! -e "$TMP/x.json"
 set -euo pipefail
 : "${PERFGATE:?run through tests/run.sh}"
 : "${PROGS:?run through tests/run.sh}"
 TMP=$(mktemp -d /tmp/perfgate-e2e.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+PGTEST=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/pgtest.py
+export PYTHONPATH=${PGTEST%/*}${PYTHONPATH:+:$PYTHONPATH}	# heredocs: import pgtest
+CHECKS_RUN=0 CHECKS_FAILED=0
+ON_EXIT=""	# a test's own clean-up, run first at exit
+on_exit() {
+	local rc=$?
+	eval "$ON_EXIT" || true
+	rm -rf "$TMP"
+	if [ "$CHECKS_FAILED" -gt 0 ]; then
+		echo "$CHECKS_FAILED of $CHECKS_RUN checks failed" >&2
+		[ "$rc" -ne 0 ] || rc=1
+	fi
+	exit "$rc"
+}
+trap on_exit EXIT
 cd "$PROGS"
 
 fail() { echo "FAILED: $*" >&2; exit 1; }
 
-# calls RUN.json: "function calls_per_repetition" lines, sorted (the normalized output).
-calls() {
-	local reps
-	reps=$("$PERFGATE" report "$1" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["repetitions"])')
-	"$PERFGATE" report "$1" --format csv |
-		python3 -c '
-import csv, sys
-reps = int(sys.argv[1])
-rows = list(csv.DictReader(sys.stdin))
-for r in sorted(rows, key=lambda r: r["function"]):
-    c = int(r["calls"])
-    print(r["function"], c // reps if c % reps == 0 else "%d/%d" % (c, reps))
-' "$reps"
+# check_failed NAME WHY...: count a failed check and say which
+check_failed() {
+	CHECKS_FAILED=$((CHECKS_FAILED + 1))
+	echo "FAIL: $1: ${*:2}" >&2
 }
 
-# expect_output NAME <<EOF ... : compare stdin of a command with the expected text
-expect_same() { # expected-file actual-file
-	if ! diff -u "$1" "$2"; then
-		fail "output differs from expected (above)"
+# check NAME CMD...: CMD exits 0 (its output goes to the log)
+check() {
+	local name=$1 rc=0
+	shift
+	CHECKS_RUN=$((CHECKS_RUN + 1))
+	"$@" || rc=$?
+	[ "$rc" = 0 ] || check_failed "$name" "'$*' exited $rc"
+}
+
+# not CMD...: CMD exits non-zero (for check: check "no file" not grep -q x f)
+not() { ! "$@"; }
+
+# check_eq NAME WANT GOT
+check_eq() {
+	CHECKS_RUN=$((CHECKS_RUN + 1))
+	[ "$2" = "$3" ] || check_failed "$1" "got '$3', want '$2'"
+}
+
+# check_contains NAME FILE PATTERN: a line of FILE matches PATTERN (grep's basic regex)
+check_contains() {
+	CHECKS_RUN=$((CHECKS_RUN + 1))
+	if ! grep -q -- "$3" "$2"; then
+		sed 's/^/    | /' "$2" | tail -n 20 >&2
+		check_failed "$1" "$(basename "$2") lacks '$3'"
 	fi
 }
 
-# expect_exit CODE CMD...: run CMD, check its exit status, keep its stderr in $TMP/stderr
+# has PATTERN: the stderr of the last expect_exit matches PATTERN
+has() { check_contains "stderr has '$1'" "$TMP/stderr" "$1"; }
+
+# pgtest COMMAND ARGS...: tests/e2e/pgtest.py (run-file and compare-result readers)
+pgtest() { python3 "$PGTEST" "$@"; }
+
+# calls RUN.json: "function calls_per_repetition" lines, sorted (the normalized output).
+calls() {
+	"$PERFGATE" report "$1" --format json >"$TMP/calls.report.json"
+	"$PERFGATE" report "$1" --format csv |
+		pgtest calls-per-rep "$(pgtest get "$TMP/calls.report.json" repetitions)"
+}
+
+# expect_same EXPECTED-FILE ACTUAL-FILE: a check that the two files are the same (diff shown)
+expect_same() {
+	CHECKS_RUN=$((CHECKS_RUN + 1))
+	diff -u "$1" "$2" >&2 ||
+		check_failed "$(basename "$2")" "differs from $(basename "$1") (above)"
+}
+
+# expect_exit CODE CMD...: a check that CMD exits CODE; its stdout and stderr are kept in
+# $TMP/stdout and $TMP/stderr (shown when the check fails)
 expect_exit() {
 	local want=$1 got=0
 	shift
+	CHECKS_RUN=$((CHECKS_RUN + 1))
 	"$@" >"$TMP/stdout" 2>"$TMP/stderr" || got=$?
 	if [ "$got" != "$want" ]; then
 		cat "$TMP/stdout" "$TMP/stderr" >&2
-		fail "'$*' exited $got, expected $want"
+		check_failed "'$*'" "exited $got, expected $want"
 	fi
 }

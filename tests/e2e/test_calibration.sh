@@ -6,9 +6,9 @@
 # nested_nop5 (every site a 5-byte nop, where the calibrated costs are scaled).
 source "$(dirname "$0")/lib.sh"
 cat >"$TMP/check.py" <<'PY'
-import json, sys
-run = json.load(open(sys.argv[1]))
-rep = json.load(open(sys.argv[2]))
+import sys, pgtest
+run = pgtest.load(sys.argv[1])
+rep = pgtest.load(sys.argv[2])
 scaled_build = sys.argv[3] == "nop5"
 cal = run["calibration"]
 cost = {k: v["in_ns"] + v["out_ns"] for k, v in cal.items()}
@@ -17,8 +17,7 @@ assert 0 < cost["nop5"] < 100000 and 0 < cost["emulated"] < 100000, cost
 assert cost["sstep"] > 2 * max(cost["nop5"], cost["emulated"]), cost
 funcs = {f["id"]: f for f in run["functions"]}
 site = {f["name"]: f["site"] for f in run["functions"]}
-for r in run["repetitions"]:
-    s = {funcs[x["id"]]["name"]: x for x in r["functions"]}
+for s in pgtest.reps(run):
     def n(x, key):
         return sum(x.get(key, {}).values())
     # exact counts of traced calls inside: outer calls spin and inner once each, 50 times
@@ -96,7 +95,7 @@ for prog in nested nested_nop5; do
 	"$PERFGATE" record -q -o "$TMP/run_$prog.json" -r 2 -- ./$prog
 	"$PERFGATE" report "$TMP/run_$prog.json" --format json >"$TMP/report.json"
 	"$PERFGATE" report "$TMP/run_$prog.json" >"$TMP/report.txt"
-	grep -q "compensated for probe overhead" "$TMP/report.txt" || fail "report does not say so"
+	check_contains "report does not say so" "$TMP/report.txt" "compensated for probe overhead"
 	python3 "$TMP/check.py" "$TMP/run_$prog.json" "$TMP/report.json" "${prog#nested_}" ||
 		fail "$prog: compensation"
 done
@@ -105,11 +104,10 @@ cp "$TMP/run_nested.json" "$TMP/run.json"  # emulated and single-stepped sites, 
 # without the scale, with the calibration rounded to whole ns (so version 2 of the format,
 # which says so). Also after --budget's pilot, which loads the BPF programs again.
 cat >"$TMP/hist_check.py" <<'PY'
-import json, sys
-run = json.load(open(sys.argv[1]))
+import sys, pgtest
+run = pgtest.load(sys.argv[1])
 cal = run["calibration"]
 rest = {k: v["in_ns"] + max(0, v["out_ns"] - v["measured_ns"]) for k, v in cal.items()}
-funcs = {f["id"]: f for f in run["functions"]}
 site = {f["name"]: f["site"] for f in run["functions"]}
 assert run["version"] == 2 and run["histogram"]["durations"] == "compensated", run["histogram"]
 def bucket(v):
@@ -123,9 +121,8 @@ def mid(b):
     e, s = (b - 64) // 64 + 6, (b - 64) % 64
     return (64 + s + 0.5) * 2 ** (e - 6)
 rnd = lambda x: int(x + 0.5)
-for r in run["repetitions"]:
-    for x in r["functions"]:
-        name = funcs[x["id"]]["name"]
+for r in pgtest.reps(run):
+    for name, x in r.items():
         per_call = (x["calls"] * rnd(cal[site[name]]["in_ns"]) + x.get("desc_probe_ns", 0) +
                     sum(v * rnd(rest[k]) for k, v in x.get("desc", {}).items()))
         c = x["total_ns"] - per_call
@@ -140,9 +137,9 @@ python3 "$TMP/hist_check.py" "$TMP/run.json"
 python3 "$TMP/hist_check.py" "$TMP/run_nested_nop5.json"
 # compare says which times it compares, and --raw switches compensation off
 "$PERFGATE" compare "$TMP/run.json" "$TMP/run.json" --min-reps 2 >"$TMP/cmp.txt" || true
-grep -q "compensated for probe overhead" "$TMP/cmp.txt" || fail "compare does not say so"
+check_contains "compare does not say so" "$TMP/cmp.txt" "compensated for probe overhead"
 "$PERFGATE" compare --raw "$TMP/run.json" "$TMP/run.json" --min-reps 2 >"$TMP/cmp.txt" || true
-grep -q "(raw)" "$TMP/cmp.txt" || fail "compare --raw does not say so"
+check_contains "compare --raw does not say so" "$TMP/cmp.txt" "(raw)"
 # a benchmark whose probes cost more than its own work gets a warning naming the function.
 # count_a's probes take ~16-22 ms of a ~22-26 ms run (the rest is mostly exec and attaching
 # at mmap), so a busy machine can push one run under the warning's threshold (half the wall
@@ -159,29 +156,25 @@ done
 # --budget: a pilot run finds the functions whose probes cost most and leaves them out.
 # nested runs ~4 ms: too few samples for the sampled first pass, which says so
 "$PERFGATE" record -o "$TMP/budget.json" -r 2 --budget 5 -- ./nested 2>"$TMP/err"
-grep -q -- "--budget 5%: in the pilot run the probes cost" "$TMP/err" || fail "no budget line"
+check_contains "no budget line" "$TMP/err" "--budget 5%: in the pilot run the probes cost"
 grep -q -- "--budget: the sampled first pass took [0-9]* samples.*the pilot traces all 5" \
 	"$TMP/err" || fail "a sampled first pass of a 4 ms run was trusted: $(cat "$TMP/err")"
-python3 - "$TMP/budget.json" <<'PY'
-import json, sys
-names = [f["name"] for f in json.load(open(sys.argv[1]))["functions"]]
-assert "fib" not in names and "main" in names, names  # fib: 1973 calls, the dearest by far
-PY
+pgtest names "$TMP/budget.json" >"$TMP/names"
+check "--budget 1: not fib (1973 calls, the dearest by far)" not grep -qx fib "$TMP/names"
+check "--budget 1: main" grep -qx main "$TMP/names"
 python3 "$TMP/hist_check.py" "$TMP/budget.json"
 "$PERFGATE" record -q -o "$TMP/all.json" -r 1 --budget 1000 -- ./nested
-python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["functions"]) == 5' \
-	"$TMP/all.json"
+check_eq "--budget 1000: every function" 5 "$(pgtest names "$TMP/all.json" | wc -l)"
 # a longer run: the sampled first pass (~150 ms, no probes) keeps only the functions seen on
 # its stacks for the pilot. never_called cannot be on one; hot holds nearly all the time
 "$PERFGATE" record -o "$TMP/sampled.json" -r 1 --budget 5 -- ./budget 2>"$TMP/err"
 grep -q -- "--budget: a sampled first pass ([0-9]* samples) saw [2-4] of the 5 selected" \
 	"$TMP/err" || fail "no sampled first pass: $(cat "$TMP/err")"
-python3 - "$TMP/sampled.json" <<'PY'
-import json, sys
-names = [f["name"] for f in json.load(open(sys.argv[1]))["functions"]]
-assert "never_called" not in names and "hot" in names and "main" in names, names
-assert "late" in names, names
-PY
+pgtest names "$TMP/sampled.json" >"$TMP/names"
+check "sampled first pass: not never_called" not grep -qx never_called "$TMP/names"
+for f in hot main late; do
+	check "sampled first pass: $f" grep -qx $f "$TMP/names"
+done
 python3 "$TMP/hist_check.py" "$TMP/sampled.json"
 # tiny's probes would cost ~100x the run's own time: the pilot is stopped at 10x the sampled
 # run's wall time (or 1 s more) and tiny dropped; late, seen by the sampled run but not
@@ -193,13 +186,10 @@ grep -q -- "--budget 5%: .* without .*tiny" "$TMP/err" || fail "tiny not dropped
 grep -q -- "--budget: the pilot was stopped before a call of .*(.*late.*): their cost is unknown" \
 	"$TMP/err" ||
 	fail "late, not reached by the pilot, not named: $(cat "$TMP/err")"
-python3 - "$TMP/cut.json" <<'PY'
-import json, sys
-run = json.load(open(sys.argv[1]))
-names = [f["name"] for f in run["functions"]]
-assert "tiny" not in names and "late" in names, names
-assert run["meta"]["options"]["budget_pct"] == 5, run["meta"]["options"]
-PY
+pgtest names "$TMP/cut.json" >"$TMP/names"
+check "stopped pilot: tiny dropped" not grep -qx tiny "$TMP/names"
+check "stopped pilot: late stays" grep -qx late "$TMP/names"
+check_eq "stopped pilot: budget_pct" 5 "$(pgtest get "$TMP/cut.json" meta.options.budget_pct)"
 # two runs whose functions --budget chose differently: compare says so
 "$PERFGATE" compare "$TMP/budget.json" "$TMP/all.json" --min-reps 2 >"$TMP/cmp.txt" \
 	2>"$TMP/err" || true
@@ -212,14 +202,11 @@ grep -q "sets of functions (0 called only in the base run, [1-9] only in the new
 grep -qE -- "--functions-of $TMP/budget.json: tracing ([0-9]) functions \(0 of its \1 not found" \
 	"$TMP/err" ||
 	fail "no --functions-of line: $(cat "$TMP/err")"
-python3 - "$TMP/budget.json" "$TMP/of.json" <<'PY'
-import json, sys
-base, new = (json.load(open(f)) for f in sys.argv[1:])
-names = lambda r: sorted(f["name"] for f in r["functions"])
-assert names(base) == names(new), (names(base), names(new))
-assert new["meta"]["options"]["functions_of"] == sys.argv[1], new["meta"]["options"]
-assert new["meta"]["options"]["budget_pct"] == 5, new["meta"]["options"]
-PY
+check_eq "--functions-of: the baseline's functions" "$(pgtest names "$TMP/budget.json")" \
+	"$(pgtest names "$TMP/of.json")"
+check_eq "--functions-of: functions_of" "$TMP/budget.json" \
+	"$(pgtest get "$TMP/of.json" meta.options.functions_of)"
+check_eq "--functions-of: budget_pct" 5 "$(pgtest get "$TMP/of.json" meta.options.budget_pct)"
 rc=0
 "$PERFGATE" compare "$TMP/budget.json" "$TMP/of.json" --min-reps 2 >"$TMP/cmp.txt" \
 	2>"$TMP/err" || rc=$?
@@ -227,8 +214,8 @@ rc=0
 ! grep -q "sets of functions" "$TMP/err" || fail "same sets, still warned: $(cat "$TMP/err")"
 # a function the code has since removed: named in a warning, the rest traced
 python3 - "$TMP/budget.json" "$TMP/gone.json" <<'PY'
-import json, sys
-run = json.load(open(sys.argv[1]))
+import json, sys, pgtest
+run = pgtest.load(sys.argv[1])
 run["functions"][0]["name"] = "removed_since"
 json.dump(run, open(sys.argv[2], "w"))
 PY
@@ -241,10 +228,10 @@ grep -q -- "some of its functions are not in the binaries now (removed_since)" "
 	fail "merging a --budget run and its --functions-of run: $(cat "$TMP/err")"
 rc=0
 "$PERFGATE" merge -o "$TMP/merged2.json" "$TMP/budget.json" "$TMP/all.json" 2>"$TMP/err" || rc=$?
-[ "$rc" = 2 ] || fail "merging --budget runs of different sets: exit $rc"
+check_eq "merging --budget runs of different sets: exit $rc" 2 "$rc"
 grep -q "traced different functions (0 only in .*budget.json, [1-9] only in .*all.json; --budget" \
 	"$TMP/err" || fail "no merge refusal: $(cat "$TMP/err")"
-[ ! -e "$TMP/merged2.json" ] || fail "a merged file was written after the refusal"
+check "a merged file was written after the refusal" test ! -e "$TMP/merged2.json"
 rc=0
 "$PERFGATE" record -o "$TMP/of2.json" -f main --functions-of "$TMP/budget.json" -- ./nested \
 	2>"$TMP/err" || rc=$?
@@ -258,7 +245,7 @@ grep -q -- "--budget: no sampled first pass (--no-sample): the pilot traces all 
 rc=0
 "$PERFGATE" record -o "$TMP/to.json" -r 1 --timeout 0.05 --budget 5 -- ./budget 2>"$TMP/err" ||
 	rc=$?
-[ "$rc" = 2 ] || fail "--timeout in the sampled first pass: exit $rc"
+check_eq "--timeout in the sampled first pass: exit $rc" 2 "$rc"
 grep -q -- "the --budget sampled first pass ran past --timeout 0.05 s" "$TMP/err" ||
 	fail "no timeout message: $(cat "$TMP/err")"
-[ ! -e "$TMP/to.json" ] || fail "a run file was written after the timeout"
+check "a run file was written after the timeout" test ! -e "$TMP/to.json"

@@ -67,44 +67,39 @@ github() {
 	cat "$TMP/$s/stdout"
 }
 output() { # SCENARIO NAME: an output of the action
-	tail -n 1 "$TMP/$1/stdout" | python3 -c "import json,sys; print(json.load(sys.stdin)['$2'])"
+	tail -n 1 "$TMP/$1/stdout" | pgtest get - "$2"
 }
-json_get() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
 
 # 1. publish on the default branch: the run of C2 is stored in refs/perfgate/baselines
 github publish --input mode=publish
 [ "$st" = 0 ] || { cat "$TMP/publish/stderr"; fail "publish exited $st"; }
-[ "$(output publish result)" = published ] || fail "publish: result is not 'published'"
+check_eq "publish: result is not 'published'" published "$(output publish result)"
 git cat-file -e "refs/perfgate/baselines:$C2.json" || fail "publish did not store $C2.json"
-[ "$(git show "refs/perfgate/baselines:$C2.json" | python3 -c \
-	'import json,sys; print(json.load(sys.stdin)["meta"]["git_commit"])')" = "$C2" ] ||
-	fail "the stored baseline is not C2's run"
+check_eq "the stored baseline is C2's run" "$C2" \
+	"$(git show "refs/perfgate/baselines:$C2.json" | pgtest get - meta.git_commit)"
 
 # 2. a clean pull request: no baseline for the merge base C1 stored: recorded there
 git checkout -q clean
 github clean
 [ "$st" = 0 ] || { cat "$TMP/clean/stderr"; fail "clean change: the action exited $st"; }
-[ "$(output clean merge-base)" = "$C1" ] || fail "merge base is not C1"
-[ "$(json_get "$R/perfgate-out/base.json" '["meta"]["git_commit"]')" = "$C1" ] ||
-	fail "the baseline was not recorded at the merge base C1"
-[ "$(json_get "$R/perfgate-out/run.json" '["meta"]["git_commit"]')" = "$(git rev-parse HEAD)" ] ||
-	fail "the run was not recorded at HEAD"
-grep -q 'recording it' "$TMP/clean/stderr" || fail "clean: the baseline was not recorded"
-python3 - "$R/perfgate-out/run.json" <<'PY' || fail "clean: the functions input was not used"
-import json, sys
-names = sorted(f["name"] for f in json.load(open(sys.argv[1]))["functions"])
-assert names == ["blur_row", "checksum_row", "fill_row", "sharpen_row"], names
-PY
+check_eq "merge base is not C1" "$C1" "$(output clean merge-base)"
+check_eq "the baseline was recorded at the merge base C1" "$C1" \
+	"$(pgtest get "$R/perfgate-out/base.json" meta.git_commit)"
+check_eq "the run was recorded at HEAD" "$(git rev-parse HEAD)" \
+	"$(pgtest get "$R/perfgate-out/run.json" meta.git_commit)"
+check_contains "clean: the baseline was not recorded" "$TMP/clean/stderr" 'recording it'
+check_eq "clean: the functions input was used" "blur_row checksum_row fill_row sharpen_row" \
+	"$(pgtest names "$R/perfgate-out/run.json" | xargs)"
 res=$(output clean result)
 [ "$res" = pass ] || [ "$res" = inconclusive ] || fail "clean change: result $res"
 for f in base.json run.json compare.json junit.xml summary.md; do
-	[ -s "$R/perfgate-out/$f" ] || fail "clean: perfgate-out/$f missing"
+	check "clean: perfgate-out/$f missing" test -s "$R/perfgate-out/$f"
 done
 grep -q 'perfgate: pass\|perfgate: inconclusive' "$TMP/clean/summary" ||
 	fail "clean: no verdict in GITHUB_STEP_SUMMARY"
 cmp -s "$TMP/clean/summary" "$R/perfgate-out/summary.md" ||
 	fail "the job summary differs from summary.md"
-! grep -q '^::error' "$TMP/clean/stdout" || fail "clean: ::error annotations"
+check "clean: ::error annotations" not grep -q -- '^::error' "$TMP/clean/stdout"
 grep -q 'uses actions/upload-artifact@v4.*"path": "perfgate-out/"' "$TMP/clean/stdout" ||
 	fail "the upload step does not upload perfgate-out/"
 [ -z "$(git worktree list | sed 1d)" ] || fail "a worktree was left behind"
@@ -112,21 +107,21 @@ grep -q 'uses actions/upload-artifact@v4.*"path": "perfgate-out/"' "$TMP/clean/s
 # 3. the merge base's run is published; a slow pull request finds it and fails
 git checkout -q "$C1"
 github publish1 --input mode=publish
-[ "$st" = 0 ] || fail "publish at C1 exited $st"
+check_eq "publish at C1 exited $st" 0 "$st"
 git checkout -q slow
 github slow
 [ "$st" = 1 ] || { cat "$TMP/slow/stderr"; fail "regression: the action exited $st, not 1"; }
 grep -q "baseline: $C1.json from refs/perfgate/baselines" "$TMP/slow/stderr" ||
 	fail "the published baseline of C1 was not used"
-[ "$(output slow result)" = regression ] || fail "regression: result is not 'regression'"
-grep -q '^step perfgate - compare: exit 1' "$TMP/slow/stdout" || fail "compare step: not exit 1"
+check_eq "regression: result is not 'regression'" regression "$(output slow result)"
+check_contains "compare step: not exit 1" "$TMP/slow/stdout" '^step perfgate - compare: exit 1'
 grep -q '^::error file=imgfilter.c,line=26,title=perfgate%3A blur_row' "$TMP/slow/stdout" ||
 	fail "no ::error annotation for blur_row at imgfilter.c:26"
-grep -q ':x: perfgate: regression' "$TMP/slow/summary" || fail "no regression in the summary"
+check_contains "no regression in the summary" "$TMP/slow/summary" ':x: perfgate: regression'
 grep -q '`blur_row` (imgfilter.c:26)' "$R/perfgate-out/summary.md" ||
 	fail "blur_row missing from summary.md"
 xmllint --noout --schema "$SRC/tests/data/JUnit.xsd" "$R/perfgate-out/junit.xml"
-grep -q '<failure type="regression"' "$R/perfgate-out/junit.xml" || fail "no JUnit failure"
+check_contains "no JUnit failure" "$R/perfgate-out/junit.xml" '<failure type="regression"'
 # flame graphs: drawn when this perfgate can, and named in the summary only when they exist
 arts=$(grep '^Artifacts: ' "$R/perfgate-out/summary.md")
 for svg in flamegraph.svg diff-flamegraph.svg; do
@@ -137,7 +132,7 @@ for svg in flamegraph.svg diff-flamegraph.svg; do
 	fi
 done
 if "$PERFGATE" flamegraph --help >/dev/null 2>&1; then
-	[ -s "$R/perfgate-out/flamegraph.svg" ] || fail "perfgate can draw flame graphs: none drawn"
+	check "perfgate can draw flame graphs: none drawn" test -s "$R/perfgate-out/flamegraph.svg"
 	xmllint --noout "$R/perfgate-out/flamegraph.svg"
 fi
 
@@ -168,7 +163,7 @@ s.serve_forever()
 PY
 python3 "$TMP/server.py" "$TMP/www" "$TMP/requests" >"$TMP/port" &
 SERVER=$!
-trap 'kill $SERVER 2>/dev/null; rm -rf "$TMP"' EXIT
+ON_EXIT='kill $SERVER 2>/dev/null'	# lib.sh's exit handler runs it
 for _ in $(seq 50); do [ -s "$TMP/port" ] && break; sleep 0.1; done
 PORT=$(cat "$TMP/port")
 
@@ -203,8 +198,8 @@ gitlab slow --var CI_COMMIT_BRANCH=slow --var CI_MERGE_REQUEST_TARGET_BRANCH_NAM
 [ "$st" = 1 ] || { cat "$TMP/gl-slow.log"; fail "gitlab regression: exited $st, not 1"; }
 grep -q '^/api/v4/projects/7/jobs/artifacts/main/raw/perfgate-out/run.json?job=perfgate tok123$' \
 	"$TMP/requests" || fail "gitlab: the artifact was not requested with the job token"
-[ "$(json_get "$R/perfgate-out/base.json" '["meta"]["git_commit"]')" = "$C2" ] ||
-	fail "gitlab: the baseline is not the default branch's artifact"
+check_eq "gitlab: the baseline is the default branch's artifact" "$C2" \
+	"$(pgtest get "$R/perfgate-out/base.json" meta.git_commit)"
 grep -qx 'PERFGATE_RESULT=regression' "$R/perfgate-out/perfgate.env" || fail "gitlab: result"
 grep -qx 'PERFGATE_EXIT_CODE=1' "$R/perfgate-out/perfgate.env" || fail "gitlab: exit code"
 python3 - "$GITLAB" "$R" <<'PY'
@@ -226,16 +221,16 @@ git checkout -q clean
 gitlab clean --var CI_COMMIT_BRANCH=clean --var CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main \
 	--var PG_BUDGET=50
 [ "$st" = 0 ] || { cat "$TMP/gl-clean.log"; fail "gitlab clean change: exited $st"; }
-grep -q 'no artifact: recording the merge base' "$TMP/gl-clean.log" || fail "gitlab: no fallback"
-[ "$(json_get "$R/perfgate-out/base.json" '["meta"]["git_commit"]')" = "$C1" ] ||
-	fail "gitlab: the fallback baseline is not the merge base"
+check_contains "gitlab: no fallback" "$TMP/gl-clean.log" 'no artifact: recording the merge base'
+check_eq "gitlab: the fallback baseline is the merge base" "$C1" \
+	"$(pgtest get "$R/perfgate-out/base.json" meta.git_commit)"
 grep -qx 'PERFGATE_EXIT_CODE=0' "$R/perfgate-out/perfgate.env" || fail "gitlab clean: exit code"
 python3 - "$R/perfgate-out" <<'PY' || fail "gitlab: PG_BUDGET was not used"
-import json, sys
-base, run = (json.load(open(sys.argv[1] + f)) for f in ("/base.json", "/run.json"))
+import sys, pgtest
+base, run = (pgtest.load(sys.argv[1] + f) for f in ("/base.json", "/run.json"))
 assert base["meta"]["options"]["budget_pct"] == 50, base["meta"]["options"]
 assert run["meta"]["options"]["functions_of"] == sys.argv[1] + "/base.json", run["meta"]
-names = lambda r: sorted(f["name"] for f in r["functions"])
+names = pgtest.names
 assert names(base) == names(run) and set(names(run)) <= {"blur_row", "checksum_row", "fill_row",
                                                          "sharpen_row"}, (names(base), names(run))
 PY

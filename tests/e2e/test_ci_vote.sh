@@ -14,27 +14,27 @@ C=(--raw --min-effect 50)
 PG_SLOW=400 "$PERFGATE" record -q -o "$TMP/slow.json" -r 10 "${F[@]}" -- ./knob
 "$PERFGATE" record -q -o "$TMP/b3.json" -r 3 "${F[@]}" -- ./knob
 
-py() { python3 -c "import json, sys; $1" "${@:2}"; }
-label() { py 'print(json.load(open(sys.argv[1]))["labels"]["Performance"])' "$1"; }
-conclusion() { py 'print(json.load(open(sys.argv[1]))["conclusion"])' "$1"; }
+py() { python3 -c "import json, sys, pgtest; $1" "${@:2}"; }
+label() { pgtest get "$1" labels.Performance; }
+conclusion() { pgtest get "$1" conclusion; }
 vote() { # RESULT NAME: gerrit and github payloads in $TMP/NAME.{gerrit,github}
 	"$PERFGATE" vote "$1" --system gerrit >"$TMP/$2.gerrit"
 	"$PERFGATE" vote "$1" --system github -o "$TMP/$2.github"
 }
 
 # the source position is recorded
-py 'f = [f for f in json.load(open(sys.argv[1]))["functions"] if f["name"] == "leaf_hash"][0]
+py 'f = pgtest.func(pgtest.load(sys.argv[1]), "leaf_hash")
 assert f["file"].endswith("tests/progs/knob.c") and f["line"] == 12, f' "$TMP/base.json"
 
 # ---- pass ----
 expect_exit 0 "$PERFGATE" compare "${C[@]}" "$TMP/base.json" "$TMP/same.json" \
 	--json "$TMP/aa.json" --markdown "$TMP/aa.md" --junit "$TMP/aa.xml" --artifact flame.svg
-grep -q '^### :white_check_mark: perfgate: pass' "$TMP/aa.md" || fail "A/A: markdown verdict"
-grep -q '^Artifacts: `aa.xml`, `aa.json`, `flame.svg`.$' "$TMP/aa.md" || fail "A/A: artifacts"
-! grep -q '^::' "$TMP/stdout" || fail "annotations outside GitHub Actions"
+check_contains "A/A: markdown verdict" "$TMP/aa.md" '^### :white_check_mark: perfgate: pass'
+check_contains "A/A: artifacts" "$TMP/aa.md" '^Artifacts: `aa.xml`, `aa.json`, `flame.svg`.$'
+check "annotations outside GitHub Actions" not grep -q -- '^::' "$TMP/stdout"
 vote "$TMP/aa.json" aa
-[ "$(label "$TMP/aa.gerrit")" = 1 ] || fail "A/A: gerrit vote is not +1"
-[ "$(conclusion "$TMP/aa.github")" = success ] || fail "A/A: check run is not success"
+check_eq "A/A: gerrit vote is not +1" 1 "$(label "$TMP/aa.gerrit")"
+check_eq "A/A: check run is not success" success "$(conclusion "$TMP/aa.github")"
 
 # ---- regression, under GitHub Actions ----
 : >"$TMP/step_summary"
@@ -43,66 +43,66 @@ GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$TMP/step_summary GITHUB_WORKSPACE=$PERF
 cat "$TMP/stdout"
 A='^::error file=tests/progs/knob.c,line=12,title=perfgate%3A leaf_hash +[0-9.]*%25 slower'
 A+=' per call::leaf_hash (knob) per-call self time'
-grep -q "$A" "$TMP/stdout" || fail "no ::error annotation for leaf_hash at tests/progs/knob.c:12"
-nreg=$(py 'print(json.load(open(sys.argv[1]))["counts"]["regressions"])' "$TMP/ab.json")
-[ "$(grep -c '^::error' "$TMP/stdout")" = "$nreg" ] || fail "not one annotation per regression"
+check_contains "no ::error annotation for leaf_hash at tests/progs/knob.c:12" "$TMP/stdout" "$A"
+nreg=$(pgtest get "$TMP/ab.json" counts.regressions)
+check_eq "not one annotation per regression" "$nreg" "$(grep -c '^::error' "$TMP/stdout")"
 grep -Eq "^### :x: perfgate: regression in $nreg functions?\$" "$TMP/step_summary" ||
 	fail "no regression heading in GITHUB_STEP_SUMMARY"
 grep -q '^| :red_circle: regression | `leaf_hash` (knob.c:12) | knob |' "$TMP/step_summary" ||
 	fail "leaf_hash row missing from the job summary"
 vote "$TMP/ab.json" ab
-[ "$(label "$TMP/ab.gerrit")" = -1 ] || fail "regression: gerrit vote is not -1"
-py 'm = json.load(open(sys.argv[1]))["message"]; assert "* leaf_hash (knob): slower +" in m, m' \
+check_eq "regression: gerrit vote is not -1" -1 "$(label "$TMP/ab.gerrit")"
+py 'm = pgtest.load(sys.argv[1])["message"]; assert "* leaf_hash (knob): slower +" in m, m' \
 	"$TMP/ab.gerrit"
-[ "$(conclusion "$TMP/ab.github")" = failure ] || fail "regression: check run is not failure"
-py 'c = json.load(open(sys.argv[1])); assert len(c.get("head_sha", "x" * 40)) == 40
+check_eq "regression: check run is not failure" failure "$(conclusion "$TMP/ab.github")"
+py 'c = pgtest.load(sys.argv[1]); assert len(c.get("head_sha", "x" * 40)) == 40
 assert "leaf_hash" in c["output"]["summary"]' "$TMP/ab.github"
 
 # ---- inconclusive: too few repetitions; different hosts ----
 expect_exit 0 "$PERFGATE" compare "$TMP/b3.json" "$TMP/slow.json" --json "$TMP/in.json"
 vote "$TMP/in.json" in
-[ "$(label "$TMP/in.gerrit")" = 0 ] || fail "inconclusive: gerrit vote is not 0"
-[ "$(conclusion "$TMP/in.github")" = neutral ] || fail "inconclusive: check run is not neutral"
-py 'r = json.load(open(sys.argv[1])); r["meta"]["host"] = "elsewhere"
+check_eq "inconclusive: gerrit vote is not 0" 0 "$(label "$TMP/in.gerrit")"
+check_eq "inconclusive: check run is not neutral" neutral "$(conclusion "$TMP/in.github")"
+py 'r = pgtest.load(sys.argv[1]); r["meta"]["host"] = "elsewhere"
 json.dump(r, open(sys.argv[2], "w"))' "$TMP/slow.json" "$TMP/slow_host.json"
 expect_exit 1 "$PERFGATE" compare "${C[@]}" "$TMP/base.json" "$TMP/slow_host.json" \
 	--json "$TMP/host.json"
 vote "$TMP/host.json" host
-[ "$(label "$TMP/host.gerrit")" = 0 ] || fail "different hosts: gerrit vote is not 0"
-grep -q 'different hosts' "$TMP/host.gerrit" || fail "different hosts: not said why"
+check_eq "different hosts: gerrit vote is not 0" 0 "$(label "$TMP/host.gerrit")"
+check_contains "different hosts: not said why" "$TMP/host.gerrit" 'different hosts'
 
 # ---- no result (compare refused different commands), bad input ----
 "$PERFGATE" record -q -o "$TMP/other.json" -r 2 -f leaf_hash -- ./knob extra
 expect_exit 2 "$PERFGATE" compare "$TMP/base.json" "$TMP/other.json" --json "$TMP/none.json"
-[ ! -e "$TMP/none.json" ] || fail "compare wrote a result for different commands"
+check "compare wrote a result for different commands" test ! -e "$TMP/none.json"
 expect_exit 2 "$PERFGATE" vote "$TMP/none.json" --system gerrit
-[ "$(wc -l <"$TMP/stderr")" = 1 ] || fail "vote on a missing file: not one error line"
+check_eq "vote on a missing file: not one error line" 1 "$(wc -l <"$TMP/stderr")"
 expect_exit 0 "$PERFGATE" vote "$TMP/none.json" --system gerrit --missing-ok
-py 'assert json.load(open(sys.argv[1]))["labels"]["Performance"] == 0' "$TMP/stdout"
+check_eq "no result: gerrit vote 0" 0 "$(label "$TMP/stdout")"
 expect_exit 2 "$PERFGATE" vote "$TMP/base.json" --system github
-grep -q 'not a usable perfgate compare result' "$TMP/stderr" || fail "run file taken as result"
+check_contains "run file taken as result" "$TMP/stderr" 'not a usable perfgate compare result'
 expect_exit 2 "$PERFGATE" vote "$TMP/aa.json" --system jenkins
 expect_exit 2 "$PERFGATE" vote "$TMP/aa.json"
 expect_exit 2 "$PERFGATE" vote "$TMP/aa.json" --system gerrit -o "$TMP/nodir/x.json"
-[ ! -e "$TMP/nodir" ] || fail "vote created a directory"
+check "vote created a directory" test ! -e "$TMP/nodir"
 expect_exit 2 "$PERFGATE" compare "$TMP/base.json" "$TMP/same.json" --markdown "$TMP/nodir/x.md"
 
 # ---- merge ----
 expect_exit 0 "$PERFGATE" merge "$TMP/base.json" "$TMP/same.json" -o "$TMP/merged.json"
-py 'r = json.load(open(sys.argv[1])); assert len(r["repetitions"]) == 20, len(r["repetitions"])
+py 'r = pgtest.load(sys.argv[1]); assert len(r["repetitions"]) == 20, len(r["repetitions"])
 assert r["meta"]["options"]["repetitions"] == 20' "$TMP/merged.json"
-[ "$(calls "$TMP/merged.json")" = "$(calls "$TMP/base.json")" ] || fail "merge changed calls"
+check_eq "merge changed calls" "$(calls "$TMP/base.json")" "$(calls "$TMP/merged.json")"
 # (the verdict is the statistics' business: here, that all 20 repetitions are compared)
 st=0
 "$PERFGATE" compare "$TMP/merged.json" "$TMP/slow.json" >"$TMP/stdout" || st=$?
 [ "$st" = 0 ] || [ "$st" = 1 ] || fail "compare with a merged baseline exited $st"
-grep -q '^  base .*(20 repetitions' "$TMP/stdout" || fail "merged baseline: not 20 repetitions"
+check_contains "merged baseline: not 20 repetitions" "$TMP/stdout" '^  base .*(20 repetitions'
 expect_exit 2 "$PERFGATE" merge "$TMP/base.json" "$TMP/other.json" -o "$TMP/bad.json"
-grep -q 'different commands' "$TMP/stderr" || fail "merge: different commands not refused"
+check_contains "merge: different commands not refused" "$TMP/stderr" 'different commands'
 "$PERFGATE" record -q -o "$TMP/fewer.json" -r 2 -f leaf_hash -- ./knob
 expect_exit 2 "$PERFGATE" merge "$TMP/base.json" "$TMP/fewer.json" -o "$TMP/bad.json"
-grep -q 'different functions' "$TMP/stderr" || fail "merge: different -f not refused"
-[ ! -e "$TMP/bad.json" ] || fail "merge wrote a file on error"
+check_contains "merge: different -f not refused" "$TMP/stderr" 'different functions'
+check "merge wrote a file on error" test ! -e "$TMP/bad.json"
 expect_exit 2 "$PERFGATE" merge "$TMP/base.json"
 expect_exit 2 "$PERFGATE" merge "$TMP/base.json" "$TMP/missing.json" -o "$TMP/bad.json"
 ls -A "$TMP" | grep -q '^\.bad' && fail "merge left a temporary file"

@@ -11,11 +11,11 @@ PG_SLOW=25 "$PERFGATE" record -q -o "$TMP/slow.json" -r 10 "${F[@]}" -- ./knob
 
 expect_exit 0 "$PERFGATE" compare "$TMP/base.json" "$TMP/same.json" --junit "$TMP/aa.xml" \
 	--json "$TMP/aa.json"
-grep -q 'PASS' "$TMP/stdout" || fail "A/A: no PASS line"
+check_contains "A/A: no PASS line" "$TMP/stdout" 'PASS'
 xmllint --noout --schema "$XSD" "$TMP/aa.xml"
 python3 - "$TMP/aa.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
+import sys, pgtest
+r = pgtest.load(sys.argv[1])
 assert r["overall"] == "pass", r["overall"]
 assert r["counts"]["regressions"] == 0
 PY
@@ -23,16 +23,16 @@ PY
 expect_exit 1 "$PERFGATE" compare "$TMP/base.json" "$TMP/slow.json" --junit "$TMP/ab.xml" \
 	--json "$TMP/ab.json"
 cat "$TMP/stdout"
-grep -q 'REGRESSION' "$TMP/stdout" || fail "no REGRESSION line"
+check_contains "no REGRESSION line" "$TMP/stdout" 'REGRESSION'
 xmllint --noout --schema "$XSD" "$TMP/ab.xml"
 python3 - "$TMP/ab.json" "$TMP/ab.xml" <<'PY'
-import json, sys
+import sys, pgtest
 import xml.etree.ElementTree as ET
-r = json.load(open(sys.argv[1]))
+r = pgtest.load(sys.argv[1])
 assert r["overall"] == "regression"
-reg = [f["name"] for f in r["functions"] if f["verdict"] == "regression"]
+reg = pgtest.with_verdict(r, "regression")
 assert reg == ["leaf_hash"], reg
-f = [f for f in r["functions"] if f["name"] == "leaf_hash"][0]
+f = pgtest.func(r, "leaf_hash")
 assert 0.10 < f["change"] < 0.45, f["change"]
 assert f["ci_lo"] > 0.05 and f["q"] <= 0.05, f
 suite = ET.parse(sys.argv[2]).getroot()
@@ -46,5 +46,5 @@ PY
 "$PERFGATE" record -q -o "$TMP/b3.json" -r 3 "${F[@]}" -- ./knob
 PG_SLOW=25 "$PERFGATE" record -q -o "$TMP/s3.json" -r 3 "${F[@]}" -- ./knob
 expect_exit 0 "$PERFGATE" compare "$TMP/b3.json" "$TMP/s3.json"
-grep -q 'INCONCLUSIVE' "$TMP/stdout" || fail "3 vs 3 repetitions must be inconclusive"
+check_contains "3 vs 3 repetitions must be inconclusive" "$TMP/stdout" 'INCONCLUSIVE'
 expect_exit 2 "$PERFGATE" compare --strict "$TMP/b3.json" "$TMP/s3.json"

@@ -14,7 +14,7 @@ PG_D_FACTOR=3 "${REC[@]}" -o "$TMP/new.json" -- ./sample_chain mix 40000000 4000
 xmllint --noout "$TMP/new.svg"
 "$PERFGATE" flamegraph "$TMP/new.json" -o "$TMP/rep1.svg" --rep 1 --title 'one repetition'
 xmllint --noout "$TMP/rep1.svg"
-grep -q 'one repetition' "$TMP/rep1.svg" || fail "--title is not used"
+check_contains "--title is not used" "$TMP/rep1.svg" 'one repetition'
 
 for mode in self inclusive; do
 	st=0
@@ -69,14 +69,14 @@ assert kind(find(incl, "main;d")[0]) == "red"
 assert kind(find(incl, "main;a")[0]) == "blue"
 assert kind(find(incl, "main;a;b")[0]) == "blue"
 PY
-grep -q 'RED: grew in NEW' "$TMP/diff-self.svg" || fail "no legend"
+check_contains "no legend" "$TMP/diff-self.svg" 'RED: grew in NEW'
 
 # a run without samples cannot make a differential flame graph
 "$PERFGATE" record -q -r 2 --no-sample -f main -o "$TMP/none.json" -- \
 	./sample_chain mix 40000000 40000000
 expect_exit 2 "$PERFGATE" compare "$TMP/none.json" "$TMP/new.json" --flamegraph "$TMP/x.svg"
-grep -q 'base run has no sampled stacks' "$TMP/stderr" || fail "no reason given"
-[ ! -e "$TMP/x.svg" ] || fail "a flame graph was written anyway"
+check_contains "no reason given" "$TMP/stderr" 'base run has no sampled stacks'
+check "a flame graph was written anyway" test ! -e "$TMP/x.svg"
 expect_exit 2 "$PERFGATE" flamegraph "$TMP/none.json" -o "$TMP/x.svg"
 expect_exit 2 "$PERFGATE" compare "$TMP/base.json" "$TMP/new.json" --flame-color both
 
@@ -89,7 +89,7 @@ render() { # SVG PNG
 		--user-data-dir="$profile" --screenshot="$2" --window-size=1200,800 "$1" \
 		>"$TMP/chromium.log" 2>&1 ||
 		{ cat "$TMP/chromium.log" >&2; fail "chromium failed"; }
-	[ -s "$2" ] || fail "chromium wrote no screenshot of $1"
+	check "chromium wrote no screenshot of $1" test -s "$2"
 }
 render "$TMP/new.svg" "$TMP/new.png"
 render "$TMP/diff-self.svg" "$TMP/diff.png"

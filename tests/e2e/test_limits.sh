@@ -3,14 +3,13 @@
 # one clear message and exit 2, or a correct report: never a crash.
 source "$(dirname "$0")/lib.sh"
 P=$PERFGATE
-has() { grep -q -- "$1" "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "stderr lacks '$1'"; }; }
 R=$PERFGATE_SRCDIR/tests/fuzz
 
 # the size limit: default 64 MiB, PERFGATE_MAX_RUN_MB overrides it
 head -c $((2 * 1024 * 1024)) /dev/zero | tr '\0' ' ' >"$TMP/big.json"
 expect_exit 2 env PERFGATE_MAX_RUN_MB=1 "$P" report "$TMP/big.json"
 has "larger than the limit of 1 MiB for run files (raise it with PERFGATE_MAX_RUN_MB)"
-[ "$(wc -l <"$TMP/stderr")" = 1 ] || fail "more than one line"
+check_eq "more than one line" 1 "$(wc -l <"$TMP/stderr")"
 expect_exit 2 env PERFGATE_MAX_RUN_MB=1 "$P" compare "$R/corpus/runfile/calls.json" "$TMP/big.json"
 has "big.json: larger than the limit"
 expect_exit 2 env PERFGATE_MAX_RUN_MB=lots "$P" report "$TMP/big.json"

@@ -12,11 +12,9 @@ spin 100
 OUT
 expect_same "$TMP/expected" "$TMP/actual"
 python3 - "$TMP/run.json" <<'PY'
-import json, sys
-run = json.load(open(sys.argv[1]))
-names = {f["id"]: f["name"] for f in run["functions"]}
-for rep in run["repetitions"]:
-    s = {names[x["id"]]: x for x in rep["functions"]}
+import sys, pgtest
+run = pgtest.load(sys.argv[1])
+for rep, s in zip(run["repetitions"], pgtest.reps(run)):
     assert s["spin"]["self_ns"] == s["spin"]["total_ns"], "a leaf's self time is its total"
     for f in ("inner", "outer", "main", "fib"):
         assert s[f]["self_ns"] < s[f]["total_ns"], f + ": self must be below total"

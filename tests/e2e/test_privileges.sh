@@ -3,7 +3,6 @@
 # environment, stdin and stdout are its own.
 source "$(dirname "$0")/lib.sh"
 P=$PERFGATE
-has() { grep -q -- "$1" "$TMP/stderr" || { cat "$TMP/stderr" >&2; fail "stderr lacks '$1'"; }; }
 nobody_gid=$(id -g nobody)
 
 # what the benchmark is, and perfgate's capabilities while it runs (sh's parent is perfgate)
@@ -16,10 +15,10 @@ CAP_DAC_OVERRIDE=$((1 << 1)) CAP_KILL=$((1 << 5)) CAP_SETGID=$((1 << 6)) CAP_SET
 env -u SUDO_UID -u SUDO_GID "$P" record -q --no-sample -o "$TMP/a.json" -r 1 \
 	-f ./calls:count_a -- sh -c "$probe; ./calls" >"$TMP/out" 2>"$TMP/stderr"
 has "runs as root: perfgate was started as root without sudo (--user NAME"
-[ "$(grep -c 'runs as root' "$TMP/stderr")" = 1 ] || fail "the warning is not one line"
+check_eq "the warning is not one line" 1 "$(grep -c 'runs as root' "$TMP/stderr")"
 mapfile -t v <"$TMP/out"
-[ "${v[0]}" = 0 ] || fail "not root: ${v[*]}"
-[ "${v[3]}" = "${v[5]}" ] || fail "the root benchmark lost capabilities: ${v[3]} vs ${v[5]}"
+check_eq "not root: ${v[*]}" 0 "${v[0]}"
+check_eq "the root benchmark lost capabilities: ${v[3]} vs ${v[5]}" "${v[5]}" "${v[3]}"
 # perfgate itself kept CAP_KILL and CAP_DAC_OVERRIDE only
 [ "$(cap "${v[4]}")" = $((CAP_KILL | CAP_DAC_OVERRIDE)) ] || fail "perfgate kept ${v[4]}"
 calls "$TMP/a.json" >"$TMP/actual"
@@ -29,10 +28,10 @@ expect_same "$TMP/expected" "$TMP/actual"
 # under sudo: SUDO_UID and SUDO_GID, no capabilities
 SUDO_UID=65534 SUDO_GID=$nobody_gid "$P" record -q --no-sample -o "$TMP/b.json" -r 1 \
 	-f ./calls:count_a -- sh -c "$probe; ./calls" >"$TMP/out" 2>"$TMP/stderr"
-! grep -q "runs as root" "$TMP/stderr" || fail "warned under sudo"
+check "warned under sudo" not grep -q -- "runs as root" "$TMP/stderr"
 mapfile -t v <"$TMP/out"
-[ "${v[0]} ${v[1]} ${v[2]}" = "65534 $nobody_gid $nobody_gid" ] || fail "sudo: ran as ${v[*]}"
-[ "$(cap "${v[3]}")" = 0 ] || fail "the benchmark has capabilities ${v[3]}"
+check_eq "sudo: ran as ${v[*]}" "65534 $nobody_gid $nobody_gid" "${v[0]} ${v[1]} ${v[2]}"
+check_eq "the benchmark has capabilities ${v[3]}" 0 "$(cap "${v[3]}")"
 [ "$(cap "${v[4]}")" = $((CAP_KILL | CAP_DAC_OVERRIDE | CAP_SETUID | CAP_SETGID)) ] ||
 	fail "perfgate kept ${v[4]}"
 calls "$TMP/b.json" >"$TMP/actual"
@@ -43,11 +42,11 @@ expect_same "$TMP/expected" "$TMP/actual"
 	-- sh -c "$probe; ./calls" \
 	>"$TMP/out" 2>"$TMP/stderr"
 mapfile -t v <"$TMP/out"
-[ "${v[0]} ${v[1]} ${v[2]}" = "65534 $nobody_gid $(id -G nobody)" ] || fail "--user: ran as ${v[*]}"
+check_eq "--user: ran as ${v[*]}" "65534 $nobody_gid $(id -G nobody)" "${v[0]} ${v[1]} ${v[2]}"
 calls "$TMP/c.json" >"$TMP/actual"
 expect_same "$TMP/expected" "$TMP/actual"
 "$P" record -q --no-sample -o "$TMP/c.json" -r 1 --user root -- ./calls 2>"$TMP/stderr"
-! grep -q "runs as root" "$TMP/stderr" || fail "--user root still warns"
+check "--user root still warns" not grep -q -- "runs as root" "$TMP/stderr"
 
 # the environment, stdin and stdout are the benchmark's own
 echo "from stdin" | PG_TEST_VAR=kept "$P" record -q --no-sample -o "$TMP/d.json" -r 1 \
@@ -82,5 +81,5 @@ expect_exit 2 "$P" record -q -o "$TMP/x.json" --user nobody -- "$TMP/private-cal
 has "cannot run .*private-calls as nobody: Permission denied"
 expect_exit 2 env SUDO_UID=abc SUDO_GID=1 "$P" record -o "$TMP/x.json" -- ./calls
 has "SUDO_UID 'abc'"
-[ ! -e "$TMP/x.json" ] || fail "a run file was written"
+check "a run file was written" test ! -e "$TMP/x.json"
 echo ok

@@ -6,12 +6,12 @@
 # the run's sample counts; --no-sample records no profile.
 source "$(dirname "$0")/lib.sh"
 
-# check RUN.json: parse `perfgate folded` back, check it against the run file, print every
+# stacks_of RUN.json: parse `perfgate folded` back, check it against the run file, print every
 # stack with its share of the samples ("0.973 _start;...;main;a;b;c"), largest first
-check() {
+stacks_of() {
 	"$PERFGATE" folded "$1" >"$TMP/folded"
 	python3 - "$TMP/folded" "$1" <<'PY'
-import json, sys
+import sys, pgtest
 stacks = {}
 for line in open(sys.argv[1]):
     assert line.endswith("\n"), line
@@ -20,7 +20,7 @@ for line in open(sys.argv[1]):
     assert frames and all(f for f in frames.split(";")), line
     assert frames not in stacks, "repeated stack: " + frames
     stacks[frames] = int(count)
-run = json.load(open(sys.argv[2]))
+run = pgtest.load(sys.argv[2])
 assert run["meta"]["options"]["sample_hz"] > 0
 total = 0
 for rep in run["repetitions"]:
@@ -56,7 +56,7 @@ ROOT='_start;__libc_start_main;__libc_start_call_main'	# the root of main's stac
 # main -> a -> b -> c, with and without frame pointers
 for prog in sample_chain sample_chain_nofp; do
 	"${REC[@]}" -o "$TMP/$prog.json" -- ./$prog 60000000
-	check "$TMP/$prog.json" >"$TMP/stacks"
+	stacks_of "$TMP/$prog.json" >"$TMP/stacks"
 	expect_share '(^|;)main;a;b;c$' 0.8
 	expect_share "^$ROOT;main;a;b;c\$" 0.8
 	# the per-repetition view: each repetition on its own
@@ -67,24 +67,24 @@ done
 # through libc's qsort (no frame pointers in Debian's libc) into the callback
 for prog in sample_chain sample_chain_nofp; do
 	"${REC[@]}" -o "$TMP/q.json" -- ./$prog qsort 60000000
-	check "$TMP/q.json" >"$TMP/stacks"
+	stacks_of "$TMP/q.json" >"$TMP/stacks"
 	expect_share "^$ROOT;main;sort_all;qsort_r;(msort_with_tmp[^;]*;)+cmp\$" 0.8
 done
 
 # a frame in a shared library
 "${REC[@]}" -o "$TMP/lib.json" -- ./uses_lib_spin 60000000
-check "$TMP/lib.json" >"$TMP/stacks"
+stacks_of "$TMP/lib.json" >"$TMP/stacks"
 expect_share ';main;call_lib;pgtest_lib_spin$' 0.8
 python3 - "$TMP/lib.json" <<'PY'
-import json, sys
-src = {f: (file, line) for f, file, line in json.load(open(sys.argv[1]))["frame_sources"]}
+import sys, pgtest
+src = {f: (file, line) for f, file, line in pgtest.load(sys.argv[1])["frame_sources"]}
 assert src["pgtest_lib_spin"][0].endswith("pgtest.c"), src["pgtest_lib_spin"]
 assert src["call_lib"][0].endswith("uses_lib_spin.c") and src["call_lib"][1] > 0
 PY
 
 # inlined code: the function it was inlined into, then the inlined function, as two frames
 "${REC[@]}" -o "$TMP/inl.json" -- ./sample_chain inline 60000000
-check "$TMP/inl.json" >"$TMP/stacks"
+stacks_of "$TMP/inl.json" >"$TMP/stacks"
 expect_share ';main;outer;inl_spin$' 0.8
 
 # a stack deeper than the 16 KiB snapshot: with frame pointers the unwinding goes on through
@@ -94,9 +94,9 @@ for prog in sample_chain sample_chain_nofp; do
 	"${REC[@]}" -o "$TMP/deep-$prog.json" -- ./$prog deep 60000000
 done
 python3 - "$TMP/deep-sample_chain.json" "$TMP/deep-sample_chain_nofp.json" <<'PY'
-import json, sys
+import sys, pgtest
 for path, fp in zip(sys.argv[1:], (True, False)):
-    reps = json.load(open(path))["repetitions"]
+    reps = pgtest.load(path)["repetitions"]
     total = sum(n for r in reps for _, n in r["stacks"])
     trunc = sum(r["samples_truncated"] for r in reps)
     assert total == sum(r["samples"] - r["samples_lost"] for r in reps)
@@ -112,18 +112,18 @@ PY
 
 # a second thread
 "${REC[@]}" -o "$TMP/thr.json" -- ./sample_chain_nofp thread 60000000
-check "$TMP/thr.json" >"$TMP/stacks"
+stacks_of "$TMP/thr.json" >"$TMP/stacks"
 expect_share ';start_thread;worker;a;b;c$' 0.8
 
 # time in the kernel: kernel frames marked [k], under the user stack
 "${REC[@]}" -o "$TMP/sys.json" -- ./sample_chain sys 600000
-check "$TMP/sys.json" >"$TMP/stacks"
+stacks_of "$TMP/sys.json" >"$TMP/stacks"
 expect_share ';main;sys_loop;__write;entry_SYSCALL_64[^;]* \[k\];.* \[k\]$' 0.3
 
 # fork + exec: a shell running two programs, one after the other
 "$PERFGATE" record -q -r 1 -F 999 -f ./sample_chain:main -o "$TMP/tree.json" -- \
 	sh -c './sample_chain 60000000; ./sample_chain_nofp qsort 60000000'
-check "$TMP/tree.json" >"$TMP/stacks"
+stacks_of "$TMP/tree.json" >"$TMP/stacks"
 expect_share ';main;a;b;c$' 0.15
 expect_share ';main;sort_all;qsort_r;.*;cmp$' 0.15
 expect_share ';main;(a;b;c|sort_all;qsort_r;.*;cmp)$' 0.8
@@ -131,12 +131,12 @@ expect_share ';main;(a;b;c|sort_all;qsort_r;.*;cmp)$' 0.8
 # --no-sample: today's exact tracing only, and no profile to show
 "$PERFGATE" record -q -r 1 --no-sample -f main -o "$TMP/none.json" -- ./sample_chain 1000000
 python3 - "$TMP/none.json" <<'PY'
-import json, sys
-run = json.load(open(sys.argv[1]))
+import sys, pgtest
+run = pgtest.load(sys.argv[1])
 assert "sample_hz" not in run["meta"]["options"] and "frame_sources" not in run
 assert all("stacks" not in r and "samples" not in r for r in run["repetitions"])
 PY
 expect_exit 2 "$PERFGATE" folded "$TMP/none.json"
-grep -q 'no sampled stacks' "$TMP/stderr" || fail "no message for a run without stacks"
+check_contains "no message for a run without stacks" "$TMP/stderr" 'no sampled stacks'
 expect_exit 2 "$PERFGATE" record -q -F 0 -o "$TMP/x.json" -- ./sample_chain 1
 expect_exit 2 "$PERFGATE" folded "$TMP/sample_chain.json" --rep 3

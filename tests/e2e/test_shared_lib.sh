@@ -5,9 +5,8 @@ calls "$TMP/run.json" >"$TMP/actual"
 printf 'main 1\npgtest_lib_func 50\n' >"$TMP/expected"
 expect_same "$TMP/expected" "$TMP/actual"
 python3 - "$TMP/run.json" "$PROGS/libpgtest.so" <<'PY'
-import json, os, sys
-run = json.load(open(sys.argv[1]))
-f = [f for f in run["functions"] if f["name"] == "pgtest_lib_func"][0]
+import os, sys, pgtest
+f = pgtest.func(pgtest.load(sys.argv[1]), "pgtest_lib_func")
 assert f["binary"] == os.path.realpath(sys.argv[2]), f["binary"]
 PY
 # the version-less prefix of a soname works too

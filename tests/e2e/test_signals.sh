@@ -45,7 +45,7 @@ stop() {
 	[ $SECONDS -le $((PG_GRACE + 3)) ] || fail "$sig/$mode: took ${SECONDS}s to stop"
 	grep -q "stopped by SIG$sig" "$TMP/stderr" || { cat "$TMP/stderr"; fail "$sig/$mode: no message"; }
 	[ "$(grep -c "perfgate: error" "$TMP/stderr")" = 1 ] || { cat "$TMP/stderr"; fail "more than one error"; }
-	[ ! -e "$TMP/run.json" ] || fail "$sig/$mode: a run file was written"
+	check "$sig/$mode: a run file was written" test ! -e "$TMP/run.json"
 	! ls -A "$TMP" | grep -q '^\.run\.json' || fail "$sig/$mode: a temporary file was left"
 	sleep 0.2
 	[ -z "$(left)" ] || { ps -f -p "$(left | tr '\n' ',')0"; fail "$sig/$mode: processes left"; }
@@ -64,22 +64,22 @@ SECONDS=0
 expect_exit 2 "$PERFGATE" record -q -o "$TMP/run.json" -r 3 --timeout 0.5 -- ./hang escape "$mark"
 grep -q "repetition 1 ran past --timeout 0.5 s" "$TMP/stderr" || { cat "$TMP/stderr"; fail "timeout message"; }
 [ $SECONDS -le 4 ] || fail "--timeout took ${SECONDS}s"
-[ ! -e "$TMP/run.json" ] || fail "a timed-out recording wrote a run file"
+check "a timed-out recording wrote a run file" test ! -e "$TMP/run.json"
 sleep 0.2
 [ -z "$(left)" ] || fail "processes left after --timeout"
 expect_exit 2 "$PERFGATE" record -q -o "$TMP/run.json" -r 1 --timeout 0.3 -- ./hang stop "$mark"
-grep -q "ran past --timeout" "$TMP/stderr" || fail "a stopped benchmark was not timed out"
+check_contains "a stopped benchmark was not timed out" "$TMP/stderr" "ran past --timeout"
 expect_exit 2 "$PERFGATE" record -q -o "$TMP/run.json" -r 1 --timeout 0.3 -- ./hang ignore-term "$mark"
-grep -q "ran past --timeout" "$TMP/stderr" || fail "a benchmark ignoring SIGTERM was not timed out"
+check_contains "a benchmark ignoring SIGTERM was not timed out" "$TMP/stderr" "ran past --timeout"
 sleep 0.2
 [ -z "$(left)" ] || fail "processes left after --timeout"
 # ...unless failures are allowed: the repetitions are kept, with their signal
 expect_exit 0 "$PERFGATE" record -q --allow-failure -o "$TMP/run.json" -r 2 --timeout 0.3 \
 	-- ./hang sleep "$mark"
-grep -q "ran past --timeout" "$TMP/stderr" || fail "no warning about the timeout"
+check_contains "no warning about the timeout" "$TMP/stderr" "ran past --timeout"
 python3 - "$TMP/run.json" <<'PY'
-import json, sys
-run = json.load(open(sys.argv[1]))
+import sys, pgtest
+run = pgtest.load(sys.argv[1])
 assert len(run["repetitions"]) == 2
 assert all(r["signal"] == 15 and r["exit_code"] == -1 for r in run["repetitions"]), run["repetitions"]
 PY
@@ -89,5 +89,5 @@ calls "$TMP/ok.json" >"$TMP/actual"
 echo "count_a 1000" >"$TMP/expected"
 expect_same "$TMP/expected" "$TMP/actual"
 expect_exit 2 "$PERFGATE" record -o "$TMP/x.json" --timeout 0 -- ./calls
-grep -q "invalid --timeout" "$TMP/stderr" || fail "--timeout 0 accepted"
+check_contains "--timeout 0 accepted" "$TMP/stderr" "invalid --timeout"
 echo ok

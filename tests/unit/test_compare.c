@@ -16,6 +16,7 @@
 #include "../../core/run.h"
 #include "../../diff/compare.h"
 #include "../../diff/stats.h"
+#include "fixtures.h"
 
 /* xorshift64*: deterministic noise */
 static double uniform(uint64_t *s)
@@ -52,42 +53,6 @@ static struct pg_run *new_run(const char *prog, const char *arg, const char *hos
 	return run;
 }
 
-static uint32_t add_func(struct pg_run *run, const char *binary, const char *name)
-{
-	uint32_t id;
-
-	assert_int_equal(pg_run_add_func(run, binary, name, NULL, 0x1000, 0x1000, PG_SITE_NOP5,
-					 false, &id), 0);
-	return id;
-}
-
-static struct pg_rep *add_rep(struct pg_run *run, uint64_t wall_ns)
-{
-	struct pg_rep *rep = pg_run_add_rep(run);
-
-	assert_non_null(rep);
-	rep->wall_ns = wall_ns;
-	rep->exit_code = 0;
-	return rep;
-}
-
-/* One function's stat in @rep: @calls calls of @self_pc self and @total_pc inclusive ns each. */
-static void add_stat(struct pg_rep *rep, uint32_t id, uint64_t calls, double self_pc,
-		     double total_pc)
-{
-	struct pg_fstat *s = pg_rep_add_stat(rep, id);
-	uint64_t t = (uint64_t)llround(total_pc);
-
-	assert_non_null(s);
-	s->calls = calls;
-	s->self_ns = (uint64_t)llround(self_pc * (double)calls);
-	s->total_ns = (uint64_t)llround(total_pc * (double)calls);
-	if (s->self_ns > s->total_ns)
-		s->self_ns = s->total_ns;
-	s->min_ns = s->max_ns = t;
-	assert_int_equal(pg_hist_add(&s->hist, pg_hist_bucket(t), calls), 0);
-}
-
 /*
  * The model program: main (1 call) calls work (work_calls calls) and helper (50 calls). Every
  * per-call time gets its own ~1% noise in every repetition.
@@ -105,23 +70,23 @@ static struct pg_run *prog_run(const struct prog *p, size_t nreps, uint64_t seed
 			       const char *binary, const char *host)
 {
 	struct pg_run *run = new_run(binary, "--quick", host);
-	uint32_t m = add_func(run, binary, "main");
-	uint32_t w = add_func(run, binary, "work");
-	uint32_t h = add_func(run, binary, "helper");
+	uint32_t m = pg_fx_func(run, binary, "main", NULL, PG_SITE_NOP5);
+	uint32_t w = pg_fx_func(run, binary, "work", NULL, PG_SITE_NOP5);
+	uint32_t h = pg_fx_func(run, binary, "helper", NULL, PG_SITE_NOP5);
 	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 1;
 
 	for (size_t r = 0; r < nreps; r++) {
-		struct pg_rep *rep = add_rep(run, (uint64_t)(p->wall * noise(&s, p->sd)));
+		struct pg_rep *rep = pg_fx_rep(run, (uint64_t)(p->wall * noise(&s, p->sd)));
 		double ms = p->main_self * noise(&s, p->sd);
 		double wk = p->work * noise(&s, p->sd);
 		double hp = p->helper * noise(&s, p->sd);
 
-		add_stat(rep, m, 1, ms, ms + wk * (double)p->work_calls + hp * 50);
+		pg_fx_stat_each(rep, m, 1, ms, ms + wk * (double)p->work_calls + hp * 50);
 		/* main calls work and helper: traced callees (nop5 sites) */
 		rep->stats[rep->nstats - 1].kids[PG_SITE_NOP5] = p->work_calls + 50;
 		rep->stats[rep->nstats - 1].desc[PG_SITE_NOP5] = p->work_calls + 50;
-		add_stat(rep, w, p->work_calls, wk, wk);
-		add_stat(rep, h, 50, hp, hp);
+		pg_fx_stat_each(rep, w, p->work_calls, wk, wk);
+		pg_fx_stat_each(rep, h, 50, hp, hp);
 	}
 	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
 	return run;
@@ -329,16 +294,16 @@ static struct pg_run *multi_run(size_t n, const char *const *names, const double
 	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 7;
 
 	for (size_t i = 0; i < n; i++)
-		add_func(run, "/bin/prog", names[i]);
+		pg_fx_func(run, "/bin/prog", names[i], NULL, PG_SITE_NOP5);
 	for (size_t r = 0; r < nreps; r++) {
-		struct pg_rep *rep = add_rep(run, 1000000);
+		struct pg_rep *rep = pg_fx_rep(run, 1000000);
 
 		for (size_t i = 0; i < n; i++) {
 			double v = ns[i] * noise(&s, 0.01);
 
 			if (ns[i] <= 0 || (called[i] >= 0 && r >= (size_t)called[i]))
 				continue;
-			add_stat(rep, (uint32_t)i, 2, v, v);
+			pg_fx_stat_each(rep, (uint32_t)i, 2, v, v);
 		}
 	}
 	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
@@ -590,18 +555,18 @@ static struct pg_run *kids_run(bool traced_kids, double self, uint64_t seed)
 {
 	struct pg_run *run = new_run("/bin/prog", "--quick", "h");
 	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 7;
-	uint32_t parent = add_func(run, "/bin/prog", "parent"), child = 0;
+	uint32_t parent = pg_fx_func(run, "/bin/prog", "parent", NULL, PG_SITE_NOP5), child = 0;
 
 	if (traced_kids)
-		child = add_func(run, "/bin/prog", "child");
+		child = pg_fx_func(run, "/bin/prog", "child", NULL, PG_SITE_NOP5);
 	for (int r = 0; r < 8; r++) {
-		struct pg_rep *rep = add_rep(run, 10000000);
+		struct pg_rep *rep = pg_fx_rep(run, 10000000);
 		double v = self * noise(&s, 0.01);
 
-		add_stat(rep, parent, 2, v, 5e6);
+		pg_fx_stat_each(rep, parent, 2, v, 5e6);
 		if (traced_kids) {
 			rep->stats[0].kids[PG_SITE_NOP5] = rep->stats[0].desc[PG_SITE_NOP5] = 20;
-			add_stat(rep, child, 20, 20000 * noise(&s, 0.01), 20000);
+			pg_fx_stat_each(rep, child, 20, 20000 * noise(&s, 0.01), 20000);
 		}
 	}
 	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
@@ -646,9 +611,9 @@ static void test_traced_callees_differ(void **state)
 	pg_run_free(b);
 	/* the sets differ, but the parent's traced callees do not: a regression is judged */
 	b = kids_run(true, 3e6, 2);
-	add_func(b, "/bin/prog", "other");
+	pg_fx_func(b, "/bin/prog", "other", NULL, PG_SITE_NOP5);
 	for (size_t r = 0; r < b->nreps; r++)
-		add_stat(&b->reps[r], 2, 1, 1000, 1000);
+		pg_fx_stat_each(&b->reps[r], 2, 1, 1000, 1000);
 	b->meta.budget_pct = 5;
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	assert_true(has_warning(&c, "(0 called only in the base run, 1 only in the new one", NULL));
@@ -834,7 +799,7 @@ static void test_nothing_common(void **state)
 static struct pg_fstat *add_leaf_rep(struct pg_run *run, double per, uint64_t slow,
 				     double hist_in)
 {
-	struct pg_rep *rep = add_rep(run, 50000000);
+	struct pg_rep *rep = pg_fx_rep(run, 50000000);
 	struct pg_fstat *st = pg_rep_add_stat(rep, 0);
 
 	assert_non_null(st);
@@ -864,8 +829,8 @@ static void leaf_trim(bool comp)
 	struct pg_comparison c;
 	uint64_t s = 42;
 
-	add_func(a, "/b/prog", "leaf");
-	add_func(b, "/b/prog", "leaf");
+	pg_fx_func(a, "/b/prog", "leaf", NULL, PG_SITE_NOP5);
+	pg_fx_func(b, "/b/prog", "leaf", NULL, PG_SITE_NOP5);
 	if (comp) {
 		a->calib = b->calib = calib;
 		b->hist_compensated = true;
@@ -909,8 +874,8 @@ static void test_leaf_scale(void **state)
 	const struct pg_fcmp *f;
 	uint64_t s = 7;
 
-	add_func(a, "/b/prog", "leaf");
-	add_func(b, "/b/prog", "leaf");
+	pg_fx_func(a, "/b/prog", "leaf", NULL, PG_SITE_NOP5);
+	pg_fx_func(b, "/b/prog", "leaf", NULL, PG_SITE_NOP5);
 	a->calib = b->calib = calib;
 	a->hist_compensated = b->hist_compensated = true;
 	/* 20 us of work a call; in: 2 us at calibration's speed, 4 us at half of it */

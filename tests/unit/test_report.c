@@ -14,31 +14,7 @@
 #include <json-c/json.h>
 
 #include "../../reporters/report.h"
-
-static void add_func(struct pg_run *run, const char *binary, const char *name,
-		     const char *display, enum pg_site site)
-{
-	assert_int_equal(pg_run_add_func(run, binary, name, display, 0x1000, 0x1000, site, false,
-					 NULL), 0);
-}
-
-/* A stat of @n durations; self time is total - @child_ns. */
-static void add_stat(struct pg_rep *rep, uint32_t func, const uint64_t *v, size_t n,
-		     uint64_t child_ns)
-{
-	struct pg_fstat *s = pg_rep_add_stat(rep, func);
-
-	assert_non_null(s);
-	s->min_ns = UINT64_MAX;
-	for (size_t i = 0; i < n; i++) {
-		s->calls++;
-		s->total_ns += v[i];
-		s->min_ns = v[i] < s->min_ns ? v[i] : s->min_ns;
-		s->max_ns = v[i] > s->max_ns ? v[i] : s->max_ns;
-		assert_int_equal(pg_hist_record(&s->hist, v[i]), 0);
-	}
-	s->self_ns = s->total_ns - child_ns;
-}
+#include "fixtures.h"
 
 static const uint64_t foo_r0[] = { 100, 200 };
 static const uint64_t foo_r1[] = { 10, 20, 30 };
@@ -66,26 +42,26 @@ static void make_run(struct pg_run *run)
 	run->meta.argv[2] = strdup("3");
 	run->meta.host = strdup("box");
 	run->meta.git_commit = strdup("0123456789abcdef0123456789abcdef01234567");
-	add_func(run, "/bin/b", "foo", "foo()", PG_SITE_NOP5);
-	add_func(run, "/bin/b", "_ZN1A1fEii", "A::f(int, int)", PG_SITE_EMULATED);
-	add_func(run, "/opt/a,b/lib.so", "say", "say \"hi\"", PG_SITE_SSTEP);
-	add_func(run, "/bin/b", "unused", NULL, PG_SITE_NOP5);
-	add_func(run, "/bin/b", "nl", "two\nlines", PG_SITE_UNKNOWN);
+	pg_fx_func(run, "/bin/b", "foo", "foo()", PG_SITE_NOP5);
+	pg_fx_func(run, "/bin/b", "_ZN1A1fEii", "A::f(int, int)", PG_SITE_EMULATED);
+	pg_fx_func(run, "/opt/a,b/lib.so", "say", "say \"hi\"", PG_SITE_SSTEP);
+	pg_fx_func(run, "/bin/b", "unused", NULL, PG_SITE_NOP5);
+	pg_fx_func(run, "/bin/b", "nl", "two\nlines", PG_SITE_UNKNOWN);
 
 	rep = pg_run_add_rep(run);
 	assert_non_null(rep);
 	rep->wall_ns = 2000000;
 	rep->exit_code = 0;
-	add_stat(rep, 0, foo_r0, 2, 100);
-	add_stat(rep, 1, af_r0, 1, 0);
+	pg_fx_stat(rep, 0, foo_r0, 2)->self_ns -= 100;
+	pg_fx_stat(rep, 1, af_r0, 1);
 
 	rep = pg_run_add_rep(run);
 	assert_non_null(rep);
 	rep->wall_ns = 4000000;
 	rep->exit_code = 0;
-	add_stat(rep, 0, foo_r1, 3, 0);
-	add_stat(rep, 2, say_r1, 1, 0);
-	add_stat(rep, 4, nl_r1, 1, 0);
+	pg_fx_stat(rep, 0, foo_r1, 3);
+	pg_fx_stat(rep, 2, say_r1, 1);
+	pg_fx_stat(rep, 4, nl_r1, 1);
 	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
 }
 
@@ -178,8 +154,8 @@ static void test_csv_ties_and_empty(void **state)
 	run.meta.argc = 1;
 	run.meta.argv = calloc(1, sizeof(char *));
 	run.meta.argv[0] = strdup("true");
-	add_func(&run, "/bin/b", "zed", NULL, PG_SITE_NOP5);
-	add_func(&run, "/bin/b", "alpha", NULL, PG_SITE_NOP5);
+	pg_fx_func(&run, "/bin/b", "zed", NULL, PG_SITE_NOP5);
+	pg_fx_func(&run, "/bin/b", "alpha", NULL, PG_SITE_NOP5);
 	out = report(&run, PG_REPORT_CSV);
 	assert_string_equal(out, "function,binary,calls,total_ns,self_ns,mean_ns,p50_ns,p90_ns,"
 			    "p99_ns,min_ns,max_ns,site,raw_total_ns,raw_self_ns,overhead_ns\n");
@@ -192,8 +168,8 @@ static void test_csv_ties_and_empty(void **state)
 	/* equal totals: by name */
 	rep = pg_run_add_rep(&run);
 	assert_non_null(rep);
-	add_stat(rep, 0, v, 1, 0);
-	add_stat(rep, 1, v, 1, 0);
+	pg_fx_stat(rep, 0, v, 1);
+	pg_fx_stat(rep, 1, v, 1);
 	out = report(&run, PG_REPORT_CSV);
 	assert_non_null(strstr(out, "\nalpha,"));
 	assert_true(strstr(out, "\nalpha,") < strstr(out, "\nzed,"));

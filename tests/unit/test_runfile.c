@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "../../baseline/runfile.h"
+#include "fixtures.h"
 
 /* ---- helpers ---- */
 
@@ -165,25 +166,6 @@ static void assert_run_empty(const struct pg_run *run)
 
 /* ---- a run with everything in it ---- */
 
-static void add_stat(struct pg_rep *rep, uint32_t func, const uint64_t *v, size_t n,
-		     uint64_t self_div)
-{
-	struct pg_fstat *s = pg_rep_add_stat(rep, func);
-
-	assert_non_null(s);
-	s->min_ns = UINT64_MAX;
-	for (size_t i = 0; i < n; i++) {
-		s->calls++;
-		s->total_ns += v[i];
-		if (v[i] < s->min_ns)
-			s->min_ns = v[i];
-		if (v[i] > s->max_ns)
-			s->max_ns = v[i];
-		assert_int_equal(pg_hist_record(&s->hist, v[i]), 0);
-	}
-	s->self_ns = s->total_ns / self_div;
-}
-
 static char **strv(size_t n, ...)
 {
 	char **v = calloc(n, sizeof(*v));
@@ -195,14 +177,6 @@ static char **strv(size_t n, ...)
 		v[i] = strdup(va_arg(ap, const char *));
 	va_end(ap);
 	return v;
-}
-
-static void add_func(struct pg_run *run, const char *binary, const char *name,
-		     const char *display, uint64_t addr, uint64_t offset, enum pg_site site,
-		     bool endbr)
-{
-	assert_int_equal(pg_run_add_func(run, binary, name, display, addr, offset, site, endbr,
-					 NULL), 0);
 }
 
 static void make_run(struct pg_run *run)
@@ -227,31 +201,32 @@ static void make_run(struct pg_run *run)
 	m->repetitions = 3;
 	m->nfilters = 2;
 	m->filters = strv(2, "foo*", "*::bar");
-	add_func(run, "/usr/lib/libfoo.so.1", "_ZN3fooC2ERKSt6vectorIiSaIiEE",
-		 "foo::foo(std::vector<int, std::allocator<int> > const&)", 0x1139, 4409,
-		 PG_SITE_NOP5, false);
-	add_func(run, "/opt/my bench/bench", "_Zli3_kmy", "operator\"\" _km(unsigned long long)",
-		 0xdeadbeefcafeULL, UINT64_MAX - 1, PG_SITE_SSTEP, true);
+	pg_fx_func_at(run, "/usr/lib/libfoo.so.1", "_ZN3fooC2ERKSt6vectorIiSaIiEE",
+		      "foo::foo(std::vector<int, std::allocator<int> > const&)", 0x1139, 4409,
+		      PG_SITE_NOP5, false);
+	pg_fx_func_at(run, "/opt/my bench/bench", "_Zli3_kmy",
+		      "operator\"\" _km(unsigned long long)", 0xdeadbeefcafeULL, UINT64_MAX - 1,
+		      PG_SITE_SSTEP, true);
 	/* UTF-8, quotes, backslashes, slashes and control characters */
-	add_func(run, "/opt/my bench/bench", "gr\xc3\xbc\xc3\x9f" "e_\\back\\slash/\t",
-		 "gr\xc3\xbc\xc3\x9f" "e \xe2\x86\x92 \xce\xbb \"q\" \\ / \t\x01", 0, 0,
-		 PG_SITE_EMULATED, false);
-	add_func(run, "/opt/my bench/bench", "never_called", NULL, 0x42, 0x42, PG_SITE_UNKNOWN,
-		 false);
+	pg_fx_func_at(run, "/opt/my bench/bench", "gr\xc3\xbc\xc3\x9f" "e_\\back\\slash/\t",
+		      "gr\xc3\xbc\xc3\x9f" "e \xe2\x86\x92 \xce\xbb \"q\" \\ / \t\x01", 0, 0,
+		      PG_SITE_EMULATED, false);
+	pg_fx_func_at(run, "/opt/my bench/bench", "never_called", NULL, 0x42, 0x42,
+		      PG_SITE_UNKNOWN, false);
 
 	rep = pg_run_add_rep(run);
 	assert_non_null(rep);
 	rep->wall_ns = 1234567890;
 	rep->exit_code = 0;
-	add_stat(rep, 0, v0, sizeof(v0) / sizeof(v0[0]), 2);
-	s = &rep->stats[rep->nstats - 1];
+	s = pg_fx_stat(rep, 0, v0, sizeof(v0) / sizeof(v0[0]));
+	s->self_ns = s->total_ns / 2;
 	s->desc[PG_SITE_NOP5] = 7;
 	s->desc[PG_SITE_SSTEP] = 2;
 	s->kids[PG_SITE_NOP5] = 5;
 	s->probe_ns = 123456;
 	s->desc_probe_ns = 98765;
 	s->kids_probe_ns = 4321;
-	add_stat(rep, 1, v1, sizeof(v1) / sizeof(v1[0]), 1);
+	pg_fx_stat(rep, 1, v1, sizeof(v1) / sizeof(v1[0]));
 	run->calib = (struct pg_calib){
 		.valid = true, .measured = true,
 		.in_ns = { 11000.5, 600.25, 700, 11000.5 },
@@ -279,7 +254,8 @@ static void make_run(struct pg_run *run)
 	assert_non_null(rep);
 	rep->wall_ns = UINT64_MAX;
 	rep->exit_code = 255;
-	add_stat(rep, 2, v2, sizeof(v2) / sizeof(v2[0]), 3);
+	s = pg_fx_stat(rep, 2, v2, sizeof(v2) / sizeof(v2[0]));
+	s->self_ns = s->total_ns / 3;
 	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
 }
 
@@ -498,7 +474,7 @@ static void test_write_invalid_run(void **state)
 	capture_begin();
 	assert_int_equal(pg_runfile_write(&bad, path), -EINVAL);
 	assert_one_error_line(capture_end(), path, "invalid run");
-	/* duplicate (binary, name), which pg_run_validate() does not check */
+	/* duplicate (binary, name): pg_run_validate() refuses it, so the writer does */
 	pg_run_release(&bad);
 	make_run(&bad);
 	free(bad.funcs[1].name);

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/calib.h - what a probe costs, by kind of probe site, and taking it out of measured
+ * times (overhead compensation). docs/measurement.md says how the model was chosen and what
+ * it leaves; this header says what each function computes.
+ *
+ * A traced call pays for two probes (entry and return). runner/calibrate.c measures, at record
+ * start, on the same machine and with the same BPF programs, per kind of site k:
+ *  - in(k): the probe work inside the call's own measured window (the entry probe after its
+ *    timestamp, the return probe before its own): it inflates the call's own duration;
+ *  - out(k): the rest (before the entry timestamp, after the return one): it lands in the
+ *    caller's time. in(k) + out(k) is the whole cost of a call's two probes;
+ *  - measured(k): the mean run time of the BPF programs per call, a part of out(k) that the
+ *    programs also time themselves at every call of the benchmark (pg_fstat.probe_ns and its
+ *    desc/kids sums). The rest of out(k), rest(k) = out(k) - measured(k) (at least 0), can
+ *    only be calibrated.
+ *
+ * Invariants (pg_run_validate() checks them in a run): with valid, every in_ns and out_ns is
+ * in [0, 1e7) ns. measured is false (measured_ns all 0) in run files from before perfgate
+ * timed its probes; compensation then subtracts the whole calibrated out(k).
+ *
+ * struct pg_calib is a plain value, owned by its struct pg_run (no life cycle of its own: a
+ * zeroed one is "no calibration", valid == false, and every function below then returns the
+ * raw sums, or 0 for a cost).
+ *
+ *	const struct pg_fstat *s = pg_rep_find(&run->reps[r], f->id);
+ *	double self = pg_fstat_comp_self(&run->calib, f, s);	// ns, >= 0
+ */
+#ifndef PG_CALIB_H
+#define PG_CALIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Kind of instruction at the probe address: it decides what one probe hit costs. */
+enum pg_site {
+	PG_SITE_UNKNOWN = 0,
+	PG_SITE_NOP5,		/* 5-byte nop: the kernel optimizes the probe (~0.3 us) */
+	PG_SITE_EMULATED,	/* push %rbp, 1-byte nops, ...: emulated (~0.5 us) */
+	PG_SITE_SSTEP,		/* anything else: single-stepped (~22 us) */
+	PG_SITE_COUNT
+};
+
+const char *pg_site_name(enum pg_site site);		/* "nop5", "emulated", "sstep", "unknown" */
+int pg_site_parse(const char *s, enum pg_site *out);	/* 0 or -EINVAL */
+
+/* The calibration of one recording: in(k), out(k), measured(k) above, in ns per call. */
+struct pg_calib {
+	bool valid;
+	bool measured;
+	double in_ns[PG_SITE_COUNT];
+	double out_ns[PG_SITE_COUNT];
+	double measured_ns[PG_SITE_COUNT];
+};
+
+struct pg_func;
+struct pg_fstat;
+
+/*
+ * The scale of calibrated probe cost: by how much a group of traced calls (@n[k] of each site
+ * kind) took longer in BPF than calibration says, @probe_ns (their probes' BPF run time, as
+ * timed) against sum_k n[k] * measured(k), clamped to [1 / PG_CALIB_SCALE_MAX,
+ * PG_CALIB_SCALE_MAX]. 1 without a valid, measured calibration or when that sum is 0. It is
+ * measured on calls of every site kind and applied to the sites of pg_calib_scaled_site()
+ * only, and to sums only, never to the histograms (docs/measurement.md, "Compensation").
+ */
+#define PG_CALIB_SCALE_MAX 4
+double pg_calib_scale(const struct pg_calib *c, const uint64_t n[PG_SITE_COUNT],
+		      uint64_t probe_ns);
+/* Is the calibrated cost of a probe at a site of kind @k scaled? nop5 sites only, entered by
+ * a syscall whose cost follows the BPF run time; trap sites are not. */
+bool pg_calib_scaled_site(enum pg_site k);
+/*
+ * What compensation subtracts for one traced call of site @k inside a caller, besides the BPF
+ * run time its probes timed themselves (when c->measured), before pg_calib_scale(): in(k) +
+ * rest(k), at least in(k); in(k) + out(k) without measured probe times.
+ */
+double pg_calib_desc_ns(const struct pg_calib *c, int k);
+
+/*
+ * Overhead-compensated sums of @s (a stat of function @f in a run with calibration @c), in ns,
+ * clamped at 0; the raw sums without a valid calibration. With s(k) = pg_calib_scale() of the
+ * descendants (total) or the direct children (self) for sites pg_calib_scaled_site(), 1 for
+ * the others, and own_in = pg_fstat_own_in():
+ *   total: total_ns - own_in - desc_probe_ns - sum_k s(k) * desc[k] * (in(k) + rest(k))
+ *   self:  self_ns  - own_in - kids_probe_ns - sum_k s(k) * kids[k] * rest(k)
+ * Without measured probe times, rest(k) is the whole out(k) and no probe time is subtracted.
+ */
+double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
+			   const struct pg_fstat *s);
+double pg_fstat_comp_self(const struct pg_calib *c, const struct pg_func *f,
+			  const struct pg_fstat *s);
+/*
+ * The in part of @s's own probes, what each call's own window holds of them: calls * in(f),
+ * times pg_calib_scale() of the function's own calls (@s->probe_ns against calls *
+ * measured(f)) when f's site is pg_calib_scaled_site(). 0 without a valid calibration.
+ */
+double pg_fstat_own_in(const struct pg_calib *c, const struct pg_func *f,
+		       const struct pg_fstat *s);
+/* The estimated cost of the probes of @s's own calls: calls * pg_calib_desc_ns(site of f),
+ * plus probe_ns when c->measured; 0 without a valid calibration. */
+double pg_fstat_probe_cost(const struct pg_calib *c, const struct pg_func *f,
+			   const struct pg_fstat *s);
+
+#endif

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""tests/e2e/pgtest.py - reading perfgate's JSON for the end-to-end tests, in one place.
+
+A run file (perfgate-run, docs/run-format.md) lists its functions once ("functions", each
+with an "id") and, per repetition, the stats of those called ("repetitions"[r]["functions"],
+by "id"); a compare result (compare --json) lists one entry per function with its
+"verdict". The tests ask the same few questions of them; the answers are here.
+
+From a test script (tests/e2e/lib.sh defines `pgtest` and puts this directory on PYTHONPATH):
+
+    pgtest get RUN.json meta.git_commit      # a value by dotted path ("-": stdin); a list
+                                             # index is a number: functions.0.name
+    pgtest names RUN.json                    # the function names, sorted, one a line
+    pgtest calls RUN.json main               # main's calls, summed over the repetitions
+    pgtest verdicts CMP.json [VERDICT]       # "name verdict" lines, or the names of VERDICT
+    pgtest calls-per-rep REPS <CSV           # report --format csv as "function calls/rep"
+
+From Python (a heredoc in a test):
+
+    import pgtest
+    run = pgtest.load(sys.argv[1])
+    for rep in pgtest.reps(run):             # per repetition, {name: stat}
+        assert rep["spin"]["self_ns"] == rep["spin"]["total_ns"]
+
+A failed question (no such function, no such member) raises; from the command line that is
+exit status 1 with the reason on stderr.
+"""
+import csv
+import json
+import sys
+
+
+def load(path):
+    """The JSON document at @path ("-": stdin)."""
+    if path == "-":
+        return json.load(sys.stdin)
+    with open(path) as f:
+        return json.load(f)
+
+
+def get(doc, path):
+    """The member of @doc at a dotted @path ("meta.options.budget_pct", "functions.0.name")."""
+    for key in path.split(".") if path else []:
+        doc = doc[int(key)] if isinstance(doc, list) else doc[key]
+    return doc
+
+
+def names(run):
+    """The names of a run's functions, sorted."""
+    return sorted(f["name"] for f in run["functions"])
+
+
+def func(doc, name):
+    """The function entry called @name of a run file or a compare result."""
+    found = [f for f in doc["functions"] if f["name"] == name]
+    if not found:
+        raise KeyError("no function %r" % name)
+    return found[0]
+
+
+def reps(run):
+    """Each repetition's stats as a dict {function name: stat}."""
+    by_id = {f["id"]: f["name"] for f in run["functions"]}
+    return [{by_id[s["id"]]: s for s in rep["functions"]} for rep in run["repetitions"]]
+
+
+def calls(run, name):
+    """@name's calls, summed over the repetitions (0 if never called)."""
+    return sum(rep[name]["calls"] for rep in reps(run) if name in rep)
+
+
+def verdicts(result):
+    """{function name: verdict} of a compare result."""
+    return {f["name"]: f["verdict"] for f in result["functions"]}
+
+
+def with_verdict(result, verdict):
+    """The names of a compare result's functions of @verdict, in the result's order."""
+    return [f["name"] for f in result["functions"] if f["verdict"] == verdict]
+
+
+def calls_per_rep(rows, reps_):
+    """report --format csv rows as sorted "function calls_per_repetition" lines ("c/reps"
+    when the calls do not divide evenly)."""
+    out = []
+    for r in sorted(rows, key=lambda r: r["function"]):
+        c = int(r["calls"])
+        per_rep = c // reps_ if c % reps_ == 0 else "%d/%d" % (c, reps_)
+        out.append("%s %s" % (r["function"], per_rep))
+    return out
+
+
+def _lines(v):
+    for line in v:
+        print(line)
+
+
+def _print(v):
+    """A value as the shell compares it: JSON for objects and lists, whole floats as ints."""
+    if isinstance(v, float) and v.is_integer():
+        print(int(v))
+    elif isinstance(v, (dict, list)):
+        print(json.dumps(v, sort_keys=True))
+    else:
+        print(v)
+
+
+def main(argv):
+    cmd, args = argv[1], argv[2:]
+    if cmd == "get":
+        _print(get(load(args[0]), args[1]))
+    elif cmd == "names":
+        _lines(names(load(args[0])))
+    elif cmd == "calls":
+        print(calls(load(args[0]), args[1]))
+    elif cmd == "verdicts":
+        r = load(args[0])
+        if len(args) > 1:
+            _lines(with_verdict(r, args[1]))
+        else:
+            _lines("%s %s" % kv for kv in verdicts(r).items())
+    elif cmd == "calls-per-rep":
+        _lines(calls_per_rep(list(csv.DictReader(sys.stdin)), int(args[0])))
+    else:
+        raise SystemExit("pgtest: unknown command %r" % cmd)
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv)
+    except (KeyError, IndexError, ValueError, OSError) as e:
+        print("pgtest %s: %s" % (" ".join(sys.argv[1:]), e), file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/unit/test_compare_json.c - the JSON compare writer (reporters/compare_json.c): the
+ * result read back strictly (json-c, strict mode, valid UTF-8) and checked member by member.
+ *
+ * The comparison is the hand-built one of tests/unit/fixtures.h (struct pg_fx_compare).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json.h>
+
+#include "../../reporters/compare_out.h"
+#include "fixtures.h"
+
+static json_object *read_json(const char *path)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *root;
+	char *buf;
+	long len;
+	FILE *f = fopen(path, "r");
+
+	assert_non_null(f);
+	assert_non_null(tok);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = malloc(len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, len, f), len);
+	buf[len] = '\0';
+	fclose(f);
+	assert_int_equal(buf[len - 1], '\n');
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	root = json_tokener_parse_ex(tok, buf, (int)len);
+	if (!root)
+		fail_msg("%s: %s", path, json_tokener_error_desc(json_tokener_get_error(tok)));
+	json_tokener_free(tok);
+	free(buf);
+	return root;
+}
+
+/* The member at a dotted path ("counts.regressions", "functions.0.verdict"); must exist. */
+static json_object *jget(json_object *o, const char *path)
+{
+	char buf[256], *save = NULL, *key;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (key = strtok_r(buf, ".", &save); key; key = strtok_r(NULL, ".", &save)) {
+		if (json_object_is_type(o, json_type_array)) {
+			o = json_object_array_get_idx(o, atoi(key));
+			if (!o)
+				fail_msg("%s: no element %s", path, key);
+		} else if (!json_object_object_get_ex(o, key, &o)) {
+			fail_msg("%s: no member %s", path, key);
+		}
+	}
+	return o;
+}
+
+static void assert_jstr(json_object *root, const char *path, const char *want)
+{
+	json_object *o = jget(root, path);
+
+	if (!json_object_is_type(o, json_type_string))
+		fail_msg("%s: not a string", path);
+	assert_string_equal(json_object_get_string(o), want);
+}
+
+static void assert_jnum(json_object *root, const char *path, double want)
+{
+	json_object *o = jget(root, path);
+
+	if (!json_object_is_type(o, json_type_double) && !json_object_is_type(o, json_type_int))
+		fail_msg("%s: not a number", path);
+	if (fabs(json_object_get_double(o) - want) > 1e-12 * fabs(want))
+		fail_msg("%s: got %.17g, want %.17g", path, json_object_get_double(o), want);
+}
+
+static void assert_jnull(json_object *root, const char *path)
+{
+	if (jget(root, path))
+		fail_msg("%s: not null", path);
+}
+
+static void test_json(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	json_object *root, *fn;
+
+	assert_int_equal(pg_compare_write_json(&fx->c, &fx->base, &fx->new, fx->json), 0);
+	root = read_json(fx->json);
+
+	assert_jstr(root, "format", "perfgate-compare");
+	assert_jnum(root, "version", 1);
+	assert_jstr(root, "overall", "regression");
+	assert_jstr(root, "overall_reason", "");
+	assert_jnum(root, "options.alpha", 0.05);
+	assert_jnum(root, "options.min_effect", 0.05);
+	assert_jstr(root, "options.metric", "self");
+	assert_jnum(root, "options.min_reps", 5);
+
+	assert_jstr(root, "base.command.0", "./bench");
+	assert_jstr(root, "base.command.2", "big input");
+	assert_jstr(root, "base.host", "ci-1");
+	assert_jstr(root, "new.host", "ci-2");
+	assert_jstr(root, "new.commit", "fedcba9876543210fedcba9876543210fedcba98");
+	assert_jnum(root, "new.repetitions", 10);
+	assert_jstr(root, "new.start_time", "2026-11-21T10:22:22Z");
+
+	assert_jnum(root, "counts.functions", 6);
+	assert_jnum(root, "counts.tested", 4);
+	assert_jnum(root, "counts.regressions", 1);
+	assert_jnum(root, "counts.improvements", 1);
+	assert_jnum(root, "counts.unchanged", 1);
+	assert_jnum(root, "counts.inconclusive", 1);
+	assert_jnum(root, "counts.added", 1);
+	assert_jnum(root, "counts.removed", 1);
+	assert_int_equal(json_object_array_length(jget(root, "warnings")), 1);
+	assert_jstr(root, "warnings.0", "the runs come from different hosts: ci-1 and ci-2 <&>");
+
+	assert_jstr(root, "wall.name", "[wall]");
+	assert_jnum(root, "wall.new_ns", 2.55e9);
+	assert_jnull(root, "wall.q");
+
+	fn = jget(root, "functions");
+	assert_int_equal(json_object_array_length(fn), 6);
+	assert_jstr(root, "functions.0.binary", "prog");
+	assert_jstr(root, "functions.0.name", "_ZlsRSoRK3Foo");
+	assert_jstr(root, "functions.0.display", PG_FX_SPECIAL);
+	assert_jstr(root, "functions.0.verdict", "regression");
+	assert_jnum(root, "functions.0.n_base", 10);
+	assert_jnum(root, "functions.0.base_ns", 1230);
+	assert_jnum(root, "functions.0.new_ns", 1381);
+	assert_jnum(root, "functions.0.base_calls", 100);
+	assert_jnum(root, "functions.0.new_calls", 120);
+	assert_true(json_object_get_boolean(jget(root, "functions.0.calls_changed")));
+	assert_jnum(root, "functions.0.change", 0.123);
+	assert_jnum(root, "functions.0.ci_lo", 0.098);
+	assert_jnum(root, "functions.0.ci_hi", 0.140);
+	assert_jnum(root, "functions.0.p", 0.0004);
+	assert_jnum(root, "functions.0.q", 0.0021);
+	assert_jstr(root, "functions.0.reason", "regression reason, in the JUnit failure only");
+	assert_jstr(root, "functions.1.verdict", "improvement");
+
+	/* infinities and NAN are null */
+	assert_jstr(root, "functions.2.verdict", "inconclusive");
+	assert_jnull(root, "functions.2.ci_lo");
+	assert_jnull(root, "functions.2.ci_hi");
+	assert_jnull(root, "functions.2.q");
+	assert_jnum(root, "functions.2.p", 0.4);
+	assert_jstr(root, "functions.2.reason", "too few repetitions with calls: 3 < 5");
+	assert_jstr(root, "functions.3.verdict", "added");
+	assert_jnull(root, "functions.3.base_ns");
+	assert_jnull(root, "functions.3.change");
+	assert_jnum(root, "functions.3.base_calls", 0);
+	assert_jstr(root, "functions.4.verdict", "removed");
+	assert_jnull(root, "functions.4.new_ns");
+
+	/* invalid UTF-8 replaced; control characters kept (json-c escapes them) */
+	assert_jstr(root, "functions.5.binary", "lib\xef\xbf\xbd\xef\xbf\xbd\x01"
+		    "bad\xef\xbf\xbd\xef\xbf\xbd.so");
+	assert_jstr(root, "functions.5.display", fx->long_name);
+	assert_jstr(root, "functions.5.verdict", "unchanged");
+	json_object_put(root);
+}
+
+static void test_json_empty(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	struct pg_comparison c;
+	json_object *root;
+
+	pg_comparison_init(&c);
+	c.overall = PG_OVERALL_PASS;
+	assert_int_equal(pg_compare_write_json(&c, NULL, NULL, fx->json), 0);
+	root = read_json(fx->json);
+	assert_jstr(root, "overall", "pass");
+	assert_jnull(root, "base.command");
+	assert_jnull(root, "new.host");
+	assert_jnum(root, "new.repetitions", 0);
+	assert_jnull(root, "wall.binary");
+	assert_jnull(root, "wall.base_ns");
+	assert_int_equal(json_object_array_length(jget(root, "functions")), 0);
+	assert_int_equal(json_object_array_length(jget(root, "warnings")), 0);
+	json_object_put(root);
+	pg_comparison_release(&c);
+}
+
+static void test_json_unwritable(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/missing/compare.json", fx->dir);
+	assert_true(pg_compare_write_json(&fx->c, &fx->base, &fx->new, path) < 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_json, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_json_empty, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_json_unwritable, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/unit/test_compare_text.c - the text compare writer (reporters/compare_text.c): the
+ * table compare prints, its layout (printable ASCII, at most 120 columns) and its lines.
+ *
+ * The comparison is the hand-built one of tests/unit/fixtures.h (struct pg_fx_compare).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../reporters/compare_out.h"
+#include "fixtures.h"
+
+static char *text(struct pg_fx_compare *fx, int verbose)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+
+	assert_non_null(m);
+	assert_int_equal(pg_compare_write_text(&fx->c, &fx->base, &fx->new, verbose, m), 0);
+	assert_int_equal(fclose(m), 0);
+	return buf;
+}
+
+/* Printable ASCII lines of at most 120 characters. */
+static void assert_layout(const char *s)
+{
+	size_t col = 0;
+
+	for (const char *p = s; *p; p++) {
+		if (*p == '\n') {
+			col = 0;
+			continue;
+		}
+		if (*p < 0x20 || *p > 0x7e)
+			fail_msg("non-printable byte 0x%02x in:\n%s", (unsigned char)*p, s);
+		if (++col > 120)
+			fail_msg("line longer than 120 characters in:\n%s", s);
+	}
+}
+
+/* The line of @s containing @needle (caller frees). */
+static char *line_with(const char *s, const char *needle)
+{
+	const char *p = strstr(s, needle), *b, *e;
+
+	if (!p)
+		fail_msg("\"%s\" not in:\n%s", needle, s);
+	for (b = p; b > s && b[-1] != '\n'; b--)
+		;
+	e = strchrnul(p, '\n');
+	return strndup(b, e - b);
+}
+
+static void test_text(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	char *s = text(fx, 0), *l;
+
+	assert_layout(s);
+	assert_non_null(strstr(s, "./bench --size 'big input'"));
+	assert_non_null(strstr(s, "commit 0123456789ab,"));
+	assert_non_null(strstr(s, "commit fedcba987654,"));
+
+	/* the name loses its middle to fit the row; the calls note goes to the next line */
+	l = line_with(s, "REGRESSION  q=");
+	assert_non_null(strstr(l, "operator<<(std::"));
+	assert_non_null(strstr(l, "const&) \"q\" 'x'"));
+	assert_non_null(strstr(l, "1.23 us"));
+	assert_non_null(strstr(l, "1.38 us"));
+	assert_non_null(strstr(l, "+12.3%"));
+	assert_non_null(strstr(l, "[+9.8%, +14.0%]"));
+	assert_non_null(strstr(l, "q=0.0021"));
+	free(l);
+	assert_non_null(strstr(s, "REGRESSION  q=0.0021\n    calls 100->120\n"));
+	assert_non_null(strstr(s, "inconclusive\n    too few repetitions with calls: 3 < 5\n"));
+	l = line_with(s, "inconclusive");
+	assert_non_null(strstr(l, "[-inf, +inf]"));
+	free(l);
+	assert_non_null(strstr(s, "too few repetitions with calls: 3 < 5"));
+	l = line_with(s, "added");
+	assert_non_null(strstr(l, "new_func"));
+	assert_null(strstr(l, "calls"));
+	free(l);
+	assert_non_null(strstr(s, "improvement"));
+	assert_non_null(strstr(s, "removed"));
+	/* reasons the columns already give are not repeated */
+	assert_null(strstr(s, "called only"));
+	assert_null(strstr(s, "regression reason"));
+
+	/* the unchanged function is counted, not shown */
+	assert_null(strstr(s, "ns::Tmpl"));
+	assert_non_null(strstr(s, "1 unchanged function not shown"));
+	l = line_with(s, "wall time");
+	assert_non_null(strstr(l, "2.50 s -> 2.55 s"));
+	free(l);
+	assert_non_null(strstr(s, "warning: the runs come from different hosts"));
+	l = line_with(s, "perfgate: REGRESSION");
+	assert_string_equal(l, "perfgate: REGRESSION in 1 function(s): operator<<(std::ostream&, "
+			    "Foo const&) \"q\" 'x'");
+	free(l);
+	/* the verdict line is the last one */
+	assert_non_null(strstr(s, "'x'\n"));
+	assert_string_equal(strstr(s, "'x'\n"), "'x'\n");
+	free(s);
+}
+
+static void test_text_verbose(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	char *s = text(fx, 1), *l;
+
+	assert_layout(s);
+	/* the long name loses its middle; the binary column shows the bad bytes as '?' */
+	l = line_with(s, "ns::Tmpl<");
+	assert_non_null(strstr(l, "..."));
+	assert_non_null(strstr(l, "run(int) const"));
+	assert_non_null(strstr(l, "unchanged"));
+	assert_non_null(strstr(l, "lib???bad??.so"));
+	free(l);
+	assert_null(strstr(s, "not shown"));
+	free(s);
+}
+
+static void test_text_verdicts(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	char *s, *l;
+
+	fx->c.overall = PG_OVERALL_PASS;
+	s = text(fx, 0);
+	l = line_with(s, "perfgate: PASS");
+	assert_string_equal(l, "perfgate: PASS (6 functions compared, 1 unchanged, "
+			    "1 inconclusive)");
+	free(l);
+	free(s);
+
+	fx->c.overall = PG_OVERALL_INCONCLUSIVE;
+	snprintf(fx->c.overall_reason, sizeof(fx->c.overall_reason),
+		 "1 function could not be decided: tiny");
+	s = text(fx, 0);
+	l = line_with(s, "perfgate: INCONCLUSIVE");
+	assert_string_equal(l, "perfgate: INCONCLUSIVE: 1 function could not be decided: tiny");
+	free(l);
+	free(s);
+
+	/* many regressions: the verdict line stays short and says how many it left out */
+	fx->c.overall = PG_OVERALL_REGRESSION;
+	for (size_t i = 0; i < fx->c.n; i++)
+		fx->c.f[i].verdict = PG_VERDICT_REGRESSION;
+	fx->c.nregressions = fx->c.n;
+	s = text(fx, 0);
+	assert_layout(s);
+	l = line_with(s, "perfgate: REGRESSION");
+	assert_non_null(strstr(l, "perfgate: REGRESSION in 6 function(s): operator<<"));
+	assert_non_null(strstr(l, "more)"));
+	free(l);
+	free(s);
+}
+
+/* One binary: no binary column (the header names it), and room for the calls note in the row. */
+static void test_text_one_binary(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	char *s, *l;
+
+	for (size_t i = 0; i < fx->c.n; i++) {
+		free(fx->c.f[i].binary);
+		fx->c.f[i].binary = pg_fx_strdup("prog");
+		free(fx->c.f[i].display);
+		fx->c.f[i].display = pg_fx_strdup(fx->c.f[i].name);
+	}
+	s = text(fx, 1);
+	assert_layout(s);
+	assert_non_null(strstr(s, "\n  binary  prog\n"));
+	assert_null(strstr(s, "binary  function"));
+	l = line_with(s, "REGRESSION");
+	assert_true(!strncmp(l, "_ZlsRSoRK3Foo ", 14));
+	assert_non_null(strstr(l, "REGRESSION  q=0.0021  calls 100->120"));
+	free(l);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_text, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_text_verbose, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_text_verdicts, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_text_one_binary, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+/* tests/unit/test_fmt.c - the formatting helpers the reporters share (reporters/fmt.h). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../reporters/fmt.h"
+
+static void test_fmt(void **state)
+{
+	char b[PG_FMT_LEN], *s;
+	struct pg_meta m = { 0 };
+	char *argv[] = { "./a", "it's", "", "x=1" };
+
+	(void)state;
+	assert_string_equal(pg_fmt_ns(b, sizeof(b), 3.456), "3.46 ns");
+	assert_string_equal(pg_fmt_ns(b, sizeof(b), 812.4), "812 ns");
+	assert_string_equal(pg_fmt_ns(b, sizeof(b), 999.7), "1.00 us");
+	assert_string_equal(pg_fmt_ns(b, sizeof(b), 45600), "45.6 us");
+	assert_string_equal(pg_fmt_ns(b, sizeof(b), 2.5e6), "2.50 ms");
+	assert_string_equal(pg_fmt_ns(b, sizeof(b), 1.2e10), "12.0 s");
+	assert_string_equal(pg_fmt_ns(b, sizeof(b), NAN), "-");
+	assert_string_equal(pg_fmt_pct(b, sizeof(b), 0.123), "+12.3%");
+	assert_string_equal(pg_fmt_pct(b, sizeof(b), -0.0001), "+0.0%");
+	assert_string_equal(pg_fmt_pct(b, sizeof(b), -0.2), "-20.0%");
+	assert_string_equal(pg_fmt_pct(b, sizeof(b), INFINITY), "+inf");
+	assert_string_equal(pg_fmt_pct(b, sizeof(b), NAN), "n/a");
+	assert_string_equal(pg_fmt_interval(b, sizeof(b), -INFINITY, 0.5), "[-inf, +50.0%]");
+	assert_string_equal(pg_fmt_interval(b, sizeof(b), NAN, NAN), "n/a");
+	assert_string_equal(pg_fmt_count(b, sizeof(b), 120), "120");
+	assert_string_equal(pg_fmt_count(b, sizeof(b), 12.5), "12.5");
+	assert_string_equal(pg_fmt_count(b, sizeof(b), 1234567), "1.23M");
+	assert_string_equal(pg_fmt_commit(b, sizeof(b), NULL), "?");
+
+	s = strdup("abcdefghijklmnopqrstuvwxyz");
+	pg_fmt_ellipsize(s, 11);
+	assert_string_equal(s, "abcd...wxyz");
+	pg_fmt_truncate(s, 6);
+	assert_string_equal(s, "abc...");
+	free(s);
+
+	s = pg_fmt_utf8("a\xc3\xa9\xed\xa0\x80\xf4\x90\x80\x80\x01z\xef\xbf\xbe", true);
+	assert_string_equal(s, "a\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+			    "z\xef\xbf\xbd");
+	free(s);
+	s = pg_fmt_token(" \t a \n\n b  ", "x");
+	assert_string_equal(s, "a b");
+	free(s);
+	s = pg_fmt_token(" \r ", "x");
+	assert_string_equal(s, "x");
+	free(s);
+	s = pg_fmt_ascii("a\xc3\xa9\tb\xff");
+	assert_string_equal(s, "a? b?");
+	free(s);
+
+	m.argc = 4;
+	m.argv = argv;
+	s = pg_fmt_command(&m);
+	assert_string_equal(s, "./a 'it'\\''s' '' x=1");
+	free(s);
+	s = pg_fmt_command(NULL);
+	assert_string_equal(s, "");
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fmt),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
