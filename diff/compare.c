@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/numfmt.h"
 #include "compare.h"
 #include "stats.h"
 
@@ -115,25 +116,13 @@ static void append(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A relative change as "+12.1%", "-inf%" style words: "+12.1%", "-100.0%", "+inf". */
-static const char *pct(char *buf, size_t size, double v)
-{
-	if (isnan(v))
-		snprintf(buf, size, "?");
-	else if (isinf(v))
-		snprintf(buf, size, v > 0 ? "+inf" : "-inf");
-	else
-		snprintf(buf, size, "%+.1f%%", v * 100);
-	return buf;
-}
-
-/* "+12.1% [+9.8%, +14.0%]" */
+/* "+12.1% [+9.8%, +14.0%]": the change and its interval as every report writes them. */
 static void effect_words(char *buf, size_t size, const struct pg_fcmp *f)
 {
-	char a[32], b[32], c[32];
+	char ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
 
-	append(buf, size, "%s [%s, %s]", pct(a, sizeof(a), f->change), pct(b, sizeof(b), f->ci_lo),
-	       pct(c, sizeof(c), f->ci_hi));
+	append(buf, size, "%s %s", pg_fmt_pct(ch, sizeof(ch), f->change),
+	       pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi));
 }
 
 /* ------------------------------------------------------------------------------------------ */
