@@ -19,12 +19,6 @@ int do_merge(int argc, char **argv);
 int do_folded(int argc, char **argv);
 int do_flamegraph(int argc, char **argv);
 
-/* compare --flamegraph: the differential flame graph of @base and @new to @path
- * (cli/cmd_profile.c). 0 or -errno (logged). */
-struct pg_run;
-int pg_cli_diff_flamegraph(const struct pg_run *base, const struct pg_run *new, int metric,
-			   double alpha, const char *path);
-
 /* Strict number parsing for options: 0, or -EINVAL after logging "invalid OPT 'TEXT': ...". */
 int pg_parse_double(const char *opt, const char *text, double lo, double hi, double *out);
 int pg_parse_u32(const char *opt, const char *text, unsigned int lo, unsigned int hi,

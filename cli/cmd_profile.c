@@ -152,9 +152,7 @@ cleanup:
 int do_flamegraph(int argc, char **argv)
 {
 	struct profile_args a;
-	struct pg_flame fl;
 	struct pg_run run;
-	char title[256];
 	int ret = parse_args(argc, argv, flamegraph_usage, &a);
 
 	if (ret >= 0)
@@ -165,51 +163,8 @@ int do_flamegraph(int argc, char **argv)
 	}
 	ret = PG_EXIT_ERROR;
 	pg_run_init(&run);
-	pg_flame_init(&fl);
-	if (load(&a, &run))
-		goto cleanup;
-	if (pg_flame_build(&run, a.rep, &fl)) {
-		pg_err("cannot build the flame graph: out of memory");
-		goto cleanup;
-	}
-	if (!a.title) {
-		snprintf(title, sizeof(title), "%s", run.meta.argc ? run.meta.argv[0] : "perfgate");
-		for (size_t i = 1; i < run.meta.argc && strlen(title) < 200; i++)
-			snprintf(title + strlen(title), sizeof(title) - strlen(title), " %s",
-				 run.meta.argv[i]);
-		a.title = title;
-	}
-	if (pg_flamegraph_write(&fl, &run, a.title, a.out))
-		goto cleanup;
-	ret = PG_EXIT_OK;
-cleanup:
-	pg_flame_release(&fl);
+	if (!load(&a, &run) && !pg_flamegraph_write_run(&run, a.rep, a.title, a.out))
+		ret = PG_EXIT_OK;
 	pg_run_release(&run);
 	return ret;
-}
-
-int pg_cli_diff_flamegraph(const struct pg_run *base, const struct pg_run *new, int metric,
-			   double alpha, const char *path)
-{
-	struct pg_flame fl;
-	char why[256] = "", title[256];
-	int err;
-
-	pg_flame_init(&fl);
-	err = pg_flame_diff(base, new, (enum pg_flame_metric)metric, alpha, &fl, why,
-			    sizeof(why));
-	if (err) {
-		pg_err("--flamegraph %s: %s", path, err == -EINVAL && why[0] ? why :
-		       "out of memory");
-		return err;
-	}
-	if (base->meta.git_commit && new->meta.git_commit &&
-	    strcmp(base->meta.git_commit, new->meta.git_commit))
-		snprintf(title, sizeof(title), "perfgate: BASE %.12s -> NEW %.12s",
-			 base->meta.git_commit, new->meta.git_commit);
-	else
-		snprintf(title, sizeof(title), "perfgate: differential flame graph (BASE -> NEW)");
-	err = pg_flamegraph_write(&fl, new, title, path);
-	pg_flame_release(&fl);
-	return err;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/log.h"
 #include "../core/strbuf.h"
 #include "flamegraph.h"
 #include "fmt.h"
@@ -367,4 +368,58 @@ int pg_flamegraph_write(const struct pg_flame *f, const struct pg_run *sources,
 		return -ENOMEM;
 	write_doc(&x, f, sources, title);
 	return pg_xmlw_finish(&x, path, "flame graph");
+}
+
+/* ---- the flame graphs of runs ---- */
+
+int pg_flamegraph_write_run(const struct pg_run *run, long rep, const char *title,
+			    const char *path)
+{
+	struct pg_flame fl;
+	char cmd[256];
+	int err;
+
+	pg_flame_init(&fl);
+	err = pg_flame_build(run, rep, &fl);
+	if (err) {
+		pg_err("cannot build the flame graph: out of memory");
+		goto out;
+	}
+	if (!title) {
+		snprintf(cmd, sizeof(cmd), "%s", run->meta.argc ? run->meta.argv[0] : "perfgate");
+		for (size_t i = 1; i < run->meta.argc && strlen(cmd) < 200; i++)
+			snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %s",
+				 run->meta.argv[i]);
+		title = cmd;
+	}
+	err = pg_flamegraph_write(&fl, run, title, path);
+out:
+	pg_flame_release(&fl);
+	return err;
+}
+
+int pg_flamegraph_write_diff(const struct pg_run *base, const struct pg_run *new,
+			     enum pg_flame_metric metric, double alpha, const char *path)
+{
+	struct pg_flame fl;
+	char why[256] = "", title[256];
+	int err;
+
+	pg_flame_init(&fl);
+	err = pg_flame_diff(base, new, metric, alpha, &fl, why, sizeof(why));
+	if (err) {
+		pg_err("--flamegraph %s: %s", path, err == -EINVAL && why[0] ? why :
+		       "out of memory");
+		goto out;
+	}
+	if (base->meta.git_commit && new->meta.git_commit &&
+	    strcmp(base->meta.git_commit, new->meta.git_commit))
+		snprintf(title, sizeof(title), "perfgate: BASE %.12s -> NEW %.12s",
+			 base->meta.git_commit, new->meta.git_commit);
+	else
+		snprintf(title, sizeof(title), "perfgate: differential flame graph (BASE -> NEW)");
+	err = pg_flamegraph_write(&fl, new, title, path);
+out:
+	pg_flame_release(&fl);
+	return err;
 }
