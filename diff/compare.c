@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../core/numfmt.h"
+#include "../core/strv.h"
 #include "compare.h"
 #include "stats.h"
 
@@ -96,9 +97,7 @@ void pg_comparison_release(struct pg_comparison *c)
 		fcmp_release(&c->f[i]);
 	free(c->f);
 	fcmp_release(&c->wall);
-	for (size_t i = 0; i < c->nwarnings; i++)
-		free(c->warnings[i]);
-	free(c->warnings);
+	pg_strv_free(c->warnings, c->nwarnings);
 	pg_comparison_init(c);
 }
 
@@ -496,24 +495,18 @@ static bool same_strv(char **a, size_t na, char **b, size_t nb)
 __attribute__((format(printf, 2, 3)))
 static int warn(struct pg_comparison *c, const char *fmt, ...)
 {
-	char **w;
 	char *s;
 	va_list ap;
-	int len;
+	int err;
 
 	va_start(ap, fmt);
-	len = vasprintf(&s, fmt, ap);
+	err = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	if (len < 0)
+	if (err < 0)
 		return -ENOMEM;
-	w = realloc(c->warnings, (c->nwarnings + 1) * sizeof(*w));
-	if (!w) {
-		free(s);
-		return -ENOMEM;
-	}
-	c->warnings = w;
-	c->warnings[c->nwarnings++] = s;
-	return 0;
+	err = pg_strv_push(&c->warnings, &c->nwarnings, s);
+	free(s);
+	return err;
 }
 
 static int warn_differs(struct pg_comparison *c, const char *what, const char *a, const char *b)
