@@ -43,16 +43,18 @@ static void property(struct pg_xmlw *j, const char *name, const char *value)
 	pg_xmlw_end(j);
 }
 
+/* A property whose value is short (at most 255 characters): a number. */
 static void __attribute__((format(printf, 3, 4)))
 propertyf(struct pg_xmlw *j, const char *name, const char *fmt, ...)
 {
-	char buf[256];
 	va_list ap;
 
+	pg_xmlw_start(j, "property");
+	pg_xmlw_attr(j, "name", name);
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	pg_xmlw_vattrf(j, "value", fmt, ap);
 	va_end(ap);
-	property(j, name, buf);
+	pg_xmlw_end(j);
 }
 
 /*

@@ -64,15 +64,21 @@ void pg_xmlw_attr(struct pg_xmlw *x, const char *name, const char *value)
 		pg_xmlw_attr_take(x, name, x->clean(value));
 }
 
-void pg_xmlw_attrf(struct pg_xmlw *x, const char *name, const char *fmt, ...)
+void pg_xmlw_vattrf(struct pg_xmlw *x, const char *name, const char *fmt, va_list ap)
 {
 	char buf[256];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	pg_xmlw_attr(x, name, buf);
+}
+
+void pg_xmlw_attrf(struct pg_xmlw *x, const char *name, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	pg_xmlw_vattrf(x, name, fmt, ap);
 	va_end(ap);
-	pg_xmlw_attr(x, name, buf);
 }
 
 void pg_xmlw_text(struct pg_xmlw *x, const char *text)

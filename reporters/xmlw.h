@@ -27,6 +27,7 @@
 #ifndef PG_XMLW_H
 #define PG_XMLW_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 
 #include <libxml/xmlwriter.h>
@@ -56,6 +57,8 @@ void pg_xmlw_end(struct pg_xmlw *x);
 void pg_xmlw_attr(struct pg_xmlw *x, const char *name, const char *value);
 void pg_xmlw_attrf(struct pg_xmlw *x, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));	/* at most 255 characters */
+void pg_xmlw_vattrf(struct pg_xmlw *x, const char *name, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 /* An attribute whose value the caller has cleaned already: @value (malloc'd, owned and freed
  * here; NULL sets -ENOMEM). */
 void pg_xmlw_attr_take(struct pg_xmlw *x, const char *name, char *value);
