@@ -19,6 +19,21 @@ int do_merge(int argc, char **argv);
 int do_folded(int argc, char **argv);
 int do_flamegraph(int argc, char **argv);
 
+/*
+ * The options perfgate folded and flamegraph share (cli/profile.c): RUN.json, --rep N,
+ * -o/--output FILE, --title TEXT.
+ */
+struct pg_profile_args {
+	const char *run, *out, *title;
+	long rep;		/* 0-based; -1: all */
+};
+/* Parse them; -1 to go on, or the exit code (after --help, or a logged error). */
+int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_profile_args *a);
+/* Read a->run into @run and check it has repetition a->rep and sampled stacks. 0, or -1
+ * after logging. */
+struct pg_run;
+int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run);
+
 /* Strict number parsing for options: 0, or -EINVAL after logging "invalid OPT 'TEXT': ...". */
 int pg_parse_double(const char *opt, const char *text, double lo, double hi, double *out);
 int pg_parse_u32(const char *opt, const char *text, unsigned int lo, unsigned int hi,

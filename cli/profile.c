@@ -1,47 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * perfgate folded / perfgate flamegraph: the sampled profile of a run (docs/sampling.md).
+ * cli/profile.c - what perfgate folded (cmd_folded.c) and perfgate flamegraph
+ * (cmd_flamegraph.c) share: their options, RUN.json [--rep N] [-o FILE] [--title TEXT], and
+ * the checks of the run they read (see cli.h).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../baseline/runfile.h"
-#include "../core/atomic.h"
-#include "../core/folded.h"
 #include "../core/log.h"
-#include "../diff/flamediff.h"
-#include "../reporters/flamegraph.h"
 #include "cli.h"
 
-static const char folded_usage[] =
-	"usage: perfgate folded RUN.json [--rep N] [-o FILE]\n"
-	"\n"
-	"Print the sampled stacks of a run as folded text, one stack a line, root first:\n"
-	"'main;parse;lex 123'. flamegraph.pl, inferno and speedscope read it.\n"
-	"\n"
-	"  --rep N         only repetition N (1 = the first); default all, added up\n"
-	"  -o, --output F  write to F (atomically) instead of stdout\n";
-
-static const char flamegraph_usage[] =
-	"usage: perfgate flamegraph RUN.json -o OUT.svg [--rep N] [--title TEXT]\n"
-	"\n"
-	"Write an interactive SVG flame graph of the run's sampled profile: hover for details,\n"
-	"click to zoom, Ctrl-F (or Search) to highlight frames. Works offline in a browser.\n"
-	"\n"
-	"  -o, --output F  the SVG file to write (atomically)\n"
-	"  --rep N         only repetition N (1 = the first); default all\n"
-	"  --title TEXT    the heading (default: the benchmark command)\n";
-
-struct profile_args {
-	const char *run, *out, *title;
-	long rep;		/* -1: all */
-};
-
-/* Parse the shared options; returns -1 to go on, or an exit code. */
-static int parse_args(int argc, char **argv, const char *usage, struct profile_args *a)
+int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_profile_args *a)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -86,8 +57,7 @@ static int parse_args(int argc, char **argv, const char *usage, struct profile_a
 	return -1;
 }
 
-/* Read the run and check it has what was asked for. */
-static int load(const struct profile_args *a, struct pg_run *run)
+int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run)
 {
 	size_t n = 0;
 
@@ -107,64 +77,4 @@ static int load(const struct profile_args *a, struct pg_run *run)
 		return -1;
 	}
 	return 0;
-}
-
-int do_folded(int argc, char **argv)
-{
-	struct profile_args a;
-	struct pg_stack *v = NULL;
-	struct pg_atomic at;
-	struct pg_run run;
-	size_t n = 0;
-	int ret = parse_args(argc, argv, folded_usage, &a);
-	FILE *f = stdout;
-
-	if (ret >= 0)
-		return ret;
-	ret = PG_EXIT_ERROR;
-	pg_run_init(&run);
-	if (load(&a, &run))
-		goto cleanup;
-	if (pg_stacks_merge(&run, a.rep, &v, &n)) {
-		pg_err("%s: cannot merge the stacks: out of memory or a count overflow", a.run);
-		goto cleanup;
-	}
-	if (a.out) {
-		f = pg_atomic_open(&at, a.out);
-		if (!f)
-			goto cleanup;
-	}
-	if (pg_folded_write(f, v, n) || fflush(f)) {
-		pg_err("cannot write the folded stacks");
-		if (a.out)
-			pg_atomic_abort(&at);
-		goto cleanup;
-	}
-	if (a.out && pg_atomic_commit(&at))
-		goto cleanup;
-	ret = PG_EXIT_OK;
-cleanup:
-	pg_stacks_free(v, n);
-	pg_run_release(&run);
-	return ret;
-}
-
-int do_flamegraph(int argc, char **argv)
-{
-	struct profile_args a;
-	struct pg_run run;
-	int ret = parse_args(argc, argv, flamegraph_usage, &a);
-
-	if (ret >= 0)
-		return ret;
-	if (!a.out) {
-		pg_err("flamegraph: -o OUT.svg is required");
-		return PG_EXIT_ERROR;
-	}
-	ret = PG_EXIT_ERROR;
-	pg_run_init(&run);
-	if (!load(&a, &run) && !pg_flamegraph_write_run(&run, a.rep, a.title, a.out))
-		ret = PG_EXIT_OK;
-	pg_run_release(&run);
-	return ret;
 }
