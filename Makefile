@@ -73,6 +73,23 @@ $(BUILD)/%.o: %.c $(wildcard */*.h)
 
 $(RUNNER_OBJS) $(CLI_OBJS): $(SKELS)
 
+# files embedded into the program at build time: reporters/x.js -> $(BUILD)/reporters/x.js.h
+# holding `static const unsigned char x_js[]`, the bytes and a final NUL (od and sed: POSIX,
+# no xxd needed). The SVG carries them as CDATA, so they must not contain "]]>".
+EMBED_SRCS := reporters/flamegraph.js reporters/flamegraph.css
+EMBED_HDRS := $(patsubst %,$(BUILD)/%.h,$(EMBED_SRCS))
+define EMBED_RULE
+@mkdir -p $(dir $@)
+@! grep -n ']]>' $< || { echo "$<: contains ]]>, which would end its CDATA section"; exit 1; }
+{ echo '/* generated from $< by the Makefile: do not edit */'; \
+  echo 'static const unsigned char $(subst .,_,$(notdir $<))[] = {'; \
+  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+  echo '0x00 };'; } > $@.tmp && mv $@.tmp $@
+endef
+$(EMBED_HDRS): $(BUILD)/%.h: %
+	$(EMBED_RULE)
+$(BUILD)/reporters/flamegraph.o: $(EMBED_HDRS)
+
 $(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/*.h core/hist_bucket.h
 	@mkdir -p $(dir $@)
 	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell uname -m)-linux-gnu -I$(BUILD) -Ibpf -c $< -o $@
@@ -137,8 +154,13 @@ FUZZ_BUILD := build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 	       -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
-	       $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+	       -I$(FUZZ_BUILD) $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(LIB_SRCS))
+FUZZ_EMBED_HDRS := $(patsubst %,$(FUZZ_BUILD)/%.h,$(EMBED_SRCS))
+
+$(FUZZ_EMBED_HDRS): $(FUZZ_BUILD)/%.h: %
+	$(EMBED_RULE)
+$(FUZZ_BUILD)/reporters/flamegraph.o: $(FUZZ_EMBED_HDRS)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 $(FUZZ_BUILD)/%.o: %.c $(wildcard */*.h)

@@ -19,11 +19,20 @@ int do_merge(int argc, char **argv);
 int do_folded(int argc, char **argv);
 int do_flamegraph(int argc, char **argv);
 
-/* compare --flamegraph: the differential flame graph of @base and @new to @path
- * (cli/cmd_profile.c). 0 or -errno (logged). */
+/*
+ * The options perfgate folded and flamegraph share (cli/profile.c): RUN.json, --rep N,
+ * -o/--output FILE, --title TEXT.
+ */
+struct pg_profile_args {
+	const char *run, *out, *title;
+	long rep;		/* 0-based; -1: all */
+};
+/* Parse them; -1 to go on, or the exit code (after --help, or a logged error). */
+int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_profile_args *a);
+/* Read a->run into @run and check it has repetition a->rep and sampled stacks. 0, or -1
+ * after logging. */
 struct pg_run;
-int pg_cli_diff_flamegraph(const struct pg_run *base, const struct pg_run *new, int metric,
-			   double alpha, const char *path);
+int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run);
 
 /* Strict number parsing for options: 0, or -EINVAL after logging "invalid OPT 'TEXT': ...". */
 int pg_parse_double(const char *opt, const char *text, double lo, double hi, double *out);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
+/*
+ * perfgate compare: the options, then the comparison (diff/compare.h) and its writers
+ * (reporters/compare_out.h, flamegraph.h, github.h).
+ */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,7 +17,8 @@
 #include "../diff/compare.h"
 #include "../diff/flamediff.h"
 #include "../reporters/compare_out.h"
-#include "../reporters/markdown.h"
+#include "../reporters/flamegraph.h"
+#include "../reporters/github.h"
 #include "cli.h"
 
 static const char compare_usage[] =
@@ -48,120 +52,6 @@ static const char compare_usage[] =
 	"\n"
 	"Exit status: 0 no regression, 1 regression, 2 error (or inconclusive with --strict).\n";
 
-/* ---- what compare writes for CI: the Markdown summary, GitHub's summary and annotations ---- */
-
-struct pg_ci_out {
-	bool github;		/* GITHUB_ACTIONS=true */
-	size_t nartifacts;
-	const char **artifacts;	/* pointers into argv (not owned) */
-};
-
-static int pg_ci_out_artifact(struct pg_ci_out *ci, const char *name)
-{
-	const char **v = realloc(ci->artifacts, (ci->nartifacts + 1) * sizeof(*v));
-
-	if (!v) {
-		pg_err("out of memory");
-		return -ENOMEM;
-	}
-	ci->artifacts = v;
-	v[ci->nartifacts++] = name;
-	return 0;
-}
-
-static void pg_ci_out_release(struct pg_ci_out *ci)
-{
-	free(ci->artifacts);
-	memset(ci, 0, sizeof(*ci));
-}
-
-/* Append @text to GitHub's job summary file in one write (the runner reads it afterwards). */
-static void append_step_summary(const char *text)
-{
-	const char *path = getenv("GITHUB_STEP_SUMMARY");
-	size_t len = strlen(text);
-	ssize_t n;
-	int fd;
-
-	if (!path || !*path) {
-		pg_warn("GITHUB_STEP_SUMMARY is not set: no job summary");
-		return;
-	}
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		pg_warn("cannot append the job summary to %s: %m", path);
-		return;
-	}
-	n = write(fd, text, len);
-	if (n != (ssize_t)len)
-		pg_warn("cannot append the job summary to %s: %s", path,
-			n < 0 ? strerror(errno) : "short write");
-	close(fd);
-}
-
-/*
- * The Markdown summary into @markdown (atomically; a failure is an error) and, under GitHub
- * Actions, appended to the job summary (a failure there is only a warning: the gate itself
- * worked). The artifacts named are the JUnit and JSON files and the --artifact ones.
- */
-static int pg_ci_out_write(struct pg_ci_out *ci, const struct pg_comparison *cmp,
-			   const struct pg_run *base, const struct pg_run *new, const char *junit,
-			   const char *json, const char *markdown)
-{
-	const char *v = getenv("GITHUB_ACTIONS");
-	struct pg_md_opts mo = { 0 };
-	const char **names;
-	char *text;
-	int err = 0;
-
-	ci->github = v && !strcmp(v, "true");
-	if (!markdown && !ci->github)
-		return 0;
-	names = calloc(ci->nartifacts + 2, sizeof(*names));
-	if (!names) {
-		pg_err("out of memory");
-		return -ENOMEM;
-	}
-	if (junit)
-		names[mo.nartifacts++] = junit;
-	if (json)
-		names[mo.nartifacts++] = json;
-	for (size_t i = 0; i < ci->nartifacts; i++)
-		names[mo.nartifacts++] = ci->artifacts[i];
-	mo.artifacts = names;
-	text = pg_compare_markdown(cmp, base, new, &mo);
-	free(names);
-	if (!text) {
-		pg_err("cannot build the Markdown summary: out of memory");
-		return -ENOMEM;
-	}
-	if (markdown)
-		err = pg_atomic_write(markdown, text, strlen(text));
-	if (!err && ci->github)
-		append_step_summary(text);
-	free(text);
-	return err;
-}
-
-/* GitHub workflow commands for the largest regressions, on stdout where the runner reads them. */
-static int pg_ci_out_annotate(const struct pg_comparison *cmp)
-{
-	char *text = pg_compare_gh_annotations(cmp, PG_GH_MAX_ANNOTATIONS,
-					       getenv("GITHUB_WORKSPACE"));
-
-	if (!text) {
-		pg_err("cannot build the GitHub annotations: out of memory");
-		return -ENOMEM;
-	}
-	fputs(text, stdout);
-	free(text);
-	if (fflush(stdout)) {
-		pg_err("cannot write the GitHub annotations: %m");
-		return -EIO;
-	}
-	return 0;
-}
-
 int do_compare(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -184,7 +74,7 @@ int do_compare(int argc, char **argv)
 	struct pg_compare_opts opts = PG_COMPARE_OPTS_DEFAULT;
 	const char *junit = NULL, *json = NULL, *markdown = NULL, *flame = NULL;
 	enum pg_flame_metric flame_metric = PG_FLAME_SELF;
-	struct pg_ci_out ci = { 0 };
+	struct pg_ci_out ci;
 	struct pg_run base, new;
 	struct pg_comparison cmp;
 	int c, all = 0, strict = 0, ret = PG_EXIT_ERROR;
@@ -193,6 +83,7 @@ int do_compare(int argc, char **argv)
 	pg_run_init(&base);
 	pg_run_init(&new);
 	pg_comparison_init(&cmp);
+	pg_ci_out_init(&ci);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -290,7 +181,7 @@ int do_compare(int argc, char **argv)
 		goto cleanup;
 	if (json && pg_compare_write_json(&cmp, &base, &new, json))
 		goto cleanup;
-	if (flame && pg_cli_diff_flamegraph(&base, &new, flame_metric, opts.alpha, flame))
+	if (flame && pg_flamegraph_write_diff(&base, &new, flame_metric, opts.alpha, flame))
 		goto cleanup;
 	if (pg_ci_out_write(&ci, &cmp, &base, &new, junit, json, markdown))
 		goto cleanup;
@@ -298,7 +189,7 @@ int do_compare(int argc, char **argv)
 		pg_err("cannot write the comparison");
 		goto cleanup;
 	}
-	if (ci.github && pg_ci_out_annotate(&cmp))
+	if (pg_ci_out_annotate(&ci, &cmp))
 		goto cleanup;
 	switch (cmp.overall) {
 	case PG_OVERALL_REGRESSION:

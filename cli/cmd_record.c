@@ -7,6 +7,7 @@
 
 #include "../baseline/runfile.h"
 #include "../core/log.h"
+#include "../core/strv.h"
 #include "../runner/record.h"
 #include "../runner/sampler.h"
 #include "cli.h"
@@ -48,17 +49,6 @@ static const char record_usage[] =
 	"Without -f, every function of the executable is traced (C runtime helpers aside).\n"
 	"Needs root, or CAP_BPF and CAP_PERFMON. SIGINT, SIGTERM or SIGHUP end the benchmark's\n"
 	"processes, detach the probes and write no run file (exit 2). docs/security.md.\n";
-
-static int push(char ***v, size_t *n, char *s)
-{
-	char **nv = realloc(*v, (*n + 1) * sizeof(char *));
-
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	(*v)[(*n)++] = s;
-	return 0;
-}
 
 int do_record(int argc, char **argv)
 {
@@ -106,12 +96,16 @@ int do_record(int argc, char **argv)
 				goto cleanup;
 			break;
 		case 'f':
-			if (push(&o.filters, &o.nfilters, optarg))
+			if (pg_strv_push(&o.filters, &o.nfilters, optarg)) {
+				pg_err("out of memory");
 				goto cleanup;
+			}
 			break;
 		case 'x':
-			if (push(&o.excludes, &o.nexcludes, optarg))
+			if (pg_strv_push(&o.excludes, &o.nexcludes, optarg)) {
+				pg_err("out of memory");
 				goto cleanup;
+			}
 			break;
 		case 'M':
 			if (pg_parse_u32("--max-funcs", optarg, 1, 1000000, &o.max_funcs))
@@ -199,8 +193,8 @@ int do_record(int argc, char **argv)
 		pg_info("wrote %s: %zu repetitions, %zu functions", out, run.nreps, run.nfuncs);
 	ret = PG_EXIT_OK;
 cleanup:
-	free(o.filters);
-	free(o.excludes);
+	pg_strv_free(o.filters, o.nfilters);
+	pg_strv_free(o.excludes, o.nexcludes);
 	pg_run_release(&run);
 	pg_run_release(&of);
 	return ret;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "hist.h"
 
 void pg_hist_init(struct pg_hist *h)
@@ -65,18 +66,12 @@ int pg_hist_add(struct pg_hist *h, uint32_t idx, uint64_t count)
 		}
 	}
 	if (h->n == h->alloc) {
-		size_t na = h->alloc ? h->alloc * 2 : 16;
-		uint32_t *ni = realloc(h->idx, na * sizeof(*ni));
+		/* two arrays, one capacity: the smaller, should only one of them have grown */
+		size_t ai = h->alloc, ac = h->alloc;
 
-		if (!ni)
+		if (PG_ALLOC_GROW(h->idx, h->n + 1, ai) || PG_ALLOC_GROW(h->count, h->n + 1, ac))
 			return -ENOMEM;
-		h->idx = ni;
-		uint64_t *nc = realloc(h->count, na * sizeof(*nc));
-
-		if (!nc)
-			return -ENOMEM;
-		h->count = nc;
-		h->alloc = na;
+		h->alloc = ai < ac ? ai : ac;
 	}
 	memmove(h->idx + lo + 1, h->idx + lo, (h->n - lo) * sizeof(*h->idx));
 	memmove(h->count + lo + 1, h->count + lo, (h->n - lo) * sizeof(*h->count));

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/numfmt.h"
+#include "../core/strv.h"
 #include "compare.h"
 #include "stats.h"
 
@@ -95,9 +97,7 @@ void pg_comparison_release(struct pg_comparison *c)
 		fcmp_release(&c->f[i]);
 	free(c->f);
 	fcmp_release(&c->wall);
-	for (size_t i = 0; i < c->nwarnings; i++)
-		free(c->warnings[i]);
-	free(c->warnings);
+	pg_strv_free(c->warnings, c->nwarnings);
 	pg_comparison_init(c);
 }
 
@@ -115,25 +115,13 @@ static void append(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A relative change as "+12.1%", "-inf%" style words: "+12.1%", "-100.0%", "+inf". */
-static const char *pct(char *buf, size_t size, double v)
-{
-	if (isnan(v))
-		snprintf(buf, size, "?");
-	else if (isinf(v))
-		snprintf(buf, size, v > 0 ? "+inf" : "-inf");
-	else
-		snprintf(buf, size, "%+.1f%%", v * 100);
-	return buf;
-}
-
-/* "+12.1% [+9.8%, +14.0%]" */
+/* "+12.1% [+9.8%, +14.0%]": the change and its interval as every report writes them. */
 static void effect_words(char *buf, size_t size, const struct pg_fcmp *f)
 {
-	char a[32], b[32], c[32];
+	char ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
 
-	append(buf, size, "%s [%s, %s]", pct(a, sizeof(a), f->change), pct(b, sizeof(b), f->ci_lo),
-	       pct(c, sizeof(c), f->ci_hi));
+	append(buf, size, "%s %s", pg_fmt_pct(ch, sizeof(ch), f->change),
+	       pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi));
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -507,24 +495,18 @@ static bool same_strv(char **a, size_t na, char **b, size_t nb)
 __attribute__((format(printf, 2, 3)))
 static int warn(struct pg_comparison *c, const char *fmt, ...)
 {
-	char **w;
 	char *s;
 	va_list ap;
-	int len;
+	int err;
 
 	va_start(ap, fmt);
-	len = vasprintf(&s, fmt, ap);
+	err = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	if (len < 0)
+	if (err < 0)
 		return -ENOMEM;
-	w = realloc(c->warnings, (c->nwarnings + 1) * sizeof(*w));
-	if (!w) {
-		free(s);
-		return -ENOMEM;
-	}
-	c->warnings = w;
-	c->warnings[c->nwarnings++] = s;
-	return 0;
+	err = pg_strv_push(&c->warnings, &c->nwarnings, s);
+	free(s);
+	return err;
 }
 
 static int warn_differs(struct pg_comparison *c, const char *what, const char *a, const char *b)

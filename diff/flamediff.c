@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
 #include "flamediff.h"
 #include "stats.h"
 
@@ -68,15 +69,8 @@ static long new_node(struct pg_flame *f, size_t parent, const char *name, size_t
 {
 	struct pg_flame_node *nd;
 
-	if (f->n == f->cap) {
-		size_t nc = f->cap ? f->cap * 2 : 256;
-		struct pg_flame_node *nv = realloc(f->nodes, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		f->nodes = nv;
-		f->cap = nc;
-	}
+	if (PG_ALLOC_GROW(f->nodes, f->n + 1, f->cap))
+		return -ENOMEM;
 	nd = &f->nodes[f->n];
 	memset(nd, 0, sizeof(*nd));
 	nd->name = strndup(name, len);

@@ -3,204 +3,36 @@
  * reporters/flamegraph.c - SVG flame graphs (see flamegraph.h). Layout: a header (title,
  * legend, buttons), the frames from the root at the bottom up, and a details line under
  * them. Positions are computed here, so the picture is complete without script; the script
- * only adds interaction and keeps each frame's position as fractions (data-x, data-w) of the
- * whole to zoom.
+ * (flamegraph.js, embedded at build time with the style, flamegraph.css) only adds interaction
+ * and keeps each frame's position as fractions (data-x, data-w) of the whole to zoom. The
+ * writer set-up (memory buffer, cleaning, atomic write) is xmlw.h's.
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/xmlwriter.h>
-
-#include "../core/atomic.h"
 #include "../core/log.h"
 #include "../core/strbuf.h"
 #include "flamegraph.h"
 #include "fmt.h"
+#include "xmlw.h"
 
 #define XPAD 10
 #define FRAME_H 16
 #define MIN_PX 0.1
 #define CHAR_PX 7.0
 
-static const char style[] =
-	"text { font-family: Verdana, Helvetica, sans-serif; font-size: 12px; fill: #000; }\n"
-	".f { cursor: pointer; }\n"
-	".f rect { stroke: #fff; stroke-width: 0.5; }\n"
-	".f:hover rect { stroke: #000; stroke-width: 1; }\n"
-	".f text { font-size: 11px; pointer-events: none; }\n"
-	".n rect { stroke: #7b2fbe; stroke-width: 1.5; stroke-dasharray: 3,2; }\n"
-	".dark text { fill: #fff; }\n"
-	".parent rect { opacity: 0.5; }\n"
-	"rect.hit { fill: rgb(230,0,230); }\n"
-	".btn { cursor: pointer; fill: #333; text-decoration: underline; }\n"
-	"#unzoom { visibility: hidden; }\n"
-	".title { font-size: 17px; font-weight: bold; }\n"
-	".legend { font-size: 12px; fill: #222; }\n";
+/* reporters/flamegraph.css and .js as NUL-terminated byte arrays (Makefile, EMBED_RULE) */
+#include "reporters/flamegraph.css.h"
+#include "reporters/flamegraph.js.h"
 
-/* The script: no network, no external references. Kept free of "]]>" (it is CDATA). */
-static const char script[] =
-	"var svg, frames, details, matched, unzoombtn, searchbtn;\n"
-	"var zoomed = null, searching = null;\n"
-	"var XPAD = %d, FW = %d;\n"
-	"function pg_init(evt) {\n"
-	"  svg = document.documentElement;\n"
-	"  frames = svg.getElementsByClassName('f');\n"
-	"  details = document.getElementById('details');\n"
-	"  matched = document.getElementById('matched');\n"
-	"  unzoombtn = document.getElementById('unzoom');\n"
-	"  searchbtn = document.getElementById('search');\n"
-	"  for (var i = 0; i < frames.length; i++) {\n"
-	"    frames[i].addEventListener('mouseover',\n"
-	"      function () { details.textContent = tip(this); });\n"
-	"    frames[i].addEventListener('mouseout', function () { details.textContent = ' '; });\n"
-	"    frames[i].addEventListener('click', function () { zoom(this); });\n"
-	"  }\n"
-	"  unzoombtn.addEventListener('click', unzoom);\n"
-	"  searchbtn.addEventListener('click', search_prompt);\n"
-	"  window.addEventListener('keydown', function (e) {\n"
-	"    if ((e.ctrlKey || e.metaKey) && e.keyCode === 70) {\n"
-	"      e.preventDefault(); search_prompt();\n"
-	"    }\n"
-	"    if (e.keyCode === 27) { unzoom(); reset_search(); }\n"
-	"  });\n"
-	"}\n"
-	"function title(g) {\n"
-	"  var t = g.getElementsByTagName('title')[0];\n"
-	"  return t ? t.textContent : '';\n"
-	"}\n"
-	"function tip(g) { return title(g).replace(/\\n/g, '  |  '); }\n"
-	"function fname(g) { return title(g).split('\\n')[0]; }\n"
-	"function fx(g) { return parseFloat(g.getAttribute('data-x')); }\n"
-	"function fw(g) { return parseFloat(g.getAttribute('data-w')); }\n"
-	"function fd(g) { return parseInt(g.getAttribute('data-d'), 10); }\n"
-	"function place(g, x, w) {\n"
-	"  var r = g.getElementsByTagName('rect')[0], t = g.getElementsByTagName('text')[0];\n"
-	"  r.setAttribute('x', x.toFixed(2)); r.setAttribute('width', w.toFixed(2));\n"
-	"  t.setAttribute('x', (x + 3).toFixed(2));\n"
-	"  var n = fname(g), fit = Math.floor((w - 6) / %g);\n"
-	"  t.textContent = fit < 3 ? '' : (n.length <= fit ? n : n.substring(0, fit - 2) + '..');\n"
-	"}\n"
-	"function zoom(z) {\n"
-	"  var x0 = fx(z), w0 = fw(z), d0 = fd(z), eps = 1e-9;\n"
-	"  zoomed = z;\n"
-	"  unzoombtn.style.visibility = 'visible';\n"
-	"  for (var i = 0; i < frames.length; i++) {\n"
-	"    var g = frames[i], x = fx(g), w = fw(g), d = fd(g);\n"
-	"    if (d >= d0 && x >= x0 - eps && x + w <= x0 + w0 + eps) {\n"
-	"      g.style.display = ''; g.classList.remove('parent');\n"
-	"      place(g, XPAD + (x - x0) / w0 * FW, w / w0 * FW);\n"
-	"    } else if (d < d0 && x <= x0 + eps && x + w >= x0 + w0 - eps) {\n"
-	"      g.style.display = ''; g.classList.add('parent'); place(g, XPAD, FW);\n"
-	"    } else {\n"
-	"      g.style.display = 'none';\n"
-	"    }\n"
-	"  }\n"
-	"  if (searching) search(searching);\n"
-	"}\n"
-	"function unzoom() {\n"
-	"  zoomed = null;\n"
-	"  unzoombtn.style.visibility = 'hidden';\n"
-	"  for (var i = 0; i < frames.length; i++) {\n"
-	"    var g = frames[i];\n"
-	"    g.style.display = ''; g.classList.remove('parent');\n"
-	"    place(g, XPAD + fx(g) * FW, fw(g) * FW);\n"
-	"  }\n"
-	"  if (searching) search(searching);\n"
-	"}\n"
-	"function search_prompt() {\n"
-	"  if (searching) { reset_search(); return; }\n"
-	"  var term = prompt('Search frames (regular expression):', '');\n"
-	"  if (term) search(term);\n"
-	"}\n"
-	"function search(term) {\n"
-	"  var re;\n"
-	"  try { re = new RegExp(term); } catch (e) { return; }\n"
-	"  searching = term;\n"
-	"  var lo = zoomed ? fx(zoomed) : 0, ranges = [];\n"
-	"  var hi = zoomed ? fx(zoomed) + fw(zoomed) : 1;\n"
-	"  for (var i = 0; i < frames.length; i++) {\n"
-	"    var g = frames[i], r = g.getElementsByTagName('rect')[0];\n"
-	"    if (re.test(fname(g))) {\n"
-	"      r.classList.add('hit');\n"
-	"      var a = Math.max(fx(g), lo), b = Math.min(fx(g) + fw(g), hi);\n"
-	"      if (b > a) ranges.push([a, b]);\n"
-	"    } else {\n"
-	"      r.classList.remove('hit');\n"
-	"    }\n"
-	"  }\n"
-	"  ranges.sort(function (p, q) { return p[0] - q[0]; });\n"
-	"  var sum = 0, end = -1;\n"
-	"  for (var k = 0; k < ranges.length; k++) {\n"
-	"    var s = Math.max(ranges[k][0], end);\n"
-	"    if (ranges[k][1] > s) { sum += ranges[k][1] - s; end = ranges[k][1]; }\n"
-	"  }\n"
-	"  matched.textContent = 'Matched: ' + (100 * sum / (hi - lo)).toFixed(1) + '%%';\n"
-	"  searchbtn.textContent = 'Reset Search';\n"
-	"}\n"
-	"function reset_search() {\n"
-	"  searching = null;\n"
-	"  for (var i = 0; i < frames.length; i++)\n"
-	"    frames[i].getElementsByTagName('rect')[0].classList.remove('hit');\n"
-	"  matched.textContent = ' ';\n"
-	"  searchbtn.textContent = 'Search';\n"
-	"}\n";
-
-struct sw {
-	xmlTextWriterPtr w;
-	int err;
-};
-
-static void check(struct sw *s, int rc)
-{
-	if (rc < 0 && !s->err)
-		s->err = -EIO;
-}
-
-static void start(struct sw *s, const char *name)
-{
-	if (!s->err)
-		check(s, xmlTextWriterStartElement(s->w, BAD_CAST name));
-}
-
-static void end(struct sw *s)
-{
-	if (!s->err)
-		check(s, xmlTextWriterEndElement(s->w));
-}
-
-static void attr(struct sw *s, const char *name, const char *value)
-{
-	char *v;
-
-	if (s->err)
-		return;
-	v = pg_fmt_ascii(value);
-	if (!v) {
-		s->err = -ENOMEM;
-		return;
-	}
-	check(s, xmlTextWriterWriteAttribute(s->w, BAD_CAST name, BAD_CAST v));
-	free(v);
-}
-
-static void __attribute__((format(printf, 3, 4))) attrf(struct sw *s, const char *name,
-							 const char *fmt, ...)
-{
-	char buf[128];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	attr(s, name, buf);
-}
-
-/* Printable ASCII, keeping line breaks (tooltips have several lines). */
+/*
+ * Printable ASCII, keeping line breaks (tooltips have several lines): every attribute value
+ * and text of the SVG goes through it (struct pg_xmlw.clean).
+ */
 static char *ascii_lines(const char *t)
 {
 	struct pg_strbuf b = PG_STRBUF_INIT;
@@ -226,47 +58,32 @@ static char *ascii_lines(const char *t)
 	return pg_strbuf_take(&b);
 }
 
-static void text(struct sw *s, const char *t)
-{
-	char *v;
-
-	if (s->err)
-		return;
-	v = ascii_lines(t);
-	if (!v) {
-		s->err = -ENOMEM;
-		return;
-	}
-	check(s, xmlTextWriterWriteString(s->w, BAD_CAST v));
-	free(v);
-}
-
 /* <text x y [class] [id]>t</text> */
-static void label(struct sw *s, double x, double y, const char *cls, const char *id,
+static void label(struct pg_xmlw *s, double x, double y, const char *cls, const char *id,
 		  const char *anchor, const char *t)
 {
-	start(s, "text");
+	pg_xmlw_start(s, "text");
 	if (id)
-		attr(s, "id", id);
+		pg_xmlw_attr(s, "id", id);
 	if (cls)
-		attr(s, "class", cls);
+		pg_xmlw_attr(s, "class", cls);
 	if (anchor)
-		attr(s, "text-anchor", anchor);
-	attrf(s, "x", "%.2f", x);
-	attrf(s, "y", "%.2f", y);
-	text(s, t);
-	end(s);
+		pg_xmlw_attr(s, "text-anchor", anchor);
+	pg_xmlw_attrf(s, "x", "%.2f", x);
+	pg_xmlw_attrf(s, "y", "%.2f", y);
+	pg_xmlw_text(s, t);
+	pg_xmlw_end(s);
 }
 
-static void rectangle(struct sw *s, double x, double y, double w, double h, const char *fill)
+static void rectangle(struct pg_xmlw *s, double x, double y, double w, double h, const char *fill)
 {
-	start(s, "rect");
-	attrf(s, "x", "%.2f", x);
-	attrf(s, "y", "%.2f", y);
-	attrf(s, "width", "%.2f", w);
-	attrf(s, "height", "%.2f", h);
-	attr(s, "fill", fill);
-	end(s);
+	pg_xmlw_start(s, "rect");
+	pg_xmlw_attrf(s, "x", "%.2f", x);
+	pg_xmlw_attrf(s, "y", "%.2f", y);
+	pg_xmlw_attrf(s, "width", "%.2f", w);
+	pg_xmlw_attrf(s, "height", "%.2f", h);
+	pg_xmlw_attr(s, "fill", fill);
+	pg_xmlw_end(s);
 }
 
 /* ---- colours ---- */
@@ -400,7 +217,7 @@ static void tooltip(struct layout *l, const struct pg_flame_node *nd)
 		pg_strbuf_addf(b, "\n%s", src->file);
 }
 
-static void frame(struct sw *s, struct layout *l, size_t id, double x0)
+static void frame(struct pg_xmlw *s, struct layout *l, size_t id, double x0)
 {
 	const struct pg_flame_node *nd = &l->f->nodes[id];
 	double w = (double)nd->total / (double)l->f->total;
@@ -416,15 +233,15 @@ static void frame(struct sw *s, struct layout *l, size_t id, double x0)
 	else
 		plain_colour(nd->name, fill, sizeof(fill));
 	tooltip(l, nd);
-	start(s, "g");
-	attrf(s, "class", "f%s%s", nd->only_new ? " n" : "",
+	pg_xmlw_start(s, "g");
+	pg_xmlw_attrf(s, "class", "f%s%s", nd->only_new ? " n" : "",
 	      l->f->diff && nd->change != PG_FLAME_NEUTRAL && nd->intensity > 0.5 ? " dark" : "");
-	attrf(s, "data-x", "%.9f", x0);
-	attrf(s, "data-w", "%.9f", w);
-	attrf(s, "data-d", "%zu", nd->depth);
-	start(s, "title");
-	text(s, l->tip.err ? nd->name : l->tip.s);
-	end(s);
+	pg_xmlw_attrf(s, "data-x", "%.9f", x0);
+	pg_xmlw_attrf(s, "data-w", "%.9f", w);
+	pg_xmlw_attrf(s, "data-d", "%zu", nd->depth);
+	pg_xmlw_start(s, "title");
+	pg_xmlw_text(s, l->tip.err ? nd->name : l->tip.s);
+	pg_xmlw_end(s);
 	rectangle(s, px, y, pw, FRAME_H - 1, fill);
 	fit = pw > 6 ? (size_t)((pw - 6) / CHAR_PX) : 0;
 	lab = strdup(nd->name);
@@ -438,7 +255,7 @@ static void frame(struct sw *s, struct layout *l, size_t id, double x0)
 		strcpy(lab + fit - 2, "..");
 	label(s, px + 3, y + FRAME_H - 4.5, NULL, NULL, NULL, lab);
 	free(lab);
-	end(s);
+	pg_xmlw_end(s);
 	/* children left to right, in name order */
 	for (size_t c = nd->first_child; c != PG_FLAME_NONE && !s->err;
 	     c = l->f->nodes[c].next_sibling) {
@@ -449,18 +266,18 @@ static void frame(struct sw *s, struct layout *l, size_t id, double x0)
 
 /* ---- the document ---- */
 
-static void legend_swatch(struct sw *s, double x, double y, const char *fill, bool dashed,
+static void legend_swatch(struct pg_xmlw *s, double x, double y, const char *fill, bool dashed,
 			  const char *t)
 {
-	start(s, "g");
+	pg_xmlw_start(s, "g");
 	if (dashed)
-		attr(s, "class", "n");
+		pg_xmlw_attr(s, "class", "n");
 	rectangle(s, x, y - 10, 14, 12, fill);
-	end(s);
+	pg_xmlw_end(s);
 	label(s, x + 18, y, "legend", NULL, NULL, t);
 }
 
-static int header(struct sw *s, const struct pg_flame *f, const char *title, double width)
+static int header(struct pg_xmlw *s, const struct pg_flame *f, const char *title, double width)
 {
 	char line[512];
 	double y = 44;
@@ -500,39 +317,34 @@ static int header(struct sw *s, const struct pg_flame *f, const char *title, dou
 	return s->err;
 }
 
-static int write_doc(struct sw *s, const struct pg_flame *f, const struct pg_run *src,
+static int write_doc(struct pg_xmlw *s, const struct pg_flame *f, const struct pg_run *src,
 		     const char *title)
 {
 	const double width = PG_FLAMEGRAPH_WIDTH;
 	struct layout l = { f, src, width - 2 * XPAD, 0, PG_STRBUF_INIT };
 	double height;
-	char *js;
-	int n;
 
-	check(s, xmlTextWriterStartDocument(s->w, NULL, "UTF-8", NULL));
-	start(s, "svg");
-	attr(s, "xmlns", "http://www.w3.org/2000/svg");
-	attr(s, "version", "1.1");
+	pg_xmlw_start(s, "svg");
+	pg_xmlw_attr(s, "xmlns", "http://www.w3.org/2000/svg");
+	pg_xmlw_attr(s, "version", "1.1");
 	/* below the header (title and legend): 94 px in a differential graph, 64 otherwise */
 	height = (f->diff ? 94 : 64) + (double)(f->max_depth + 1) * FRAME_H + 40;
-	attrf(s, "width", "%.0f", width);
-	attrf(s, "height", "%.0f", height);
-	attrf(s, "viewBox", "0 0 %.0f %.0f", width, height);
-	attr(s, "onload", "pg_init(evt)");
-	start(s, "style");
-	attr(s, "type", "text/css");
-	check(s, xmlTextWriterWriteCDATA(s->w, BAD_CAST style));
-	end(s);
-	start(s, "script");
-	attr(s, "type", "text/ecmascript");
-	n = asprintf(&js, script, XPAD, (int)l.fw, CHAR_PX);
-	if (n < 0) {
-		s->err = -ENOMEM;
-		return s->err;
-	}
-	check(s, xmlTextWriterWriteCDATA(s->w, BAD_CAST js));
-	free(js);
-	end(s);
+	pg_xmlw_attrf(s, "width", "%.0f", width);
+	pg_xmlw_attrf(s, "height", "%.0f", height);
+	pg_xmlw_attrf(s, "viewBox", "0 0 %.0f %.0f", width, height);
+	/* the layout the script needs to zoom (flamegraph.js) */
+	pg_xmlw_attrf(s, "data-xpad", "%d", XPAD);
+	pg_xmlw_attrf(s, "data-fw", "%d", (int)l.fw);
+	pg_xmlw_attrf(s, "data-char-px", "%g", CHAR_PX);
+	pg_xmlw_attr(s, "onload", "pg_init(evt)");
+	pg_xmlw_start(s, "style");
+	pg_xmlw_attr(s, "type", "text/css");
+	pg_xmlw_cdata(s, (const char *)flamegraph_css);
+	pg_xmlw_end(s);
+	pg_xmlw_start(s, "script");
+	pg_xmlw_attr(s, "type", "text/ecmascript");
+	pg_xmlw_cdata(s, (const char *)flamegraph_js);
+	pg_xmlw_end(s);
 	rectangle(s, 0, 0, width, height, "rgb(250,250,250)");
 	header(s, f, title, width);
 	l.base_y = height - 40 - FRAME_H;
@@ -540,9 +352,7 @@ static int write_doc(struct sw *s, const struct pg_flame *f, const struct pg_run
 		frame(s, &l, 0, 0.0);
 	label(s, XPAD, height - 14, "legend", "details", NULL, " ");
 	label(s, width - XPAD, height - 14, "legend", "matched", "end", " ");
-	end(s);	/* svg */
-	if (!s->err)
-		check(s, xmlTextWriterEndDocument(s->w));
+	pg_xmlw_end(s);	/* svg */
 	if (l.tip.err && !s->err)
 		s->err = l.tip.err;
 	pg_strbuf_release(&l.tip);
@@ -552,23 +362,64 @@ static int write_doc(struct sw *s, const struct pg_flame *f, const struct pg_run
 int pg_flamegraph_write(const struct pg_flame *f, const struct pg_run *sources,
 			const char *title, const char *path)
 {
-	xmlBufferPtr buf = xmlBufferCreate();
-	struct sw s = { NULL, 0 };
+	struct pg_xmlw x;
+
+	if (pg_xmlw_init(&x, path, false, ascii_lines))
+		return -ENOMEM;
+	write_doc(&x, f, sources, title);
+	return pg_xmlw_finish(&x, path, "flame graph");
+}
+
+/* ---- the flame graphs of runs ---- */
+
+int pg_flamegraph_write_run(const struct pg_run *run, long rep, const char *title,
+			    const char *path)
+{
+	struct pg_flame fl;
+	char cmd[256];
 	int err;
 
-	if (buf)
-		s.w = xmlNewTextWriterMemory(buf, 0);
-	if (!s.w) {
-		pg_err("%s: cannot create the XML writer: out of memory", path);
-		xmlBufferFree(buf);
-		return -ENOMEM;
+	pg_flame_init(&fl);
+	err = pg_flame_build(run, rep, &fl);
+	if (err) {
+		pg_err("cannot build the flame graph: out of memory");
+		goto out;
 	}
-	err = write_doc(&s, f, sources, title);
-	xmlFreeTextWriter(s.w);
-	if (err)
-		pg_err("%s: cannot build the flame graph: %s", path, strerror(-err));
+	if (!title) {
+		snprintf(cmd, sizeof(cmd), "%s", run->meta.argc ? run->meta.argv[0] : "perfgate");
+		for (size_t i = 1; i < run->meta.argc && strlen(cmd) < 200; i++)
+			snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %s",
+				 run->meta.argv[i]);
+		title = cmd;
+	}
+	err = pg_flamegraph_write(&fl, run, title, path);
+out:
+	pg_flame_release(&fl);
+	return err;
+}
+
+int pg_flamegraph_write_diff(const struct pg_run *base, const struct pg_run *new,
+			     enum pg_flame_metric metric, double alpha, const char *path)
+{
+	struct pg_flame fl;
+	char why[256] = "", title[256];
+	int err;
+
+	pg_flame_init(&fl);
+	err = pg_flame_diff(base, new, metric, alpha, &fl, why, sizeof(why));
+	if (err) {
+		pg_err("--flamegraph %s: %s", path, err == -EINVAL && why[0] ? why :
+		       "out of memory");
+		goto out;
+	}
+	if (base->meta.git_commit && new->meta.git_commit &&
+	    strcmp(base->meta.git_commit, new->meta.git_commit))
+		snprintf(title, sizeof(title), "perfgate: BASE %.12s -> NEW %.12s",
+			 base->meta.git_commit, new->meta.git_commit);
 	else
-		err = pg_atomic_write(path, xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
-	xmlBufferFree(buf);
+		snprintf(title, sizeof(title), "perfgate: differential flame graph (BASE -> NEW)");
+	err = pg_flamegraph_write(&fl, new, title, path);
+out:
+	pg_flame_release(&fl);
 	return err;
 }

@@ -33,4 +33,20 @@
 int pg_flamegraph_write(const struct pg_flame *f, const struct pg_run *sources,
 			const char *title, const char *path);
 
+/*
+ * perfgate flamegraph: the flame graph of @run's sampled stacks (repetition @rep, 0-based; -1
+ * all) to @path. @title NULL: the benchmark command. 0 or -errno (logged).
+ */
+int pg_flamegraph_write_run(const struct pg_run *run, long rep, const char *title,
+			    const char *path);
+
+/*
+ * perfgate compare --flamegraph: the differential flame graph from @base to @new, coloured by
+ * @metric with significance level @alpha (diff/flamediff.h), to @path; titled with both
+ * commits when they differ. 0 or -errno, logged ("--flamegraph PATH: why" when the runs
+ * cannot be compared, e.g. no sampled stacks).
+ */
+int pg_flamegraph_write_diff(const struct pg_run *base, const struct pg_run *new,
+			     enum pg_flame_metric metric, double alpha, const char *path);
+
 #endif

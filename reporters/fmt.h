@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reporters/fmt.h - formatting helpers shared by the compare writers (compare_text.c, junit.c,
- * compare_json.c). Internal to reporters/.
+ * reporters/fmt.h - text helpers shared by the writers of reporters/ (compare_text.c, junit.c,
+ * markdown.c, flamegraph.c...). Internal to reporters/. The number formats (pg_fmt_ns, _pct,
+ * _interval, _count, PG_FMT_LEN) are core/numfmt.h's, included here.
  *
- * The pg_fmt_{ns,pct,interval,count,commit} helpers write into a caller's buffer (PG_FMT_LEN
- * bytes is always enough) and return it. The string helpers return a malloc'd string (NULL on
- * allocation failure; a NULL input is treated as "").
+ * pg_fmt_commit writes into a caller's buffer (PG_FMT_LEN bytes is always enough) and returns
+ * it. The string helpers return a malloc'd string (NULL on allocation failure; a NULL input is
+ * treated as "").
  */
 #ifndef PG_FMT_H
 #define PG_FMT_H
@@ -13,19 +14,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../core/numfmt.h"
 #include "../core/run.h"
 
-#define PG_FMT_LEN 48
-
-/* Per-call time in human units, 3 significant digits: "812 ns", "1.23 us", "45.6 ms", "2.00 s";
- * "-" for NAN (absent) or a negative value. ASCII only (us, not the micro sign). */
-const char *pg_fmt_ns(char *buf, size_t len, double ns);
-/* Relative change as a percentage: 0.123 -> "+12.3%"; "+inf" / "-inf"; "n/a" for NAN. */
-const char *pg_fmt_pct(char *buf, size_t len, double x);
-/* Interval of a relative change: "[+9.8%, +14.0%]", "[-inf, +inf]"; "n/a" if both are NAN. */
-const char *pg_fmt_interval(char *buf, size_t len, double lo, double hi);
-/* A mean count: "120", "12.5", "1.23M"; "-" for NAN. */
-const char *pg_fmt_count(char *buf, size_t len, double n);
 /* Abbreviated commit id (12 characters), "?" if unknown. */
 const char *pg_fmt_commit(char *buf, size_t len, const char *commit);
 

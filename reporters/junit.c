@@ -24,115 +24,37 @@
 #include <string.h>
 #include <time.h>
 
-#include <libxml/xmlwriter.h>
-
-#include "../core/atomic.h"
-#include "../core/log.h"
 #include "../core/version.h"
 #include "compare_out.h"
 #include "fmt.h"
+#include "xmlw.h"
 
-struct jw {
-	xmlTextWriterPtr w;
-	int err;		/* first error: -ENOMEM or -EIO */
-};
-
-static void jw_check(struct jw *j, int rc)
+/* JUnit text: valid UTF-8 without the characters XML 1.0 forbids. */
+static char *junit_clean(const char *s)
 {
-	if (rc < 0 && !j->err)
-		j->err = -EIO;
+	return pg_fmt_utf8(s, true);
 }
 
-static void jw_start(struct jw *j, const char *name)
+static void property(struct pg_xmlw *j, const char *name, const char *value)
 {
-	if (!j->err)
-		jw_check(j, xmlTextWriterStartElement(j->w, BAD_CAST name));
+	pg_xmlw_start(j, "property");
+	pg_xmlw_attr(j, "name", name);
+	pg_xmlw_attr(j, "value", value ? value : "");
+	pg_xmlw_end(j);
 }
 
-static void jw_end(struct jw *j)
-{
-	if (!j->err)
-		jw_check(j, xmlTextWriterEndElement(j->w));
-}
-
-/* An attribute of type xs:string (any text). */
-static void jw_attr(struct jw *j, const char *name, const char *value)
-{
-	char *v;
-
-	if (j->err)
-		return;
-	v = pg_fmt_utf8(value, true);
-	if (!v) {
-		j->err = -ENOMEM;
-		return;
-	}
-	jw_check(j, xmlTextWriterWriteAttribute(j->w, BAD_CAST name, BAD_CAST v));
-	free(v);
-}
-
-/* An attribute of type xs:token (with minLength 1: @fallback when @value collapses to ""). */
-static void jw_attr_token(struct jw *j, const char *name, const char *value,
-			  const char *fallback)
-{
-	char *v;
-
-	if (j->err)
-		return;
-	v = pg_fmt_token(value, fallback);
-	if (!v) {
-		j->err = -ENOMEM;
-		return;
-	}
-	jw_check(j, xmlTextWriterWriteAttribute(j->w, BAD_CAST name, BAD_CAST v));
-	free(v);
-}
-
+/* A property whose value is short (at most 255 characters): a number. */
 static void __attribute__((format(printf, 3, 4)))
-jw_attrf(struct jw *j, const char *name, const char *fmt, ...)
+propertyf(struct pg_xmlw *j, const char *name, const char *fmt, ...)
 {
-	char buf[256];
 	va_list ap;
 
+	pg_xmlw_start(j, "property");
+	pg_xmlw_attr(j, "name", name);
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	pg_xmlw_vattrf(j, "value", fmt, ap);
 	va_end(ap);
-	jw_attr(j, name, buf);
-}
-
-static void jw_text(struct jw *j, const char *text)
-{
-	char *v;
-
-	if (j->err)
-		return;
-	v = pg_fmt_utf8(text, true);
-	if (!v) {
-		j->err = -ENOMEM;
-		return;
-	}
-	jw_check(j, xmlTextWriterWriteString(j->w, BAD_CAST v));
-	free(v);
-}
-
-static void jw_property(struct jw *j, const char *name, const char *value)
-{
-	jw_start(j, "property");
-	jw_attr(j, "name", name);
-	jw_attr(j, "value", value ? value : "");
-	jw_end(j);
-}
-
-static void __attribute__((format(printf, 3, 4)))
-jw_propertyf(struct jw *j, const char *name, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	jw_property(j, name, buf);
+	pg_xmlw_end(j);
 }
 
 /*
@@ -194,7 +116,7 @@ static double suite_seconds(const struct pg_comparison *c, const struct pg_run *
 	return ns / 1e9;
 }
 
-static void write_properties(struct jw *j, const struct pg_comparison *c,
+static void write_properties(struct pg_xmlw *j, const struct pg_comparison *c,
 			     const struct pg_run *base, const struct pg_run *new)
 {
 	const struct pg_run *runs[2] = { base, new };
@@ -202,36 +124,36 @@ static void write_properties(struct jw *j, const struct pg_comparison *c,
 	size_t reps[2] = { c->base_reps, c->new_reps };
 	char name[64], *cmd;
 
-	jw_start(j, "properties");
-	jw_property(j, "perfgate.version", PERFGATE_VERSION);
-	jw_property(j, "overall", pg_overall_name(c->overall));
-	jw_property(j, "overall_reason", c->overall_reason);
-	jw_propertyf(j, "alpha", "%g", c->opts.alpha);
-	jw_propertyf(j, "min_effect", "%g", c->opts.min_effect);
-	jw_property(j, "metric", pg_metric_name(c->opts.metric));
-	jw_propertyf(j, "min_reps", "%u", c->opts.min_reps);
+	pg_xmlw_start(j, "properties");
+	property(j, "perfgate.version", PERFGATE_VERSION);
+	property(j, "overall", pg_overall_name(c->overall));
+	property(j, "overall_reason", c->overall_reason);
+	propertyf(j, "alpha", "%g", c->opts.alpha);
+	propertyf(j, "min_effect", "%g", c->opts.min_effect);
+	property(j, "metric", pg_metric_name(c->opts.metric));
+	propertyf(j, "min_reps", "%u", c->opts.min_reps);
 	for (int s = 0; s < 2; s++) {
 		const struct pg_meta *m = runs[s] ? &runs[s]->meta : NULL;
 
 		snprintf(name, sizeof(name), "%s.repetitions", sides[s]);
-		jw_propertyf(j, name, "%zu", reps[s]);
+		propertyf(j, name, "%zu", reps[s]);
 		snprintf(name, sizeof(name), "%s.commit", sides[s]);
-		jw_property(j, name, m ? m->git_commit : NULL);
+		property(j, name, m ? m->git_commit : NULL);
 		snprintf(name, sizeof(name), "%s.host", sides[s]);
-		jw_property(j, name, m ? m->host : NULL);
+		property(j, name, m ? m->host : NULL);
 		snprintf(name, sizeof(name), "%s.start_time", sides[s]);
-		jw_property(j, name, m ? m->start_time : NULL);
+		property(j, name, m ? m->start_time : NULL);
 		cmd = pg_fmt_command(m);
 		if (!cmd && !j->err)
 			j->err = -ENOMEM;
 		snprintf(name, sizeof(name), "%s.command", sides[s]);
-		jw_property(j, name, cmd);
+		property(j, name, cmd);
 		free(cmd);
 	}
-	jw_end(j);
+	pg_xmlw_end(j);
 }
 
-static void write_failure(struct jw *j, const struct pg_comparison *c, const struct pg_fcmp *f)
+static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, const struct pg_fcmp *f)
 {
 	char ch[PG_FMT_LEN], in[2 * PG_FMT_LEN], a[PG_FMT_LEN], b[PG_FMT_LEN];
 	char ca[PG_FMT_LEN], cb[PG_FMT_LEN];
@@ -241,9 +163,9 @@ static void write_failure(struct jw *j, const struct pg_comparison *c, const str
 
 	pg_fmt_pct(ch, sizeof(ch), f->change);
 	pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi);
-	jw_start(j, "failure");
-	jw_attr(j, "type", "regression");
-	jw_attrf(j, "message", "%s slower per call (%s time), %g%% interval %s, q=%.2g", ch,
+	pg_xmlw_start(j, "failure");
+	pg_xmlw_attr(j, "type", "regression");
+	pg_xmlw_attrf(j, "message", "%s slower per call (%s time), %g%% interval %s, q=%.2g", ch,
 		 pg_metric_name(c->opts.metric), (1 - c->opts.alpha) * 100, in, f->q);
 
 	m = open_memstream(&body, &size);
@@ -272,32 +194,35 @@ static void write_failure(struct jw *j, const struct pg_comparison *c, const str
 		j->err = -ENOMEM;
 		return;
 	}
-	jw_text(j, body);
+	pg_xmlw_text(j, body);
 	free(body);
-	jw_end(j);
+	pg_xmlw_end(j);
 }
 
-static void write_testcase(struct jw *j, const struct pg_comparison *c, const struct pg_fcmp *f)
+static void write_testcase(struct pg_xmlw *j, const struct pg_comparison *c,
+			   const struct pg_fcmp *f)
 {
 	double ns = f->verdict == PG_VERDICT_REMOVED ? f->base_ns : f->new_ns;
 
-	jw_start(j, "testcase");
-	jw_attr_token(j, "name", f->display && *f->display ? f->display : f->name, "?");
-	jw_attr_token(j, "classname", f->binary, "unknown");
+	pg_xmlw_start(j, "testcase");
+	pg_xmlw_attr_take(j, "name",
+			  pg_fmt_token(f->display && *f->display ? f->display : f->name, "?"));
+	pg_xmlw_attr_take(j, "classname", pg_fmt_token(f->binary, "unknown"));
 	/* xs:decimal: no exponent; the per-call time, so that CI history graphs follow it */
-	jw_attrf(j, "time", "%.9f", isfinite(ns) && ns > 0 ? ns / 1e9 : 0.0);
+	pg_xmlw_attrf(j, "time", "%.9f", isfinite(ns) && ns > 0 ? ns / 1e9 : 0.0);
 	if (f->verdict == PG_VERDICT_REGRESSION) {
 		write_failure(j, c, f);
 	} else if (f->verdict == PG_VERDICT_INCONCLUSIVE) {
-		jw_start(j, "skipped");
-		jw_attrf(j, "message", "inconclusive%s%s", f->reason[0] ? ": " : "", f->reason);
-		jw_end(j);
+		pg_xmlw_start(j, "skipped");
+		pg_xmlw_attrf(j, "message", "inconclusive%s%s", f->reason[0] ? ": " : "",
+			      f->reason);
+		pg_xmlw_end(j);
 	}
-	jw_end(j);
+	pg_xmlw_end(j);
 }
 
 /* The comparison table (every function) as the suite's system-out. */
-static void write_system_out(struct jw *j, const struct pg_comparison *c,
+static void write_system_out(struct pg_xmlw *j, const struct pg_comparison *c,
 			     const struct pg_run *base, const struct pg_run *new)
 {
 	char *text = NULL;
@@ -320,14 +245,14 @@ static void write_system_out(struct jw *j, const struct pg_comparison *c,
 		free(text);
 		return;
 	}
-	jw_start(j, "system-out");
-	jw_text(j, text);
-	jw_end(j);
+	pg_xmlw_start(j, "system-out");
+	pg_xmlw_text(j, text);
+	pg_xmlw_end(j);
 	free(text);
 }
 
-static int write_doc(struct jw *j, const struct pg_comparison *c, const struct pg_run *base,
-		     const struct pg_run *new)
+static void write_doc(struct pg_xmlw *j, const struct pg_comparison *c,
+		      const struct pg_run *base, const struct pg_run *new)
 {
 	const struct pg_meta *nm = new ? &new->meta : NULL;
 	size_t failures = 0, skipped = 0, i;
@@ -339,57 +264,37 @@ static int write_doc(struct jw *j, const struct pg_comparison *c, const struct p
 	}
 	junit_timestamp(nm ? nm->start_time : NULL, ts, sizeof(ts));
 
-	jw_check(j, xmlTextWriterSetIndent(j->w, 1));
-	jw_check(j, xmlTextWriterSetIndentString(j->w, BAD_CAST "  "));
-	jw_check(j, xmlTextWriterStartDocument(j->w, NULL, "UTF-8", NULL));
-	jw_start(j, "testsuite");
-	jw_attr(j, "name", "perfgate");
-	jw_attr(j, "timestamp", ts);
-	jw_attr_token(j, "hostname", nm ? nm->host : NULL, "localhost");
-	jw_attrf(j, "tests", "%zu", c->n);
-	jw_attrf(j, "failures", "%zu", failures);
-	jw_attr(j, "errors", "0");
-	jw_attrf(j, "skipped", "%zu", skipped);
-	jw_attrf(j, "time", "%.3f", suite_seconds(c, new));
+	pg_xmlw_start(j, "testsuite");
+	pg_xmlw_attr(j, "name", "perfgate");
+	pg_xmlw_attr(j, "timestamp", ts);
+	pg_xmlw_attr_take(j, "hostname", pg_fmt_token(nm ? nm->host : NULL, "localhost"));
+	pg_xmlw_attrf(j, "tests", "%zu", c->n);
+	pg_xmlw_attrf(j, "failures", "%zu", failures);
+	pg_xmlw_attr(j, "errors", "0");
+	pg_xmlw_attrf(j, "skipped", "%zu", skipped);
+	pg_xmlw_attrf(j, "time", "%.3f", suite_seconds(c, new));
 
 	write_properties(j, c, base, new);
 	for (i = 0; i < c->n; i++)
 		write_testcase(j, c, &c->f[i]);
 	write_system_out(j, c, base, new);
-	jw_start(j, "system-err");
+	pg_xmlw_start(j, "system-err");
 	for (i = 0; i < c->nwarnings; i++) {
-		jw_text(j, "warning: ");
-		jw_text(j, c->warnings[i]);
-		jw_text(j, "\n");
+		pg_xmlw_text(j, "warning: ");
+		pg_xmlw_text(j, c->warnings[i]);
+		pg_xmlw_text(j, "\n");
 	}
-	jw_end(j);
-	jw_end(j);	/* testsuite */
-	if (!j->err)
-		jw_check(j, xmlTextWriterEndDocument(j->w));
-	return j->err;
+	pg_xmlw_end(j);
+	pg_xmlw_end(j);	/* testsuite */
 }
 
 int pg_compare_write_junit(const struct pg_comparison *c, const struct pg_run *base,
 			   const struct pg_run *new, const char *path)
 {
-	xmlBufferPtr buf = xmlBufferCreate();
-	struct jw j = { NULL, 0 };
-	int err;
+	struct pg_xmlw x;
 
-	if (buf)
-		j.w = xmlNewTextWriterMemory(buf, 0);
-	if (!j.w) {
-		pg_err("%s: cannot create the XML writer: out of memory", path);
-		xmlBufferFree(buf);
+	if (pg_xmlw_init(&x, path, true, junit_clean))
 		return -ENOMEM;
-	}
-	err = write_doc(&j, c, base, new);
-	xmlFreeTextWriter(j.w);	/* flushes into buf */
-	if (err) {
-		pg_err("%s: cannot build the JUnit report: %s", path, strerror(-err));
-	} else {
-		err = pg_atomic_write(path, xmlBufferContent(buf), (size_t)xmlBufferLength(buf));
-	}
-	xmlBufferFree(buf);
-	return err;
+	write_doc(&x, c, base, new);
+	return pg_xmlw_finish(&x, path, "JUnit report");
 }

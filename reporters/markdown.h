@@ -5,7 +5,7 @@
  * workflow commands (::error annotations) for the top regressions.
  *
  * Pure formatting: both build a malloc'd string from a comparison (the caller owns it and
- * writes it where it wants; cli/cmd_compare.c writes files atomically). NULL on allocation
+ * writes it where it wants; reporters/github.c writes files atomically). NULL on allocation
  * failure, nothing logged.
  */
 #ifndef PG_MARKDOWN_H

@@ -10,12 +10,14 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../core/run.h"
 #include "../../diff/compare.h"
 #include "../../diff/stats.h"
+#include "../../core/numfmt.h"
 #include "fixtures.h"
 
 /* xorshift64*: deterministic noise */
@@ -186,6 +188,14 @@ static void test_regression(void **state)
 	assert_true(fabs(f->p - pg_mwu_min_p(10, 10)) < 1e-15);
 	assert_true(fabs(f->new_ns / f->base_ns - 1.10) < 0.02);
 	assert_true(f->reason[0] == '+' && strstr(f->reason, "q="));
+	{
+		/* the reason writes the change as every report does (core/numfmt.h) */
+		char ch[PG_FMT_LEN], in[2 * PG_FMT_LEN], words[4 * PG_FMT_LEN];
+
+		snprintf(words, sizeof(words), "%s %s, q=", pg_fmt_pct(ch, sizeof(ch), f->change),
+			 pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi));
+		assert_true(!strncmp(f->reason, words, strlen(words)));
+	}
 	/* callers with unchanged self time are not flagged */
 	assert_int_equal(find(&c, "main")->verdict, PG_VERDICT_UNCHANGED);
 	assert_int_equal(find(&c, "helper")->verdict, PG_VERDICT_UNCHANGED);

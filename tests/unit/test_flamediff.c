@@ -305,6 +305,10 @@ static void test_svg(void **state)
 	assert_non_null(strstr(all, "48.44% in BASE -&gt; 64.64% in NEW (+16.21 points): GREW"));
 	assert_non_null(strstr(all, "e\nNEW: 40 samples (4.61%), self 40; BASE: 0 samples"));
 	assert_non_null(strstr(all, "<script"));
+	/* the embedded script and style (reporters/flamegraph.js, .css) and the layout it reads */
+	assert_non_null(strstr(all, "function pg_init(evt)"));
+	assert_non_null(strstr(all, ".f:hover rect"));
+	assert_non_null(strstr(all, "data-xpad=\"10\" data-fw=\"1180\" data-char-px=\"7\""));
 	assert_null(strstr(all, "http://www.w3.org/1999/xlink"));
 	assert_null(strstr(all, "href"));	/* nothing to fetch */
 	for (long i = 0; i < len; i++)

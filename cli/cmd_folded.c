@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perfgate folded: the sampled stacks of a run as folded text (docs/sampling.md).
+ */
+#include <stdio.h>
+
+#include "../core/atomic.h"
+#include "../core/folded.h"
+#include "../core/log.h"
+#include "cli.h"
+
+static const char folded_usage[] =
+	"usage: perfgate folded RUN.json [--rep N] [-o FILE]\n"
+	"\n"
+	"Print the sampled stacks of a run as folded text, one stack a line, root first:\n"
+	"'main;parse;lex 123'. flamegraph.pl, inferno and speedscope read it.\n"
+	"\n"
+	"  --rep N         only repetition N (1 = the first); default all, added up\n"
+	"  -o, --output F  write to F (atomically) instead of stdout\n";
+
+int do_folded(int argc, char **argv)
+{
+	struct pg_profile_args a;
+	struct pg_stack *v = NULL;
+	struct pg_atomic at;
+	struct pg_run run;
+	size_t n = 0;
+	int ret = pg_profile_args_parse(argc, argv, folded_usage, &a);
+	FILE *f = stdout;
+
+	if (ret >= 0)
+		return ret;
+	ret = PG_EXIT_ERROR;
+	pg_run_init(&run);
+	if (pg_profile_args_load(&a, &run))
+		goto cleanup;
+	if (pg_stacks_merge(&run, a.rep, &v, &n)) {
+		pg_err("%s: cannot merge the stacks: out of memory or a count overflow", a.run);
+		goto cleanup;
+	}
+	if (a.out) {
+		f = pg_atomic_open(&at, a.out);
+		if (!f)
+			goto cleanup;
+	}
+	if (pg_folded_write(f, v, n) || fflush(f)) {
+		pg_err("cannot write the folded stacks");
+		if (a.out)
+			pg_atomic_abort(&at);
+		goto cleanup;
+	}
+	if (a.out && pg_atomic_commit(&at))
+		goto cleanup;
+	ret = PG_EXIT_OK;
+cleanup:
+	pg_stacks_free(v, n);
+	pg_run_release(&run);
+	return ret;
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cli/profile.c - what perfgate folded (cmd_folded.c) and perfgate flamegraph
+ * (cmd_flamegraph.c) share: their options, RUN.json [--rep N] [-o FILE] [--title TEXT], and
+ * the checks of the run they read (see cli.h).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../baseline/runfile.h"
+#include "../core/log.h"
+#include "cli.h"
+
+int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_profile_args *a)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "rep", required_argument, NULL, 'r' },
+		{ "title", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int rep;
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->rep = -1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'r':
+			if (pg_parse_u32("--rep", optarg, 1, 1000000000, &rep))
+				return PG_EXIT_ERROR;
+			a->rep = (long)rep - 1;
+			break;
+		case 't':
+			a->title = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return PG_EXIT_OK;
+		default:
+			fputs(usage, stderr);
+			return PG_EXIT_ERROR;
+		}
+	}
+	if (argc - optind != 1) {
+		pg_err("%s: expected one run file", argv[0]);
+		fputs(usage, stderr);
+		return PG_EXIT_ERROR;
+	}
+	a->run = argv[optind];
+	return -1;
+}
+
+int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run)
+{
+	size_t n = 0;
+
+	if (pg_runfile_read(a->run, run))
+		return -1;
+	if (a->rep >= 0 && (size_t)a->rep >= run->nreps) {
+		pg_err("%s has %zu repetitions: there is no repetition %ld", a->run, run->nreps,
+		       a->rep + 1);
+		return -1;
+	}
+	for (size_t r = 0; r < run->nreps; r++)
+		n += run->reps[r].nstacks;
+	if (!n) {
+		pg_err("%s has no sampled stacks (%s)", a->run, run->meta.sample_hz ?
+		       "the benchmark was too short to be sampled: raise -F or its run time" :
+		       "it was recorded with --no-sample or by an older perfgate");
+		return -1;
+	}
+	return 0;
+}
