@@ -275,7 +275,7 @@ def render_accuracy(sec):
                 r["build"], r["function"], r["truth_p50"] / 1e3, r["p50"] / 1e3,
                 100 * median(e), fmt_ci(e)))
     s += ["", "\"unscaled\": the same run files compensated as perfgate did before commit "
-          "4365615 (2026-11-21), without the scale of the calibrated cost on nop5 sites by "
+          "b20df61 (2026-11-21), without the scale of the calibrated cost on nop5 sites by "
           "the probes' BPF run time (docs/measurement.md#compensation); it changes nop5 builds "
           "only (sites entered by a trap are not scaled). Mean abs error: the mean over "
           "processes of the error's magnitude, what one process's figure is worth. \"untraced "
@@ -365,7 +365,7 @@ def render_tail(sec):
     quiet = [r["p999"] for r in one if r["tool"] == "untraced"]
     s += ["",
           "perfgate's histogram map holds one counter per key for all CPUs, added to "
-          "atomically, not preallocated (bpf/perfgate.bpf.c); until commit feaeb19 "
+          "atomically, not preallocated (bpf/perfgate.bpf.c); until commit 2cfa5f7 "
           "(2026-11-21) it was a per-CPU hash without preallocation, and the kernel's "
           "allocator made a tail of slow traced calls that calibration mostly missed "
           "(docs/measurement.md#the-spread-of-a-probes-cost). This run's p99: %s. At p99.9 "
