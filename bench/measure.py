@@ -25,9 +25,9 @@ results.json holds one entry per section:
   (UTC), kernel, CPU model, nproc, the perfgate commit and whether the tree had uncommitted
   changes. Sections run at different times keep different stamps.
 - data: what the section's measure function returned, its parameters under "params".
-- quotes: figures of other runs that the rendered text cites, each with the date and the run
-  it comes from; written by hand, never by this script, and kept when the section is measured
-  again.
+- quotes: figures of other runs that the rendered text cites, {"date", "run", "text"} and
+  optionally "part" (a subsection of the rendered text, e.g. "tail"); written by hand, never
+  by this script, and kept when the section is measured again.
 
 Measuring some sections replaces their entries only; the other sections' entries stay as they
 were. The file is written after each section, so a failure keeps what was measured before it.

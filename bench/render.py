@@ -58,7 +58,8 @@ def stamp_line(st):
         return s + "."
     start, end = st["start"], st["end"]
     span = "%s %s-%s UTC" % (start[:10], start[11:16],
-                             end[11:16] if end[:10] == start[:10] else end[:16])
+                             end[11:16] if end[:10] == start[:10] else
+                             end[:16].replace("T", " "))
     commit = st.get("perfgate_commit") or "unknown"
     if st.get("perfgate_dirty"):
         commit += " with uncommitted changes"
