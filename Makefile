@@ -54,7 +54,8 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 		  -fno-omit-frame-pointer -fvisibility=hidden
 
 .SECONDARY:
-.PHONY: all deps deps-build check check-layers test unit e2e demo clean bench fuzz fuzz-build
+.PHONY: all deps deps-build check check-layers test unit e2e demo clean bench bench-render fuzz \
+	fuzz-build
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
 $(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(BUILD)/libpgcore.a
@@ -213,9 +214,16 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # the benchmark suite (root; tens of minutes, section 3 the longest: ACC_PROCS=N runs fewer
-# processes than its 300 per build): writes BENCHMARKS.md and bench/results.json
+# processes than its 300 per build). bench/measure.py runs the SECTIONS named (all if none:
+# cost attach accuracy stats compare sampling) and stores their results, stamped, in
+# bench/results.json, keeping the other sections' results; bench/render.py then writes
+# BENCHMARKS.md from that file. bench-render writes BENCHMARKS.md alone, measuring nothing.
 BENCH_DEBIAN := libbpf-tools bpftrace uftrace hyperfine python3-scipy time
 bench: deps all
 	@if ! dpkg -s $(BENCH_DEBIAN) >/dev/null 2>&1; then \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BENCH_DEBIAN); fi
-	/usr/bin/python3 bench/run.py $(SECTIONS)
+	/usr/bin/python3 bench/measure.py $(SECTIONS)
+	/usr/bin/python3 bench/render.py
+
+bench-render:
+	/usr/bin/python3 bench/render.py
