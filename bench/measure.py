@@ -212,7 +212,7 @@ def measure_attach():
 def unscaled_means(path):
     """Compensated means per call of a run file's functions (first repetition) without the
     scale of the calibrated cost on nop5 sites (a call's own in, its descendants' untimed
-    cost) by the probes' BPF run time (core/run.h, pg_calib_scale), as perfgate computed them
+    cost) by the probes' BPF run time (core/calib.h, pg_calib_scale), as perfgate computed them
     before commit b20df61 (2026-11-21), for a side-by-side figure."""
     run = json.load(open(path))
     cal = run["calibration"]
