@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../baseline/runfile.h"
+#include "../formats/runfile.h"
 #include "../core/atomic.h"
 #include "../core/log.h"
 #include "../diff/compare.h"

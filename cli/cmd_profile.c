@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../baseline/runfile.h"
+#include "../formats/runfile.h"
 #include "../core/atomic.h"
-#include "../core/folded.h"
+#include "../formats/folded.h"
 #include "../core/log.h"
 #include "../diff/flamediff.h"
 #include "../reporters/flamegraph.h"

@@ -5,7 +5,7 @@
  * Whatever the runs hold, nothing crashes, leaks or divides by zero, and the verdicts are
  * consistent with the counts.
  */
-#include "../../baseline/runfile.h"
+#include "../../formats/runfile.h"
 #include "../../diff/compare.h"
 #include "../../reporters/compare_out.h"
 #include "fuzz.h"

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../core/folded.h"
+#include "../../formats/folded.h"
 #include "../../core/run.h"
 
 static int parse(const char *text, struct pg_stack **v, size_t *n, char *why)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/unit/test_merge.c - merging runs (baseline/merge.h), and the optional source position
- * of functions in run files (baseline/runfile.c: "file"/"line" written when known, files
+ * tests/unit/test_merge.c - merging runs (formats/merge.h), and the optional source position
+ * of functions in run files (formats/runfile.c: "file"/"line" written when known, files
  * without them still read).
  */
 #include <stdarg.h>
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../baseline/merge.h"
-#include "../../baseline/runfile.h"
+#include "../../formats/merge.h"
+#include "../../formats/runfile.h"
 #include "../../core/log.h"
 
 static char dir[64];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of baseline/runfile.c: round trip, atomic writing, and a table of corrupt files
+ * Unit tests of formats/runfile.c: round trip, atomic writing, and a table of corrupt files
  * that must each be refused with one clear error line (and never crash).
  */
 #ifndef _GNU_SOURCE
@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "../../baseline/runfile.h"
+#include "../../formats/runfile.h"
 
 /* ---- helpers ---- */
 

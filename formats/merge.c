@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* baseline/merge.c - combine runs of the same benchmark (baseline/merge.h). */
+/* formats/merge.c - combine runs of the same benchmark (formats/merge.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>

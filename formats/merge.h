@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * baseline/merge.h - combine runs of the same benchmark into one (perfgate merge): repetitions
+ * formats/merge.h - combine runs of the same benchmark into one (perfgate merge): repetitions
  * recorded by several CI shards, or on several days, pooled into one baseline.
  *
  * Rules (docs/ci.md#merging-baselines):

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * baseline/runfile.c - run files: struct pg_run <-> JSON with json-c. The format is described
+ * formats/runfile.c - run files: struct pg_run <-> JSON with json-c. The format is described
  * field by field in docs/run-format.md; keep the two in step.
  *
  * The reader is strict about everything it knows (types, ranges, order, the invariants of

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * baseline/runfile.h - reading and writing run files (JSON, json-c). The format is versioned
+ * formats/runfile.h - reading and writing run files (JSON, json-c). The format is versioned
  * and documented in docs/run-format.md.
  *
  * Writing is atomic: the file is written to a temporary file in the same directory, flushed
