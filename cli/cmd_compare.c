@@ -41,12 +41,14 @@ static const char compare_usage[] =
 	"                      (repeatable; the --junit, --json and --flamegraph files are\n"
 	"                      named anyway)\n"
 	"  --all               list unchanged functions too\n"
-	"  --strict            exit 2 when the result is inconclusive\n"
+	"  --strict            exit 2 when the result is inconclusive or the runs are of\n"
+	"                      different commands (compared with a warning otherwise)\n"
 	"\n"
 	"Under GitHub Actions (GITHUB_ACTIONS=true) the summary is also appended to\n"
 	"$GITHUB_STEP_SUMMARY and the largest regressions are printed as ::error annotations.\n"
 	"\n"
-	"Exit status: 0 no regression, 1 regression, 2 error (or inconclusive with --strict).\n";
+	"Exit status: 0 no regression, 1 regression, 2 error (or inconclusive or different\n"
+	"commands with --strict; different commands with no function called in both).\n";
 
 /* ---- what compare writes for CI: the Markdown summary, GitHub's summary and annotations ---- */
 
@@ -309,6 +311,12 @@ int do_compare(int argc, char **argv)
 		break;
 	default:
 		ret = PG_EXIT_OK;
+	}
+	/* runs of different commands are compared (warned above), but judged only when asked */
+	if (cmp.commands_differ && (strict || !pg_comparison_matched(&cmp))) {
+		pg_err("compare: the runs are of different commands%s",
+		       strict ? " (--strict)" : " and no function was called in both");
+		ret = PG_EXIT_ERROR;
 	}
 cleanup:
 	pg_ci_out_release(&ci);

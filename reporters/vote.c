@@ -221,18 +221,6 @@ static void read_fcmp(struct rd *rd, struct json_object *o, struct pg_fcmp *f)
 	f->src_line = v && f->src_file ? (uint32_t)json_object_get_int64(v) : 0;
 }
 
-static bool strv_differ(const struct pg_meta *a, const struct pg_meta *b)
-{
-	if (!a->argv || !b->argv)
-		return false;
-	if (a->argc != b->argc)
-		return true;
-	for (size_t i = 0; i < a->argc; i++)
-		if (strcmp(a->argv[i], b->argv[i]))
-			return true;
-	return false;
-}
-
 static void read_root(struct rd *rd, struct json_object *root, struct pg_vote_result *r)
 {
 	struct pg_comparison *c = &r->cmp;
@@ -313,7 +301,8 @@ static void read_root(struct rd *rd, struct json_object *root, struct pg_vote_re
 
 	r->hosts_differ = r->base.meta.host && r->new.meta.host &&
 			  strcmp(r->base.meta.host, r->new.meta.host);
-	r->commands_differ = strv_differ(&r->base.meta, &r->new.meta);
+	r->commands_differ = r->base.meta.argv && r->new.meta.argv &&
+			     !pg_meta_same_benchmark(&r->base.meta, &r->new.meta);
 }
 
 /* The JSON document in @path, or NULL after logging why. */
@@ -378,22 +367,9 @@ int pg_vote_read(const char *path, bool quiet_enoent, struct pg_vote_result *out
 
 /* ---- deciding ---- */
 
-int pg_vote_decide(const struct pg_vote_result *r, char *why, size_t whylen)
+/* The verdict's vote and sentence, without the note on different commands. */
+static int decide_verdict(const struct pg_vote_result *r, char *why, size_t whylen)
 {
-	if (!r) {
-		snprintf(why, whylen, "no comparison result (the comparison failed; see the job "
-			 "log)");
-		return 0;
-	}
-	if (r->commands_differ) {
-		snprintf(why, whylen, "the runs are of different commands: not comparable");
-		return 0;
-	}
-	if (r->hosts_differ) {
-		snprintf(why, whylen, "the runs come from different hosts (%s and %s): timings "
-			 "are not comparable", r->base.meta.host, r->new.meta.host);
-		return 0;
-	}
 	switch (r->cmp.overall) {
 	case PG_OVERALL_REGRESSION:
 		snprintf(why, whylen, "regression in %zu function%s", r->cmp.nregressions,
@@ -409,6 +385,34 @@ int pg_vote_decide(const struct pg_vote_result *r, char *why, size_t whylen)
 			 r->cmp.overall_reason : "some functions could not be decided");
 		return 0;
 	}
+}
+
+int pg_vote_decide(const struct pg_vote_result *r, char *why, size_t whylen)
+{
+	char a[100], b[100];
+	size_t len;
+	int vote;
+
+	if (!r) {
+		snprintf(why, whylen, "no comparison result (the comparison failed; see the job "
+			 "log)");
+		return 0;
+	}
+	if (r->hosts_differ) {
+		snprintf(why, whylen, "the runs come from different hosts (%s and %s): timings "
+			 "are not comparable", r->base.meta.host, r->new.meta.host);
+		return 0;
+	}
+	vote = decide_verdict(r, why, whylen);
+	/* compare judged them function by function, as two binaries: say so */
+	len = strlen(why);
+	if (r->commands_differ && len + 1 < whylen) {
+		pg_meta_command_words(a, sizeof(a), &r->base.meta);
+		pg_meta_command_words(b, sizeof(b), &r->new.meta);
+		snprintf(why + len, whylen - len, " (the runs are of different commands: '%s' and "
+			 "'%s')", a, b);
+	}
+	return vote;
 }
 
 /* ---- payloads ---- */

@@ -5,10 +5,13 @@
  * payload (docs/ci.md says how to post them).
  *
  * The vote:
- *   -1  the comparison found a regression (on runs of the same command and host);
+ *   -1  the comparison found a regression (on runs from the same host);
  *   +1  the comparison is conclusive and clean: overall "pass";
  *    0  anything else: overall "inconclusive" (too few repetitions, intervals too wide), runs
- *       from different hosts or of different commands, or (with missing_ok) no result at all.
+ *       from different hosts, or (with missing_ok) no result at all.
+ * Runs of different commands (not pg_meta_same_benchmark(), core/comparison.h) were compared
+ * function by function, as two binaries are: the vote is the verdict's, and its reason says
+ * that the commands differed.
  * GitHub conclusions: -1 "failure", +1 "success", 0 "neutral".
  */
 #ifndef PG_VOTE_H
@@ -37,7 +40,7 @@ struct pg_vote_result {
 	struct pg_comparison cmp;
 	struct pg_run base, new;
 	bool hosts_differ;		/* both hosts known and different */
-	bool commands_differ;		/* both commands known and different */
+	bool commands_differ;		/* both commands known, not the same benchmark */
 };
 
 void pg_vote_result_init(struct pg_vote_result *r);

@@ -180,8 +180,26 @@ static void test_hosts_or_commands_differ(void **state)
 {
 	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "./bench", "laptop", 0, "neutral",
 	      "different hosts (ci-1 and laptop)");
-	check(PG_OVERALL_PASS, PG_VERDICT_UNCHANGED, "./other", "ci-1", 0, "neutral",
-	      "different commands");
+	/* compared as two binaries are (issue 21): the verdict is voted on, the message says */
+	check(PG_OVERALL_PASS, PG_VERDICT_UNCHANGED, "./other", "ci-1", 1, "success",
+	      "compared (the runs are of different commands: './bench 3' and './other 3')");
+	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "./other", "ci-1", -1, "failure",
+	      "regression in 1 function (the runs are of different commands:");
+}
+
+/*
+ * compare judges ./build-base/bench against ./build-new/bench as the same benchmark (argv[0] by
+ * base name): vote must agree (pg_meta_same_benchmark), not vote 0 for "different commands".
+ */
+static void test_same_benchmark_other_directory(void **state)
+{
+	struct json_object *g;
+
+	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "/src/build-new/bench", "ci-1", -1,
+	      "failure", "perfgate: regression in 1 function (-1)");
+	g = vote(PG_VOTE_GERRIT, true);
+	assert_null(strstr(str(g, "message"), "different commands"));
+	json_object_put(g);
 }
 
 static void test_no_result(void **state)
@@ -232,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_regression),
 		cmocka_unit_test(test_inconclusive),
 		cmocka_unit_test(test_hosts_or_commands_differ),
+		cmocka_unit_test(test_same_benchmark_other_directory),
 		cmocka_unit_test(test_no_result),
 		cmocka_unit_test(test_bad_input),
 	};
