@@ -290,7 +290,7 @@ int do_compare(int argc, char **argv)
 		pg_warn("%s", cmp.warnings[i]);
 	if (junit && pg_compare_write_junit(&cmp, &base, &new, junit))
 		goto cleanup;
-	if (json && pg_compare_write_json(&cmp, &base, &new, json))
+	if (json && pg_result_write(&cmp, &base, &new, json))
 		goto cleanup;
 	if (flame && pg_cli_diff_flamegraph(&base, &new, flame_metric, opts.alpha, flame))
 		goto cleanup;

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 
 #include "../core/run.h"
-#include "../diff/compare.h"
+#include "../core/comparison.h"
 
 enum pg_vote_system {
 	PG_VOTE_GERRIT = 0,
@@ -47,10 +47,8 @@ void pg_vote_result_init(struct pg_vote_result *r);
 void pg_vote_result_release(struct pg_vote_result *r);
 
 /*
- * Read @path (json-c). Returns 0; -ENOENT when the file does not exist; -EINVAL when it is not
- * a perfgate compare result of a version this perfgate reads, or is malformed; -ENOMEM. Every
- * failure but -ENOENT is logged in one line naming the file and what is wrong (-ENOENT too,
- * unless @quiet_enoent).
+ * Read @path with pg_result_read() (formats/result.h: return values, limits, messages) and
+ * tell whether the runs' hosts and commands differ.
  */
 int pg_vote_read(const char *path, bool quiet_enoent, struct pg_vote_result *out);
 

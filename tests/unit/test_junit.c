@@ -424,7 +424,7 @@ static void test_junit_unwritable(void **state)
 	snprintf(path, sizeof(path), "%s/missing/report.xml", fx->dir);
 	assert_true(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, path) < 0);
 	snprintf(path, sizeof(path), "%s/missing/compare.json", fx->dir);
-	assert_true(pg_compare_write_json(&fx->c, &fx->base, &fx->new, path) < 0);
+	assert_true(pg_result_write(&fx->c, &fx->base, &fx->new, path) < 0);
 }
 
 /* ---- JSON ---- */
@@ -505,7 +505,7 @@ static void test_json(void **state)
 	struct fixture *fx = *state;
 	json_object *root, *fn;
 
-	assert_int_equal(pg_compare_write_json(&fx->c, &fx->base, &fx->new, fx->json), 0);
+	assert_int_equal(pg_result_write(&fx->c, &fx->base, &fx->new, fx->json), 0);
 	root = read_json(fx->json);
 
 	assert_jstr(root, "format", "perfgate-compare");
@@ -590,7 +590,7 @@ static void test_json_empty(void **state)
 
 	pg_comparison_init(&c);
 	c.overall = PG_OVERALL_PASS;
-	assert_int_equal(pg_compare_write_json(&c, NULL, NULL, fx->json), 0);
+	assert_int_equal(pg_result_write(&c, NULL, NULL, fx->json), 0);
 	root = read_json(fx->json);
 	assert_jstr(root, "overall", "pass");
 	assert_jnull(root, "base.command");
