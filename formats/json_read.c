@@ -151,8 +151,8 @@ int pg_jr_parse(const struct pg_jr *jr, const char *format, const char *buf, siz
 		if (jerr != json_tokener_success) {
 			json_tokener_free(tok);
 			position(buf, len, &line, &col);
-			return pg_jr_bad(jr, "", "invalid JSON: unexpected end of file at line %lu, "
-					 "column %lu (is the file truncated?)", line, col);
+			return pg_jr_bad(jr, "", "invalid JSON: unexpected end of file at line "
+					 "%lu, column %lu (is the file truncated?)", line, col);
 		}
 	}
 	json_tokener_free(tok);

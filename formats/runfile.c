@@ -103,7 +103,8 @@ int pg_runfile_check(const struct pg_run *run, char *why, size_t whylen)
 	for (size_t r = 0; r < run->nreps; r++) {
 		const struct pg_rep *rep = &run->reps[r];
 
-		if (rep->exit_code < PG_RUNFILE_EXIT_CODE_MIN || rep->exit_code > PG_RUNFILE_EXIT_CODE_MAX ||
+		if (rep->exit_code < PG_RUNFILE_EXIT_CODE_MIN ||
+		    rep->exit_code > PG_RUNFILE_EXIT_CODE_MAX ||
 		    rep->signal < 0 || rep->signal > PG_RUNFILE_SIGNAL_MAX) {
 			snprintf(why, whylen, "repetition %zu: exit code %d or signal %d is out of "
 				 "range", r, rep->exit_code, rep->signal);

@@ -27,8 +27,10 @@ static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg
 	int err;
 
 	err = pg_jr_member(rd, root, "", "meta", json_type_object, false, &meta);
-	err = err ?: pg_jr_dup_str(rd, meta, "meta", "perfgate_version", true, &m->perfgate_version);
-	err = err ?: pg_jr_dup_strv(rd, meta, "meta", "command", PG_JR_REQUIRED, &m->argv, &m->argc);
+	err = err ?: pg_jr_dup_str(rd, meta, "meta", "perfgate_version", true,
+				   &m->perfgate_version);
+	err = err ?: pg_jr_dup_strv(rd, meta, "meta", "command", PG_JR_REQUIRED, &m->argv,
+				    &m->argc);
 	err = err ?: pg_jr_dup_str(rd, meta, "meta", "start_time", true, &m->start_time);
 	err = err ?: pg_jr_dup_str(rd, meta, "meta", "host", true, &m->host);
 	err = err ?: pg_jr_dup_str(rd, meta, "meta", "kernel", true, &m->kernel);
@@ -37,8 +39,10 @@ static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg
 	err = err ?: pg_jr_dup_str(rd, meta, "meta", "cwd", true, &m->cwd);
 	err = err ?: pg_jr_member(rd, meta, "meta", "options", json_type_object, false, &opts);
 	err = err ?: pg_jr_get_u64(rd, opts, "meta.options", "repetitions", UINT32_MAX, &reps);
-	err = err ?: pg_jr_dup_strv(rd, opts, "meta.options", "functions", PG_JR_REQUIRED, &m->filters, &m->nfilters);
-	err = err ?: pg_jr_dup_strv(rd, opts, "meta.options", "exclude", PG_JR_REQUIRED, &m->excludes, &m->nexcludes);
+	err = err ?: pg_jr_dup_strv(rd, opts, "meta.options", "functions", PG_JR_REQUIRED,
+				    &m->filters, &m->nfilters);
+	err = err ?: pg_jr_dup_strv(rd, opts, "meta.options", "exclude", PG_JR_REQUIRED,
+				    &m->excludes, &m->nexcludes);
 	if (!err && json_object_object_get_ex(opts, "sample_hz", &v)) {
 		uint64_t hz;
 
@@ -52,10 +56,11 @@ static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg
 		if ((t != json_type_double && t != json_type_int) ||
 		    !(m->budget_pct > 0 && m->budget_pct <= 1000))
 			err = pg_jr_bad(rd, "meta.options",
-				  "\"budget_pct\" must be a number in (0, 1000]");
+					"\"budget_pct\" must be a number in (0, 1000]");
 	}
 	if (!err && json_object_object_get_ex(opts, "functions_of", &v))
-		err = pg_jr_dup_str(rd, opts, "meta.options", "functions_of", false, &m->functions_of);
+		err = pg_jr_dup_str(rd, opts, "meta.options", "functions_of", false,
+				    &m->functions_of);
 	if (!err && !m->argc)
 		err = pg_jr_bad(rd, "meta", "\"command\" is empty");
 	if (!err)
@@ -82,19 +87,22 @@ static int read_hist_scheme(const struct pg_jr *rd, struct json_object *root, in
 	err = err ?: pg_jr_get_u64(rd, h, "histogram", "max_exponent", 64, &maxexp);
 	if (err)
 		return err;
-	if (strcmp(scheme, PG_RUNFILE_HIST_SCHEME) || bits != PG_HIST_SUB_BITS || maxexp != PG_HIST_MAX_EXP)
-		return pg_jr_bad(rd, "histogram", "unsupported histogram scheme %s/%" PRIu64 "/%" PRIu64
-			   " (this perfgate reads %s with sub_bucket_bits %d, max_exponent %d)",
-			   scheme, bits, maxexp, PG_RUNFILE_HIST_SCHEME, PG_HIST_SUB_BITS, PG_HIST_MAX_EXP);
+	if (strcmp(scheme, PG_RUNFILE_HIST_SCHEME) || bits != PG_HIST_SUB_BITS ||
+	    maxexp != PG_HIST_MAX_EXP)
+		return pg_jr_bad(rd, "histogram", "unsupported histogram scheme %s/%" PRIu64 "/%"
+				 PRIu64 " (this perfgate reads %s with sub_bucket_bits %d, "
+				 "max_exponent %d)", scheme, bits, maxexp, PG_RUNFILE_HIST_SCHEME,
+				 PG_HIST_SUB_BITS, PG_HIST_MAX_EXP);
 	if ((version >= 2 || json_object_object_get_ex(h, "durations", &v)) &&
 	    pg_jr_get_str(rd, h, "histogram", "durations", false, &dur))
 		return -EINVAL;
 	if (strcmp(dur, "raw") && strcmp(dur, "compensated"))
-		return pg_jr_bad(rd, "histogram", "\"durations\" must be \"raw\" or \"compensated\"");
+		return pg_jr_bad(rd, "histogram", "\"durations\" must be \"raw\" or "
+				 "\"compensated\"");
 	*comp = !strcmp(dur, "compensated");
 	if (*comp && version < 2)
-		return pg_jr_bad(rd, "histogram", "compensated durations in a version %" PRId64 " file "
-			   "(they need version 2)", version);
+		return pg_jr_bad(rd, "histogram", "compensated durations in a version %" PRId64 " "
+				 "file (they need version 2)", version);
 	return 0;
 }
 
@@ -140,13 +148,13 @@ static int read_func(const struct pg_jr *rd, struct json_object *o, size_t i,
 	if (err)
 		return err;
 	if (id != i)
-		return pg_jr_bad(rd, where, "\"id\" is %" PRIu64 ", not %zu (ids number the functions "
-			   "in order from 0)", id, i);
+		return pg_jr_bad(rd, where, "\"id\" is %" PRIu64 ", not %zu (ids number the "
+				 "functions in order from 0)", id, i);
 	if (!*name || !*binary)
 		return pg_jr_bad(rd, where, "\"%s\" is empty", *name ? "binary" : "name");
 	if (parse_addr(addr_s, &addr))
-		return pg_jr_bad(rd, where, "\"address\" must be a hexadecimal string like \"0x1139\", "
-			   "not \"%.40s\"", addr_s);
+		return pg_jr_bad(rd, where, "\"address\" must be a hexadecimal string like "
+				 "\"0x1139\", not \"%.40s\"", addr_s);
 	/* a site kind from a later version is only a hint about probe cost: keep reading */
 	if (pg_site_parse(site_s, &site))
 		site = PG_SITE_UNKNOWN;
@@ -179,20 +187,20 @@ static int read_hist(const struct pg_jr *rd, struct json_object *o, const char *
 			return pg_jr_bad(rd, where, "%s must be a [bucket, count] pair", what);
 		snprintf(what, sizeof(what), "\"hist\"[%zu] bucket", k);
 		err = pg_jr_to_u64(rd, json_object_array_get_idx(pair, 0), where, what,
-			     PG_HIST_NBUCKETS - 1, &idx);
+				   PG_HIST_NBUCKETS - 1, &idx);
 		if (err)
 			return err;
 		snprintf(what, sizeof(what), "\"hist\"[%zu] count", k);
 		err = pg_jr_to_u64(rd, json_object_array_get_idx(pair, 1), where, what, UINT64_MAX,
-			     &count);
+				   &count);
 		if (err)
 			return err;
 		if (!count)
-			return pg_jr_bad(rd, where, "\"hist\"[%zu] count is 0 (only non-empty buckets "
-				   "are listed)", k);
+			return pg_jr_bad(rd, where, "\"hist\"[%zu] count is 0 (only non-empty "
+					 "buckets are listed)", k);
 		if (h->n && idx <= h->idx[h->n - 1])
 			return pg_jr_bad(rd, where, "\"hist\" buckets must be strictly increasing "
-				   "(%" PRIu64 " after %u)", idx, h->idx[h->n - 1]);
+					 "(%" PRIu64 " after %u)", idx, h->idx[h->n - 1]);
 		if (total + count < total)
 			return pg_jr_bad(rd, where, "\"hist\" counts overflow");
 		total += count;
@@ -221,7 +229,8 @@ static int read_site_counts(const struct pg_jr *rd, struct json_object *o, const
 		enum pg_site k;
 
 		if (pg_site_parse(site, &k))
-			return pg_jr_bad(rd, where, "%s has an unknown site kind \"%.40s\"", what, site);
+			return pg_jr_bad(rd, where, "%s has an unknown site kind \"%.40s\"", what,
+					 site);
 		snprintf(what, sizeof(what), "\"%s.%s\"", key, site);
 		err = pg_jr_to_u64(rd, n, where, what, UINT64_MAX, &out[k]);
 		if (err)
@@ -267,7 +276,8 @@ static int read_calib(const struct pg_jr *rd, struct json_object *root, struct p
 			return -EINVAL;
 		for (int j = 0; j < 2; j++) {
 			if (!json_object_object_get_ex(site, keys[j], &v))
-				return pg_jr_bad(rd, "calibration", "%s.%s is missing", name, keys[j]);
+				return pg_jr_bad(rd, "calibration", "%s.%s is missing", name,
+						 keys[j]);
 			if (calib_num(rd, v, name, keys[j], dst[j]))
 				return -EINVAL;
 		}
@@ -278,7 +288,8 @@ static int read_calib(const struct pg_jr *rd, struct json_object *root, struct p
 		}
 	}
 	if (nmeasured && nmeasured != PG_SITE_COUNT)
-		return pg_jr_bad(rd, "calibration", "\"measured_ns\" is given for some site kinds only");
+		return pg_jr_bad(rd, "calibration", "\"measured_ns\" is given for some site kinds "
+				 "only");
 	c->measured = nmeasured == PG_SITE_COUNT;
 	c->valid = true;
 	return 0;
@@ -304,22 +315,22 @@ static int read_fstat(const struct pg_jr *rd, struct json_object *o, size_t r, s
 	if (err)
 		return err;
 	if (id >= run->nfuncs)
-		return pg_jr_bad(rd, where, "\"id\" %" PRIu64 " is not a function of this run (it has "
-			   "%zu)", id, run->nfuncs);
+		return pg_jr_bad(rd, where, "\"id\" %" PRIu64 " is not a function of this run (it "
+				 "has %zu)", id, run->nfuncs);
 	if (rep->nstats && id == rep->stats[rep->nstats - 1].func)
 		return pg_jr_bad(rd, where, "function %" PRIu64 " appears twice", id);
 	if (rep->nstats && id < rep->stats[rep->nstats - 1].func)
-		return pg_jr_bad(rd, where, "functions must be sorted by id (%" PRIu64 " after %u)", id,
-			   rep->stats[rep->nstats - 1].func);
+		return pg_jr_bad(rd, where, "functions must be sorted by id (%" PRIu64 " after "
+				 "%u)", id, rep->stats[rep->nstats - 1].func);
 	if (!calls)
-		return pg_jr_bad(rd, where, "\"calls\" is 0 (functions that were not called are left "
-			   "out)");
+		return pg_jr_bad(rd, where, "\"calls\" is 0 (functions that were not called are "
+				 "left out)");
 	if (self > total)
 		return pg_jr_bad(rd, where, "\"self_ns\" %" PRIu64 " is larger than \"total_ns\" %"
-			   PRIu64, self, total);
+				 PRIu64, self, total);
 	if (min > max)
-		return pg_jr_bad(rd, where, "\"min_ns\" %" PRIu64 " is larger than \"max_ns\" %" PRIu64,
-			   min, max);
+		return pg_jr_bad(rd, where, "\"min_ns\" %" PRIu64 " is larger than \"max_ns\" "
+				 "%" PRIu64, min, max);
 	s = pg_rep_add_stat(rep, (uint32_t)id);
 	if (!s)
 		return pg_jr_oom(rd);
@@ -333,7 +344,7 @@ static int read_fstat(const struct pg_jr *rd, struct json_object *o, size_t r, s
 	for (int k = 0; !err && k < PG_SITE_COUNT; k++) {
 		if (s->kids[k] > s->desc[k])
 			err = pg_jr_bad(rd, where, "\"kids\" counts more %s calls than \"desc\"",
-				  pg_site_name((enum pg_site)k));
+					pg_site_name((enum pg_site)k));
 		any_desc |= s->desc[k] != 0;
 	}
 	err = err ?: pg_jr_opt_u64(rd, o, where, "probe_ns", UINT64_MAX, &s->probe_ns);
@@ -345,8 +356,8 @@ static int read_fstat(const struct pg_jr *rd, struct json_object *o, size_t r, s
 		err = pg_jr_bad(rd, where, "\"desc_probe_ns\" without traced calls in \"desc\"");
 	err = err ?: read_hist(rd, o, where, &s->hist);
 	if (!err && pg_hist_total(&s->hist) != calls)
-		err = pg_jr_bad(rd, where, "\"hist\" holds %" PRIu64 " calls, \"calls\" is %" PRIu64,
-			  pg_hist_total(&s->hist), calls);
+		err = pg_jr_bad(rd, where, "\"hist\" holds %" PRIu64 " calls, \"calls\" is "
+				"%" PRIu64, pg_hist_total(&s->hist), calls);
 	return err;
 }
 
@@ -361,7 +372,8 @@ static int read_profile(const struct pg_jr *rd, struct json_object *o, const cha
 
 	err = pg_jr_opt_u64(rd, o, where, "samples", UINT64_MAX, &rep->samples);
 	err = err ?: pg_jr_opt_u64(rd, o, where, "samples_lost", UINT64_MAX, &rep->samples_lost);
-	err = err ?: pg_jr_opt_u64(rd, o, where, "samples_truncated", UINT64_MAX, &rep->samples_truncated);
+	err = err ?: pg_jr_opt_u64(rd, o, where, "samples_truncated", UINT64_MAX,
+				   &rep->samples_truncated);
 	if (err)
 		return err;
 	if (rep->samples_lost > rep->samples)
@@ -385,14 +397,15 @@ static int read_profile(const struct pg_jr *rd, struct json_object *o, const cha
 			return -EINVAL;
 		if (json_object_array_length(pair) != 2)
 			return pg_jr_bad(rd, where, "%s must be a [stack, count] pair", what);
-		err = pg_jr_to_str(rd, json_object_array_get_idx(pair, 0), where, what, false, &folded);
+		err = pg_jr_to_str(rd, json_object_array_get_idx(pair, 0), where, what, false,
+				   &folded);
 		err = err ?: pg_jr_to_u64(rd, json_object_array_get_idx(pair, 1), where, what,
-				    UINT64_MAX, &count);
+					  UINT64_MAX, &count);
 		if (err)
 			return err;
 		if (!pg_folded_valid(folded))
-			return pg_jr_bad(rd, where, "%s is not a folded stack (frames separated by ';', "
-				   "none empty, no control characters)", what);
+			return pg_jr_bad(rd, where, "%s is not a folded stack (frames separated "
+					 "by ';', none empty, no control characters)", what);
 		if (i && strcmp(rep->stacks[i - 1].folded, folded) >= 0)
 			return pg_jr_bad(rd, where, "%s: stacks must be sorted and unique", what);
 		if (!count || count > UINT64_MAX - sum)
@@ -405,8 +418,8 @@ static int read_profile(const struct pg_jr *rd, struct json_object *o, const cha
 		rep->nstacks = i + 1;
 	}
 	if (sum > rep->samples - rep->samples_lost)
-		return pg_jr_bad(rd, where, "\"stacks\" hold %" PRIu64 " samples, more than the %" PRIu64
-			   " kept", sum, rep->samples - rep->samples_lost);
+		return pg_jr_bad(rd, where, "\"stacks\" hold %" PRIu64 " samples, more than the "
+				 "%" PRIu64 " kept", sum, rep->samples - rep->samples_lost);
 	return 0;
 }
 
@@ -424,7 +437,8 @@ static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
 	snprintf(where, sizeof(where), "repetitions[%zu]", r);
 	err = pg_jr_want(rd, o, where, "the entry", json_type_object, false);
 	err = err ?: pg_jr_get_u64(rd, o, where, "wall_ns", UINT64_MAX, &wall);
-	err = err ?: pg_jr_get_int(rd, o, where, "exit_code", PG_RUNFILE_EXIT_CODE_MIN, PG_RUNFILE_EXIT_CODE_MAX, &exit_code);
+	err = err ?: pg_jr_get_int(rd, o, where, "exit_code", PG_RUNFILE_EXIT_CODE_MIN,
+				   PG_RUNFILE_EXIT_CODE_MAX, &exit_code);
 	err = err ?: pg_jr_get_int(rd, o, where, "signal", 0, PG_RUNFILE_SIGNAL_MAX, &sig);
 	err = err ?: pg_jr_member(rd, o, where, "functions", json_type_array, false, &stats);
 	if (err)
@@ -471,11 +485,12 @@ static int read_sources(const struct pg_jr *rd, struct json_object *root, struct
 			return -EINVAL;
 		if (json_object_array_length(t) != 3)
 			return pg_jr_bad(rd, where, "must be a [frame, file, line] triple");
-		err = pg_jr_to_str(rd, json_object_array_get_idx(t, 0), where, "the frame", false, &frame);
-		err = err ?: pg_jr_to_str(rd, json_object_array_get_idx(t, 1), where, "the file", false,
-				    &file);
+		err = pg_jr_to_str(rd, json_object_array_get_idx(t, 0), where, "the frame", false,
+				   &frame);
+		err = err ?: pg_jr_to_str(rd, json_object_array_get_idx(t, 1), where, "the file",
+					  false, &file);
 		err = err ?: pg_jr_to_u64(rd, json_object_array_get_idx(t, 2), where, "the line",
-				    UINT32_MAX, &line);
+					  UINT32_MAX, &line);
 		if (err)
 			return err;
 		if (!pg_folded_valid(frame) || strchr(frame, ';'))
@@ -500,29 +515,30 @@ static int read_root(const struct pg_jr *rd, struct json_object *root, struct pg
 	int err;
 
 	if (json_object_get_type(root) != json_type_object)
-		return pg_jr_bad(rd, "", "not a perfgate run file (the top level is %s, not an object)",
-			   pg_jr_type_name(json_object_get_type(root)));
+		return pg_jr_bad(rd, "", "not a perfgate run file (the top level is %s, not an "
+				 "object)", pg_jr_type_name(json_object_get_type(root)));
 	if (!json_object_object_get_ex(root, "format", &v) ||
 	    json_object_get_type(v) != json_type_string ||
 	    strcmp(json_object_get_string(v), PG_RUNFILE_FORMAT))
 		return pg_jr_bad(rd, "", "not a perfgate run file (\"format\" is not \"%s\")",
-			   PG_RUNFILE_FORMAT);
+				 PG_RUNFILE_FORMAT);
 	err = pg_jr_member(rd, root, "", "version", json_type_int, false, &v);
 	if (err)
 		return err;
 	version = json_object_get_int64(v);
 	if (version < PG_RUNFILE_MIN_VERSION || version > PG_RUNFILE_VERSION)
-		return pg_jr_bad(rd, "", "run file version %" PRId64 " is not supported (this perfgate "
-			   "reads versions %d to %d%s)", version, PG_RUNFILE_MIN_VERSION,
-			   PG_RUNFILE_VERSION, version > PG_RUNFILE_VERSION ?
-			   "; the file is from a newer perfgate" : "");
+		return pg_jr_bad(rd, "", "run file version %" PRId64 " is not supported (this "
+				 "perfgate reads versions %d to %d%s)", version,
+				 PG_RUNFILE_MIN_VERSION, PG_RUNFILE_VERSION,
+				 version > PG_RUNFILE_VERSION ?
+				 "; the file is from a newer perfgate" : "");
 	err = read_meta(rd, root, &run->meta);
 	err = err ?: read_hist_scheme(rd, root, version, &run->hist_compensated);
 	err = err ?: read_calib(rd, root, &run->calib);
 	if (!err && run->hist_compensated && !run->calib.measured)
-		return pg_jr_bad(rd, "histogram", "the durations are compensated, but the calibration "
-			   "they were compensated with is %s", run->calib.valid ?
-			   "without \"measured_ns\"" : "missing");
+		return pg_jr_bad(rd, "histogram", "the durations are compensated, but the "
+				 "calibration they were compensated with is %s", run->calib.valid ?
+				 "without \"measured_ns\"" : "missing");
 	err = err ?: pg_jr_member(rd, root, "", "functions", json_type_array, false, &funcs);
 	err = err ?: pg_jr_member(rd, root, "", "repetitions", json_type_array, false, &reps);
 	if (err)

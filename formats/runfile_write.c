@@ -87,7 +87,8 @@ static struct json_object *new_func(const struct pg_func *f)
 	    pg_json_put_str(o, "site", pg_site_name(f->site)) ||
 	    pg_json_put(o, "endbr", json_object_new_boolean(f->endbr)) ||
 	    (f->src_file && f->src_line &&
-	     (pg_json_put_str(o, "file", f->src_file) || pg_json_put_u64(o, "line", f->src_line)))) {
+	     (pg_json_put_str(o, "file", f->src_file) ||
+	      pg_json_put_u64(o, "line", f->src_line)))) {
 		json_object_put(o);
 		return NULL;
 	}

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of core/folded.c: parsing folded stacks (hostile input too), writing them back,
+/* Unit tests of formats/folded.c: parsing folded stacks (hostile input too), writing them back,
  * merging repetitions, and pg_folded_valid(). */
 #include <errno.h>
 #include <setjmp.h>
