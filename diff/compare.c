@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
+#include "../core/strv.h"
 #include "compare.h"
 #include "stats.h"
 
@@ -385,20 +387,9 @@ static void joint_calib(const struct pg_run *base, const struct pg_run *new,
 /* ------------------------------------------------------------------------------------------ */
 /* Run-level checks: same command, warnings */
 
-static bool same_strv(char **a, size_t na, char **b, size_t nb)
-{
-	if (na != nb)
-		return false;
-	for (size_t i = 0; i < na; i++)
-		if (strcmp(a[i] ? a[i] : "", b[i] ? b[i] : ""))
-			return false;
-	return true;
-}
-
 __attribute__((format(printf, 2, 3)))
 static int warn(struct pg_comparison *c, const char *fmt, ...)
 {
-	char **w;
 	char *s;
 	va_list ap;
 	int len;
@@ -408,12 +399,11 @@ static int warn(struct pg_comparison *c, const char *fmt, ...)
 	va_end(ap);
 	if (len < 0)
 		return -ENOMEM;
-	w = realloc(c->warnings, (c->nwarnings + 1) * sizeof(*w));
-	if (!w) {
+	/* a string vector (core/strv.h): grown as pg_strv_push() grows it */
+	if (PG_ALLOC_GROW_POW2(c->warnings, c->nwarnings)) {
 		free(s);
 		return -ENOMEM;
 	}
-	c->warnings = w;
 	c->warnings[c->nwarnings++] = s;
 	return 0;
 }
@@ -450,10 +440,10 @@ static int warn_sets(struct pg_comparison *c, const struct pg_run *base, const s
 		     const struct key *keys, size_t nkeys, bool *differ)
 {
 	size_t only[2] = { 0, 0 };
-	bool options = !same_strv(base->meta.filters, base->meta.nfilters, new->meta.filters,
-				  new->meta.nfilters) ||
-		       !same_strv(base->meta.excludes, base->meta.nexcludes, new->meta.excludes,
-				  new->meta.nexcludes);
+	bool options = !pg_strv_equal(base->meta.filters, base->meta.nfilters, new->meta.filters,
+				      new->meta.nfilters) ||
+		       !pg_strv_equal(base->meta.excludes, base->meta.nexcludes, new->meta.excludes,
+				      new->meta.nexcludes);
 
 	/* without either, a function listed on one side only is the code's doing */
 	if (!options && !(base->meta.budget_pct > 0) && !(new->meta.budget_pct > 0))
