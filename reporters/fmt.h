@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * reporters/fmt.h - formatting helpers shared by the compare writers (compare_text.c, junit.c,
- * compare_json.c). Internal to reporters/.
+ * markdown.c). Internal to reporters/.
  *
  * The pg_fmt_{ns,pct,interval,count,commit} helpers write into a caller's buffer (PG_FMT_LEN
  * bytes is always enough) and return it. The string helpers return a malloc'd string (NULL on

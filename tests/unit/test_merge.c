@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_merge.c - merging runs (formats/merge.h), and the optional source position
- * of functions in run files (formats/runfile.c: "file"/"line" written when known, files
+ * of functions in run files (formats/runfile_*.c: "file"/"line" written when known, files
  * without them still read).
  */
 #include <stdarg.h>
