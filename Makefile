@@ -21,8 +21,8 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-# data model <- baseline, diff <- reporters: everything but runner/ and cli/
-LIB_SRCS := $(wildcard core/*.c baseline/*.c diff/*.c reporters/*.c)
+# data model <- formats, diff <- reporters: everything but runner/ and cli/
+LIB_SRCS := $(wildcard core/*.c formats/*.c diff/*.c reporters/*.c)
 RUNNER_SRCS := $(wildcard runner/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))

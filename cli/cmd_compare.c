@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../baseline/runfile.h"
+#include "../formats/runfile.h"
 #include "../core/atomic.h"
 #include "../core/log.h"
 #include "../diff/compare.h"
@@ -45,12 +45,14 @@ static const char compare_usage[] =
 	"                      (repeatable; the --junit, --json and --flamegraph files are\n"
 	"                      named anyway)\n"
 	"  --all               list unchanged functions too\n"
-	"  --strict            exit 2 when the result is inconclusive\n"
+	"  --strict            exit 2 when the result is inconclusive or the runs are of\n"
+	"                      different commands (compared with a warning otherwise)\n"
 	"\n"
 	"Under GitHub Actions (GITHUB_ACTIONS=true) the summary is also appended to\n"
 	"$GITHUB_STEP_SUMMARY and the largest regressions are printed as ::error annotations.\n"
 	"\n"
-	"Exit status: 0 no regression, 1 regression, 2 error (or inconclusive with --strict).\n";
+	"Exit status: 0 no regression, 1 regression, 2 error (or inconclusive or different\n"
+	"commands with --strict; different commands with no function called in both).\n";
 
 int do_compare(int argc, char **argv)
 {
@@ -179,7 +181,7 @@ int do_compare(int argc, char **argv)
 		pg_warn("%s", cmp.warnings[i]);
 	if (junit && pg_compare_write_junit(&cmp, &base, &new, junit))
 		goto cleanup;
-	if (json && pg_compare_write_json(&cmp, &base, &new, json))
+	if (json && pg_result_write(&cmp, &base, &new, json))
 		goto cleanup;
 	if (flame && pg_flamegraph_write_diff(&base, &new, flame_metric, opts.alpha, flame))
 		goto cleanup;
@@ -200,6 +202,12 @@ int do_compare(int argc, char **argv)
 		break;
 	default:
 		ret = PG_EXIT_OK;
+	}
+	/* runs of different commands are compared (warned above), but judged only when asked */
+	if (cmp.commands_differ && (strict || !pg_comparison_matched(&cmp))) {
+		pg_err("compare: the runs are of different commands%s",
+		       strict ? " (--strict)" : " and no function was called in both");
+		ret = PG_EXIT_ERROR;
 	}
 cleanup:
 	pg_ci_out_release(&ci);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "../core/atomic.h"
-#include "../core/folded.h"
+#include "../formats/folded.h"
 #include "../core/log.h"
 #include "cli.h"
 

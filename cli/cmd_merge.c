@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* perfgate merge: combine run files of the same benchmark (baseline/merge.h). */
+/* perfgate merge: combine run files of the same benchmark (formats/merge.h). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../baseline/merge.h"
-#include "../baseline/runfile.h"
+#include "../formats/merge.h"
+#include "../formats/runfile.h"
 #include "../core/log.h"
 #include "cli.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../baseline/runfile.h"
+#include "../formats/runfile.h"
 #include "../core/log.h"
 #include "../core/strv.h"
 #include "../runner/record.h"

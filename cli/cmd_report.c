@@ -2,7 +2,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "../baseline/runfile.h"
+#include "../formats/runfile.h"
 #include "../core/log.h"
 #include "../reporters/report.h"
 #include "cli.h"

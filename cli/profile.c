@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../baseline/runfile.h"
+#include "../formats/runfile.h"
 #include "../core/log.h"
 #include "cli.h"
 

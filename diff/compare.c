@@ -23,84 +23,6 @@
 /* Repetitions per side the overall reason recommends when it asks for more. */
 #define PG_RECOMMENDED_REPS 10
 
-static const char *const verdict_names[] = {
-	[PG_VERDICT_UNCHANGED] = "unchanged",
-	[PG_VERDICT_REGRESSION] = "regression",
-	[PG_VERDICT_IMPROVEMENT] = "improvement",
-	[PG_VERDICT_INCONCLUSIVE] = "inconclusive",
-	[PG_VERDICT_ADDED] = "added",
-	[PG_VERDICT_REMOVED] = "removed",
-};
-
-const char *pg_verdict_name(enum pg_verdict v)
-{
-	if ((unsigned int)v >= sizeof(verdict_names) / sizeof(verdict_names[0]))
-		return "unknown";
-	return verdict_names[v];
-}
-
-const char *pg_overall_name(enum pg_overall v)
-{
-	switch (v) {
-	case PG_OVERALL_PASS:
-		return "pass";
-	case PG_OVERALL_REGRESSION:
-		return "regression";
-	case PG_OVERALL_INCONCLUSIVE:
-		return "inconclusive";
-	}
-	return "unknown";
-}
-
-const char *pg_metric_name(enum pg_metric m)
-{
-	switch (m) {
-	case PG_METRIC_SELF:
-		return "self";
-	case PG_METRIC_TOTAL:
-		return "total";
-	}
-	return "unknown";
-}
-
-static void fcmp_init(struct pg_fcmp *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->base_ns = f->new_ns = NAN;
-	f->change = f->ci_lo = f->ci_hi = NAN;
-	f->p = f->q = NAN;
-	f->probe_share = NAN;
-	f->verdict = PG_VERDICT_INCONCLUSIVE;
-}
-
-static void fcmp_release(struct pg_fcmp *f)
-{
-	free(f->binary);
-	free(f->name);
-	free(f->display);
-	free(f->src_file);
-	fcmp_init(f);
-}
-
-void pg_comparison_init(struct pg_comparison *c)
-{
-	const struct pg_compare_opts def = PG_COMPARE_OPTS_DEFAULT;
-
-	memset(c, 0, sizeof(*c));
-	c->opts = def;
-	fcmp_init(&c->wall);
-}
-
-void pg_comparison_release(struct pg_comparison *c)
-{
-	for (size_t i = 0; i < c->n; i++)
-		fcmp_release(&c->f[i]);
-	free(c->f);
-	fcmp_release(&c->wall);
-	pg_strv_free(c->warnings, c->nwarnings);
-	pg_comparison_init(c);
-}
-
 /* Append printf-formatted text to a fixed buffer, truncating. */
 __attribute__((format(printf, 3, 4)))
 static void append(char *buf, size_t size, const char *fmt, ...)
@@ -453,45 +375,6 @@ static void joint_calib(const struct pg_run *base, const struct pg_run *new,
 /* ------------------------------------------------------------------------------------------ */
 /* Run-level checks: same command, warnings */
 
-static bool same_argv(const struct pg_meta *a, const struct pg_meta *b)
-{
-	if (a->argc != b->argc)
-		return false;
-	for (size_t i = 0; i < a->argc; i++) {
-		const char *x = a->argv[i], *y = b->argv[i];
-
-		if (!x || !y) {
-			if (x != y)
-				return false;
-			continue;
-		}
-		/* the program may be built in another directory: compare argv[0] by basename */
-		if (i == 0 ? strcmp(pg_basename(x), pg_basename(y)) : strcmp(x, y))
-			return false;
-	}
-	return true;
-}
-
-/* The command as one line, at most @size - 1 bytes, "..." where cut. */
-static void command_words(char *buf, size_t size, const struct pg_meta *m)
-{
-	buf[0] = 0;
-	for (size_t i = 0; i < m->argc; i++)
-		append(buf, size, "%s%s", i ? " " : "", m->argv[i] ? m->argv[i] : "");
-	if (strlen(buf) + 1 >= size && size > 4)
-		strcpy(buf + size - 4, "...");
-}
-
-static bool same_strv(char **a, size_t na, char **b, size_t nb)
-{
-	if (na != nb)
-		return false;
-	for (size_t i = 0; i < na; i++)
-		if (strcmp(a[i] ? a[i] : "", b[i] ? b[i] : ""))
-			return false;
-	return true;
-}
-
 __attribute__((format(printf, 2, 3)))
 static int warn(struct pg_comparison *c, const char *fmt, ...)
 {
@@ -541,10 +424,10 @@ static int warn_sets(struct pg_comparison *c, const struct pg_run *base, const s
 		     const struct key *keys, size_t nkeys, bool *differ)
 {
 	size_t only[2] = { 0, 0 };
-	bool options = !same_strv(base->meta.filters, base->meta.nfilters, new->meta.filters,
-				  new->meta.nfilters) ||
-		       !same_strv(base->meta.excludes, base->meta.nexcludes, new->meta.excludes,
-				  new->meta.nexcludes);
+	bool options = !pg_strv_equal(base->meta.filters, base->meta.nfilters, new->meta.filters,
+				      new->meta.nfilters) ||
+		       !pg_strv_equal(base->meta.excludes, base->meta.nexcludes, new->meta.excludes,
+				      new->meta.nexcludes);
 
 	/* without either, a function listed on one side only is the code's doing */
 	if (!options && !(base->meta.budget_pct > 0) && !(new->meta.budget_pct > 0))
@@ -706,13 +589,6 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 			 "invalid options: alpha must be in (0, 1), min_effect >= 0");
 		return -EINVAL;
 	}
-	if (!same_argv(&base->meta, &new->meta)) {
-		command_words(cmd_a, sizeof(cmd_a), &base->meta);
-		command_words(cmd_b, sizeof(cmd_b), &new->meta);
-		snprintf(out->error, sizeof(out->error),
-			 "runs of different commands: '%s' and '%s'", cmd_a, cmd_b);
-		return -EINVAL;
-	}
 	out->base_reps = base->nreps;
 	out->new_reps = new->nreps;
 
@@ -726,6 +602,15 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		goto fail;
 	if (sample_alloc(&sb, base->nreps) || sample_alloc(&sn, new->nreps))
 		goto fail;
+	/* compared all the same, as Google Benchmark's compare.py compares two binaries */
+	out->commands_differ = !pg_meta_same_benchmark(&base->meta, &new->meta);
+	if (out->commands_differ) {
+		pg_meta_command_words(cmd_a, sizeof(cmd_a), &base->meta);
+		pg_meta_command_words(cmd_b, sizeof(cmd_b), &new->meta);
+		err = warn(out, "the runs are of different commands: '%s' and '%s'", cmd_a, cmd_b);
+		if (err)
+			goto fail;
+	}
 	err = warnings(out, base, new);
 	if (err)
 		goto fail;
@@ -766,7 +651,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 			continue;	/* called in neither run */
 
 		f = &out->f[out->n];
-		fcmp_init(f);
+		pg_fcmp_init(f);
 		f->binary = strdup(keys[i].binary);
 		f->name = strdup(keys[i].name);
 		/* the new run's display name: keys of the new side come last in the group */

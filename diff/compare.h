@@ -33,8 +33,9 @@
  *    calls per repetition; calls_changed is set when the sides' per-repetition counts differ.
  *    A change of calls alone is reported, never a regression.
  *
- * Ownership: struct pg_comparison owns its array and strings; pg_comparison_release() frees
- * them. It keeps no pointer into the runs it was computed from.
+ * The result's data types (struct pg_comparison, struct pg_fcmp, verdicts, options) are the
+ * data model in core/comparison.h, so that formats/result.c reads and writes them without
+ * depending on the statistics. pg_compare() keeps no pointer into the runs it compared.
  */
 #ifndef PG_COMPARE_H
 #define PG_COMPARE_H
@@ -43,39 +44,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/comparison.h"
 #include "../core/run.h"
-
-enum pg_metric {
-	PG_METRIC_SELF = 0,	/* self time per call (default) */
-	PG_METRIC_TOTAL,	/* inclusive time per call */
-};
-
-enum pg_verdict {
-	PG_VERDICT_UNCHANGED = 0,
-	PG_VERDICT_REGRESSION,
-	PG_VERDICT_IMPROVEMENT,
-	PG_VERDICT_INCONCLUSIVE,
-	PG_VERDICT_ADDED,
-	PG_VERDICT_REMOVED,
-};
-
-enum pg_overall {
-	PG_OVERALL_PASS = 0,		/* no regression, and the data could decide */
-	PG_OVERALL_REGRESSION,		/* at least one function regressed */
-	PG_OVERALL_INCONCLUSIVE,	/* no regression found, but the data cannot decide */
-};
-
-const char *pg_verdict_name(enum pg_verdict v);	/* "unchanged", "regression", ... */
-const char *pg_overall_name(enum pg_overall v);	/* "pass", "regression", "inconclusive" */
-const char *pg_metric_name(enum pg_metric m);	/* "self", "total" */
-
-struct pg_compare_opts {
-	double alpha;		/* false discovery rate and 1 - confidence level; default 0.05 */
-	double min_effect;	/* smallest relative change that counts, 0.05 = 5%; default */
-	enum pg_metric metric;	/* default PG_METRIC_SELF */
-	uint32_t min_reps;	/* fewer repetitions with calls on a side: inconclusive; default 5 */
-	bool raw;		/* compare raw times, not times compensated for probe overhead */
-};
 
 /*
  * A function whose measured time is estimated to be more than this share probe overhead is
@@ -102,56 +72,14 @@ struct pg_compare_opts {
  */
 #define PG_MIN_NS_PER_CALLEE 50000.0
 
-#define PG_COMPARE_OPTS_DEFAULT { 0.05, 0.05, PG_METRIC_SELF, 5, false }
-
-struct pg_fcmp {
-	char *binary;		/* basename of the ELF file */
-	char *name;		/* symbol name */
-	char *display;		/* demangled name (or name) */
-	char *src_file;		/* declaration file (DWARF) of the new run's function, else the
-				 * base run's; NULL if unknown */
-	uint32_t src_line;	/* its line; 0 if unknown */
-	size_t n_base, n_new;	/* repetitions in which the function was called */
-	double base_ns;		/* median over repetitions of the per-call metric; NAN if absent */
-	double new_ns;
-	double base_calls;	/* mean completed calls per repetition (0 if absent) */
-	double new_calls;
-	bool calls_changed;	/* the per-repetition call counts differ between the sides */
-	double change;		/* relative change, +0.10 = 10% slower; NAN if not estimated */
-	double ci_lo, ci_hi;	/* 1 - alpha interval of change; may be -INFINITY / +INFINITY */
-	double p;		/* Mann-Whitney p; NAN if not tested */
-	double q;		/* Benjamini-Hochberg adjusted p; NAN if not tested */
-	double probe_share;	/* share of the measured time estimated to be probe overhead,
-				 * the larger of the two sides; NAN when not compensated */
-	enum pg_verdict verdict;
-	char reason[160];	/* a short human explanation of the verdict; "" when obvious */
-};
-
-struct pg_comparison {
-	struct pg_compare_opts opts;
-	size_t base_reps, new_reps;	/* repetitions in each run */
-	size_t ntested;			/* functions in the Benjamini-Hochberg family */
-	size_t nregressions, nimprovements, nunchanged, ninconclusive, nadded, nremoved;
-	bool compensated;		/* both sides compensated with the joint calibration */
-	enum pg_overall overall;
-	char overall_reason[256];	/* why inconclusive, or "" */
-	struct pg_fcmp wall;		/* whole-process wall time per repetition (informational:
-					 * never counted as a regression); binary = name = "[wall]" */
-	size_t n;
-	struct pg_fcmp *f;		/* sorted: regressions (largest change first), improvements,
-					 * inconclusive, added, removed, unchanged */
-	size_t nwarnings;
-	char **warnings;		/* e.g. "the runs come from different hosts: a and b" */
-	char error[256];		/* set when pg_compare() fails */
-};
-
-void pg_comparison_init(struct pg_comparison *c);
-void pg_comparison_release(struct pg_comparison *c);
-
 /*
  * Compare @base with @new. Returns 0 and fills @out (which must be initialised), or a negative
- * errno with out->error set: -EINVAL when the runs are not comparable (different commands:
- * argv differs), -ENOMEM. Different hosts, kernels or perfgate versions only add warnings.
+ * errno with out->error set: -EINVAL for invalid options, -ENOMEM. Runs of different commands
+ * (not pg_meta_same_benchmark()) are compared all the same, function by function, as Google
+ * Benchmark's compare.py compares two binaries: out->commands_differ is set and the first
+ * warning names both commands (the caller decides whether that is an error: perfgate compare
+ * exits 2 with --strict or when no function was called in both). Different hosts, kernels or
+ * perfgate versions only add warnings.
  */
 int pg_compare(const struct pg_run *base, const struct pg_run *new,
 	       const struct pg_compare_opts *opts, struct pg_comparison *out);

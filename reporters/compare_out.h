@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reporters/compare_out.h - what `perfgate compare` writes: the table on stdout, the JUnit XML
- * report (libxml2) and the JSON result (json-c, docs/compare-format.md).
+ * reporters/compare_out.h - what `perfgate compare` writes: the table on stdout and the JUnit
+ * XML report (libxml2). The JSON result is a file format: formats/result.h (pg_result_write).
  *
  * The file writers are atomic (temporary file + rename; nothing is left behind on failure) and
  * return 0 or a negative errno after logging one line (core/log.h).
@@ -13,10 +13,7 @@
 
 #include "../core/run.h"
 #include "../diff/compare.h"
-
-/* The JSON result's "format" and "version" (docs/compare-format.md), written and read. */
-#define PG_COMPARE_FORMAT "perfgate-compare"
-#define PG_COMPARE_VERSION 1
+#include "../formats/result.h"
 
 /*
  * Human table: one line per function that is not unchanged (all of them with @verbose),
@@ -36,9 +33,5 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
  */
 int pg_compare_write_junit(const struct pg_comparison *c, const struct pg_run *base,
 			   const struct pg_run *new, const char *path);
-
-/* The whole comparison as JSON (docs/compare-format.md). */
-int pg_compare_write_json(const struct pg_comparison *c, const struct pg_run *base,
-			  const struct pg_run *new, const char *path);
 
 #endif

@@ -16,16 +16,16 @@
 
 #include "../core/numfmt.h"
 #include "../core/run.h"
+#include "../core/utf8.h"
 
 /* Abbreviated commit id (12 characters), "?" if unknown. */
 const char *pg_fmt_commit(char *buf, size_t len, const char *commit);
 
-/*
- * Valid UTF-8: every byte that is not part of a well-formed sequence (overlong forms, surrogates
- * and code points above U+10FFFF included) becomes U+FFFD. With @xml, so do the code points XML
- * 1.0 does not allow (C0 controls other than tab, LF and CR; U+FFFE, U+FFFF).
- */
-char *pg_fmt_utf8(const char *s, bool xml);
+/* Valid UTF-8 (and, with @xml, only characters XML allows): pg_utf8_sanitize(), core/utf8.h. */
+static inline char *pg_fmt_utf8(const char *s, bool xml)
+{
+	return pg_utf8_sanitize(s, xml);
+}
 /* As pg_fmt_utf8(s, true), then whitespace collapsed as for xs:token (no tab/LF/CR, no leading,
  * trailing or double spaces); @fallback (which must be such a token) if the result is empty. */
 char *pg_fmt_token(const char *s, const char *fallback);

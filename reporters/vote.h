@@ -5,10 +5,13 @@
  * payload (docs/ci.md says how to post them).
  *
  * The vote:
- *   -1  the comparison found a regression (on runs of the same command and host);
+ *   -1  the comparison found a regression (on runs from the same host);
  *   +1  the comparison is conclusive and clean: overall "pass";
  *    0  anything else: overall "inconclusive" (too few repetitions, intervals too wide), runs
- *       from different hosts or of different commands, or (with missing_ok) no result at all.
+ *       from different hosts, or (with missing_ok) no result at all.
+ * Runs of different commands (not pg_meta_same_benchmark(), core/comparison.h) were compared
+ * function by function, as two binaries are: the vote is the verdict's, and its reason says
+ * that the commands differed.
  * GitHub conclusions: -1 "failure", +1 "success", 0 "neutral".
  */
 #ifndef PG_VOTE_H
@@ -17,7 +20,7 @@
 #include <stdbool.h>
 
 #include "../core/run.h"
-#include "../diff/compare.h"
+#include "../core/comparison.h"
 
 enum pg_vote_system {
 	PG_VOTE_GERRIT = 0,
@@ -37,17 +40,15 @@ struct pg_vote_result {
 	struct pg_comparison cmp;
 	struct pg_run base, new;
 	bool hosts_differ;		/* both hosts known and different */
-	bool commands_differ;		/* both commands known and different */
+	bool commands_differ;		/* both commands known, not the same benchmark */
 };
 
 void pg_vote_result_init(struct pg_vote_result *r);
 void pg_vote_result_release(struct pg_vote_result *r);
 
 /*
- * Read @path (json-c). Returns 0; -ENOENT when the file does not exist; -EINVAL when it is not
- * a perfgate compare result of a version this perfgate reads, or is malformed; -ENOMEM. Every
- * failure but -ENOENT is logged in one line naming the file and what is wrong (-ENOENT too,
- * unless @quiet_enoent).
+ * Read @path with pg_result_read() (formats/result.h: return values, limits, messages) and
+ * tell whether the runs' hosts and commands differ.
  */
 int pg_vote_read(const char *path, bool quiet_enoent, struct pg_vote_result *out);
 

@@ -1,7 +1,8 @@
 # CI reports on real recordings of knob: compare --markdown and the GitHub Actions behaviour
 # (job summary, ::error annotations with file:line from DWARF), perfgate vote for Gerrit and
-# GitHub (pass +1, regression -1, inconclusive / different hosts / no result 0, bad input 2),
-# and perfgate merge (shards pooled; different commands or -f options refused). leaf_hash is
+# GitHub (pass +1, regression -1, inconclusive / different hosts / no result 0, bad input 2;
+# different commands compared with a warning, voted on with a note), and perfgate merge (shards
+# pooled; different commands or -f options refused). leaf_hash is
 # made five times as slow, raw times are compared with a 50% minimum effect: these tests are
 # about the reports, not the statistics (tests/e2e/test_compare.sh), and must not fail on a
 # busy machine.
@@ -71,10 +72,28 @@ vote "$TMP/host.json" host
 check_eq "different hosts: gerrit vote is not 0" 0 "$(label "$TMP/host.gerrit")"
 check_contains "different hosts: not said why" "$TMP/host.gerrit" 'different hosts'
 
-# ---- no result (compare refused different commands), bad input ----
+# ---- different commands: compared as two binaries are, with a warning; the vote says so ----
 "$PERFGATE" record -q -o "$TMP/other.json" -r 2 -f leaf_hash -- ./knob extra
-expect_exit 2 "$PERFGATE" compare "$TMP/base.json" "$TMP/other.json" --json "$TMP/none.json"
-check "compare wrote a result for different commands" test ! -e "$TMP/none.json"
+py 'r = json.load(open(sys.argv[1])); r["meta"]["command"].append("extra")
+json.dump(r, open(sys.argv[2], "w"))' "$TMP/same.json" "$TMP/same_cmd.json"
+expect_exit 0 "$PERFGATE" compare "${C[@]}" "$TMP/base.json" "$TMP/same_cmd.json" \
+	--json "$TMP/cmd.json"
+check "different commands: no warning naming both" grep -q \
+	"warning: the runs are of different commands: '[^']*knob' and '[^']*knob extra'" \
+	"$TMP/stderr"
+vote "$TMP/cmd.json" cmd
+check_eq "different commands: not voted on the verdict" 1 "$(label "$TMP/cmd.gerrit")"
+check_contains "different commands: the vote does not say so" "$TMP/cmd.gerrit" \
+	'the runs are of different commands'
+expect_exit 2 "$PERFGATE" compare "${C[@]}" --strict "$TMP/base.json" "$TMP/same_cmd.json"
+has 'different commands (--strict)'
+py 'r = json.load(open(sys.argv[1]))
+for f in r["functions"]: f["name"] += "_renamed"
+json.dump(r, open(sys.argv[2], "w"))' "$TMP/same_cmd.json" "$TMP/nomatch.json"
+expect_exit 2 "$PERFGATE" compare "${C[@]}" "$TMP/base.json" "$TMP/nomatch.json"
+has 'no function was called in both'
+
+# ---- no result (the comparison failed), bad input ----
 expect_exit 2 "$PERFGATE" vote "$TMP/none.json" --system gerrit
 check_eq "vote on a missing file: not one error line" 1 "$(wc -l <"$TMP/stderr")"
 expect_exit 0 "$PERFGATE" vote "$TMP/none.json" --system gerrit --missing-ok

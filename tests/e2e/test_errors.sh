@@ -40,7 +40,10 @@ expect_exit 2 "$P" report "$TMP/cut.json"; has "cut.json"
 echo '{"format": "something-else", "version": 1}' >"$TMP/other.json"
 expect_exit 2 "$P" report "$TMP/other.json"; has "other.json"
 expect_exit 2 "$P" report "$TMP"
-expect_exit 2 "$P" compare "$TMP/a.json" "$TMP/b.json"; has "different commands"
+# different commands are compared (as two binaries) with a warning naming both; --strict: exit 2
+expect_exit 0 "$P" compare "$TMP/a.json" "$TMP/b.json"
+has "warning: the runs are of different commands: '[^']*calls' and '[^']*calls x'"
+expect_exit 2 "$P" compare "$TMP/a.json" "$TMP/b.json" --strict; has "different commands (--strict)"
 expect_exit 2 "$P" compare "$TMP/a.json" "$TMP/a.json" --alpha 2; has "invalid --alpha"
 expect_exit 2 "$P" compare "$TMP/a.json" "$TMP/a.json" --min-effect x; has "invalid --min-effect"
 expect_exit 2 "$P" compare "$TMP/a.json" "$TMP/a.json" --junit /nonexistent/dir/j.xml

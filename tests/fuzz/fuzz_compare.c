@@ -5,7 +5,7 @@
  * Whatever the runs hold, nothing crashes, leaks or divides by zero, and the verdicts are
  * consistent with the counts.
  */
-#include "../../baseline/runfile.h"
+#include "../../formats/runfile.h"
 #include "../../diff/compare.h"
 #include "../../reporters/compare_out.h"
 #include "fuzz.h"
@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_counts(&cmp);
 			pg_compare_write_text(&cmp, &base, &new, 1, fuzz_null());
 			pg_compare_write_junit(&cmp, &base, &new, junit);
-			pg_compare_write_json(&cmp, &base, &new, json);
+			pg_result_write(&cmp, &base, &new, json);
 		}
 	}
 	pg_comparison_release(&cmp);

@@ -3,7 +3,7 @@
  * libFuzzer target: the folded-stack reader (pg_folded_parse). It never reads past the input,
  * and what it accepts is sorted, unique, valid, and written back unchanged by a second parse.
  */
-#include "../../core/folded.h"
+#include "../../formats/folded.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target: the compare-result reader of `perfgate vote` (pg_vote_read, the JSON of
- * `perfgate compare --json`, docs/compare-format.md), then the vote and both payloads. No
- * crash, leak or UB; a vote is -1, 0 or +1.
+ * libFuzzer target: the compare result format (formats/result.h, docs/compare-format.md), as
+ * `perfgate vote` reads it. An input that parses is written back and must read again (the
+ * writer writes what the reader reads), then voted on with both payloads. No crash, leak or
+ * UB; a vote is -1, 0 or +1.
  */
+#include "../../formats/result.h"
 #include "../../reporters/vote.h"
 #include "fuzz.h"
 
@@ -11,29 +13,33 @@ static const char *path;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	/* pg_vote_read() takes a path: a file rewritten for every input */
+	/* the writer is atomic (temporary file and rename) and pg_vote_read() takes a path */
 	path = fuzz_tmp("result", false);
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	char *text = fuzz_text(data, size);
 	struct pg_vote_result r;
-	FILE *f = fopen(path, "w");
 	char why[256];
+	int v;
 
 	fuzz_quiet();
-	if (!f || fwrite(data, 1, size, f) != size || fclose(f))
-		abort();
 	pg_vote_result_init(&r);
-	if (!pg_vote_read(path, false, &r)) {
-		int v = pg_vote_decide(&r, why, sizeof(why));
-
+	if (!pg_result_parse(text, size, "input", &r.cmp, &r.base, &r.new)) {
+		if (pg_result_write(&r.cmp, &r.base, &r.new, path))
+			abort();
+		pg_vote_result_release(&r);
+		if (pg_vote_read(path, false, &r))
+			abort();
+		v = pg_vote_decide(&r, why, sizeof(why));
 		if (v < -1 || v > 1)
 			abort();
 		for (int sys = PG_VOTE_GERRIT; sys <= PG_VOTE_GITHUB; sys++)
 			free(pg_vote_payload(&r, (enum pg_vote_system)sys, "Performance"));
 	}
 	pg_vote_result_release(&r);
+	free(text);
 	return 0;
 }

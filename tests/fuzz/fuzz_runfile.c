@@ -4,7 +4,7 @@
  * returns 0 or an error without crashing, leaking or reading out of bounds; a run it accepts
  * satisfies every invariant of core/run.h and can be reported.
  */
-#include "../../baseline/runfile.h"
+#include "../../formats/runfile.h"
 #include "../../reporters/report.h"
 #include "fuzz.h"
 

@@ -3,14 +3,15 @@
 # 20), after replaying the inputs that once crashed (tests/fuzz/regressions/TARGET/). New
 # corpus entries and crash artifacts go to FUZZ_OUT (default: a new directory in /tmp, kept
 # when something failed). Exit status 0 only when nothing crashed. See docs/fuzzing.md.
-# Usage: tests/fuzz/run.sh [TARGET...]   (runfile, compare, folded, result; default all)
+# Usage: tests/fuzz/run.sh [TARGET...]   (default all: one per format of formats/, runfile,
+# result and folded, and compare, the statistics over two run files)
 set -uo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/../.."
 secs=${FUZZ_SECONDS:-20}
 out=${FUZZ_OUT:-$(mktemp -d /tmp/perfgate-fuzz.XXXXXX)}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(runfile compare folded result)
+[ ${#targets[@]} -gt 0 ] || targets=(runfile result folded compare)
 status=0
 for t in "${targets[@]}"; do
 	bin=build-fuzz/fuzz_$t

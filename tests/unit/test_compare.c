@@ -428,26 +428,37 @@ static void test_different_argv(void **state)
 
 	/* argv[0] is compared by basename */
 	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_false(c.commands_differ);
+	assert_true(pg_meta_same_benchmark(&a->meta, &b->meta));
 	pg_comparison_release(&c);
 
+	/* different commands are compared all the same, with a warning naming both (issue 21) */
 	free(b->meta.argv[1]);
 	b->meta.argv[1] = strdup("--full");
-	assert_int_equal(compare(a, b, NULL, &c), -EINVAL);
-	assert_true(strstr(c.error, "different commands") != NULL);
-	assert_true(strstr(c.error, "/x/prog --quick") != NULL);
-	assert_true(strstr(c.error, "/y/prog --full") != NULL);
-	assert_int_equal(c.n, 0);
+	assert_false(pg_meta_same_benchmark(&a->meta, &b->meta));
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_true(c.commands_differ);
+	assert_true(c.nwarnings >= 1);
+	assert_true(strstr(c.warnings[0], "different commands") != NULL);
+	assert_true(strstr(c.warnings[0], "/x/prog --quick") != NULL);
+	assert_true(strstr(c.warnings[0], "/y/prog --full") != NULL);
+	assert_true(c.n > 0);
+	assert_int_equal(pg_comparison_matched(&c), c.n);
 	pg_comparison_release(&c);
 
 	free(b->meta.argv[0]);
 	free(b->meta.argv[1]);
 	b->meta.argv[0] = strdup("/x/other");
 	b->meta.argv[1] = strdup("--quick");
-	assert_int_equal(compare(a, b, NULL, &c), -EINVAL);
+	assert_false(pg_meta_same_benchmark(&a->meta, &b->meta));
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_true(c.commands_differ);
 	pg_comparison_release(&c);
 
 	b->meta.argc = 1;
-	assert_int_equal(compare(a, b, NULL, &c), -EINVAL);
+	assert_false(pg_meta_same_benchmark(&a->meta, &b->meta));
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_true(c.commands_differ);
 	b->meta.argc = 2;
 	pg_comparison_release(&c);
 

@@ -19,7 +19,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "../../core/folded.h"
+#include "../../formats/folded.h"
 #include "../../core/run.h"
 #include "../../diff/flamediff.h"
 #include "../../reporters/flamegraph.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of core/folded.c: parsing folded stacks (hostile input too), writing them back,
+/* Unit tests of formats/folded.c: parsing folded stacks (hostile input too), writing them back,
  * merging repetitions, and pg_folded_valid(). */
 #include <errno.h>
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../core/folded.h"
+#include "../../formats/folded.h"
 #include "../../core/run.h"
 
 static int parse(const char *text, struct pg_stack **v, size_t *n, char *why)

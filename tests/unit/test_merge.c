@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/unit/test_merge.c - merging runs (baseline/merge.h), and the optional source position
- * of functions in run files (baseline/runfile.c: "file"/"line" written when known, files
+ * tests/unit/test_merge.c - merging runs (formats/merge.h), and the optional source position
+ * of functions in run files (formats/runfile_*.c: "file"/"line" written when known, files
  * without them still read).
  */
 #include <stdarg.h>
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../baseline/merge.h"
-#include "../../baseline/runfile.h"
+#include "../../formats/merge.h"
+#include "../../formats/runfile.h"
 #include "../../core/log.h"
 
 static char dir[64];
@@ -135,6 +135,20 @@ static void test_merge_refuses(void **state)
 	assert_int_equal(out.nreps, 0);
 	free(b.meta.argv[1]);
 	b.meta.argv[1] = strdup("3");
+	/* the same benchmark built in another directory (pg_meta_same_benchmark): merged, as
+	 * compare and vote take it, with the newest run's command; another program: refused */
+	free(b.meta.argv[0]);
+	b.meta.argv[0] = strdup("/src/build-new/bench");
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), 0);
+	assert_int_equal(out.nreps, 4);
+	assert_string_equal(out.meta.argv[0], "/src/build-new/bench");
+	pg_run_release(&out);
+	free(b.meta.argv[0]);
+	b.meta.argv[0] = strdup("/src/build-new/other");
+	assert_int_equal(pg_run_merge(runs, names, 2, &out), -EINVAL);
+	assert_int_equal(out.nreps, 0);
+	free(b.meta.argv[0]);
+	b.meta.argv[0] = strdup("./bench");
 	b.meta.filters = calloc(1, sizeof(char *));
 	b.meta.filters[0] = strdup("main");
 	b.meta.nfilters = 1;

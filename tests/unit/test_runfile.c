@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of baseline/runfile.c: round trip, atomic writing, and a table of corrupt files
- * that must each be refused with one clear error line (and never crash).
+ * Unit tests of run files (formats/runfile*.c): round trip, atomic writing, and a table of
+ * corrupt files that must each be refused with one clear error line (and never crash).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "../../baseline/runfile.h"
+#include "../../formats/runfile.h"
 #include "fixtures.h"
 
 /* ---- helpers ---- */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of the sampled-profile part of run files (baseline/runfile.c): "samples",
+ * Unit tests of the sampled-profile part of run files (formats/runfile_*.c): "samples",
  * "samples_lost", "samples_truncated" and "stacks" in a repetition, "sample_hz" (and
  * "budget_pct") in the options, "frame_sources" at the top. They round-trip; files without
  * them still read; malformed ones are refused with a message.
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "../../baseline/runfile.h"
+#include "../../formats/runfile.h"
 #include "../../core/run.h"
 #include "util.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_vote.c - review votes (reporters/vote.h): compare results written with
- * pg_compare_write_json() from hand-built comparisons, read back, voted on; payloads parsed
+ * pg_result_write() from hand-built comparisons, read back, voted on; payloads parsed
  * with json-c. Pass, regression, inconclusive, different hosts and commands, no result, bad
  * input.
  */
@@ -90,7 +90,7 @@ static void write_result(enum pg_overall overall, enum pg_verdict v, const char 
 	c.nregressions = v == PG_VERDICT_REGRESSION;
 	c.ninconclusive = v == PG_VERDICT_INCONCLUSIVE;
 	c.nunchanged = v == PG_VERDICT_UNCHANGED;
-	assert_int_equal(pg_compare_write_json(&c, &base, &new, path), 0);
+	assert_int_equal(pg_result_write(&c, &base, &new, path), 0);
 	pg_comparison_release(&c);
 	pg_run_release(&base);
 	pg_run_release(&new);
@@ -180,8 +180,62 @@ static void test_hosts_or_commands_differ(void **state)
 {
 	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "./bench", "laptop", 0, "neutral",
 	      "different hosts (ci-1 and laptop)");
-	check(PG_OVERALL_PASS, PG_VERDICT_UNCHANGED, "./other", "ci-1", 0, "neutral",
-	      "different commands");
+	/* compared as two binaries are (issue 21): the verdict is voted on, the message says */
+	check(PG_OVERALL_PASS, PG_VERDICT_UNCHANGED, "./other", "ci-1", 1, "success",
+	      "compared (the runs are of different commands: './bench 3' and './other 3')");
+	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "./other", "ci-1", -1, "failure",
+	      "regression in 1 function (the runs are of different commands:");
+}
+
+/*
+ * compare judges ./build-base/bench against ./build-new/bench as the same benchmark (argv[0] by
+ * base name): vote must agree (pg_meta_same_benchmark), not vote 0 for "different commands".
+ */
+static void test_same_benchmark_other_directory(void **state)
+{
+	struct json_object *g;
+
+	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "/src/build-new/bench", "ci-1", -1,
+	      "failure", "perfgate: regression in 1 function (-1)");
+	g = vote(PG_VOTE_GERRIT, true);
+	assert_null(strstr(str(g, "message"), "different commands"));
+	json_object_put(g);
+}
+
+/* formats/result.h: what the writer writes, the reader reads back */
+static void test_result_round_trip(void **state)
+{
+	struct pg_comparison c;
+	struct pg_run base, new;
+	const struct pg_fcmp *f;
+
+	write_result(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "/b/bench", "ci-1");
+	pg_comparison_init(&c);
+	pg_run_init(&base);
+	pg_run_init(&new);
+	assert_int_equal(pg_result_read(path, false, &c, &base, &new), 0);
+	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
+	assert_int_equal(c.base_reps, 10);
+	assert_int_equal(c.nregressions, 1);
+	assert_int_equal(c.n, 1);
+	f = &c.f[0];
+	assert_string_equal(f->binary, "bench");
+	assert_string_equal(f->name, "parse");
+	assert_string_equal(f->src_file, "src/parse.c");
+	assert_int_equal(f->src_line, 12);
+	assert_int_equal(f->verdict, PG_VERDICT_REGRESSION);
+	assert_true(f->change == 0.3 && f->ci_lo == 0.25 && isinf(f->ci_hi));
+	assert_true(f->probe_share == 0);
+	assert_true(isnan(c.wall.change));
+	assert_null(c.wall.binary);
+	assert_int_equal(new.meta.argc, 2);
+	assert_string_equal(new.meta.argv[0], "/b/bench");
+	assert_string_equal(base.meta.host, "ci-1");
+	assert_string_equal(new.meta.git_commit, "2222222222222222222222222222222222222222");
+	assert_true(pg_meta_same_benchmark(&base.meta, &new.meta));
+	pg_comparison_release(&c);
+	pg_run_release(&base);
+	pg_run_release(&new);
 }
 
 static void test_no_result(void **state)
@@ -232,6 +286,8 @@ int main(void)
 		cmocka_unit_test(test_regression),
 		cmocka_unit_test(test_inconclusive),
 		cmocka_unit_test(test_hosts_or_commands_differ),
+		cmocka_unit_test(test_same_benchmark_other_directory),
+		cmocka_unit_test(test_result_round_trip),
 		cmocka_unit_test(test_no_result),
 		cmocka_unit_test(test_bad_input),
 	};

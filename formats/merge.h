@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * baseline/merge.h - combine runs of the same benchmark into one (perfgate merge): repetitions
+ * formats/merge.h - combine runs of the same benchmark into one (perfgate merge): repetitions
  * recorded by several CI shards, or on several days, pooled into one baseline.
  *
  * Rules (docs/ci.md#merging-baselines):
- *  - Every run must have the same command (argv, exactly) and the same -f/-x options: runs of
- *    different commands or function selections are different benchmarks and are refused.
+ *  - Every run must be of the same benchmark (pg_meta_same_benchmark(), core/comparison.h: the
+ *    same arguments, argv[0] by base name, as compare and vote decide it) and have the same
+ *    -f/-x options: runs of different commands or function selections are refused. The
+ *    merged command is the newest run's.
  *    When either was recorded with --budget (meta.budget_pct), their function tables must list
  *    the same functions as well: --budget chooses anew each time, and a callee traced in some
  *    repetitions only would mix caller self times (record --functions-of makes such runs).

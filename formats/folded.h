@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/folded.h - folded stacks: the text format of flamegraph.pl, inferno and speedscope.
+ * formats/folded.h - folded stacks: the text format of flamegraph.pl, inferno and speedscope.
  *
  * One stack per line, frames root first separated by ';', then one space and a sample count:
  *
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "run.h"
+#include "../core/run.h"
 
 /*
  * Parse folded text @text[0..len) (not necessarily NUL-terminated) into a sorted, unique array

@@ -1,42 +1,20 @@
 // SPDX-License-Identifier: MIT
-/* baseline/merge.c - combine runs of the same benchmark (baseline/merge.h). */
+/* formats/merge.c - combine runs of the same benchmark (formats/merge.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/comparison.h"
 #include "../core/log.h"
+#include "../core/strv.h"
 #include "merge.h"
-
-static bool same_strv(char *const *a, size_t na, char *const *b, size_t nb)
-{
-	if (na != nb)
-		return false;
-	for (size_t i = 0; i < na; i++)
-		if (strcmp(a[i], b[i]))
-			return false;
-	return true;
-}
 
 static int dup_str(char **dst, const char *src)
 {
 	*dst = src ? strdup(src) : NULL;
 	return src && !*dst ? -ENOMEM : 0;
-}
-
-static int dup_strv(char ***dst, size_t *ndst, char *const *src, size_t n)
-{
-	*ndst = 0;
-	*dst = calloc(n ? n : 1, sizeof(char *));
-	if (!*dst)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		if (dup_str(&(*dst)[i], src[i]))
-			return -ENOMEM;
-		*ndst = i + 1;
-	}
-	return 0;
 }
 
 /* The newest run: latest start time; NULL is older than anything; later wins ties. */
@@ -72,9 +50,9 @@ static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t re
 	err = err ?: dup_str(&dst->git_commit, src->git_commit);
 	err = err ?: dup_str(&dst->cwd, src->cwd);
 	err = err ?: dup_str(&dst->functions_of, src->functions_of);
-	err = err ?: dup_strv(&dst->argv, &dst->argc, src->argv, src->argc);
-	err = err ?: dup_strv(&dst->filters, &dst->nfilters, src->filters, src->nfilters);
-	err = err ?: dup_strv(&dst->excludes, &dst->nexcludes, src->excludes, src->nexcludes);
+	err = err ?: pg_strv_dup(&dst->argv, &dst->argc, src->argv, src->argc);
+	err = err ?: pg_strv_dup(&dst->filters, &dst->nfilters, src->filters, src->nfilters);
+	err = err ?: pg_strv_dup(&dst->excludes, &dst->nexcludes, src->excludes, src->nexcludes);
 	return err;
 }
 
@@ -239,18 +217,6 @@ static int merge_sources(struct pg_run *out, const struct pg_run *const *runs, s
 }
 
 /* The command as one line (arguments joined by spaces, cut at 80 characters) into @buf. */
-static const char *command_line(char *buf, size_t size, const struct pg_meta *m)
-{
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < m->argc && len + 1 < size; i++)
-		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", m->argv[i]);
-	if (strlen(buf) > 80)
-		strcpy(buf + 77, "...");
-	return buf;
-}
-
 /*
  * Count the functions (by basename of the binary and name) listed in @a only into @only[0],
  * in @b only into @only[1]. 0 or -ENOMEM.
@@ -312,7 +278,7 @@ static int check_budget_sets(const struct pg_run *a, const struct pg_run *b, con
 static int check_mergeable(const struct pg_run *const *runs, const char *const *names, size_t n)
 {
 	const struct pg_meta *m0 = &runs[0]->meta;
-	char a[128], b[128];
+	char a[81], b[81];
 	bool budget = false;
 	int err;
 
@@ -321,14 +287,15 @@ static int check_mergeable(const struct pg_run *const *runs, const char *const *
 	for (size_t i = 1; i < n; i++) {
 		const struct pg_meta *m = &runs[i]->meta;
 
-		if (!same_strv(m0->argv, m0->argc, m->argv, m->argc)) {
+		if (!pg_meta_same_benchmark(m0, m)) {
+			pg_meta_command_words(a, sizeof(a), m0);
+			pg_meta_command_words(b, sizeof(b), m);
 			pg_err("%s and %s are runs of different commands ('%s' and '%s'): refusing "
-			       "to merge them", names[0], names[i], command_line(a, sizeof(a), m0),
-			       command_line(b, sizeof(b), m));
+			       "to merge them", names[0], names[i], a, b);
 			return -EINVAL;
 		}
-		if (!same_strv(m0->filters, m0->nfilters, m->filters, m->nfilters) ||
-		    !same_strv(m0->excludes, m0->nexcludes, m->excludes, m->nexcludes)) {
+		if (!pg_strv_equal(m0->filters, m0->nfilters, m->filters, m->nfilters) ||
+		    !pg_strv_equal(m0->excludes, m0->nexcludes, m->excludes, m->nexcludes)) {
 			pg_err("%s and %s traced different functions (their -f/-x options differ): "
 			       "refusing to merge them", names[0], names[i]);
 			return -EINVAL;

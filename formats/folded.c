@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
+/* formats/folded.c - folded stacks (formats/folded.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
 #include "folded.h"
 
 #define WHY(...) do { if (why && whylen) snprintf(why, whylen, __VA_ARGS__); } while (0)
@@ -50,15 +52,8 @@ static int sort_unique(struct pg_stack *v, size_t *n)
 static int push(struct pg_stack **v, size_t *n, size_t *cap, const char *s, size_t len,
 		uint64_t count)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		struct pg_stack *nv = realloc(*v, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
+	if (PG_ALLOC_GROW(*v, *n + 1, *cap))
+		return -ENOMEM;
 	(*v)[*n].folded = strndup(s, len);
 	if (!(*v)[*n].folded)
 		return -ENOMEM;

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * baseline/runfile.h - reading and writing run files (JSON, json-c). The format is versioned
+ * formats/runfile.h - reading and writing run files (JSON, json-c). The format is versioned
  * and documented in docs/run-format.md.
  *
  * Writing is atomic: the file is written to a temporary file in the same directory, flushed
  * with fsync, and renamed over @path; on any failure the temporary file is removed and @path is
  * untouched. Reading validates everything (format name, version, types, ranges, the invariants
- * of core/run.h) and refuses files over pg_runfile_max_bytes(): the parsed JSON takes about 35
- * times the file's size in memory, so the limit keeps a crafted file from exhausting memory.
+ * of core/run.h) and refuses files over pg_runfile_max_bytes().
+ *
+ * Size limit policy: 64 MiB by default, PERFGATE_MAX_RUN_MB from 1 to 65536 MiB: the parsed
+ * JSON takes about 35 times the file's size in memory, so the limit keeps a crafted file from
+ * exhausting memory, and a user with a large recording raises it. The writer writes runs up to
+ * 1 GiB (or the limit, if larger) and warns above the limit.
  *
  * Both return 0 or a negative errno, after logging one line that names the file and what is
  * wrong with it (core/log.h).
@@ -31,9 +35,22 @@
 /* The writer refuses only runs over this (or the limit, if larger), and warns above the limit. */
 #define PG_RUNFILE_WRITE_MAX (1024LL * 1024 * 1024)
 
+/* The one histogram scheme (core/hist.h), and the ranges of a repetition's exit status. */
+#define PG_RUNFILE_HIST_SCHEME "log-linear"
+#define PG_RUNFILE_EXIT_CODE_MIN (-1)	/* -1: the root process did not exit by itself */
+#define PG_RUNFILE_EXIT_CODE_MAX 255
+#define PG_RUNFILE_SIGNAL_MAX 127	/* WTERMSIG() is 7 bits wide */
+
 /* The size limit in bytes for reading and writing run files (warns once if the variable is
  * not a number in range, and uses the default). */
 long long pg_runfile_max_bytes(void);
+
+/*
+ * 0 when @run holds what a run file may hold (the invariants of core/run.h, unique functions,
+ * ranges of the format); otherwise -EINVAL (or -ENOMEM) with the reason in @why. Nothing is
+ * logged. The writer refuses, and the reader rejects, what this rejects.
+ */
+int pg_runfile_check(const struct pg_run *run, char *why, size_t whylen);
 
 /* Write @run to @path atomically. */
 int pg_runfile_write(const struct pg_run *run, const char *path);

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/* core/comparison.c - the data model of a comparison (core/comparison.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comparison.h"
+#include "strv.h"
+
+static const char *const verdict_names[] = {
+	[PG_VERDICT_UNCHANGED] = "unchanged",
+	[PG_VERDICT_REGRESSION] = "regression",
+	[PG_VERDICT_IMPROVEMENT] = "improvement",
+	[PG_VERDICT_INCONCLUSIVE] = "inconclusive",
+	[PG_VERDICT_ADDED] = "added",
+	[PG_VERDICT_REMOVED] = "removed",
+};
+
+const char *pg_verdict_name(enum pg_verdict v)
+{
+	if ((unsigned int)v >= sizeof(verdict_names) / sizeof(verdict_names[0]))
+		return "unknown";
+	return verdict_names[v];
+}
+
+const char *pg_overall_name(enum pg_overall v)
+{
+	switch (v) {
+	case PG_OVERALL_PASS:
+		return "pass";
+	case PG_OVERALL_REGRESSION:
+		return "regression";
+	case PG_OVERALL_INCONCLUSIVE:
+		return "inconclusive";
+	}
+	return "unknown";
+}
+
+const char *pg_metric_name(enum pg_metric m)
+{
+	switch (m) {
+	case PG_METRIC_SELF:
+		return "self";
+	case PG_METRIC_TOTAL:
+		return "total";
+	}
+	return "unknown";
+}
+
+void pg_fcmp_init(struct pg_fcmp *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->base_ns = f->new_ns = NAN;
+	f->change = f->ci_lo = f->ci_hi = NAN;
+	f->p = f->q = NAN;
+	f->probe_share = NAN;
+	f->verdict = PG_VERDICT_INCONCLUSIVE;
+}
+
+void pg_fcmp_release(struct pg_fcmp *f)
+{
+	free(f->binary);
+	free(f->name);
+	free(f->display);
+	free(f->src_file);
+	pg_fcmp_init(f);
+}
+
+void pg_comparison_init(struct pg_comparison *c)
+{
+	const struct pg_compare_opts def = PG_COMPARE_OPTS_DEFAULT;
+
+	memset(c, 0, sizeof(*c));
+	c->opts = def;
+	pg_fcmp_init(&c->wall);
+}
+
+void pg_comparison_release(struct pg_comparison *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		pg_fcmp_release(&c->f[i]);
+	free(c->f);
+	pg_fcmp_release(&c->wall);
+	pg_strv_free(c->warnings, c->nwarnings);
+	pg_comparison_init(c);
+}
+
+size_t pg_comparison_matched(const struct pg_comparison *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->f[i].verdict != PG_VERDICT_ADDED && c->f[i].verdict != PG_VERDICT_REMOVED)
+			n++;
+	return n;
+}
+
+bool pg_meta_same_benchmark(const struct pg_meta *a, const struct pg_meta *b)
+{
+	if (a->argc != b->argc)
+		return false;
+	for (size_t i = 0; i < a->argc; i++) {
+		const char *x = a->argv[i], *y = b->argv[i];
+
+		if (!x || !y) {
+			if (x != y)
+				return false;
+			continue;
+		}
+		/* the program may be built in another directory: compare argv[0] by basename */
+		if (i == 0 ? strcmp(pg_basename(x), pg_basename(y)) : strcmp(x, y))
+			return false;
+	}
+	return true;
+}
+
+void pg_meta_command_words(char *buf, size_t size, const struct pg_meta *m)
+{
+	size_t len = 0;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < m->argc && len + 1 < size; i++) {
+		int k = snprintf(buf + len, size - len, "%s%s", i ? " " : "",
+				 m->argv[i] ? m->argv[i] : "");
+
+		if (k < 0)
+			break;
+		len += (size_t)k;
+	}
+	if (len + 1 >= size && size > 4)
+		strcpy(buf + size - 4, "...");
+}

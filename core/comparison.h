@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/comparison.h - the data model of a comparison of two runs: what `perfgate compare`
+ * computes (diff/compare.h says how), writes as its JSON result and `perfgate vote` reads back
+ * (formats/result.h, docs/compare-format.md).
+ *
+ * Invariants: a struct pg_comparison owns its function array f[0..n), the strings of every
+ * struct pg_fcmp in it and in wall, and its warnings; numbers that were not estimated are NAN
+ * (never 0), interval ends may be infinite. Sorted as diff/compare.h says.
+ *
+ * Life cycle: pg_comparison_init() before first use; pg_comparison_release() frees what it owns
+ * and leaves it initialised (it can be filled again). A struct pg_comparison keeps no pointer
+ * into the runs it was computed from.
+ *
+ *	struct pg_comparison c;
+ *
+ *	pg_comparison_init(&c);
+ *	if (!pg_compare(&base, &new, NULL, &c))	// or pg_result_read(path, ...)
+ *		printf("%s\n", pg_overall_name(c.overall));
+ *	pg_comparison_release(&c);
+ *
+ * Which runs are of the same benchmark, the one definition that compare, vote and merge apply:
+ * pg_meta_same_benchmark().
+ */
+#ifndef PG_COMPARISON_H
+#define PG_COMPARISON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "run.h"
+
+enum pg_metric {
+	PG_METRIC_SELF = 0,	/* self time per call (default) */
+	PG_METRIC_TOTAL,	/* inclusive time per call */
+};
+
+enum pg_verdict {
+	PG_VERDICT_UNCHANGED = 0,
+	PG_VERDICT_REGRESSION,
+	PG_VERDICT_IMPROVEMENT,
+	PG_VERDICT_INCONCLUSIVE,
+	PG_VERDICT_ADDED,
+	PG_VERDICT_REMOVED,
+};
+
+enum pg_overall {
+	PG_OVERALL_PASS = 0,		/* no regression, and the data could decide */
+	PG_OVERALL_REGRESSION,		/* at least one function regressed */
+	PG_OVERALL_INCONCLUSIVE,	/* no regression found, but the data cannot decide */
+};
+
+const char *pg_verdict_name(enum pg_verdict v);	/* "unchanged", "regression", ... */
+const char *pg_overall_name(enum pg_overall v);	/* "pass", "regression", "inconclusive" */
+const char *pg_metric_name(enum pg_metric m);	/* "self", "total" */
+
+struct pg_compare_opts {
+	double alpha;		/* false discovery rate and 1 - confidence level; default 0.05 */
+	double min_effect;	/* smallest relative change that counts, 0.05 = 5%; default */
+	enum pg_metric metric;	/* default PG_METRIC_SELF */
+	uint32_t min_reps;	/* fewer repetitions with calls on a side: inconclusive; default 5 */
+	bool raw;		/* compare raw times, not times compensated for probe overhead */
+};
+
+#define PG_COMPARE_OPTS_DEFAULT { 0.05, 0.05, PG_METRIC_SELF, 5, false }
+
+struct pg_fcmp {
+	char *binary;		/* basename of the ELF file */
+	char *name;		/* symbol name */
+	char *display;		/* demangled name (or name) */
+	char *src_file;		/* declaration file (DWARF) of the new run's function, else the
+				 * base run's; NULL if unknown */
+	uint32_t src_line;	/* its line; 0 if unknown */
+	size_t n_base, n_new;	/* repetitions in which the function was called */
+	double base_ns;		/* median over repetitions of the per-call metric; NAN if absent */
+	double new_ns;
+	double base_calls;	/* mean completed calls per repetition (0 if absent) */
+	double new_calls;
+	bool calls_changed;	/* the per-repetition call counts differ between the sides */
+	double change;		/* relative change, +0.10 = 10% slower; NAN if not estimated */
+	double ci_lo, ci_hi;	/* 1 - alpha interval of change; may be -INFINITY / +INFINITY */
+	double p;		/* Mann-Whitney p; NAN if not tested */
+	double q;		/* Benjamini-Hochberg adjusted p; NAN if not tested */
+	double probe_share;	/* share of the measured time estimated to be probe overhead,
+				 * the larger of the two sides; NAN when not compensated */
+	enum pg_verdict verdict;
+	char reason[160];	/* a short human explanation of the verdict; "" when obvious */
+};
+
+struct pg_comparison {
+	struct pg_compare_opts opts;
+	size_t base_reps, new_reps;	/* repetitions in each run */
+	size_t ntested;			/* functions in the Benjamini-Hochberg family */
+	size_t nregressions, nimprovements, nunchanged, ninconclusive, nadded, nremoved;
+	bool compensated;		/* both sides compensated with the joint calibration */
+	bool commands_differ;		/* not pg_meta_same_benchmark(): compared all the same,
+					 * with a warning naming both commands */
+	enum pg_overall overall;
+	char overall_reason[256];	/* why inconclusive, or "" */
+	struct pg_fcmp wall;		/* whole-process wall time per repetition (informational:
+					 * never counted as a regression); binary = name = "[wall]" */
+	size_t n;
+	struct pg_fcmp *f;		/* sorted: regressions (largest change first), improvements,
+					 * inconclusive, added, removed, unchanged */
+	size_t nwarnings;
+	char **warnings;		/* e.g. "the runs come from different hosts: a and b" */
+	char error[256];		/* set when pg_compare() fails */
+};
+
+/* Fields NAN where not estimated, verdict inconclusive, strings NULL. */
+void pg_fcmp_init(struct pg_fcmp *f);
+/* Free the strings and initialise again. */
+void pg_fcmp_release(struct pg_fcmp *f);
+
+void pg_comparison_init(struct pg_comparison *c);
+void pg_comparison_release(struct pg_comparison *c);
+
+/* Functions of @c called in both runs (verdict neither added nor removed). */
+size_t pg_comparison_matched(const struct pg_comparison *c);
+
+/*
+ * Are @a and @b runs of the same benchmark? The same command: the same number of arguments,
+ * argv[0] with the same base name (a program built in another directory, ./build-base/prog
+ * and ./build-new/prog, is the same benchmark) and every other argument the same string.
+ * A NULL argument equals only NULL. The -f/-x options are not part of it (compare warns about
+ * them, merge refuses them: they choose what is traced, not what runs).
+ */
+bool pg_meta_same_benchmark(const struct pg_meta *a, const struct pg_meta *b);
+
+/*
+ * The command of @m as one line of words separated by spaces into @buf (of @size bytes),
+ * ending in "..." where it had to be cut. For messages.
+ */
+void pg_meta_command_words(char *buf, size_t size, const struct pg_meta *m);
+
+#endif

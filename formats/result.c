@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+/*
+ * formats/result.c - the compare result (formats/result.h): the writer with core/jsonw.h, the
+ * reader with formats/json_read.h. Fields and order: docs/compare-format.md.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include "../core/atomic.h"
+#include "../core/jsonw.h"
+#include "../core/log.h"
+#include "../core/version.h"
+#include "json_read.h"
+#include "result.h"
+
+/* ---- writing ---- */
+
+static struct json_object *new_side(const struct pg_run *run, size_t reps)
+{
+	const struct pg_meta *m = run ? &run->meta : NULL;
+	struct json_object *o = json_object_new_object();
+
+	if (!o || (m ? pg_json_put(o, "command", pg_json_new_utf8v(m->argv, m->argc)) :
+		       pg_json_put_null(o, "command")) ||
+	    pg_json_put_utf8(o, "host", m ? m->host : NULL) ||
+	    pg_json_put_utf8(o, "commit", m ? m->git_commit : NULL) ||
+	    pg_json_put_u64(o, "repetitions", reps) ||
+	    pg_json_put_utf8(o, "start_time", m ? m->start_time : NULL) ||
+	    pg_json_put_utf8(o, "kernel", m ? m->kernel : NULL) ||
+	    pg_json_put_utf8(o, "perfgate_version", m ? m->perfgate_version : NULL)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static struct json_object *new_fcmp(const struct pg_fcmp *f)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o || pg_json_put_utf8(o, "binary", f->binary) ||
+	    pg_json_put_utf8(o, "name", f->name) ||
+	    pg_json_put_utf8(o, "display", f->display ? f->display : f->name) ||
+	    pg_json_put_utf8(o, "verdict", pg_verdict_name(f->verdict)) ||
+	    pg_json_put_u64(o, "n_base", f->n_base) ||
+	    pg_json_put_u64(o, "n_new", f->n_new) ||
+	    pg_json_put_num(o, "base_ns", f->base_ns) ||
+	    pg_json_put_num(o, "new_ns", f->new_ns) ||
+	    pg_json_put_num(o, "base_calls", f->base_calls) ||
+	    pg_json_put_num(o, "new_calls", f->new_calls) ||
+	    pg_json_put_bool(o, "calls_changed", f->calls_changed) ||
+	    pg_json_put_num(o, "change", f->change) ||
+	    pg_json_put_num(o, "ci_lo", f->ci_lo) ||
+	    pg_json_put_num(o, "ci_hi", f->ci_hi) ||
+	    pg_json_put_num(o, "p", f->p) ||
+	    pg_json_put_num(o, "q", f->q) ||
+	    pg_json_put_num(o, "probe_share", f->probe_share) ||
+	    pg_json_put_utf8(o, "reason", f->reason) ||
+	    pg_json_put_utf8(o, "file", f->src_file) ||
+	    (f->src_file && f->src_line ? pg_json_put_int(o, "line", f->src_line) :
+					  pg_json_put_null(o, "line"))) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int put_options(struct json_object *root, const struct pg_comparison *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o || pg_json_put_num(o, "alpha", c->opts.alpha) ||
+	    pg_json_put_num(o, "min_effect", c->opts.min_effect) ||
+	    pg_json_put_utf8(o, "metric", pg_metric_name(c->opts.metric)) ||
+	    pg_json_put_bool(o, "raw", c->opts.raw) ||
+	    pg_json_put_bool(o, "compensated", c->compensated) ||
+	    pg_json_put_int(o, "min_reps", c->opts.min_reps)) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	return pg_json_put(root, "options", o);
+}
+
+static int put_counts(struct json_object *root, const struct pg_comparison *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o || pg_json_put_u64(o, "functions", c->n) ||
+	    pg_json_put_u64(o, "tested", c->ntested) ||
+	    pg_json_put_u64(o, "regressions", c->nregressions) ||
+	    pg_json_put_u64(o, "improvements", c->nimprovements) ||
+	    pg_json_put_u64(o, "unchanged", c->nunchanged) ||
+	    pg_json_put_u64(o, "inconclusive", c->ninconclusive) ||
+	    pg_json_put_u64(o, "added", c->nadded) ||
+	    pg_json_put_u64(o, "removed", c->nremoved)) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	return pg_json_put(root, "counts", o);
+}
+
+static struct json_object *new_functions(const struct pg_comparison *c)
+{
+	struct json_object *a = pg_json_new_array(c->n);
+
+	for (size_t i = 0; a && i < c->n; i++) {
+		if (pg_json_push(a, new_fcmp(&c->f[i]))) {
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static struct json_object *new_result(const struct pg_comparison *c, const struct pg_run *base,
+				      const struct pg_run *new)
+{
+	struct json_object *root = json_object_new_object();
+
+	if (!root || pg_json_put_utf8(root, "format", PG_RESULT_FORMAT) ||
+	    pg_json_put_int(root, "version", PG_RESULT_VERSION) ||
+	    pg_json_put_utf8(root, "perfgate_version", PERFGATE_VERSION) ||
+	    pg_json_put_utf8(root, "overall", pg_overall_name(c->overall)) ||
+	    pg_json_put_utf8(root, "overall_reason", c->overall_reason) ||
+	    put_options(root, c) ||
+	    pg_json_put(root, "base", new_side(base, c->base_reps)) ||
+	    pg_json_put(root, "new", new_side(new, c->new_reps)) ||
+	    put_counts(root, c) ||
+	    pg_json_put(root, "warnings", pg_json_new_utf8v(c->warnings, c->nwarnings)) ||
+	    pg_json_put(root, "wall", new_fcmp(&c->wall)) ||
+	    pg_json_put(root, "functions", new_functions(c))) {
+		json_object_put(root);
+		return NULL;
+	}
+	return root;
+}
+
+int pg_result_write(const struct pg_comparison *c, const struct pg_run *base,
+		    const struct pg_run *new, const char *path)
+{
+	struct json_object *root = new_result(c, base, new);
+	const char *s = NULL;
+	size_t len = 0;
+	char *text = NULL;
+	int err;
+
+	if (root)
+		s = json_object_to_json_string_length(root, JSON_C_TO_STRING_PRETTY |
+						      JSON_C_TO_STRING_SPACED |
+						      JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	/* with a final newline, as text files have */
+	if (s && (text = malloc(len + 2))) {
+		memcpy(text, s, len);
+		text[len++] = '\n';
+		text[len] = '\0';
+	}
+	json_object_put(root);
+	if (!text) {
+		pg_err("%s: cannot build the comparison JSON: out of memory", path);
+		return -ENOMEM;
+	}
+	err = pg_atomic_write(path, text, len);
+	free(text);
+	return err;
+}
+
+/* ---- reading ---- */
+
+static const char *verdict_name(int k)
+{
+	return pg_verdict_name((enum pg_verdict)k);
+}
+
+static const char *overall_name(int k)
+{
+	return pg_overall_name((enum pg_overall)k);
+}
+
+static int read_side(const struct pg_jr *jr, struct json_object *root, const char *key,
+		     struct pg_run *run, size_t *reps)
+{
+	struct pg_meta *m = &run->meta;
+	struct json_object *o;
+	uint64_t n = 0;
+	int err;
+
+	err = pg_jr_member(jr, root, "", key, json_type_object, PG_JR_REQUIRED, &o);
+	err = err ?: pg_jr_dup_strv(jr, o, key, "command", PG_JR_OPTIONAL, &m->argv, &m->argc);
+	err = err ?: pg_jr_dup_str(jr, o, key, "host", PG_JR_OPTIONAL, &m->host);
+	err = err ?: pg_jr_dup_str(jr, o, key, "commit", PG_JR_OPTIONAL, &m->git_commit);
+	err = err ?: pg_jr_dup_str(jr, o, key, "start_time", PG_JR_OPTIONAL, &m->start_time);
+	err = err ?: pg_jr_dup_str(jr, o, key, "kernel", PG_JR_OPTIONAL, &m->kernel);
+	err = err ?: pg_jr_dup_str(jr, o, key, "perfgate_version", PG_JR_OPTIONAL,
+				   &m->perfgate_version);
+	err = err ?: pg_jr_get_u64(jr, o, key, "repetitions", SIZE_MAX, &n);
+	*reps = (size_t)n;
+	return err;
+}
+
+static int get_count(const struct pg_jr *jr, struct json_object *o, const char *where,
+		     const char *key, size_t *out)
+{
+	uint64_t n = 0;
+	int err = pg_jr_get_u64(jr, o, where, key, SIZE_MAX, &n);
+
+	*out = (size_t)n;
+	return err;
+}
+
+/* One function entry (or "wall") @o at @where into @f (initialised). */
+static int read_fcmp(const struct pg_jr *jr, struct json_object *o, const char *where,
+		     struct pg_fcmp *f)
+{
+	const char *reason;
+	struct json_object *line;
+	uint64_t l = 0;
+	int verdict = 0, err;
+
+	err = pg_jr_want(jr, o, where, "the entry", json_type_object, PG_JR_REQUIRED);
+	/* null in a "wall" entry that was not measured */
+	err = err ?: pg_jr_dup_str(jr, o, where, "binary", PG_JR_OPTIONAL, &f->binary);
+	err = err ?: pg_jr_dup_str(jr, o, where, "name", PG_JR_OPTIONAL, &f->name);
+	err = err ?: pg_jr_dup_str(jr, o, where, "display", PG_JR_OPTIONAL, &f->display);
+	err = err ?: pg_jr_get_enum(jr, o, where, "verdict", verdict_name,
+				    PG_VERDICT_REMOVED + 1, &verdict);
+	f->verdict = (enum pg_verdict)verdict;
+	err = err ?: get_count(jr, o, where, "n_base", &f->n_base);
+	err = err ?: get_count(jr, o, where, "n_new", &f->n_new);
+	err = err ?: pg_jr_get_num(jr, o, where, "base_ns", PG_JR_OPTIONAL, &f->base_ns);
+	err = err ?: pg_jr_get_num(jr, o, where, "new_ns", PG_JR_OPTIONAL, &f->new_ns);
+	err = err ?: pg_jr_get_num(jr, o, where, "base_calls", PG_JR_OPTIONAL, &f->base_calls);
+	err = err ?: pg_jr_get_num(jr, o, where, "new_calls", PG_JR_OPTIONAL, &f->new_calls);
+	err = err ?: pg_jr_get_bool(jr, o, where, "calls_changed", &f->calls_changed);
+	err = err ?: pg_jr_get_num(jr, o, where, "change", PG_JR_OPTIONAL, &f->change);
+	err = err ?: pg_jr_get_num(jr, o, where, "ci_lo", PG_JR_OPTIONAL, &f->ci_lo);
+	err = err ?: pg_jr_get_num(jr, o, where, "ci_hi", PG_JR_OPTIONAL, &f->ci_hi);
+	err = err ?: pg_jr_get_num(jr, o, where, "p", PG_JR_OPTIONAL, &f->p);
+	err = err ?: pg_jr_get_num(jr, o, where, "q", PG_JR_OPTIONAL, &f->q);
+	err = err ?: pg_jr_get_num(jr, o, where, "probe_share", PG_JR_OPTIONAL, &f->probe_share);
+	err = err ?: pg_jr_get_str(jr, o, where, "reason", PG_JR_OPTIONAL, &reason);
+	err = err ?: pg_jr_dup_str(jr, o, where, "file", PG_JR_OPTIONAL, &f->src_file);
+	err = err ?: pg_jr_member(jr, o, where, "line", json_type_int, PG_JR_OPTIONAL, &line);
+	if (!err && line)
+		err = pg_jr_to_u64(jr, line, where, "\"line\"", UINT32_MAX, &l);
+	if (err)
+		return err;
+	/* null interval ends of an estimated change are unbounded */
+	if (!isnan(f->change) && isnan(f->ci_lo))
+		f->ci_lo = -INFINITY;
+	if (!isnan(f->change) && isnan(f->ci_hi))
+		f->ci_hi = INFINITY;
+	if (reason)
+		snprintf(f->reason, sizeof(f->reason), "%s", reason);
+	f->src_line = f->src_file ? (uint32_t)l : 0;
+	return 0;
+}
+
+static int read_head(const struct pg_jr *jr, struct json_object *root, struct pg_comparison *c)
+{
+	struct json_object *v, *o;
+	const char *s;
+	int overall = 0, err;
+
+	err = pg_jr_want(jr, root, "", "the top level", json_type_object, PG_JR_REQUIRED);
+	err = err ?: pg_jr_get_str(jr, root, "", "format", PG_JR_REQUIRED, &s);
+	if (!err && strcmp(s, PG_RESULT_FORMAT))
+		return pg_jr_bad(jr, "", "\"format\" is \"%.40s\", not \"%s\"", s,
+				 PG_RESULT_FORMAT);
+	err = err ?: pg_jr_member(jr, root, "", "version", json_type_int, PG_JR_REQUIRED, &v);
+	if (!err && json_object_get_int64(v) != PG_RESULT_VERSION)
+		return pg_jr_bad(jr, "", "version %lld is not supported (this perfgate reads "
+				 "version %d)", (long long)json_object_get_int64(v),
+				 PG_RESULT_VERSION);
+	err = err ?: pg_jr_get_enum(jr, root, "", "overall", overall_name,
+				    PG_OVERALL_INCONCLUSIVE + 1, &overall);
+	c->overall = (enum pg_overall)overall;
+	err = err ?: pg_jr_get_str(jr, root, "", "overall_reason", PG_JR_OPTIONAL, &s);
+	if (!err && s)
+		snprintf(c->overall_reason, sizeof(c->overall_reason), "%s", s);
+
+	err = err ?: pg_jr_member(jr, root, "", "options", json_type_object, PG_JR_REQUIRED, &o);
+	err = err ?: pg_jr_get_num(jr, o, "options", "alpha", PG_JR_OPTIONAL, &c->opts.alpha);
+	err = err ?: pg_jr_get_num(jr, o, "options", "min_effect", PG_JR_OPTIONAL,
+				   &c->opts.min_effect);
+	err = err ?: pg_jr_get_str(jr, o, "options", "metric", PG_JR_REQUIRED, &s);
+	if (!err)
+		c->opts.metric = !strcmp(s, pg_metric_name(PG_METRIC_TOTAL)) ? PG_METRIC_TOTAL :
+									       PG_METRIC_SELF;
+	if (!err) {
+		uint64_t n;
+
+		err = pg_jr_get_u64(jr, o, "options", "min_reps", UINT32_MAX, &n);
+		c->opts.min_reps = (uint32_t)n;
+	}
+	return err;
+}
+
+static int read_root(const struct pg_jr *jr, struct json_object *root, struct pg_comparison *c,
+		     struct pg_run *base, struct pg_run *new)
+{
+	struct json_object *o;
+	size_t n;
+	int err;
+
+	err = read_head(jr, root, c);
+	err = err ?: read_side(jr, root, "base", base, &c->base_reps);
+	err = err ?: read_side(jr, root, "new", new, &c->new_reps);
+
+	err = err ?: pg_jr_member(jr, root, "", "counts", json_type_object, PG_JR_REQUIRED, &o);
+	err = err ?: get_count(jr, o, "counts", "tested", &c->ntested);
+	err = err ?: get_count(jr, o, "counts", "regressions", &c->nregressions);
+	err = err ?: get_count(jr, o, "counts", "improvements", &c->nimprovements);
+	err = err ?: get_count(jr, o, "counts", "unchanged", &c->nunchanged);
+	err = err ?: get_count(jr, o, "counts", "inconclusive", &c->ninconclusive);
+	err = err ?: get_count(jr, o, "counts", "added", &c->nadded);
+	err = err ?: get_count(jr, o, "counts", "removed", &c->nremoved);
+
+	err = err ?: pg_jr_dup_strv(jr, root, "", "warnings", PG_JR_REQUIRED, &c->warnings,
+				    &c->nwarnings);
+	err = err ?: pg_jr_member(jr, root, "", "wall", json_type_object, PG_JR_REQUIRED, &o);
+	err = err ?: read_fcmp(jr, o, "wall", &c->wall);
+	err = err ?: pg_jr_member(jr, root, "", "functions", json_type_array, PG_JR_REQUIRED, &o);
+	if (err)
+		return err;
+	n = json_object_array_length(o);
+	c->f = calloc(n ? n : 1, sizeof(*c->f));
+	if (!c->f)
+		return pg_jr_oom(jr);
+	for (size_t i = 0; i < n; i++) {
+		char where[48];
+
+		snprintf(where, sizeof(where), "functions[%zu]", i);
+		pg_fcmp_init(&c->f[i]);
+		c->n = i + 1;
+		err = read_fcmp(jr, json_object_array_get_idx(o, i), where, &c->f[i]);
+		if (err)
+			return err;
+		if (!c->f[i].binary || !c->f[i].name)
+			return pg_jr_bad(jr, where, "no binary or name");
+	}
+	if (c->nregressions && c->overall == PG_OVERALL_PASS)
+		return pg_jr_bad(jr, "", "\"overall\" is \"pass\" but there are regressions");
+	return 0;
+}
+
+int pg_result_parse(const char *buf, size_t len, const char *name, struct pg_comparison *c,
+		    struct pg_run *base, struct pg_run *new)
+{
+	struct pg_jr jr = { .name = name, .context = "not a usable perfgate compare result" };
+	const struct pg_jr syntax = { .name = name };
+	struct json_object *root = NULL;
+	int err;
+
+	pg_comparison_release(c);
+	pg_run_release(base);
+	pg_run_release(new);
+	err = pg_jr_parse(&syntax, "perfgate compare result", buf, len, &root);
+	err = err ?: read_root(&jr, root, c, base, new);
+	json_object_put(root);
+	if (err) {
+		pg_comparison_release(c);
+		pg_run_release(base);
+		pg_run_release(new);
+	}
+	return err;
+}
+
+int pg_result_read(const char *path, bool quiet_enoent, struct pg_comparison *c,
+		   struct pg_run *base, struct pg_run *new)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	if (stat(path, &st)) {
+		err = -errno;
+		if (err != -ENOENT || !quiet_enoent)
+			pg_err("cannot read %s: %s", path, strerror(-err));
+		return err;
+	}
+	err = pg_jr_slurp(path, PG_RESULT_MAX_BYTES, "for compare results", &buf, &len);
+	err = err ?: pg_result_parse(buf, len, path, c, base, new);
+	free(buf);
+	return err;
+}

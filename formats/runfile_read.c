@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: MIT
+/*
+ * formats/runfile_read.c - reading run files (formats/runfile.h) through the bounded JSON
+ * toolkit (formats/json_read.h): every value's type and range is checked where it is read, and
+ * a message names the file and the JSON path of what is wrong.
+ *
+ * The reader is strict about everything it knows (types, ranges, order, the invariants of
+ * core/run.h) and ignores keys it does not know, so that later versions can add optional keys
+ * (sampled stacks, calibration, ...) without breaking older readers.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "../core/log.h"
+#include "json_read.h"
+#include "runfile.h"
+
+static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg_meta *m)
+{
+	struct json_object *meta, *opts, *v;
+	uint64_t reps;
+	int err;
+
+	err = pg_jr_member(rd, root, "", "meta", json_type_object, false, &meta);
+	err = err ?: pg_jr_dup_str(rd, meta, "meta", "perfgate_version", true,
+				   &m->perfgate_version);
+	err = err ?: pg_jr_dup_strv(rd, meta, "meta", "command", PG_JR_REQUIRED, &m->argv,
+				    &m->argc);
+	err = err ?: pg_jr_dup_str(rd, meta, "meta", "start_time", true, &m->start_time);
+	err = err ?: pg_jr_dup_str(rd, meta, "meta", "host", true, &m->host);
+	err = err ?: pg_jr_dup_str(rd, meta, "meta", "kernel", true, &m->kernel);
+	err = err ?: pg_jr_dup_str(rd, meta, "meta", "cpu_model", true, &m->cpu_model);
+	err = err ?: pg_jr_dup_str(rd, meta, "meta", "git_commit", true, &m->git_commit);
+	err = err ?: pg_jr_dup_str(rd, meta, "meta", "cwd", true, &m->cwd);
+	err = err ?: pg_jr_member(rd, meta, "meta", "options", json_type_object, false, &opts);
+	err = err ?: pg_jr_get_u64(rd, opts, "meta.options", "repetitions", UINT32_MAX, &reps);
+	err = err ?: pg_jr_dup_strv(rd, opts, "meta.options", "functions", PG_JR_REQUIRED,
+				    &m->filters, &m->nfilters);
+	err = err ?: pg_jr_dup_strv(rd, opts, "meta.options", "exclude", PG_JR_REQUIRED,
+				    &m->excludes, &m->nexcludes);
+	if (!err && json_object_object_get_ex(opts, "sample_hz", &v)) {
+		uint64_t hz;
+
+		err = pg_jr_to_u64(rd, v, "meta.options", "\"sample_hz\"", UINT32_MAX, &hz);
+		m->sample_hz = (uint32_t)hz;
+	}
+	if (!err && json_object_object_get_ex(opts, "budget_pct", &v)) {
+		enum json_type t = json_object_get_type(v);
+
+		m->budget_pct = json_object_get_double(v);
+		if ((t != json_type_double && t != json_type_int) ||
+		    !(m->budget_pct > 0 && m->budget_pct <= 1000))
+			err = pg_jr_bad(rd, "meta.options",
+					"\"budget_pct\" must be a number in (0, 1000]");
+	}
+	if (!err && json_object_object_get_ex(opts, "functions_of", &v))
+		err = pg_jr_dup_str(rd, opts, "meta.options", "functions_of", false,
+				    &m->functions_of);
+	if (!err && !m->argc)
+		err = pg_jr_bad(rd, "meta", "\"command\" is empty");
+	if (!err)
+		m->repetitions = (uint32_t)reps;
+	return err;
+}
+
+/*
+ * The histogram scheme must be the one this perfgate was built with. "durations": "raw" or
+ * "compensated" (struct pg_run.hist_compensated), required from @version 2 on; version-1
+ * histograms are raw.
+ */
+static int read_hist_scheme(const struct pg_jr *rd, struct json_object *root, int64_t version,
+			    bool *comp)
+{
+	struct json_object *h, *v;
+	const char *scheme, *dur = "raw";
+	uint64_t bits, maxexp;
+	int err;
+
+	err = pg_jr_member(rd, root, "", "histogram", json_type_object, false, &h);
+	err = err ?: pg_jr_get_str(rd, h, "histogram", "scheme", false, &scheme);
+	err = err ?: pg_jr_get_u64(rd, h, "histogram", "sub_bucket_bits", 64, &bits);
+	err = err ?: pg_jr_get_u64(rd, h, "histogram", "max_exponent", 64, &maxexp);
+	if (err)
+		return err;
+	if (strcmp(scheme, PG_RUNFILE_HIST_SCHEME) || bits != PG_HIST_SUB_BITS ||
+	    maxexp != PG_HIST_MAX_EXP)
+		return pg_jr_bad(rd, "histogram", "unsupported histogram scheme %s/%" PRIu64 "/%"
+				 PRIu64 " (this perfgate reads %s with sub_bucket_bits %d, "
+				 "max_exponent %d)", scheme, bits, maxexp, PG_RUNFILE_HIST_SCHEME,
+				 PG_HIST_SUB_BITS, PG_HIST_MAX_EXP);
+	if ((version >= 2 || json_object_object_get_ex(h, "durations", &v)) &&
+	    pg_jr_get_str(rd, h, "histogram", "durations", false, &dur))
+		return -EINVAL;
+	if (strcmp(dur, "raw") && strcmp(dur, "compensated"))
+		return pg_jr_bad(rd, "histogram", "\"durations\" must be \"raw\" or "
+				 "\"compensated\"");
+	*comp = !strcmp(dur, "compensated");
+	if (*comp && version < 2)
+		return pg_jr_bad(rd, "histogram", "compensated durations in a version %" PRId64 " "
+				 "file (they need version 2)", version);
+	return 0;
+}
+
+/* "0x" and 1 to 16 hex digits. */
+static int parse_addr(const char *s, uint64_t *out)
+{
+	size_t n;
+
+	if (s[0] != '0' || s[1] != 'x')
+		return -EINVAL;
+	n = strspn(s + 2, "0123456789abcdefABCDEF");
+	if (!n || n > 16 || s[2 + n])
+		return -EINVAL;
+	*out = strtoull(s + 2, NULL, 16);
+	return 0;
+}
+
+static int read_func(const struct pg_jr *rd, struct json_object *o, size_t i,
+		     struct pg_run *run)
+{
+	const char *name, *display, *binary, *addr_s, *site_s, *file = NULL;
+	struct json_object *endbr, *v;
+	uint64_t id, addr, offset, line = 0;
+	enum pg_site site;
+	char where[48];
+	int err;
+
+	snprintf(where, sizeof(where), "functions[%zu]", i);
+	err = pg_jr_want(rd, o, where, "the entry", json_type_object, false);
+	err = err ?: pg_jr_get_u64(rd, o, where, "id", UINT32_MAX, &id);
+	err = err ?: pg_jr_get_str(rd, o, where, "name", false, &name);
+	err = err ?: pg_jr_get_str(rd, o, where, "display", false, &display);
+	err = err ?: pg_jr_get_str(rd, o, where, "binary", false, &binary);
+	err = err ?: pg_jr_get_str(rd, o, where, "address", false, &addr_s);
+	err = err ?: pg_jr_get_u64(rd, o, where, "offset", UINT64_MAX, &offset);
+	err = err ?: pg_jr_get_str(rd, o, where, "site", false, &site_s);
+	err = err ?: pg_jr_member(rd, o, where, "endbr", json_type_boolean, false, &endbr);
+	/* optional: the declaration's source position (older files do not have it) */
+	if (!err && json_object_object_get_ex(o, "file", &v))
+		err = pg_jr_to_str(rd, v, where, "\"file\"", true, &file);
+	if (!err && json_object_object_get_ex(o, "line", &v) && v)
+		err = pg_jr_to_u64(rd, v, where, "\"line\"", UINT32_MAX, &line);
+	if (err)
+		return err;
+	if (id != i)
+		return pg_jr_bad(rd, where, "\"id\" is %" PRIu64 ", not %zu (ids number the "
+				 "functions in order from 0)", id, i);
+	if (!*name || !*binary)
+		return pg_jr_bad(rd, where, "\"%s\" is empty", *name ? "binary" : "name");
+	if (parse_addr(addr_s, &addr))
+		return pg_jr_bad(rd, where, "\"address\" must be a hexadecimal string like "
+				 "\"0x1139\", not \"%.40s\"", addr_s);
+	/* a site kind from a later version is only a hint about probe cost: keep reading */
+	if (pg_site_parse(site_s, &site))
+		site = PG_SITE_UNKNOWN;
+	err = pg_run_add_func(run, binary, name, display, addr, offset, site,
+			      json_object_get_boolean(endbr), NULL);
+	if (!err && file && line)
+		err = pg_func_set_src(&run->funcs[run->nfuncs - 1], file, (uint32_t)line);
+	return err ? pg_jr_oom(rd) : 0;
+}
+
+static int read_hist(const struct pg_jr *rd, struct json_object *o, const char *where,
+		     struct pg_hist *h)
+{
+	struct json_object *arr;
+	uint64_t total = 0;
+	size_t n;
+	int err = pg_jr_member(rd, o, where, "hist", json_type_array, false, &arr);
+
+	if (err)
+		return err;
+	n = json_object_array_length(arr);
+	for (size_t k = 0; k < n; k++) {
+		struct json_object *pair = json_object_array_get_idx(arr, k);
+		uint64_t idx, count;
+		char what[48];
+
+		snprintf(what, sizeof(what), "\"hist\"[%zu]", k);
+		if (json_object_get_type(pair) != json_type_array ||
+		    json_object_array_length(pair) != 2)
+			return pg_jr_bad(rd, where, "%s must be a [bucket, count] pair", what);
+		snprintf(what, sizeof(what), "\"hist\"[%zu] bucket", k);
+		err = pg_jr_to_u64(rd, json_object_array_get_idx(pair, 0), where, what,
+				   PG_HIST_NBUCKETS - 1, &idx);
+		if (err)
+			return err;
+		snprintf(what, sizeof(what), "\"hist\"[%zu] count", k);
+		err = pg_jr_to_u64(rd, json_object_array_get_idx(pair, 1), where, what, UINT64_MAX,
+				   &count);
+		if (err)
+			return err;
+		if (!count)
+			return pg_jr_bad(rd, where, "\"hist\"[%zu] count is 0 (only non-empty "
+					 "buckets are listed)", k);
+		if (h->n && idx <= h->idx[h->n - 1])
+			return pg_jr_bad(rd, where, "\"hist\" buckets must be strictly increasing "
+					 "(%" PRIu64 " after %u)", idx, h->idx[h->n - 1]);
+		if (total + count < total)
+			return pg_jr_bad(rd, where, "\"hist\" counts overflow");
+		total += count;
+		if (pg_hist_add(h, (uint32_t)idx, count))
+			return pg_jr_oom(rd);
+	}
+	return 0;
+}
+
+/* Optional per-site counts {"nop5": n, ...} (absent: zeros; unknown site names: an error). */
+static int read_site_counts(const struct pg_jr *rd, struct json_object *o, const char *where,
+			    const char *key, uint64_t out[PG_SITE_COUNT])
+{
+	struct json_object *v;
+	char what[64];
+	int err;
+
+	memset(out, 0, PG_SITE_COUNT * sizeof(*out));
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	snprintf(what, sizeof(what), "\"%s\"", key);
+	err = pg_jr_want(rd, v, where, what, json_type_object, false);
+	if (err)
+		return err;
+	json_object_object_foreach(v, site, n) {
+		enum pg_site k;
+
+		if (pg_site_parse(site, &k))
+			return pg_jr_bad(rd, where, "%s has an unknown site kind \"%.40s\"", what,
+					 site);
+		snprintf(what, sizeof(what), "\"%s.%s\"", key, site);
+		err = pg_jr_to_u64(rd, n, where, what, UINT64_MAX, &out[k]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A number of the calibration of site @name, 0 <= x < 1e7, into *@dst. */
+static int calib_num(const struct pg_jr *rd, struct json_object *v, const char *name,
+		     const char *key, double *dst)
+{
+	enum json_type t = json_object_get_type(v);
+
+	if (t != json_type_double && t != json_type_int)
+		return pg_jr_bad(rd, "calibration", "%s.%s must be a number", name, key);
+	*dst = json_object_get_double(v);
+	if (!(*dst >= 0 && *dst < 1e7))
+		return pg_jr_bad(rd, "calibration", "%s.%s is out of range (%g)", name, key, *dst);
+	return 0;
+}
+
+/*
+ * Optional "calibration": {"nop5": {"in_ns": x, "out_ns": y, "measured_ns": z}, ...} with
+ * every site kind; "measured_ns" is optional (older files), but then on no site.
+ */
+static int read_calib(const struct pg_jr *rd, struct json_object *root, struct pg_calib *c)
+{
+	struct json_object *o, *site, *v;
+	int nmeasured = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!json_object_object_get_ex(root, "calibration", &o))
+		return 0;
+	if (pg_jr_want(rd, o, "", "\"calibration\"", json_type_object, false))
+		return -EINVAL;
+	for (int k = 0; k < PG_SITE_COUNT; k++) {
+		const char *name = pg_site_name((enum pg_site)k);
+		double *dst[2] = { &c->in_ns[k], &c->out_ns[k] };
+		const char *keys[2] = { "in_ns", "out_ns" };
+
+		if (pg_jr_member(rd, o, "calibration", name, json_type_object, false, &site))
+			return -EINVAL;
+		for (int j = 0; j < 2; j++) {
+			if (!json_object_object_get_ex(site, keys[j], &v))
+				return pg_jr_bad(rd, "calibration", "%s.%s is missing", name,
+						 keys[j]);
+			if (calib_num(rd, v, name, keys[j], dst[j]))
+				return -EINVAL;
+		}
+		if (json_object_object_get_ex(site, "measured_ns", &v)) {
+			if (calib_num(rd, v, name, "measured_ns", &c->measured_ns[k]))
+				return -EINVAL;
+			nmeasured++;
+		}
+	}
+	if (nmeasured && nmeasured != PG_SITE_COUNT)
+		return pg_jr_bad(rd, "calibration", "\"measured_ns\" is given for some site kinds "
+				 "only");
+	c->measured = nmeasured == PG_SITE_COUNT;
+	c->valid = true;
+	return 0;
+}
+
+static int read_fstat(const struct pg_jr *rd, struct json_object *o, size_t r, size_t i,
+		      struct pg_run *run, struct pg_rep *rep)
+{
+	uint64_t id, calls, total, self, min, max;
+	bool any_desc = false;
+	struct pg_fstat *s;
+	char where[80];
+	int err;
+
+	snprintf(where, sizeof(where), "repetitions[%zu].functions[%zu]", r, i);
+	err = pg_jr_want(rd, o, where, "the entry", json_type_object, false);
+	err = err ?: pg_jr_get_u64(rd, o, where, "id", UINT32_MAX, &id);
+	err = err ?: pg_jr_get_u64(rd, o, where, "calls", UINT64_MAX, &calls);
+	err = err ?: pg_jr_get_u64(rd, o, where, "total_ns", UINT64_MAX, &total);
+	err = err ?: pg_jr_get_u64(rd, o, where, "self_ns", UINT64_MAX, &self);
+	err = err ?: pg_jr_get_u64(rd, o, where, "min_ns", UINT64_MAX, &min);
+	err = err ?: pg_jr_get_u64(rd, o, where, "max_ns", UINT64_MAX, &max);
+	if (err)
+		return err;
+	if (id >= run->nfuncs)
+		return pg_jr_bad(rd, where, "\"id\" %" PRIu64 " is not a function of this run (it "
+				 "has %zu)", id, run->nfuncs);
+	if (rep->nstats && id == rep->stats[rep->nstats - 1].func)
+		return pg_jr_bad(rd, where, "function %" PRIu64 " appears twice", id);
+	if (rep->nstats && id < rep->stats[rep->nstats - 1].func)
+		return pg_jr_bad(rd, where, "functions must be sorted by id (%" PRIu64 " after "
+				 "%u)", id, rep->stats[rep->nstats - 1].func);
+	if (!calls)
+		return pg_jr_bad(rd, where, "\"calls\" is 0 (functions that were not called are "
+				 "left out)");
+	if (self > total)
+		return pg_jr_bad(rd, where, "\"self_ns\" %" PRIu64 " is larger than \"total_ns\" %"
+				 PRIu64, self, total);
+	if (min > max)
+		return pg_jr_bad(rd, where, "\"min_ns\" %" PRIu64 " is larger than \"max_ns\" "
+				 "%" PRIu64, min, max);
+	s = pg_rep_add_stat(rep, (uint32_t)id);
+	if (!s)
+		return pg_jr_oom(rd);
+	s->calls = calls;
+	s->total_ns = total;
+	s->self_ns = self;
+	s->min_ns = min;
+	s->max_ns = max;
+	err = read_site_counts(rd, o, where, "desc", s->desc);
+	err = err ?: read_site_counts(rd, o, where, "kids", s->kids);
+	for (int k = 0; !err && k < PG_SITE_COUNT; k++) {
+		if (s->kids[k] > s->desc[k])
+			err = pg_jr_bad(rd, where, "\"kids\" counts more %s calls than \"desc\"",
+					pg_site_name((enum pg_site)k));
+		any_desc |= s->desc[k] != 0;
+	}
+	err = err ?: pg_jr_opt_u64(rd, o, where, "probe_ns", UINT64_MAX, &s->probe_ns);
+	err = err ?: pg_jr_opt_u64(rd, o, where, "desc_probe_ns", UINT64_MAX, &s->desc_probe_ns);
+	err = err ?: pg_jr_opt_u64(rd, o, where, "kids_probe_ns", UINT64_MAX, &s->kids_probe_ns);
+	if (!err && s->kids_probe_ns > s->desc_probe_ns)
+		err = pg_jr_bad(rd, where, "\"kids_probe_ns\" is larger than \"desc_probe_ns\"");
+	if (!err && s->desc_probe_ns && !any_desc)
+		err = pg_jr_bad(rd, where, "\"desc_probe_ns\" without traced calls in \"desc\"");
+	err = err ?: read_hist(rd, o, where, &s->hist);
+	if (!err && pg_hist_total(&s->hist) != calls)
+		err = pg_jr_bad(rd, where, "\"hist\" holds %" PRIu64 " calls, \"calls\" is "
+				"%" PRIu64, pg_hist_total(&s->hist), calls);
+	return err;
+}
+
+/* The optional sampled profile of a repetition (see put_profile()). */
+static int read_profile(const struct pg_jr *rd, struct json_object *o, const char *where,
+			struct pg_rep *rep)
+{
+	struct json_object *stacks;
+	uint64_t sum = 0;
+	size_t n;
+	int err;
+
+	err = pg_jr_opt_u64(rd, o, where, "samples", UINT64_MAX, &rep->samples);
+	err = err ?: pg_jr_opt_u64(rd, o, where, "samples_lost", UINT64_MAX, &rep->samples_lost);
+	err = err ?: pg_jr_opt_u64(rd, o, where, "samples_truncated", UINT64_MAX,
+				   &rep->samples_truncated);
+	if (err)
+		return err;
+	if (rep->samples_lost > rep->samples)
+		return pg_jr_bad(rd, where, "\"samples_lost\" is larger than \"samples\"");
+	if (!json_object_object_get_ex(o, "stacks", &stacks))
+		return 0;
+	if (pg_jr_want(rd, stacks, where, "\"stacks\"", json_type_array, false))
+		return -EINVAL;
+	n = json_object_array_length(stacks);
+	rep->stacks = calloc(n ? n : 1, sizeof(*rep->stacks));
+	if (!rep->stacks)
+		return pg_jr_oom(rd);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *pair = json_object_array_get_idx(stacks, i);
+		const char *folded;
+		char what[64];
+		uint64_t count;
+
+		snprintf(what, sizeof(what), "\"stacks\"[%zu]", i);
+		if (pg_jr_want(rd, pair, where, what, json_type_array, false))
+			return -EINVAL;
+		if (json_object_array_length(pair) != 2)
+			return pg_jr_bad(rd, where, "%s must be a [stack, count] pair", what);
+		err = pg_jr_to_str(rd, json_object_array_get_idx(pair, 0), where, what, false,
+				   &folded);
+		err = err ?: pg_jr_to_u64(rd, json_object_array_get_idx(pair, 1), where, what,
+					  UINT64_MAX, &count);
+		if (err)
+			return err;
+		if (!pg_folded_valid(folded))
+			return pg_jr_bad(rd, where, "%s is not a folded stack (frames separated "
+					 "by ';', none empty, no control characters)", what);
+		if (i && strcmp(rep->stacks[i - 1].folded, folded) >= 0)
+			return pg_jr_bad(rd, where, "%s: stacks must be sorted and unique", what);
+		if (!count || count > UINT64_MAX - sum)
+			return pg_jr_bad(rd, where, "%s: the count must be at least 1", what);
+		sum += count;
+		rep->stacks[i].folded = strdup(folded);
+		if (!rep->stacks[i].folded)
+			return pg_jr_oom(rd);
+		rep->stacks[i].count = count;
+		rep->nstacks = i + 1;
+	}
+	if (sum > rep->samples - rep->samples_lost)
+		return pg_jr_bad(rd, where, "\"stacks\" hold %" PRIu64 " samples, more than the "
+				 "%" PRIu64 " kept", sum, rep->samples - rep->samples_lost);
+	return 0;
+}
+
+static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
+		    struct pg_run *run)
+{
+	struct json_object *stats;
+	struct pg_rep *rep;
+	uint64_t wall = 0;
+	int exit_code = 0, sig = 0;
+	char where[48];
+	size_t n;
+	int err;
+
+	snprintf(where, sizeof(where), "repetitions[%zu]", r);
+	err = pg_jr_want(rd, o, where, "the entry", json_type_object, false);
+	err = err ?: pg_jr_get_u64(rd, o, where, "wall_ns", UINT64_MAX, &wall);
+	err = err ?: pg_jr_get_int(rd, o, where, "exit_code", PG_RUNFILE_EXIT_CODE_MIN,
+				   PG_RUNFILE_EXIT_CODE_MAX, &exit_code);
+	err = err ?: pg_jr_get_int(rd, o, where, "signal", 0, PG_RUNFILE_SIGNAL_MAX, &sig);
+	err = err ?: pg_jr_member(rd, o, where, "functions", json_type_array, false, &stats);
+	if (err)
+		return err;
+	rep = pg_run_add_rep(run);
+	if (!rep)
+		return pg_jr_oom(rd);
+	rep->wall_ns = wall;
+	rep->exit_code = exit_code;
+	rep->signal = sig;
+	n = json_object_array_length(stats);
+	for (size_t i = 0; i < n; i++) {
+		err = read_fstat(rd, json_object_array_get_idx(stats, i), r, i, run, rep);
+		if (err)
+			return err;
+	}
+	return read_profile(rd, o, where, rep);
+}
+
+/* Optional "frame_sources": [[frame, file, line], ...], sorted by frame, unique. */
+static int read_sources(const struct pg_jr *rd, struct json_object *root, struct pg_run *run)
+{
+	struct json_object *a;
+	size_t n;
+
+	if (!json_object_object_get_ex(root, "frame_sources", &a))
+		return 0;
+	if (pg_jr_want(rd, a, "", "\"frame_sources\"", json_type_array, false))
+		return -EINVAL;
+	n = json_object_array_length(a);
+	run->sources = calloc(n ? n : 1, sizeof(*run->sources));
+	if (!run->sources)
+		return pg_jr_oom(rd);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *t = json_object_array_get_idx(a, i);
+		struct pg_source *src = &run->sources[i];
+		const char *frame, *file;
+		char where[48];
+		uint64_t line;
+		int err;
+
+		snprintf(where, sizeof(where), "frame_sources[%zu]", i);
+		if (pg_jr_want(rd, t, where, "the entry", json_type_array, false))
+			return -EINVAL;
+		if (json_object_array_length(t) != 3)
+			return pg_jr_bad(rd, where, "must be a [frame, file, line] triple");
+		err = pg_jr_to_str(rd, json_object_array_get_idx(t, 0), where, "the frame", false,
+				   &frame);
+		err = err ?: pg_jr_to_str(rd, json_object_array_get_idx(t, 1), where, "the file",
+					  false, &file);
+		err = err ?: pg_jr_to_u64(rd, json_object_array_get_idx(t, 2), where, "the line",
+					  UINT32_MAX, &line);
+		if (err)
+			return err;
+		if (!pg_folded_valid(frame) || strchr(frame, ';'))
+			return pg_jr_bad(rd, where, "the frame is not a frame name");
+		if (i && strcmp(run->sources[i - 1].frame, frame) >= 0)
+			return pg_jr_bad(rd, where, "frames must be sorted and unique");
+		src->frame = strdup(frame);
+		src->file = strdup(file);
+		src->line = (uint32_t)line;
+		run->nsources = i + 1;
+		if (!src->frame || !src->file)
+			return pg_jr_oom(rd);
+	}
+	return 0;
+}
+
+static int read_root(const struct pg_jr *rd, struct json_object *root, struct pg_run *run)
+{
+	struct json_object *v, *funcs, *reps;
+	int64_t version;
+	size_t n;
+	int err;
+
+	if (json_object_get_type(root) != json_type_object)
+		return pg_jr_bad(rd, "", "not a perfgate run file (the top level is %s, not an "
+				 "object)", pg_jr_type_name(json_object_get_type(root)));
+	if (!json_object_object_get_ex(root, "format", &v) ||
+	    json_object_get_type(v) != json_type_string ||
+	    strcmp(json_object_get_string(v), PG_RUNFILE_FORMAT))
+		return pg_jr_bad(rd, "", "not a perfgate run file (\"format\" is not \"%s\")",
+				 PG_RUNFILE_FORMAT);
+	err = pg_jr_member(rd, root, "", "version", json_type_int, false, &v);
+	if (err)
+		return err;
+	version = json_object_get_int64(v);
+	if (version < PG_RUNFILE_MIN_VERSION || version > PG_RUNFILE_VERSION)
+		return pg_jr_bad(rd, "", "run file version %" PRId64 " is not supported (this "
+				 "perfgate reads versions %d to %d%s)", version,
+				 PG_RUNFILE_MIN_VERSION, PG_RUNFILE_VERSION,
+				 version > PG_RUNFILE_VERSION ?
+				 "; the file is from a newer perfgate" : "");
+	err = read_meta(rd, root, &run->meta);
+	err = err ?: read_hist_scheme(rd, root, version, &run->hist_compensated);
+	err = err ?: read_calib(rd, root, &run->calib);
+	if (!err && run->hist_compensated && !run->calib.measured)
+		return pg_jr_bad(rd, "histogram", "the durations are compensated, but the "
+				 "calibration they were compensated with is %s", run->calib.valid ?
+				 "without \"measured_ns\"" : "missing");
+	err = err ?: pg_jr_member(rd, root, "", "functions", json_type_array, false, &funcs);
+	err = err ?: pg_jr_member(rd, root, "", "repetitions", json_type_array, false, &reps);
+	if (err)
+		return err;
+	n = json_object_array_length(funcs);
+	for (size_t i = 0; i < n && !err; i++)
+		err = read_func(rd, json_object_array_get_idx(funcs, i), i, run);
+	n = json_object_array_length(reps);
+	for (size_t r = 0; r < n && !err; r++)
+		err = read_rep(rd, json_object_array_get_idx(reps, r), r, run);
+	return err ?: read_sources(rd, root, run);
+}
+
+int pg_runfile_parse(const char *buf, size_t len, const char *name, struct pg_run *run)
+{
+	struct pg_jr rd = { .name = name };
+	struct json_object *root = NULL;
+	char why[256];
+	int err;
+
+	pg_run_release(run);
+	err = pg_jr_parse(&rd, "perfgate run file", buf, len, &root);
+	if (!err)
+		err = read_root(&rd, root, run);
+	json_object_put(root);
+	if (!err) {
+		err = pg_runfile_check(run, why, sizeof(why));
+		if (err)
+			pg_err("%s: %s", name, why);
+	}
+	if (err)
+		pg_run_release(run);
+	return err;
+}
+
+int pg_runfile_read(const char *path, struct pg_run *run)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	pg_run_release(run);
+	err = pg_jr_slurp(path, (size_t)pg_runfile_max_bytes(),
+			  "for run files (raise it with " PG_RUNFILE_MAX_MB_ENV ")", &buf, &len);
+	if (!err)
+		err = pg_runfile_parse(buf, len, path, run);
+	free(buf);
+	return err;
+}

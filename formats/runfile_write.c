@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: MIT
+/*
+ * formats/runfile_write.c - writing run files (formats/runfile.h) with json-c and the writer
+ * helpers of core/jsonw.h. The writer refuses a run the reader would refuse
+ * (pg_runfile_check()), so that every file written can be read back.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "../core/atomic.h"
+#include "../core/jsonw.h"
+#include "../core/log.h"
+#include "runfile.h"
+
+/*
+ * Builders: each returns 0 or -ENOMEM and consumes @v (json-c objects are reference counted;
+ * json_object_put(NULL) is a no-op). A NULL @v from a json_object_new_*() is a failure, except
+ * through pg_json_put_str() of a NULL string, which writes JSON null.
+ */
+static struct json_object *new_meta(const struct pg_meta *m)
+{
+	struct json_object *meta = json_object_new_object();
+	struct json_object *opts = json_object_new_object();
+
+	if (!meta || !opts ||
+	    pg_json_put_u64(opts, "repetitions", m->repetitions) ||
+	    pg_json_put(opts, "functions", pg_json_new_strv(m->filters, m->nfilters)) ||
+	    pg_json_put(opts, "exclude", pg_json_new_strv(m->excludes, m->nexcludes)) ||
+	    pg_json_put_str(meta, "perfgate_version", m->perfgate_version) ||
+	    pg_json_put(meta, "command", pg_json_new_strv(m->argv, m->argc)) ||
+	    pg_json_put_str(meta, "start_time", m->start_time) ||
+	    pg_json_put_str(meta, "host", m->host) ||
+	    pg_json_put_str(meta, "kernel", m->kernel) ||
+	    pg_json_put_str(meta, "cpu_model", m->cpu_model) ||
+	    pg_json_put_str(meta, "git_commit", m->git_commit) ||
+	    pg_json_put_str(meta, "cwd", m->cwd)) {
+		json_object_put(meta);
+		json_object_put(opts);
+		return NULL;
+	}
+	if ((m->sample_hz && pg_json_put_u64(opts, "sample_hz", m->sample_hz)) ||
+	    (m->budget_pct > 0 &&
+	     pg_json_put(opts, "budget_pct", json_object_new_double(m->budget_pct))) ||
+	    (m->functions_of && pg_json_put_str(opts, "functions_of", m->functions_of))) {
+		json_object_put(meta);
+		json_object_put(opts);
+		return NULL;
+	}
+	if (pg_json_put(meta, "options", opts)) {
+		json_object_put(meta);
+		return NULL;
+	}
+	return meta;
+}
+
+static struct json_object *new_hist_scheme(bool compensated)
+{
+	struct json_object *h = json_object_new_object();
+
+	if (!h || pg_json_put_str(h, "scheme", PG_RUNFILE_HIST_SCHEME) ||
+	    pg_json_put_int(h, "sub_bucket_bits", PG_HIST_SUB_BITS) ||
+	    pg_json_put_int(h, "max_exponent", PG_HIST_MAX_EXP) ||
+	    (compensated && pg_json_put_str(h, "durations", "compensated"))) {
+		json_object_put(h);
+		return NULL;
+	}
+	return h;
+}
+
+static struct json_object *new_func(const struct pg_func *f)
+{
+	struct json_object *o = json_object_new_object();
+	char addr[32];
+
+	snprintf(addr, sizeof(addr), "0x%" PRIx64, f->addr);
+	if (!o || pg_json_put_u64(o, "id", f->id) ||
+	    pg_json_put_str(o, "name", f->name) ||
+	    pg_json_put_str(o, "display", f->display) ||
+	    pg_json_put_str(o, "binary", f->binary) ||
+	    pg_json_put_str(o, "address", addr) ||
+	    pg_json_put_u64(o, "offset", f->offset) ||
+	    pg_json_put_str(o, "site", pg_site_name(f->site)) ||
+	    pg_json_put(o, "endbr", json_object_new_boolean(f->endbr)) ||
+	    (f->src_file && f->src_line &&
+	     (pg_json_put_str(o, "file", f->src_file) ||
+	      pg_json_put_u64(o, "line", f->src_line)))) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static struct json_object *new_hist(const struct pg_hist *h)
+{
+	struct json_object *arr = pg_json_new_array(h->n);
+
+	for (size_t i = 0; arr && i < h->n; i++) {
+		struct json_object *pair = pg_json_new_array(2);
+
+		if (!pair || pg_json_push(pair, json_object_new_int64(h->idx[i])) ||
+		    pg_json_push(pair, json_object_new_uint64(h->count[i]))) {
+			json_object_put(pair);
+			json_object_put(arr);
+			return NULL;
+		}
+		if (pg_json_push(arr, pair)) {
+			json_object_put(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+/* Per-site counts as an object {"nop5": n, ...}, zeros left out. */
+static struct json_object *new_site_counts(const uint64_t v[PG_SITE_COUNT])
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int k = 0; o && k < PG_SITE_COUNT; k++) {
+		if (v[k] && pg_json_put_u64(o, pg_site_name((enum pg_site)k), v[k])) {
+			json_object_put(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+static struct json_object *new_calib(const struct pg_calib *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int k = 0; o && k < PG_SITE_COUNT; k++) {
+		struct json_object *site = json_object_new_object();
+
+		if (!site || pg_json_put(site, "in_ns", json_object_new_double(c->in_ns[k])) ||
+		    pg_json_put(site, "out_ns", json_object_new_double(c->out_ns[k])) ||
+		    (c->measured &&
+		     pg_json_put(site, "measured_ns", json_object_new_double(c->measured_ns[k]))) ||
+		    pg_json_put(o, pg_site_name((enum pg_site)k), site)) {
+			json_object_put(site);
+			json_object_put(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+static struct json_object *new_fstat(const struct pg_fstat *s)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o || pg_json_put_u64(o, "id", s->func) ||
+	    pg_json_put_u64(o, "calls", s->calls) ||
+	    pg_json_put_u64(o, "total_ns", s->total_ns) ||
+	    pg_json_put_u64(o, "self_ns", s->self_ns) ||
+	    pg_json_put_u64(o, "min_ns", s->min_ns) ||
+	    pg_json_put_u64(o, "max_ns", s->max_ns) ||
+	    pg_json_put(o, "desc", new_site_counts(s->desc)) ||
+	    pg_json_put(o, "kids", new_site_counts(s->kids)) ||
+	    (s->probe_ns && pg_json_put_u64(o, "probe_ns", s->probe_ns)) ||
+	    (s->desc_probe_ns && pg_json_put_u64(o, "desc_probe_ns", s->desc_probe_ns)) ||
+	    (s->kids_probe_ns && pg_json_put_u64(o, "kids_probe_ns", s->kids_probe_ns)) ||
+	    pg_json_put(o, "hist", new_hist(&s->hist))) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The optional sampled profile of a repetition: "samples", "samples_lost",
+ * "samples_truncated" and "stacks": [[folded, count], ...]; nothing when there is none. */
+static int put_profile(struct json_object *o, const struct pg_rep *rep)
+{
+	struct json_object *stacks;
+
+	if (!rep->samples && !rep->nstacks)
+		return 0;
+	stacks = pg_json_new_array(rep->nstacks);
+	for (size_t i = 0; stacks && i < rep->nstacks; i++) {
+		struct json_object *pair = json_object_new_array_ext(2);
+
+		if (pg_json_push(pair, json_object_new_string(rep->stacks[i].folded)) ||
+		    pg_json_push(pair, json_object_new_uint64(rep->stacks[i].count)) ||
+		    pg_json_push(stacks, pair)) {
+			json_object_put(pair);
+			json_object_put(stacks);
+			return -ENOMEM;
+		}
+	}
+	if (!stacks || pg_json_put_u64(o, "samples", rep->samples) ||
+	    pg_json_put_u64(o, "samples_lost", rep->samples_lost) ||
+	    pg_json_put_u64(o, "samples_truncated", rep->samples_truncated)) {
+		json_object_put(stacks);
+		return -ENOMEM;
+	}
+	return pg_json_put(o, "stacks", stacks);
+}
+
+/* Optional top level "frame_sources": [[frame, file, line], ...]. */
+static struct json_object *new_sources(const struct pg_run *run)
+{
+	struct json_object *a = pg_json_new_array(run->nsources);
+
+	for (size_t i = 0; a && i < run->nsources; i++) {
+		struct json_object *t = json_object_new_array_ext(3);
+
+		if (pg_json_push(t, json_object_new_string(run->sources[i].frame)) ||
+		    pg_json_push(t, json_object_new_string(run->sources[i].file)) ||
+		    pg_json_push(t, json_object_new_uint64(run->sources[i].line)) ||
+		    pg_json_push(a, t)) {
+			json_object_put(t);
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+static struct json_object *new_rep(const struct pg_rep *rep)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *stats = pg_json_new_array(rep->nstats);
+
+	for (size_t i = 0; stats && i < rep->nstats; i++) {
+		if (pg_json_push(stats, new_fstat(&rep->stats[i]))) {
+			json_object_put(stats);
+			stats = NULL;
+		}
+	}
+	if (!o || !stats || pg_json_put_u64(o, "wall_ns", rep->wall_ns) ||
+	    pg_json_put_int(o, "exit_code", rep->exit_code) ||
+	    pg_json_put_int(o, "signal", rep->signal)) {
+		json_object_put(o);
+		json_object_put(stats);
+		return NULL;
+	}
+	if (pg_json_put(o, "functions", stats) || put_profile(o, rep)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/*
+ * The file is written piece by piece: json-c serializes each function and each repetition
+ * (all values and escaping are json-c's), and only the top-level skeleton is written here. So
+ * the JSON tree of one repetition is in memory at a time, not that of the whole run.
+ */
+struct writer {
+	FILE *f;
+	long long bytes;	/* written so far */
+	long long max;		/* pg_runfile_max_bytes() */
+	int err;		/* first error: -ENOMEM, -EFBIG or a write error */
+};
+
+static void emit_raw(struct writer *w, const char *s, size_t len)
+{
+	if (w->err)
+		return;
+	w->bytes += (long long)len;
+	if (w->bytes > w->max)
+		w->err = -EFBIG;
+	else if (fwrite(s, 1, len, w->f) != len)
+		w->err = errno ? -errno : -EIO;
+}
+
+static void emit_str(struct writer *w, const char *s)
+{
+	emit_raw(w, s, strlen(s));
+}
+
+/* Serialize @v (NULL: allocation failure) and drop it. */
+static void emit_obj(struct writer *w, struct json_object *v)
+{
+	const char *text;
+	size_t len;
+
+	if (!v && !w->err)
+		w->err = -ENOMEM;
+	if (!v || w->err) {
+		json_object_put(v);
+		return;
+	}
+	text = json_object_to_json_string_length(v, JSON_C_TO_STRING_PLAIN |
+						 JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	if (text)
+		emit_raw(w, text, len);
+	else
+		w->err = -ENOMEM;
+	json_object_put(v);
+}
+
+static void emit_run(struct writer *w, const struct pg_run *run)
+{
+	char head[64];
+
+	snprintf(head, sizeof(head), "{\"format\":\"%s\",\"version\":%d,\"meta\":",
+		 PG_RUNFILE_FORMAT, run->hist_compensated ? 2 : 1);
+	emit_str(w, head);
+	emit_obj(w, new_meta(&run->meta));
+	emit_str(w, ",\"histogram\":");
+	emit_obj(w, new_hist_scheme(run->hist_compensated));
+	if (run->calib.valid) {
+		emit_str(w, ",\"calibration\":");
+		emit_obj(w, new_calib(&run->calib));
+	}
+	if (run->nsources) {
+		emit_str(w, ",\"frame_sources\":");
+		emit_obj(w, new_sources(run));
+	}
+	emit_str(w, ",\"functions\":[");
+	for (size_t i = 0; i < run->nfuncs && !w->err; i++) {
+		if (i)
+			emit_str(w, ",");
+		emit_obj(w, new_func(&run->funcs[i]));
+	}
+	emit_str(w, "],\"repetitions\":[");
+	for (size_t r = 0; r < run->nreps && !w->err; r++) {
+		if (r)
+			emit_str(w, ",");
+		emit_obj(w, new_rep(&run->reps[r]));
+	}
+	emit_str(w, "]}\n");
+}
+
+int pg_runfile_write(const struct pg_run *run, const char *path)
+{
+	struct pg_atomic a;
+	const long long limit = pg_runfile_max_bytes();
+	/* a recording is not thrown away for the reading limit: up to 1 GiB, with a warning */
+	struct writer w = { .max = limit > PG_RUNFILE_WRITE_MAX ? limit : PG_RUNFILE_WRITE_MAX };
+	char why[256];
+	int err;
+
+	err = pg_runfile_check(run, why, sizeof(why));
+	if (err) {
+		pg_err("%s: not writing an invalid run: %s", path, why);
+		return err;
+	}
+	errno = 0;
+	w.f = pg_atomic_open(&a, path);
+	if (!w.f)
+		return errno ? -errno : -EIO;
+	emit_run(&w, run);
+	if (!w.err && w.bytes > limit)
+		pg_warn("%s is %lld MiB, over the limit of %lld MiB for reading run files: set "
+			"%s=%lld to read it", path, w.bytes >> 20, limit >> 20,
+			PG_RUNFILE_MAX_MB_ENV, (w.bytes >> 20) + 1);
+	if (!w.err)
+		return pg_atomic_commit(&a);
+	if (w.err == -EFBIG)
+		pg_err("cannot write %s: the run file would be larger than the limit of %lld MiB "
+		       "(raise it with %s)", path, w.max >> 20, PG_RUNFILE_MAX_MB_ENV);
+	else
+		pg_err("cannot write %s: %s", path, strerror(-w.err));
+	pg_atomic_abort(&a);
+	return w.err;
+}
