@@ -13,6 +13,25 @@
 #include "../core/log.h"
 #include "privs.h"
 
+bool pg_can_record(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long long eff = 0;
+	char line[256];
+	bool found = false;
+
+	if (!f)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			found = true;
+	fclose(f);
+	if (!found)
+		return geteuid() == 0;
+	/* CAP_SYS_ADMIN (21), or CAP_PERFMON (38) and CAP_BPF (39) */
+	return (eff >> 21 & 1) || ((eff >> 38 & 1) && (eff >> 39 & 1));
+}
+
 /* A decimal id without sign or junk, as sudo writes SUDO_UID. */
 static int parse_id(const char *s, unsigned int *out)
 {
