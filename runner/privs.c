@@ -10,6 +10,7 @@
 
 #include <sys/capability.h>
 
+#include "../core/alloc.h"
 #include "../core/log.h"
 #include "privs.h"
 
@@ -51,6 +52,7 @@ static int parse_id(const char *s, unsigned int *out)
 /* Name @c after user @name and fill its supplementary groups (c->gid set). 0 or -errno. */
 static int fill_groups(struct pg_creds *c, const char *name)
 {
+	size_t alloc = 0;	/* c->groups is only ever grown here */
 	int n = 16;
 
 	free(c->name);
@@ -58,12 +60,10 @@ static int fill_groups(struct pg_creds *c, const char *name)
 	if (!c->name)
 		return -ENOMEM;
 	for (;;) {
-		gid_t *g = realloc(c->groups, (size_t)n * sizeof(*g));
 		int want = n;
 
-		if (!g)
+		if (PG_ALLOC_GROW(c->groups, (size_t)n, alloc))
 			return -ENOMEM;
-		c->groups = g;
 		if (getgrouplist(name, c->gid, c->groups, &want) >= 0) {
 			c->ngroups = (size_t)want;
 			return 0;
