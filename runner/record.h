@@ -17,7 +17,7 @@
  *      subreaper), then read and clear the per-CPU maps into one struct pg_rep
  *      (runner/launch.h, runner/maps.h);
  *   4. detach everything.
- * The headers of runner/ are private to it; this one is what cli/ uses.
+ * The other headers of runner/ are the interfaces between its own files.
  */
 #ifndef PG_RECORD_H
 #define PG_RECORD_H
