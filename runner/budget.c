@@ -104,7 +104,7 @@ int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, doubl
 }
 
 /*
- * What pg_budget_choose() decided from the pilot, as budget_pilot() says it. With @cut (the
+ * What pg_budget_choose() decided from the pilot, as pg_budget_pilot() says it. With @cut (the
  * pilot was stopped), also names the functions none of whose calls returned (calls count when
  * they return, so main and its like are among them).
  */

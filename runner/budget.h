@@ -2,7 +2,7 @@
 /*
  * runner/budget.h - record --budget PCT: trace only the functions whose probes fit in PCT% of
  * the benchmark's own time (docs/recording.md), chosen by running the benchmark before the
- * recorded repetitions. Between steps 2 and 3 of runner/record.h:
+ * recorded repetitions (part of step 2 of runner/record.h):
  *   a. pg_budget_sample(), before the probes are attached: one run sampled at 999 Hz with no
  *      probe; only the selected functions seen on its stacks go on to the pilot (all of them
  *      when the profile is too thin to tell). Its wall time bounds the pilot.
