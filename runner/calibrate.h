@@ -14,6 +14,18 @@
  * (struct pg_calib in core/run.h says what in and out mean). The work matters: after a
  * probe, the code that follows runs slower for a while (what the kernel's entry and exit
  * disturbed), and that is part of what a traced call costs.
+ *
+ * calibrate.c holds the targets and the arithmetic (no BPF: unit-tested); calibrate_bpf.c
+ * the driver the recorder calls once the probes are attached (runner/record.h, step 2):
+ *
+ *	pg_calib_report(pg_calib_run(&probes, run, ncpu, &run->calib), &run->calib, quiet);
+ *	...			// --budget's pilot, which may attach the probes again
+ *	pg_calib_compensate_hists(&probes, run);
+ *	...			// the first repetition
+ *	pg_calib_warn_overhead(run, rep);
+ *
+ * Ownership: the driver borrows the probes and fills caller-owned struct pg_calib; the
+ * targets it finds are its own and released before it returns.
  */
 #ifndef PG_CALIBRATE_H
 #define PG_CALIBRATE_H
@@ -23,6 +35,8 @@
 #include <sys/types.h>
 
 #include "../core/run.h"
+
+struct pg_probes;
 
 #define PG_CALIB_NTARGETS 3	/* nop5, emulated, sstep */
 
@@ -67,5 +81,34 @@ void pg_calib_compute(const struct pg_calib_targets *t, const struct pg_calib_lo
  * recordings on the project VMs (2026-11-21), with in = 0 or out below measured.
  */
 bool pg_calib_plausible(const struct pg_calib *c);
+
+/* ---- The driver (calibrate_bpf.c) ---- */
+
+/*
+ * Measure what a traced call costs on each kind of probe site into @out, with the BPF program
+ * and maps of @p, already attached to @run's functions: the targets are attached beside them
+ * and take function ids run->nfuncs + k (pg_probe_cookie()). A disturbed calibration is
+ * measured again (up to 3 times), the last one standing, with a warning. On failure @out is
+ * zeroed (uncompensated) and -errno returned.
+ */
+int pg_calib_run(struct pg_probes *p, const struct pg_run *run, int ncpu, struct pg_calib *out);
+
+/* Say what pg_calib_run() returned (@err) and measured (@c): a warning, or one info line. */
+void pg_calib_report(int err, const struct pg_calib *c, bool quiet);
+
+/*
+ * From here on the BPF programs put compensated durations into the histograms (hist_dur() in
+ * bpf/perfgate.bpf.c), with the formula of pg_fstat_comp_total() for each call, except its
+ * scale (pg_calib_scale()): percentiles for callers too. The calibration itself ran with raw
+ * histograms. Sets run->hist_compensated; nothing when run->calib is not valid and measured.
+ */
+void pg_calib_compensate_hists(struct pg_probes *p, struct pg_run *run);
+
+/*
+ * After the first repetition @rep: when the probes' estimated cost (calls x calibrated cost per
+ * site) is more than the benchmark's own time, tracing more than doubles the run. Say so and
+ * name the functions that cost most.
+ */
+void pg_calib_warn_overhead(const struct pg_run *run, const struct pg_rep *rep);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/alloc.h"
 #include "../core/log.h"
 #include "elfsyms.h"
 
@@ -150,15 +151,8 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, size_t rawlen, struct pg_elf_syms
 		off = vaddr_to_offset(elf, sym.st_value);
 		if (off < 0 || (uint64_t)off >= rawlen)
 			continue;
-		if (out->n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 256;
-			struct pg_sym *ns = realloc(out->syms, nc * sizeof(*ns));
-
-			if (!ns)
-				return -ENOMEM;
-			out->syms = ns;
-			*cap = nc;
-		}
+		if (PG_ALLOC_GROW(out->syms, out->n + 1, *cap))
+			return -ENOMEM;
 		s = &out->syms[out->n];
 		memset(s, 0, sizeof(*s));
 		s->name = strdup(name);

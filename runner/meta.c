@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/strv.h"
 #include "../core/version.h"
 #include "meta.h"
 #include "resolve.h"
@@ -83,4 +84,25 @@ int pg_meta_collect(struct pg_meta *m)
 	if (!m->perfgate_version || !m->start_time)
 		return -ENOMEM;
 	return 0;
+}
+
+int pg_meta_record_opts(struct pg_meta *m, const struct pg_record_opts *o)
+{
+	const struct pg_meta *src = o->functions_of ? &o->functions_of->meta : NULL;
+	int err;
+
+	m->repetitions = o->repetitions;
+	if (src) {
+		m->budget_pct = src->budget_pct;
+		m->functions_of = strdup(o->functions_of_path);
+		if (!m->functions_of)
+			return -ENOMEM;
+	} else {
+		m->budget_pct = o->budget_pct;
+	}
+	err = pg_strv_dup(&m->argv, &m->argc, o->argv, o->argc);
+	err = err ?: pg_strv_dup(&m->filters, &m->nfilters, src ? src->filters : o->filters,
+				 src ? src->nfilters : o->nfilters);
+	return err ?: pg_strv_dup(&m->excludes, &m->nexcludes, src ? src->excludes : o->excludes,
+				  src ? src->nexcludes : o->nexcludes);
 }

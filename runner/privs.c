@@ -10,8 +10,28 @@
 
 #include <sys/capability.h>
 
+#include "../core/alloc.h"
 #include "../core/log.h"
 #include "privs.h"
+
+bool pg_can_record(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long long eff = 0;
+	char line[256];
+	bool found = false;
+
+	if (!f)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			found = true;
+	fclose(f);
+	if (!found)
+		return geteuid() == 0;
+	/* CAP_SYS_ADMIN (21), or CAP_PERFMON (38) and CAP_BPF (39) */
+	return (eff >> 21 & 1) || ((eff >> 38 & 1) && (eff >> 39 & 1));
+}
 
 /* A decimal id without sign or junk, as sudo writes SUDO_UID. */
 static int parse_id(const char *s, unsigned int *out)
@@ -32,6 +52,7 @@ static int parse_id(const char *s, unsigned int *out)
 /* Name @c after user @name and fill its supplementary groups (c->gid set). 0 or -errno. */
 static int fill_groups(struct pg_creds *c, const char *name)
 {
+	size_t alloc = 0;	/* c->groups is only ever grown here */
 	int n = 16;
 
 	free(c->name);
@@ -39,12 +60,10 @@ static int fill_groups(struct pg_creds *c, const char *name)
 	if (!c->name)
 		return -ENOMEM;
 	for (;;) {
-		gid_t *g = realloc(c->groups, (size_t)n * sizeof(*g));
 		int want = n;
 
-		if (!g)
+		if (PG_ALLOC_GROW(c->groups, (size_t)n, alloc))
 			return -ENOMEM;
-		c->groups = g;
 		if (getgrouplist(name, c->gid, c->groups, &want) >= 0) {
 			c->ngroups = (size_t)want;
 			return 0;

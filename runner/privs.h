@@ -23,6 +23,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/*
+ * Does this process have what recording needs (root, or CAP_BPF and CAP_PERFMON, or
+ * CAP_SYS_ADMIN)? Read from /proc/self/status; without it, whether the effective uid is 0.
+ */
+bool pg_can_record(void);
+
 struct pg_creds {
 	bool change;		/* switch to uid/gid/groups before exec */
 	uid_t uid;

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/alloc.h"
 #include "../core/log.h"
 #include "proctree.h"
 
@@ -119,14 +120,8 @@ void pg_tree_signal(pid_t pgid, int sig)
 		ppid = parent_of((pid_t)pid);
 		if (ppid <= 0)
 			continue;
-		if (n == cap) {
-			struct proc *np = realloc(procs, (cap ? cap * 2 : 256) * sizeof(*np));
-
-			if (!np)
-				break;
-			procs = np;
-			cap = cap ? cap * 2 : 256;
-		}
+		if (PG_ALLOC_GROW(procs, n + 1, cap))
+			break;
 		procs[n++] = (struct proc){ (pid_t)pid, ppid, ppid == getpid() };
 	}
 	closedir(d);

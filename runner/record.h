@@ -2,16 +2,22 @@
 /*
  * runner/record.h - run a command N times under exact uprobe tracing (perfgate record).
  *
- * The only module that touches bpf/. Life of a recording:
+ * The only module that touches bpf/. Life of a recording, each step in its own file, driven by
+ * pg_record() (record.c):
  *   1. select functions: [BINARY:]GLOB filters over the symbols of the executable and the
- *      named shared libraries (runner/elfsyms.h, runner/resolve.h);
+ *      named shared libraries (runner/select.h; runner/elfsyms.h, runner/resolve.h);
  *   2. load the BPF object, size its maps, attach one uprobe_multi link per binary for entries
- *      and one for returns (raw BPF_LINK_CREATE: Debian's libbpf 1.1 has no API for it), or one
- *      link per probe where the kernel lacks uprobe_multi;
+ *      and one for returns (raw BPF_LINK_CREATE: Debian's libbpf 1.1 has no API for it,
+ *      runner/uprobe_multi.h), or one link per probe where the kernel lacks uprobe_multi
+ *      (runner/probes.h); calibrate what a probe costs (runner/calibrate.h); with --budget,
+ *      run the benchmark unrecorded first and keep only the functions that fit
+ *      (runner/budget.h);
  *   3. for each repetition: clear the maps, start the command as a fresh process tree whose
  *      first pid is registered before exec, wait for the whole tree (perfgate is its child
- *      subreaper), then read and clear the per-CPU maps into one struct pg_rep;
+ *      subreaper), then read and clear the per-CPU maps into one struct pg_rep
+ *      (runner/launch.h, runner/maps.h);
  *   4. detach everything.
+ * The other headers of runner/ are the interfaces between its own files.
  */
 #ifndef PG_RECORD_H
 #define PG_RECORD_H
@@ -54,15 +60,6 @@ struct pg_record_opts {
 	const struct pg_run *functions_of;
 	const char *functions_of_path;	/* FILE, as given: recorded in the run's meta */
 };
-
-/*
- * Split "[BINARY:]GLOB" at its first single ':' (C++ "::" does not count).
- * *binary is NULL when there is no prefix; both are malloc'd. 0 or -ENOMEM/-EINVAL.
- */
-int pg_parse_filter(const char *spec, char **binary, char **glob);
-
-/* Does this process have what recording needs (root, or CAP_BPF and CAP_PERFMON)? */
-bool pg_can_record(void);
 
 /*
  * Record into @run (initialised). 0, or a negative errno after logging why: -EINTR when

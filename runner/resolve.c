@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../core/alloc.h"
 #include "../core/log.h"
 #include "../core/run.h"
 #include "resolve.h"
@@ -87,14 +88,8 @@ char *pg_capture(char *const argv[])
 		if (r < 0)
 			continue;
 		len += (size_t)r;
-		if (cap - len < 2) {
-			char *n = realloc(out, cap * 2);
-
-			if (!n)
-				break;
-			out = n;
-			cap *= 2;
-		}
+		if (cap - len < 2 && PG_ALLOC_GROW(out, cap * 2, cap))
+			break;
 	}
 	close(fds[0]);
 	out[len] = '\0';

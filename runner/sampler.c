@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "../bpf/sample.h"
+#include "../core/alloc.h"
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/strbuf.h"
@@ -47,7 +48,7 @@ struct pg_sampler {
 	bool root_execd;	/* its exec record was seen */
 	int err;		/* first error while taking records in */
 	uint64_t base_samples, base_lost;
-	size_t nspaces;
+	size_t nspaces, allocspaces;
 	struct space *spaces;
 	size_t nkept, capkept;
 	struct kept *kept;
@@ -71,7 +72,7 @@ static void drop_spaces(struct pg_sampler *s)
 	}
 	free(s->spaces);
 	s->spaces = NULL;
-	s->nspaces = 0;
+	s->nspaces = s->allocspaces = 0;
 	for (size_t i = 0; i < s->nkept; i++)
 		free(s->kept[i].rec);
 	free(s->kept);
@@ -95,10 +96,9 @@ static long space_of(struct pg_sampler *s, pid_t pid)
 	for (size_t i = s->nspaces; i-- > 0;)
 		if (s->spaces[i].pid == pid && !s->spaces[i].retired)
 			return (long)i;
-	ns = realloc(s->spaces, (s->nspaces + 1) * sizeof(*ns));
-	if (!ns)
+	if (PG_ALLOC_GROW(s->spaces, s->nspaces + 1, s->allocspaces))
 		return -ENOMEM;
-	s->spaces = ns;
+	ns = s->spaces;
 	memset(&ns[s->nspaces], 0, sizeof(*ns));
 	ns[s->nspaces].pid = pid;
 	ns[s->nspaces].as = pg_aspace_new(pid);
@@ -122,15 +122,8 @@ static int take_sample(struct pg_sampler *s, const struct pg_rec_sample *r, size
 			return (int)sp;
 		pg_aspace_check(s->spaces[sp].as, r);
 	}
-	if (s->nkept == s->capkept) {
-		size_t nc = s->capkept ? s->capkept * 2 : 1024;
-		struct kept *nk = realloc(s->kept, nc * sizeof(*nk));
-
-		if (!nk)
-			return -ENOMEM;
-		s->kept = nk;
-		s->capkept = nc;
-	}
+	if (PG_ALLOC_GROW(s->kept, s->nkept + 1, s->capkept))
+		return -ENOMEM;
 	s->kept[s->nkept].space = sp < 0 ? PRE_EXEC : (size_t)sp;
 	s->kept[s->nkept].rec = malloc(len);
 	if (!s->kept[s->nkept].rec)
@@ -331,18 +324,8 @@ static int fold_pending(struct pg_sampler *s)
 	uint64_t t0 = pg_now_ns();
 	int err = 0;
 
-	if (s->nfolded + s->nkept > s->capfolded) {
-		size_t nc = s->capfolded ? s->capfolded : 1024;
-		char **nv;
-
-		while (nc < s->nfolded + s->nkept)
-			nc *= 2;
-		nv = realloc(s->folded, nc * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		s->folded = nv;
-		s->capfolded = nc;
-	}
+	if (PG_ALLOC_GROW(s->folded, s->nfolded + s->nkept, s->capfolded))
+		return -ENOMEM;
 	for (size_t i = 0; i < s->nkept; i++) {
 		bool trunc = false;
 		char *f = err ? NULL : fold(s, &s->kept[i], &trunc);

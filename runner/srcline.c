@@ -11,12 +11,13 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
+#include "../core/alloc.h"
 #include "../core/log.h"
 #include "srcline.h"
 
 /* The compilation units of one binary, read once (for binaries without .debug_aranges). */
 struct cus {
-	size_t n;
+	size_t n, alloc;
 	Dwarf_Die *die;
 };
 
@@ -26,11 +27,8 @@ static int cus_load(Dwarf *dw, struct cus *c)
 	size_t hsize;
 
 	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die *nd = realloc(c->die, (c->n + 1) * sizeof(*nd));
-
-		if (!nd)
+		if (PG_ALLOC_GROW(c->die, c->n + 1, c->alloc))
 			return -ENOMEM;
-		c->die = nd;
 		if (dwarf_offdie(dw, off + hsize, &c->die[c->n]))
 			c->n++;
 		off = next;

@@ -8,6 +8,7 @@
 
 #include <elfutils/libdw.h>
 
+#include "../core/alloc.h"
 #include "../core/log.h"
 #include "symbolize.h"
 
@@ -41,15 +42,8 @@ void pg_ksyms_load(struct pg_ksyms *k)
 			continue;
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
-		if (k->n == cap) {
-			size_t nc = cap ? cap * 2 : 65536;
-			struct pg_ksym *nv = realloc(k->v, nc * sizeof(*nv));
-
-			if (!nv)
-				break;
-			k->v = nv;
-			cap = nc;
-		}
+		if (PG_ALLOC_GROW(k->v, k->n + 1, cap))
+			break;
 		k->v[k->n].addr = addr;
 		k->v[k->n].name = strdup(name);
 		if (!k->v[k->n].name)
@@ -127,15 +121,8 @@ static void add_src(struct pg_srcs *s, const char *frame, Dwarf_Die *die)
 	if (!s || !file)
 		return;
 	dwarf_decl_line(die, &line);
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 256;
-		struct pg_source *nv = realloc(s->v, nc * sizeof(*nv));
-
-		if (!nv)
-			return;
-		s->v = nv;
-		s->cap = nc;
-	}
+	if (PG_ALLOC_GROW(s->v, s->n + 1, s->cap))
+		return;
 	src = &s->v[s->n];
 	src->frame = strdup(frame);
 	src->file = strdup(file);

@@ -98,7 +98,7 @@ static void test_json(void **state)
 	struct pg_fx_compare *fx = *state;
 	json_object *root, *fn;
 
-	assert_int_equal(pg_compare_write_json(&fx->c, &fx->base, &fx->new, fx->json), 0);
+	assert_int_equal(pg_result_write(&fx->c, &fx->base, &fx->new, fx->json), 0);
 	root = read_json(fx->json);
 
 	assert_jstr(root, "format", "perfgate-compare");
@@ -183,7 +183,7 @@ static void test_json_empty(void **state)
 
 	pg_comparison_init(&c);
 	c.overall = PG_OVERALL_PASS;
-	assert_int_equal(pg_compare_write_json(&c, NULL, NULL, fx->json), 0);
+	assert_int_equal(pg_result_write(&c, NULL, NULL, fx->json), 0);
 	root = read_json(fx->json);
 	assert_jstr(root, "overall", "pass");
 	assert_jnull(root, "base.command");
@@ -203,7 +203,7 @@ static void test_json_unwritable(void **state)
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/missing/compare.json", fx->dir);
-	assert_true(pg_compare_write_json(&fx->c, &fx->base, &fx->new, path) < 0);
+	assert_true(pg_result_write(&fx->c, &fx->base, &fx->new, path) < 0);
 }
 
 int main(void)

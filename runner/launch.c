@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runner/launch.c - starting the benchmark as a traced process tree, waiting for it, stopping
+ * it, and what is said about each repetition. See launch.h.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "../core/clock.h"
+#include "../core/log.h"
+#include "launch.h"
+#include "sampler.h"
+#include "perfgate.skel.h"
+
+int pg_launch_init(struct pg_launch *l, const char *user)
+{
+	int err = pg_creds_choose(user, &l->creds);
+
+	return err ?: pg_signals_block(&l->sig);
+}
+
+/* Does any traced binary use C++ exceptions (runner/excfix.h)? Unreadable ones count as yes. */
+static bool traces_cxx(const struct pg_run *run)
+{
+	const char *last = NULL;
+
+	for (size_t i = 0; i < run->nfuncs; i++) {
+		const char *bin = run->funcs[i].binary;
+
+		if (last && !strcmp(last, bin))
+			continue;
+		last = bin;
+		if (pg_excfix_binary_wants(bin)) {
+			pg_debug("%s may unwind C++ exceptions: the exception fix is on", bin);
+			return true;
+		}
+	}
+	pg_debug("no traced binary is C++: the exception fix is off");
+	return false;
+}
+
+void pg_launch_choose_fix(struct pg_launch *l, const struct pg_record_opts *o,
+			  const struct pg_run *run)
+{
+	l->preload = o->no_exception_fix ? NULL : pg_excfix_find();
+	if (l->preload && !o->exception_fix && !traces_cxx(run)) {
+		free(l->preload);	/* nothing to fix: spare every call its cost */
+		l->preload = NULL;
+	}
+}
+
+int pg_launch_stopped_by(int sig)
+{
+	pg_err("stopped by SIG%s: the benchmark's processes were ended and the probes detached; "
+	       "no run file written", sigabbrev_np(sig));
+	return -EINTR;
+}
+
+/*
+ * Stop the tree of process group @pgid when a stop signal came or the repetition started at
+ * @t0 ran past the timeout: SIGTERM (and SIGCONT, for stopped processes), then SIGKILL once
+ * PG_KILL_GRACE_MS have passed, again at every step for what was forked meanwhile. Returns how
+ * long the next wait may take, in ms.
+ */
+static int stop_step(struct pg_launch *l, pid_t pgid, uint64_t t0, uint64_t *kill_at)
+{
+	uint64_t now = pg_now_ns();
+
+	if (!*kill_at && (l->stop_signal || (l->timeout_ns && now - t0 >= l->timeout_ns))) {
+		l->timed_out = !l->stop_signal;
+		pg_tree_signal(pgid, SIGTERM);
+		pg_tree_signal(pgid, SIGCONT);
+		*kill_at = now + PG_KILL_GRACE_MS * 1000000ULL;
+	}
+	if (*kill_at) {
+		if (now >= *kill_at)
+			pg_tree_signal(pgid, SIGKILL);
+		return 20;
+	}
+	if (l->timeout_ns && t0 + l->timeout_ns - now < 100000000ULL)
+		return (int)((t0 + l->timeout_ns - now) / 1000000) + 1;
+	return 100;
+}
+
+/* What the forked benchmark child reports through its pipe before it execs. */
+enum child_msg {
+	CHILD_EXEC_FAILED,	/* and the errno */
+	CHILD_CREDS_FAILED,	/* switching user failed, and the errno */
+	CHILD_NO_PRELOAD,	/* a note: its user cannot read the preload library */
+};
+
+/*
+ * Start the command as a fresh process group whose pid is in the traced set before it execs
+ * (as the user of l->creds, with the C++ exception fix when it is on), and wait for its whole
+ * process tree; stop it on a stop signal or the timeout. Fills wall time and exit status of
+ * @rep.
+ */
+int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
+{
+	int go, fail, status = 0, msg[2] = { 0, 0 }, sig;
+	char **argv = l->argv;
+	uint64_t t0, kill_at = 0;
+	__u8 one = 1;
+	pid_t pid, w;
+	char c = 'g';
+	__u32 key;
+	ssize_t r;
+
+	l->timed_out = false;
+
+	pid = pg_fork_gated(&go, &fail);
+	if (pid < 0)
+		return pid;
+	if (!pid) {
+		setpgid(0, 0);	/* a group of its own: perfgate can stop the whole tree */
+		pg_signals_child(&l->sig);
+		/* wait until our pid is traced; EOF means perfgate died */
+		if (read(go, &c, 1) != 1)
+			_exit(127);
+		/* msg: enum child_msg and errno */
+		msg[1] = -pg_creds_apply(&l->creds);
+		if (msg[1]) {
+			msg[0] = CHILD_CREDS_FAILED;
+		} else {
+			bool unreadable;
+			char **envp = pg_excfix_child(&p->fix, &unreadable);
+			int note[2] = { CHILD_NO_PRELOAD, 0 };
+
+			if (unreadable && write(fail, note, sizeof(note)) < 0)
+				_exit(127);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);	/* cleared by setuid: set after */
+			execvpe(argv[0], argv, envp);
+			msg[0] = CHILD_EXEC_FAILED;
+			msg[1] = errno;
+		}
+		if (write(fail, msg, sizeof(msg)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	setpgid(pid, pid);	/* as the child does: whichever runs first */
+	key = (__u32)pid;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &key, &one, BPF_ANY)) {
+		int err = -errno;
+
+		pg_err("cannot register the benchmark's pid: %s", strerror(errno));
+		close(go);	/* the child reads EOF and exits */
+		close(fail);
+		waitpid(pid, NULL, 0);
+		return err;
+	}
+	if (p->sampler && pg_sampler_start(p->sampler, pid)) {
+		close(go);
+		close(fail);
+		waitpid(pid, NULL, 0);
+		return -EIO;
+	}
+	pg_tty_give(pid);
+	t0 = pg_now_ns();
+	if (write(go, &c, 1) != 1)
+		pg_debug("write to the start pipe: %s", strerror(errno));
+	close(go);
+	while ((r = read(fail, msg, sizeof(msg))) == (ssize_t)sizeof(msg) &&
+	       msg[0] == CHILD_NO_PRELOAD) {
+		if (!l->preload_noted)
+			pg_debug("%s cannot read %s: the benchmark runs without the C++ exception "
+				 "fix", l->creds.change ? l->creds.name : "its user", p->fix.lib);
+		l->preload_noted = true;
+	}
+	close(fail);
+	/* the root, then every orphan it left behind (we are their subreaper) */
+	for (;;) {
+		int st;
+
+		w = waitpid(-1, &st, WNOHANG);
+		if (w > 0) {
+			if (w == pid)
+				status = st;
+			continue;
+		}
+		if (w < 0 && errno != EINTR)
+			break;	/* ECHILD: the whole tree has exited */
+		/* nothing to reap: stop the tree if asked to, then wait one bounded step */
+		if (p->sampler) {	/* sampling: take samples in while the tree runs */
+			pg_sampler_poll(p->sampler, stop_step(l, pid, t0, &kill_at));
+			sig = pg_signals_wait(0);
+		} else {
+			sig = pg_signals_wait(stop_step(l, pid, t0, &kill_at));
+		}
+		if (sig && !l->stop_signal)
+			l->stop_signal = sig;
+	}
+	rep->wall_ns = pg_now_ns() - t0;
+	pg_tty_take_back();
+	if (l->stop_signal)
+		return pg_launch_stopped_by(l->stop_signal);
+	if (r == (ssize_t)sizeof(msg)) {
+		if (msg[0] == CHILD_CREDS_FAILED)
+			pg_err("cannot switch to user %s to run %s: %s", l->creds.name, argv[0],
+			       strerror(msg[1]));
+		else
+			pg_err("cannot run %s%s%s: %s", argv[0], l->creds.change ? " as " : "",
+			       l->creds.change ? l->creds.name : "", strerror(msg[1]));
+		return -msg[1];
+	}
+	if (WIFEXITED(status)) {
+		rep->exit_code = WEXITSTATUS(status);
+		rep->signal = 0;
+	} else if (WIFSIGNALED(status)) {
+		rep->exit_code = -1;
+		rep->signal = WTERMSIG(status);
+	}
+	return 0;
+}
+
+void pg_launch_excfix_open(struct pg_probes *p, const struct pg_launch *l)
+{
+	if (l->preload)
+		pg_excfix_open(&p->fix, l->preload, bpf_map__fd(p->skel->maps.rets));
+}
+
+/* Why a benchmark may have aborted: a C++ exception through a traced function. */
+static const char *abort_hint(const struct pg_rep *rep, const struct pg_excfix *fix)
+{
+	if (rep->signal != SIGABRT)
+		return "";
+	if (fix->envp)
+		return " (if a C++ exception thrown through a traced function aborted it: the "
+		       "exception fix does not reach a statically linked libstdc++ or libgcc, a "
+		       "static executable, or frames entered before a fork; see docs/recording.md, "
+		       "and exclude such functions with -x)";
+	return " (a C++ exception thrown through a traced function aborts it without the "
+	       "exception fix, which is off: no traced binary is C++ (--exception-fix turns it "
+	       "on), --no-exception-fix, or libperfgate-preload.so not found; perfgate -v says "
+	       "which: see docs/recording.md, and exclude such functions with -x)";
+}
+
+void pg_launch_progress(const struct pg_record_opts *o, uint32_t i, const struct pg_rep *rep,
+			size_t nfuncs_called)
+{
+	if (o->quiet)
+		return;
+	if (rep->signal)
+		pg_info("repetition %u/%u: %.3f s, killed by signal %d (%s)", i + 1,
+			o->repetitions, (double)rep->wall_ns / 1e9, rep->signal,
+			strsignal(rep->signal));
+	else
+		pg_info("repetition %u/%u: %.3f s, exit %d, %zu functions called", i + 1,
+			o->repetitions, (double)rep->wall_ns / 1e9, rep->exit_code, nfuncs_called);
+}
+
+int pg_launch_verdict(const struct pg_record_opts *o, const struct pg_launch *l, uint32_t i,
+		      const struct pg_rep *rep, const struct pg_excfix *fix)
+{
+	if (l->timed_out && !o->allow_failure) {
+		pg_err("repetition %u ran past --timeout %g s: its processes were ended; no "
+		       "run file written (--allow-failure records it anyway)", i + 1,
+		       (double)o->timeout_ms / 1000);
+		return -ETIME;
+	}
+	if (l->timed_out)
+		pg_warn("repetition %u ran past --timeout %g s: its processes were ended",
+			i + 1, (double)o->timeout_ms / 1000);
+	if ((rep->signal || rep->exit_code) && !o->allow_failure) {
+		if (rep->signal)
+			pg_err("repetition %u: the benchmark was killed by signal %d (%s); "
+			       "no run file written%s", i + 1, rep->signal,
+			       strsignal(rep->signal), abort_hint(rep, fix));
+		else
+			pg_err("repetition %u: the benchmark exited with status %d; no run "
+			       "file written (--allow-failure records it anyway)", i + 1,
+			       rep->exit_code);
+		return -ECHILD;
+	}
+	return 0;
+}
+
+int pg_launch_end(struct pg_launch *l, int err)
+{
+	/* a stop signal that came after the last repetition still means: no run file */
+	if (!err && l->sig.blocked && (l->stop_signal = pg_signals_wait(0)))
+		err = pg_launch_stopped_by(l->stop_signal);
+	pg_signals_restore(&l->sig);
+	pg_creds_release(&l->creds);
+	free(l->preload);
+	l->preload = NULL;
+	return err;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runner/launch.h - starting, waiting for and stopping the benchmark, one repetition at a
+ * time (step 3 of runner/record.h).
+ *
+ * struct pg_launch says how every repetition is started and stopped: the command, whom it
+ * runs as (runner/privs.h), the C++ exception fix's library (runner/excfix.h), the stop
+ * signals (SIGINT, SIGTERM, SIGHUP: blocked from pg_launch_init() to pg_launch_end(), and
+ * waited for between and during repetitions) and the per-repetition timeout.
+ *
+ * Invariants: a repetition's processes are one process group of a fresh tree whose first pid
+ * is in the BPF `traced` map before it execs, so that every call of the benchmark is counted
+ * and nothing of perfgate's; pg_launch_run() returns only when the whole tree has exited
+ * (perfgate is the subreaper of orphans: the caller sets PR_SET_CHILD_SUBREAPER). A stop
+ * signal or the timeout ends the tree: SIGTERM, then SIGKILL after PG_KILL_GRACE_MS.
+ * stop_signal, once set, stays set: the recording ends (pg_launch_stopped_by()).
+ *
+ * Life cycle and ownership: fill argv and timeout_ns, pg_launch_init(), pg_launch_choose_fix()
+ * once the functions are known, any number of pg_launch_run(), pg_launch_end(), which
+ * releases what the struct owns (preload, creds) and restores the signals. argv is borrowed.
+ *
+ *	struct pg_launch l = { .argv = opts->argv, .timeout_ns = opts->timeout_ms * 1000000 };
+ *
+ *	err = pg_launch_init(&l, opts->user);
+ *	...
+ *	pg_launch_choose_fix(&l, opts, run);
+ *	...			// probes attached (runner/probes.h)
+ *	pg_launch_excfix_open(&probes, &l);
+ *	err = pg_launch_run(&probes, &l, rep);
+ *	err = err ?: pg_launch_verdict(opts, &l, i, rep, &probes.fix);
+ *	...
+ *	return pg_launch_end(&l, err);
+ */
+#ifndef PG_LAUNCH_H
+#define PG_LAUNCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/run.h"
+#include "excfix.h"
+#include "privs.h"
+#include "probes.h"
+#include "proctree.h"
+#include "record.h"
+
+struct pg_launch {
+	char **argv;		/* the command, NULL-terminated (borrowed) */
+	char *preload;		/* the C++ exception fix's library, NULL if off */
+	bool preload_noted;	/* said that the benchmark's user cannot read it */
+	struct pg_creds creds;	/* whom the benchmark runs as */
+	struct pg_signals sig;	/* the stop signals, blocked while recording */
+	uint64_t timeout_ns;	/* per repetition, 0 = none */
+	int stop_signal;	/* the stop signal that arrived, or 0 */
+	bool timed_out;		/* the last repetition ran past the timeout */
+};
+
+/*
+ * Choose whom the benchmark runs as (@user, NULL: the invoking user) and block the stop
+ * signals: from here on SIGINT, SIGTERM and SIGHUP stop the recording cleanly. 0 or -errno
+ * (logged); pg_launch_end() is due either way.
+ */
+int pg_launch_init(struct pg_launch *l, const char *user);
+
+/*
+ * Whether the benchmark gets the C++ exception fix: not with --no-exception-fix, nor when the
+ * library is not found, nor (without --exception-fix) when no binary of @run is C++.
+ */
+void pg_launch_choose_fix(struct pg_launch *l, const struct pg_record_opts *o,
+			  const struct pg_run *run);
+
+/*
+ * Turn the fix on for the loaded probes @p, once they are calibrated and before the
+ * benchmark's first run. On failure it stays off, which the SIGABRT hint says.
+ */
+void pg_launch_excfix_open(struct pg_probes *p, const struct pg_launch *l);
+
+/*
+ * Run the command once as a fresh process tree traced in @p's maps (with p->sampler, if any,
+ * sampling it) and wait for the whole tree; stop it on a stop signal or the timeout (then
+ * l->timed_out). Fills @rep's wall time and exit status. 0; -EINTR after a stop signal
+ * (logged), -EIO when the sampler could not start, or -errno when the command could not be
+ * started (logged).
+ */
+int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep);
+
+/* Log that stop signal @sig ended the recording; -EINTR. */
+int pg_launch_stopped_by(int sig);
+
+/*
+ * One progress line for repetition @i (0-based) unless opts.quiet; @nfuncs_called of the
+ * run's functions were called.
+ */
+void pg_launch_progress(const struct pg_record_opts *o, uint32_t i, const struct pg_rep *rep,
+			size_t nfuncs_called);
+
+/*
+ * May the recording go on after repetition @i (0-based), @rep? 0; or, without
+ * opts.allow_failure, -ETIME when it ran past the timeout and -ECHILD when the benchmark
+ * failed (with a hint about C++ exceptions and @fix when SIGABRT killed it), logged.
+ */
+int pg_launch_verdict(const struct pg_record_opts *o, const struct pg_launch *l, uint32_t i,
+		      const struct pg_rep *rep, const struct pg_excfix *fix);
+
+/*
+ * The end of a recording that ended with @err: a stop signal that came after the last
+ * repetition still means no run file (-EINTR); restore the signals and free what @l owns.
+ * Returns the recording's result.
+ */
+int pg_launch_end(struct pg_launch *l, int err);
+
+#endif

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runner/maps.c - clearing and reading the BPF maps of a recording. See maps.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "../core/alloc.h"
+#include "../core/log.h"
+#include "maps.h"
+#include "perfgate.skel.h"
+
+static int clear_hash(int fd, size_t keysz)
+{
+	size_t n = 0, cap = 0;
+	char *keys = NULL;
+	int err = 0;
+
+	/* keys[n] is where the next key goes; keys[n - 1] is the previous one */
+	while (!(err = pg_alloc_grow((void **)&keys, keysz, n + 1, &cap)) &&
+	       !bpf_map_get_next_key(fd, n ? keys + (n - 1) * keysz : NULL, keys + n * keysz))
+		n++;
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, keys + i * keysz);
+	free(keys);
+	return err;
+}
+
+int pg_maps_reset(struct perfgate_bpf *skel, size_t nfuncs, int ncpu)
+{
+	struct pg_bpf_fstat *zero = calloc((size_t)ncpu, sizeof(*zero));
+	__u64 *zc = calloc((size_t)ncpu, sizeof(*zc));
+	int err = 0;
+
+	if (!zero || !zc) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (__u32 i = 0; i < nfuncs; i++)
+		bpf_map_update_elem(bpf_map__fd(skel->maps.fstats), &i, zero, BPF_ANY);
+	for (__u32 i = 0; i < PG_CNT_MAX; i++)
+		bpf_map_update_elem(bpf_map__fd(skel->maps.counters), &i, zc, BPF_ANY);
+	err = clear_hash(bpf_map__fd(skel->maps.hist), sizeof(struct pg_bpf_hkey));
+	if (!err)
+		err = clear_hash(bpf_map__fd(skel->maps.stacks), sizeof(__u32));
+	if (!err)
+		err = clear_hash(bpf_map__fd(skel->maps.traced), sizeof(__u32));
+cleanup:
+	free(zero);
+	free(zc);
+	return err;
+}
+
+void pg_maps_read_fstat(int fd, __u32 id, int ncpu, struct pg_bpf_fstat *v,
+			struct pg_fstat *s)
+{
+	if (bpf_map_lookup_elem(fd, &id, v))
+		return;
+	s->func = id;
+	for (int c = 0; c < ncpu; c++) {
+		s->calls += v[c].calls;
+		s->total_ns += v[c].total_ns;
+		s->self_ns += v[c].self_ns;
+		if (v[c].calls && (!s->min_ns || v[c].min_ns < s->min_ns))
+			s->min_ns = v[c].min_ns;
+		if (v[c].max_ns > s->max_ns)
+			s->max_ns = v[c].max_ns;
+		for (int k = 0; k < PG_NSITES; k++) {
+			s->desc[k] += v[c].desc[k];
+			s->kids[k] += v[c].kids[k];
+		}
+		s->probe_ns += v[c].probe_ns;
+		s->desc_probe_ns += v[c].desc_probe_ns;
+		s->kids_probe_ns += v[c].kids_probe_ns;
+	}
+}
+
+int pg_maps_read_hists(int fd, __u32 first, size_t n, struct pg_fstat *s)
+{
+	struct pg_bpf_hkey key, *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		__u64 cnt = 0;
+
+		prev = &key;
+		if (key.func < first || key.func - first >= n || bpf_map_lookup_elem(fd, &key, &cnt))
+			continue;
+		if (cnt && pg_hist_add(&s[key.func - first].hist, key.bucket, cnt))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int pg_maps_read(struct perfgate_bpf *skel, size_t nfuncs, int ncpu, struct pg_rep *rep,
+		 __u64 counters[PG_CNT_MAX])
+{
+	int fst = bpf_map__fd(skel->maps.fstats), hfd = bpf_map__fd(skel->maps.hist);
+	struct pg_bpf_fstat *v = calloc((size_t)ncpu, sizeof(*v));
+	struct pg_fstat *tmp = calloc(nfuncs, sizeof(*tmp));
+	__u64 *cv = calloc((size_t)ncpu, sizeof(*cv));
+	int err = 0;
+
+	if (!v || !tmp || !cv) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (__u32 i = 0; i < nfuncs; i++)
+		pg_maps_read_fstat(fst, i, ncpu, v, &tmp[i]);
+	err = pg_maps_read_hists(hfd, 0, nfuncs, tmp);
+	if (err)
+		goto cleanup;
+	for (__u32 i = 0; i < PG_CNT_MAX; i++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.counters), &i, cv))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			counters[i] += cv[c];
+	}
+	for (size_t i = 0; i < nfuncs; i++) {
+		struct pg_fstat *s;
+
+		if (!tmp[i].calls)
+			continue;
+		if (pg_hist_total(&tmp[i].hist) != tmp[i].calls) {
+			pg_err("the latency histogram map overflowed (%llu of %llu calls binned); "
+			       "trace fewer functions",
+			       (unsigned long long)pg_hist_total(&tmp[i].hist),
+			       (unsigned long long)tmp[i].calls);
+			err = -ENOSPC;
+			goto cleanup;
+		}
+		s = pg_rep_add_stat(rep, (uint32_t)i);
+		if (!s) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		*s = tmp[i];
+		pg_hist_init(&tmp[i].hist);	/* moved into the repetition */
+	}
+cleanup:
+	if (tmp)
+		for (size_t i = 0; i < nfuncs; i++)
+			pg_hist_release(&tmp[i].hist);
+	free(tmp);
+	free(v);
+	free(cv);
+	return err;
+}
+
+void pg_maps_explain_counters(const __u64 c[PG_CNT_MAX])
+{
+	if (c[PG_CNT_OVERFLOW])
+		pg_warn("%llu calls nested deeper than %d traced frames (the kernel's limit of "
+			"return probes per thread) were not timed: they are not in the results",
+			(unsigned long long)c[PG_CNT_OVERFLOW], PG_MAX_DEPTH);
+	if (c[PG_CNT_NO_STACK])
+		pg_warn("%llu calls were not timed: too many threads at once",
+			(unsigned long long)c[PG_CNT_NO_STACK]);
+	if (c[PG_CNT_UNWOUND])
+		pg_info("%llu traced calls never returned (longjmp, exceptions or exit): not "
+			"counted", (unsigned long long)c[PG_CNT_UNWOUND]);
+	if (c[PG_CNT_UNMATCHED])
+		pg_debug("%llu returns without a traced entry",
+			 (unsigned long long)c[PG_CNT_UNMATCHED]);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runner/probes.h - loading the BPF object and attaching its probes (step 2 of
+ * runner/record.h), and detaching them all again (step 4).
+ *
+ * struct pg_probes holds everything a recording attached: the skeleton (bpf/perfgate.bpf.c:
+ * programs and maps), the fork and exit tracepoints that keep the `traced` map of the
+ * benchmark's process tree, and the uprobes of the run's functions: one uprobe_multi link per
+ * binary for entries and one for returns (runner/uprobe_multi.h), or, where the kernel lacks
+ * uprobe_multi or single-attach was asked for, one libbpf link per probe. It also carries the
+ * two things the benchmark's runs need from the loaded object: the sampler
+ * (runner/sampler.h) and the C++ exception fix (runner/excfix.h).
+ *
+ * Invariants: a probe's BPF cookie is pg_probe_cookie(site, function id), so that the
+ * programs find the function's slot in the maps (sized for run->nfuncs + PG_CALIB_NTARGETS:
+ * the calibration targets take the ids after the run's functions). Either fds or links is
+ * used, never both (multi says which).
+ *
+ * Life cycle and ownership: zero the struct; pg_probes_attach() (or pg_probes_open_bare());
+ * pg_probes_attach_set() may add more probes; pg_probes_release() detaches and frees
+ * everything, the sampler and exception fix included, and zeroes the struct (it may then be
+ * attached again, as --budget does after choosing). Release is safe on a zeroed struct and
+ * after any failure.
+ *
+ *	struct pg_probes p = { 0 };
+ *
+ *	pg_probes_log_to_stderr();
+ *	err = pg_probes_attach(&p, run, opts->single_attach, preload);
+ *	...			// runner/maps.h, runner/launch.h
+ *	pg_probes_release(&p);
+ */
+#ifndef PG_PROBES_H
+#define PG_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/run.h"
+#include "excfix.h"
+
+struct perfgate_bpf;
+struct bpf_link;
+struct pg_sampler;
+
+struct pg_probes {
+	struct perfgate_bpf *skel;
+	struct bpf_link *fork_link, *exit_link;
+	size_t nfds, fds_alloc;
+	int *fds;		/* uprobe_multi link fds */
+	size_t nlinks, links_alloc;
+	struct bpf_link **links;	/* per-probe links (fallback) */
+	bool multi;		/* uprobe_multi links, not one link per probe */
+	struct pg_sampler *sampler;	/* sampled profile (runner/sampler.h), NULL if off */
+	struct pg_excfix fix;	/* the C++ exception fix (runner/excfix.h), zeroed if off */
+};
+
+/* libbpf's warnings to stderr, its info and debug lines only with -v. */
+void pg_probes_log_to_stderr(void);
+
+/*
+ * Load the BPF object sized for @run and attach its probes: uprobe_multi links unless
+ * @single, falling back to one link per probe (said at info level) when the kernel has none.
+ * With @preload (the exception fix's library), the programs publish return addresses too.
+ * 0 or -errno (logged).
+ */
+int pg_probes_attach(struct pg_probes *p, const struct pg_run *run, bool single,
+		     const char *preload);
+
+/*
+ * The BPF object with only its process tracking attached (the `traced` map, filled by the
+ * fork and exit tracepoints): what a sampled run without probes needs. 0 or -errno (logged).
+ */
+int pg_probes_open_bare(struct pg_probes *p);
+
+/*
+ * Attach entry and return probes at @n file offsets of @path, with their cookies, the same way
+ * as the loaded ones (multi or not). -EOPNOTSUPP when the kernel lacks uprobe_multi (only for
+ * the first link, so that the caller can fall back); other errors are logged.
+ */
+int pg_probes_attach_set(struct pg_probes *p, const char *path, const uint64_t *off,
+			 const uint64_t *cookie, size_t n);
+
+/* The BPF cookie of a probe on function @id, whose entry is a site of kind @site. */
+uint64_t pg_probe_cookie(enum pg_site site, uint32_t id);
+
+void pg_probes_release(struct pg_probes *p);
+
+#endif

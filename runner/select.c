@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runner/select.c - which functions a recording traces: -f, -x, the default selection and
+ * --functions-of over the symbol tables of the executable and its libraries. See select.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/alloc.h"
+#include "../core/log.h"
+#include "resolve.h"
+#include "select.h"
+#include "srcline.h"
+
+int pg_parse_filter(const char *spec, char **binary, char **glob)
+{
+	const char *c = spec;
+
+	*binary = *glob = NULL;
+	for (c = spec; *c; c++) {
+		if (*c != ':')
+			continue;
+		if (c[1] == ':') {	/* C++ scope: skip both */
+			c++;
+			continue;
+		}
+		break;
+	}
+	if (*c == ':') {
+		if (c == spec || !c[1])
+			return -EINVAL;
+		*binary = strndup(spec, (size_t)(c - spec));
+		*glob = strdup(c + 1);
+	} else {
+		if (!*spec)
+			return -EINVAL;
+		*glob = strdup(spec);
+	}
+	if (!*glob || (c != spec && *c == ':' && !*binary)) {
+		free(*binary);
+		free(*glob);
+		*binary = *glob = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void pg_selection_release(struct pg_selection *sel)
+{
+	for (size_t i = 0; i < sel->nbins; i++) {
+		free(sel->bins[i].path);
+		free(sel->bins[i].chosen);
+		pg_elf_syms_release(&sel->bins[i].syms);
+	}
+	free(sel->bins);
+	free(sel->exe);
+	free(sel->exe_interp);
+	memset(sel, 0, sizeof(*sel));
+}
+
+int pg_selection_init(struct pg_selection *sel, const char *argv0)
+{
+	sel->exe = pg_resolve_command(argv0);
+	if (!sel->exe)
+		return -ENOENT;
+	sel->exe_interp = pg_elf_interp(sel->exe);
+	return 0;
+}
+
+int pg_selection_add(struct pg_selection *sel, const char *path, struct pg_elf_syms *syms)
+{
+	struct pg_bin *b;
+
+	if (PG_ALLOC_GROW(sel->bins, sel->nbins + 1, sel->alloc)) {
+		pg_elf_syms_release(syms);
+		return -ENOMEM;
+	}
+	b = &sel->bins[sel->nbins];
+	memset(b, 0, sizeof(*b));
+	b->path = strdup(path);
+	b->chosen = calloc(syms->n, sizeof(bool));
+	if (!b->path || !b->chosen) {
+		free(b->path);
+		free(b->chosen);
+		pg_elf_syms_release(syms);
+		return -ENOMEM;
+	}
+	b->syms = *syms;
+	memset(syms, 0, sizeof(*syms));
+	sel->nbins++;
+	return 0;
+}
+
+struct pg_bin *pg_selection_bin(struct pg_selection *sel, const char *path)
+{
+	struct pg_elf_syms syms;
+
+	for (size_t i = 0; i < sel->nbins; i++)
+		if (!strcmp(sel->bins[i].path, path))
+			return &sel->bins[i];
+	if (pg_elf_syms_load(path, &syms) || pg_selection_add(sel, path, &syms))
+		return NULL;
+	return &sel->bins[sel->nbins - 1];
+}
+
+/* Resolve the BINARY part of a filter (NULL: the executable) to a loaded binary. */
+static struct pg_bin *filter_bin(struct pg_selection *sel, const char *spec)
+{
+	struct pg_bin *b;
+	char *path;
+
+	if (!spec)
+		return pg_selection_bin(sel, sel->exe);
+	path = pg_resolve_binary(spec, sel->exe, sel->exe_interp);
+	if (!path)
+		return NULL;
+	b = pg_selection_bin(sel, path);
+	free(path);
+	return b;
+}
+
+static int apply_filters(struct pg_selection *sel, const struct pg_record_opts *o)
+{
+	char *spec = NULL, *glob = NULL;
+	int err = 0;
+
+	for (size_t i = 0; i < o->nfilters && !err; i++) {
+		struct pg_bin *b;
+		size_t hits = 0;
+
+		err = pg_parse_filter(o->filters[i], &spec, &glob);
+		if (err) {
+			pg_err("-f '%s': expected [BINARY:]GLOB", o->filters[i]);
+			break;
+		}
+		b = filter_bin(sel, spec);
+		if (!b) {
+			err = -ENOENT;
+			if (!spec)
+				pg_err("-f '%s': %s is not an ELF executable; name the binary to "
+				       "trace: -f PATH:GLOB", o->filters[i], sel->exe);
+		} else {
+			for (size_t k = 0; k < b->syms.n; k++) {
+				if (pg_sym_matches(&b->syms.syms[k], glob)) {
+					b->chosen[k] = true;
+					hits++;
+				}
+			}
+			if (!hits) {
+				pg_err("-f '%s': no function in %s matches '%s'", o->filters[i],
+				       b->path, glob);
+				err = -ENOENT;
+			}
+		}
+		free(spec);
+		free(glob);
+		spec = glob = NULL;
+	}
+	return err;
+}
+
+static int apply_default(struct pg_selection *sel, const struct pg_record_opts *o)
+{
+	struct pg_bin *b = pg_selection_bin(sel, sel->exe);
+	size_t n = 0, total = 0;
+
+	if (!b) {
+		pg_err("%s is not an ELF executable with symbols: choose what to trace with "
+		       "-f PATH:GLOB", sel->exe);
+		return -ENOENT;
+	}
+	for (size_t k = 0; k < b->syms.n; k++)
+		if (!pg_sym_is_runtime(b->syms.syms[k].name))
+			total++;
+	for (size_t k = 0; k < b->syms.n && n < o->max_funcs; k++) {
+		if (pg_sym_is_runtime(b->syms.syms[k].name))
+			continue;
+		b->chosen[k] = true;
+		n++;
+	}
+	if (total > n)
+		pg_warn("%s has %zu functions; tracing the first %zu by address (choose with "
+			"-f GLOB, or raise --max-funcs)", pg_basename(sel->exe), total, n);
+	else
+		pg_info("no -f given: tracing all %zu functions of %s", n, pg_basename(sel->exe));
+	return 0;
+}
+
+static int apply_excludes(struct pg_selection *sel, const struct pg_record_opts *o)
+{
+	for (size_t i = 0; i < o->nexcludes; i++) {
+		char *spec, *glob;
+		char *path = NULL;
+
+		if (pg_parse_filter(o->excludes[i], &spec, &glob)) {
+			pg_err("-x '%s': expected [BINARY:]GLOB", o->excludes[i]);
+			return -EINVAL;
+		}
+		if (spec) {
+			path = pg_resolve_binary(spec, sel->exe, sel->exe_interp);
+			if (!path) {
+				free(spec);
+				free(glob);
+				return -ENOENT;
+			}
+		}
+		for (size_t b = 0; b < sel->nbins; b++) {
+			struct pg_bin *bin = &sel->bins[b];
+
+			if (path && strcmp(path, bin->path))
+				continue;
+			for (size_t k = 0; k < bin->syms.n; k++)
+				if (pg_sym_matches(&bin->syms.syms[k], glob))
+					bin->chosen[k] = false;
+		}
+		free(path);
+		free(spec);
+		free(glob);
+	}
+	return 0;
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Choose in @b the symbols named in @names[0..n) (sorted, unique); set found[i] for each name
+ * found. Returns how many symbols were chosen (a name may have several: static functions).
+ */
+static size_t choose_named(struct pg_bin *b, char **names, size_t n, bool *found)
+{
+	size_t hits = 0;
+
+	for (size_t k = 0; k < b->syms.n; k++) {
+		char *name = b->syms.syms[k].name;
+		char **at = bsearch(&name, names, n, sizeof(*names), cmp_str_ptr);
+
+		if (!at)
+			continue;
+		b->chosen[k] = true;
+		found[at - names] = true;
+		hits++;
+	}
+	return hits;
+}
+
+/*
+ * The binary recorded as @recorded, today: by its base name as -f BIN: finds it (the
+ * executable, a library of it), else the recorded path when it still exists. NULL: neither.
+ */
+static char *functions_of_binary(const struct pg_selection *sel, const char *recorded)
+{
+	char *path = pg_find_binary(pg_basename(recorded), sel->exe, sel->exe_interp);
+
+	return path ?: realpath(recorded, NULL);
+}
+
+/*
+ * --functions-of: choose the source run's functions, binary by binary (found by base name, so
+ * that the current build's files are traced, not the recorded paths), each by symbol name.
+ * Functions and binaries that are gone are warned about; an error only when none is left.
+ */
+static int apply_functions_of(struct pg_selection *sel, const struct pg_record_opts *o)
+{
+	const struct pg_run *src = o->functions_of;
+	size_t nf = src->nfuncs ? src->nfuncs : 1, chosen = 0, missing = 0, nbins_gone = 0;
+	uint32_t *ids = pg_run_ids_by_key(src);
+	char **names = calloc(nf, sizeof(*names));
+	bool *found = calloc(nf, sizeof(*found));
+	const char *example = NULL, *bin_gone = NULL;
+	int err = ids && names && found ? 0 : -ENOMEM;
+
+	for (size_t i = 0, j; i < src->nfuncs && !err; i = j) {
+		const struct pg_func *first = &src->funcs[ids[i]];
+		const char *base = pg_basename(first->binary);
+		size_t n = 0;
+		struct pg_bin *b = NULL;
+		char *path;
+
+		/* this binary's functions: their names, sorted, each once */
+		for (j = i; j < src->nfuncs && !strcmp(pg_basename(src->funcs[ids[j]].binary), base);
+		     j++)
+			if (!n || strcmp(names[n - 1], src->funcs[ids[j]].name))
+				names[n++] = src->funcs[ids[j]].name;
+		path = functions_of_binary(sel, first->binary);
+		if (path)
+			b = pg_selection_bin(sel, path);
+		free(path);
+		if (!b) {
+			nbins_gone++;
+			bin_gone = bin_gone ?: base;
+			missing += n;
+			continue;
+		}
+		memset(found, 0, n * sizeof(*found));
+		chosen += choose_named(b, names, n, found);
+		for (size_t k = 0; k < n; k++) {
+			if (found[k])
+				continue;
+			missing++;
+			example = example ?: names[k];
+		}
+	}
+	if (!err && nbins_gone)
+		pg_warn("--functions-of %s: %zu of its binaries (%s%s) cannot be found by name among "
+			"%s's libraries, nor at the recorded path: their functions are not traced",
+			o->functions_of_path, nbins_gone, bin_gone, nbins_gone > 1 ? ", ..." : "",
+			pg_basename(sel->exe));
+	if (!err && example)
+		pg_warn("--functions-of %s: some of its functions are not in the binaries now (%s): "
+			"the code changed, and compare will list them as removed", o->functions_of_path,
+			example);
+	if (!err && !chosen) {
+		pg_err("--functions-of %s: none of its functions is in %s's binaries",
+		       o->functions_of_path, pg_basename(sel->exe));
+		err = -ENOENT;
+	}
+	if (!err && !o->quiet)
+		pg_info("--functions-of %s: tracing %zu functions (%zu of its %zu not found)",
+			o->functions_of_path, chosen, missing, src->nfuncs);
+	if (err == -ENOMEM)
+		pg_err("--functions-of %s: out of memory", o->functions_of_path);
+	free(ids);
+	free(names);
+	free(found);
+	return err;
+}
+
+int pg_select(struct pg_selection *sel, const struct pg_record_opts *o)
+{
+	int err;
+
+	if (o->functions_of)
+		err = apply_functions_of(sel, o);
+	else
+		err = o->nfilters ? apply_filters(sel, o) : apply_default(sel, o);
+	return err ?: apply_excludes(sel, o);
+}
+
+/* Turn the chosen symbols into the run's function table: one function per address. */
+int pg_selection_build(struct pg_selection *sel, struct pg_run *run, size_t site_count[])
+{
+	for (size_t b = 0; b < sel->nbins; b++) {
+		struct pg_bin *bin = &sel->bins[b];
+		size_t first = run->nfuncs;
+		uint64_t last = 0;
+		bool have_last = false;
+
+		for (size_t k = 0; k < bin->syms.n; k++) {
+			const struct pg_sym *s = &bin->syms.syms[k];
+			int err;
+
+			if (!bin->chosen[k] || (have_last && s->addr == last))
+				continue;
+			err = pg_run_add_func(run, bin->path, s->name, s->display, s->addr,
+					      s->offset, s->site, s->endbr, NULL);
+			if (err)
+				return err;
+			site_count[s->site]++;
+			last = s->addr;
+			have_last = true;
+		}
+		if (pg_srcline_fill(run, first, bin->path))
+			return -ENOMEM;
+	}
+	if (!run->nfuncs) {
+		pg_err("no function left to trace (every match was excluded)");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+void pg_explain_sites(const size_t site[])
+{
+	if (site[PG_SITE_SSTEP])
+		pg_warn("%zu function%s start%s with an instruction the kernel must single-step: "
+			"a traced call costs ~10x more there; build with clang "
+			"-fpatchable-function-entry=5 or gcc -pg -mfentry -mnop-mcount -fno-pie "
+			"-no-pie for cheap probes", site[PG_SITE_SSTEP],
+			site[PG_SITE_SSTEP] == 1 ? "" : "s", site[PG_SITE_SSTEP] == 1 ? "s" : "");
+	pg_debug("probe sites: %zu nop5, %zu emulated, %zu single-stepped", site[PG_SITE_NOP5],
+		 site[PG_SITE_EMULATED], site[PG_SITE_SSTEP]);
+}

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/unit/test_runner_budget.c - record --budget's decisions without BPF (runner/budget.h):
+ * which functions pg_budget_choose() keeps for a pilot repetition, budget and calibration, the
+ * figures and the lists of names its messages give, and which functions a sampled profile saw.
+ *
+ * The calibration makes every traced call cost 1 us (in 600 ns + out 400 ns, unmeasured), so a
+ * function's pilot cost is its calls in us.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/log.h"
+#include "../../runner/budget.h"
+
+enum { HOT, WARM, COLD, MAIN, NEVER, NFUNCS };
+
+static const char *const names[NFUNCS] = { "hot", "warm", "cold", "main", "never" };
+/* pilot calls: hot 0.3 s, warm 0.1 s, cold 1 ms, main 1 us of probes; never not returned */
+static const uint64_t calls[NFUNCS] = { 300000, 100000, 1000, 1, 0 };
+
+struct fixture {
+	struct pg_run run;
+	struct pg_rep pilot;
+	bool keep[NFUNCS];
+	struct pg_budget_choice c;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	pg_run_init(&f->run);
+	for (int i = 0; i < NFUNCS; i++)
+		assert_int_equal(pg_run_add_func(&f->run, "/bin/prog", names[i], NULL, 0x1000 + i,
+						 0x1000 + i, PG_SITE_NOP5, false, NULL), 0);
+	f->run.calib.valid = true;
+	for (int k = 0; k < PG_SITE_COUNT; k++) {
+		f->run.calib.in_ns[k] = 600;
+		f->run.calib.out_ns[k] = 400;
+	}
+	f->pilot.wall_ns = 1000000000;	/* 1 s */
+	for (uint32_t i = 0; i < NFUNCS; i++) {
+		struct pg_fstat *s;
+
+		if (!calls[i])
+			continue;
+		s = pg_rep_add_stat(&f->pilot, i);
+		assert_non_null(s);
+		s->calls = calls[i];
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	pg_rep_release(&f->pilot);
+	pg_run_release(&f->run);
+	free(f);
+	return 0;
+}
+
+/* pg_budget_choose() on the fixture; returns its result. */
+static int choose(struct fixture *f, double pct, uint64_t sampled_wall_ns, bool cut)
+{
+	memset(f->keep, 0xff, sizeof(f->keep));
+	return pg_budget_choose(&f->run, &f->pilot, pct, sampled_wall_ns, cut, f->keep, &f->c);
+}
+
+/* cmocka's assert_float_equal() compares floats: too coarse for nanoseconds in seconds */
+static void assert_near(double a, double b, double eps)
+{
+	if (!(a - b <= eps && b - a <= eps))
+		fail_msg("%.6f is not %.6f (+-%g)", a, b, eps);
+}
+
+static void assert_kept(const struct fixture *f, const bool want[NFUNCS])
+{
+	for (int i = 0; i < NFUNCS; i++)
+		if (f->keep[i] != want[i])
+			fail_msg("%s: kept %d, expected %d", names[i], f->keep[i], want[i]);
+}
+
+/* Own time 1 s - 0.401001 s of probes; 5% of it is 29.9 ms: hot and warm must go, costliest
+ * first, and cold, main and never (cost unknown) stay. */
+static void test_drops_costliest_first(void **state)
+{
+	struct fixture *f = *state;
+	static const bool want[NFUNCS] = { false, false, true, true, true };
+
+	assert_int_equal(choose(f, 5, 0, false), 2);
+	assert_kept(f, want);
+	assert_string_equal(f->c.dropped.s, "hot, warm");
+	assert_int_equal(f->c.dropped.n, 2);
+	assert_string_equal(pg_names_more(&f->c.dropped), "");
+	assert_near(f->c.before, 401001000.0, 1);
+	assert_near(f->c.own, 1e9 - 401001000.0, 1);
+	assert_near(f->c.allowed, 0.05 * (1e9 - 401001000.0), 1);
+	assert_near(f->c.after, 1001000.0, 1);
+	assert_int_equal(f->c.unreached.n, 0);	/* not cut: nobody is named */
+}
+
+/* 50%: dropping hot alone is enough. */
+static void test_stops_when_it_fits(void **state)
+{
+	struct fixture *f = *state;
+	static const bool want[NFUNCS] = { false, true, true, true, true };
+
+	assert_int_equal(choose(f, 50, 0, false), 1);
+	assert_kept(f, want);
+	assert_string_equal(f->c.dropped.s, "hot");
+}
+
+/* A budget the pilot already fits keeps everything, with an empty list. */
+static void test_everything_fits(void **state)
+{
+	struct fixture *f = *state;
+	static const bool want[NFUNCS] = { true, true, true, true, true };
+
+	assert_int_equal(choose(f, 100, 0, false), 0);
+	assert_kept(f, want);
+	assert_int_equal(f->c.dropped.n, 0);
+	assert_string_equal(f->c.dropped.s, "");
+	assert_near(f->c.after, f->c.before, 1e-6);
+}
+
+/* A tiny budget drops every function with a known cost, never the one without. */
+static void test_unknown_cost_stays(void **state)
+{
+	struct fixture *f = *state;
+	static const bool want[NFUNCS] = { false, false, false, false, true };
+
+	assert_int_equal(choose(f, 1e-9, 0, false), 4);
+	assert_kept(f, want);
+	assert_string_equal(f->c.dropped.s, "hot, warm, cold, main");
+	assert_near(f->c.after, 0, 1e-6);
+}
+
+/* The sampled first pass's wall time is the own time when the pilot completed: 6% of 2 s is
+ * 120 ms, so dropping hot (leaving 101 ms) is enough; 5% (100 ms) needs warm to go too. */
+static void test_sampled_wall_is_own_time(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(choose(f, 6, 2000000000, false), 1);
+	assert_near(f->c.own, 2e9, 1);
+	assert_string_equal(f->c.dropped.s, "hot");
+	assert_int_equal(choose(f, 5, 2000000000, false), 2);
+	assert_string_equal(f->c.dropped.s, "hot, warm");
+}
+
+/* A stopped pilot: the sampled wall time no longer counts (6% of the pilot's own time drops
+ * both), and the functions none of whose calls returned are named. */
+static void test_cut_pilot(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(choose(f, 6, 2000000000, true), 2);
+	assert_near(f->c.own, 1e9 - 401001000.0, 1);
+	assert_int_equal(f->c.unreached.n, 1);
+	assert_string_equal(f->c.unreached.s, "never");
+	assert_true(f->keep[NEVER]);
+}
+
+/* Probes costing more than the pilot's wall time: the own time is 1% of the wall time. */
+static void test_own_time_floor(void **state)
+{
+	struct fixture *f = *state;
+
+	f->pilot.wall_ns = 300000000;	/* 0.3 s, less than the probes' 0.401 s */
+	assert_int_equal(choose(f, 10, 0, false), 3);
+	assert_near(f->c.own, 3e6, 1);
+	assert_string_equal(f->c.dropped.s, "hot, warm, cold");
+}
+
+/* Without a valid calibration nothing has a cost: nothing is dropped. */
+static void test_no_calibration(void **state)
+{
+	struct fixture *f = *state;
+
+	f->run.calib.valid = false;
+	assert_int_equal(choose(f, 1, 0, false), 0);
+	assert_near(f->c.before, 0, 1e-9);
+}
+
+/* A message's list: each name cut to 60 characters, the first ~170 characters, all counted. */
+static void test_names_list(void **state)
+{
+	struct pg_names l = { 0 };
+	char longname[80];
+
+	(void)state;
+	assert_string_equal(pg_names_more(&l), "");
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	for (int i = 0; i < 10; i++)
+		pg_names_add(&l, longname);
+	assert_int_equal(l.n, 10);
+	assert_string_equal(pg_names_more(&l), ", ...");
+	assert_true(strlen(l.s) < sizeof(l.s));
+	assert_int_equal(strspn(l.s, "a"), 60);
+	assert_memory_equal(l.s + 60, ", ", 2);
+	assert_int_equal(strspn(l.s + 62, "a"), 60);
+	assert_int_equal(l.len, strlen(l.s));
+	/* three fit (3 * 60 + 2 * 2 = 184 characters), the fourth does not */
+	assert_int_equal(l.len, 184);
+}
+
+/* The budget's messages list many dropped functions as "a, b, ..." with the count. */
+static void test_many_dropped(void **state)
+{
+	struct pg_run run;
+	struct pg_rep pilot = { .wall_ns = 1000000000 };
+	struct pg_budget_choice c;
+	bool keep[20];
+	char name[48];
+
+	(void)state;
+	pg_run_init(&run);
+	run.calib.valid = true;
+	for (int k = 0; k < PG_SITE_COUNT; k++)
+		run.calib.in_ns[k] = 1000;
+	for (uint32_t i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), "function_number_%02u_with_a_long_name", i);
+		assert_int_equal(pg_run_add_func(&run, "/bin/prog", name, NULL, 0x1000 + i,
+						 0x1000 + i, PG_SITE_NOP5, false, NULL), 0);
+		assert_non_null(pg_rep_add_stat(&pilot, i));
+		pilot.stats[i].calls = 1000 * (i + 1);	/* the last is the costliest */
+	}
+	assert_int_equal(pg_budget_choose(&run, &pilot, 0.001, 0, false, keep, &c), 20);
+	assert_int_equal(c.dropped.n, 20);
+	assert_string_equal(pg_names_more(&c.dropped), ", ...");
+	assert_true(!strncmp(c.dropped.s, "function_number_19_with_a_long_name, "
+			     "function_number_18_with_a_long_name", 72));
+	assert_null(strstr(c.dropped.s, "function_number_00"));
+	pg_rep_release(&pilot);
+	pg_run_release(&run);
+}
+
+/* A repetition with one folded stack (count 1) per string of @stacks. */
+static void add_stacks(struct pg_rep *rep, const char *const *stacks, size_t n)
+{
+	rep->stacks = calloc(n, sizeof(*rep->stacks));
+	assert_non_null(rep->stacks);
+	for (size_t i = 0; i < n; i++) {
+		rep->stacks[i].folded = strdup(stacks[i]);
+		assert_non_null(rep->stacks[i].folded);
+		rep->stacks[i].count = 1;
+	}
+	rep->nstacks = n;
+	rep->samples = n;
+}
+
+/* The sampled first pass keeps the functions named as frames, by their display names. */
+static void test_mark_sampled(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const stacks[] = { "main;hot", "main;work;warm;[unknown]" };
+	struct pg_rep rep = { 0 };
+	bool seen[NFUNCS] = { false };
+
+	add_stacks(&rep, stacks, 2);
+	assert_int_equal(pg_budget_mark_sampled(&f->run, &rep, seen), 0);
+	assert_true(seen[HOT]);
+	assert_true(seen[WARM]);
+	assert_true(seen[MAIN]);
+	assert_false(seen[COLD]);
+	assert_false(seen[NEVER]);
+	pg_rep_release(&rep);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_drops_costliest_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stops_when_it_fits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_everything_fits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_cost_stays, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sampled_wall_is_own_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cut_pilot, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_own_time_floor, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_calibration, setup, teardown),
+		cmocka_unit_test(test_names_list),
+		cmocka_unit_test(test_many_dropped),
+		cmocka_unit_test_setup_teardown(test_mark_sampled, setup, teardown),
+	};
+
+	pg_log_set_level(PG_LOG_ERROR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
