@@ -258,6 +258,10 @@ bool pg_calib_plausible(const struct pg_calib *c)
 
 		if (!(c->in_ns[k] > 0) || (c->measured && !(c->out_ns[k] >= c->measured_ns[k])))
 			return false;
+		/* single-stepped sites pay the step outside BPF: no bound there */
+		if (c->measured && k != PG_SITE_SSTEP &&
+		    c->out_ns[k] > PG_CALIB_MAX_OUT_RATIO * c->measured_ns[k])
+			return false;
 	}
 	return true;
 }

@@ -966,7 +966,8 @@ static int calibrate(struct probes *p, const struct pg_run *run, int ncpu, struc
 		debug_calib(what, out);
 		if (try == CALIB_TRIES) {
 			pg_warn("probe calibration: the machine disturbed all %d tries (a probe "
-				"costing nothing inside a call, or less than its timed part); "
+				"costing nothing inside a call, less than its timed part, or many "
+				"times more); "
 				"compensated latencies may be off by more than usual", CALIB_TRIES);
 			break;
 		}
