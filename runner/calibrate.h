@@ -72,6 +72,18 @@ void pg_calib_compute(const struct pg_calib_targets *t, const struct pg_calib_lo
  * did not pay: such a calibration took a clang -O2 parent of ten traced callees to 0.
  */
 #define PG_CALIB_MAX_OUT_RATIO 6.0
+/*
+ * Single-stepped sites pay the step outside BPF: out was 3-4x measured in most undisturbed
+ * calibrations (p10 and p25), but 30-220x in a third of them on the busy machine.
+ */
+#define PG_CALIB_MAX_OUT_RATIO_SSTEP 20.0
+
+/*
+ * How far @c's out exceeds those bounds: the largest out / (bound x measured) over the kinds
+ * of sites, at most 1 when within them (0 without measured probe times). Of several disturbed
+ * calibrations, the one with the least excess is the least wrong.
+ */
+double pg_calib_excess(const struct pg_calib *c);
 
 bool pg_calib_plausible(const struct pg_calib *c);
 
