@@ -365,18 +365,16 @@ static void csv_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* A per-call time in ns with one decimal; empty when unknown or unresolved (@row's bit @u). */
-static void csv_ns(FILE *out, const struct row *row, unsigned int u, double ns)
+/*
+ * A per-call time in ns by @fmt ("%.1f," or "%.0f,": the value and the separator), only the
+ * separator when unknown or unresolved (@row's bit @u).
+ */
+static void csv_ns(FILE *out, const struct row *row, unsigned int u, double ns, const char *fmt)
 {
 	if (!isnan(ns) && !(row->unresolved & u))
-		fprintf(out, "%.1f", ns);
-}
-
-/* A time in whole ns; empty when unresolved (@row's bit @u). */
-static void csv_whole(FILE *out, const struct row *row, unsigned int u, double ns)
-{
-	if (!(row->unresolved & u))
-		fprintf(out, "%.0f", ns);
+		fprintf(out, fmt, ns);
+	else
+		fputc(',', out);
 }
 
 static int write_csv(const struct row *rows, size_t n, FILE *out)
@@ -396,18 +394,13 @@ static int write_csv(const struct row *rows, size_t n, FILE *out)
 		if (!(row->unresolved & U_SELF))
 			fprintf(out, "%" PRIu64, row->self_ns);
 		fputc(',', out);
-		csv_ns(out, row, U_MEAN, row->mean_ns);
-		fputc(',', out);
-		csv_ns(out, row, U_P50, row->p50_ns);
-		fputc(',', out);
-		csv_ns(out, row, U_P90, row->p90_ns);
-		fputc(',', out);
-		csv_ns(out, row, U_P99, row->p99_ns);
-		fputc(',', out);
-		csv_whole(out, row, U_MIN, row->min_c);
-		fputc(',', out);
-		csv_whole(out, row, U_MAX, row->max_c);
-		fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%.0f\n", pg_site_name(row->func->site),
+		csv_ns(out, row, U_MEAN, row->mean_ns, "%.1f,");
+		csv_ns(out, row, U_P50, row->p50_ns, "%.1f,");
+		csv_ns(out, row, U_P90, row->p90_ns, "%.1f,");
+		csv_ns(out, row, U_P99, row->p99_ns, "%.1f,");
+		csv_ns(out, row, U_MIN, row->min_c, "%.0f,");
+		csv_ns(out, row, U_MAX, row->max_c, "%.0f,");
+		fprintf(out, "%s,%" PRIu64 ",%" PRIu64 ",%.0f\n", pg_site_name(row->func->site),
 			row->raw_total_ns, row->raw_self_ns, row->overhead_ns);
 	}
 	return 0;
