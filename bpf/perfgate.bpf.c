@@ -254,6 +254,9 @@ int pg_entry(struct pt_regs *ctx)
 		rets_pop(tid, d);
 		return 0;
 	}
+	/* a live caller in the same slot: it tail-called us (drop_dead_frames()) */
+	if (d && s->f[(d - 1) & (PG_MAX_DEPTH - 1)].sp == sp)
+		count(PG_CNT_TAIL);
 	s->depth = d + 1;
 	f = &s->f[d];
 	cookie = bpf_get_attach_cookie(ctx);

@@ -95,6 +95,9 @@ enum pg_bpf_counter {
 	PG_CNT_UNMATCHED,	/* returns without a matching entry */
 	PG_CNT_UNWOUND,		/* frames discarded because their return never came (longjmp,
 			 * exceptions, a thread or process exiting inside them) */
+	PG_CNT_TAIL,		/* calls a traced caller made as its tail call (`jmp`): both
+				 * return probes fire in one trip into the kernel, so the caller's
+				 * compensated time comes out low (docs/measurement.md) */
 	PG_CNT_MAX,
 };
 

@@ -31,7 +31,19 @@
  * traced callees' probe costs. On nop5 sites the mean subtracts a call's own in scaled by its
  * probes' BPF run time (pg_fstat_own_in()), min, max and percentiles the calibrated one: a
  * leaf with little spread can show a mean below its p50.
+ *
+ * A compensated value that came out at 0 from a measured value above 0 is unresolved (the
+ * bits of @unresolved): the probe costs subtracted were as large as what was measured or
+ * larger, so the value lies within the calibration's error and is not known, not 0. A parent
+ * of ten traced ~2 us children measures ~14 us of self time per call for ~1 us of its own:
+ * a 7% error in the per-child cost is all of it. The report says so instead of printing 0:
+ * "n/a*" with a note in text, an empty field in CSV, null in JSON (as for unknown values).
  */
+enum {
+	U_TOTAL = 1 << 0, U_SELF = 1 << 1, U_MEAN = 1 << 2, U_P50 = 1 << 3, U_P90 = 1 << 4,
+	U_P99 = 1 << 5, U_MIN = 1 << 6, U_MAX = 1 << 7,
+};
+
 struct row {
 	const struct pg_func *func;	/* NULL: not called in any repetition */
 	uint64_t calls, total_ns, self_ns, min_ns, max_ns;
@@ -40,6 +52,7 @@ struct row {
 	double overhead_ns;		/* estimated cost of the probes of its own calls */
 	struct pg_hist hist;		/* merged over the repetitions */
 	double mean_ns, p50_ns, p90_ns, p99_ns, min_c, max_c;
+	unsigned int unresolved;	/* U_* of the values compensation took to 0 */
 };
 
 int pg_report_format_parse(const char *s, enum pg_report_format *out)
@@ -96,6 +109,24 @@ static void free_rows(struct row *rows, size_t n)
 static double unshift(double v, double shift)
 {
 	return isnan(v) ? v : v > shift ? v - shift : 0;
+}
+
+/* The U_* bits of @row's compensated values that came out at 0 from measured values above 0. */
+static unsigned int unresolved(const struct row *row)
+{
+	unsigned int u = 0;
+
+	if (!row->total_ns && row->raw_total_ns)
+		u |= U_TOTAL | U_MEAN;
+	if (!row->self_ns && row->raw_self_ns)
+		u |= U_SELF;
+	u |= (row->p50_ns == 0 ? U_P50 : 0) | (row->p90_ns == 0 ? U_P90 : 0) |
+	     (row->p99_ns == 0 ? U_P99 : 0);
+	if (row->min_c == 0 && row->min_ns)
+		u |= U_MIN;
+	if (row->max_c == 0 && row->max_ns)
+		u |= U_MAX;
+	return u;
 }
 
 /* The sorted rows of the functions called in @run; *nrows of them in a new array. */
@@ -172,6 +203,8 @@ static int aggregate(const struct pg_run *run, struct row **out, size_t *nrows)
 		row->p99_ns = unshift(pg_hist_quantile(&row->hist, 0.99), hshift);
 		row->min_c = unshift((double)row->min_ns, shift);
 		row->max_c = unshift((double)row->max_ns, shift);
+		if (run->calib.valid)
+			row->unresolved = unresolved(row);
 	}
 	qsort(rows, n, sizeof(*rows), cmp_rows);
 	*out = rows;
@@ -193,11 +226,17 @@ static size_t columns(const char *s)
 	return n;
 }
 
-static void put_time(FILE *out, double ns)
+#define UNRESOLVED "n/a*"	/* a value compensation could not resolve (see struct row) */
+
+/* @ns in human units, or UNRESOLVED when @row's bit @u says so. */
+static void put_time(FILE *out, const struct row *row, unsigned int u, double ns)
 {
 	char buf[32];
 
-	pg_fmt_ns(buf, sizeof(buf), ns);
+	if (row->unresolved & u)
+		snprintf(buf, sizeof(buf), UNRESOLVED);
+	else
+		pg_fmt_ns(buf, sizeof(buf), ns);
 	fprintf(out, "  %*s%s", (int)(TIME_WIDTH - columns(buf)), "", buf);
 }
 
@@ -217,7 +256,7 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 	double probes = 0;
 	uint64_t wall_sum = 0;
 	int calls_width = 5;
-	bool many_binaries = false;
+	bool many_binaries = false, any_unresolved = false;
 
 	if (!cmd) {
 		pg_err("report: out of memory");
@@ -267,14 +306,16 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 		const struct row *row = &rows[i];
 
 		probes += row->overhead_ns;
+		any_unresolved |= (row->unresolved & (U_TOTAL | U_SELF | U_MEAN | U_P50 | U_P90 |
+						       U_P99)) != 0;
 		fprintf(out, "%*" PRIu64, calls_width, row->calls);
-		put_time(out, (double)row->total_ns);
-		put_time(out, (double)row->self_ns);
-		put_time(out, row->mean_ns);
-		put_time(out, row->p50_ns);
-		put_time(out, row->p90_ns);
-		put_time(out, row->p99_ns);
-		put_time(out, run->calib.valid ? row->overhead_ns : NAN);
+		put_time(out, row, U_TOTAL, (double)row->total_ns);
+		put_time(out, row, U_SELF, (double)row->self_ns);
+		put_time(out, row, U_MEAN, row->mean_ns);
+		put_time(out, row, U_P50, row->p50_ns);
+		put_time(out, row, U_P90, row->p90_ns);
+		put_time(out, row, U_P99, row->p99_ns);
+		put_time(out, row, 0, run->calib.valid ? row->overhead_ns : NAN);
 		fprintf(out, "  %-8s  ", pg_site_name(row->func->site));
 		put_name(out, row->func->display);
 		if (many_binaries) {
@@ -298,6 +339,11 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 	} else {
 		fputs("Times are raw: this run has no probe calibration.\n", out);
 	}
+	if (any_unresolved)
+		fputs(UNRESOLVED ": the probe costs subtracted were as large as what was measured or "
+		      "larger: the value is within\nthe calibration's error, not known (a percentile: "
+		      "at least that share of the calls). The raw\nsums are in --format json "
+		      "(raw_total_ns, raw_self_ns). Trace fewer or longer-running callees.\n", out);
 	return 0;
 }
 
@@ -319,11 +365,16 @@ static void csv_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* A per-call time in ns with one decimal; empty when unknown. */
-static void csv_ns(FILE *out, double ns)
+/*
+ * A per-call time in ns by @fmt ("%.1f," or "%.0f,": the value and the separator), only the
+ * separator when unknown or unresolved (@row's bit @u).
+ */
+static void csv_ns(FILE *out, const struct row *row, unsigned int u, double ns, const char *fmt)
 {
-	if (!isnan(ns))
-		fprintf(out, "%.1f", ns);
+	if (!isnan(ns) && !(row->unresolved & u))
+		fprintf(out, fmt, ns);
+	else
+		fputc(',', out);
 }
 
 static int write_csv(const struct row *rows, size_t n, FILE *out)
@@ -336,33 +387,46 @@ static int write_csv(const struct row *rows, size_t n, FILE *out)
 		csv_str(out, row->func->display);
 		fputc(',', out);
 		csv_str(out, row->func->binary);
-		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", row->calls, row->total_ns,
-			row->self_ns);
-		csv_ns(out, row->mean_ns);
+		fprintf(out, ",%" PRIu64 ",", row->calls);
+		if (!(row->unresolved & U_TOTAL))
+			fprintf(out, "%" PRIu64, row->total_ns);
 		fputc(',', out);
-		csv_ns(out, row->p50_ns);
+		if (!(row->unresolved & U_SELF))
+			fprintf(out, "%" PRIu64, row->self_ns);
 		fputc(',', out);
-		csv_ns(out, row->p90_ns);
-		fputc(',', out);
-		csv_ns(out, row->p99_ns);
-		fprintf(out, ",%.0f,%.0f,%s,%" PRIu64 ",%" PRIu64 ",%.0f\n", row->min_c, row->max_c,
-			pg_site_name(row->func->site), row->raw_total_ns, row->raw_self_ns,
-			row->overhead_ns);
+		csv_ns(out, row, U_MEAN, row->mean_ns, "%.1f,");
+		csv_ns(out, row, U_P50, row->p50_ns, "%.1f,");
+		csv_ns(out, row, U_P90, row->p90_ns, "%.1f,");
+		csv_ns(out, row, U_P99, row->p99_ns, "%.1f,");
+		csv_ns(out, row, U_MIN, row->min_c, "%.0f,");
+		csv_ns(out, row, U_MAX, row->max_c, "%.0f,");
+		fprintf(out, "%s,%" PRIu64 ",%" PRIu64 ",%.0f\n", pg_site_name(row->func->site),
+			row->raw_total_ns, row->raw_self_ns, row->overhead_ns);
 	}
 	return 0;
 }
 
 /* ---- JSON ---- */
 
-/* A per-call time in ns with one decimal; null when unknown. */
-static int jput_ns(struct json_object *obj, const char *key, double ns)
+/* A per-call time in ns with one decimal; null when unknown or unresolved (@row's bit @u). */
+static int jput_ns(struct json_object *obj, const char *key, const struct row *row,
+		   unsigned int u, double ns)
 {
 	char buf[48];
 
-	if (isnan(ns))
+	if (isnan(ns) || (row->unresolved & u))
 		return pg_json_put_null(obj, key);
 	snprintf(buf, sizeof(buf), "%.1f", ns);
 	return pg_json_put(obj, key, json_object_new_double_s(ns, buf));
+}
+
+/* A sum in whole ns; null when unresolved (@row's bit @u). */
+static int jput_sum(struct json_object *obj, const char *key, const struct row *row,
+		    unsigned int u, uint64_t ns)
+{
+	if (row->unresolved & u)
+		return pg_json_put_null(obj, key);
+	return pg_json_put(obj, key, json_object_new_uint64(ns));
 }
 
 static struct json_object *json_row(const struct row *row)
@@ -372,18 +436,18 @@ static struct json_object *json_row(const struct row *row)
 	if (!o || pg_json_put(o, "function", json_object_new_string(row->func->display)) ||
 	    pg_json_put(o, "binary", json_object_new_string(row->func->binary)) ||
 	    pg_json_put(o, "calls", json_object_new_uint64(row->calls)) ||
-	    pg_json_put(o, "total_ns", json_object_new_uint64(row->total_ns)) ||
-	    pg_json_put(o, "self_ns", json_object_new_uint64(row->self_ns)) ||
-	    jput_ns(o, "mean_ns", row->mean_ns) ||
-	    jput_ns(o, "p50_ns", row->p50_ns) ||
-	    jput_ns(o, "p90_ns", row->p90_ns) ||
-	    jput_ns(o, "p99_ns", row->p99_ns) ||
-	    jput_ns(o, "min_ns", row->min_c) ||
-	    jput_ns(o, "max_ns", row->max_c) ||
+	    jput_sum(o, "total_ns", row, U_TOTAL, row->total_ns) ||
+	    jput_sum(o, "self_ns", row, U_SELF, row->self_ns) ||
+	    jput_ns(o, "mean_ns", row, U_MEAN, row->mean_ns) ||
+	    jput_ns(o, "p50_ns", row, U_P50, row->p50_ns) ||
+	    jput_ns(o, "p90_ns", row, U_P90, row->p90_ns) ||
+	    jput_ns(o, "p99_ns", row, U_P99, row->p99_ns) ||
+	    jput_ns(o, "min_ns", row, U_MIN, row->min_c) ||
+	    jput_ns(o, "max_ns", row, U_MAX, row->max_c) ||
 	    pg_json_put(o, "site", json_object_new_string(pg_site_name(row->func->site))) ||
 	    pg_json_put(o, "raw_total_ns", json_object_new_uint64(row->raw_total_ns)) ||
 	    pg_json_put(o, "raw_self_ns", json_object_new_uint64(row->raw_self_ns)) ||
-	    jput_ns(o, "overhead_ns", row->overhead_ns)) {
+	    jput_ns(o, "overhead_ns", row, 0, row->overhead_ns)) {
 		json_object_put(o);
 		return NULL;
 	}

@@ -4,7 +4,10 @@
  *
  * One row per function called in any repetition, sorted by total time (descending):
  * calls and total/self sums add up all repetitions; mean, p50, p90 and p99 are per call, the
- * percentiles from the merged latency histograms (inclusive time).
+ * percentiles from the merged latency histograms (inclusive time). A compensated value that
+ * came out at 0 from a measured value above 0 is unresolved (within the probes' calibration
+ * error, not known): "n/a*" with a note in text, an empty field in CSV, null in JSON, as for
+ * unknown values (docs/measurement.md).
  */
 #ifndef PG_REPORT_H
 #define PG_REPORT_H

@@ -259,5 +259,22 @@ bool pg_calib_plausible(const struct pg_calib *c)
 		if (!(c->in_ns[k] > 0) || (c->measured && !(c->out_ns[k] >= c->measured_ns[k])))
 			return false;
 	}
-	return true;
+	return pg_calib_excess(c) <= 1;
+}
+
+double pg_calib_excess(const struct pg_calib *c)
+{
+	static const enum pg_site sites[] = { PG_SITE_NOP5, PG_SITE_EMULATED, PG_SITE_SSTEP };
+	double worst = 0;
+
+	for (size_t i = 0; c->valid && c->measured && i < sizeof(sites) / sizeof(sites[0]); i++) {
+		enum pg_site k = sites[i];
+		double bound = (k == PG_SITE_SSTEP ? PG_CALIB_MAX_OUT_RATIO_SSTEP :
+				PG_CALIB_MAX_OUT_RATIO) * c->measured_ns[k];
+		double x = bound > 0 ? c->out_ns[k] / bound : 0;
+
+		if (x > worst)
+			worst = x;
+	}
+	return worst;
 }

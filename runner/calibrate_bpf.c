@@ -93,11 +93,12 @@ static int calibrate_once(struct pg_probes *p, const struct pg_run *run, int ncp
 
 /*
  * A calibration the machine disturbed (pg_calib_plausible()) is measured again, up to
- * CALIB_TRIES times in all; the last one stands.
+ * CALIB_TRIES times in all; if all were disturbed, the least disturbed one stands.
  */
 int pg_calib_run(struct pg_probes *p, const struct pg_run *run, int ncpu, struct pg_calib *out)
 {
 	struct pg_calib_targets t;
+	struct pg_calib best = { 0 };
 	uint64_t cookie[PG_CALIB_NTARGETS];
 	int err;
 
@@ -108,15 +109,14 @@ int pg_calib_run(struct pg_probes *p, const struct pg_run *run, int ncpu, struct
 		cookie[k] = pg_probe_cookie(t.site[k], (uint32_t)(run->nfuncs + (size_t)k));
 	err = pg_probes_attach_set(p, t.path, t.offset, cookie, PG_CALIB_NTARGETS);
 	for (int try = 1; !err; try++) {
-		struct pg_calib prev = *out;
 		char what[48];
 
 		err = calibrate_once(p, run, ncpu, &t, out);
-		if (err && prev.valid) {	/* keep the disturbed one we have */
-			pg_warn("probe calibration: try %d failed (%s); keeping the disturbed try "
+		if (err && best.valid) {	/* keep the disturbed one we have */
+			pg_warn("probe calibration: try %d failed (%s); keeping a disturbed try "
 				"before it: compensated latencies may be off by more than usual",
 				try, strerror(-err));
-			*out = prev;
+			*out = best;
 			err = 0;
 			break;
 		}
@@ -124,9 +124,14 @@ int pg_calib_run(struct pg_probes *p, const struct pg_run *run, int ncpu, struct
 			break;
 		snprintf(what, sizeof(what), "calibration try %d was disturbed:", try);
 		debug_calib(what, out);
+		/* of the disturbed tries, the least disturbed (pg_calib_excess()) */
+		if (!best.valid || pg_calib_excess(out) <= pg_calib_excess(&best))
+			best = *out;
 		if (try == CALIB_TRIES) {
+			*out = best;
 			pg_warn("probe calibration: the machine disturbed all %d tries (a probe "
-				"costing nothing inside a call, or less than its timed part); "
+				"costing nothing inside a call, less than its timed part, or many "
+				"times more); "
 				"compensated latencies may be off by more than usual", CALIB_TRIES);
 			break;
 		}

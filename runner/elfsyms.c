@@ -14,6 +14,46 @@
 
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
+/*
+ * Is @c one nop instruction exactly 5 bytes long? Linux 6.18 optimizes a probe on any such
+ * nop into a call of its uprobe trampoline (tested on 6.18.44: the probed code read back as
+ * `e8 rel32` for `0f 1f 44 00 00`, clang's `0f 1f 44 00 08`, other SIB and disp8 bytes,
+ * `66 0f 1f 40 00`, `66 66 0f 1f 00`, `48 0f 1f 40 00`, `66 66 0f 1f c0` and
+ * `66 66 66 66 90`; not for 4- or 6-byte nops). Decoded: prefixes 0x66 (and REX before
+ * `0f 1f`), then `90`, or `0f 1f /0` with its ModRM, SIB and displacement.
+ */
+static bool is_nop5(const unsigned char *c, size_t len)
+{
+	size_t i = 0, n;
+	unsigned char mod, rm;
+
+	if (len < 5)
+		return false;
+	while (i < 4 && c[i] == 0x66)
+		i++;
+	if (c[i] == 0x90)
+		return i == 4;
+	if (i < 4 && (c[i] & 0xf0) == 0x40)	/* REX */
+		i++;
+	if (i > 2 || c[i] != 0x0f || c[i + 1] != 0x1f || (c[i + 2] & 0x38))
+		return false;
+	mod = c[i + 2] >> 6;
+	rm = c[i + 2] & 7;
+	n = i + 3;
+	if (mod != 3 && rm == 4) {		/* SIB, base 5 without disp: disp32 */
+		if (n >= len)
+			return false;
+		if (mod == 0 && (c[n] & 7) == 5)
+			n += 4;
+		n++;
+	}
+	if (mod == 1)
+		n += 1;
+	else if (mod == 2 || (mod == 0 && rm == 5))
+		n += 4;
+	return n == 5;
+}
+
 enum pg_site pg_classify_site(const unsigned char *c, size_t len, bool *endbr)
 {
 	*endbr = false;
@@ -24,9 +64,8 @@ enum pg_site pg_classify_site(const unsigned char *c, size_t len, bool *endbr)
 	}
 	if (!len)
 		return PG_SITE_UNKNOWN;
-	/* nopl 0x0(%rax,%rax,1): the kernel (6.18+) optimizes a probe here into a call */
-	if (len >= 5 && c[0] == 0x0f && c[1] == 0x1f && c[2] == 0x44 && c[3] == 0x00 &&
-	    c[4] == 0x00)
+	/* gcc's nopl 0x0(%rax,%rax,1), clang's nopl 0x8(%rax,%rax,1): optimized into a call */
+	if (is_nop5(c, len))
 		return PG_SITE_NOP5;
 	/* instructions the kernel emulates instead of single-stepping */
 	if (c[0] == 0x90 || (c[0] >= 0x50 && c[0] <= 0x57))	/* nop, push %reg */
@@ -36,6 +75,8 @@ enum pg_site pg_classify_site(const unsigned char *c, size_t len, bool *endbr)
 	if (c[0] == 0xe8 || c[0] == 0xe9 || c[0] == 0xeb)	/* call, jmp */
 		return PG_SITE_EMULATED;
 	if (len >= 2 && c[0] == 0x0f && c[1] == 0x1f)		/* other multi-byte nops */
+		return PG_SITE_EMULATED;
+	if (len >= 3 && c[0] == 0x66 && c[1] == 0x0f && c[2] == 0x1f)	/* nopw */
 		return PG_SITE_EMULATED;
 	if (len >= 2 && c[0] == 0x66 && c[1] == 0x90)		/* xchg %ax,%ax */
 		return PG_SITE_EMULATED;

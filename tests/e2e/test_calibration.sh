@@ -76,6 +76,10 @@ for f in row.values():
           if funcs[x["id"]]["name"] == f["function"]]
     total = sum(comp(x, "total_ns", "desc", "desc_probe_ns", rest) for x in xs)
     self = sum(comp(x, "self_ns", "kids", "kids_probe_ns", unmeasured) for x in xs)
+    # null: compensation left nothing (report's n/a*), which only a value of 0 may be
+    assert f["total_ns"] is not None or total < 0.5, (f, total)
+    assert f["self_ns"] is not None or min(self, total) < 0.5, (f, self)
+    f = dict(f, total_ns=f["total_ns"] or 0, self_ns=f["self_ns"] or 0)
     assert abs(f["total_ns"] - total) <= 1 + f["calls"], (f, total)
     assert abs(f["self_ns"] - min(self, total)) <= 1 + f["calls"], (f, self)
 # on nop5 sites, the checks above cover the scale: main has nop5 descendants, and each
@@ -85,6 +89,7 @@ if scaled_build:
     assert all(site[f] == "nop5" for f in s), site
     assert all(scale({"nop5": x["calls"]}, x["probe_ns"]) != 1 for x in s.values()), s
 for f in rep["functions"]:
+    f = dict(f, total_ns=f["total_ns"] or 0, self_ns=f["self_ns"] or 0)  # null: 0, above
     assert f["total_ns"] <= f["raw_total_ns"] and f["self_ns"] <= f["raw_self_ns"], f
     k = site[f["function"]]
     own = f["calls"] * (cal[k]["in_ns"] + max(0, cal[k]["out_ns"] - cal[k]["measured_ns"]))

@@ -309,6 +309,95 @@ static void test_percentiles_compensated(void **state)
 	pg_run_release(&run);
 }
 
+/* @key of the JSON report row of foo(), or NULL when it is null. */
+static struct json_object *foo_field(struct json_object *root, const char *key)
+{
+	struct json_object *funcs, *f = NULL, *v;
+
+	assert_true(json_object_object_get_ex(root, "functions", &funcs));
+	for (size_t i = 0; i < json_object_array_length(funcs); i++) {
+		f = json_object_array_get_idx(funcs, i);
+		assert_true(json_object_object_get_ex(f, "function", &v));
+		if (!strcmp(json_object_get_string(v), "foo()"))
+			break;
+		f = NULL;
+	}
+	assert_non_null(f);
+	assert_true(json_object_object_get_ex(f, key, &v));
+	return v;
+}
+
+/*
+ * Values compensation took to 0 from measured values above 0 are not printed as 0: "n/a*" with
+ * a note in text, empty in CSV, null in JSON. foo() (nop5 site, raw total 360 and self 260 over
+ * 5 calls of 10..200 ns in two repetitions) with in_ns 100 per call: total 300 - 200 and
+ * 60 - 300 (at least 0) = 100, self 200 - 200 and 0 (unresolved), p50 30 - 100 (unresolved),
+ * p99 resolved, min 10 - 100 (unresolved), max 100. With in_ns 1000 nothing is
+ * left. Without calibration 0 is a measured 0.
+ */
+static void test_unresolved(void **state)
+{
+	static const char *const gone[] = { "total_ns", "self_ns", "mean_ns", "p50_ns", "p90_ns",
+					    "p99_ns", "min_ns", "max_ns" };
+	struct pg_run run;
+	struct json_object *root;
+	char *out, *line;
+
+	make_run(&run);
+	run.calib = (struct pg_calib){ .valid = true, .in_ns = { 0, 100, 0, 0 } };
+	out = report(&run, PG_REPORT_JSON);
+	root = json_tokener_parse(out);
+	assert_non_null(root);
+	assert_int_equal(json_object_get_int64(foo_field(root, "total_ns")), 100);
+	assert_null(foo_field(root, "self_ns"));
+	assert_true(json_object_get_double(foo_field(root, "mean_ns")) == 20.0);
+	assert_null(foo_field(root, "p50_ns"));
+	assert_true(json_object_get_double(foo_field(root, "p99_ns")) > 0);
+	assert_null(foo_field(root, "min_ns"));
+	assert_int_equal(json_object_get_int64(foo_field(root, "max_ns")), 100);
+	assert_int_equal(json_object_get_int64(foo_field(root, "raw_self_ns")), 260);
+	json_object_put(root);
+	free(out);
+
+	out = report(&run, PG_REPORT_CSV);
+	line = strstr(out, "\nfoo(),");
+	assert_non_null(line);
+	assert_true(!strncmp(line, "\nfoo(),/bin/b,5,100,,20.0,,", 27));
+	assert_non_null(strstr(line, ",,100,nop5,360,260,"));
+	free(out);
+
+	out = report(&run, PG_REPORT_TEXT);
+	line = strstr(out, "foo() [b]\n");
+	assert_non_null(line);
+	while (line > out && line[-1] != '\n')
+		line--;
+	assert_true(!strncmp(line, "    5     100 ns       n/a*    20.0 ns       n/a*", 49));
+	assert_non_null(strstr(out, "\nn/a*: the probe costs subtracted were as large as what was "
+				    "measured or larger"));
+	free(out);
+
+	run.calib.in_ns[PG_SITE_NOP5] = 1000;
+	out = report(&run, PG_REPORT_JSON);
+	root = json_tokener_parse(out);
+	assert_non_null(root);
+	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+		assert_null(foo_field(root, gone[i]));
+	json_object_put(root);
+	free(out);
+	out = report(&run, PG_REPORT_TEXT);
+	/* every compensated column of foo(); the probes' cost stays (a real estimate) */
+	assert_non_null(strstr(out, "    5       n/a*       n/a*       n/a*       n/a*       n/a*"
+				    "       n/a*    5.00 us  nop5      foo() [b]\n"));
+	free(out);
+
+	/* uncalibrated: what was measured, no note */
+	run.calib.valid = false;
+	out = report(&run, PG_REPORT_TEXT);
+	assert_null(strstr(out, "n/a*"));
+	free(out);
+	pg_run_release(&run);
+}
+
 /* A run that breaks the invariants is refused, not read out of bounds. */
 static void test_bad_run(void **state)
 {
@@ -332,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_percentiles_compensated),
+		cmocka_unit_test(test_unresolved),
 		cmocka_unit_test(test_bad_run),
 	};
 

@@ -86,6 +86,40 @@ static void test_out_below_measured(void **state)
 	assert_true(pg_calib_plausible(&c));
 }
 
+/*
+ * out far above the BPF run time on a nop5 or emulated site (other probes attached and detached
+ * on the machine during calibration): disturbed. Single-stepped sites, which pay the step
+ * outside BPF, have a looser bound.
+ */
+static void test_out_far_above_measured(void **state)
+{
+	struct pg_calib c;
+
+	(void)state;
+	pg_calib_compute(&targets, &loops, median, bpf, &c);
+	for (int k = PG_SITE_NOP5; k <= PG_SITE_EMULATED; k++) {
+		double out = c.out_ns[k];
+
+		c.out_ns[k] = PG_CALIB_MAX_OUT_RATIO * c.measured_ns[k];
+		assert_true(pg_calib_plausible(&c));
+		c.out_ns[k] = 7.8 / 1.2 * PG_CALIB_MAX_OUT_RATIO * c.measured_ns[k];
+		assert_false(pg_calib_plausible(&c));
+		c.measured = false;		/* older calibrations: no bound */
+		assert_true(pg_calib_plausible(&c));
+		c.measured = true;
+		c.out_ns[k] = out;
+	}
+	assert_true(pg_calib_excess(&c) <= 1);
+	c.out_ns[PG_SITE_SSTEP] = PG_CALIB_MAX_OUT_RATIO_SSTEP * c.measured_ns[PG_SITE_SSTEP];
+	assert_true(pg_calib_plausible(&c));
+	assert_float_equal(pg_calib_excess(&c), 1, 1e-9);
+	c.out_ns[PG_SITE_SSTEP] = 140 * c.measured_ns[PG_SITE_SSTEP];	/* 84 us: seen */
+	assert_false(pg_calib_plausible(&c));
+	assert_float_equal(pg_calib_excess(&c), 140 / PG_CALIB_MAX_OUT_RATIO_SSTEP, 1e-9);
+	c.measured = false;
+	assert_float_equal(pg_calib_excess(&c), 0, 1e-9);
+}
+
 /* Calibrations from before measured_ns only need in > 0; an invalid one never passes. */
 static void test_old_and_invalid(void **state)
 {
@@ -126,6 +160,7 @@ int main(void)
 		cmocka_unit_test(test_compute),
 		cmocka_unit_test(test_in_zero),
 		cmocka_unit_test(test_out_below_measured),
+		cmocka_unit_test(test_out_far_above_measured),
 		cmocka_unit_test(test_old_and_invalid),
 		cmocka_unit_test(test_find),
 	};
