@@ -211,7 +211,8 @@ demo: deps
 clean:
 	rm -rf build build-asan build-fuzz perfgate
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (not the dependency files of the real programs bench/realworld builds under build/realworld)
+-include $(shell find $(BUILD) -path $(BUILD)/realworld -prune -o -name '*.d' -print 2>/dev/null)
 
 # the benchmark suite (root; tens of minutes, section 3 the longest: ACC_PROCS=N runs fewer
 # processes than its 300 per build). bench/measure.py runs the SECTIONS named (all if none:
