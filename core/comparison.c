@@ -63,6 +63,7 @@ void pg_fcmp_release(struct pg_fcmp *f)
 	free(f->binary);
 	free(f->name);
 	free(f->display);
+	free(f->scope);
 	free(f->src_file);
 	pg_fcmp_init(f);
 }

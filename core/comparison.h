@@ -69,6 +69,8 @@ struct pg_fcmp {
 	char *binary;		/* basename of the ELF file */
 	char *name;		/* symbol name */
 	char *display;		/* demangled name (or name) */
+	char *scope;		/* what tells functions of one name apart (struct pg_func), or
+				 * NULL */
 	char *src_file;		/* declaration file (DWARF) of the new run's function, else the
 				 * base run's; NULL if unknown */
 	uint32_t src_line;	/* its line; 0 if unknown */

@@ -25,6 +25,7 @@ static void func_release(struct pg_func *f)
 	free(f->display);
 	free(f->binary);
 	free(f->src_file);
+	free(f->scope);
 }
 
 void pg_rep_release(struct pg_rep *rep)
@@ -125,6 +126,27 @@ int pg_func_set_src(struct pg_func *f, const char *file, uint32_t line)
 	free(f->src_file);
 	f->src_file = copy;
 	f->src_line = copy ? line : 0;
+	return 0;
+}
+
+int pg_func_set_scope(struct pg_func *f, const char *scope)
+{
+	char *copy, *display;
+
+	if (!scope || !*scope) {
+		free(f->scope);
+		f->scope = NULL;
+		return 0;
+	}
+	copy = strdup(scope);
+	if (!copy || asprintf(&display, "%s [%s]", f->display, scope) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	free(f->scope);
+	free(f->display);
+	f->scope = copy;
+	f->display = display;
 	return 0;
 }
 
@@ -245,12 +267,11 @@ static uint64_t sum_sites(const uint64_t v[PG_SITE_COUNT])
 
 static int cmp_binary_name(const struct pg_func *a, const struct pg_func *b)
 {
-	int c = strcmp(a->binary, b->binary);
-
-	return c ? c : strcmp(a->name, b->name);
+	return strcmp(a->binary, b->binary) ?: strcmp(a->name, b->name) ?:
+	       strcmp(a->scope ? a->scope : "", b->scope ? b->scope : "");
 }
 
-/* qsort: by (binary, name), then id, so that a repeated pair's ids come in order */
+/* qsort: by (binary, name, scope), then id, so that a repeated key's ids come in order */
 static int cmp_func_ptr(const void *a, const void *b)
 {
 	const struct pg_func *fa = *(const struct pg_func *const *)a;
@@ -260,7 +281,7 @@ static int cmp_func_ptr(const void *a, const void *b)
 	return c ? c : (fa->id > fb->id) - (fa->id < fb->id);
 }
 
-/* No two functions share (binary, name); @run's strings are known to be there. */
+/* No two functions share (binary, name, scope); @run's strings are known to be there. */
 static int validate_unique_funcs(const struct pg_run *run, char *why, size_t whylen)
 {
 	const struct pg_func **v;
@@ -278,8 +299,9 @@ static int validate_unique_funcs(const struct pg_run *run, char *why, size_t why
 	qsort(v, run->nfuncs, sizeof(*v), cmp_func_ptr);
 	for (size_t i = 1; i < run->nfuncs; i++) {
 		if (!cmp_binary_name(v[i - 1], v[i])) {
-			WHY("functions %u and %u are both %s in %s", v[i - 1]->id, v[i]->id,
-			    v[i]->name, v[i]->binary);
+			WHY("functions %u and %u are both %s%s%s%s in %s", v[i - 1]->id, v[i]->id,
+			    v[i]->name, v[i]->scope ? " [" : "", v[i]->scope ? v[i]->scope : "",
+			    v[i]->scope ? "]" : "", v[i]->binary);
 			err = -EINVAL;
 			break;
 		}
@@ -407,7 +429,8 @@ const char *pg_basename(const char *path)
 
 int pg_func_key_cmp(const struct pg_func *a, const struct pg_func *b)
 {
-	return strcmp(pg_basename(a->binary), pg_basename(b->binary)) ?: strcmp(a->name, b->name);
+	return strcmp(pg_basename(a->binary), pg_basename(b->binary)) ?: strcmp(a->name, b->name) ?:
+	       strcmp(a->scope ? a->scope : "", b->scope ? b->scope : "");
 }
 
 static int cmp_ids_by_key(const void *a, const void *b, void *funcs)

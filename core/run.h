@@ -14,8 +14,9 @@
  * Invariants (checked by pg_run_validate(), relied on by diff/ and reporters/):
  *  - the run has a command (meta.argc > 0, meta.argv set).
  *  - funcs[i].id == i; each has a name, display and binary, and a site < PG_SITE_COUNT;
- *    (binary, name) pairs are unique (record cannot yet tell apart two local functions of one
- *    binary with the same name: the run file refuses such a run).
+ *    (binary, name, scope) keys are unique: functions that share a symbol name in one binary
+ *    (static functions of several files, compiler clones such as foo.isra.0) are told apart
+ *    by their scope (below); scope is NULL or a non-empty string.
  *  - reps[r].stats is sorted by strictly increasing func id, each < nfuncs, each with calls > 0.
  *  - min_ns <= max_ns; self_ns <= total_ns; the histogram's total equals calls;
  *    kids[k] <= desc[k]; kids_probe_ns <= desc_probe_ns, which is 0 without descendants.
@@ -47,6 +48,15 @@ struct pg_func {
 	bool endbr;		/* the probe was placed after a leading endbr64 */
 	char *src_file;		/* source file of the function's declaration (DWARF), or NULL */
 	uint32_t src_line;	/* its line, or 0 when unknown */
+	/*
+	 * NULL for a function whose symbol name is unique in its binary. For functions that
+	 * share one (local symbols of several translation units), what tells them apart and
+	 * stays the same across two builds of one source: the translation unit's file name
+	 * from the symbol table ("db_impl.cc"), else the declaration's file from DWARF, with
+	 * "#2", "#3"... after it (in address order) only where that is not enough. display
+	 * then ends in " [scope]".
+	 */
+	char *scope;
 };
 
 struct pg_fstat {
@@ -188,11 +198,15 @@ bool pg_folded_valid(const char *s);
 const char *pg_basename(const char *path);
 /*
  * Functions of different runs are the same function when their keys are equal: the base name
- * of the binary and the symbol name (compare, merge and record --functions-of match so).
+ * of the binary, the symbol name and the scope (NULL sorts as ""; compare, merge and record
+ * --functions-of match so).
  * pg_func_key_cmp() orders by that key, strcmp-style; pg_run_ids_by_key() returns @run's
  * function ids in that order (malloc'd, the caller frees it; NULL on -ENOMEM).
  */
 int pg_func_key_cmp(const struct pg_func *a, const struct pg_func *b);
+/* Set @f's scope to a copy of @scope (NULL or "" for none) and append " [scope]" to its
+ * display name. 0 or -ENOMEM (@f unchanged). */
+int pg_func_set_scope(struct pg_func *f, const char *scope);
 uint32_t *pg_run_ids_by_key(const struct pg_run *run);
 
 #endif

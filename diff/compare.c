@@ -235,6 +235,7 @@ static bool callees_differ(struct pg_fcmp *f, const struct sample *b, double cb,
 struct key {
 	const char *binary;	/* basename */
 	const char *name;
+	const char *scope;	/* "" when the name is unique in its binary */
 	const char *display;
 	const char *src_file;	/* may be NULL */
 	uint32_t src_line;
@@ -250,10 +251,19 @@ static int cmp_key(const void *pa, const void *pb)
 	if (!d)
 		d = strcmp(a->name, b->name);
 	if (!d)
+		d = strcmp(a->scope, b->scope);
+	if (!d)
 		d = a->side - b->side;
 	if (!d)
 		d = (a->id > b->id) - (a->id < b->id);
 	return d;
+}
+
+/* Are @a and @b the same function (of either run)? */
+static bool same_key(const struct key *a, const struct key *b)
+{
+	return !strcmp(a->binary, b->binary) && !strcmp(a->name, b->name) &&
+	       !strcmp(a->scope, b->scope);
 }
 
 /* Does no call of these functions, in any repetition, contain a traced call? */
@@ -435,8 +445,7 @@ static int warn_sets(struct pg_comparison *c, const struct pg_run *base, const s
 	for (size_t i = 0, j; i < nkeys; i = j) {
 		bool listed[2] = { false, false }, called[2] = { false, false };
 
-		for (j = i; j < nkeys && !strcmp(keys[j].binary, keys[i].binary) &&
-			    !strcmp(keys[j].name, keys[i].name); j++) {
+		for (j = i; j < nkeys && same_key(&keys[j], &keys[i]); j++) {
 			const struct pg_run *run = keys[j].side ? new : base;
 
 			listed[keys[j].side] = true;
@@ -623,6 +632,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 
 		keys[i].binary = pg_basename(fn->binary);
 		keys[i].name = fn->name;
+		keys[i].scope = fn->scope ? fn->scope : "";
 		keys[i].display = fn->display ? fn->display : fn->name;
 		keys[i].src_file = fn->src_file;
 		keys[i].src_line = fn->src_line;
@@ -640,8 +650,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		bool leaf;
 		struct pg_fcmp *f;
 
-		for (j = i; j < nkeys && !strcmp(keys[j].binary, keys[i].binary) &&
-			    !strcmp(keys[j].name, keys[i].name); j++)
+		for (j = i; j < nkeys && same_key(&keys[j], &keys[i]); j++)
 			nb += keys[j].side == 0;
 		nn = j - i - nb;
 		leaf = is_leaf(base, keys + i, nb) && is_leaf(new, keys + i + nb, nn);
@@ -656,8 +665,9 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		f->name = strdup(keys[i].name);
 		/* the new run's display name: keys of the new side come last in the group */
 		f->display = strdup(keys[j - 1].display);
+		f->scope = *keys[i].scope ? strdup(keys[i].scope) : NULL;
 		out->n++;
-		if (!f->binary || !f->name || !f->display) {
+		if (!f->binary || !f->name || !f->display || (*keys[i].scope && !f->scope)) {
 			err = -ENOMEM;
 			goto fail;
 		}

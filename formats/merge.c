@@ -95,7 +95,7 @@ static int map_funcs(struct pg_run *out, const struct pg_run *r, const char *nam
 
 		if (!pg_func_key_cmp(&r->funcs[ridx[i - 1]], f)) {
 			pg_err("%s: two functions are both %s in a binary named %s: cannot tell them "
-			       "apart when merging", name, f->name, pg_basename(f->binary));
+			       "apart when merging", name, f->display, pg_basename(f->binary));
 			err = -EINVAL;
 		}
 	}
@@ -112,6 +112,9 @@ static int map_funcs(struct pg_run *out, const struct pg_run *r, const char *nam
 		err = pg_run_add_func(out, f->binary, f->name, f->display, f->addr, f->offset,
 				      f->site, f->endbr, &map[i]);
 		err = err ?: pg_func_set_src(&out->funcs[map[i]], f->src_file, f->src_line);
+		/* display already ends in " [scope]" */
+		if (!err && f->scope && !(out->funcs[map[i]].scope = strdup(f->scope)))
+			err = -ENOMEM;
 	}
 	free(ridx);
 	free(idx);

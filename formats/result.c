@@ -65,7 +65,8 @@ static struct json_object *new_fcmp(const struct pg_fcmp *f)
 	    pg_json_put_utf8(o, "reason", f->reason) ||
 	    pg_json_put_utf8(o, "file", f->src_file) ||
 	    (f->src_file && f->src_line ? pg_json_put_int(o, "line", f->src_line) :
-					  pg_json_put_null(o, "line"))) {
+					  pg_json_put_null(o, "line")) ||
+	    (f->scope && pg_json_put_utf8(o, "scope", f->scope))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -246,6 +247,7 @@ static int read_fcmp(const struct pg_jr *jr, struct json_object *o, const char *
 	err = err ?: pg_jr_get_num(jr, o, where, "probe_share", PG_JR_OPTIONAL, &f->probe_share);
 	err = err ?: pg_jr_get_str(jr, o, where, "reason", PG_JR_OPTIONAL, &reason);
 	err = err ?: pg_jr_dup_str(jr, o, where, "file", PG_JR_OPTIONAL, &f->src_file);
+	err = err ?: pg_jr_dup_str(jr, o, where, "scope", PG_JR_OPTIONAL, &f->scope);
 	err = err ?: pg_jr_member(jr, o, where, "line", json_type_int, PG_JR_OPTIONAL, &line);
 	if (!err && line)
 		err = pg_jr_to_u64(jr, line, where, "\"line\"", UINT32_MAX, &l);

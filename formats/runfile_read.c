@@ -123,7 +123,7 @@ static int parse_addr(const char *s, uint64_t *out)
 static int read_func(const struct pg_jr *rd, struct json_object *o, size_t i,
 		     struct pg_run *run)
 {
-	const char *name, *display, *binary, *addr_s, *site_s, *file = NULL;
+	const char *name, *display, *binary, *addr_s, *site_s, *file = NULL, *scope = NULL;
 	struct json_object *endbr, *v;
 	uint64_t id, addr, offset, line = 0;
 	enum pg_site site;
@@ -145,8 +145,13 @@ static int read_func(const struct pg_jr *rd, struct json_object *o, size_t i,
 		err = pg_jr_to_str(rd, v, where, "\"file\"", true, &file);
 	if (!err && json_object_object_get_ex(o, "line", &v) && v)
 		err = pg_jr_to_u64(rd, v, where, "\"line\"", UINT32_MAX, &line);
+	/* optional: what tells functions of one name apart (older files do not have it) */
+	if (!err && json_object_object_get_ex(o, "scope", &v))
+		err = pg_jr_to_str(rd, v, where, "\"scope\"", false, &scope);
 	if (err)
 		return err;
+	if (scope && !*scope)
+		return pg_jr_bad(rd, where, "\"scope\" is empty");
 	if (id != i)
 		return pg_jr_bad(rd, where, "\"id\" is %" PRIu64 ", not %zu (ids number the "
 				 "functions in order from 0)", id, i);
@@ -162,6 +167,9 @@ static int read_func(const struct pg_jr *rd, struct json_object *o, size_t i,
 			      json_object_get_boolean(endbr), NULL);
 	if (!err && file && line)
 		err = pg_func_set_src(&run->funcs[run->nfuncs - 1], file, (uint32_t)line);
+	/* the display name already ends in " [scope]": set the field alone */
+	if (!err && scope && !(run->funcs[run->nfuncs - 1].scope = strdup(scope)))
+		err = -ENOMEM;
 	return err ? pg_jr_oom(rd) : 0;
 }
 

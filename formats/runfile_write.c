@@ -88,7 +88,8 @@ static struct json_object *new_func(const struct pg_func *f)
 	    pg_json_put(o, "endbr", json_object_new_boolean(f->endbr)) ||
 	    (f->src_file && f->src_line &&
 	     (pg_json_put_str(o, "file", f->src_file) ||
-	      pg_json_put_u64(o, "line", f->src_line)))) {
+	      pg_json_put_u64(o, "line", f->src_line))) ||
+	    (f->scope && pg_json_put_str(o, "scope", f->scope))) {
 		json_object_put(o);
 		return NULL;
 	}

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "../core/alloc.h"
 #include "../core/log.h"
+#include "../core/run.h"
 #include "elfsyms.h"
 
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -165,6 +167,7 @@ static size_t code_at(int fd, uint64_t off, unsigned char *buf, size_t len)
 static int add_symbols(Elf *elf, Elf_Scn *scn, size_t rawlen, struct pg_elf_syms *out,
 		       size_t *cap)
 {
+	const char *file = NULL;
 	GElf_Shdr sh;
 	Elf_Data *data;
 	size_t count;
@@ -183,6 +186,11 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, size_t rawlen, struct pg_elf_syms
 
 		if (!gelf_getsym(data, (int)i, &sym))
 			continue;
+		/* the local symbols of one translation unit follow its STT_FILE entry */
+		if (GELF_ST_TYPE(sym.st_info) == STT_FILE) {
+			file = elf_strptr(elf, sh.sh_link, sym.st_name);
+			continue;
+		}
 		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
 		    !sym.st_value)
 			continue;
@@ -204,8 +212,61 @@ static int add_symbols(Elf *elf, Elf_Scn *scn, size_t rawlen, struct pg_elf_syms
 		s->size = sym.st_size;
 		s->global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
 		s->offset = (uint64_t)off;
+		if (!s->global && file && *file && !(s->tu = strdup(pg_basename(file))))
+			return -ENOMEM;
 	}
 	return 0;
+}
+
+static int cmp_name_addr(const void *a, const void *b, void *syms)
+{
+	const struct pg_sym *x = &((const struct pg_sym *)syms)[*(const size_t *)a];
+	const struct pg_sym *y = &((const struct pg_sym *)syms)[*(const size_t *)b];
+
+	return strcmp(x->name, y->name) ?: (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* Set the scope of each group g[0..n) of symbols that share a name (sorted by address). */
+static int scope_group(struct pg_sym *syms, const size_t *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct pg_sym *s = &syms[g[i]];
+		const char *tu = s->tu ? s->tu : "";
+		size_t nth = 1;
+
+		/* the how-manieth of this group with this tu (or none) is it? */
+		for (size_t k = 0; k < i; k++)
+			nth += !strcmp(syms[g[k]].tu ? syms[g[k]].tu : "", tu);
+		if (*tu && nth == 1)
+			s->scope = strdup(tu);
+		else if (asprintf(&s->scope, "%s#%zu", tu, nth) < 0)
+			s->scope = NULL;
+		if (!s->scope)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Give the functions that share a name in this file their scope (struct pg_sym). */
+static int assign_scopes(struct pg_elf_syms *out)
+{
+	size_t *idx = malloc((out->n ? out->n : 1) * sizeof(*idx));
+	int err = 0;
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < out->n; i++)
+		idx[i] = i;
+	qsort_r(idx, out->n, sizeof(*idx), cmp_name_addr, out->syms);
+	for (size_t i = 0, j; i < out->n && !err; i = j) {
+		for (j = i + 1; j < out->n && !strcmp(out->syms[idx[j]].name,
+						     out->syms[idx[i]].name); j++)
+			;
+		if (j - i > 1)
+			err = scope_group(out->syms, idx + i, j - i);
+	}
+	free(idx);
+	return err;
 }
 
 /* Demangle each symbol of @out and classify its probe site (the entry read from @fd): the
@@ -294,13 +355,21 @@ int pg_elf_syms_load(const char *path, struct pg_elf_syms *out)
 			struct pg_sym *p = &out->syms[w - 1], *s = &out->syms[r];
 
 			if (s->addr == p->addr && !strcmp(s->name, p->name)) {
+				if (!p->tu) {	/* the .symtab copy knows the file */
+					p->tu = s->tu;
+					s->tu = NULL;
+				}
 				free(s->name);
+				free(s->tu);
 				continue;
 			}
 			out->syms[w++] = *s;
 		}
 		out->n = w;
 	}
+	err = assign_scopes(out);
+	if (err)
+		goto cleanup;
 	finish_symbols(fd, out);
 	if (!out->n) {
 		pg_err("%s: no function symbols (stripped?)", path);
@@ -320,6 +389,8 @@ void pg_elf_syms_release(struct pg_elf_syms *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->syms[i].name);
 		free(s->syms[i].display);
+		free(s->syms[i].tu);
+		free(s->syms[i].scope);
 	}
 	free(s->syms);
 	free(s->path);

@@ -28,6 +28,14 @@ struct pg_sym {
 	enum pg_site site;
 	bool endbr;
 	bool global;		/* STB_GLOBAL or STB_WEAK */
+	char *tu;		/* a local symbol's translation unit: the base name of the
+				 * STT_FILE entry before it in .symtab ("a.c"), or NULL */
+	/*
+	 * NULL when no other function of the file has this name; else what tells them apart,
+	 * stable across builds of one source: tu, or "#N" without one, with "#2", "#3"... after
+	 * it (in address order) for the second and later of one tu (core/run.h, pg_func.scope)
+	 */
+	char *scope;
 };
 
 struct pg_elf_syms {

@@ -12,6 +12,7 @@
 
 #include "../bpf/perfgate.h"
 #include "../core/log.h"
+#include "../formats/runfile.h"
 #include "budget.h"
 #include "calibrate.h"
 #include "launch.h"
@@ -39,6 +40,20 @@ static int select_functions(const struct pg_record_opts *o, struct pg_run *run)
 	pg_selection_release(&sel);
 	if (!err)
 		pg_explain_sites(site);
+	return err;
+}
+
+/*
+ * What writing the run file will check of the function table and the metadata, checked before
+ * anything runs: a recording that ran is never refused at the end.
+ */
+static int check_before_running(const struct pg_run *run)
+{
+	char why[256] = "";
+	int err = pg_runfile_check(run, why, sizeof(why));
+
+	if (err)
+		pg_err("cannot record these functions: %s", why);
 	return err;
 }
 
@@ -92,6 +107,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	err = select_functions(o, run);
 	err = err ?: pg_meta_collect(&run->meta);
 	err = err ?: pg_meta_record_opts(&run->meta, o);
+	err = err ?: check_before_running(run);
 	if (err)
 		goto cleanup;
 

@@ -4,6 +4,7 @@
  * --functions-of over the symbol tables of the executable and its libraries. See select.h.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,21 +228,69 @@ static int cmp_str_ptr(const void *a, const void *b)
 }
 
 /*
- * Choose in @b the symbols named in @names[0..n) (sorted, unique); set found[i] for each name
- * found. Returns how many symbols were chosen (a name may have several: static functions).
+ * A function's key within its binary for --functions-of: "NAME\x1fSCOPE", with an empty
+ * SCOPE for a name that was unique in its binary (malloc'd; NULL on -ENOMEM).
  */
-static size_t choose_named(struct pg_bin *b, char **names, size_t n, bool *found)
+static char *named_key(const char *name, const char *scope)
 {
-	size_t hits = 0;
+	char *k;
+
+	return asprintf(&k, "%s\x1f%s", name, scope ? scope : "") < 0 ? NULL : k;
+}
+
+/* Drop the repeats of sorted @v[0..n) (freeing them); the new count. */
+static size_t unique_strs(char **v, size_t n)
+{
+	size_t w = 0;
+
+	for (size_t r = 0; r < n; r++) {
+		if (w && !strcmp(v[w - 1], v[r]))
+			free(v[r]);
+		else
+			v[w++] = v[r];
+	}
+	return w;
+}
+
+/* A named_key() as a person reads it: "name" or "name [scope]" (malloc'd; NULL: -ENOMEM). */
+static char *pretty_key(const char *key)
+{
+	const char *sep = strchr(key, '\x1f');
+	char *out;
+
+	if (!sep || !sep[1])
+		return strndup(key, sep ? (size_t)(sep - key) : strlen(key));
+	return asprintf(&out, "%.*s [%s]", (int)(sep - key), key, sep + 1) < 0 ? NULL : out;
+}
+
+/*
+ * Choose in @b the symbols whose keys (named_key()) are in @keys[0..n) (sorted, unique); set
+ * found[i] for each key found. A key without a scope chooses every symbol of that name (the
+ * name was unique where the source run was recorded; a static function may have several
+ * here). Returns how many symbols were chosen, or -ENOMEM.
+ */
+static long choose_named(struct pg_bin *b, char **keys, size_t n, bool *found)
+{
+	long hits = 0;
 
 	for (size_t k = 0; k < b->syms.n; k++) {
-		char *name = b->syms.syms[k].name;
-		char **at = bsearch(&name, names, n, sizeof(*names), cmp_str_ptr);
+		const struct pg_sym *s = &b->syms.syms[k];
+		char *key = named_key(s->name, s->scope), **at;
 
+		if (!key)
+			return -ENOMEM;
+		at = bsearch(&key, keys, n, sizeof(*keys), cmp_str_ptr);
+		if (!at && s->scope) {	/* recorded where the name was unique */
+			free(key);
+			if (!(key = named_key(s->name, NULL)))
+				return -ENOMEM;
+			at = bsearch(&key, keys, n, sizeof(*keys), cmp_str_ptr);
+		}
+		free(key);
 		if (!at)
 			continue;
 		b->chosen[k] = true;
-		found[at - names] = true;
+		found[at - keys] = true;
 		hits++;
 	}
 	return hits;
@@ -270,7 +319,8 @@ static int apply_functions_of(struct pg_selection *sel, const struct pg_record_o
 	uint32_t *ids = pg_run_ids_by_key(src);
 	char **names = calloc(nf, sizeof(*names));
 	bool *found = calloc(nf, sizeof(*found));
-	const char *example = NULL, *bin_gone = NULL;
+	const char *bin_gone = NULL;
+	char *example = NULL;
 	int err = ids && names && found ? 0 : -ENOMEM;
 
 	for (size_t i = 0, j; i < src->nfuncs && !err; i = j) {
@@ -280,11 +330,18 @@ static int apply_functions_of(struct pg_selection *sel, const struct pg_record_o
 		struct pg_bin *b = NULL;
 		char *path;
 
-		/* this binary's functions: their names, sorted, each once */
+		/* this binary's functions: their keys, sorted, each once */
 		for (j = i; j < src->nfuncs && !strcmp(pg_basename(src->funcs[ids[j]].binary), base);
-		     j++)
-			if (!n || strcmp(names[n - 1], src->funcs[ids[j]].name))
-				names[n++] = src->funcs[ids[j]].name;
+		     j++) {
+			const struct pg_func *f = &src->funcs[ids[j]];
+
+			if (!err && !(names[n++] = named_key(f->name, f->scope)))
+				err = -ENOMEM;
+		}
+		if (err)
+			break;
+		qsort(names, n, sizeof(*names), cmp_str_ptr);
+		n = unique_strs(names, n);
 		path = functions_of_binary(sel, first->binary);
 		if (path)
 			b = pg_selection_bin(sel, path);
@@ -293,16 +350,24 @@ static int apply_functions_of(struct pg_selection *sel, const struct pg_record_o
 			nbins_gone++;
 			bin_gone = bin_gone ?: base;
 			missing += n;
-			continue;
+		} else {
+			long hits;
+
+			memset(found, 0, n * sizeof(*found));
+			hits = choose_named(b, names, n, found);
+			if (hits < 0)
+				err = (int)hits;
+			chosen += hits > 0 ? (size_t)hits : 0;
+			for (size_t k = 0; k < n && !err; k++) {
+				if (found[k])
+					continue;
+				missing++;
+				if (!example && !(example = pretty_key(names[k])))
+					err = -ENOMEM;
+			}
 		}
-		memset(found, 0, n * sizeof(*found));
-		chosen += choose_named(b, names, n, found);
-		for (size_t k = 0; k < n; k++) {
-			if (found[k])
-				continue;
-			missing++;
-			example = example ?: names[k];
-		}
+		for (size_t k = 0; k < n; k++)
+			free(names[k]);
 	}
 	if (!err && nbins_gone)
 		pg_warn("--functions-of %s: %zu of its binaries (%s%s) cannot be found by name among "
@@ -326,6 +391,7 @@ static int apply_functions_of(struct pg_selection *sel, const struct pg_record_o
 	free(ids);
 	free(names);
 	free(found);
+	free(example);
 	return err;
 }
 
@@ -357,6 +423,7 @@ int pg_selection_build(struct pg_selection *sel, struct pg_run *run, size_t site
 				continue;
 			err = pg_run_add_func(run, bin->path, s->name, s->display, s->addr,
 					      s->offset, s->site, s->endbr, NULL);
+			err = err ?: pg_func_set_scope(&run->funcs[run->nfuncs - 1], s->scope);
 			if (err)
 				return err;
 			site_count[s->site]++;

@@ -130,6 +130,33 @@ static void test_unique(void **state)
 	assert_invalid(run, "functions 0 and 3 are both main in /bin/prog");
 }
 
+/*
+ * Functions that share a name in one binary are told apart by their scope: the key is
+ * (binary, name, scope); the scope is in the display name; a scope repeated is refused.
+ */
+static void test_scope(void **state)
+{
+	struct pg_run *run;
+
+	(void)state;
+	run = good_run();
+	free(run->funcs[2].binary);
+	run->funcs[2].binary = pg_fx_strdup("/bin/prog");
+	assert_int_equal(pg_func_set_scope(&run->funcs[1], "a.c"), 0);
+	assert_int_equal(pg_func_set_scope(&run->funcs[2], "b.c"), 0);
+	assert_string_equal(run->funcs[2].display, "work [b.c]");
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+	assert_true(pg_func_key_cmp(&run->funcs[1], &run->funcs[2]) < 0);
+	assert_true(pg_func_key_cmp(&run->funcs[2], &run->funcs[1]) > 0);
+	/* a scope sorts after none: the same name without one is a different function */
+	assert_int_equal(pg_func_set_scope(&run->funcs[1], NULL), 0);
+	assert_null(run->funcs[1].scope);
+	assert_true(pg_func_key_cmp(&run->funcs[1], &run->funcs[2]) < 0);
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+	assert_int_equal(pg_func_set_scope(&run->funcs[1], "b.c"), 0);
+	assert_invalid(run, "functions 1 and 2 are both work [b.c] in /bin/prog");
+}
+
 static void test_stats(void **state)
 {
 	struct pg_run *run;
@@ -281,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_funcs),
 		cmocka_unit_test(test_unique),
+		cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_children),
 		cmocka_unit_test(test_calibration),

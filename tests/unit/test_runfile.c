@@ -213,6 +213,11 @@ static void make_run(struct pg_run *run)
 		      PG_SITE_EMULATED, false);
 	pg_fx_func_at(run, "/opt/my bench/bench", "never_called", NULL, 0x42, 0x42,
 		      PG_SITE_UNKNOWN, false);
+	/* a static function of one name in two files: told apart by their scope */
+	pg_fx_func_at(run, "/opt/my bench/bench", "step", NULL, 0x50, 0x50, PG_SITE_NOP5, false);
+	assert_int_equal(pg_func_set_scope(&run->funcs[run->nfuncs - 1], "a.c"), 0);
+	pg_fx_func_at(run, "/opt/my bench/bench", "step", NULL, 0x60, 0x60, PG_SITE_NOP5, false);
+	assert_int_equal(pg_func_set_scope(&run->funcs[run->nfuncs - 1], "b.c"), 0);
 
 	rep = pg_run_add_rep(run);
 	assert_non_null(rep);
@@ -310,6 +315,8 @@ static void assert_runs_equal(const struct pg_run *a, const struct pg_run *b)
 		assert_int_equal(fa->offset, fb->offset);
 		assert_int_equal(fa->site, fb->site);
 		assert_int_equal(fa->endbr, fb->endbr);
+		if (fa->scope || fb->scope)
+			assert_string_equal(fa->scope, fb->scope);
 	}
 	assert_int_equal(a->nreps, b->nreps);
 	for (size_t r = 0; r < a->nreps; r++) {
@@ -375,6 +382,8 @@ static void test_round_trip(void **state)
 	assert_non_null(strstr(t1, "\"address\":\"0xdeadbeefcafe\""));
 	assert_non_null(strstr(t1, "\"binary\":\"/opt/my bench/bench\""));	/* no "\/" */
 	assert_non_null(strstr(t1, "\"calls\":9223372036854775813"));
+	assert_non_null(strstr(t1, "\"display\":\"step [b.c]\""));
+	assert_non_null(strstr(t1, "\"scope\":\"b.c\""));
 
 	/* reading into a run that holds something replaces it */
 	assert_int_equal(pg_runfile_read(path, &b), 0);

@@ -11,5 +11,5 @@ static __attribute__((noinline)) void step(unsigned long n)
 void run_a(unsigned long scale)
 {
 	for (int i = 0; i < 20; i++)
-		step(20000 * scale);
+		step(300000 * scale);
 }

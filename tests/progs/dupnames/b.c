@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* dupnames: the other static step(), ten times the work of a.c's. */
+/* dupnames: the other static step(), with a loop of its own. */
 volatile unsigned long sink_b;
 
 static __attribute__((noinline)) void step(unsigned long n)
