@@ -54,7 +54,7 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 		  -fno-omit-frame-pointer -fvisibility=hidden
 
 .SECONDARY:
-.PHONY: all deps deps-build check check-layers test unit e2e demo clean bench bench-render fuzz \
+.PHONY: all deps deps-build check check-layers test unit e2e demo clean bench bench-render realworld fuzz \
 	fuzz-build
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
@@ -219,7 +219,7 @@ clean:
 # cost attach accuracy stats compare sampling) and stores their results, stamped, in
 # bench/results.json, keeping the other sections' results; bench/render.py then writes
 # BENCHMARKS.md from that file. bench-render writes BENCHMARKS.md alone, measuring nothing.
-BENCH_DEBIAN := libbpf-tools bpftrace uftrace hyperfine python3-scipy time
+BENCH_DEBIAN := libbpf-tools bpftrace uftrace hyperfine python3-scipy time dpkg-dev cmake
 bench: deps all
 	@if ! dpkg -s $(BENCH_DEBIAN) >/dev/null 2>&1; then \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BENCH_DEBIAN); fi
@@ -227,4 +227,15 @@ bench: deps all
 	/usr/bin/python3 bench/render.py
 
 bench-render:
+	/usr/bin/python3 bench/render.py
+
+# real programs (issue 17): zstd and leveldb from their Debian source packages, built with
+# their own build systems under build/realworld, gated with the default flow; the bench's
+# realworld section, measured alone (RW_REPS, RW_PAIRS: bench/realworld/realworld.py)
+REALWORLD_DEBIAN := dpkg-dev cmake
+realworld: deps all
+	@if ! dpkg -s $(REALWORLD_DEBIAN) >/dev/null 2>&1; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			$(REALWORLD_DEBIAN); fi
+	/usr/bin/python3 bench/measure.py realworld
 	/usr/bin/python3 bench/render.py

@@ -586,9 +586,17 @@ def measure_sampling(rounds=3, reps=5):
     return out
 
 
+def measure_realworld():
+    """Section 7: the default flow on zstd and leveldb from Debian sources (its own module)."""
+    sys.path.insert(0, os.path.join(ROOT, "bench", "realworld"))
+    import realworld
+    return realworld.measure()
+
+
 MEASURES = [("cost", measure_cost), ("attach", measure_attach),
             ("accuracy", measure_accuracy), ("stats", measure_stats),
-            ("compare", measure_compare), ("sampling", measure_sampling)]
+            ("compare", measure_compare), ("sampling", measure_sampling),
+            ("realworld", measure_realworld)]
 
 
 def git(*args):

@@ -513,12 +513,22 @@ def render_sampling(sec):
     return s + quote_lines(sec)
 
 
+# ---- real programs ---------------------------------------------------------------------------
+
+def render_realworld(sec):
+    sys.path.insert(0, os.path.join(ROOT, "bench", "realworld"))
+    import realworld
+    return realworld.render_lines(sec.data)
+
+
 RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("attach", "Attaching and detaching", render_attach),
              ("accuracy", "Accuracy of compensated latencies", render_accuracy),
              ("stats", "Statistical quality", render_stats),
              ("compare", "compare at scale", render_compare),
-             ("sampling", "Sampled profiles (`perfgate record -F`)", render_sampling)]
+             ("sampling", "Sampled profiles (`perfgate record -F`)", render_sampling),
+             ("realworld", "Real programs: the default flow on zstd and leveldb",
+              render_realworld)]
 
 
 def render(res):
