@@ -54,6 +54,41 @@ struct pg_hl {
 int pg_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny, double alpha,
 		      struct pg_hl *out);
 
+/*
+ * Paired samples (an interleaved A/B session: docs/statistics.md): d[0..n) are the per-pair
+ * differences (for perfgate, log(new) - log(base) of one pair of repetitions).
+ *
+ * Wilcoxon signed-rank test of d against 0, two-sided. Zero differences are dropped (Wilcoxon's
+ * convention; n_used says how many remain); tied |d| get their mean rank. W+ is the sum of the
+ * ranks of the positive differences. The p-value is exact (the null distribution of W+,
+ * counted over the 2^n sign patterns) when no |d| is tied and n_used <= PG_WSR_EXACT_MAX;
+ * otherwise the normal approximation with tie and continuity correction (as
+ * scipy.stats.wilcoxon(method="approx", correction=True, zero_method="wilcox")). With no
+ * difference left, p = 1. Returns 0, -EINVAL (n == 0, or a difference not finite), -ENOMEM.
+ */
+#define PG_WSR_EXACT_MAX 60
+
+struct pg_wsr {
+	double w_plus;		/* sum of the ranks of the positive differences */
+	double p;		/* two-sided p-value, in (0, 1] */
+	size_t n_used;		/* differences that were not zero */
+	int exact;
+};
+
+int pg_wsr_test(const double *d, size_t n, struct pg_wsr *out);
+
+/* The smallest two-sided p-value an exact signed-rank test of n pairs can reach: 2 / 2^n. */
+double pg_wsr_min_p(size_t n);
+
+/*
+ * Hodges-Lehmann estimate of the centre of paired differences d[0..n): the median of the
+ * n(n+1)/2 Walsh averages (d_i + d_j) / 2, i <= j, with the distribution-free interval of level
+ * 1 - alpha from their order statistics [w_(k), w_(N+1-k)], k the largest integer with
+ * P(W+ < k) <= alpha / 2 under the null (exact for n <= PG_WSR_EXACT_MAX, normal beyond);
+ * infinite when no k qualifies. 0, -EINVAL or -ENOMEM.
+ */
+int pg_hodges_lehmann_paired(const double *d, size_t n, double alpha, struct pg_hl *out);
+
 /* Median of v[0..n) (mean of the two middle values for even n); NAN for n == 0. */
 double pg_median(const double *v, size_t n);
 

@@ -409,6 +409,131 @@ static void test_median(void **state)
 	assert_true(v[0] == 3 && v[1] == 1 && v[2] == 2);	/* input untouched */
 }
 
+/* ---- paired: Wilcoxon signed-rank and Hodges-Lehmann from Walsh averages ---- */
+
+/* The exact two-sided p of W+ for untied d, by enumerating all 2^n sign patterns. */
+static double wsr_brute_p(const double *d, size_t n)
+{
+	double rank[24], w = 0, mu = (double)n * (double)(n + 1) / 4, lo = 0, hi = 0;
+
+	for (size_t i = 0; i < n; i++) {	/* rank of |d_i| (no ties) */
+		rank[i] = 1;
+		for (size_t j = 0; j < n; j++)
+			rank[i] += fabs(d[j]) < fabs(d[i]);
+		if (d[i] > 0)
+			w += rank[i];
+	}
+	for (uint32_t mask = 0; mask < (1u << n); mask++) {
+		double s = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (mask >> i & 1)
+				s += rank[i];
+		lo += s <= w;
+		hi += s >= w;
+	}
+	(void)mu;
+	return fmin(1, 2 * fmin(lo, hi) / (double)(1u << n));
+}
+
+static void test_wsr_exact(void **state)
+{
+	const double all_up[] = { 1, 2, 3, 4, 5 };
+	const double mixed[] = { 0.3, -1.2, 2.5, 0.8, -0.1, 1.7, 3.1, -0.45, 0.9, 2.2, 1.05 };
+	double neg[11];
+	struct pg_wsr r, rn;
+
+	(void)state;
+	/* all five positive: W+ = 15, p = 2 / 32 (scipy.stats.wilcoxon gives 0.0625) */
+	assert_int_equal(pg_wsr_test(all_up, 5, &r), 0);
+	assert_true(r.exact);
+	assert_true(fabs(r.w_plus - 15) < 1e-12);
+	assert_true(fabs(r.p - 0.0625) < 1e-12);
+	assert_true(fabs(pg_wsr_min_p(5) - 0.0625) < 1e-12);
+	/* against the enumeration, and symmetric in the sign */
+	assert_int_equal(pg_wsr_test(mixed, 11, &r), 0);
+	assert_true(r.exact);
+	assert_true(fabs(r.p - wsr_brute_p(mixed, 11)) < 1e-12);
+	for (size_t i = 0; i < 11; i++)
+		neg[i] = -mixed[i];
+	assert_int_equal(pg_wsr_test(neg, 11, &rn), 0);
+	assert_true(fabs(r.p - rn.p) < 1e-12);
+	assert_true(fabs(rn.w_plus - (66 - r.w_plus)) < 1e-12);
+}
+
+static void test_wsr_zeros_ties(void **state)
+{
+	const double zeros[] = { 0, 0, 0 };
+	const double some_zero[] = { 0, 1, 2, 3, 4, 5 };
+	const double tied[] = { 1, 1, 2, 2, 3, -1, 4, 5, 5, 6 };
+	struct pg_wsr r;
+	double x[20], sh[20];
+
+	(void)state;
+	assert_int_equal(pg_wsr_test(zeros, 3, &r), 0);
+	assert_int_equal(r.n_used, 0);
+	assert_true(r.p == 1);
+	/* zeros are dropped: the same as the five others */
+	assert_int_equal(pg_wsr_test(some_zero, 6, &r), 0);
+	assert_int_equal(r.n_used, 5);
+	assert_true(fabs(r.p - 0.0625) < 1e-12);
+	/* ties: mean ranks and the normal approximation */
+	assert_int_equal(pg_wsr_test(tied, 10, &r), 0);
+	assert_false(r.exact);
+	assert_true(fabs(r.w_plus - 53) < 1e-12);	/* |-1| shares ranks 1-3 (mean 2): 55 - 2 */
+	assert_true(r.p > 0 && r.p < 0.02);
+	/* the approximation agrees with the exact p where both apply (20 untied pairs) */
+	for (int i = 0; i < 20; i++) {
+		x[i] = (i % 3 == 0 ? -1 : 1) * (0.5 + i * 0.37);
+		sh[i] = x[i] + (i == 7 ? 0.013 : 0);
+	}
+	assert_int_equal(pg_wsr_test(x, 20, &r), 0);
+	assert_true(r.exact);
+	{
+		double exact = r.p, approx;
+		struct pg_wsr ra;
+
+		/* a tie (two equal |d|) forces the approximation on nearly the same data */
+		sh[1] = x[1];
+		sh[2] = -x[1];
+		assert_int_equal(pg_wsr_test(sh, 20, &ra), 0);
+		assert_false(ra.exact);
+		approx = ra.p;
+		assert_true(fabs(exact - approx) < 0.1);
+	}
+	assert_int_equal(pg_wsr_test(NULL, 0, &r), -EINVAL);
+	x[3] = NAN;
+	assert_int_equal(pg_wsr_test(x, 20, &r), -EINVAL);
+}
+
+static void test_hl_paired(void **state)
+{
+	const double d[] = { 1, 2, 3, 4, 5 };
+	double v[10], big[80];
+	struct pg_hl h;
+
+	(void)state;
+	/* Walsh averages of 1..5: median 3; with 5 pairs no 95% interval is finite */
+	assert_int_equal(pg_hodges_lehmann_paired(d, 5, 0.05, &h), 0);
+	assert_true(fabs(h.estimate - 3) < 1e-12);
+	assert_true(isinf(h.lo) && isinf(h.hi));
+	/* 10 pairs around +0.05: the estimate and a finite interval that holds it */
+	for (int i = 0; i < 10; i++)
+		v[i] = 0.05 + 0.01 * ((i * 7) % 10 - 4.5);
+	assert_int_equal(pg_hodges_lehmann_paired(v, 10, 0.05, &h), 0);
+	assert_true(fabs(h.estimate - 0.05) < 0.01);
+	assert_true(isfinite(h.lo) && isfinite(h.hi));
+	assert_true(h.lo < h.estimate && h.estimate < h.hi);
+	assert_true(h.lo > 0);	/* every difference is above 0.005 */
+	/* beyond the exact range: the normal approximation, a narrow interval */
+	for (int i = 0; i < 80; i++)
+		big[i] = 0.02 + 0.001 * ((i * 37) % 80 - 40);
+	assert_int_equal(pg_hodges_lehmann_paired(big, 80, 0.05, &h), 0);
+	assert_true(h.lo < 0.02 && h.hi > 0.02 && h.hi - h.lo < 0.02);
+	assert_int_equal(pg_hodges_lehmann_paired(d, 0, 0.05, &h), -EINVAL);
+	assert_int_equal(pg_hodges_lehmann_paired(d, 5, 1.5, &h), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +549,9 @@ int main(void)
 		cmocka_unit_test(test_hl_shift),
 		cmocka_unit_test(test_hl_errors),
 		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_wsr_exact),
+		cmocka_unit_test(test_wsr_zeros_ties),
+		cmocka_unit_test(test_hl_paired),
 	};
 
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
