@@ -181,7 +181,8 @@ int do_compare(int argc, char **argv)
 		goto cleanup;
 	if (json && pg_compare_write_json(&cmp, &base, &new, json))
 		goto cleanup;
-	if (flame && pg_flamegraph_write_diff(&base, &new, flame_metric, opts.alpha, flame))
+	if (flame && pg_flamegraph_write_diff(&base, &new, &cmp, flame_metric, opts.alpha,
+					       flame))
 		goto cleanup;
 	if (pg_ci_out_write(&ci, &cmp, &base, &new, junit, json, markdown))
 		goto cleanup;
