@@ -16,6 +16,7 @@
 
 #include "../core/log.h"
 #include "../core/strbuf.h"
+#include "../diff/probes.h"
 #include "flamegraph.h"
 #include "fmt.h"
 #include "xmlw.h"
@@ -114,7 +115,9 @@ static void plain_colour(const char *name, char *buf, size_t len)
 	uint32_t h = name_hash(name);
 	double a = (h & 0xff) / 255.0, b = (h >> 8 & 0xff) / 255.0, c = (h >> 16 & 0xff) / 255.0;
 
-	if (is_kernel(name))	/* orange */
+	if (!strcmp(name, PG_PROBE_FRAME))	/* perfgate's own cost: violet */
+		snprintf(buf, len, "rgb(%d,%d,%d)", 170 + (int)(20 * a), 140 + (int)(20 * a), 220);
+	else if (is_kernel(name))	/* orange */
 		snprintf(buf, len, "rgb(%d,%d,%d)", 220 + (int)(30 * a), 120 + (int)(60 * b),
 			 20 + (int)(40 * c));
 	else if (is_unresolved(name))	/* grey */
