@@ -332,9 +332,9 @@ static int header(struct pg_xmlw *s, const struct pg_flame *f, const char *title
 	label(s, XPAD, y, "legend", NULL, NULL, line);
 	y += 18;
 	if (f->exact)
-		snprintf(line, sizeof(line), "Colour: traced functions by perfgate compare's verdict "
-			 "(exact %s time per call; %zu frames: %zu regressed, %zu improved); other "
-			 "frames by the change of their %s share of samples.",
+		snprintf(line, sizeof(line), "Colour: traced functions by perfgate compare's "
+			 "verdict (exact %s time per call; %zu frames: %zu regressed, %zu "
+			 "improved); other frames by the change of their %s share of samples.",
 			 pg_metric_name(f->exact_metric), f->nexact, f->nexact_grew,
 			 f->nexact_shrank, f->metric == PG_FLAME_SELF ? "self" : "inclusive");
 	else

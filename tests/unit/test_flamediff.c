@@ -26,20 +26,6 @@
 #include "fixtures.h"
 #include "util.h"
 
-/* Append a repetition whose stacks are the folded text @text. */
-static void add_rep(struct pg_run *run, const char *text)
-{
-	struct pg_rep *rep = pg_run_add_rep(run);
-	char why[128];
-
-	assert_non_null(rep);
-	assert_int_equal(pg_folded_parse(text, strlen(text), &rep->stacks, &rep->nstacks, why,
-					 sizeof(why)), 0);
-	for (size_t i = 0; i < rep->nstacks; i++)
-		rep->samples += rep->stacks[i].count;
-	rep->exit_code = 0;
-}
-
 static void new_run(struct pg_run *run)
 {
 	static char *argv[] = { "./bench" };
@@ -84,10 +70,10 @@ static void make_runs(struct pg_run *base, struct pg_run *new, size_t nreps)
 
 		snprintf(buf, sizeof(buf), "m;a;c %d\nm;d;c %d\nm %d\n", 50 + j, 50 - j,
 			 2 + (int)(r % 4));
-		add_rep(base, buf);
+		pg_fx_stacks(base, buf);
 		snprintf(buf, sizeof(buf), "m;a;c %d\nm;d;c %d\nm %d\nm;e %d\n", 30 + j, 70 - j,
 			 2 + (int)((r + 1) % 4), 5);
-		add_rep(new, buf);
+		pg_fx_stacks(new, buf);
 	}
 }
 
@@ -97,8 +83,8 @@ static void test_build(void **state)
 	struct pg_flame f;
 
 	new_run(&run);
-	add_rep(&run, "m;a;c 10\nm;a 2\nm;d;c 5\n");
-	add_rep(&run, "m;a;c 1\nx 1\n");
+	pg_fx_stacks(&run, "m;a;c 10\nm;a 2\nm;d;c 5\n");
+	pg_fx_stacks(&run, "m;a;c 1\nx 1\n");
 	pg_flame_init(&f);
 	assert_int_equal(pg_flame_build(&run, -1, &f), 0);
 	assert_int_equal(f.total, 19);
@@ -198,9 +184,9 @@ static void test_diff_noise_and_few_reps(void **state)
 		int k = (r + 3) % 8;	/* the same repetitions, in another order */
 
 		snprintf(buf, sizeof(buf), "m;a %d\nm;b %d\n", 40 + r % 4, 60 - r % 3);
-		add_rep(&base, buf);
+		pg_fx_stacks(&base, buf);
 		snprintf(buf, sizeof(buf), "m;a %d\nm;b %d\n", 40 + k % 4, 60 - k % 3);
-		add_rep(&new, buf);
+		pg_fx_stacks(&new, buf);
 	}
 	pg_flame_init(&f);
 	assert_int_equal(pg_flame_diff(&base, &new, PG_FLAME_SELF, 0.05, &f, why, sizeof(why)), 0);
@@ -225,7 +211,7 @@ static void test_diff_noise_and_few_reps(void **state)
 	make_runs(&base, &new, 2);
 	pg_run_release(&base);
 	new_run(&base);
-	add_rep(&base, "");
+	pg_fx_stacks(&base, "");
 	assert_int_equal(pg_flame_diff(&base, &new, PG_FLAME_SELF, 0.05, &f, why, sizeof(why)),
 			 -EINVAL);
 	assert_non_null(strstr(why, "base run has no sampled stacks"));

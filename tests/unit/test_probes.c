@@ -15,6 +15,7 @@
 #include "../../core/folded.h"
 #include "../../core/run.h"
 #include "../../diff/probes.h"
+#include "fixtures.h"
 
 static void fold_is(const char *in, const char *want)
 {
@@ -61,21 +62,10 @@ static void test_fold_stacks(void **state)
 		"main;exit;entry_SYSCALL_64_after_hwframe [k];do_syscall_64 [k];do_exit [k];"
 		PG_PROBE_FRAME);
 	/* someone else's BPF program is not ours */
-	fold_is("main;bpf_prog_0123456789abcdef_other [k]", "main;bpf_prog_0123456789abcdef_other [k]");
+	fold_is("main;bpf_prog_0123456789abcdef_other [k]",
+		"main;bpf_prog_0123456789abcdef_other [k]");
 	assert_true(pg_probe_split("a;handle_swbp [k]", &keep));
 	assert_int_equal(keep, 1);
-}
-
-static void add_rep(struct pg_run *run, const char *text)
-{
-	struct pg_rep *rep = pg_run_add_rep(run);
-	char why[128];
-
-	assert_non_null(rep);
-	assert_int_equal(pg_folded_parse(text, strlen(text), &rep->stacks, &rep->nstacks, why,
-					 sizeof(why)), 0);
-	for (size_t i = 0; i < rep->nstacks; i++)
-		rep->samples += rep->stacks[i].count;
 }
 
 static void test_fold_run(void **state)
@@ -85,12 +75,12 @@ static void test_fold_run(void **state)
 
 	(void)state;
 	pg_run_init(&run);
-	add_rep(&run, "m;f;handle_swbp [k] 2\n"
+	pg_fx_stacks(&run, "m;f;handle_swbp [k] 2\n"
 		      "m;f;do_int3_user [k] 3\n"
 		      "m;f 10\n"
 		      "m;f;[perfgate probes] 1\n"	/* folded already: merged too */
 		      "m;g;x [k] 4\n");
-	add_rep(&run, "m;f 7\n");
+	pg_fx_stacks(&run, "m;f 7\n");
 	assert_int_equal(pg_run_fold_probes(&run), 0);
 	rep = &run.reps[0];
 	assert_int_equal(rep->nstacks, 3);
