@@ -18,7 +18,9 @@ cp "$TMP/imgfilter_slow" "$TMP/imgfilter"
 
 expect_exit 1 "$PERFGATE" compare "$TMP/base.json" "$TMP/new.json" --json "$TMP/cmp.json" \
 	--flamegraph "$TMP/diff.svg"
-check_eq "compare flags blur_row" "blur_row" "$(pgtest verdicts "$TMP/cmp.json" regression)"
+# (only blur_row changed, but a loaded machine may flag another: its frames then are red too)
+pgtest verdicts "$TMP/cmp.json" regression >"$TMP/regressions"
+check "compare flags blur_row" grep -qx blur_row "$TMP/regressions"
 xmllint --noout "$TMP/diff.svg"
 check_contains "the header gives both sides' samples" "$TMP/diff.svg" \
 	'Samples: BASE [0-9]* in 12 repetitions ([0-9]* a repetition), NEW [0-9]* in 12'
@@ -66,9 +68,9 @@ for g in ET.parse(sys.argv[1]).getroot().iter(NS + "g"):
     assert re.search(r"REGRESSION, \+[0-9.]+% \[\+[0-9.]+%, \+[0-9.]+%\], q = ", tip), tip
     x, y = float(rect.get("x")), float(rect.get("y"))
     rw, rh = float(rect.get("width")), float(rect.get("height"))
-    # the pixels inside the frame, away from its border and its label
-    inside = [px[int(yy) * w + int(xx)]
-              for yy in (y + 2, y + rh - 2) for xx in range(int(x) + 3, int(x + rw) - 2)]
+    # the pixels inside the frame, away from its border and above its label's letters
+    inside = [px[yy * w + xx]
+              for yy in (int(y) + 2, int(y) + 3) for xx in range(int(x) + 3, int(x + rw) - 2)]
     red = sum(1 for r, gg, b in inside if r > 200 and gg < 90 and b < 90)
     assert inside and red >= 0.9 * len(inside), ("blur_row is not red", red, len(inside))
     blur += 1
