@@ -242,6 +242,9 @@ static void tooltip(struct layout *l, const struct pg_flame_node *nd)
 		if (nd->only_new)
 			pg_strbuf_add(b, "\nonly in NEW");
 	}
+	if (!strcmp(nd->name, PG_PROBE_FRAME))
+		pg_strbuf_add(b, "\nperfgate's own cost: the kernel's work for its probes and BPF "
+			      "programs (--keep-probe-frames shows its frames)");
 	if (src && src->line)
 		pg_strbuf_addf(b, "\n%s:%u", src->file, src->line);
 	else if (src)

@@ -52,6 +52,7 @@ PY
 "$PERFGATE" flamegraph "$TMP/a.json" -o "$TMP/a.svg"
 "$PERFGATE" flamegraph "$TMP/a.json" -o "$TMP/a-kept.svg" --keep-probe-frames
 check_contains "flamegraph folds the probe frames" "$TMP/a.svg" '<title>\[perfgate probes\]'
+check_contains "the probe frame says what it is" "$TMP/a.svg" "perfgate's own cost"
 check "flamegraph shows no uprobe frame" not grep -q '<title>[a-z_]*uprobe' "$TMP/a.svg"
 check_contains "flamegraph --keep-probe-frames keeps them" "$TMP/a-kept.svg" \
 	'<title>[a-z_]*uprobe[a-z_]* \[k\]'
