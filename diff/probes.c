@@ -48,15 +48,18 @@ static bool is(struct frame f, const char *name)
 	return f.len == n + KSUFFIX_LEN && !memcmp(f.s, name, n);
 }
 
-/* A kernel frame of uprobe or uretprobe handling, or of perfgate's probe programs. */
-static bool is_uprobe_frame(struct frame f)
+/* A kernel frame of a probe firing: its exception or syscall, its handlers and programs. */
+static bool is_hit_frame(struct frame f)
 {
 	static const char *const names[] = {
 		"handle_swbp", "handle_singlestep", "handler_chain", "handle_trampoline",
-		"exc_debug_user", "do_int3_user",
+		"exc_debug_user", "do_int3_user", "uprobe_notify_resume", "__x64_sys_uprobe",
+		"handle_syscall_uprobe", "__x64_sys_uretprobe", "uprobe_handle_trampoline",
+		"uprobe_multi_link_handler", "uprobe_multi_link_ret_handler", "uprobe_prog_run",
+		"uprobe_dispatcher", "uretprobe_dispatcher",
 	};
 
-	if (has(f, "uprobe") || has(f, "uretprobe"))
+	if (starts(f, "arch_uprobe_") || starts(f, "arch_uretprobe_"))
 		return true;
 	if (starts(f, "bpf_prog_") && (has(f, "_pg_entry" KSUFFIX) || has(f, "_pg_return" KSUFFIX)))
 		return true;
@@ -64,6 +67,13 @@ static bool is_uprobe_frame(struct frame f)
 		if (is(f, names[i]))
 			return true;
 	return false;
+}
+
+/* Any kernel frame of uprobes: a probe firing, or the bookkeeping of probed processes
+ * (uprobe_mmap installing breakpoints at exec, uprobe_copy_process at fork, ...). */
+static bool is_uprobe_frame(struct frame f)
+{
+	return is_hit_frame(f) || has(f, "uprobe") || has(f, "uretprobe");
 }
 
 /* One of perfgate's BPF programs (bpf_prog_TAG_pg_NAME [k]). */
@@ -110,10 +120,9 @@ static size_t prev_frame(const char *s, size_t off)
 
 bool pg_probe_split(const char *s, size_t *keep)
 {
-	size_t kstart = SIZE_MAX, prog = SIZE_MAX, start;
-	bool uprobe = false;
+	size_t kstart = SIZE_MAX, first = SIZE_MAX, prog = SIZE_MAX, start;
 
-	/* the first kernel frame, whether uprobe frames are among them, the first program */
+	/* the first kernel frame, the first of uprobes, the first of perfgate's programs */
 	for (size_t off = 0, len; s[off]; off += len + (s[off + len] == ';')) {
 		struct frame f = frame_at(s, off);
 
@@ -122,14 +131,19 @@ bool pg_probe_split(const char *s, size_t *keep)
 			continue;
 		if (kstart == SIZE_MAX)
 			kstart = off;
-		uprobe = uprobe || is_uprobe_frame(f);
+		if (first == SIZE_MAX && is_uprobe_frame(f))
+			first = off;
 		if (prog == SIZE_MAX && is_pg_prog(f))
 			prog = off;
 	}
-	if (uprobe) {
-		/* and the user frames without a function right below the kernel frames */
+	if (first != SIZE_MAX && is_hit_frame(frame_at(s, first))) {
+		/* a probe fired: every kernel frame, and the user frames without a function
+		 * right below them */
 		for (start = kstart; start && is_pseudo(frame_at(s, prev_frame(s, start)));)
 			start = prev_frame(s, start);
+	} else if (first != SIZE_MAX && (prog == SIZE_MAX || first < prog)) {
+		/* uprobes' bookkeeping in the kernel's own work: from there on */
+		start = first;
 	} else if (prog != SIZE_MAX) {
 		/* a tracepoint's program: from the glue that called it */
 		for (start = prog; start && is_tracing_glue(frame_at(s, prev_frame(s, start)));)

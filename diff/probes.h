@@ -12,14 +12,19 @@
  * (bpf_prog_TAG_pg_entry, _pg_return; _pg_fork, _pg_exit, _pg_exec from tracepoints).
  *
  * Folding replaces them with one frame, PG_PROBE_FRAME:
- *  - when a kernel frame of the stack belongs to uprobe handling, every kernel frame of the
- *    stack (from the first " [k]" frame, the syscall or exception entry, on) is probe cost.
+ *  - when the first kernel frame of uprobes in the stack is one of a probe firing, every
+ *    kernel frame of the stack (from the first " [k]" frame, the syscall or exception
+ *    entry, on) is probe cost.
  *    The user frames that stay end with the function the probe fired in: the traced function
  *    for an entry probe, the function returned into for a return probe. User frames
  *    directly below the kernel ones that name no function (a "module+0xADDR" or "[unknown]"
  *    address, "[uprobes]": the uretprobe trampoline or the single-step slot, which cannot be
  *    unwound) are dropped with them: such a sample's stack becomes "[perfgate probes]" at
  *    the root when nothing else is left.
+ *  - uprobes' bookkeeping in the kernel's own work (uprobe_mmap installing breakpoints when
+ *    an exec maps the binary, uprobe_copy_process at fork, ...: a frame with "uprobe" in its
+ *    name, no probe firing below it) is folded from that frame on: the kernel frames below
+ *    it (the execve, the fork) are the benchmark's and stay.
  *  - a BPF program of perfgate's run from a tracepoint (fork, exit, exec) is folded from the
  *    tracing glue that called it (bpf_trace_run*, __bpf_trace_*, trace_call_bpf, ...): the
  *    kernel frames below it (do_exit, ...) are the benchmark's and stay.

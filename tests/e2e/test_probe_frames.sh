@@ -1,6 +1,7 @@
 # perfgate's own cost in the sampled stacks: the kernel frames of its uprobes, uretprobes and
 # BPF programs are folded into one "[perfgate probes]" frame under the traced function (or the
-# function returned into) in perfgate folded, flamegraph and compare --flamegraph; with
+# function returned into; or the kernel's frame for uprobes' bookkeeping in an exec) in
+# perfgate folded, flamegraph and compare --flamegraph; with
 # --keep-probe-frames they are back. Every function of the demo is traced, with probes cheap
 # enough (nop5) and calls many enough that a recording at 999 Hz has probe samples.
 source "$(dirname "$0")/lib.sh"
@@ -28,15 +29,18 @@ def read(path):
 folded, kept = read(sys.argv[1]), read(sys.argv[2])
 traced = set(open(sys.argv[3]).read().split())
 assert sum(c for _, c in folded) == sum(c for _, c in kept), "samples lost in folding"
-under, alone = 0, 0
+under, alone, kernel = 0, 0, 0
 for frames, count in folded:
     assert not any(OURS.search(f) for f in frames), frames
     if PROBE not in frames:
         continue
-    # the last frame, under a traced function (or alone: the trampoline named no function)
+    # the last frame, under a traced function; or under a kernel frame (uprobes' bookkeeping
+    # in an exec or fork); or alone (the trampoline or single-step slot named no function)
     assert frames.index(PROBE) == len(frames) - 1, frames
     if len(frames) == 1:
         alone += count
+    elif frames[-2].endswith(" [k]"):
+        kernel += count
     else:
         assert frames[-2] in traced, ("under an untraced frame", frames)
         under += count
@@ -44,8 +48,8 @@ assert under > 0, "no probe samples under a traced function"
 assert not any(PROBE in frames for frames, _ in kept)
 ours = sum(c for frames, c in kept if any(OURS.search(f) for f in frames))
 assert ours >= under, (ours, under)
-print("probe samples: %d under traced functions, %d unattributed; %d kept" %
-      (under, alone, ours))
+print("probe samples: %d under traced functions, %d under the kernel's work, %d "
+      "unattributed; %d kept" % (under, kernel, alone, ours))
 PY
 
 # the flame graphs: one frame, or the kernel's frames with --keep-probe-frames

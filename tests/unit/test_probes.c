@@ -61,6 +61,15 @@ static void test_fold_stacks(void **state)
 		"bpf_prog_0123456789abcdef_pg_exit [k];htab_map_delete_elem [k]",
 		"main;exit;entry_SYSCALL_64_after_hwframe [k];do_syscall_64 [k];do_exit [k];"
 		PG_PROBE_FRAME);
+	/* uprobes' bookkeeping in an exec of the benchmark: the exec stays */
+	fold_is("[pre-exec];entry_SYSCALL_64_after_hwframe [k];do_syscall_64 [k];"
+		"__x64_sys_execve [k];load_elf_binary [k];__mmap_region [k];uprobe_mmap [k];"
+		"install_breakpoint [k];uprobe_write_opcode [k];arch_uprobe_analyze_insn [k]",
+		"[pre-exec];entry_SYSCALL_64_after_hwframe [k];do_syscall_64 [k];"
+		"__x64_sys_execve [k];load_elf_binary [k];__mmap_region [k];" PG_PROBE_FRAME);
+	/* a probe firing that optimizes its site (arch_uprobe_optimize) */
+	fold_is("main;asm_exc_int3 [k];irqentry_exit_to_user_mode [k];uprobe_notify_resume [k];"
+		"arch_uprobe_optimize [k];int3_update [k];uprobe_write [k]", "main;" PG_PROBE_FRAME);
 	/* someone else's BPF program is not ours */
 	fold_is("main;bpf_prog_0123456789abcdef_other [k]",
 		"main;bpf_prog_0123456789abcdef_other [k]");
