@@ -7,6 +7,8 @@
 #ifndef PG_CLI_H
 #define PG_CLI_H
 
+#include <stdbool.h>
+
 #define PG_EXIT_OK 0
 #define PG_EXIT_REGRESSION 1
 #define PG_EXIT_ERROR 2
@@ -21,16 +23,17 @@ int do_flamegraph(int argc, char **argv);
 
 /*
  * The options perfgate folded and flamegraph share (cli/profile.c): RUN.json, --rep N,
- * -o/--output FILE, --title TEXT.
+ * -o/--output FILE, --title TEXT, --keep-probe-frames.
  */
 struct pg_profile_args {
 	const char *run, *out, *title;
 	long rep;		/* 0-based; -1: all */
+	bool keep_probes;	/* leave perfgate's own frames unfolded (diff/probes.h) */
 };
 /* Parse them; -1 to go on, or the exit code (after --help, or a logged error). */
 int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_profile_args *a);
-/* Read a->run into @run and check it has repetition a->rep and sampled stacks. 0, or -1
- * after logging. */
+/* Read a->run into @run and check it has repetition a->rep and sampled stacks; fold
+ * perfgate's own frames (unless a->keep_probes). 0, or -1 after logging. */
 struct pg_run;
 int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run);
 

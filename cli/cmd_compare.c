@@ -16,6 +16,7 @@
 #include "../core/log.h"
 #include "../diff/compare.h"
 #include "../diff/flamediff.h"
+#include "../diff/probes.h"
 #include "../reporters/compare_out.h"
 #include "../reporters/flamegraph.h"
 #include "../reporters/github.h"
@@ -37,9 +38,13 @@ static const char compare_usage[] =
 	"  --junit FILE        write a JUnit XML report\n"
 	"  --json FILE         write the full result as JSON (docs/compare-format.md)\n"
 	"  --flamegraph FILE   write a differential flame graph (SVG) of the sampled profiles:\n"
-	"                      widths from NEW, red = share of samples grew, blue = shrank\n"
+	"                      widths from NEW; traced functions red = regression, blue =\n"
+	"                      improvement (the verdicts above); other frames red = share of\n"
+	"                      samples grew, blue = shrank\n"
 	"  --flame-color self|inclusive  colour by the change of self (default) or\n"
 	"                      inclusive share (docs/sampling.md)\n"
+	"  --keep-probe-frames the flame graph shows the kernel frames of perfgate's probes,\n"
+	"                      not one '[perfgate probes]' frame\n"
 	"  --markdown FILE     write a pull-request summary in Markdown (docs/ci.md)\n"
 	"  --artifact NAME     name a file published with the result in the summary\n"
 	"                      (repeatable; the --junit, --json and --flamegraph files are\n"
@@ -70,6 +75,7 @@ int do_compare(int argc, char **argv)
 		{ "raw", no_argument, NULL, 'R' },
 		{ "flamegraph", required_argument, NULL, 'G' },
 		{ "flame-color", required_argument, NULL, 'C' },
+		{ "keep-probe-frames", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -79,7 +85,7 @@ int do_compare(int argc, char **argv)
 	struct pg_ci_out ci;
 	struct pg_run base, new;
 	struct pg_comparison cmp;
-	int c, all = 0, strict = 0, ret = PG_EXIT_ERROR;
+	int c, all = 0, strict = 0, keep_probes = 0, ret = PG_EXIT_ERROR;
 	double pct;
 
 	pg_run_init(&base);
@@ -138,6 +144,9 @@ int do_compare(int argc, char **argv)
 				goto cleanup;
 			}
 			break;
+		case 'K':
+			keep_probes = 1;
+			break;
 		case 'J':
 			json = optarg;
 			break;
@@ -183,7 +192,14 @@ int do_compare(int argc, char **argv)
 		goto cleanup;
 	if (json && pg_result_write(&cmp, &base, &new, json))
 		goto cleanup;
-	if (flame && pg_flamegraph_write_diff(&base, &new, flame_metric, opts.alpha, flame))
+	if (flame && !keep_probes &&
+	    (pg_run_fold_probes(&base) || pg_run_fold_probes(&new))) {
+		pg_err("--flamegraph: cannot fold perfgate's probe frames: out of memory or a "
+		       "count overflow");
+		goto cleanup;
+	}
+	if (flame && pg_flamegraph_write_diff(&base, &new, &cmp, flame_metric, opts.alpha,
+					       flame))
 		goto cleanup;
 	if (pg_ci_out_write(&ci, &cmp, &base, &new, junit, json, markdown))
 		goto cleanup;

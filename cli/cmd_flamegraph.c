@@ -11,13 +11,16 @@
 
 static const char flamegraph_usage[] =
 	"usage: perfgate flamegraph RUN.json -o OUT.svg [--rep N] [--title TEXT]\n"
+	"                           [--keep-probe-frames]\n"
 	"\n"
 	"Write an interactive SVG flame graph of the run's sampled profile: hover for details,\n"
 	"click to zoom, Ctrl-F (or Search) to highlight frames. Works offline in a browser.\n"
 	"\n"
 	"  -o, --output F  the SVG file to write (atomically)\n"
 	"  --rep N         only repetition N (1 = the first); default all\n"
-	"  --title TEXT    the heading (default: the benchmark command)\n";
+	"  --title TEXT    the heading (default: the benchmark command)\n"
+	"  --keep-probe-frames  show the kernel frames of perfgate's probes, not one\n"
+	"                  '[perfgate probes]' frame (docs/sampling.md)\n";
 
 int do_flamegraph(int argc, char **argv)
 {

@@ -10,13 +10,15 @@
 #include "cli.h"
 
 static const char folded_usage[] =
-	"usage: perfgate folded RUN.json [--rep N] [-o FILE]\n"
+	"usage: perfgate folded RUN.json [--rep N] [-o FILE] [--keep-probe-frames]\n"
 	"\n"
 	"Print the sampled stacks of a run as folded text, one stack a line, root first:\n"
 	"'main;parse;lex 123'. flamegraph.pl, inferno and speedscope read it.\n"
 	"\n"
 	"  --rep N         only repetition N (1 = the first); default all, added up\n"
-	"  -o, --output F  write to F (atomically) instead of stdout\n";
+	"  -o, --output F  write to F (atomically) instead of stdout\n"
+	"  --keep-probe-frames  show the kernel frames of perfgate's probes, not one\n"
+	"                  '[perfgate probes]' frame (docs/sampling.md)\n";
 
 int do_folded(int argc, char **argv)
 {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * cli/profile.c - what perfgate folded (cmd_folded.c) and perfgate flamegraph
- * (cmd_flamegraph.c) share: their options, RUN.json [--rep N] [-o FILE] [--title TEXT], and
- * the checks of the run they read (see cli.h).
+ * (cmd_flamegraph.c) share: their options, RUN.json [--rep N] [-o FILE] [--title TEXT]
+ * [--keep-probe-frames], and the checks of the run they read (see cli.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 #include "../formats/runfile.h"
 #include "../core/log.h"
+#include "../diff/probes.h"
 #include "cli.h"
 
 int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_profile_args *a)
@@ -18,6 +19,7 @@ int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_pr
 		{ "output", required_argument, NULL, 'o' },
 		{ "rep", required_argument, NULL, 'r' },
 		{ "title", required_argument, NULL, 't' },
+		{ "keep-probe-frames", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -39,6 +41,9 @@ int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_pr
 			break;
 		case 't':
 			a->title = optarg;
+			break;
+		case 'k':
+			a->keep_probes = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -74,6 +79,11 @@ int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run)
 		pg_err("%s has no sampled stacks (%s)", a->run, run->meta.sample_hz ?
 		       "the benchmark was too short to be sampled: raise -F or its run time" :
 		       "it was recorded with --no-sample or by an older perfgate");
+		return -1;
+	}
+	if (!a->keep_probes && pg_run_fold_probes(run)) {
+		pg_err("%s: cannot fold perfgate's probe frames: out of memory or a count overflow",
+		       a->run);
 		return -1;
 	}
 	return 0;

@@ -249,6 +249,99 @@ static double mean(const double *v, size_t n)
 	return n ? s / (double)n : 0;
 }
 
+/* ---- frames of traced functions: compare's verdicts ---- */
+
+static const struct pg_comparison *sort_cmp;
+
+static const char *fcmp_name(const struct pg_fcmp *fc)
+{
+	return fc->display ? fc->display : fc->name;
+}
+
+/* by display name, then by position in the comparison (its order: regressions first) */
+static int cmp_fcmp_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(fcmp_name(&sort_cmp->f[x]), fcmp_name(&sort_cmp->f[y]));
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* The first compared function named @name in @idx[0..n) (sorted by cmp_fcmp_index), or NULL. */
+static const struct pg_fcmp *find_fcmp(const struct pg_comparison *cmp, const size_t *idx,
+				       size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(fcmp_name(&cmp->f[idx[mid]]), name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(fcmp_name(&cmp->f[idx[lo]]), name) ? &cmp->f[idx[lo]] : NULL;
+}
+
+/* Point every node of a compared function to its result. */
+static int attach_verdicts(struct pg_flame *f, const struct pg_comparison *cmp)
+{
+	size_t *idx = malloc((cmp->n ? cmp->n : 1) * sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < cmp->n; i++)
+		idx[i] = i;
+	sort_cmp = cmp;
+	if (cmp->n > 1)
+		qsort(idx, cmp->n, sizeof(*idx), cmp_fcmp_index);
+	sort_cmp = NULL;
+	f->exact = true;
+	f->exact_metric = cmp->opts.metric;
+	for (size_t i = 1; i < f->n; i++) {
+		f->nodes[i].exact = find_fcmp(cmp, idx, cmp->n, f->nodes[i].name);
+		f->nexact += f->nodes[i].exact && f->nodes[i].total;
+	}
+	free(idx);
+	return 0;
+}
+
+static enum pg_flame_change verdict_change(const struct pg_fcmp *fc)
+{
+	if (fc->verdict == PG_VERDICT_REGRESSION)
+		return PG_FLAME_GREW;
+	if (fc->verdict == PG_VERDICT_IMPROVEMENT)
+		return PG_FLAME_SHRANK;
+	return PG_FLAME_NEUTRAL;
+}
+
+/* Colour the drawn frames of compared functions by their verdicts. */
+static void colour_exact(struct pg_flame *f)
+{
+	double maxc = 0;
+
+	for (size_t i = 1; i < f->n; i++) {
+		struct pg_flame_node *nd = &f->nodes[i];
+
+		if (!nd->exact || !nd->total)
+			continue;
+		nd->change = verdict_change(nd->exact);
+		if (nd->change != PG_FLAME_NEUTRAL && isfinite(nd->exact->change))
+			maxc = fmax(maxc, fabs(nd->exact->change));
+	}
+	for (size_t i = 1; i < f->n; i++) {
+		struct pg_flame_node *nd = &f->nodes[i];
+
+		if (!nd->exact || nd->change == PG_FLAME_NEUTRAL)
+			continue;
+		nd->intensity = maxc > 0 && isfinite(nd->exact->change) ?
+				fabs(nd->exact->change) / maxc : 1;
+		f->nexact_grew += nd->change == PG_FLAME_GREW;
+		f->nexact_shrank += nd->change == PG_FLAME_SHRANK;
+	}
+}
+
 static int colour(struct pg_flame *f)
 {
 	double *x = calloc(f->nbase + 1, sizeof(*x)), *y = calloc(f->nnew + 1, sizeof(*y));
@@ -281,7 +374,7 @@ static int colour(struct pg_flame *f)
 		nd->base_share = mean(x, nx);
 		nd->new_share = mean(y, ny);
 		nd->delta = nd->new_share - nd->base_share;
-		if (!i || !f->tested || metric_sum(f, nd) < nreps(f) ||
+		if (!i || nd->exact || !f->tested || metric_sum(f, nd) < nreps(f) ||
 		    pg_mwu_test(x, nx, y, ny, &m))
 			continue;
 		nd->p = m.p;
@@ -292,6 +385,7 @@ static int colour(struct pg_flame *f)
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	colour_exact(f);
 	for (size_t k = 0; k < nt; k++) {
 		struct pg_flame_node *nd = &f->nodes[tested[k]];
 
@@ -307,7 +401,8 @@ static int colour(struct pg_flame *f)
 
 		if (nd->change == PG_FLAME_NEUTRAL)
 			continue;
-		nd->intensity = maxd > 0 ? fabs(nd->delta) / maxd : 0;
+		if (!nd->exact)
+			nd->intensity = maxd > 0 ? fabs(nd->delta) / maxd : 0;
 		f->ngrew += nd->change == PG_FLAME_GREW;
 		f->nshrank += nd->change == PG_FLAME_SHRANK;
 	}
@@ -323,6 +418,13 @@ int pg_flame_diff(const struct pg_run *base, const struct pg_run *new,
 		  enum pg_flame_metric metric, double alpha, struct pg_flame *f, char *why,
 		  size_t whylen)
 {
+	return pg_flame_diff_exact(base, new, metric, alpha, NULL, f, why, whylen);
+}
+
+int pg_flame_diff_exact(const struct pg_run *base, const struct pg_run *new,
+			enum pg_flame_metric metric, double alpha, const struct pg_comparison *cmp,
+			struct pg_flame *f, char *why, size_t whylen)
+{
 	int err = setup(f, base->nreps, new->nreps);
 
 	f->diff = true;
@@ -336,6 +438,8 @@ int pg_flame_diff(const struct pg_run *base, const struct pg_run *new,
 		    !f->base_total ? "base" : "new");
 		err = -EINVAL;
 	}
+	if (!err && cmp)
+		err = attach_verdicts(f, cmp);
 	err = err ?: colour(f);
 	if (err) {
 		pg_flame_release(f);

@@ -23,7 +23,24 @@
  * in the tree's drawing (their samples are missing from NEW); they are counted in
  * gone_samples.
  *
- * Ownership: struct pg_flame owns its nodes and names; pg_flame_release() frees them.
+ * Traced functions: given perfgate compare's result (pg_flame_diff_exact()), every node whose
+ * frame names a compared function (its display name, as frames are named) takes its change
+ * from the exact verdict instead: REGRESSION grew, IMPROVEMENT shrank, anything else NEUTRAL
+ * (node.exact points to the function's result, with the reason). Such nodes are not in the
+ * sample test's family; their intensity is |change| relative to the largest |change| of a
+ * regression or improvement in the tree. When two compared functions share a display name
+ * (two binaries), the first in the comparison's order (regressions first) colours the frame.
+ *
+ * Ownership: struct pg_flame owns its nodes and names; pg_flame_release() frees them. A tree
+ * built with a comparison points into it (node.exact): the comparison must outlive the tree.
+ *
+ *	struct pg_flame f;
+ *	char why[256];
+ *
+ *	pg_flame_init(&f);
+ *	if (!pg_flame_diff_exact(&base, &new, PG_FLAME_SELF, 0.05, &cmp, &f, why, sizeof(why)))
+ *		... f.nodes[0 .. f.n) ...
+ *	pg_flame_release(&f);
  */
 #ifndef PG_FLAMEDIFF_H
 #define PG_FLAMEDIFF_H
@@ -33,6 +50,7 @@
 #include <stdint.h>
 
 #include "../core/run.h"
+#include "compare.h"
 
 #define PG_FLAME_NONE ((size_t)-1)
 
@@ -62,6 +80,8 @@ struct pg_flame_node {
 	enum pg_flame_change change;
 	double intensity;	/* 0..1 for GREW and SHRANK, else 0 */
 	bool only_new;		/* in NEW, in no BASE repetition */
+	const struct pg_fcmp *exact;	/* the compared function of this frame, or NULL: change
+					 * then comes from its verdict, not from the samples */
 	uint64_t *cnt;		/* private: per-repetition counts */
 };
 
@@ -77,7 +97,11 @@ struct pg_flame {
 	uint64_t gone_samples;		/* BASE samples on paths NEW does not have */
 	size_t max_depth;
 	bool tested;		/* both sides had >= 2 repetitions with samples */
-	size_t ngrew, nshrank, nonly_new;
+	size_t ngrew, nshrank, nonly_new;	/* frames; ngrew and nshrank include nexact_* */
+	bool exact;		/* coloured with a comparison: traced frames by their verdict */
+	enum pg_metric exact_metric;	/* the metric the comparison used */
+	size_t nexact;		/* frames of compared functions */
+	size_t nexact_grew, nexact_shrank;	/* of those, regressions and improvements */
 	/* private: the (parent, name) -> node index */
 	size_t hcap;
 	size_t *hash;
@@ -98,5 +122,13 @@ int pg_flame_build(const struct pg_run *run, long rep, struct pg_flame *f);
 int pg_flame_diff(const struct pg_run *base, const struct pg_run *new,
 		  enum pg_flame_metric metric, double alpha, struct pg_flame *f, char *why,
 		  size_t whylen);
+
+/*
+ * pg_flame_diff(), with the frames of the functions @cmp compared (perfgate compare's result
+ * for the same two runs) coloured by their verdicts; @cmp NULL: pg_flame_diff().
+ */
+int pg_flame_diff_exact(const struct pg_run *base, const struct pg_run *new,
+			enum pg_flame_metric metric, double alpha, const struct pg_comparison *cmp,
+			struct pg_flame *f, char *why, size_t whylen);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "../core/log.h"
 #include "../core/strbuf.h"
+#include "../diff/probes.h"
 #include "flamegraph.h"
 #include "fmt.h"
 #include "xmlw.h"
@@ -114,7 +115,9 @@ static void plain_colour(const char *name, char *buf, size_t len)
 	uint32_t h = name_hash(name);
 	double a = (h & 0xff) / 255.0, b = (h >> 8 & 0xff) / 255.0, c = (h >> 16 & 0xff) / 255.0;
 
-	if (is_kernel(name))	/* orange */
+	if (!strcmp(name, PG_PROBE_FRAME))	/* perfgate's own cost: violet */
+		snprintf(buf, len, "rgb(%d,%d,%d)", 170 + (int)(20 * a), 140 + (int)(20 * a), 220);
+	else if (is_kernel(name))	/* orange */
 		snprintf(buf, len, "rgb(%d,%d,%d)", 220 + (int)(30 * a), 120 + (int)(60 * b),
 			 20 + (int)(40 * c));
 	else if (is_unresolved(name))	/* grey */
@@ -177,6 +180,30 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
+/* The verdict of perfgate compare on a traced function: what colours its frames. */
+static void exact_tip(struct pg_strbuf *b, const struct pg_flame *f, const struct pg_fcmp *fc)
+{
+	char verdict[32];
+	size_t i;
+
+	snprintf(verdict, sizeof(verdict), "%s", pg_verdict_name(fc->verdict));
+	for (i = 0; verdict[i]; i++)
+		verdict[i] = (char)(verdict[i] >= 'a' && verdict[i] <= 'z' ? verdict[i] - 32 :
+				    verdict[i]);
+	pg_strbuf_addf(b, "\ntraced (exact %s time per call): %s", pg_metric_name(f->exact_metric),
+		       verdict);
+	if (isfinite(fc->change))
+		pg_strbuf_addf(b, ", %+.1f%% [%+.1f%%, %+.1f%%]", 100 * fc->change,
+			       100 * fc->ci_lo, 100 * fc->ci_hi);
+	if (!isnan(fc->q))
+		pg_strbuf_addf(b, ", q = %.2g", fc->q);
+	if (isfinite(fc->base_ns) && isfinite(fc->new_ns))
+		pg_strbuf_addf(b, "; %.0f ns -> %.0f ns", fc->base_ns, fc->new_ns);
+	if (fc->reason[0] && fc->verdict != PG_VERDICT_REGRESSION &&
+	    fc->verdict != PG_VERDICT_IMPROVEMENT)	/* else the reason repeats the change */
+		pg_strbuf_addf(b, "\n%s", fc->reason);
+}
+
 static void tooltip(struct layout *l, const struct pg_flame_node *nd)
 {
 	const struct pg_flame *f = l->f;
@@ -200,7 +227,9 @@ static void tooltip(struct layout *l, const struct pg_flame_node *nd)
 			       (unsigned long long)nd->base_self);
 		pg_strbuf_addf(b, "\n%s share: %.2f%% in BASE -> %.2f%% in NEW (%+.2f points)",
 			       what, 100 * nd->base_share, 100 * nd->new_share, 100 * nd->delta);
-		if (nd->change == PG_FLAME_GREW)
+		if (nd->exact)
+			pg_strbuf_add(b, ": colour from the exact verdict");
+		else if (nd->change == PG_FLAME_GREW)
 			pg_strbuf_addf(b, ": GREW (q = %.3g)", nd->q);
 		else if (nd->change == PG_FLAME_SHRANK)
 			pg_strbuf_addf(b, ": SHRANK (q = %.3g)", nd->q);
@@ -208,9 +237,14 @@ static void tooltip(struct layout *l, const struct pg_flame_node *nd)
 			pg_strbuf_addf(b, ": not significant (q = %.3g)", nd->q);
 		else
 			pg_strbuf_add(b, ": not tested");
+		if (nd->exact)
+			exact_tip(b, f, nd->exact);
 		if (nd->only_new)
 			pg_strbuf_add(b, "\nonly in NEW");
 	}
+	if (!strcmp(nd->name, PG_PROBE_FRAME))
+		pg_strbuf_add(b, "\nperfgate's own cost: the kernel's work for its probes and BPF "
+			      "programs (--keep-probe-frames shows its frames)");
 	if (src && src->line)
 		pg_strbuf_addf(b, "\n%s:%u", src->file, src->line);
 	else if (src)
@@ -292,23 +326,39 @@ static int header(struct pg_xmlw *s, const struct pg_flame *f, const char *title
 		label(s, XPAD, y, "legend", NULL, NULL, line);
 		return s->err;
 	}
-	snprintf(line, sizeof(line), "Differential flame graph. Widths: NEW (%llu samples, %zu "
-		 "repetitions). Colour: change of each frame's %s share of samples from BASE "
-		 "(%llu samples, %zu repetitions) to NEW.", (unsigned long long)f->total, f->nnew,
-		 f->metric == PG_FLAME_SELF ? "self" : "inclusive",
-		 (unsigned long long)f->base_total, f->nbase);
+	snprintf(line, sizeof(line), "Differential flame graph. Widths: NEW. Samples: BASE %llu "
+		 "in %zu repetitions (%.0f a repetition), NEW %llu in %zu repetitions (%.0f a "
+		 "repetition).", (unsigned long long)f->base_total, f->nbase,
+		 f->nbase ? (double)f->base_total / (double)f->nbase : 0.0,
+		 (unsigned long long)f->total, f->nnew,
+		 f->nnew ? (double)f->total / (double)f->nnew : 0.0);
+	label(s, XPAD, y, "legend", NULL, NULL, line);
+	y += 18;
+	if (f->exact)
+		snprintf(line, sizeof(line), "Colour: traced functions by perfgate compare's "
+			 "verdict (exact %s time per call; %zu frames: %zu regressed, %zu "
+			 "improved); other frames by the change of their %s share of samples.",
+			 pg_metric_name(f->exact_metric), f->nexact, f->nexact_grew,
+			 f->nexact_shrank, f->metric == PG_FLAME_SELF ? "self" : "inclusive");
+	else
+		snprintf(line, sizeof(line), "Colour: change of each frame's %s share of samples "
+			 "from BASE to NEW.", f->metric == PG_FLAME_SELF ? "self" : "inclusive");
 	label(s, XPAD, y, "legend", NULL, NULL, line);
 	y += 20;
-	legend_swatch(s, XPAD, y, "rgb(255,0,0)", false, "RED: grew in NEW (more time there)");
-	legend_swatch(s, XPAD + 280, y, "rgb(0,0,255)", false, "BLUE: shrank in NEW (less time)");
-	snprintf(line, sizeof(line), "GREY: no significant change (Mann-Whitney over "
+	legend_swatch(s, XPAD, y, "rgb(255,0,0)", false, f->exact ?
+		      "RED: grew in NEW (regression; more time there)" :
+		      "RED: grew in NEW (more time there)");
+	legend_swatch(s, XPAD + 320, y, "rgb(0,0,255)", false, f->exact ?
+		      "BLUE: shrank in NEW (improvement; less time)" :
+		      "BLUE: shrank in NEW (less time)");
+	snprintf(line, sizeof(line), "GREY: no significant change (untraced: Mann-Whitney over "
 		 "repetitions, BH q > %g)", f->alpha);
-	legend_swatch(s, XPAD + 540, y, NEUTRAL_FILL, false, line);
+	legend_swatch(s, XPAD + 620, y, NEUTRAL_FILL, false, line);
 	y += 20;
 	legend_swatch(s, XPAD, y, NEUTRAL_FILL, true, "dashed purple outline: only in NEW");
 	if (!f->tested)
 		snprintf(line, sizeof(line), "Too few repetitions with samples on a side (2 "
-			 "needed): every frame is drawn neutral.");
+			 "needed): every untraced frame is drawn neutral.");
 	else
 		snprintf(line, sizeof(line), "%zu frames grew, %zu shrank; %llu BASE samples are "
 			 "on paths NEW does not have (not drawn).", f->ngrew, f->nshrank,
@@ -327,8 +377,8 @@ static int write_doc(struct pg_xmlw *s, const struct pg_flame *f, const struct p
 	pg_xmlw_start(s, "svg");
 	pg_xmlw_attr(s, "xmlns", "http://www.w3.org/2000/svg");
 	pg_xmlw_attr(s, "version", "1.1");
-	/* below the header (title and legend): 94 px in a differential graph, 64 otherwise */
-	height = (f->diff ? 94 : 64) + (double)(f->max_depth + 1) * FRAME_H + 40;
+	/* below the header (title and legend): 112 px in a differential graph, 64 otherwise */
+	height = (f->diff ? 112 : 64) + (double)(f->max_depth + 1) * FRAME_H + 40;
 	pg_xmlw_attrf(s, "width", "%.0f", width);
 	pg_xmlw_attrf(s, "height", "%.0f", height);
 	pg_xmlw_attrf(s, "viewBox", "0 0 %.0f %.0f", width, height);
@@ -399,14 +449,15 @@ out:
 }
 
 int pg_flamegraph_write_diff(const struct pg_run *base, const struct pg_run *new,
-			     enum pg_flame_metric metric, double alpha, const char *path)
+			     const struct pg_comparison *cmp, enum pg_flame_metric metric,
+			     double alpha, const char *path)
 {
 	struct pg_flame fl;
 	char why[256] = "", title[256];
 	int err;
 
 	pg_flame_init(&fl);
-	err = pg_flame_diff(base, new, metric, alpha, &fl, why, sizeof(why));
+	err = pg_flame_diff_exact(base, new, metric, alpha, cmp, &fl, why, sizeof(why));
 	if (err) {
 		pg_err("--flamegraph %s: %s", path, err == -EINVAL && why[0] ? why :
 		       "out of memory");

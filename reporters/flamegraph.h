@@ -12,10 +12,14 @@
  * printable ASCII.
  *
  * A plain flame graph colours frames by name (warm hues for user code, orange for kernel
- * frames "[k]", grey for unresolved addresses). A differential one (struct pg_flame.diff)
+ * frames "[k]", grey for unresolved addresses, violet for perfgate's own probe cost,
+ * "[perfgate probes]": diff/probes.h). A differential one (struct pg_flame.diff)
  * colours by change: red grew, blue shrank, grey neutral, a dashed purple outline for frames
- * only in NEW; a legend states the direction, and each tooltip gives both sides' counts and
- * shares and the change (see diff/flamediff.h).
+ * only in NEW; a legend states the direction and both sides' samples (in all and per
+ * repetition), and each tooltip gives both sides' counts and shares and the change (see
+ * diff/flamediff.h). Frames of traced functions, when a comparison is given, are red for a
+ * regression (deeper for a larger change), blue for an improvement, grey otherwise, and
+ * their tooltip gives compare's verdict, change, interval, q and reason.
  */
 #ifndef PG_FLAMEGRAPH_H
 #define PG_FLAMEGRAPH_H
@@ -42,11 +46,13 @@ int pg_flamegraph_write_run(const struct pg_run *run, long rep, const char *titl
 
 /*
  * perfgate compare --flamegraph: the differential flame graph from @base to @new, coloured by
- * @metric with significance level @alpha (diff/flamediff.h), to @path; titled with both
- * commits when they differ. 0 or -errno, logged ("--flamegraph PATH: why" when the runs
- * cannot be compared, e.g. no sampled stacks).
+ * @metric with significance level @alpha (diff/flamediff.h), frames of the functions @cmp
+ * compared (may be NULL) by its verdicts, to @path; titled with both commits when they
+ * differ. 0 or -errno, logged ("--flamegraph PATH: why" when the runs cannot be compared,
+ * e.g. no sampled stacks).
  */
 int pg_flamegraph_write_diff(const struct pg_run *base, const struct pg_run *new,
-			     enum pg_flame_metric metric, double alpha, const char *path);
+			     const struct pg_comparison *cmp, enum pg_flame_metric metric,
+			     double alpha, const char *path);
 
 #endif

@@ -102,3 +102,16 @@ expect_exit() {
 		check_failed "'$*'" "exited $got, expected $want"
 	fi
 }
+
+# render_svg SVG PNG [WIDTH,HEIGHT]: a screenshot of SVG in headless Chromium (no network;
+# default window 1200,800); read it with pgtest.png_read. Stops the test if chromium fails.
+render_svg() {
+	local profile
+	profile=$(mktemp -d "$TMP/chromium.XXXXXX")
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$profile" --screenshot="$2" --window-size="${3:-1200,800}" "$1" \
+		>"$TMP/chromium.log" 2>&1 ||
+		{ cat "$TMP/chromium.log" >&2; fail "chromium failed"; }
+	check "chromium wrote no screenshot of $1" test -s "$2"
+}

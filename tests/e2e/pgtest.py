@@ -15,6 +15,8 @@ From a test script (tests/e2e/lib.sh defines `pgtest` and puts this directory on
     pgtest verdicts CMP.json [VERDICT]       # "name verdict" lines, or the names of VERDICT
     pgtest calls-per-rep REPS <CSV           # report --format csv as "function calls/rep"
 
+png_read(PNG) and png_pixels(PNG) read a screenshot (lib.sh's render_svg) from Python.
+
 From Python (a heredoc in a test):
 
     import pgtest
@@ -27,7 +29,9 @@ exit status 1 with the reason on stderr.
 """
 import csv
 import json
+import struct
 import sys
+import zlib
 
 
 def load(path):
@@ -88,6 +92,47 @@ def calls_per_rep(rows, reps_):
         per_rep = c // reps_ if c % reps_ == 0 else "%d/%d" % (c, reps_)
         out.append("%s %s" % (r["function"], per_rep))
     return out
+
+
+def png_read(path):
+    """(width, height, pixels) of an 8-bit PNG (what Chromium writes): the RGB tuples row by
+    row in one list, read with zlib (no PIL needed)."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat = 8, b""
+    while pos < len(data):
+        n, typ = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if typ == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+        elif typ == b"IDAT":
+            idat += body
+        pos += 12 + n
+    assert depth == 8 and ctype in (2, 6), (depth, ctype)
+    bpp = 3 if ctype == 2 else 4
+    raw, stride = zlib.decompress(idat), w * bpp
+    rows, prev, i = [], bytearray(stride), 0
+    for _ in range(h):
+        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+        i += 1 + stride
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0
+            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+            if f == 1: line[x] = (line[x] + a) & 255
+            elif f == 2: line[x] = (line[x] + b) & 255
+            elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, [tuple(r[x:x + 3]) for r in rows for x in range(0, stride, bpp)]
+
+
+def png_pixels(path):
+    """The RGB pixels of a PNG, row by row in one list (png_read)."""
+    return png_read(path)[2]
 
 
 def _lines(v):

@@ -6,7 +6,9 @@
 source "$(dirname "$0")/lib.sh"
 command -v chromium >/dev/null || fail "chromium is not installed (make deps installs it)"
 
-REC=("$PERFGATE" record -q -r 6 -F 999 -f main)
+# sys_loop is never called in "mix": every frame is untraced and coloured by its samples
+# (test_flame_verdicts.sh covers the frames of traced functions)
+REC=("$PERFGATE" record -q -r 6 -F 999 -f sys_loop)
 "${REC[@]}" -o "$TMP/base.json" -- ./sample_chain mix 40000000 40000000
 PG_D_FACTOR=3 "${REC[@]}" -o "$TMP/new.json" -- ./sample_chain mix 40000000 40000000
 
@@ -81,54 +83,11 @@ expect_exit 2 "$PERFGATE" flamegraph "$TMP/none.json" -o "$TMP/x.svg"
 expect_exit 2 "$PERFGATE" compare "$TMP/base.json" "$TMP/new.json" --flame-color both
 
 # render in headless Chromium (no network) and check the screenshots are not blank
-render() { # SVG PNG
-	local profile
-	profile=$(mktemp -d "$TMP/chromium.XXXXXX")
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$profile" --screenshot="$2" --window-size=1200,800 "$1" \
-		>"$TMP/chromium.log" 2>&1 ||
-		{ cat "$TMP/chromium.log" >&2; fail "chromium failed"; }
-	check "chromium wrote no screenshot of $1" test -s "$2"
-}
-render "$TMP/new.svg" "$TMP/new.png"
-render "$TMP/diff-self.svg" "$TMP/diff.png"
+render_svg "$TMP/new.svg" "$TMP/new.png"
+render_svg "$TMP/diff-self.svg" "$TMP/diff.png"
 python3 - "$TMP/new.png" "$TMP/diff.png" <<'PY'
-import struct, sys, zlib
-
-def pixels(path):
-    """RGB(A) rows of an 8-bit PNG (what Chromium writes), with zlib: no PIL needed."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat = 8, b""
-    while pos < len(data):
-        n, typ = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if typ == b"IHDR":
-            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-        elif typ == b"IDAT":
-            idat += body
-        pos += 12 + n
-    assert depth == 8 and ctype in (2, 6), (depth, ctype)
-    bpp = 3 if ctype == 2 else 4
-    raw, stride = zlib.decompress(idat), w * bpp
-    rows, prev, i = [], bytearray(stride), 0
-    for _ in range(h):
-        f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
-        i += 1 + stride
-        for x in range(stride):
-            a = line[x - bpp] if x >= bpp else 0
-            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
-            if f == 1: line[x] = (line[x] + a) & 255
-            elif f == 2: line[x] = (line[x] + b) & 255
-            elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
-        prev = line
-    return [tuple(r[x:x + 3]) for r in rows for x in range(0, stride, bpp)]
+import sys
+from pgtest import png_pixels as pixels
 
 plain = pixels(sys.argv[1])
 colours = set(plain)

@@ -10,6 +10,7 @@
  *   pg_fx_stat()     a function's stat in a repetition from its calls' durations, one by one
  *                    (calls, total, min, max, histogram; self_ns = total_ns: a leaf)
  *   pg_fx_stat_each() @calls calls of one duration each (a model program's noise-free stat)
+ *   pg_fx_stacks()   a repetition whose sampled stacks are folded text ("m;a 10\nm;b 2\n")
  * Ids and stats go in increasing order, as pg_rep_add_stat() wants. The result of
  * pg_fx_stat*() is the stat, for the test to set what it needs besides (self_ns of a caller,
  * desc[], probe times).
@@ -39,6 +40,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../core/folded.h"
 #include "../../core/log.h"
 #include "../../core/run.h"
 #include "../../diff/compare.h"
@@ -78,6 +80,20 @@ static inline struct pg_rep *pg_fx_rep(struct pg_run *run, uint64_t wall_ns)
 	assert_non_null(rep);
 	rep->wall_ns = wall_ns;
 	rep->exit_code = 0;
+	return rep;
+}
+
+/* A repetition (wall 0, exit code 0) whose sampled stacks are the folded text @text; its
+ * samples are their sum. */
+static inline struct pg_rep *pg_fx_stacks(struct pg_run *run, const char *text)
+{
+	struct pg_rep *rep = pg_fx_rep(run, 0);
+	char why[128];
+
+	assert_int_equal(pg_folded_parse(text, strlen(text), &rep->stacks, &rep->nstacks, why,
+					 sizeof(why)), 0);
+	for (size_t i = 0; i < rep->nstacks; i++)
+		rep->samples += rep->stacks[i].count;
 	return rep;
 }
 

@@ -23,21 +23,8 @@
 #include "../../core/run.h"
 #include "../../diff/flamediff.h"
 #include "../../reporters/flamegraph.h"
+#include "fixtures.h"
 #include "util.h"
-
-/* Append a repetition whose stacks are the folded text @text. */
-static void add_rep(struct pg_run *run, const char *text)
-{
-	struct pg_rep *rep = pg_run_add_rep(run);
-	char why[128];
-
-	assert_non_null(rep);
-	assert_int_equal(pg_folded_parse(text, strlen(text), &rep->stacks, &rep->nstacks, why,
-					 sizeof(why)), 0);
-	for (size_t i = 0; i < rep->nstacks; i++)
-		rep->samples += rep->stacks[i].count;
-	rep->exit_code = 0;
-}
 
 static void new_run(struct pg_run *run)
 {
@@ -83,10 +70,10 @@ static void make_runs(struct pg_run *base, struct pg_run *new, size_t nreps)
 
 		snprintf(buf, sizeof(buf), "m;a;c %d\nm;d;c %d\nm %d\n", 50 + j, 50 - j,
 			 2 + (int)(r % 4));
-		add_rep(base, buf);
+		pg_fx_stacks(base, buf);
 		snprintf(buf, sizeof(buf), "m;a;c %d\nm;d;c %d\nm %d\nm;e %d\n", 30 + j, 70 - j,
 			 2 + (int)((r + 1) % 4), 5);
-		add_rep(new, buf);
+		pg_fx_stacks(new, buf);
 	}
 }
 
@@ -96,8 +83,8 @@ static void test_build(void **state)
 	struct pg_flame f;
 
 	new_run(&run);
-	add_rep(&run, "m;a;c 10\nm;a 2\nm;d;c 5\n");
-	add_rep(&run, "m;a;c 1\nx 1\n");
+	pg_fx_stacks(&run, "m;a;c 10\nm;a 2\nm;d;c 5\n");
+	pg_fx_stacks(&run, "m;a;c 1\nx 1\n");
 	pg_flame_init(&f);
 	assert_int_equal(pg_flame_build(&run, -1, &f), 0);
 	assert_int_equal(f.total, 19);
@@ -197,9 +184,9 @@ static void test_diff_noise_and_few_reps(void **state)
 		int k = (r + 3) % 8;	/* the same repetitions, in another order */
 
 		snprintf(buf, sizeof(buf), "m;a %d\nm;b %d\n", 40 + r % 4, 60 - r % 3);
-		add_rep(&base, buf);
+		pg_fx_stacks(&base, buf);
 		snprintf(buf, sizeof(buf), "m;a %d\nm;b %d\n", 40 + k % 4, 60 - k % 3);
-		add_rep(&new, buf);
+		pg_fx_stacks(&new, buf);
 	}
 	pg_flame_init(&f);
 	assert_int_equal(pg_flame_diff(&base, &new, PG_FLAME_SELF, 0.05, &f, why, sizeof(why)), 0);
@@ -224,7 +211,7 @@ static void test_diff_noise_and_few_reps(void **state)
 	make_runs(&base, &new, 2);
 	pg_run_release(&base);
 	new_run(&base);
-	add_rep(&base, "");
+	pg_fx_stacks(&base, "");
 	assert_int_equal(pg_flame_diff(&base, &new, PG_FLAME_SELF, 0.05, &f, why, sizeof(why)),
 			 -EINVAL);
 	assert_non_null(strstr(why, "base run has no sampled stacks"));
@@ -329,6 +316,67 @@ static void test_svg(void **state)
 	pg_run_release(&new);
 }
 
+/* Frames of compared functions take their verdicts; the others keep the sample test. */
+static void test_diff_exact(void **state)
+{
+	char path[] = "/tmp/pg-test-flame-XXXXXX";
+	struct pg_comparison cmp;
+	struct pg_run base, new;
+	struct pg_flame f;
+	struct pg_fcmp *fc;
+	char why[128], *all;
+	int fd = mkstemp(path);
+	long len;
+
+	assert_true(fd >= 0);
+	close(fd);
+	make_runs(&base, &new, 8);
+	pg_comparison_init(&cmp);
+	/* the samples say c under a shrank and c under d grew: the exact verdicts win */
+	fc = pg_fx_fcmp(&cmp, "bench", "c", NULL, PG_VERDICT_REGRESSION);
+	fc->change = 0.5;
+	fc->ci_lo = 0.4;
+	fc->ci_hi = 0.6;
+	fc->q = 1e-6;
+	fc = pg_fx_fcmp(&cmp, "bench", "a", NULL, PG_VERDICT_IMPROVEMENT);
+	fc->change = -0.25;
+	fc->ci_lo = -0.3;
+	fc->ci_hi = -0.2;
+	fc = pg_fx_fcmp(&cmp, "bench", "d", NULL, PG_VERDICT_INCONCLUSIVE);
+	snprintf(fc->reason, sizeof(fc->reason), "too wide to tell");
+	pg_flame_init(&f);
+	assert_int_equal(pg_flame_diff_exact(&base, &new, PG_FLAME_SELF, 0.05, &cmp, &f, why,
+					     sizeof(why)), 0);
+	assert_true(f.exact);
+	assert_int_equal(f.nexact, 4);	/* m;a, m;a;c, m;d, m;d;c */
+	assert_int_equal(f.nexact_grew, 2);
+	assert_int_equal(f.nexact_shrank, 1);
+	assert_int_equal(node(&f, "m;a;c")->change, PG_FLAME_GREW);
+	assert_int_equal(node(&f, "m;d;c")->change, PG_FLAME_GREW);
+	assert_true(isnan(node(&f, "m;a;c")->q));	/* not in the sample test */
+	assert_int_equal(node(&f, "m;a")->change, PG_FLAME_SHRANK);
+	assert_true(node(&f, "m;a")->intensity == 0.5);	/* 25% of the largest, 50% */
+	assert_true(node(&f, "m;a;c")->intensity == 1);
+	assert_int_equal(node(&f, "m;d")->change, PG_FLAME_NEUTRAL);
+	assert_null(node(&f, "m;e")->exact);	/* untraced: the samples decide */
+	assert_int_equal(node(&f, "m;e")->change, PG_FLAME_GREW);
+	assert_int_equal(pg_flamegraph_write(&f, &new, "exact", path), 0);
+	all = pg_test_slurp(path, &len);
+	assert_non_null(strstr(all, "traced (exact self time per call): REGRESSION, +50.0% "
+				    "[+40.0%, +60.0%], q = 1e-06"));
+	assert_non_null(strstr(all, "traced (exact self time per call): INCONCLUSIVE"));
+	assert_non_null(strstr(all, "too wide to tell"));
+	assert_non_null(strstr(all, "; 4 frames: 2 regressed, 1 improved)"));
+	assert_non_null(strstr(all, "Samples: BASE 828 in 8 repetitions (104 a repetition), NEW "
+				    "868 in 8 repetitions (108 a repetition)"));
+	free(all);
+	unlink(path);
+	pg_flame_release(&f);
+	pg_comparison_release(&cmp);
+	pg_run_release(&base);
+	pg_run_release(&new);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_diff_inclusive),
 		cmocka_unit_test(test_diff_noise_and_few_reps),
 		cmocka_unit_test(test_svg),
+		cmocka_unit_test(test_diff_exact),
 	};
 
 	return cmocka_run_group_tests_name("flamediff", tests, NULL, NULL);
