@@ -40,7 +40,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../core/folded.h"
+#include "../../formats/folded.h"
 #include "../../core/log.h"
 #include "../../core/run.h"
 #include "../../diff/compare.h"

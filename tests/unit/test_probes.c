@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../../core/folded.h"
+#include "../../formats/folded.h"
 #include "../../core/run.h"
 #include "../../diff/probes.h"
 #include "fixtures.h"
