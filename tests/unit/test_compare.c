@@ -974,6 +974,20 @@ static struct pg_run *impact_run(double small, double work, double wall, uint64_
 	return run;
 }
 
+/* The verdict of function @name comparing @a with @b under @o (NULL: the true defaults). */
+static enum pg_verdict verdict_of(const struct pg_run *a, const struct pg_run *b,
+				  const struct pg_compare_opts *o, const char *name)
+{
+	struct pg_comparison c;
+	enum pg_verdict v;
+
+	pg_comparison_init(&c);
+	assert_int_equal(pg_compare(a, b, o, &c), 0);
+	v = find(&c, name)->verdict;
+	pg_comparison_release(&c);
+	return v;
+}
+
 /* A +200% change of a function that holds 0.01% of the run: notable, and the build passes. */
 static void test_impact_negligible(void **state)
 {
@@ -1048,16 +1062,11 @@ static void test_impact_large(void **state)
 	pg_comparison_release(&c);
 	/* unless the bar is raised above its share (--min-impact 10) */
 	o.min_impact = 0.10;
-	assert_int_equal(pg_compare(a, b, &o, &c), 0);
-	assert_int_equal(find(&c, "once_small")->verdict, PG_VERDICT_NOTABLE);
-	assert_int_equal(c.overall, PG_OVERALL_PASS);
-	pg_comparison_release(&c);
-	/* with total time the caller's impact counts its callees: work's total is its own */
+	assert_int_equal(verdict_of(a, b, &o, "once_small"), PG_VERDICT_NOTABLE);
+	/* total time (a leaf's is its self time) is weighed the same way */
 	o.min_impact = PG_MIN_IMPACT_DEFAULT;
 	o.metric = PG_METRIC_TOTAL;
-	assert_int_equal(pg_compare(a, b, &o, &c), 0);
-	assert_int_equal(find(&c, "once_small")->verdict, PG_VERDICT_REGRESSION);
-	pg_comparison_release(&c);
+	assert_int_equal(verdict_of(a, b, &o, "once_small"), PG_VERDICT_REGRESSION);
 	pg_run_free(a);
 	pg_run_free(b);
 }
@@ -1080,14 +1089,9 @@ static void test_impact_boundary(void **state)
 	pg_comparison_release(&c);
 
 	o.min_impact = share;
-	assert_int_equal(pg_compare(a, b, &o, &c), 0);
-	assert_int_equal(find(&c, "once_small")->verdict, PG_VERDICT_REGRESSION);
-	assert_true(find(&c, "once_small")->impact == share);
-	pg_comparison_release(&c);
+	assert_int_equal(verdict_of(a, b, &o, "once_small"), PG_VERDICT_REGRESSION);
 	o.min_impact = nextafter(share, 1);
-	assert_int_equal(pg_compare(a, b, &o, &c), 0);
-	assert_int_equal(find(&c, "once_small")->verdict, PG_VERDICT_NOTABLE);
-	pg_comparison_release(&c);
+	assert_int_equal(verdict_of(a, b, &o, "once_small"), PG_VERDICT_NOTABLE);
 	/* invalid */
 	o.min_impact = -0.01;
 	assert_int_equal(pg_compare(a, b, &o, &c), -EINVAL);
