@@ -121,7 +121,10 @@ static void md_heading(FILE *out, const struct pg_comparison *c)
 		fprintf(out, "### :x: perfgate: regression in %zu function%s\n\n", nreg,
 			nreg == 1 ? "" : "s");
 		fprintf(out, "%zu of %zu functions compared got slower by more than the minimum "
-			"effect (%.1f%%).\n", nreg, c->n, c->opts.min_effect * 100);
+			"effect (%.1f%%)", nreg, c->n, c->opts.min_effect * 100);
+		if (c->opts.min_impact > 0)
+			fprintf(out, ", by at least %g%% of a repetition", c->opts.min_impact * 100);
+		fputs(".\n", out);
 		break;
 	case PG_OVERALL_INCONCLUSIVE:
 	default:
