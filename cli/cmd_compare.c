@@ -27,11 +27,15 @@ static const char compare_usage[] =
 	"\n"
 	"Compare two runs per function: Mann-Whitney U over per-repetition means, Benjamini-\n"
 	"Hochberg false discovery control, Hodges-Lehmann change with a confidence interval.\n"
-	"A function regressed when it is significant and its whole interval is above the\n"
-	"minimum effect. See docs/statistics.md.\n"
+	"A function regressed when it is significant, its whole interval is above the\n"
+	"minimum effect, and its change costs the run at least the minimum impact; a change\n"
+	"that costs less is reported as notable and does not fail. See docs/statistics.md.\n"
 	"\n"
 	"  --alpha A           false discovery rate, and 1 - confidence (default 0.05)\n"
 	"  --min-effect PCT    smallest slowdown that counts, in percent (default 5)\n"
+	"  --min-impact PCT    smallest change of a function's time per repetition that\n"
+	"                      fails, in percent of the median repetition's wall time\n"
+	"                      (default 0.1; 0: every significant slowdown fails)\n"
 	"  --metric self|total per-call self time (default) or inclusive time\n"
 	"  --min-reps N        fewer repetitions on a side: inconclusive (default 5)\n"
 	"  --raw               compare raw times, not times compensated for probe overhead\n"
@@ -49,7 +53,7 @@ static const char compare_usage[] =
 	"  --artifact NAME     name a file published with the result in the summary\n"
 	"                      (repeatable; the --junit, --json and --flamegraph files are\n"
 	"                      named anyway)\n"
-	"  --all               list unchanged functions too\n"
+	"  --all               list unchanged and inconclusive functions too\n"
 	"  --strict            exit 2 when the result is inconclusive or the runs are of\n"
 	"                      different commands (compared with a warning otherwise)\n"
 	"\n"
@@ -59,11 +63,24 @@ static const char compare_usage[] =
 	"Exit status: 0 no regression, 1 regression, 2 error (or inconclusive or different\n"
 	"commands with --strict; different commands with no function called in both).\n";
 
+/* A percentage in [0, @max], "5" or "5%". */
+static int parse_pct(const char *opt, const char *arg, double max, double *out)
+{
+	char buf[64];
+	size_t len = strlen(arg);
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	if (len && len < sizeof(buf) && buf[len - 1] == '%')
+		buf[len - 1] = '\0';
+	return pg_parse_double(opt, buf, 0, max, out);
+}
+
 int do_compare(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "alpha", required_argument, NULL, 'a' },
 		{ "min-effect", required_argument, NULL, 'm' },
+		{ "min-impact", required_argument, NULL, 'I' },
 		{ "metric", required_argument, NULL, 'M' },
 		{ "min-reps", required_argument, NULL, 'n' },
 		{ "junit", required_argument, NULL, 'j' },
@@ -99,18 +116,16 @@ int do_compare(int argc, char **argv)
 			if (pg_parse_double("--alpha", optarg, 1e-9, 0.5, &opts.alpha))
 				goto cleanup;
 			break;
-		case 'm': {
-			char buf[64];
-			size_t len = strlen(optarg);
-
-			snprintf(buf, sizeof(buf), "%s", optarg);
-			if (len && len < sizeof(buf) && buf[len - 1] == '%')
-				buf[len - 1] = '\0';
-			if (pg_parse_double("--min-effect", buf, 0, 1000, &pct))
+		case 'm':
+			if (parse_pct("--min-effect", optarg, 1000, &pct))
 				goto cleanup;
 			opts.min_effect = pct / 100.0;
 			break;
-		}
+		case 'I':
+			if (parse_pct("--min-impact", optarg, 100, &pct))
+				goto cleanup;
+			opts.min_impact = pct / 100.0;
+			break;
 		case 'M':
 			if (!strcmp(optarg, "self")) {
 				opts.metric = PG_METRIC_SELF;

@@ -15,6 +15,31 @@ static const char *const verdict_names[] = {
 	[PG_VERDICT_INCONCLUSIVE] = "inconclusive",
 	[PG_VERDICT_ADDED] = "added",
 	[PG_VERDICT_REMOVED] = "removed",
+	[PG_VERDICT_NOTABLE] = "notable",
+};
+
+static const char *const cause_names[] = {
+	[PG_CAUSE_NONE] = "",
+	[PG_CAUSE_REPS] = "repetitions",
+	[PG_CAUSE_PROBES] = "probe-share",
+	[PG_CAUSE_CALLEE_TIME] = "callee-time",
+	[PG_CAUSE_CALLEES] = "callees-differ",
+	[PG_CAUSE_ONE_SIDE] = "one-side",
+	[PG_CAUSE_WIDE] = "wide-interval",
+	[PG_CAUSE_NOT_SIG] = "not-significant",
+	[PG_CAUSE_NOT_SURELY] = "not-surely",
+};
+
+static const char *const cause_words[] = {
+	[PG_CAUSE_NONE] = "",
+	[PG_CAUSE_REPS] = "too few repetitions with calls",
+	[PG_CAUSE_PROBES] = "mostly probe overhead",
+	[PG_CAUSE_CALLEE_TIME] = "little own time per traced call inside it",
+	[PG_CAUSE_CALLEES] = "its traced callees differ between the runs",
+	[PG_CAUSE_ONE_SIDE] = "traced in one run only",
+	[PG_CAUSE_WIDE] = "interval too wide to decide",
+	[PG_CAUSE_NOT_SIG] = "not significant after correction",
+	[PG_CAUSE_NOT_SURELY] = "slower, not surely by the minimum effect",
 };
 
 const char *pg_verdict_name(enum pg_verdict v)
@@ -22,6 +47,20 @@ const char *pg_verdict_name(enum pg_verdict v)
 	if ((unsigned int)v >= sizeof(verdict_names) / sizeof(verdict_names[0]))
 		return "unknown";
 	return verdict_names[v];
+}
+
+const char *pg_cause_name(enum pg_cause c)
+{
+	if ((unsigned int)c >= PG_CAUSE_COUNT)
+		return "unknown";
+	return cause_names[c];
+}
+
+const char *pg_cause_words(enum pg_cause c)
+{
+	if ((unsigned int)c >= PG_CAUSE_COUNT)
+		return "unknown";
+	return cause_words[c];
 }
 
 const char *pg_overall_name(enum pg_overall v)
@@ -55,6 +94,7 @@ void pg_fcmp_init(struct pg_fcmp *f)
 	f->change = f->ci_lo = f->ci_hi = NAN;
 	f->p = f->q = NAN;
 	f->probe_share = NAN;
+	f->impact_ns = f->impact = NAN;
 	f->verdict = PG_VERDICT_INCONCLUSIVE;
 }
 
@@ -92,7 +132,7 @@ size_t pg_comparison_matched(const struct pg_comparison *c)
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->n; i++)
-		if (c->f[i].verdict != PG_VERDICT_ADDED && c->f[i].verdict != PG_VERDICT_REMOVED)
+		if (c->f[i].n_base && c->f[i].n_new)
 			n++;
 	return n;
 }

@@ -43,7 +43,33 @@ enum pg_verdict {
 	PG_VERDICT_INCONCLUSIVE,
 	PG_VERDICT_ADDED,
 	PG_VERDICT_REMOVED,
+	/*
+	 * significant and beyond min_effect per call, as a regression or an improvement is, but
+	 * its change of time per repetition is under opts.min_impact of the repetition's wall
+	 * time: reported, never fails (the sign of change says slower or faster)
+	 */
+	PG_VERDICT_NOTABLE,
 };
+
+#define PG_VERDICT_COUNT (PG_VERDICT_NOTABLE + 1)
+
+/*
+ * Why a function was not judged (inconclusive), in kinds a report can count; the reason
+ * string of the function says it with its numbers.
+ */
+enum pg_cause {
+	PG_CAUSE_NONE = 0,	/* judged (any verdict but inconclusive) */
+	PG_CAUSE_REPS,		/* too few repetitions with calls on a side */
+	PG_CAUSE_PROBES,	/* mostly probe overhead (PG_MAX_PROBE_SHARE) */
+	PG_CAUSE_CALLEE_TIME,	/* too little own time per traced call inside it */
+	PG_CAUSE_CALLEES,	/* the runs traced different callees of it */
+	PG_CAUSE_ONE_SIDE,	/* traced in one run only, because of how they were recorded */
+	PG_CAUSE_WIDE,		/* an interval too wide to rule min_effect in or out */
+	PG_CAUSE_NOT_SIG,	/* slower beyond min_effect, but q > alpha */
+	PG_CAUSE_NOT_SURELY,	/* significant, but the interval straddles +min_effect */
+};
+
+#define PG_CAUSE_COUNT (PG_CAUSE_NOT_SURELY + 1)
 
 enum pg_overall {
 	PG_OVERALL_PASS = 0,		/* no regression, and the data could decide */
@@ -54,6 +80,12 @@ enum pg_overall {
 const char *pg_verdict_name(enum pg_verdict v);	/* "unchanged", "regression", ... */
 const char *pg_overall_name(enum pg_overall v);	/* "pass", "regression", "inconclusive" */
 const char *pg_metric_name(enum pg_metric m);	/* "self", "total" */
+/* "" for PG_CAUSE_NONE, else a key: "repetitions", "probe-share", "callee-time",
+ * "callees-differ", "one-side", "wide-interval", "not-significant", "not-surely" */
+const char *pg_cause_name(enum pg_cause c);
+/* A few words (at most 45 characters) for people: "too few repetitions with calls", ...;
+ * "" for PG_CAUSE_NONE. */
+const char *pg_cause_words(enum pg_cause c);
 
 struct pg_compare_opts {
 	double alpha;		/* false discovery rate and 1 - confidence level; default 0.05 */
@@ -61,9 +93,14 @@ struct pg_compare_opts {
 	enum pg_metric metric;	/* default PG_METRIC_SELF */
 	uint32_t min_reps;	/* fewer repetitions with calls on a side: inconclusive; default 5 */
 	bool raw;		/* compare raw times, not times compensated for probe overhead */
+	double min_impact;	/* smallest change of a function's time per repetition, as a
+				 * share of the median repetition's wall time, that fails a build
+				 * (or counts as an improvement); 0.001 = 0.1%, default; 0: off */
 };
 
-#define PG_COMPARE_OPTS_DEFAULT { 0.05, 0.05, PG_METRIC_SELF, 5, false }
+/* docs/statistics.md, "Impact", says why 0.1% */
+#define PG_MIN_IMPACT_DEFAULT 0.001
+#define PG_COMPARE_OPTS_DEFAULT { 0.05, 0.05, PG_METRIC_SELF, 5, false, PG_MIN_IMPACT_DEFAULT }
 
 struct pg_fcmp {
 	char *binary;		/* basename of the ELF file */
@@ -86,7 +123,12 @@ struct pg_fcmp {
 	double q;		/* Benjamini-Hochberg adjusted p; NAN if not tested */
 	double probe_share;	/* share of the measured time estimated to be probe overhead,
 				 * the larger of the two sides; NAN when not compensated */
+	double impact_ns;	/* the change of the function's time per repetition, ns: change *
+				 * base_ns * new_calls (+ slower); NAN when change is NAN */
+	double impact;		/* impact_ns as a share of the median wall time of a base
+				 * repetition (of a new one when the base has none); NAN if unknown */
 	enum pg_verdict verdict;
+	enum pg_cause cause;	/* why inconclusive; PG_CAUSE_NONE otherwise */
 	char reason[160];	/* a short human explanation of the verdict; "" when obvious */
 };
 
@@ -95,6 +137,7 @@ struct pg_comparison {
 	size_t base_reps, new_reps;	/* repetitions in each run */
 	size_t ntested;			/* functions in the Benjamini-Hochberg family */
 	size_t nregressions, nimprovements, nunchanged, ninconclusive, nadded, nremoved;
+	size_t nnotable;
 	bool compensated;		/* both sides compensated with the joint calibration */
 	bool commands_differ;		/* not pg_meta_same_benchmark(): compared all the same,
 					 * with a warning naming both commands */
@@ -103,7 +146,8 @@ struct pg_comparison {
 	struct pg_fcmp wall;		/* whole-process wall time per repetition (informational:
 					 * never counted as a regression); binary = name = "[wall]" */
 	size_t n;
-	struct pg_fcmp *f;		/* sorted: regressions (largest change first), improvements,
+	struct pg_fcmp *f;		/* sorted: regressions (largest change first), improvements
+					 * (largest first), notable (largest impact first),
 					 * inconclusive, added, removed, unchanged */
 	size_t nwarnings;
 	char **warnings;		/* e.g. "the runs come from different hosts: a and b" */
@@ -118,7 +162,8 @@ void pg_fcmp_release(struct pg_fcmp *f);
 void pg_comparison_init(struct pg_comparison *c);
 void pg_comparison_release(struct pg_comparison *c);
 
-/* Functions of @c called in both runs (verdict neither added nor removed). */
+/* Functions of @c called in both runs (n_base and n_new not 0: not added, removed, or
+ * inconclusive for being traced in one run only). */
 size_t pg_comparison_matched(const struct pg_comparison *c);
 
 /*

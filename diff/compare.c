@@ -111,6 +111,7 @@ static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sampl
 		double per = x->callees > 0 ? x->measured / x->callees : INFINITY;
 
 		if (per < PG_MIN_NS_PER_CALLEE) {
+			f->cause = PG_CAUSE_CALLEE_TIME;
 			snprintf(f->reason, sizeof(f->reason),
 				 "only ~%.1f us of its measured time per call to a traced function: "
 				 "too little to tell apart from the probes' effects", per / 1e3);
@@ -123,6 +124,7 @@ static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sampl
 
 		f->probe_share = sb > sn ? sb : sn;
 		if (f->probe_share > PG_MAX_PROBE_SHARE) {
+			f->cause = PG_CAUSE_PROBES;
 			snprintf(f->reason, sizeof(f->reason),
 				 "probes are ~%.0f%% of its measured time: too much to subtract "
 				 "reliably; compare with --raw, or use cheaper probe sites",
@@ -132,12 +134,14 @@ static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sampl
 	}
 	min_p = pg_mwu_min_p(b->n, n->n);
 	if (min_p > o->alpha) {
+		f->cause = PG_CAUSE_REPS;
 		snprintf(f->reason, sizeof(f->reason),
 			 "only %zu and %zu repetitions: the smallest possible p-value is %.2g > alpha %g",
 			 b->n, n->n, min_p, o->alpha);
 		return 0;
 	}
 	if (b->n < o->min_reps || n->n < o->min_reps) {
+		f->cause = PG_CAUSE_REPS;
 		snprintf(f->reason, sizeof(f->reason),
 			 "only %zu and %zu repetitions: at least %u per side needed", b->n, n->n,
 			 o->min_reps);
@@ -150,8 +154,42 @@ static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sampl
 	return 1;
 }
 
+/*
+ * The impact of @f: its change of time per repetition, change * base_ns * new_calls, and that
+ * as a share of @wall_ns (the median repetition's wall time; NAN when unknown).
+ */
+static void impact(struct pg_fcmp *f, double wall_ns)
+{
+	if (isnan(f->change) || isnan(f->base_ns))
+		return;
+	f->impact_ns = f->change * f->base_ns * f->new_calls;
+	if (wall_ns > 0)
+		f->impact = f->impact_ns / wall_ns;
+}
+
+/*
+ * A regression or an improvement that does not matter to the whole run (|impact| under
+ * opts.min_impact) becomes notable, its reason saying how much of the run it is.
+ */
+static void weigh(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_ns)
+{
+	char *r = f->reason;
+	size_t rs = sizeof(f->reason);
+	char ns[PG_FMT_LEN], wall[PG_FMT_LEN];
+
+	if (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT)
+		return;
+	if (!(o->min_impact > 0) || !isfinite(f->impact) || fabs(f->impact) >= o->min_impact)
+		return;
+	f->verdict = PG_VERDICT_NOTABLE;
+	append(r, rs, "; %s%s in a %s repetition (%.2g%%): under %g%% of it, %s",
+	       f->impact_ns < 0 ? "-" : "+", pg_fmt_ns(ns, sizeof(ns), fabs(f->impact_ns)),
+	       pg_fmt_ns(wall, sizeof(wall), wall_ns), 100 * fabs(f->impact), 100 * o->min_impact,
+	       f->impact_ns < 0 ? "not counted" : "does not fail");
+}
+
 /* The verdict of a tested function, from q, the interval and opts (compare.h). */
-static void decide(struct pg_fcmp *f, const struct pg_compare_opts *o)
+static void decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_ns)
 {
 	double me = o->min_effect;
 	bool sig = f->q <= o->alpha;
@@ -160,14 +198,17 @@ static void decide(struct pg_fcmp *f, const struct pg_compare_opts *o)
 	size_t rs = sizeof(f->reason);
 
 	r[0] = 0;
+	f->cause = PG_CAUSE_NONE;
 	if (sig && f->ci_lo > me) {
 		f->verdict = PG_VERDICT_REGRESSION;
 		effect_words(r, rs, f);
 		append(r, rs, ", q=%.2g", f->q);
+		weigh(f, o, wall_ns);
 	} else if (sig && f->ci_hi < -me) {
 		f->verdict = PG_VERDICT_IMPROVEMENT;
 		effect_words(r, rs, f);
 		append(r, rs, ", q=%.2g", f->q);
+		weigh(f, o, wall_ns);
 	} else if (finite && f->ci_lo >= -me && f->ci_hi <= me) {
 		f->verdict = PG_VERDICT_UNCHANGED;
 		if (sig) {
@@ -188,15 +229,18 @@ static void decide(struct pg_fcmp *f, const struct pg_compare_opts *o)
 	} else if (!sig && f->ci_lo > me) {
 		/* the interval says slower, but the family-wise corrected test does not */
 		f->verdict = PG_VERDICT_INCONCLUSIVE;
+		f->cause = PG_CAUSE_NOT_SIG;
 		effect_words(r, rs, f);
 		append(r, rs, ", but q=%.2g > alpha %g", f->q, o->alpha);
 	} else if (sig) {
 		/* significant, but the interval straddles +min_effect */
 		f->verdict = PG_VERDICT_INCONCLUSIVE;
+		f->cause = PG_CAUSE_NOT_SURELY;
 		effect_words(r, rs, f);
 		append(r, rs, ", q=%.2g: slower, but not surely by %g%%", f->q, me * 100);
 	} else {
 		f->verdict = PG_VERDICT_INCONCLUSIVE;
+		f->cause = PG_CAUSE_WIDE;
 		effect_words(r, rs, f);
 		append(r, rs, ": too wide to rule a %g%% regression in or out", me * 100);
 	}
@@ -223,6 +267,7 @@ static bool callees_differ(struct pg_fcmp *f, const struct sample *b, double cb,
 
 	if (fabs(kb - kn) <= 0.05 * fmax(kb, kn))
 		return false;
+	f->cause = PG_CAUSE_CALLEES;
 	snprintf(f->reason, sizeof(f->reason),
 		 "the runs traced different functions, and its traced callees differ (%.3g and "
 		 "%.3g traced calls per call): not comparable", kb, kn);
@@ -424,23 +469,39 @@ static int warn_failed(struct pg_comparison *c, const struct pg_run *run, const 
 }
 
 /*
+ * Can the runs' sets of traced functions differ because of how they were recorded, not
+ * because of the code? Their -f/-x options differ (*@options), or either side's functions
+ * were chosen by a budget on their own (budget_pct: record --budget, and the default
+ * selection). A new run recorded with --functions-of follows the base run's functions by name
+ * (it is taken to name the base run): what it lacks, its binaries lack, the code's doing.
+ */
+static bool selections_differ(const struct pg_meta *a, const struct pg_meta *b, bool *options)
+{
+	*options = !pg_strv_equal(a->filters, a->nfilters, b->filters, b->nfilters) ||
+		   !pg_strv_equal(a->excludes, a->nexcludes, b->excludes, b->nexcludes);
+	if (*options)
+		return true;
+	if (b->functions_of)
+		return false;
+	return a->budget_pct > 0 || b->budget_pct > 0;
+}
+
+/*
  * Did the runs trace different sets of functions (listed, called or not, by key) because of
- * how they were recorded: different -f/-x options, or --budget choosing? Then a caller's self
- * time holds, on one side only, the callees traced on the other, whatever the code did.
- * (With the same options and no --budget, a function on one side only is one the code added
+ * how they were recorded (selections_differ())? Then a function called in one run and not
+ * even listed in the other was not traced there: it is not judged (*@differ is set for
+ * pg_compare()); and a caller's self time holds, on one side only, the callees traced on the
+ * other, whatever the code did. (Otherwise a function on one side only is one the code added
  * or removed.) @keys sorted.
  */
 static int warn_sets(struct pg_comparison *c, const struct pg_run *base, const struct pg_run *new,
 		     const struct key *keys, size_t nkeys, bool *differ)
 {
 	size_t only[2] = { 0, 0 };
-	bool options = !pg_strv_equal(base->meta.filters, base->meta.nfilters, new->meta.filters,
-				      new->meta.nfilters) ||
-		       !pg_strv_equal(base->meta.excludes, base->meta.nexcludes, new->meta.excludes,
-				      new->meta.nexcludes);
+	bool options;
 
-	/* without either, a function listed on one side only is the code's doing */
-	if (!options && !(base->meta.budget_pct > 0) && !(new->meta.budget_pct > 0))
+	/* otherwise a function listed on one side only is the code's doing */
+	if (!selections_differ(&base->meta, &new->meta, &options))
 		return 0;
 	for (size_t i = 0, j; i < nkeys; i = j) {
 		bool listed[2] = { false, false }, called[2] = { false, false };
@@ -463,10 +524,10 @@ static int warn_sets(struct pg_comparison *c, const struct pg_run *base, const s
 		return 0;
 	*differ = true;
 	return warn(c, "the runs traced different sets of functions (%zu called only in the base "
-		    "run, %zu only in the new one%s): a caller's self time holds the time of "
-		    "callees traced on the other side only, so changes of their callers, and added "
-		    "and removed functions, may be artefacts (functions whose traced callees per "
-		    "call differ are not judged); record both with the same functions (%s)",
+		    "run, %zu only in the new one%s): those are not judged, nor are callers whose "
+		    "traced callees per call differ (a caller's self time holds the time of "
+		    "callees traced on the other side only); record both with the same functions "
+		    "(%s)",
 		    only[0], only[1], options ? ": their -f/-x options differ" :
 		    ": --budget chose them, or the code changed",
 		    options ? "-f" : "record --functions-of BASE.json");
@@ -496,16 +557,18 @@ static int verdict_rank(enum pg_verdict v)
 		return 0;
 	case PG_VERDICT_IMPROVEMENT:
 		return 1;
-	case PG_VERDICT_INCONCLUSIVE:
+	case PG_VERDICT_NOTABLE:
 		return 2;
-	case PG_VERDICT_ADDED:
+	case PG_VERDICT_INCONCLUSIVE:
 		return 3;
-	case PG_VERDICT_REMOVED:
+	case PG_VERDICT_ADDED:
 		return 4;
-	case PG_VERDICT_UNCHANGED:
+	case PG_VERDICT_REMOVED:
 		return 5;
+	case PG_VERDICT_UNCHANGED:
+		return 6;
 	}
-	return 6;
+	return 7;
 }
 
 static int cmp_fcmp(const void *pa, const void *pb)
@@ -520,6 +583,16 @@ static int cmp_fcmp(const void *pa, const void *pb)
 		return a->change > b->change ? -1 : 1;
 	if (a->verdict == PG_VERDICT_IMPROVEMENT && a->change != b->change)
 		return a->change < b->change ? -1 : 1;
+	/* the largest share of the run first (unknown last), then the largest change */
+	if (a->verdict == PG_VERDICT_NOTABLE) {
+		double x = isnan(a->impact) ? -1 : fabs(a->impact);
+		double y = isnan(b->impact) ? -1 : fabs(b->impact);
+
+		if (x != y)
+			return x > y ? -1 : 1;
+		if (fabs(a->change) != fabs(b->change))
+			return fabs(a->change) > fabs(b->change) ? -1 : 1;
+	}
 	d = strcmp(a->binary, b->binary);
 	return d ? d : strcmp(a->name, b->name);
 }
@@ -576,6 +649,44 @@ static void overall(struct pg_comparison *c, size_t ncommon)
 		append(r, rs, "; use at least %zu repetitions per side", need);
 }
 
+/*
+ * The whole-process wall time per repetition into out->wall: tested alone (its raw p is its
+ * q), never counted. Uses the samples @sb and @sn. Returns the wall time a function's impact is
+ * a share of: the base run's median, else the new run's; NAN when neither has one.
+ */
+static int compare_wall(struct pg_comparison *out, const struct pg_run *base,
+			const struct pg_run *new, struct sample *sb, struct sample *sn,
+			double *wall_ns)
+{
+	struct pg_fcmp *w = &out->wall;
+	int err;
+
+	w->binary = strdup("[wall]");
+	w->name = strdup("[wall]");
+	w->display = strdup("[wall]");
+	if (!w->binary || !w->name || !w->display)
+		return -ENOMEM;
+	sb->n = sn->n = 0;
+	for (size_t r = 0; r < base->nreps; r++)
+		if (base->reps[r].wall_ns)
+			sample_push(sb, (double)base->reps[r].wall_ns);
+	for (size_t r = 0; r < new->nreps; r++)
+		if (new->reps[r].wall_ns)
+			sample_push(sn, (double)new->reps[r].wall_ns);
+	err = analyse(w, sb, sn, &out->opts, false);
+	if (err < 0)
+		return err;
+	if (err == 1) {
+		w->q = w->p;
+		decide(w, &out->opts, NAN);
+	} else if (!sb->n || !sn->n) {
+		snprintf(w->reason, sizeof(w->reason), "no wall time recorded in the %s run",
+			 !sb->n ? "base" : "new");
+	}
+	*wall_ns = !isnan(w->base_ns) ? w->base_ns : w->new_ns;
+	return 0;
+}
+
 int pg_compare(const struct pg_run *base, const struct pg_run *new,
 	       const struct pg_compare_opts *opts, struct pg_comparison *out)
 {
@@ -587,15 +698,17 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 	char cmd_a[100], cmd_b[100];
 	struct pg_calib calib;
 	bool sets_differ = false;
+	double wall_ns;
 	int err;
 
 	pg_comparison_release(out);
 	out->opts = opts ? *opts : def;
 	opts = &out->opts;
 	if (!(opts->alpha > 0 && opts->alpha < 1) || !(opts->min_effect >= 0) ||
-	    !isfinite(opts->min_effect)) {
-		snprintf(out->error, sizeof(out->error),
-			 "invalid options: alpha must be in (0, 1), min_effect >= 0");
+	    !isfinite(opts->min_effect) || !(opts->min_impact >= 0) ||
+	    !isfinite(opts->min_impact)) {
+		snprintf(out->error, sizeof(out->error), "invalid options: alpha must be in "
+			 "(0, 1), min_effect and min_impact >= 0");
 		return -EINVAL;
 	}
 	out->base_reps = base->nreps;
@@ -625,6 +738,9 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		goto fail;
 	joint_calib(base, new, opts, &calib);
 	out->compensated = calib.valid;
+	err = compare_wall(out, base, new, &sb, &sn, &wall_ns);
+	if (err)
+		goto fail;
 
 	for (size_t i = 0; i < nkeys; i++) {
 		const struct pg_run *run = i < base->nfuncs ? base : new;
@@ -697,16 +813,21 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 			tested[ntested] = out->n - 1;
 			p[ntested++] = f->p;
 		}
-		if (!sb.n)
-			f->verdict = PG_VERDICT_ADDED;
-		else if (!sn.n)
-			f->verdict = PG_VERDICT_REMOVED;
-		else
+		impact(f, wall_ns);
+		if (sb.n && sn.n) {
 			ncommon++;
-		if (f->verdict == PG_VERDICT_ADDED)
+		} else if (sets_differ && (!nb || !nn)) {
+			/* not even listed on the other side: not traced there, not judged */
+			f->cause = PG_CAUSE_ONE_SIDE;
+			snprintf(f->reason, sizeof(f->reason), "traced only in the %s run (the runs "
+				 "chose different functions): not judged", !nn ? "base" : "new");
+		} else if (!sb.n) {
+			f->verdict = PG_VERDICT_ADDED;
 			snprintf(f->reason, sizeof(f->reason), "called only in the new run");
-		else if (f->verdict == PG_VERDICT_REMOVED)
+		} else {
+			f->verdict = PG_VERDICT_REMOVED;
 			snprintf(f->reason, sizeof(f->reason), "called only in the base run");
+		}
 	}
 
 	err = pg_bh_adjust(p, ntested, p);
@@ -717,7 +838,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		struct pg_fcmp *f = &out->f[tested[t]];
 
 		f->q = p[t];
-		decide(f, opts);
+		decide(f, opts, wall_ns);
 	}
 	for (size_t i = 0; i < out->n; i++) {
 		struct pg_fcmp *f = &out->f[i];
@@ -742,39 +863,12 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		case PG_VERDICT_REMOVED:
 			out->nremoved++;
 			break;
+		case PG_VERDICT_NOTABLE:
+			out->nnotable++;
+			break;
 		}
 	}
 	qsort(out->f, out->n, sizeof(*out->f), cmp_fcmp);
-
-	/* wall time: tested alone (its raw p is its q), never counted */
-	{
-		struct pg_fcmp *w = &out->wall;
-
-		w->binary = strdup("[wall]");
-		w->name = strdup("[wall]");
-		w->display = strdup("[wall]");
-		if (!w->binary || !w->name || !w->display) {
-			err = -ENOMEM;
-			goto fail;
-		}
-		sb.n = sn.n = 0;
-		for (size_t r = 0; r < base->nreps; r++)
-			if (base->reps[r].wall_ns)
-				sample_push(&sb, (double)base->reps[r].wall_ns);
-		for (size_t r = 0; r < new->nreps; r++)
-			if (new->reps[r].wall_ns)
-				sample_push(&sn, (double)new->reps[r].wall_ns);
-		err = analyse(w, &sb, &sn, opts, false);
-		if (err < 0)
-			goto fail;
-		if (err == 1) {
-			w->q = w->p;
-			decide(w, opts);
-		} else if (!sb.n || !sn.n) {
-			snprintf(w->reason, sizeof(w->reason),
-				 "no wall time recorded in the %s run", !sb.n ? "base" : "new");
-		}
-	}
 
 	overall(out, ncommon);
 	err = 0;

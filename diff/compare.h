@@ -19,16 +19,27 @@
  *    (pg_mwu_test). p-values of all functions tested are adjusted with Benjamini-Hochberg.
  *  - The effect is the Hodges-Lehmann estimate of the shift of log(value), reported as a
  *    relative change exp(shift) - 1, with its distribution-free 1 - alpha interval.
+ *  - impact: the change of the function's time per repetition, impact_ns = change * base_ns *
+ *    new_calls (the chosen metric, compensated as above), and impact = impact_ns over the
+ *    median wall time of a base repetition (of a new one when the base run has none).
  *  - verdict:
- *      REGRESSION   q <= alpha and ci_lo > +min_effect
- *      IMPROVEMENT  q <= alpha and ci_hi < -min_effect
+ *      REGRESSION   q <= alpha and ci_lo > +min_effect, and impact >= opts.min_impact
+ *      IMPROVEMENT  q <= alpha and ci_hi < -min_effect, and -impact >= opts.min_impact
+ *      NOTABLE      either of the two above but for the impact: |impact| < opts.min_impact
+ *                   (a change that does not matter to the whole run: reported, never a
+ *                   failure). With opts.min_impact 0, or no wall time, there is none.
  *      UNCHANGED    otherwise, when the interval lies within [-min_effect, +min_effect]
  *                   or the test is not significant and the interval is finite and its
  *                   upper end is below +min_effect (a regression of min_effect is ruled out)
  *      INCONCLUSIVE otherwise: too few repetitions on a side (fewer than opts.min_reps, or too
  *                   few for the test to reach alpha at all), or an interval too wide to rule
  *                   a regression of min_effect in or out. reason says which.
- *      ADDED / REMOVED  called only in the new / only in the base run.
+ *      ADDED / REMOVED  called only in the new / only in the base run; but when the runs'
+ *                   selections of functions differ (-f/-x options, or a budget chose them:
+ *                   warn_sets() in compare.c) a function called in one run and not even
+ *                   listed in the other was not traced there: INCONCLUSIVE, cause
+ *                   PG_CAUSE_ONE_SIDE, not judged.
+ *    An INCONCLUSIVE function's cause says why, in kinds a report can count.
  *  - Call counts are exact (uprobes see every call): base_calls and new_calls are the mean
  *    calls per repetition; calls_changed is set when the sides' per-repetition counts differ.
  *    A change of calls alone is reported, never a regression.

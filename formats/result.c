@@ -62,6 +62,10 @@ static struct json_object *new_fcmp(const struct pg_fcmp *f)
 	    pg_json_put_num(o, "p", f->p) ||
 	    pg_json_put_num(o, "q", f->q) ||
 	    pg_json_put_num(o, "probe_share", f->probe_share) ||
+	    pg_json_put_num(o, "impact_ns", f->impact_ns) ||
+	    pg_json_put_num(o, "impact", f->impact) ||
+	    (f->cause ? pg_json_put_utf8(o, "cause", pg_cause_name(f->cause)) :
+			pg_json_put_null(o, "cause")) ||
 	    pg_json_put_utf8(o, "reason", f->reason) ||
 	    pg_json_put_utf8(o, "file", f->src_file) ||
 	    (f->src_file && f->src_line ? pg_json_put_int(o, "line", f->src_line) :
@@ -82,7 +86,8 @@ static int put_options(struct json_object *root, const struct pg_comparison *c)
 	    pg_json_put_utf8(o, "metric", pg_metric_name(c->opts.metric)) ||
 	    pg_json_put_bool(o, "raw", c->opts.raw) ||
 	    pg_json_put_bool(o, "compensated", c->compensated) ||
-	    pg_json_put_int(o, "min_reps", c->opts.min_reps)) {
+	    pg_json_put_int(o, "min_reps", c->opts.min_reps) ||
+	    pg_json_put_num(o, "min_impact", c->opts.min_impact)) {
 		json_object_put(o);
 		return -ENOMEM;
 	}
@@ -100,7 +105,8 @@ static int put_counts(struct json_object *root, const struct pg_comparison *c)
 	    pg_json_put_u64(o, "unchanged", c->nunchanged) ||
 	    pg_json_put_u64(o, "inconclusive", c->ninconclusive) ||
 	    pg_json_put_u64(o, "added", c->nadded) ||
-	    pg_json_put_u64(o, "removed", c->nremoved)) {
+	    pg_json_put_u64(o, "removed", c->nremoved) ||
+	    pg_json_put_u64(o, "notable", c->nnotable)) {
 		json_object_put(o);
 		return -ENOMEM;
 	}
@@ -179,6 +185,20 @@ static const char *verdict_name(int k)
 	return pg_verdict_name((enum pg_verdict)k);
 }
 
+/* The optional "cause" of an entry: none when null or absent, and when unknown (informational). */
+static int read_cause(const struct pg_jr *jr, struct json_object *o, const char *where,
+		      enum pg_cause *out)
+{
+	const char *s;
+	int err = pg_jr_get_str(jr, o, where, "cause", PG_JR_OPTIONAL, &s);
+
+	*out = PG_CAUSE_NONE;
+	for (int k = 1; !err && s && k < PG_CAUSE_COUNT; k++)
+		if (!strcmp(s, pg_cause_name((enum pg_cause)k)))
+			*out = (enum pg_cause)k;
+	return err;
+}
+
 static const char *overall_name(int k)
 {
 	return pg_overall_name((enum pg_overall)k);
@@ -230,7 +250,7 @@ static int read_fcmp(const struct pg_jr *jr, struct json_object *o, const char *
 	err = err ?: pg_jr_dup_str(jr, o, where, "name", PG_JR_OPTIONAL, &f->name);
 	err = err ?: pg_jr_dup_str(jr, o, where, "display", PG_JR_OPTIONAL, &f->display);
 	err = err ?: pg_jr_get_enum(jr, o, where, "verdict", verdict_name,
-				    PG_VERDICT_REMOVED + 1, &verdict);
+				    PG_VERDICT_COUNT, &verdict);
 	f->verdict = (enum pg_verdict)verdict;
 	err = err ?: get_count(jr, o, where, "n_base", &f->n_base);
 	err = err ?: get_count(jr, o, where, "n_new", &f->n_new);
@@ -245,6 +265,9 @@ static int read_fcmp(const struct pg_jr *jr, struct json_object *o, const char *
 	err = err ?: pg_jr_get_num(jr, o, where, "p", PG_JR_OPTIONAL, &f->p);
 	err = err ?: pg_jr_get_num(jr, o, where, "q", PG_JR_OPTIONAL, &f->q);
 	err = err ?: pg_jr_get_num(jr, o, where, "probe_share", PG_JR_OPTIONAL, &f->probe_share);
+	err = err ?: pg_jr_get_num(jr, o, where, "impact_ns", PG_JR_OPTIONAL, &f->impact_ns);
+	err = err ?: pg_jr_get_num(jr, o, where, "impact", PG_JR_OPTIONAL, &f->impact);
+	err = err ?: read_cause(jr, o, where, &f->cause);
 	err = err ?: pg_jr_get_str(jr, o, where, "reason", PG_JR_OPTIONAL, &reason);
 	err = err ?: pg_jr_dup_str(jr, o, where, "file", PG_JR_OPTIONAL, &f->src_file);
 	err = err ?: pg_jr_dup_str(jr, o, where, "scope", PG_JR_OPTIONAL, &f->scope);
@@ -301,6 +324,11 @@ static int read_head(const struct pg_jr *jr, struct json_object *root, struct pg
 		err = pg_jr_get_u64(jr, o, "options", "min_reps", UINT32_MAX, &n);
 		c->opts.min_reps = (uint32_t)n;
 	}
+	/* absent from results written before the impact rule: it was off */
+	err = err ?: pg_jr_get_num(jr, o, "options", "min_impact", PG_JR_OPTIONAL,
+				   &c->opts.min_impact);
+	if (!err && isnan(c->opts.min_impact))
+		c->opts.min_impact = 0;
 	return err;
 }
 
@@ -323,6 +351,12 @@ static int read_root(const struct pg_jr *jr, struct json_object *root, struct pg
 	err = err ?: get_count(jr, o, "counts", "inconclusive", &c->ninconclusive);
 	err = err ?: get_count(jr, o, "counts", "added", &c->nadded);
 	err = err ?: get_count(jr, o, "counts", "removed", &c->nremoved);
+	if (!err) {
+		uint64_t notable = 0;
+
+		err = pg_jr_opt_u64(jr, o, "counts", "notable", SIZE_MAX, &notable);
+		c->nnotable = (size_t)notable;
+	}
 
 	err = err ?: pg_jr_dup_strv(jr, root, "", "warnings", PG_JR_REQUIRED, &c->warnings,
 				    &c->nwarnings);

@@ -5,11 +5,16 @@
  * Printable ASCII only ("us" for microseconds, "->" for arrows), lines of at most
  * PG_TEXT_WIDTH characters unless the function column's minimum width forces more: long names
  * lose their middle to "...". Each row may be followed by an indented note line: the calls
- * change when it does not fit at the end of the row, and the reason of an inconclusive verdict
- * (other reasons repeat what the columns say).
+ * change when it does not fit at the end of the row, the reason of an inconclusive verdict,
+ * and what a notable change costs the run (other reasons repeat what the columns say).
+ *
+ * Without verbose the table holds what failed, what improved, notable changes, added and
+ * removed functions; inconclusive ones are counted in one line with their most common cause,
+ * unchanged ones in another.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +35,7 @@ static const char *const verdict_labels[] = {
 	[PG_VERDICT_INCONCLUSIVE] = "inconclusive",
 	[PG_VERDICT_ADDED] = "added",
 	[PG_VERDICT_REMOVED] = "removed",
+	[PG_VERDICT_NOTABLE] = "notable",
 };
 
 static const char *verdict_label(enum pg_verdict v)
@@ -109,6 +115,21 @@ static void print_header(const struct pg_run *run, const char *side, size_t reps
 	free(cmd);
 }
 
+/* "+40.2 us in a 200 ms repetition (0.02%): too little of the run to fail" (malloc'd). */
+static char *impact_words(const struct pg_fcmp *f)
+{
+	char ns[PG_FMT_LEN], wall[PG_FMT_LEN], *s;
+	double w = fabs(f->impact) > 0 ? fabs(f->impact_ns / f->impact) : NAN;
+
+	if (asprintf(&s, "%s%s in a %s repetition (%.2g%%): %s", f->impact_ns < 0 ? "-" : "+",
+		     pg_fmt_ns(ns, sizeof(ns), fabs(f->impact_ns)),
+		     pg_fmt_ns(wall, sizeof(wall), w), 100 * fabs(f->impact),
+		     f->impact_ns < 0 ? "too little of the run to count" :
+					"too little of the run to fail") < 0)
+		return NULL;
+	return s;
+}
+
 static void print_rows(struct row *rows, size_t nrows, bool multi_bin, FILE *out)
 {
 	size_t w_fn = strlen("function"), w_bin = strlen("binary"), w_base = strlen("base");
@@ -159,9 +180,12 @@ static void print_rows(struct row *rows, size_t nrows, bool multi_bin, FILE *out
 		fputc('\n', out);
 		/* the reason only where the columns do not say it all: why it is inconclusive */
 		show_reason = r->f->reason[0] && r->f->verdict == PG_VERDICT_INCONCLUSIVE;
+		if (r->f->verdict == PG_VERDICT_NOTABLE)
+			show_reason = true;
 		if (!show_reason && (!r->calls[0] || calls_inline))
 			continue;
-		note = pg_fmt_ascii(show_reason ? r->f->reason : "");
+		note = r->f->verdict == PG_VERDICT_NOTABLE ? impact_words(r->f) :
+			pg_fmt_ascii(show_reason ? r->f->reason : "");
 		if (!note)
 			continue;
 		pg_fmt_truncate(note, PG_TEXT_WIDTH - 4 -
@@ -170,6 +194,22 @@ static void print_rows(struct row *rows, size_t nrows, bool multi_bin, FILE *out
 			!calls_inline && r->calls[0] && *note ? "; " : "", note);
 		free(note);
 	}
+}
+
+/* "3 inconclusive functions not shown, 2 of them: CAUSE (--all lists them)" */
+static void print_inconclusive(size_t n, const size_t *causes, FILE *out)
+{
+	size_t top = 0;
+
+	for (size_t k = 1; k < PG_CAUSE_COUNT; k++)
+		if (causes[k] > causes[top])
+			top = k;
+	fprintf(out, "%zu inconclusive function%s not shown", n, n == 1 ? "" : "s");
+	if (top != PG_CAUSE_NONE && causes[top] == n)
+		fprintf(out, ": %s", pg_cause_words(top));
+	else if (top != PG_CAUSE_NONE)
+		fprintf(out, ", most often (%zu): %s", causes[top], pg_cause_words(top));
+	fprintf(out, " (--all lists them)\n");
 }
 
 static void print_wall(const struct pg_fcmp *w, FILE *out)
@@ -230,8 +270,11 @@ static void print_verdict(const struct pg_comparison *c, FILE *out)
 
 	switch (c->overall) {
 	case PG_OVERALL_PASS:
-		fprintf(out, "perfgate: PASS (%zu functions compared, %zu unchanged, "
-			"%zu inconclusive)\n", c->n, c->nunchanged, c->ninconclusive);
+		fprintf(out, "perfgate: PASS (%zu functions compared, %zu unchanged, ", c->n,
+			c->nunchanged);
+		if (c->nnotable)
+			fprintf(out, "%zu notable (too little of the run to fail), ", c->nnotable);
+		fprintf(out, "%zu inconclusive)\n", c->ninconclusive);
 		break;
 	case PG_OVERALL_REGRESSION:
 		print_regressions(c, out);
@@ -255,7 +298,7 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 			  const struct pg_run *new, int verbose, FILE *out)
 {
 	struct row *rows = calloc(c->n ? c->n : 1, sizeof(*rows));
-	size_t nrows = 0, hidden = 0, i;
+	size_t nrows = 0, hidden = 0, hidden_inc = 0, causes[PG_CAUSE_COUNT] = { 0 }, i;
 	bool multi_bin = false;
 	char *bin = NULL;
 	int err = 0;
@@ -274,6 +317,11 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 			hidden++;
 			continue;
 		}
+		if (!verbose && f->verdict == PG_VERDICT_INCONCLUSIVE) {
+			hidden_inc++;
+			causes[f->cause < PG_CAUSE_COUNT ? f->cause : PG_CAUSE_NONE]++;
+			continue;
+		}
 		err = fill_row(&rows[nrows++], f);
 		if (err) {
 			pg_err("compare table: out of memory");
@@ -284,8 +332,11 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 	fprintf(out, "perfgate compare: %s time per call (%s), alpha %g, min effect %.1f%%, "
 		"min %u repetitions\n", pg_metric_name(c->opts.metric),
 		c->compensated ? "compensated for probe overhead" : "raw", c->opts.alpha,
-		c->opts.min_effect * 100,
-		c->opts.min_reps);
+		c->opts.min_effect * 100, c->opts.min_reps);
+	if (c->opts.min_impact > 0)
+		fprintf(out, "  min impact %g%%: a change counts (fails, or improves) only if it "
+			"moves a repetition's time by %g%% or more\n", c->opts.min_impact * 100,
+			c->opts.min_impact * 100);
 	print_header(base, "base", c->base_reps, out);
 	print_header(new, "new", c->new_reps, out);
 	if (c->n && !multi_bin) {
@@ -301,10 +352,12 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 		print_rows(rows, nrows, multi_bin, out);
 	else if (!c->n)
 		fprintf(out, "no functions to compare\n");
+	if (hidden_inc)
+		print_inconclusive(hidden_inc, causes, out);
 	if (hidden)
 		fprintf(out, "%zu unchanged function%s not shown (--all shows all)\n", hidden,
 			hidden == 1 ? "" : "s");
-	if (nrows || hidden)
+	if (nrows || hidden || hidden_inc)
 		fputc('\n', out);
 
 	print_wall(&c->wall, out);

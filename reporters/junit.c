@@ -130,6 +130,7 @@ static void write_properties(struct pg_xmlw *j, const struct pg_comparison *c,
 	property(j, "overall_reason", c->overall_reason);
 	propertyf(j, "alpha", "%g", c->opts.alpha);
 	propertyf(j, "min_effect", "%g", c->opts.min_effect);
+	propertyf(j, "min_impact", "%g", c->opts.min_impact);
 	property(j, "metric", pg_metric_name(c->opts.metric));
 	propertyf(j, "min_reps", "%u", c->opts.min_reps);
 	for (int s = 0; s < 2; s++) {
@@ -184,6 +185,13 @@ static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, cons
 	fprintf(m, "change: %s, %g%% interval %s, p=%.3g, q=%.3g (alpha %g, min effect %g%%)\n",
 		ch, (1 - c->opts.alpha) * 100, in, f->p, f->q, c->opts.alpha,
 		c->opts.min_effect * 100);
+	if (!isnan(f->impact_ns)) {
+		fprintf(m, "per repetition: +%s", pg_fmt_ns(a, sizeof(a), fabs(f->impact_ns)));
+		if (!isnan(f->impact))
+			fprintf(m, ", %.3g%% of the median repetition's wall time (min impact %g%%)",
+				100 * f->impact, 100 * c->opts.min_impact);
+		fputc('\n', m);
+	}
 	fprintf(m, "repetitions: base %zu, new %zu\n", c->base_reps, c->new_reps);
 	if (f->calls_changed)
 		fprintf(m, "calls per repetition changed: %s -> %s\n", ca, cb);
@@ -202,7 +210,8 @@ static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, cons
 static void write_testcase(struct pg_xmlw *j, const struct pg_comparison *c,
 			   const struct pg_fcmp *f)
 {
-	double ns = f->verdict == PG_VERDICT_REMOVED ? f->base_ns : f->new_ns;
+	/* removed, or traced in the base run only */
+	double ns = f->verdict == PG_VERDICT_REMOVED || isnan(f->new_ns) ? f->base_ns : f->new_ns;
 
 	pg_xmlw_start(j, "testcase");
 	pg_xmlw_attr_take(j, "name",

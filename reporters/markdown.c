@@ -110,15 +110,21 @@ static void md_heading(FILE *out, const struct pg_comparison *c)
 	switch (c->overall) {
 	case PG_OVERALL_PASS:
 		fprintf(out, "### :white_check_mark: perfgate: pass\n\nNo regression in %zu "
-			"function%s compared (%zu unchanged, %zu improved, %zu inconclusive).\n",
-			c->n, c->n == 1 ? "" : "s", c->nunchanged, c->nimprovements,
-			c->ninconclusive);
+			"function%s compared (%zu unchanged, %zu improved, ", c->n,
+			c->n == 1 ? "" : "s", c->nunchanged, c->nimprovements);
+		if (c->nnotable)
+			fprintf(out, "%zu notable change%s too small for the run to count, ",
+				c->nnotable, c->nnotable == 1 ? "" : "s");
+		fprintf(out, "%zu inconclusive).\n", c->ninconclusive);
 		break;
 	case PG_OVERALL_REGRESSION:
 		fprintf(out, "### :x: perfgate: regression in %zu function%s\n\n", nreg,
 			nreg == 1 ? "" : "s");
 		fprintf(out, "%zu of %zu functions compared got slower by more than the minimum "
-			"effect (%.1f%%).\n", nreg, c->n, c->opts.min_effect * 100);
+			"effect (%.1f%%)", nreg, c->n, c->opts.min_effect * 100);
+		if (c->opts.min_impact > 0)
+			fprintf(out, ", by at least %g%% of a repetition", c->opts.min_impact * 100);
+		fputs(".\n", out);
 		break;
 	case PG_OVERALL_INCONCLUSIVE:
 	default:
@@ -171,7 +177,8 @@ static void md_row(FILE *out, const struct pg_fcmp *f)
 	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
 
 	fprintf(out, "| %s | ", f->verdict == PG_VERDICT_REGRESSION ? ":red_circle: regression" :
-		":green_circle: improvement");
+		f->verdict == PG_VERDICT_IMPROVEMENT ? ":green_circle: improvement" :
+		f->change > 0 ? ":white_circle: notable, slower" : ":white_circle: notable, faster");
 	md_code(out, fn_name(f), NAME_MAX_LEN);
 	if (f->src_file && f->src_line) {
 		char loc[PG_FMT_LEN + 16];
@@ -194,34 +201,49 @@ static void md_row(FILE *out, const struct pg_fcmp *f)
 	} else {
 		fprintf(out, "%s", pg_fmt_count(a, sizeof(a), f->new_calls));
 	}
+	fputs(" | ", out);
+	if (!isnan(f->impact))
+		fprintf(out, "%+.2g%%", 100 * f->impact);
 	fputs(" |\n", out);
 }
 
 static void md_table(FILE *out, const struct pg_comparison *c, size_t top)
 {
-	size_t shown = 0, more_reg = 0, more_imp = 0;
+	size_t shown = 0, more_reg = 0, more_imp = 0, more_not = 0;
 
 	for (size_t i = 0; i < c->n; i++) {
 		const struct pg_fcmp *f = &c->f[i];
 
-		if (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT)
+		if (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT &&
+		    f->verdict != PG_VERDICT_NOTABLE)
 			continue;
 		if (shown == top) {
 			if (f->verdict == PG_VERDICT_REGRESSION)
 				more_reg++;
-			else
+			else if (f->verdict == PG_VERDICT_IMPROVEMENT)
 				more_imp++;
+			else
+				more_not++;
 			continue;
 		}
 		if (!shown++)
 			fputs("\n| | function | binary | base | new | change [interval] | "
-			      "calls/rep |\n|---|---|---|---:|---:|---:|---:|\n", out);
+			      "calls/rep | share of the run |\n"
+			      "|---|---|---|---:|---:|---:|---:|---:|\n", out);
 		md_row(out, f);
 	}
-	if (more_reg || more_imp)
-		fprintf(out, "\n... and %zu more regression%s and %zu more improvement%s (see the "
-			"JUnit report or the full JSON result).\n", more_reg, more_reg == 1 ? "" : "s",
-			more_imp, more_imp == 1 ? "" : "s");
+	if (more_reg || more_imp || more_not) {
+		fprintf(out, "\n... and %zu more regression%s and %zu more improvement%s", more_reg,
+			more_reg == 1 ? "" : "s", more_imp, more_imp == 1 ? "" : "s");
+		if (more_not)
+			fprintf(out, " and %zu more notable change%s", more_not,
+				more_not == 1 ? "" : "s");
+		fputs(" (see the JUnit report or the full JSON result).\n", out);
+	}
+	if (c->nnotable)
+		fprintf(out, "\nNotable changes are significant per call but change the run by less "
+			"than %g%% of a repetition's wall time: they do not fail.\n",
+			100 * c->opts.min_impact);
 }
 
 static void md_counts(FILE *out, const struct pg_comparison *c)
@@ -229,9 +251,12 @@ static void md_counts(FILE *out, const struct pg_comparison *c)
 	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
 	const struct pg_fcmp *w = &c->wall;
 
-	fprintf(out, "\n%zu functions: %zu regressed, %zu improved, %zu unchanged, "
-		"%zu inconclusive, %zu added, %zu removed.", c->n, c->nregressions,
-		c->nimprovements, c->nunchanged, c->ninconclusive, c->nadded, c->nremoved);
+	fprintf(out, "\n%zu functions: %zu regressed, %zu improved, ", c->n, c->nregressions,
+		c->nimprovements);
+	if (c->nnotable)
+		fprintf(out, "%zu notable, ", c->nnotable);
+	fprintf(out, "%zu unchanged, %zu inconclusive, %zu added, %zu removed.", c->nunchanged,
+		c->ninconclusive, c->nadded, c->nremoved);
 	if (w->n_base || w->n_new) {
 		fprintf(out, " Wall time per repetition %s &rarr; %s", pg_fmt_ns(a, sizeof(a),
 			w->base_ns), pg_fmt_ns(b, sizeof(b), w->new_ns));

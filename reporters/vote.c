@@ -112,7 +112,10 @@ int pg_vote_decide(const struct pg_vote_result *r, char *why, size_t whylen)
 
 /* ---- payloads ---- */
 
-/* The Gerrit message: plain text, the vote's reason and the regressions and improvements. */
+/*
+ * The Gerrit message: plain text, the vote's reason, the regressions, improvements and notable
+ * changes (significant, too little of the run to count).
+ */
 static char *gerrit_message(const struct pg_vote_result *r, int vote, const char *why)
 {
 	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
@@ -126,20 +129,25 @@ static char *gerrit_message(const struct pg_vote_result *r, int vote, const char
 	for (size_t i = 0; r && i < r->cmp.n; i++) {
 		const struct pg_fcmp *f = &r->cmp.f[i];
 
-		if (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT)
+		if (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT &&
+		    f->verdict != PG_VERDICT_NOTABLE)
 			continue;
 		if (listed == LIST_MAX) {
 			more++;
 			continue;
 		}
-		fprintf(out, "%s* %s (%s): %s %s %s, %s -> %s per call", listed++ ? "" : "\n",
+		fprintf(out, "%s* %s (%s): %s%s %s %s, %s -> %s per call", listed++ ? "" : "\n",
 			f->display ? f->display : f->name, f->binary,
-			f->verdict == PG_VERDICT_REGRESSION ? "slower" : "faster",
+			f->verdict == PG_VERDICT_NOTABLE ? "notable, " : "",
+			f->change > 0 ? "slower" : "faster",
 			pg_fmt_pct(ch, sizeof(ch), f->change),
 			pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi),
 			pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns));
 		if (f->src_file && f->src_line)
 			fprintf(out, " (%s:%u)", f->src_file, f->src_line);
+		if (f->verdict == PG_VERDICT_NOTABLE && !isnan(f->impact))
+			fprintf(out, "; %.2g%% of a repetition: too little to count", 100 *
+				fabs(f->impact));
 		fputc('\n', out);
 	}
 	if (more)

@@ -170,6 +170,7 @@ static inline struct pg_fcmp *pg_fx_fcmp(struct pg_comparison *c, const char *bi
 	f->ci_hi = 0.012;
 	f->p = 0.5;
 	f->q = 0.8;
+	f->impact_ns = f->impact = NAN;	/* not weighed: pg_fx_compare_notable() for that */
 	f->verdict = v;
 	return f;
 }
@@ -234,6 +235,7 @@ static inline void pg_fx_compare_build(struct pg_fx_compare *fx)
 	f->ci_hi = INFINITY;
 	f->p = 0.4;
 	f->q = NAN;
+	f->cause = PG_CAUSE_REPS;
 	snprintf(f->reason, sizeof(f->reason), "too few repetitions with calls: 3 < 5");
 
 	f = pg_fx_fcmp(c, "prog", "new_func", NULL, PG_VERDICT_ADDED);
@@ -286,6 +288,28 @@ static inline void pg_fx_compare_build(struct pg_fx_compare *fx)
 			   "2026-11-20T09:00:00Z");
 	pg_fx_compare_meta(&fx->new, "ci-2", "fedcba9876543210fedcba9876543210fedcba98",
 			   "2026-11-21T10:22:22Z");
+}
+
+/*
+ * Make the improvement of @fx (fast_path) a notable change: 10 ns a call faster, 100 calls a
+ * repetition, 1 us of a 2.5 s repetition (impact -4e-7); min_impact 0.1%. Returns it.
+ */
+static inline struct pg_fcmp *pg_fx_compare_notable(struct pg_fx_compare *fx)
+{
+	struct pg_fcmp *f = &fx->c.f[1];
+
+	assert_int_equal(f->verdict, PG_VERDICT_IMPROVEMENT);
+	f->verdict = PG_VERDICT_NOTABLE;
+	f->base_ns = 50;
+	f->new_ns = 40;
+	f->impact_ns = -1000;
+	f->impact = -1000 / 2.5e9;
+	snprintf(f->reason, sizeof(f->reason), "-20.0%% [-25.0%%, -15.0%%], q=0.001; -1.00 us "
+		 "in a 2.50 s repetition (4e-05%%): under 0.1%% of it, not counted");
+	fx->c.nimprovements--;
+	fx->c.nnotable++;
+	fx->c.opts.min_impact = 0.001;
+	return f;
 }
 
 static inline int pg_fx_compare_setup(void **state)

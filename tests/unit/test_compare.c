@@ -103,11 +103,19 @@ static const struct pg_fcmp *find(const struct pg_comparison *c, const char *nam
 	return NULL;
 }
 
+/*
+ * pg_compare() into a fresh @c. NULL @o: the default options but for the impact rule, off
+ * (min_impact 0): the model programs' functions hold little of their wall time, and these
+ * tests are of the statistics; the impact rule's tests (test_impact_*) pass their options.
+ */
 static int compare(const struct pg_run *a, const struct pg_run *b,
 		   const struct pg_compare_opts *o, struct pg_comparison *c)
 {
+	struct pg_compare_opts stats = PG_COMPARE_OPTS_DEFAULT;
+
+	stats.min_impact = 0;
 	pg_comparison_init(c);
-	return pg_compare(a, b, o, c);
+	return pg_compare(a, b, o ? o : &stats, c);
 }
 
 static void test_names(void **state)
@@ -944,6 +952,217 @@ static void test_little_own_time(void **state)
 	pg_run_free(b);
 }
 
+/*
+ * The program of tests/progs/negligible.c: main calls once_small() once (@small ns) and work()
+ * 40 times (@work ns each); its repetitions take @wall ns. Every time gets ~1% noise.
+ */
+static struct pg_run *impact_run(double small, double work, double wall, uint64_t seed)
+{
+	struct pg_run *run = new_run("/b/negligible", "--quick", "h");
+	uint32_t s_id = pg_fx_func(run, "/b/negligible", "once_small", NULL, PG_SITE_NOP5);
+	uint32_t w_id = pg_fx_func(run, "/b/negligible", "work", NULL, PG_SITE_NOP5);
+	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 3;
+
+	for (int r = 0; r < 10; r++) {
+		struct pg_rep *rep = pg_fx_rep(run, (uint64_t)(wall * noise(&s, 0.01)));
+		double sm = small * noise(&s, 0.01), wk = work * noise(&s, 0.01);
+
+		pg_fx_stat_each(rep, s_id, 1, sm, sm);
+		pg_fx_stat_each(rep, w_id, 40, wk, wk);
+	}
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+	return run;
+}
+
+/* The verdict of function @name comparing @a with @b under @o (NULL: the true defaults). */
+static enum pg_verdict verdict_of(const struct pg_run *a, const struct pg_run *b,
+				  const struct pg_compare_opts *o, const char *name)
+{
+	struct pg_comparison c;
+	enum pg_verdict v;
+
+	pg_comparison_init(&c);
+	assert_int_equal(pg_compare(a, b, o, &c), 0);
+	v = find(&c, name)->verdict;
+	pg_comparison_release(&c);
+	return v;
+}
+
+/* A +200% change of a function that holds 0.01% of the run: notable, and the build passes. */
+static void test_impact_negligible(void **state)
+{
+	struct pg_run *a = impact_run(20000, 5e6, 2e8, 1), *b = impact_run(60000, 5e6, 2e8, 2);
+	struct pg_comparison c;
+	const struct pg_fcmp *f;
+
+	(void)state;
+	pg_comparison_init(&c);
+	assert_int_equal(pg_compare(a, b, NULL, &c), 0);	/* the defaults */
+	assert_true(c.opts.min_impact == PG_MIN_IMPACT_DEFAULT);
+	f = find(&c, "once_small");
+	assert_int_equal(f->verdict, PG_VERDICT_NOTABLE);
+	assert_true(f->q <= 0.05 && f->ci_lo > 0.05);	/* it would be a regression by itself */
+	assert_true(fabs(f->change - 2) < 0.1);
+	/* ~40 us more in a 200 ms repetition: 0.02% */
+	assert_true(fabs(f->impact_ns - 40000) < 2000);
+	assert_true(fabs(f->impact - 0.0002) < 0.00002);
+	assert_int_equal(f->cause, PG_CAUSE_NONE);
+	assert_non_null(strstr(f->reason, "q="));
+	if (!strstr(f->reason, " ms repetition (0.02%): under 0.1% of it, does not fail"))
+		fail_msg("reason: %s", f->reason);
+	assert_int_equal(c.nnotable, 1);
+	assert_int_equal(c.nregressions, 0);
+	assert_int_equal(c.overall, PG_OVERALL_PASS);
+	/* sorted after what failed and what improved: here first */
+	assert_string_equal(c.f[0].name, "once_small");
+	assert_int_equal(find(&c, "work")->verdict, PG_VERDICT_UNCHANGED);
+	pg_comparison_release(&c);
+
+	/* faster by as much: notable too, not an improvement (symmetric) */
+	assert_int_equal(pg_compare(b, a, NULL, &c), 0);
+	f = find(&c, "once_small");
+	assert_int_equal(f->verdict, PG_VERDICT_NOTABLE);
+	assert_true(f->change < -0.5 && f->impact < 0);
+	assert_non_null(strstr(f->reason, "not counted"));
+	assert_int_equal(c.nimprovements, 0);
+	assert_int_equal(c.nnotable, 1);
+	pg_comparison_release(&c);
+
+	/* no wall time on either side: the share is unknown and the rule cannot apply */
+	for (size_t r = 0; r < 10; r++)
+		a->reps[r].wall_ns = b->reps[r].wall_ns = 0;
+	assert_int_equal(pg_compare(a, b, NULL, &c), 0);
+	f = find(&c, "once_small");
+	assert_int_equal(f->verdict, PG_VERDICT_REGRESSION);
+	assert_true(isnan(f->impact) && f->impact_ns > 0);
+	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/* The same +200% of a function holding a large share of the run fails the build. */
+static void test_impact_large(void **state)
+{
+	struct pg_run *a = impact_run(5e6, 4e6, 2e8, 3), *b = impact_run(15e6, 4e6, 2e8, 4);
+	struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
+	struct pg_comparison c;
+	const struct pg_fcmp *f;
+
+	(void)state;
+	pg_comparison_init(&c);
+	assert_int_equal(pg_compare(a, b, NULL, &c), 0);
+	f = find(&c, "once_small");
+	/* +10 ms in a 200 ms repetition: 5% */
+	assert_int_equal(f->verdict, PG_VERDICT_REGRESSION);
+	assert_true(fabs(f->impact - 0.05) < 0.005);
+	assert_int_equal(c.nregressions, 1);
+	assert_int_equal(c.nnotable, 0);
+	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
+	pg_comparison_release(&c);
+	/* unless the bar is raised above its share (--min-impact 10) */
+	o.min_impact = 0.10;
+	assert_int_equal(verdict_of(a, b, &o, "once_small"), PG_VERDICT_NOTABLE);
+	/* total time (a leaf's is its self time) is weighed the same way */
+	o.min_impact = PG_MIN_IMPACT_DEFAULT;
+	o.metric = PG_METRIC_TOTAL;
+	assert_int_equal(verdict_of(a, b, &o, "once_small"), PG_VERDICT_REGRESSION);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/* The boundary: an impact of exactly min_impact fails, a hair less does not. */
+static void test_impact_boundary(void **state)
+{
+	struct pg_run *a = impact_run(200000, 5e6, 2e8, 5), *b = impact_run(400000, 5e6, 2e8, 6);
+	struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
+	struct pg_comparison c;
+	double share;
+
+	(void)state;
+	pg_comparison_init(&c);
+	o.min_impact = 0;	/* off: every significant change beyond min_effect fails */
+	assert_int_equal(pg_compare(a, b, &o, &c), 0);
+	assert_int_equal(find(&c, "once_small")->verdict, PG_VERDICT_REGRESSION);
+	share = find(&c, "once_small")->impact;
+	assert_true(share > 0.0009 && share < 0.0011);	/* +200 us of 200 ms */
+	pg_comparison_release(&c);
+
+	o.min_impact = share;
+	assert_int_equal(verdict_of(a, b, &o, "once_small"), PG_VERDICT_REGRESSION);
+	o.min_impact = nextafter(share, 1);
+	assert_int_equal(verdict_of(a, b, &o, "once_small"), PG_VERDICT_NOTABLE);
+	/* invalid */
+	o.min_impact = -0.01;
+	assert_int_equal(pg_compare(a, b, &o, &c), -EINVAL);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/*
+ * Two runs whose functions a budget chose on each side (the default selection, or --budget),
+ * recorded independently: a function called in one run and not even listed in the other was
+ * not traced there. It is not judged, neither added nor removed; the rest is compared.
+ */
+static void test_selection_one_side(void **state)
+{
+	const char *const names[] = { "same", "base_only", "listed" };
+	const double nb[] = { 100, 100, 100 }, nn[] = { 100, 0, 0 };
+	const char *const names_new[] = { "same", "listed", "new_only" };
+	const double nn2[] = { 100, 0, 100 };
+	const int all[] = { -1, -1, -1 };
+	struct pg_run *a = multi_run(3, names, nb, all, 10, 1);
+	struct pg_run *b = multi_run(3, names_new, nn2, all, 10, 2);
+	struct pg_comparison c;
+	const struct pg_fcmp *f;
+
+	(void)state;
+	(void)nn;
+	a->meta.budget_pct = b->meta.budget_pct = 5;
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_true(has_warning(&c, "(1 called only in the base run, 1 only in the new one",
+				"those are not judged"));
+	f = find(&c, "base_only");
+	assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
+	assert_int_equal(f->cause, PG_CAUSE_ONE_SIDE);
+	assert_non_null(strstr(f->reason, "traced only in the base run"));
+	f = find(&c, "new_only");
+	assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(f->reason, "traced only in the new run"));
+	assert_true(isnan(f->q) && isnan(f->impact));
+	/* listed in both, called in one: the code stopped calling it */
+	assert_int_equal(find(&c, "listed")->verdict, PG_VERDICT_REMOVED);
+	assert_int_equal(find(&c, "same")->verdict, PG_VERDICT_UNCHANGED);
+	assert_int_equal(c.nadded, 0);
+	assert_int_equal(c.nremoved, 1);
+	assert_int_equal(c.ninconclusive, 2);
+	assert_int_equal(c.ntested, 1);
+	assert_int_equal(pg_comparison_matched(&c), 1);
+	assert_int_equal(c.overall, PG_OVERALL_PASS);
+	pg_comparison_release(&c);
+
+	/* the new run traced the base run's functions (--functions-of): the code's doing */
+	b->meta.functions_of = strdup("base.json");
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.nwarnings, 0);
+	assert_int_equal(find(&c, "base_only")->verdict, PG_VERDICT_REMOVED);
+	assert_int_equal(find(&c, "new_only")->verdict, PG_VERDICT_ADDED);
+	pg_comparison_release(&c);
+
+	/* chosen alike (the same -f, no budget): added and removed, as ever */
+	a->meta.budget_pct = b->meta.budget_pct = 0;
+	free(b->meta.functions_of);
+	b->meta.functions_of = NULL;
+	assert_int_equal(compare(a, b, NULL, &c), 0);
+	assert_int_equal(c.nwarnings, 0);
+	assert_int_equal(find(&c, "base_only")->verdict, PG_VERDICT_REMOVED);
+	assert_int_equal(find(&c, "new_only")->verdict, PG_VERDICT_ADDED);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -967,6 +1186,10 @@ int main(void)
 		cmocka_unit_test(test_wall),
 		cmocka_unit_test(test_zero_ns),
 		cmocka_unit_test(test_nothing_common),
+		cmocka_unit_test(test_impact_negligible),
+		cmocka_unit_test(test_impact_large),
+		cmocka_unit_test(test_impact_boundary),
+		cmocka_unit_test(test_selection_one_side),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);

@@ -175,6 +175,43 @@ static void test_json(void **state)
 	json_object_put(root);
 }
 
+/* A notable change, the impact fields and the cause: written, and read back the same. */
+static void test_json_notable(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	struct pg_comparison back;
+	struct pg_run rb, rn;
+	json_object *root;
+
+	pg_fx_compare_notable(fx);
+	assert_int_equal(pg_result_write(&fx->c, &fx->base, &fx->new, fx->json), 0);
+	root = read_json(fx->json);
+	assert_jnum(root, "options.min_impact", 0.001);
+	assert_jnum(root, "counts.notable", 1);
+	assert_jnum(root, "counts.improvements", 0);
+	assert_jstr(root, "functions.1.verdict", "notable");
+	assert_jnum(root, "functions.1.impact_ns", -1000);
+	assert_jnum(root, "functions.1.impact", -4e-7);
+	assert_jnull(root, "functions.1.cause");
+	assert_jstr(root, "functions.2.cause", "repetitions");
+	json_object_put(root);
+
+	pg_comparison_init(&back);
+	pg_run_init(&rb);
+	pg_run_init(&rn);
+	assert_int_equal(pg_result_read(fx->json, false, &back, &rb, &rn), 0);
+	assert_int_equal(back.f[1].verdict, PG_VERDICT_NOTABLE);
+	assert_true(back.f[1].impact_ns == -1000 && back.f[1].impact == -4e-7);
+	assert_int_equal(back.f[1].cause, PG_CAUSE_NONE);
+	assert_int_equal(back.f[2].cause, PG_CAUSE_REPS);
+	assert_true(isnan(back.f[3].impact));	/* added: not estimated */
+	assert_int_equal(back.nnotable, 1);
+	assert_true(back.opts.min_impact == 0.001);
+	pg_comparison_release(&back);
+	pg_run_release(&rb);
+	pg_run_release(&rn);
+}
+
 static void test_json_empty(void **state)
 {
 	struct pg_fx_compare *fx = *state;
@@ -210,6 +247,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_json, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_json_notable, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_json_empty, pg_fx_compare_setup,
 						pg_fx_compare_teardown),

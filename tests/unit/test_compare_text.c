@@ -83,11 +83,10 @@ static void test_text(void **state)
 	assert_non_null(strstr(l, "q=0.0021"));
 	free(l);
 	assert_non_null(strstr(s, "REGRESSION  q=0.0021\n    calls 100->120\n"));
-	assert_non_null(strstr(s, "inconclusive\n    too few repetitions with calls: 3 < 5\n"));
-	l = line_with(s, "inconclusive");
-	assert_non_null(strstr(l, "[-inf, +inf]"));
-	free(l);
-	assert_non_null(strstr(s, "too few repetitions with calls: 3 < 5"));
+	/* the inconclusive function is counted with its cause, listed with --all */
+	assert_null(strstr(s, "tiny"));
+	assert_non_null(strstr(s, "\n1 inconclusive function not shown: too few repetitions with "
+				  "calls (--all lists them)\n"));
 	l = line_with(s, "added");
 	assert_non_null(strstr(l, "new_func"));
 	assert_null(strstr(l, "calls"));
@@ -129,6 +128,12 @@ static void test_text_verbose(void **state)
 	assert_non_null(strstr(l, "lib???bad??.so"));
 	free(l);
 	assert_null(strstr(s, "not shown"));
+	/* inconclusive functions with their reason */
+	assert_non_null(strstr(s, "inconclusive\n    too few repetitions with calls: 3 < 5\n"));
+	l = line_with(s, "inconclusive");
+	assert_non_null(strstr(l, "[-inf, +inf]"));
+	free(l);
+	assert_non_null(strstr(s, "too few repetitions with calls: 3 < 5"));
 	free(s);
 }
 
@@ -191,6 +196,31 @@ static void test_text_one_binary(void **state)
 	free(s);
 }
 
+/* A notable change: a row with what it costs the run, counted on the PASS line. */
+static void test_text_notable(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	char *s, *l;
+
+	pg_fx_compare_notable(fx);
+	s = text(fx, 0);
+	assert_layout(s);
+	l = line_with(s, "fast_path");
+	assert_non_null(strstr(l, "notable  q=0.001"));
+	free(l);
+	assert_non_null(strstr(s, "notable  q=0.001\n    -1.00 us in a 2.50 s repetition (4e-05%): "
+				  "too little of the run to count\n"));
+	assert_non_null(strstr(s, "\n  min impact 0.1%: a change counts"));
+	free(s);
+	fx->c.overall = PG_OVERALL_PASS;
+	s = text(fx, 0);
+	l = line_with(s, "perfgate: PASS");
+	assert_string_equal(l, "perfgate: PASS (6 functions compared, 1 unchanged, 1 notable (too "
+			    "little of the run to fail), 1 inconclusive)");
+	free(l);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +231,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_verdicts, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_text_one_binary, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_text_notable, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 	};
 

@@ -168,6 +168,26 @@ static void test_junit_valid(void **state)
 	assert_xpath_has(x, "string(/testsuite/system-err)", "ci-1 and ci-2 <&>");
 }
 
+/* A notable change passes (no failure, not skipped); a regression's failure gives its impact. */
+static void test_junit_notable(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	const char *x = fx->xml;
+
+	pg_fx_compare_notable(fx);
+	fx->c.f[0].impact_ns = 15100;
+	fx->c.f[0].impact = 15100 / 2.5e9;
+	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, x), 0);
+	validate(x);
+	assert_xpath(x, "string(/testsuite/@failures)", "1");
+	assert_xpath(x, "string(/testsuite/testcase[2]/@name)", "fast_path");
+	assert_xpath(x, "count(/testsuite/testcase[2]/*)", "0");
+	assert_xpath(x, "string(//property[@name='min_impact']/@value)", "0.001");
+	assert_xpath_has(x, "string(//failure)", "per repetition: +15.1 us, 0.000604% of the "
+			 "median repetition's wall time (min impact 0.1%)");
+	assert_xpath_has(x, "string(/testsuite/system-out)", "too little of the run to count");
+}
+
 /* Nothing to compare, no run metadata: still valid, with the schema's fallbacks. */
 static void test_junit_empty(void **state)
 {
@@ -231,6 +251,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_junit_valid, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_junit_notable, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_junit_empty, pg_fx_compare_setup,
 						pg_fx_compare_teardown),

@@ -43,6 +43,8 @@ static struct pg_fcmp *add_f(struct pg_comparison *c, const char *name, enum pg_
 		c->nimprovements++;
 	else if (v == PG_VERDICT_UNCHANGED)
 		c->nunchanged++;
+	else if (v == PG_VERDICT_NOTABLE)
+		c->nnotable++;
 	return f;
 }
 
@@ -88,6 +90,33 @@ static void test_pass(void **state)
 	free(md);
 	md = pg_compare_gh_annotations(&c, PG_GH_MAX_ANNOTATIONS, NULL);
 	assert_string_equal(md, "");
+	free(md);
+	pg_comparison_release(&c);
+}
+
+/* A notable change: in the table after the improvements, with its share; the build passes. */
+static void test_notable(void **state)
+{
+	struct pg_comparison c;
+	struct pg_fcmp *f;
+	char *md;
+
+	setup_cmp(&c, 0);
+	f = add_f(&c, "once_small", PG_VERDICT_NOTABLE, 2);
+	f->impact = 0.0002;
+	md = pg_compare_markdown(&c, NULL, NULL, NULL);
+	assert_non_null(md);
+	assert_non_null(strstr(md, "### :white_check_mark: perfgate: pass\n"));
+	assert_non_null(strstr(md, "1 notable change too small for the run to count"));
+	assert_non_null(strstr(md, "| :white_circle: notable, slower | `once_small` | prog | "
+				   "1.00 us | 3.00 us | +200.0% [+198.0%, +202.0%] | 100 | +0.02% |"));
+	assert_true(strstr(md, "`faster`") < strstr(md, "`once_small`"));
+	assert_non_null(strstr(md, "less than 0.1% of a repetition's wall time: they do not "
+				   "fail"));
+	assert_non_null(strstr(md, "0 regressed, 1 improved, 1 notable, 1 unchanged,"));
+	free(md);
+	md = pg_compare_gh_annotations(&c, PG_GH_MAX_ANNOTATIONS, NULL);
+	assert_string_equal(md, "");	/* no error annotation */
 	free(md);
 	pg_comparison_release(&c);
 }
@@ -178,6 +207,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pass),
+		cmocka_unit_test(test_notable),
 		cmocka_unit_test(test_regression_top),
 		cmocka_unit_test(test_annotations),
 		cmocka_unit_test(test_inconclusive_and_escaping),

@@ -90,6 +90,9 @@ static void write_result(enum pg_overall overall, enum pg_verdict v, const char 
 	c.nregressions = v == PG_VERDICT_REGRESSION;
 	c.ninconclusive = v == PG_VERDICT_INCONCLUSIVE;
 	c.nunchanged = v == PG_VERDICT_UNCHANGED;
+	c.nnotable = v == PG_VERDICT_NOTABLE;
+	f->impact_ns = 1500;
+	f->impact = 0.0002;
 	assert_int_equal(pg_result_write(&c, &base, &new, path), 0);
 	pg_comparison_release(&c);
 	pg_run_release(&base);
@@ -168,6 +171,14 @@ static void test_regression(void **state)
 	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "./bench", "ci-1", -1, "failure",
 	      "* parse (bench): slower +30.0% [+25.0%, +inf], 1.00 us -> 1.30 us per call "
 	      "(src/parse.c:12)");
+}
+
+/* A notable change (significant, too little of the run): the vote passes and names it. */
+static void test_notable(void **state)
+{
+	check(PG_OVERALL_PASS, PG_VERDICT_NOTABLE, "./bench", "ci-1", 1, "success",
+	      "* parse (bench): notable, slower +30.0% [+25.0%, +inf], 1.00 us -> 1.30 us per "
+	      "call (src/parse.c:12); 0.02% of a repetition: too little to count");
 }
 
 static void test_inconclusive(void **state)
@@ -284,6 +295,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pass),
 		cmocka_unit_test(test_regression),
+		cmocka_unit_test(test_notable),
 		cmocka_unit_test(test_inconclusive),
 		cmocka_unit_test(test_hosts_or_commands_differ),
 		cmocka_unit_test(test_same_benchmark_other_directory),

@@ -1,0 +1,67 @@
+# Verdicts that matter to the program (issue 17): once_small (tests/progs/negligible.c, ~20 us
+# once a run) made three times as slow (PG_SLOW_SMALL=1) is a real, significant +200%, but
+# ~40 us of a ~200 ms repetition: compare reports it as notable and passes (exit 0), in the
+# table, the JSON result, the JUnit report (no failure) and the Markdown summary alike. With
+# the impact rule off (--min-impact 0) the same comparison fails on it.
+source "$(dirname "$0")/lib.sh"
+XSD=$PERFGATE_SRCDIR/tests/data/JUnit.xsd
+F=(-f once_small -f work)
+
+"$PERFGATE" record -q -o "$TMP/base.json" -r 10 "${F[@]}" -- ./negligible
+PG_SLOW_SMALL=1 "$PERFGATE" record -q -o "$TMP/slow.json" -r 10 "${F[@]}" -- ./negligible
+
+expect_exit 0 "$PERFGATE" compare "$TMP/base.json" "$TMP/slow.json" --junit "$TMP/r.xml" \
+	--json "$TMP/r.json" --markdown "$TMP/r.md"
+cat "$TMP/stdout"
+check_contains "once_small listed as notable" "$TMP/stdout" '^once_small .* notable  q='
+check_contains "the table says it does not fail" "$TMP/stdout" 'too little of the run to fail'
+check_contains "PASS line counts it" "$TMP/stdout" '^perfgate: PASS .*1 notable'
+check "no REGRESSION in the table" not grep -q 'REGRESSION' "$TMP/stdout"
+check_contains "the summary lists it" "$TMP/r.md" 'notable, slower.*once_small'
+check "JUnit validates" xmllint --noout --schema "$XSD" "$TMP/r.xml"
+python3 - "$TMP/r.json" "$TMP/r.xml" <<'PY'
+import sys, pgtest
+import xml.etree.ElementTree as ET
+r = pgtest.load(sys.argv[1])
+assert r["overall"] == "pass", r["overall"]
+assert r["counts"]["regressions"] == 0 and r["counts"]["notable"] == 1, r["counts"]
+f = pgtest.func(r, "once_small")
+assert f["verdict"] == "notable", f
+assert f["change"] > 0.5 and f["q"] <= 0.05, f
+assert 0 < f["impact"] < r["options"]["min_impact"], f
+assert pgtest.func(r, "work")["verdict"] != "regression"
+suite = ET.parse(sys.argv[2]).getroot()
+assert int(suite.get("failures")) == 0, suite.get("failures")
+assert all(tc.find("failure") is None for tc in suite.iter("testcase"))
+PY
+
+# the vote agrees: no regression
+"$PERFGATE" vote "$TMP/r.json" --system gerrit >"$TMP/vote.json"
+check_eq "gerrit vote" 1 "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(list(d["labels"].values())[0])' "$TMP/vote.json")"
+check_contains "the vote message names it" "$TMP/vote.json" 'once_small.*notable, slower'
+
+# the rule off: the same change fails
+expect_exit 1 "$PERFGATE" compare "$TMP/base.json" "$TMP/slow.json" --min-impact 0
+check_contains "--min-impact 0: a regression" "$TMP/stdout" '^perfgate: REGRESSION in 1 function(s): once_small'
+
+# Differing selections (issue 17, item 5): a run that traced work only, against the base run
+# that traced once_small too. once_small was not traced in the new run: not judged (not
+# "removed"); work, traced in both, is compared.
+"$PERFGATE" record -q -o "$TMP/w.json" -r 10 -f work -- ./negligible
+expect_exit 0 "$PERFGATE" compare "$TMP/base.json" "$TMP/w.json" --json "$TMP/sel.json"
+has "traced different sets of functions (1 called only in the base run, 0 only in the new one"
+check_contains "one-side function counted" "$TMP/stdout" \
+	'^[12] inconclusive functions\? not shown.*traced in one run only'
+check_eq "one-side: once_small" "inconclusive one-side 0" "$(python3 - "$TMP/sel.json" <<'PY'
+import sys, pgtest
+r = pgtest.load(sys.argv[1])
+f = pgtest.func(r, "once_small")
+print(f["verdict"], f["cause"], r["counts"]["removed"])
+PY
+)"
+check_eq "one-side: work is compared" "work" "$(python3 - "$TMP/sel.json" <<'PY'
+import sys, pgtest
+r = pgtest.load(sys.argv[1])
+print(" ".join(f["name"] for f in r["functions"] if f["n_base"] and f["n_new"] and f["cause"] != "one-side"))
+PY
+)"
