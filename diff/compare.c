@@ -594,7 +594,8 @@ static int cmp_fcmp(const void *pa, const void *pb)
 			return fabs(a->change) > fabs(b->change) ? -1 : 1;
 	}
 	d = strcmp(a->binary, b->binary);
-	return d ? d : strcmp(a->name, b->name);
+	return d ?: strcmp(a->name, b->name) ?: strcmp(a->scope ? a->scope : "",
+						       b->scope ? b->scope : "");
 }
 
 /* Repetitions per side needed before any test can reach alpha (and opts.min_reps). */
