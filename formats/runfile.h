@@ -27,7 +27,7 @@
  * compensated durations (pg_run.hist_compensated), which a version-1 reader would misread; the
  * writer writes version 1 when they are raw, so that older perfgate versions still read it.
  */
-#define PG_RUNFILE_VERSION 2
+#define PG_RUNFILE_VERSION 3
 #define PG_RUNFILE_MIN_VERSION 1
 /* Default size limit of run files, in MiB; PERFGATE_MAX_RUN_MB overrides it (1 to 65536). */
 #define PG_RUNFILE_DEFAULT_MAX_MB 64
