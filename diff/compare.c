@@ -86,7 +86,7 @@ static void sample_push(struct sample *s, double v)
  * negative errno.
  */
 static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sample *n,
-		   const struct pg_compare_opts *o, bool compensated)
+		   const struct pg_compare_opts *o, bool compensated, struct pg_stats_ws *ws)
 {
 	struct pg_hl hl;
 	struct pg_mwu m;
@@ -99,7 +99,7 @@ static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sampl
 	f->new_ns = pg_median(n->raw, n->n);
 	if (!b->n || !n->n)
 		return 0;
-	err = pg_hodges_lehmann(b->log, b->n, n->log, n->n, o->alpha, &hl);
+	err = pg_hodges_lehmann_ws(b->log, b->n, n->log, n->n, o->alpha, ws, &hl);
 	if (err)
 		return err;
 	f->change = expm1(hl.estimate);
@@ -143,7 +143,7 @@ static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sampl
 			 o->min_reps);
 		return 0;
 	}
-	err = pg_mwu_test(b->log, b->n, n->log, n->n, &m);
+	err = pg_mwu_test_ws(b->log, b->n, n->log, n->n, ws, &m);
 	if (err)
 		return err;
 	f->p = m.p;
@@ -572,6 +572,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 {
 	const struct pg_compare_opts def = PG_COMPARE_OPTS_DEFAULT;
 	struct sample sb = { 0 }, sn = { 0 };
+	struct pg_stats_ws ws = PG_STATS_WS_INIT;	/* shared by the functions' tests */
 	struct key *keys = NULL;
 	size_t nkeys, ntested = 0, ncommon = 0, *tested = NULL;
 	double *p = NULL;
@@ -676,7 +677,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		f->base_calls = base->nreps ? cb / (double)base->nreps : 0;
 		f->new_calls = new->nreps ? cn / (double)new->nreps : 0;
 		f->calls_changed = f->base_calls != f->new_calls;
-		err = analyse(f, &sb, &sn, opts, calib.valid);
+		err = analyse(f, &sb, &sn, opts, calib.valid, &ws);
 		if (err < 0)
 			goto fail;
 		/* compensated total time does not depend on which callees were traced */
@@ -754,7 +755,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		for (size_t r = 0; r < new->nreps; r++)
 			if (new->reps[r].wall_ns)
 				sample_push(&sn, (double)new->reps[r].wall_ns);
-		err = analyse(w, &sb, &sn, opts, false);
+		err = analyse(w, &sb, &sn, opts, false, &ws);
 		if (err < 0)
 			goto fail;
 		if (err == 1) {
@@ -776,6 +777,7 @@ fail:
 out:
 	sample_free(&sb);
 	sample_free(&sn);
+	pg_stats_ws_release(&ws);
 	free(keys);
 	free(tested);
 	free(p);
