@@ -167,17 +167,20 @@ int pg_stats_encode(const struct pg_rep *rep, const struct pg_statcols *c, struc
 /* A canonical unsigned decimal at *@p (before @end) into *@v; advances *@p. */
 static int get_u64(const char **p, const char *end, uint64_t *v)
 {
-	const char *s = *p;
+	const char *s = *p, *stop = end - s > 19 ? s + 19 : end;
 	uint64_t x = 0;
 
 	if (s == end || *s < '0' || *s > '9')
 		return -EINVAL;
 	if (*s == '0' && s + 1 < end && s[1] >= '0' && s[1] <= '9')
 		return -EINVAL;
-	for (; s < end && *s >= '0' && *s <= '9'; s++) {
+	/* 19 digits cannot overflow */
+	for (; s < stop && *s >= '0' && *s <= '9'; s++)
+		x = x * 10 + (unsigned int)(*s - '0');
+	if (s < end && *s >= '0' && *s <= '9') {
 		unsigned int d = (unsigned int)(*s - '0');
 
-		if (x > (UINT64_MAX - d) / 10)
+		if (x > (UINT64_MAX - d) / 10 || (++s < end && *s >= '0' && *s <= '9'))
 			return -ERANGE;
 		x = x * 10 + d;
 	}
@@ -272,7 +275,7 @@ int pg_stats_decode(const char *s, size_t len, const struct pg_statcols *c, size
 
 	for (size_t row = 0; p < end; row++) {
 		struct pg_fstat st = { 0 }, *dst;
-		size_t msglen;
+		char msg[200];
 		int err;
 
 		if (row) {
@@ -310,12 +313,9 @@ int pg_stats_decode(const char *s, size_t len, const struct pg_statcols *c, size
 		}
 		err = get_hist(&p, end, row, &st.hist, why, whylen);
 		if (!err) {
-			/* the checks' reason after "row N: " */
-			msglen = why && whylen ? (size_t)snprintf(why, whylen, "row %zu: ", row) : 0;
-			if (msglen >= whylen)
-				msglen = 0;
-			err = pg_runfile_check_stat(rep, nfuncs, &st, why ? why + msglen : NULL,
-						    whylen - msglen);
+			err = pg_runfile_check_stat(rep, nfuncs, &st, msg, sizeof(msg));
+			if (err)
+				WHY("row %zu: %s", row, msg);
 		}
 		if (!err) {
 			dst = pg_rep_add_stat(rep, st.func);
