@@ -27,24 +27,6 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double pg_median(const double *v, size_t n)
-{
-	double *s, m;
-
-	if (!n)
-		return NAN;
-	if (n == 1)
-		return v[0];
-	s = malloc(n * sizeof(*s));
-	if (!s)
-		return NAN;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-	free(s);
-	return m;
-}
-
 /*
  * The null distribution of U for samples of m and n values without ties, as a cumulative
  * distribution: cdf[k] = P(U <= k) for k in [0, m * n]. @cdf holds m * n + 1 doubles.
@@ -307,7 +289,7 @@ static int hl_k(size_t nx, size_t ny, double alpha, struct pg_stats_ws *ws, size
  * before it and no smaller one after (k in [lo, hi)): quickselect, O(hi - lo) on average,
  * partitioning without branches on the data (random differences would mispredict half of
  * them); a range that does not shrink fast enough is sorted instead, so the worst case stays
- * O(n log n). The values are finite.
+ * O(n log n). No value is NaN (infinities are fine).
  */
 static void select_kth(double *v, size_t lo, size_t hi, size_t k)
 {
@@ -355,6 +337,41 @@ static double order_stat(double *d, size_t nn, size_t m, size_t k)
 	else if (k > m)
 		select_kth(d, m + 1, nn, k);
 	return d[k];
+}
+
+/* The middle value(s) are selected, not sorted for: the same values in linear time. */
+double pg_median(const double *v, size_t n)
+{
+	double buf[64], *s, m, below;
+
+	if (!n)
+		return NAN;
+	if (n == 1)
+		return v[0];
+	s = n <= 64 ? buf : malloc(n * sizeof(*s));
+	if (!s)
+		return NAN;
+	memcpy(s, v, n * sizeof(*s));
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(s[i])) {
+			/* select_kth() wants no NaN: sorted, NaN last (cmp_double()) */
+			qsort(s, n, sizeof(*s), cmp_double);
+			m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+			goto out;
+		}
+	}
+	select_kth(s, 0, n, n / 2);
+	m = s[n / 2];
+	if (n % 2 == 0) {
+		below = s[0];
+		for (size_t i = 1; i < n / 2; i++)
+			below = s[i] > below ? s[i] : below;
+		m = (below + m) / 2;
+	}
+out:
+	if (s != buf)
+		free(s);
+	return m;
 }
 
 int pg_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny, double alpha,
