@@ -521,6 +521,7 @@ def measure_compare():
     res = {"encodings": [{"version": v, "file_mb": os.path.getsize(files[v][0]) / 1e6,
                           "seconds": median([s for s, _, _ in runs[v]]),
                           "seconds_runs": [s for s, _, _ in runs[v]],
+                          "seconds_min": min(s for s, _, _ in runs[v]),
                           "cpu_seconds": median([c for _, c, _ in runs[v]]),
                           "max_rss_mb": max(k for _, _, k in runs[v]) / 1024.0,
                           "found": found[v]} for v in CMP_VERSIONS],

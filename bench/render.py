@@ -474,19 +474,21 @@ def render_compare(sec):
                     "nothing")] + quote_lines(sec)
     s = ["Two synthetic run files of {:,} functions x {} repetitions, one function {}% slower, "
          "in each encoding of run files: `perfgate compare BASE NEW --json OUT`, the median "
-         "wall and CPU time of {} runs and the largest peak memory (maximum resident set, "
-         "/usr/bin/time).".format(p["functions"], p["repetitions"], p["slowdown_pct"],
-                                  p["repeats"]), "",
+         "wall time of {} runs (in brackets the fastest: other work on the machine only adds "
+         "time), the median CPU time (user and system) and the largest peak memory (maximum "
+         "resident set, /usr/bin/time).".format(p["functions"], p["repetitions"],
+                                                 p["slowdown_pct"], p["repeats"]), "",
          "| run files | size each | wall time | CPU time | peak memory | flagged |",
          "| --- | --- | --- | --- | --- | --- |"]
     for e in o["encodings"]:
-        s.append("| %s | %.0f MB | %.2f s | %.2f s | %.0f MB | %s |" % (
+        s.append("| %s | %.0f MB | %.2f s (%.2f s) | %.2f s | %.0f MB | %s |" % (
             ENCODINGS.get(e["version"], "version %d" % e["version"]), e["file_mb"],
-            e["seconds"], e["cpu_seconds"], e["max_rss_mb"], ", ".join(e["found"]) or "nothing"))
+            e["seconds"], e.get("seconds_min", e["seconds"]), e["cpu_seconds"],
+            e["max_rss_mb"], ", ".join(e["found"]) or "nothing"))
     before = [q for q in sec.quotes if q.get("part") == "before"]
     for q in before:
         s.append("| version 1, perfgate before version 3 (quoted: %s, %s) | %.0f MB | %.2f s "
-                 "| - | %.0f MB | %s |" % (q["date"], q["commit"], q["file_mb"], q["seconds"],
+                 "(median) | - | %.0f MB | %s |" % (q["date"], q["commit"], q["file_mb"], q["seconds"],
                                             q["max_rss_mb"], q["found"]))
     new = [e for e in o["encodings"] if e["version"] == 3]
     if before and new:
