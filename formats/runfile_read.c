@@ -303,7 +303,7 @@ static int read_fstat(const struct pg_jr *rd, struct json_object *o, size_t r, s
 		      struct pg_run *run, struct pg_rep *rep)
 {
 	struct pg_fstat st = { 0 }, *s;
-	uint64_t id;
+	uint64_t id = 0;
 	char where[80], why[256];
 	int err;
 
