@@ -56,6 +56,12 @@ import time
 
 from figures import median
 
+# run files through the tests' reader, which decodes version 3's compact rows into the
+# "functions" lists of versions 1 and 2 (tests/e2e/pgtest.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "tests", "e2e"))
+from pgtest import load as load_run  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PG = os.path.join(ROOT, "perfgate")
 BENCH = os.path.join(ROOT, "bench")
@@ -215,7 +221,7 @@ def unscaled_means(path):
     scale of the calibrated cost on nop5 sites (a call's own in, its descendants' untimed
     cost) by the probes' BPF run time (core/calib.h, pg_calib_scale), as perfgate computed them
     before commit b20df61 (2026-11-21), for a side-by-side figure."""
-    run = json.load(open(path))
+    run = load_run(path)
     cal = run["calibration"]
     funcs = {f["id"]: f for f in run["functions"]}
     out = {}
@@ -383,7 +389,7 @@ def wall_times(rec):
 
 def target_share(rec):
     """target's share of the wall time (percent) in each repetition of @rec."""
-    run = json.load(open(rec))
+    run = load_run(rec)
     ids = [f["id"] for f in run["functions"] if f["name"] == "target"]
     return [100.0 * sum(x["total_ns"] for x in r["functions"] if x["id"] in ids) / r["wall_ns"]
             for r in run["repetitions"]]
@@ -440,7 +446,10 @@ def measure_stats(pairs=STATS_PAIRS):
 CMP_SLOW_PCT = 20
 
 
-def synth_run(path, nfunc, nrep, seed, slow_id=None):
+def synth_run(path, nfunc, nrep, seed, slow_id=None, version=1):
+    """A run file of @nfunc functions x @nrep repetitions, function @slow_id CMP_SLOW_PCT%
+    slower, in the encoding of @version: 1 (an object per function per repetition, as perfgate
+    wrote before version 3) or 3 (a string of rows per repetition, docs/run-format.md)."""
     rnd = random.Random(seed)
     funcs = [{"id": i, "name": "fn_%d" % i, "display": "fn_%d" % i, "binary": "/bin/synth",
               "address": "0x%x" % (0x1000 + 16 * i), "offset": 0x1000 + 16 * i,
@@ -458,39 +467,64 @@ def synth_run(path, nfunc, nrep, seed, slow_id=None):
             stats.append({"id": i, "calls": calls, "total_ns": tot, "self_ns": tot,
                           "min_ns": tot // calls - 50, "max_ns": tot // calls + 50,
                           "hist": [[b, 60], [b + 1, 40]]})
-        reps.append({"wall_ns": 10 ** 8, "exit_code": 0, "signal": 0, "functions": stats})
-    doc = {"format": "perfgate-run", "version": 1,
+        rep = {"wall_ns": 10 ** 8, "exit_code": 0, "signal": 0}
+        if version >= 3:
+            rep["stats"] = ";".join(
+                "%d %d %d %d %d %d %s" % (x["id"], x["calls"], x["total_ns"], x["self_ns"],
+                                          x["min_ns"], x["max_ns"],
+                                          " ".join("%d:%d" % (b, c) for b, c in x["hist"]))
+                for x in stats)
+        else:
+            rep["functions"] = stats
+        reps.append(rep)
+    doc = {"format": "perfgate-run", "version": version,
            "meta": {"perfgate_version": "bench", "command": ["synth"],
                     "start_time": "2026-11-21T00:00:00Z", "host": "bench", "kernel": "k",
                     "cpu_model": "c", "git_commit": None, "cwd": "/",
                     "options": {"repetitions": nrep, "functions": [], "exclude": []}},
            "histogram": {"scheme": "log-linear", "sub_bucket_bits": 6, "max_exponent": 41},
            "functions": funcs, "repetitions": reps}
+    if version >= 3:
+        doc["histogram"]["durations"] = "raw"
+        doc["stat_columns"] = ["id", "calls", "total_ns", "self_ns", "min_ns", "max_ns"]
     with open(path, "w") as f:
         json.dump(doc, f)
 
 
 CMP_FUNCS, CMP_REPS, CMP_SLOW_ID, CMP_REPEATS = 10000, 30, 77, 3
+CMP_VERSIONS = [1, 3]
 
 
 def measure_compare():
-    a, b = os.path.join(TMP, "big_a.json"), os.path.join(TMP, "big_b.json")
-    synth_run(a, CMP_FUNCS, CMP_REPS, 1)
-    synth_run(b, CMP_FUNCS, CMP_REPS, 2, slow_id=CMP_SLOW_ID)
-    runs = []
+    """compare of two synthetic files per encoding: wall time and peak RSS (/usr/bin/time),
+    the median and the largest of CMP_REPEATS runs, alternating the encodings."""
+    files = {}
+    for v in CMP_VERSIONS:
+        a, b = (os.path.join(TMP, "big_%s_v%d.json" % (x, v)) for x in "ab")
+        synth_run(a, CMP_FUNCS, CMP_REPS, 1, version=v)
+        synth_run(b, CMP_FUNCS, CMP_REPS, 2, slow_id=CMP_SLOW_ID, version=v)
+        files[v] = (a, b)
+    runs = {v: [] for v in CMP_VERSIONS}
+    found = {}
     for _ in range(CMP_REPEATS):
-        r = sh(["/usr/bin/time", "-f", "%e %M", PG, "compare", a, b, "--json",
-                os.path.join(TMP, "big.json")], check=False)
-        if r.returncode != 1:
-            raise RuntimeError("compare of the synthetic runs: exit %d: %s" % (
-                r.returncode, r.stderr[-500:]))
-        sec, kb = r.stderr.strip().splitlines()[-1].split()
-        runs.append((float(sec), int(kb)))
-    found = [f["name"] for f in json.load(open(os.path.join(TMP, "big.json")))["functions"]
-             if f["verdict"] == "regression"]
-    res = {"seconds": median([s for s, _ in runs]), "seconds_runs": [s for s, _ in runs],
-           "max_rss_mb": max(k for _, k in runs) / 1024.0,
-           "file_mb": os.path.getsize(a) / 1e6, "found": found,
+        for v in CMP_VERSIONS:
+            out = os.path.join(TMP, "big_v%d.json" % v)
+            r = sh(["/usr/bin/time", "-f", "%e %U %S %M", PG, "compare", files[v][0],
+                    files[v][1], "--json", out], check=False)
+            if r.returncode != 1:
+                raise RuntimeError("compare of the synthetic runs: exit %d: %s" % (
+                    r.returncode, r.stderr[-500:]))
+            sec, user, sys_, kb = r.stderr.strip().splitlines()[-1].split()
+            runs[v].append((float(sec), float(user) + float(sys_), int(kb)))
+            found[v] = [f["name"] for f in json.load(open(out))["functions"]
+                        if f["verdict"] == "regression"]
+    res = {"encodings": [{"version": v, "file_mb": os.path.getsize(files[v][0]) / 1e6,
+                          "seconds": median([s for s, _, _ in runs[v]]),
+                          "seconds_runs": [s for s, _, _ in runs[v]],
+                          "seconds_min": min(s for s, _, _ in runs[v]),
+                          "cpu_seconds": median([c for _, c, _ in runs[v]]),
+                          "max_rss_mb": max(k for _, _, k in runs[v]) / 1024.0,
+                          "found": found[v]} for v in CMP_VERSIONS],
            "params": {"functions": CMP_FUNCS, "repetitions": CMP_REPS,
                       "slowdown_pct": CMP_SLOW_PCT, "slow_function": "fn_%d" % CMP_SLOW_ID,
                       "repeats": CMP_REPEATS}}
@@ -512,7 +546,7 @@ def record_walls(cmd, hz, reps, extra=()):
     freq = ["--no-sample"] if not hz else ["-F", str(hz)]
     r = sh([PG, "-v", "record", "-o", rec, "-r", str(reps)] + freq + list(extra) +
            ["--"] + cmd)
-    run = json.load(open(rec))
+    run = load_run(rec)
     return [rep["wall_ns"] / 1e9 for rep in run["repetitions"]], r.stderr, run
 
 

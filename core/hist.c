@@ -40,6 +40,25 @@ uint64_t pg_hist_bucket_width(uint32_t idx)
 	return 1ULL << (e - PG_HIST_SUB_BITS);
 }
 
+int pg_hist_reserve(struct pg_hist *h, size_t n)
+{
+	uint32_t *idx;
+	uint64_t *count;
+
+	if (n <= h->alloc)
+		return 0;
+	idx = realloc(h->idx, n * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	h->idx = idx;	/* more room in idx than alloc says is harmless */
+	count = realloc(h->count, n * sizeof(*count));
+	if (!count)
+		return -ENOMEM;
+	h->count = count;
+	h->alloc = n;
+	return 0;
+}
+
 int pg_hist_add(struct pg_hist *h, uint32_t idx, uint64_t count)
 {
 	size_t lo = 0, hi = h->n;

@@ -30,6 +30,11 @@ void pg_hist_release(struct pg_hist *h);
 uint64_t pg_hist_bucket_lo(uint32_t idx);
 uint64_t pg_hist_bucket_width(uint32_t idx);
 
+/*
+ * Make room for @n non-empty buckets in all, exactly (a reader that knows how many it will add
+ * allocates no more). 0 or -ENOMEM (the histogram is unchanged).
+ */
+int pg_hist_reserve(struct pg_hist *h, size_t n);
 /* Add @count values to bucket @idx (any order; keeps the arrays sorted). 0 or -ENOMEM/-EINVAL. */
 int pg_hist_add(struct pg_hist *h, uint32_t idx, uint64_t count);
 /* Add one value of @ns nanoseconds. */

@@ -86,7 +86,7 @@ static void sample_push(struct sample *s, double v)
  * negative errno.
  */
 static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sample *n,
-		   const struct pg_compare_opts *o, bool compensated)
+		   const struct pg_compare_opts *o, bool compensated, struct pg_stats_ws *ws)
 {
 	struct pg_hl hl;
 	struct pg_mwu m;
@@ -99,7 +99,7 @@ static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sampl
 	f->new_ns = pg_median(n->raw, n->n);
 	if (!b->n || !n->n)
 		return 0;
-	err = pg_hodges_lehmann(b->log, b->n, n->log, n->n, o->alpha, &hl);
+	err = pg_hodges_lehmann_ws(b->log, b->n, n->log, n->n, o->alpha, ws, &hl);
 	if (err)
 		return err;
 	f->change = expm1(hl.estimate);
@@ -147,7 +147,7 @@ static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sampl
 			 o->min_reps);
 		return 0;
 	}
-	err = pg_mwu_test(b->log, b->n, n->log, n->n, &m);
+	err = pg_mwu_test_ws(b->log, b->n, n->log, n->n, ws, &m);
 	if (err)
 		return err;
 	f->p = m.p;
@@ -652,12 +652,12 @@ static void overall(struct pg_comparison *c, size_t ncommon)
 
 /*
  * The whole-process wall time per repetition into out->wall: tested alone (its raw p is its
- * q), never counted. Uses the samples @sb and @sn. Returns the wall time a function's impact is
+ * q), never counted. Uses the samples @sb and @sn and the workspace @ws. Returns the wall time a function's impact is
  * a share of: the base run's median, else the new run's; NAN when neither has one.
  */
 static int compare_wall(struct pg_comparison *out, const struct pg_run *base,
 			const struct pg_run *new, struct sample *sb, struct sample *sn,
-			double *wall_ns)
+			struct pg_stats_ws *ws, double *wall_ns)
 {
 	struct pg_fcmp *w = &out->wall;
 	int err;
@@ -674,7 +674,7 @@ static int compare_wall(struct pg_comparison *out, const struct pg_run *base,
 	for (size_t r = 0; r < new->nreps; r++)
 		if (new->reps[r].wall_ns)
 			sample_push(sn, (double)new->reps[r].wall_ns);
-	err = analyse(w, sb, sn, &out->opts, false);
+	err = analyse(w, sb, sn, &out->opts, false, ws);
 	if (err < 0)
 		return err;
 	if (err == 1) {
@@ -693,6 +693,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 {
 	const struct pg_compare_opts def = PG_COMPARE_OPTS_DEFAULT;
 	struct sample sb = { 0 }, sn = { 0 };
+	struct pg_stats_ws ws = PG_STATS_WS_INIT;	/* shared by the functions' tests */
 	struct key *keys = NULL;
 	size_t nkeys, ntested = 0, ncommon = 0, *tested = NULL;
 	double *p = NULL;
@@ -739,7 +740,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		goto fail;
 	joint_calib(base, new, opts, &calib);
 	out->compensated = calib.valid;
-	err = compare_wall(out, base, new, &sb, &sn, &wall_ns);
+	err = compare_wall(out, base, new, &sb, &sn, &ws, &wall_ns);
 	if (err)
 		goto fail;
 
@@ -803,7 +804,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		f->base_calls = base->nreps ? cb / (double)base->nreps : 0;
 		f->new_calls = new->nreps ? cn / (double)new->nreps : 0;
 		f->calls_changed = f->base_calls != f->new_calls;
-		err = analyse(f, &sb, &sn, opts, calib.valid);
+		err = analyse(f, &sb, &sn, opts, calib.valid, &ws);
 		if (err < 0)
 			goto fail;
 		/* compensated total time does not depend on which callees were traced */
@@ -881,6 +882,7 @@ fail:
 out:
 	sample_free(&sb);
 	sample_free(&sn);
+	pg_stats_ws_release(&ws);
 	free(keys);
 	free(tested);
 	free(p);

@@ -28,24 +28,6 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double pg_median(const double *v, size_t n)
-{
-	double *s, m;
-
-	if (!n)
-		return NAN;
-	if (n == 1)
-		return v[0];
-	s = malloc(n * sizeof(*s));
-	if (!s)
-		return NAN;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-	free(s);
-	return m;
-}
-
 /*
  * The null distribution of U for samples of m and n values without ties, as a cumulative
  * distribution: cdf[k] = P(U <= k) for k in [0, m * n]. @cdf holds m * n + 1 doubles.
@@ -87,18 +69,38 @@ static int mwu_exact_cdf(size_t m, size_t n, double *cdf)
 }
 
 /*
- * mwu_exact_cdf() into a new array of m * n + 1 doubles (the caller frees it), or NULL: out of
- * memory, as m + n <= PG_MWU_EXACT_MAX wherever it is called.
+ * The exact null distribution for samples of m and n values (m + n <= PG_MWU_EXACT_MAX, which
+ * the callers check): the one @ws holds if it is for m and n, else computed (and kept in @ws,
+ * or with no workspace returned in *@own for the caller to free). NULL: out of memory.
  */
-static double *mwu_exact_cdf_new(size_t m, size_t n)
+static const double *exact_cdf(struct pg_stats_ws *ws, size_t m, size_t n, double **own)
 {
-	double *cdf = malloc((m * n + 1) * sizeof(*cdf));
+	double *cdf;
 
+	*own = NULL;
+	if (ws && ws->cdf && ws->m == m && ws->n == n)
+		return ws->cdf;
+	cdf = malloc((m * n + 1) * sizeof(*cdf));
 	if (cdf && mwu_exact_cdf(m, n, cdf)) {
 		free(cdf);
 		cdf = NULL;
 	}
+	if (!cdf || !ws) {
+		*own = cdf;
+		return cdf;
+	}
+	free(ws->cdf);
+	ws->cdf = cdf;
+	ws->m = m;
+	ws->n = n;
 	return cdf;
+}
+
+void pg_stats_ws_release(struct pg_stats_ws *ws)
+{
+	free(ws->cdf);
+	free(ws->d);
+	*ws = (struct pg_stats_ws)PG_STATS_WS_INIT;
 }
 
 struct ranked {
@@ -118,6 +120,12 @@ static double norm_sf(double z)
 }
 
 int pg_mwu_test(const double *x, size_t nx, const double *y, size_t ny, struct pg_mwu *out)
+{
+	return pg_mwu_test_ws(x, nx, y, ny, NULL, out);
+}
+
+int pg_mwu_test_ws(const double *x, size_t nx, const double *y, size_t ny,
+		   struct pg_stats_ws *ws, struct pg_mwu *out)
 {
 	size_t n = nx + ny, i, j;
 	struct ranked *r;
@@ -164,13 +172,14 @@ int pg_mwu_test(const double *x, size_t nx, const double *y, size_t ny, struct p
 	out->u = u1;
 
 	if (!ties && n <= PG_MWU_EXACT_MAX) {
-		double *cdf = mwu_exact_cdf_new(nx, ny);
+		double *own;
+		const double *cdf = exact_cdf(ws, nx, ny, &own);
 
 		if (!cdf)
 			return -ENOMEM;
 		/* P(U >= u) = P(U <= nx * ny - u) by symmetry; u >= nx * ny / 2 */
 		p = 2 * cdf[(size_t)((double)nx * (double)ny - u + 0.5)];
-		free(cdf);
+		free(own);
 		out->exact = 1;
 	} else {
 		mu = (double)nx * (double)ny / 2;
@@ -248,18 +257,19 @@ int pg_bh_adjust(const double *p, size_t n, double *q)
  * k of the Hodges-Lehmann interval: the largest k >= 1 with P(U <= k - 1) <= alpha / 2 under
  * the null, or 0 if there is none.
  */
-static int hl_k(size_t nx, size_t ny, double alpha, size_t *kout)
+static int hl_k(size_t nx, size_t ny, double alpha, struct pg_stats_ws *ws, size_t *kout)
 {
 	size_t nn = nx * ny, k = 0;
 
 	if (nx + ny <= PG_MWU_EXACT_MAX) {
-		double *cdf = mwu_exact_cdf_new(nx, ny);
+		double *own;
+		const double *cdf = exact_cdf(ws, nx, ny, &own);
 
 		if (!cdf)
 			return -ENOMEM;
 		while (k < nn && cdf[k] <= alpha / 2)
 			k++;
-		free(cdf);
+		free(own);
 	} else {
 		/* P(U <= k - 1) ~ Phi((k - 1 + 0.5 - mu) / sigma), with continuity correction */
 		double mu = (double)nn / 2;
@@ -275,11 +285,112 @@ static int hl_k(size_t nx, size_t ny, double alpha, size_t *kout)
 	return 0;
 }
 
+/*
+ * Rearrange v[lo..hi) so that v[k] is the value a sort would put there, with no larger value
+ * before it and no smaller one after (k in [lo, hi)): quickselect, O(hi - lo) on average,
+ * partitioning without branches on the data (random differences would mispredict half of
+ * them); a range that does not shrink fast enough is sorted instead, so the worst case stays
+ * O(n log n). No value is NaN (infinities are fine).
+ */
+static void select_kth(double *v, size_t lo, size_t hi, size_t k)
+{
+	int budget = 64;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2, lt = lo, eq;
+		double a = v[lo], b = v[mid], c = v[hi - 1], p;
+
+		if (!budget--) {
+			qsort(v + lo, hi - lo, sizeof(*v), cmp_double);
+			return;
+		}
+		p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		/* [lo, lt) < p, then [lt, eq) == p, the rest > p */
+		for (size_t i = lo; i < hi; i++) {
+			double x = v[i];
+
+			v[i] = v[lt];
+			v[lt] = x;
+			lt += x < p;
+		}
+		eq = lt;
+		for (size_t i = lt; i < hi; i++) {
+			double x = v[i];
+
+			v[i] = v[eq];
+			v[eq] = x;
+			eq += x == p;
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= eq)
+			lo = eq;
+		else
+			return;
+	}
+}
+
+/* The value at sorted position @k of @d[0..nn), @d already split at @m by select_kth(). */
+static double order_stat(double *d, size_t nn, size_t m, size_t k)
+{
+	if (k < m)
+		select_kth(d, 0, m, k);
+	else if (k > m)
+		select_kth(d, m + 1, nn, k);
+	return d[k];
+}
+
+/* The middle value(s) are selected, not sorted for: the same values in linear time. */
+double pg_median(const double *v, size_t n)
+{
+	double buf[64], *s, m, below;
+
+	if (!n)
+		return NAN;
+	if (n == 1)
+		return v[0];
+	s = n <= 64 ? buf : malloc(n * sizeof(*s));
+	if (!s)
+		return NAN;
+	memcpy(s, v, n * sizeof(*s));
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(s[i])) {
+			/* select_kth() wants no NaN: sorted, NaN last (cmp_double()) */
+			qsort(s, n, sizeof(*s), cmp_double);
+			m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+			goto out;
+		}
+	}
+	select_kth(s, 0, n, n / 2);
+	m = s[n / 2];
+	if (n % 2 == 0) {
+		below = s[0];
+		for (size_t i = 1; i < n / 2; i++)
+			below = s[i] > below ? s[i] : below;
+		m = (below + m) / 2;
+	}
+out:
+	if (s != buf)
+		free(s);
+	return m;
+}
+
 int pg_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny, double alpha,
 		      struct pg_hl *out)
 {
-	size_t nn, i, j, k;
-	double *d;
+	return pg_hodges_lehmann_ws(x, nx, y, ny, alpha, NULL, out);
+}
+
+/*
+ * Only a few order statistics of the nx * ny differences are needed: the middle one or two
+ * and the interval's ends. They are selected, not sorted for (the same values, in linear
+ * instead of n log n time).
+ */
+int pg_hodges_lehmann_ws(const double *x, size_t nx, const double *y, size_t ny, double alpha,
+			 struct pg_stats_ws *ws, struct pg_hl *out)
+{
+	size_t nn, i, j, k, m;
+	double *d, below;
 	int err;
 
 	if (!nx || !ny || !(alpha > 0 && alpha < 1))
@@ -293,28 +404,43 @@ int pg_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny, do
 	if (nx > SIZE_MAX / sizeof(double) / ny)
 		return -ENOMEM;
 	nn = nx * ny;
-	d = malloc(nn * sizeof(*d));
-	if (!d)
-		return -ENOMEM;
+	if (ws && ws->dcap >= nn) {
+		d = ws->d;
+	} else {
+		d = malloc(nn * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		if (ws) {
+			free(ws->d);
+			ws->d = d;
+			ws->dcap = nn;
+		}
+	}
 	for (i = 0; i < nx; i++)
 		for (j = 0; j < ny; j++)
 			d[i * ny + j] = y[j] - x[i];
-	qsort(d, nn, sizeof(*d), cmp_double);
-	out->estimate = nn % 2 ? d[nn / 2] : (d[nn / 2 - 1] + d[nn / 2]) / 2;
-	err = hl_k(nx, ny, alpha, &k);
-	if (err) {
-		free(d);
-		return err;
-	}
-	if (k) {
-		out->lo = d[k - 1];
-		out->hi = d[nn - k];
+	m = nn / 2;
+	select_kth(d, 0, nn, m);
+	if (nn % 2) {
+		out->estimate = d[m];
 	} else {
+		/* the largest value below position m */
+		below = d[0];
+		for (i = 1; i < m; i++)
+			below = d[i] > below ? d[i] : below;
+		out->estimate = (below + d[m]) / 2;
+	}
+	err = hl_k(nx, ny, alpha, ws, &k);
+	if (!err && k) {
+		out->lo = order_stat(d, nn, m, k - 1);
+		out->hi = order_stat(d, nn, m, nn - k);
+	} else if (!err) {
 		out->lo = -INFINITY;
 		out->hi = INFINITY;
 	}
-	free(d);
-	return 0;
+	if (!ws)
+		free(d);
+	return err;
 }
 
 /* ---- paired samples: Wilcoxon signed-rank ---- */

@@ -2,6 +2,18 @@
 /*
  * diff/stats.h - the statistics behind perfgate compare. Pure computation: no I/O, no logging,
  * no global state. Inputs are never modified (functions copy what they sort).
+ *
+ * A comparison of many functions runs the same tests on samples of the same sizes: a
+ * workspace (struct pg_stats_ws) keeps what the next call can reuse, the exact null
+ * distribution of U for the last sizes and scratch memory, and gives the same results as the
+ * calls without one (a NULL workspace: each call allocates and computes its own):
+ *
+ *	struct pg_stats_ws ws = PG_STATS_WS_INIT;
+ *
+ *	for (each function)
+ *		err = pg_hodges_lehmann_ws(x, nx, y, ny, alpha, &ws, &hl) ?:
+ *		      pg_mwu_test_ws(x, nx, y, ny, &ws, &m);
+ *	pg_stats_ws_release(&ws);
  */
 #ifndef PG_STATS_H
 #define PG_STATS_H
@@ -25,6 +37,22 @@ struct pg_mwu {
 };
 
 int pg_mwu_test(const double *x, size_t nx, const double *y, size_t ny, struct pg_mwu *out);
+
+/* Scratch memory and the last exact null distribution computed (see the top); owns both. */
+struct pg_stats_ws {
+	size_t m, n;		/* the sizes of cdf; cdf NULL: none yet */
+	double *cdf;		/* P(U <= k) for k in [0, m * n] */
+	double *d;		/* room for dcap doubles */
+	size_t dcap;
+};
+
+#define PG_STATS_WS_INIT { 0, 0, NULL, NULL, 0 }
+
+void pg_stats_ws_release(struct pg_stats_ws *ws);	/* frees; back to PG_STATS_WS_INIT */
+
+/* pg_mwu_test() with a workspace (NULL: none). */
+int pg_mwu_test_ws(const double *x, size_t nx, const double *y, size_t ny,
+		   struct pg_stats_ws *ws, struct pg_mwu *out);
 
 /*
  * The smallest two-sided p-value an exact Mann-Whitney test can reach with samples of nx and ny
@@ -53,6 +81,9 @@ struct pg_hl {
 
 int pg_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny, double alpha,
 		      struct pg_hl *out);
+/* pg_hodges_lehmann() with a workspace (NULL: none). */
+int pg_hodges_lehmann_ws(const double *x, size_t nx, const double *y, size_t ny, double alpha,
+			 struct pg_stats_ws *ws, struct pg_hl *out);
 
 /*
  * Paired samples (an interleaved A/B session: docs/statistics.md): d[0..n) are the per-pair

@@ -113,19 +113,6 @@ static int put_counts(struct json_object *root, const struct pg_comparison *c)
 	return pg_json_put(root, "counts", o);
 }
 
-static struct json_object *new_functions(const struct pg_comparison *c)
-{
-	struct json_object *a = pg_json_new_array(c->n);
-
-	for (size_t i = 0; a && i < c->n; i++) {
-		if (pg_json_push(a, new_fcmp(&c->f[i]))) {
-			json_object_put(a);
-			return NULL;
-		}
-	}
-	return a;
-}
-
 static struct json_object *new_result(const struct pg_comparison *c, const struct pg_run *base,
 				      const struct pg_run *new)
 {
@@ -142,40 +129,77 @@ static struct json_object *new_result(const struct pg_comparison *c, const struc
 	    put_counts(root, c) ||
 	    pg_json_put(root, "warnings", pg_json_new_utf8v(c->warnings, c->nwarnings)) ||
 	    pg_json_put(root, "wall", new_fcmp(&c->wall)) ||
-	    pg_json_put(root, "functions", new_functions(c))) {
+	    pg_json_put(root, "functions", json_object_new_array())) {
 		json_object_put(root);
 		return NULL;
 	}
 	return root;
 }
 
+#define PRETTY (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | \
+		JSON_C_TO_STRING_NOSLASHESCAPE)
+/* How json-c writes the empty "functions" array, the last member of the top level. */
+#define EMPTY_FUNCTIONS "[\n  ]\n}"
+
+/* @s as it reads at depth 2 of json-c's pretty output: four spaces more after each newline
+ * (a newline in JSON text is always between tokens: strings escape theirs). */
+static void put_indented(FILE *f, const char *s)
+{
+	for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1) {
+		fwrite(s, 1, (size_t)(nl + 1 - s), f);
+		fputs("    ", f);
+	}
+	fputs(s, f);
+}
+
+/*
+ * The text is what json-c writes for the whole tree, but the tree of one function at a time
+ * is in memory: the top level is serialized with an empty "functions" array, and each
+ * function's object is spliced in with the indentation of its depth.
+ */
 int pg_result_write(const struct pg_comparison *c, const struct pg_run *base,
 		    const struct pg_run *new, const char *path)
 {
-	struct json_object *root = new_result(c, base, new);
-	const char *s = NULL;
-	size_t len = 0;
-	char *text = NULL;
-	int err;
+	struct json_object *root = new_result(c, base, new), *fo;
+	const char *s = NULL, *fs;
+	size_t len = 0, head;
+	struct pg_atomic a;
+	FILE *f;
 
 	if (root)
-		s = json_object_to_json_string_length(root, JSON_C_TO_STRING_PRETTY |
-						      JSON_C_TO_STRING_SPACED |
-						      JSON_C_TO_STRING_NOSLASHESCAPE, &len);
-	/* with a final newline, as text files have */
-	if (s && (text = malloc(len + 2))) {
-		memcpy(text, s, len);
-		text[len++] = '\n';
-		text[len] = '\0';
-	}
-	json_object_put(root);
-	if (!text) {
+		s = json_object_to_json_string_length(root, PRETTY, &len);
+	if (!s || len < strlen(EMPTY_FUNCTIONS) ||
+	    strcmp(s + len - strlen(EMPTY_FUNCTIONS), EMPTY_FUNCTIONS)) {
+		json_object_put(root);
 		pg_err("%s: cannot build the comparison JSON: out of memory", path);
 		return -ENOMEM;
 	}
-	err = pg_atomic_write(path, text, len);
-	free(text);
-	return err;
+	f = pg_atomic_open(&a, path);
+	if (!f) {
+		json_object_put(root);
+		return errno ? -errno : -EIO;
+	}
+	head = len - strlen(EMPTY_FUNCTIONS) + 1;	/* up to and with the '[' */
+	fwrite(s, 1, c->n ? head : len, f);
+	json_object_put(root);
+	for (size_t i = 0; i < c->n; i++) {
+		fo = new_fcmp(&c->f[i]);
+		fs = fo ? json_object_to_json_string_ext(fo, PRETTY) : NULL;
+		if (!fs) {
+			json_object_put(fo);
+			pg_atomic_abort(&a);
+			pg_err("%s: cannot build the comparison JSON: out of memory", path);
+			return -ENOMEM;
+		}
+		fputs(i ? ",\n    " : "\n    ", f);
+		put_indented(f, fs);
+		json_object_put(fo);
+	}
+	if (c->n)
+		fputs("\n  ]\n}", f);
+	/* with a final newline, as text files have */
+	fputc('\n', f);
+	return pg_atomic_commit(&a);
 }
 
 /* ---- reading ---- */

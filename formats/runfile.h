@@ -9,8 +9,9 @@
  * of core/run.h) and refuses files over pg_runfile_max_bytes().
  *
  * Size limit policy: 64 MiB by default, PERFGATE_MAX_RUN_MB from 1 to 65536 MiB: the parsed
- * JSON takes about 35 times the file's size in memory, so the limit keeps a crafted file from
- * exhausting memory, and a user with a large recording raises it. The writer writes runs up to
+ * JSON of a version-1 or -2 file takes about 35 times the file's size in memory (version 3,
+ * which perfgate writes, about 5 times with the run it holds), so the limit keeps a crafted
+ * file from exhausting memory, and a user with a large recording raises it. The writer writes runs up to
  * 1 GiB (or the limit, if larger) and warns above the limit.
  *
  * Both return 0 or a negative errno, after logging one line that names the file and what is
@@ -23,11 +24,13 @@
 
 #define PG_RUNFILE_FORMAT "perfgate-run"
 /*
- * Versions read: 1 and 2. Version 2 files say whether their latency histograms hold
- * compensated durations (pg_run.hist_compensated), which a version-1 reader would misread; the
- * writer writes version 1 when they are raw, so that older perfgate versions still read it.
+ * Versions read: 1 to 3; the writer writes version 3. Version 2 files say whether their latency
+ * histograms hold compensated durations (pg_run.hist_compensated), which a version-1 reader
+ * would misread. Version 3 keeps each repetition's statistics as one string of rows
+ * (formats/runfile_stats.h) instead of an object per function, so that reading a large run
+ * does not build an object tree many times the file's size.
  */
-#define PG_RUNFILE_VERSION 2
+#define PG_RUNFILE_VERSION 3
 #define PG_RUNFILE_MIN_VERSION 1
 /* Default size limit of run files, in MiB; PERFGATE_MAX_RUN_MB overrides it (1 to 65536). */
 #define PG_RUNFILE_DEFAULT_MAX_MB 64

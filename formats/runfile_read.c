@@ -19,6 +19,7 @@
 #include "../core/log.h"
 #include "json_read.h"
 #include "runfile.h"
+#include "runfile_stats.h"
 
 static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg_meta *m)
 {
@@ -184,6 +185,8 @@ static int read_hist(const struct pg_jr *rd, struct json_object *o, const char *
 	if (err)
 		return err;
 	n = json_object_array_length(arr);
+	if (n <= PG_HIST_NBUCKETS && pg_hist_reserve(h, n))
+		return pg_jr_oom(rd);
 	for (size_t k = 0; k < n; k++) {
 		struct json_object *pair = json_object_array_get_idx(arr, k);
 		uint64_t idx, count;
@@ -303,70 +306,60 @@ static int read_calib(const struct pg_jr *rd, struct json_object *root, struct p
 	return 0;
 }
 
+/* A statistic of a version-1 or -2 file: an object with named keys. */
 static int read_fstat(const struct pg_jr *rd, struct json_object *o, size_t r, size_t i,
 		      struct pg_run *run, struct pg_rep *rep)
 {
-	uint64_t id, calls, total, self, min, max;
-	bool any_desc = false;
-	struct pg_fstat *s;
-	char where[80];
+	struct pg_fstat st = { 0 }, *s;
+	uint64_t id = 0;
+	char where[80], why[256];
 	int err;
 
 	snprintf(where, sizeof(where), "repetitions[%zu].functions[%zu]", r, i);
 	err = pg_jr_want(rd, o, where, "the entry", json_type_object, false);
 	err = err ?: pg_jr_get_u64(rd, o, where, "id", UINT32_MAX, &id);
-	err = err ?: pg_jr_get_u64(rd, o, where, "calls", UINT64_MAX, &calls);
-	err = err ?: pg_jr_get_u64(rd, o, where, "total_ns", UINT64_MAX, &total);
-	err = err ?: pg_jr_get_u64(rd, o, where, "self_ns", UINT64_MAX, &self);
-	err = err ?: pg_jr_get_u64(rd, o, where, "min_ns", UINT64_MAX, &min);
-	err = err ?: pg_jr_get_u64(rd, o, where, "max_ns", UINT64_MAX, &max);
+	err = err ?: pg_jr_get_u64(rd, o, where, "calls", UINT64_MAX, &st.calls);
+	err = err ?: pg_jr_get_u64(rd, o, where, "total_ns", UINT64_MAX, &st.total_ns);
+	err = err ?: pg_jr_get_u64(rd, o, where, "self_ns", UINT64_MAX, &st.self_ns);
+	err = err ?: pg_jr_get_u64(rd, o, where, "min_ns", UINT64_MAX, &st.min_ns);
+	err = err ?: pg_jr_get_u64(rd, o, where, "max_ns", UINT64_MAX, &st.max_ns);
+	err = err ?: read_site_counts(rd, o, where, "desc", st.desc);
+	err = err ?: read_site_counts(rd, o, where, "kids", st.kids);
+	err = err ?: pg_jr_opt_u64(rd, o, where, "probe_ns", UINT64_MAX, &st.probe_ns);
+	err = err ?: pg_jr_opt_u64(rd, o, where, "desc_probe_ns", UINT64_MAX, &st.desc_probe_ns);
+	err = err ?: pg_jr_opt_u64(rd, o, where, "kids_probe_ns", UINT64_MAX, &st.kids_probe_ns);
+	st.func = (uint32_t)id;
+	err = err ?: read_hist(rd, o, where, &st.hist);
+	if (!err && pg_runfile_check_stat(rep, run->nfuncs, &st, why, sizeof(why)))
+		err = pg_jr_bad(rd, where, "%s", why);
+	s = err ? NULL : pg_rep_add_stat(rep, st.func);
+	if (!s) {
+		pg_hist_release(&st.hist);
+		return err ?: pg_jr_oom(rd);
+	}
+	*s = st;	/* the histogram's arrays move into the repetition */
+	return 0;
+}
+
+/* The statistics of a version-3 repetition: one string of rows (formats/runfile_stats.h). */
+static int read_stats(const struct pg_jr *rd, struct json_object *o, size_t r,
+		      const struct pg_statcols *cols, struct pg_run *run, struct pg_rep *rep)
+{
+	struct json_object *v;
+	char where[48], why[256];
+	int err;
+
+	snprintf(where, sizeof(where), "repetitions[%zu]", r);
+	err = pg_jr_member(rd, o, where, "stats", json_type_string, PG_JR_REQUIRED, &v);
 	if (err)
 		return err;
-	if (id >= run->nfuncs)
-		return pg_jr_bad(rd, where, "\"id\" %" PRIu64 " is not a function of this run (it "
-				 "has %zu)", id, run->nfuncs);
-	if (rep->nstats && id == rep->stats[rep->nstats - 1].func)
-		return pg_jr_bad(rd, where, "function %" PRIu64 " appears twice", id);
-	if (rep->nstats && id < rep->stats[rep->nstats - 1].func)
-		return pg_jr_bad(rd, where, "functions must be sorted by id (%" PRIu64 " after "
-				 "%u)", id, rep->stats[rep->nstats - 1].func);
-	if (!calls)
-		return pg_jr_bad(rd, where, "\"calls\" is 0 (functions that were not called are "
-				 "left out)");
-	if (self > total)
-		return pg_jr_bad(rd, where, "\"self_ns\" %" PRIu64 " is larger than \"total_ns\" %"
-				 PRIu64, self, total);
-	if (min > max)
-		return pg_jr_bad(rd, where, "\"min_ns\" %" PRIu64 " is larger than \"max_ns\" "
-				 "%" PRIu64, min, max);
-	s = pg_rep_add_stat(rep, (uint32_t)id);
-	if (!s)
+	err = pg_stats_decode(json_object_get_string(v), (size_t)json_object_get_string_len(v),
+			      cols, run->nfuncs, rep, why, sizeof(why));
+	if (err == -ENOMEM)
 		return pg_jr_oom(rd);
-	s->calls = calls;
-	s->total_ns = total;
-	s->self_ns = self;
-	s->min_ns = min;
-	s->max_ns = max;
-	err = read_site_counts(rd, o, where, "desc", s->desc);
-	err = err ?: read_site_counts(rd, o, where, "kids", s->kids);
-	for (int k = 0; !err && k < PG_SITE_COUNT; k++) {
-		if (s->kids[k] > s->desc[k])
-			err = pg_jr_bad(rd, where, "\"kids\" counts more %s calls than \"desc\"",
-					pg_site_name((enum pg_site)k));
-		any_desc |= s->desc[k] != 0;
-	}
-	err = err ?: pg_jr_opt_u64(rd, o, where, "probe_ns", UINT64_MAX, &s->probe_ns);
-	err = err ?: pg_jr_opt_u64(rd, o, where, "desc_probe_ns", UINT64_MAX, &s->desc_probe_ns);
-	err = err ?: pg_jr_opt_u64(rd, o, where, "kids_probe_ns", UINT64_MAX, &s->kids_probe_ns);
-	if (!err && s->kids_probe_ns > s->desc_probe_ns)
-		err = pg_jr_bad(rd, where, "\"kids_probe_ns\" is larger than \"desc_probe_ns\"");
-	if (!err && s->desc_probe_ns && !any_desc)
-		err = pg_jr_bad(rd, where, "\"desc_probe_ns\" without traced calls in \"desc\"");
-	err = err ?: read_hist(rd, o, where, &s->hist);
-	if (!err && pg_hist_total(&s->hist) != calls)
-		err = pg_jr_bad(rd, where, "\"hist\" holds %" PRIu64 " calls, \"calls\" is "
-				"%" PRIu64, pg_hist_total(&s->hist), calls);
-	return err;
+	if (err)
+		return pg_jr_bad(rd, where, "\"stats\" %s", why);
+	return 0;
 }
 
 /* The optional sampled profile of a repetition (see put_profile()). */
@@ -431,10 +424,11 @@ static int read_profile(const struct pg_jr *rd, struct json_object *o, const cha
 	return 0;
 }
 
+/* Repetition @r; @cols: the columns of a version-3 file's rows, NULL in older versions. */
 static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
-		    struct pg_run *run)
+		    const struct pg_statcols *cols, struct pg_run *run)
 {
-	struct json_object *stats;
+	struct json_object *stats = NULL;
 	struct pg_rep *rep;
 	uint64_t wall = 0;
 	int exit_code = 0, sig = 0;
@@ -448,7 +442,8 @@ static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
 	err = err ?: pg_jr_get_int(rd, o, where, "exit_code", PG_RUNFILE_EXIT_CODE_MIN,
 				   PG_RUNFILE_EXIT_CODE_MAX, &exit_code);
 	err = err ?: pg_jr_get_int(rd, o, where, "signal", 0, PG_RUNFILE_SIGNAL_MAX, &sig);
-	err = err ?: pg_jr_member(rd, o, where, "functions", json_type_array, false, &stats);
+	if (!err && !cols)
+		err = pg_jr_member(rd, o, where, "functions", json_type_array, false, &stats);
 	if (err)
 		return err;
 	rep = pg_run_add_rep(run);
@@ -457,13 +452,45 @@ static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
 	rep->wall_ns = wall;
 	rep->exit_code = exit_code;
 	rep->signal = sig;
-	n = json_object_array_length(stats);
+	if (cols) {
+		err = read_stats(rd, o, r, cols, run, rep);
+	} else {
+		n = json_object_array_length(stats);
+		for (size_t i = 0; i < n && !err; i++)
+			err = read_fstat(rd, json_object_array_get_idx(stats, i), r, i, run, rep);
+	}
+	return err ?: read_profile(rd, o, where, rep);
+}
+
+/* "stat_columns" of a version-3 file: the names of the columns of its rows. */
+static int read_statcols(const struct pg_jr *rd, struct json_object *root,
+			 struct pg_statcols *cols)
+{
+	struct json_object *a;
+	char why[128];
+	size_t n;
+	int err;
+
+	cols->n = 0;
+	err = pg_jr_member(rd, root, "", "stat_columns", json_type_array, PG_JR_REQUIRED, &a);
+	if (err)
+		return err;
+	n = json_object_array_length(a);
 	for (size_t i = 0; i < n; i++) {
-		err = read_fstat(rd, json_object_array_get_idx(stats, i), r, i, run, rep);
+		const char *name;
+		char what[48];
+
+		snprintf(what, sizeof(what), "\"stat_columns\"[%zu]", i);
+		err = pg_jr_to_str(rd, json_object_array_get_idx(a, i), "", what, PG_JR_REQUIRED,
+				   &name);
 		if (err)
 			return err;
+		if (pg_statcols_add(cols, name, why, sizeof(why)))
+			return pg_jr_bad(rd, "stat_columns", "%s", why);
 	}
-	return read_profile(rd, o, where, rep);
+	if (pg_statcols_check(cols, why, sizeof(why)))
+		return pg_jr_bad(rd, "stat_columns", "%s", why);
+	return 0;
 }
 
 /* Optional "frame_sources": [[frame, file, line], ...], sorted by frame, unique. */
@@ -518,6 +545,7 @@ static int read_sources(const struct pg_jr *rd, struct json_object *root, struct
 static int read_root(const struct pg_jr *rd, struct json_object *root, struct pg_run *run)
 {
 	struct json_object *v, *funcs, *reps;
+	struct pg_statcols cols;
 	int64_t version;
 	size_t n;
 	int err;
@@ -554,36 +582,50 @@ static int read_root(const struct pg_jr *rd, struct json_object *root, struct pg
 	n = json_object_array_length(funcs);
 	for (size_t i = 0; i < n && !err; i++)
 		err = read_func(rd, json_object_array_get_idx(funcs, i), i, run);
+	if (version >= 3)
+		err = read_statcols(rd, root, &cols);
 	n = json_object_array_length(reps);
-	for (size_t r = 0; r < n && !err; r++)
-		err = read_rep(rd, json_object_array_get_idx(reps, r), r, run);
+	for (size_t r = 0; r < n && !err; r++) {
+		err = read_rep(rd, json_object_array_get_idx(reps, r), r,
+			       version >= 3 ? &cols : NULL, run);
+		/* what is read is dropped from the tree: the run grows as the tree shrinks */
+		json_object_array_put_idx(reps, r, NULL);
+	}
 	return err ?: read_sources(rd, root, run);
 }
 
-int pg_runfile_parse(const char *buf, size_t len, const char *name, struct pg_run *run)
+/* The run in the parsed file @root (which it takes and puts), checked as a whole. */
+static int read_tree(const struct pg_jr *rd, struct json_object *root, struct pg_run *run)
 {
-	struct pg_jr rd = { .name = name };
-	struct json_object *root = NULL;
 	char why[256];
-	int err;
+	int err = read_root(rd, root, run);
 
-	pg_run_release(run);
-	err = pg_jr_parse(&rd, "perfgate run file", buf, len, &root);
-	if (!err)
-		err = read_root(&rd, root, run);
 	json_object_put(root);
 	if (!err) {
 		err = pg_runfile_check(run, why, sizeof(why));
 		if (err)
-			pg_err("%s: %s", name, why);
+			pg_err("%s: %s", rd->name, why);
 	}
 	if (err)
 		pg_run_release(run);
 	return err;
 }
 
+int pg_runfile_parse(const char *buf, size_t len, const char *name, struct pg_run *run)
+{
+	struct pg_jr rd = { .name = name };
+	struct json_object *root = NULL;
+	int err;
+
+	pg_run_release(run);
+	err = pg_jr_parse(&rd, "perfgate run file", buf, len, &root);
+	return err ?: read_tree(&rd, root, run);
+}
+
 int pg_runfile_read(const char *path, struct pg_run *run)
 {
+	struct pg_jr rd = { .name = path };
+	struct json_object *root = NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	int err;
@@ -591,8 +633,8 @@ int pg_runfile_read(const char *path, struct pg_run *run)
 	pg_run_release(run);
 	err = pg_jr_slurp(path, (size_t)pg_runfile_max_bytes(),
 			  "for run files (raise it with " PG_RUNFILE_MAX_MB_ENV ")", &buf, &len);
-	if (!err)
-		err = pg_runfile_parse(buf, len, path, run);
+	err = err ?: pg_jr_parse(&rd, "perfgate run file", buf, len, &root);
+	/* the text is not needed once parsed: the run is built in its place */
 	free(buf);
-	return err;
+	return err ?: read_tree(&rd, root, run);
 }

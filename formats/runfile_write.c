@@ -15,7 +15,9 @@
 #include "../core/atomic.h"
 #include "../core/jsonw.h"
 #include "../core/log.h"
+#include "../core/strbuf.h"
 #include "runfile.h"
+#include "runfile_stats.h"
 
 /*
  * Builders: each returns 0 or -ENOMEM and consumes @v (json-c objects are reference counted;
@@ -65,7 +67,7 @@ static struct json_object *new_hist_scheme(bool compensated)
 	if (!h || pg_json_put_str(h, "scheme", PG_RUNFILE_HIST_SCHEME) ||
 	    pg_json_put_int(h, "sub_bucket_bits", PG_HIST_SUB_BITS) ||
 	    pg_json_put_int(h, "max_exponent", PG_HIST_MAX_EXP) ||
-	    (compensated && pg_json_put_str(h, "durations", "compensated"))) {
+	    pg_json_put_str(h, "durations", compensated ? "compensated" : "raw")) {
 		json_object_put(h);
 		return NULL;
 	}
@@ -96,41 +98,6 @@ static struct json_object *new_func(const struct pg_func *f)
 	return o;
 }
 
-static struct json_object *new_hist(const struct pg_hist *h)
-{
-	struct json_object *arr = pg_json_new_array(h->n);
-
-	for (size_t i = 0; arr && i < h->n; i++) {
-		struct json_object *pair = pg_json_new_array(2);
-
-		if (!pair || pg_json_push(pair, json_object_new_int64(h->idx[i])) ||
-		    pg_json_push(pair, json_object_new_uint64(h->count[i]))) {
-			json_object_put(pair);
-			json_object_put(arr);
-			return NULL;
-		}
-		if (pg_json_push(arr, pair)) {
-			json_object_put(arr);
-			return NULL;
-		}
-	}
-	return arr;
-}
-
-/* Per-site counts as an object {"nop5": n, ...}, zeros left out. */
-static struct json_object *new_site_counts(const uint64_t v[PG_SITE_COUNT])
-{
-	struct json_object *o = json_object_new_object();
-
-	for (int k = 0; o && k < PG_SITE_COUNT; k++) {
-		if (v[k] && pg_json_put_u64(o, pg_site_name((enum pg_site)k), v[k])) {
-			json_object_put(o);
-			return NULL;
-		}
-	}
-	return o;
-}
-
 static struct json_object *new_calib(const struct pg_calib *c)
 {
 	struct json_object *o = json_object_new_object();
@@ -147,28 +114,6 @@ static struct json_object *new_calib(const struct pg_calib *c)
 			json_object_put(o);
 			return NULL;
 		}
-	}
-	return o;
-}
-
-static struct json_object *new_fstat(const struct pg_fstat *s)
-{
-	struct json_object *o = json_object_new_object();
-
-	if (!o || pg_json_put_u64(o, "id", s->func) ||
-	    pg_json_put_u64(o, "calls", s->calls) ||
-	    pg_json_put_u64(o, "total_ns", s->total_ns) ||
-	    pg_json_put_u64(o, "self_ns", s->self_ns) ||
-	    pg_json_put_u64(o, "min_ns", s->min_ns) ||
-	    pg_json_put_u64(o, "max_ns", s->max_ns) ||
-	    pg_json_put(o, "desc", new_site_counts(s->desc)) ||
-	    pg_json_put(o, "kids", new_site_counts(s->kids)) ||
-	    (s->probe_ns && pg_json_put_u64(o, "probe_ns", s->probe_ns)) ||
-	    (s->desc_probe_ns && pg_json_put_u64(o, "desc_probe_ns", s->desc_probe_ns)) ||
-	    (s->kids_probe_ns && pg_json_put_u64(o, "kids_probe_ns", s->kids_probe_ns)) ||
-	    pg_json_put(o, "hist", new_hist(&s->hist))) {
-		json_object_put(o);
-		return NULL;
 	}
 	return o;
 }
@@ -222,29 +167,38 @@ static struct json_object *new_sources(const struct pg_run *run)
 	return a;
 }
 
-static struct json_object *new_rep(const struct pg_rep *rep)
+/* A repetition, its statistics as one string of rows in columns @cols. */
+static struct json_object *new_rep(const struct pg_rep *rep, const struct pg_statcols *cols)
 {
 	struct json_object *o = json_object_new_object();
-	struct json_object *stats = pg_json_new_array(rep->nstats);
+	struct pg_strbuf rows = PG_STRBUF_INIT;
 
-	for (size_t i = 0; stats && i < rep->nstats; i++) {
-		if (pg_json_push(stats, new_fstat(&rep->stats[i]))) {
-			json_object_put(stats);
-			stats = NULL;
+	if (!o || pg_stats_encode(rep, cols, &rows) ||
+	    pg_json_put_u64(o, "wall_ns", rep->wall_ns) ||
+	    pg_json_put_int(o, "exit_code", rep->exit_code) ||
+	    pg_json_put_int(o, "signal", rep->signal) ||
+	    pg_json_put(o, "stats", json_object_new_string_len(rows.s, (int)rows.len)) ||
+	    put_profile(o, rep)) {
+		pg_strbuf_release(&rows);
+		json_object_put(o);
+		return NULL;
+	}
+	pg_strbuf_release(&rows);
+	return o;
+}
+
+/* "stat_columns": the names of @cols. */
+static struct json_object *new_statcols(const struct pg_statcols *cols)
+{
+	struct json_object *a = pg_json_new_array(cols->n);
+
+	for (size_t i = 0; a && i < cols->n; i++) {
+		if (pg_json_push(a, json_object_new_string(pg_statcol_name(cols->col[i])))) {
+			json_object_put(a);
+			return NULL;
 		}
 	}
-	if (!o || !stats || pg_json_put_u64(o, "wall_ns", rep->wall_ns) ||
-	    pg_json_put_int(o, "exit_code", rep->exit_code) ||
-	    pg_json_put_int(o, "signal", rep->signal)) {
-		json_object_put(o);
-		json_object_put(stats);
-		return NULL;
-	}
-	if (pg_json_put(o, "functions", stats) || put_profile(o, rep)) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
+	return a;
 }
 
 /*
@@ -298,10 +252,12 @@ static void emit_obj(struct writer *w, struct json_object *v)
 
 static void emit_run(struct writer *w, const struct pg_run *run)
 {
+	struct pg_statcols cols;
 	char head[64];
 
+	pg_statcols_for_run(run, &cols);
 	snprintf(head, sizeof(head), "{\"format\":\"%s\",\"version\":%d,\"meta\":",
-		 PG_RUNFILE_FORMAT, run->hist_compensated ? 2 : 1);
+		 PG_RUNFILE_FORMAT, PG_RUNFILE_VERSION);
 	emit_str(w, head);
 	emit_obj(w, new_meta(&run->meta));
 	emit_str(w, ",\"histogram\":");
@@ -320,11 +276,13 @@ static void emit_run(struct writer *w, const struct pg_run *run)
 			emit_str(w, ",");
 		emit_obj(w, new_func(&run->funcs[i]));
 	}
-	emit_str(w, "],\"repetitions\":[");
+	emit_str(w, "],\"stat_columns\":");
+	emit_obj(w, new_statcols(&cols));
+	emit_str(w, ",\"repetitions\":[");
 	for (size_t r = 0; r < run->nreps && !w->err; r++) {
 		if (r)
 			emit_str(w, ",");
-		emit_obj(w, new_rep(&run->reps[r]));
+		emit_obj(w, new_rep(&run->reps[r], &cols));
 	}
 	emit_str(w, "]}\n");
 }

@@ -6,6 +6,12 @@ with an "id") and, per repetition, the stats of those called ("repetitions"[r]["
 by "id"); a compare result (compare --json) lists one entry per function with its
 "verdict". The tests ask the same few questions of them; the answers are here.
 
+Version 3 run files keep a repetition's stats as rows of numbers in one string
+("repetitions"[r]["stats"], columns named by "stat_columns"); load() decodes them into the
+"functions" list of versions 1 and 2 (rep_stats()), so that a test reads every version alike.
+A run file loaded so and written back keeps its "stats" (perfgate reads those; it ignores the
+added "functions" of a version-3 repetition).
+
 From a test script (tests/e2e/lib.sh defines `pgtest` and puts this directory on PYTHONPATH):
 
     pgtest get RUN.json meta.git_commit      # a value by dotted path ("-": stdin); a list
@@ -35,11 +41,39 @@ import zlib
 
 
 def load(path):
-    """The JSON document at @path ("-": stdin)."""
+    """The JSON document at @path ("-": stdin), a version-3 run file's rows decoded."""
     if path == "-":
-        return json.load(sys.stdin)
-    with open(path) as f:
-        return json.load(f)
+        doc = json.load(sys.stdin)
+    else:
+        with open(path) as f:
+            doc = json.load(f)
+    if isinstance(doc, dict) and doc.get("format") == "perfgate-run" and \
+            doc.get("version", 0) >= 3:
+        for rep in doc.get("repetitions", []):
+            rep["functions"] = rep_stats(doc["stat_columns"], rep["stats"])
+    return doc
+
+
+def rep_stats(columns, rows):
+    """The stats of a version-3 repetition's @rows in @columns, as versions 1 and 2 hold them:
+    {"id", "calls", "total_ns", ..., "hist": [[bucket, count], ...]}, "desc" and "kids" as
+    {site: count} without zeros (as perfgate wrote them, possibly empty), the probe times only
+    when not 0."""
+    out = []
+    for row in rows.split(";") if rows else []:
+        words = row.split(" ")
+        s = {"desc": {}, "kids": {}}
+        for name, v in zip(columns, words):
+            v = int(v)
+            if "." in name:
+                group, site = name.split(".", 1)
+                if v:
+                    s.setdefault(group, {})[site] = v
+            elif v or not name.endswith("probe_ns"):
+                s[name] = v
+        s["hist"] = [[int(b), int(c)] for b, c in (w.split(":") for w in words[len(columns):])]
+        out.append(s)
+    return out
 
 
 def get(doc, path):

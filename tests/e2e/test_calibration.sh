@@ -114,7 +114,7 @@ run = pgtest.load(sys.argv[1])
 cal = run["calibration"]
 rest = {k: v["in_ns"] + max(0, v["out_ns"] - v["measured_ns"]) for k, v in cal.items()}
 site = {f["name"]: f["site"] for f in run["functions"]}
-assert run["version"] == 2 and run["histogram"]["durations"] == "compensated", run["histogram"]
+assert run["version"] == 3 and run["histogram"]["durations"] == "compensated", run["histogram"]
 def bucket(v):
     if v < 64:
         return v
