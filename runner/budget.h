@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../bpf/perfgate.h"
 #include "../core/run.h"
 #include "launch.h"
 #include "probes.h"
@@ -77,8 +78,77 @@ struct pg_budget_choice {
  * many functions are dropped, or -ENOMEM. Logs nothing.
  */
 int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, double budget_pct,
-		     uint64_t sampled_wall_ns, bool cut, bool *keep,
+		     uint64_t sampled_wall_ns, bool cut, const bool *gone, bool *keep,
 		     struct pg_budget_choice *choice);
+
+/*
+ * The pilot's live rule, applied every few ms while it runs (pure; logs nothing). @cost[i]:
+ * the estimated cost so far of function i's probes; @live[i]: still traced; @limit_ns: budget x
+ * the sampled run's wall time (0: unknown); @own_ns: the benchmark's own time so far (the
+ * elapsed time less the probes' cost). Sets drop[i] for the live functions to detach now:
+ *   - every one whose cost so far exceeds @limit_ns: pg_budget_choose() would drop it anyway;
+ *   - when the live functions' cost exceeds both @own_ns (the pilot runs over twice as long
+ *     as the benchmark alone) and @limit_ns, the costliest until it is under @own_ns / 2.
+ * Returns how many (n entries each).
+ */
+size_t pg_budget_live_drop(size_t n, const double *cost, const bool *live, double limit_ns,
+			   double own_ns, bool *drop);
+
+/*
+ * Watching the probes' cost while the benchmark runs (struct pg_launch's tick): the pilot's
+ * live drops and the guard of the recorded repetitions. Arrays have run->nfuncs entries at
+ * pg_budget_watch_init() (the run may lose functions later, never gain). Owns its arrays;
+ * borrows the rest. Zero-initialised, pg_budget_watch_release() is safe.
+ */
+struct pg_budget_watch {
+	const struct pg_record_opts *o;
+	struct pg_probes *p;
+	const struct pg_run *run;
+	int ncpu;
+	struct pg_bpf_fstat *v;	/* ncpu entries: a lookup's buffer */
+	double *cost;		/* per function: its probes' estimated cost so far */
+	uint64_t *calls;	/* its calls so far */
+	bool *live, *drop;
+	double limit_ns;	/* budget x sampled_wall_ns, 0: unknown */
+	uint64_t sampled_wall_ns;
+	struct pg_names dropped;	/* the pilot: detached while it ran */
+	size_t ndropped;
+	/* the guard */
+	uint32_t rep;
+	uint64_t guard_ns;	/* past it a repetition shows a live line; 0: never */
+	bool narrow;		/* and is stopped (--budget, with the sampled run's length) */
+	uint64_t last_ns, last_calls, last_line_ns;
+};
+
+/* 0 or -ENOMEM (logged). */
+int pg_budget_watch_init(struct pg_budget_watch *w, const struct pg_record_opts *o,
+			 struct pg_probes *p, const struct pg_run *run, int ncpu,
+			 uint64_t sampled_wall_ns);
+void pg_budget_watch_release(struct pg_budget_watch *w);
+
+/*
+ * The guard for recorded repetition @rep (0-based): sets @l's tick. A repetition running past
+ * GUARD_FACTOR (5) times the untraced run and 2 s more shows a line a second (unless quiet:
+ * elapsed time, probe hits per second, the costliest functions so far) and, with w->narrow,
+ * is stopped (l->tick_stopped): then pg_budget_narrow(). Clear l->tick after the repetition.
+ */
+void pg_budget_guard_arm(struct pg_budget_watch *w, struct pg_launch *l, uint32_t rep);
+
+/*
+ * After the guard stopped the last repetition of @run: drop at least the costliest function,
+ * and as many as its counts so far say the budget needs; forget every repetition (the
+ * selection changed) and attach the probes again with the rest. 0 or -errno (logged).
+ */
+int pg_budget_narrow(const struct pg_record_opts *o, struct pg_probes *p, struct pg_run *run,
+		     uint64_t sampled_wall_ns);
+
+/*
+ * After the repetitions: their measured probe cost a repetition against the budget (own time:
+ * @sampled_wall_ns, else the median wall time less the probes); a warning naming the costliest
+ * when over twice the budget, else one info line. Nothing without --budget.
+ */
+void pg_budget_check(const struct pg_record_opts *o, const struct pg_run *run,
+		     uint64_t sampled_wall_ns);
 
 /*
  * Set seen[id] for every function of @run whose display name is a frame of one of @rep's

@@ -30,6 +30,8 @@
 
 #define PG_DEFAULT_REPETITIONS 10
 #define PG_DEFAULT_MAX_FUNCS 2000
+/* --budget without -f, --functions-of or --all-functions (docs/measurement.md) */
+#define PG_DEFAULT_BUDGET_PCT 5.0
 
 struct pg_record_opts {
 	char **argv;		/* the command, NULL-terminated */

@@ -75,7 +75,8 @@ static int teardown(void **state)
 static int choose(struct fixture *f, double pct, uint64_t sampled_wall_ns, bool cut)
 {
 	memset(f->keep, 0xff, sizeof(f->keep));
-	return pg_budget_choose(&f->run, &f->pilot, pct, sampled_wall_ns, cut, f->keep, &f->c);
+	return pg_budget_choose(&f->run, &f->pilot, pct, sampled_wall_ns, cut, NULL, f->keep,
+				&f->c);
 }
 
 /* cmocka's assert_float_equal() compares floats: too coarse for nanoseconds in seconds */
@@ -238,7 +239,7 @@ static void test_many_dropped(void **state)
 		assert_non_null(pg_rep_add_stat(&pilot, i));
 		pilot.stats[i].calls = 1000 * (i + 1);	/* the last is the costliest */
 	}
-	assert_int_equal(pg_budget_choose(&run, &pilot, 0.001, 0, false, keep, &c), 20);
+	assert_int_equal(pg_budget_choose(&run, &pilot, 0.001, 0, false, NULL, keep, &c), 20);
 	assert_int_equal(c.dropped.n, 20);
 	assert_string_equal(pg_names_more(&c.dropped), ", ...");
 	assert_true(!strncmp(c.dropped.s, "function_number_19_with_a_long_name, "
