@@ -249,6 +249,70 @@ static void test_many_dropped(void **state)
 	pg_run_release(&run);
 }
 
+/* Functions detached while the pilot ran (@gone) go whatever their cost so far. */
+static void test_gone_always_dropped(void **state)
+{
+	struct fixture *f = *state;
+	bool gone[NFUNCS] = { false };
+	static const bool want[NFUNCS] = { true, true, false, true, true };
+
+	gone[COLD] = true;
+	memset(f->keep, 0xff, sizeof(f->keep));
+	assert_int_equal(pg_budget_choose(&f->run, &f->pilot, 100, 0, false, gone, f->keep,
+					  &f->c), 1);
+	assert_kept(f, want);
+	assert_string_equal(f->c.dropped.s, "cold");
+	assert_near(f->c.after, f->c.before - 1e6, 1);
+}
+
+/* The live rule's input: costs so far (ns) of five functions, all live. */
+static const double live_cost[5] = { 9e6, 4e6, 2e6, 1e6, 0 };
+
+/* A function over budget x the sampled run goes at once, the others stay: 5 ms limit. */
+static void test_live_over_its_share(void **state)
+{
+	bool live[5] = { true, true, true, true, true }, drop[5];
+
+	(void)state;
+	/* own time 1 s: the probes (16 ms) are far from the global rule */
+	assert_int_equal(pg_budget_live_drop(5, live_cost, live, 5e6, 1e9, drop), 1);
+	assert_true(drop[0]);
+	assert_false(drop[1] || drop[2] || drop[3] || drop[4]);
+	/* one already detached is not dropped again */
+	live[0] = false;
+	assert_int_equal(pg_budget_live_drop(5, live_cost, live, 5e6, 1e9, drop), 0);
+	assert_false(drop[0]);
+}
+
+/* Without the sampled run's length only the global rule acts. */
+static void test_live_no_limit(void **state)
+{
+	bool live[5] = { true, true, true, true, true }, drop[5];
+
+	(void)state;
+	assert_int_equal(pg_budget_live_drop(5, live_cost, live, 0, 1e9, drop), 0);
+	/* 16 ms of probes in 10 ms of own time: the costliest go until under 5 ms */
+	assert_int_equal(pg_budget_live_drop(5, live_cost, live, 0, 10e6, drop), 2);
+	assert_true(drop[0] && drop[1]);
+	assert_false(drop[2] || drop[3] || drop[4]);
+}
+
+/*
+ * The global rule after the per-function one: the rest (7 ms) over the own time (6 ms) and
+ * over the limit (5 ms): the costliest left go until at most 3 ms. Under the limit, never.
+ */
+static void test_live_global_rule(void **state)
+{
+	bool live[5] = { true, true, true, true, true }, drop[5];
+
+	(void)state;
+	assert_int_equal(pg_budget_live_drop(5, live_cost, live, 5e6, 6e6, drop), 2);
+	assert_true(drop[0] && drop[1]);
+	assert_false(drop[2] || drop[3] || drop[4]);
+	/* all of them (16 ms) within a 20 ms limit: the own time does not matter */
+	assert_int_equal(pg_budget_live_drop(5, live_cost, live, 20e6, 1e6, drop), 0);
+}
+
 /* A repetition with one folded stack (count 1) per string of @stacks. */
 static void add_stacks(struct pg_rep *rep, const char *const *stacks, size_t n)
 {
@@ -294,6 +358,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_calibration, setup, teardown),
 		cmocka_unit_test(test_names_list),
 		cmocka_unit_test(test_many_dropped),
+		cmocka_unit_test_setup_teardown(test_gone_always_dropped, setup, teardown),
+		cmocka_unit_test(test_live_over_its_share),
+		cmocka_unit_test(test_live_no_limit),
+		cmocka_unit_test(test_live_global_rule),
 		cmocka_unit_test_setup_teardown(test_mark_sampled, setup, teardown),
 	};
 
