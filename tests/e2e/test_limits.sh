@@ -29,7 +29,7 @@ with open(sys.argv[1], "w") as f:
     f.write("int main(void) {\n" + "".join(" fn_%d();\n" % i for i in range(2000)) + " return 0;\n}\n")
 PY
 cc -O1 -o "$TMP/many" "$TMP/many.c"
-expect_exit 0 env PERFGATE_MAX_RUN_MB=1 "$P" record -q --no-sample -o "$TMP/many.json" -r 8 \
+expect_exit 0 env PERFGATE_MAX_RUN_MB=1 "$P" record --all-functions -q --no-sample -o "$TMP/many.json" -r 8 \
 	-- "$TMP/many"
 has "over the limit of 1 MiB for reading run files: set PERFGATE_MAX_RUN_MB=[0-9]* to read it"
 mb=$(sed -n 's/.*set PERFGATE_MAX_RUN_MB=\([0-9]*\) to read it/\1/p' "$TMP/stderr")
