@@ -188,8 +188,10 @@ int do_record(int argc, char **argv)
 		goto cleanup;
 	}
 	/* the default selection: what fits the default budget */
-	if (!o.nfilters && !of_path && !all_functions && !(o.budget_pct > 0))
+	if (!o.nfilters && !of_path && !all_functions && !(o.budget_pct > 0)) {
 		o.budget_pct = PG_DEFAULT_BUDGET_PCT;
+		o.default_budget = true;
+	}
 	if (max_funcs_set && (o.nfilters || of_path))
 		pg_warn("record: --max-funcs caps the selection made without -f; %s chooses the "
 			"functions here, and --max-funcs is ignored",

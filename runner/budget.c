@@ -516,7 +516,6 @@ int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct 
 	bool *keep = NULL, cut, timed_out;
 	struct pg_budget_choice choice;
 	struct pg_budget_watch w;
-	size_t before = run->nfuncs;
 	int err, ndrop;
 
 	if (!run->calib.valid) {
@@ -576,6 +575,9 @@ int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct 
 		w.drop[i] = !w.live[i];
 	ndrop = pg_budget_choose(run, &pilot, o->budget_pct, sampled_wall_ns, cut, w.drop, keep,
 				 &choice);
+	for (size_t i = 0; i < run->nfuncs; i++)	/* what they cost until detached */
+		if (w.drop[i])
+			choice.before += w.cost[i];
 	if (ndrop >= 0)
 		budget_report(o, run, &pilot, sampled_wall_ns, cut, &choice);
 	if (ndrop <= 0) {
@@ -587,8 +589,6 @@ int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct 
 	err = err ?: pg_probes_attach(p, run, o->single_attach, l->preload);
 	if (!err)
 		pg_launch_excfix_open(p, l);
-	if (!err && !o->quiet)
-		pg_info("--budget: tracing %zu of %zu functions", run->nfuncs, before);
 out:
 	pg_budget_watch_release(&w);
 	pg_rep_release(&pilot);

@@ -87,6 +87,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	__u64 counters[PG_CNT_MAX] = { 0 };
 	uint64_t sampled_wall = 0;	/* --budget's sampled first pass, when complete */
 	struct pg_budget_watch guard = { 0 };
+	size_t nselected = 0;
 	int ncpu, err, nnarrow = 0;
 
 	if (!pg_can_record()) {
@@ -101,6 +102,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 
 	/* 1. select the functions; the run's metadata */
 	err = select_functions(o, run);
+	nselected = run->nfuncs;
 	err = err ?: pg_meta_collect(&run->meta);
 	err = err ?: pg_meta_record_opts(&run->meta, o);
 	if (err)
@@ -129,6 +131,10 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		err = pg_budget_pilot(o, &probes, &launch, run, ncpu, sampled_wall);
 		if (err)
 			goto cleanup;
+		if (!o->quiet)
+			pg_info("--budget %g%%%s: tracing %zu of the %zu functions selected",
+				o->budget_pct, o->default_budget ? " (the default without -f; "
+				"--all-functions traces them all)" : "", run->nfuncs, nselected);
 	}
 	pg_calib_compensate_hists(&probes, run);  /* after the pilot, which may attach again */
 	if (o->sample_hz) {

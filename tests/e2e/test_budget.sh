@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib.sh"
 expect_exit 0 "$PERFGATE" record -o "$TMP/phases.json" -r 3 -- ./phases
 has "--budget 5%"
 has "--budget: the pilot detached [0-9]* functions"
-has "--budget: tracing [0-9]* of 6 functions"
+has "--budget 5% (the default without -f; --all-functions traces them all): tracing [0-9]* of the 6"
 pgtest names "$TMP/phases.json" >"$TMP/names"
 check "tick dropped" not grep -qx tick "$TMP/names"
 check "cmp_u32 dropped" not grep -qx cmp_u32 "$TMP/names"
