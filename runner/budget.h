@@ -1,18 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runner/budget.h - record --budget PCT: trace only the functions whose probes fit in PCT% of
- * the benchmark's own time (docs/recording.md), chosen by running the benchmark before the
- * recorded repetitions (part of step 2 of runner/record.h):
+ * runner/budget.h - record --budget PCT (5 by default without -f, --functions-of or
+ * --all-functions): trace only the functions whose probes fit in PCT% of the benchmark's own
+ * time (docs/measurement.md, "Budget"), chosen by running the benchmark before the recorded
+ * repetitions (part of step 2 of runner/record.h), and kept to it while they run (step 3):
  *   a. pg_budget_sample(), before the probes are attached: one run sampled at 999 Hz with no
  *      probe; only the selected functions seen on its stacks go on to the pilot (all of them
- *      when the profile is too thin to tell). Its wall time bounds the pilot.
- *   b. pg_budget_pilot(), once the probes are attached and calibrated: one unrecorded run
- *      with every function left; pg_budget_choose() drops the costliest until the estimated
- *      cost fits, and the probes are attached again with the rest.
+ *      when the profile is too thin to tell). Its wall time is the benchmark's own time.
+ *   b. pg_budget_pilot(), once the probes are attached and calibrated: an unrecorded run
+ *      with every function left, whose counts are read from the kernel every 15 ms; when
+ *      pg_budget_live_drop() says some run over their share, it is stopped, they are
+ *      detached (pg_probes_relink()) and it starts again, so that it sees every phase. Then
+ *      pg_budget_choose() drops the costliest until the estimated cost fits, and the probes
+ *      are attached again with the rest.
+ *   c. the guard (struct pg_budget_watch, pg_budget_guard_arm()): a recorded repetition that
+ *      runs far longer than the sampled pass shows a live line and, under a budget, is
+ *      stopped; pg_budget_narrow() drops the costliest and the repetitions start again.
+ *      pg_budget_check() compares the repetitions' probe cost with the budget at the end.
  *
  * The decisions are pure and reachable without BPF: pg_budget_choose() (which functions stay,
- * given a pilot repetition and the calibration) and pg_budget_mark_sampled() (which functions
- * a profile saw). Neither logs; the pilot and sampling drivers log what they decided.
+ * given a pilot repetition and the calibration), pg_budget_live_drop() (which to detach while
+ * the pilot runs) and pg_budget_mark_sampled() (which functions a profile saw). None logs; the
+ * drivers log what they decided.
  *
  * Invariant: a function whose pilot cost is unknown (no call returned, e.g. main in a stopped
  * pilot) costs 0 and always stays. keep[] arrays have run->nfuncs entries, indexed by id.
@@ -21,7 +30,7 @@
  *
  *	bool *keep = calloc(run->nfuncs, sizeof(*keep));
  *	struct pg_budget_choice c;
- *	int ndrop = pg_budget_choose(run, &pilot, 5.0, sampled_wall_ns, false, keep, &c);
+ *	int ndrop = pg_budget_choose(run, &pilot, 5.0, sampled_wall_ns, false, NULL, keep, &c);
  *
  *	if (ndrop > 0)
  *		printf("without %s%s: ~%.1f%%\n", c.dropped.s, pg_names_more(&c.dropped),
@@ -71,7 +80,8 @@ struct pg_budget_choice {
 /*
  * Decide from @pilot (one repetition of @run with every function, run->calib valid) which
  * functions to keep so that the probes' estimated cost (pg_fstat_probe_cost()) stays under
- * @budget_pct of the benchmark's own time. The own time is @sampled_wall_ns (the sampled
+ * @budget_pct of the benchmark's own time; those with gone[id] set (NULL: none; detached
+ * during the pilot, their counts partial) are dropped whatever their cost. The own time is @sampled_wall_ns (the sampled
  * first pass's wall time, 0 if none) when the pilot ran to its end, else the pilot's wall
  * time less the estimated cost (at least 1% of it). The costliest go first. Sets keep[]
  * (run->nfuncs entries) and *choice; @cut says that the pilot was stopped early. Returns how
@@ -166,8 +176,9 @@ int pg_budget_sample(const struct pg_record_opts *o, struct pg_launch *l, struct
 		     uint64_t *wall_ns);
 
 /*
- * Step b: the pilot with the attached, calibrated probes @p, stopped when it runs 10 times as
- * long as the sampled pass (@sampled_wall_ns, 0: unbounded) and 1 s longer. When functions
+ * Step b: the pilot with the attached, calibrated probes @p, started again (at most 50 times)
+ * whenever functions are detached; each run is stopped when it runs 10 times as long as the
+ * sampled pass (@sampled_wall_ns, 0: unbounded) and 1 s longer. When functions
  * must go, @run keeps the rest and @p is attached again (the exception fix opened again).
  * Nothing when the calibration failed (a warning). 0 or -errno (logged).
  */

@@ -66,8 +66,8 @@ int pg_launch_stopped_by(int sig)
 }
 
 /*
- * Stop the tree of process group @pgid when a stop signal came or the repetition started at
- * @t0 ran past the timeout: SIGTERM (and SIGCONT, for stopped processes), then SIGKILL once
+ * Call l->tick when it is due. Stop the tree of process group @pgid when a stop signal came,
+ * l->tick asked, or the repetition started at @t0 ran past the timeout: SIGTERM (and SIGCONT, for stopped processes), then SIGKILL once
  * PG_KILL_GRACE_MS have passed, again at every step for what was forked meanwhile. Returns how
  * long the next wait may take, in ms.
  */
