@@ -36,6 +36,7 @@
 #define GUARD_BLIND_NS 10000000000ULL
 #define GUARD_TICK_MS 100
 #define GUARD_LINE_NS 1000000000ULL
+#define GUARD_PROBE_SHARE 0.5	/* of the time past the untraced run's, to stop and narrow */
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -362,6 +363,8 @@ static bool guard_tick(void *arg, uint64_t elapsed_ns)
 	w->last_calls = calls;
 	if (!w->o->quiet && (!w->last_line_ns || now - w->last_line_ns >= GUARD_LINE_NS)) {
 		costliest(w, 3, &top);
+		if (!top.n)
+			pg_names_add(&top, "none");
 		if (w->sampled_wall_ns)
 			pg_info("repetition %u: running for %.1f s (%.0fx the untraced run's "
 				"%.2f s), %.3g probe hits/s, probes ~%.1f s so far; costliest: %s",
@@ -374,7 +377,8 @@ static bool guard_tick(void *arg, uint64_t elapsed_ns)
 				rate, total / 1e9, top.s);
 		w->last_line_ns = now;
 	}
-	return w->narrow;
+	/* stop only when the probes account for most of the time lost: dropping helps then */
+	return w->narrow && total > GUARD_PROBE_SHARE * (double)(elapsed_ns - w->sampled_wall_ns);
 }
 
 void pg_budget_guard_arm(struct pg_budget_watch *w, struct pg_launch *l, uint32_t rep)

@@ -140,6 +140,7 @@ void pg_budget_watch_release(struct pg_budget_watch *w);
  * The guard for recorded repetition @rep (0-based): sets @l's tick. A repetition running past
  * GUARD_FACTOR (5) times the untraced run and 2 s more shows a line a second (unless quiet:
  * elapsed time, probe hits per second, the costliest functions so far) and, with w->narrow,
+ * when the probes' cost so far accounts for at least half the time past the untraced run's,
  * is stopped (l->tick_stopped): then pg_budget_narrow(). Clear l->tick after the repetition.
  */
 void pg_budget_guard_arm(struct pg_budget_watch *w, struct pg_launch *l, uint32_t rep);

@@ -68,14 +68,15 @@ int main(int argc, char **argv)
 	fputc('x', f);
 	fclose(f);
 	work();
-	if (runs == 2)	/* the first recorded repetition only */
-		for (unsigned long i = 0; i < 20000000; i++)
+	/* argv[2] calls of tiny in the first recorded repetition, or with argv[3], in all */
+	if (runs == 2 || (argc > 3 && runs > 2))
+		for (unsigned long i = 0; i < strtoul(argv[2], NULL, 10); i++)
 			tiny(i);
 	return 0;
 }
 C
 cc -O1 -g -o "$TMP/late" "$TMP/late.c"
-expect_exit 0 "$PERFGATE" record -o "$TMP/late.json" -r 2 -- "$TMP/late" "$TMP/count"
+expect_exit 0 "$PERFGATE" record -o "$TMP/late.json" -r 2 -- "$TMP/late" "$TMP/count" 20000000
 has "repetition 1: running for [0-9.]* s (.*the untraced run.*probe hits/s.*costliest: tiny"
 has "repetition 1 ran .*: it was stopped.*(tiny)"
 pgtest names "$TMP/late.json" >"$TMP/names"
@@ -83,3 +84,11 @@ check "the guard dropped tiny" not grep -qx tiny "$TMP/names"
 check "work stays" grep -qx work "$TMP/names"
 check_eq "two repetitions" 2 "$(pgtest get "$TMP/late.json" repetitions | python3 -c \
 	'import json, sys; print(len(json.load(sys.stdin)))')"
+
+# the same, short of the guard: 100,000 calls in every recorded repetition cost their probes
+# many times the budget of a run of a few ms, but ~0.2-1.5 s: the repetitions run, and the
+# check afterwards warns and names tiny
+rm -f "$TMP/count"
+expect_exit 0 "$PERFGATE" record -o "$TMP/late2.json" -r 2 -- "$TMP/late" "$TMP/count" 100000 all
+has "warning: --budget 5%: the probes cost ~[0-9.]*% of the benchmark's own time in the repetitions.*over twice the budget.*costliest a repetition: tiny"
+check "the guard did not act" not grep -q "it was stopped" "$TMP/stderr"
