@@ -372,9 +372,9 @@ static bool guard_tick(void *arg, uint64_t elapsed_ns)
 				(double)elapsed_ns / (double)w->sampled_wall_ns,
 				(double)w->sampled_wall_ns / 1e9, rate, total / 1e9, top.s);
 		else
-			pg_info("repetition %u: running for %.1f s, %.3g probe hits/s, probes ~%.1f s "
-				"so far; costliest: %s", w->rep + 1, (double)elapsed_ns / 1e9,
-				rate, total / 1e9, top.s);
+			pg_info("repetition %u: running for %.1f s, %.3g probe hits/s, probes "
+				"~%.1f s so far; costliest: %s", w->rep + 1,
+				(double)elapsed_ns / 1e9, rate, total / 1e9, top.s);
 		w->last_line_ns = now;
 	}
 	/* stop only when the probes account for most of the time lost: dropping helps then */
@@ -491,8 +491,8 @@ void pg_budget_check(const struct pg_record_opts *o, const struct pg_run *run,
 		pg_warn("--budget %g%%: the probes cost ~%.1f%% of the benchmark's own time in the "
 			"repetitions (%.3f s of %.3f s a repetition), over twice the budget; the "
 			"costliest a repetition: %s (exclude them with -x, or record with "
-			"--functions-of a run whose selection fits)", o->budget_pct, 100 * cost / own,
-			cost / 1e9, own / 1e9, top.s);
+			"--functions-of a run whose selection fits)", o->budget_pct,
+			100 * cost / own, cost / 1e9, own / 1e9, top.s);
 	} else if (!o->quiet) {
 		pg_info("--budget %g%%: the probes cost ~%.1f%% of the benchmark's own time in the "
 			"repetitions", o->budget_pct, 100 * cost / own);

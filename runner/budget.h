@@ -78,14 +78,14 @@ struct pg_budget_choice {
 };
 
 /*
- * Decide from @pilot (one repetition of @run with every function, run->calib valid) which
- * functions to keep so that the probes' estimated cost (pg_fstat_probe_cost()) stays under
- * @budget_pct of the benchmark's own time; those with gone[id] set (NULL: none; detached
- * during the pilot, their counts partial) are dropped whatever their cost. The own time is @sampled_wall_ns (the sampled
- * first pass's wall time, 0 if none) when the pilot ran to its end, else the pilot's wall
- * time less the estimated cost (at least 1% of it). The costliest go first. Sets keep[]
- * (run->nfuncs entries) and *choice; @cut says that the pilot was stopped early. Returns how
- * many functions are dropped, or -ENOMEM. Logs nothing.
+ * Decide from @pilot (one repetition of @run with every function, run->calib valid) which functions
+ * to keep so that the probes' estimated cost (pg_fstat_probe_cost()) stays under @budget_pct of the
+ * benchmark's own time; those with gone[id] set (NULL: none; detached during the pilot, their
+ * counts partial) are dropped whatever their cost. The own time is @sampled_wall_ns (the sampled
+ * first pass's wall time, 0 if none) when the pilot ran to its end, else the pilot's wall time less
+ * the estimated cost (at least 1% of it). The costliest go first. Sets keep[] (run->nfuncs entries)
+ * and *choice; @cut says that the pilot was stopped early. Returns how many functions are dropped,
+ * or -ENOMEM. Logs nothing.
  */
 int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, double budget_pct,
 		     uint64_t sampled_wall_ns, bool cut, const bool *gone, bool *keep,

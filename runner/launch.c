@@ -67,9 +67,9 @@ int pg_launch_stopped_by(int sig)
 
 /*
  * Call l->tick when it is due. Stop the tree of process group @pgid when a stop signal came,
- * l->tick asked, or the repetition started at @t0 ran past the timeout: SIGTERM (and SIGCONT, for stopped processes), then SIGKILL once
- * PG_KILL_GRACE_MS have passed, again at every step for what was forked meanwhile. Returns how
- * long the next wait may take, in ms.
+ * l->tick asked, or the repetition started at @t0 ran past the timeout: SIGTERM (and SIGCONT, for
+ * stopped processes), then SIGKILL once PG_KILL_GRACE_MS have passed, again at every step for what
+ * was forked meanwhile. Returns how long the next wait may take, in ms.
  */
 static int stop_step(struct pg_launch *l, pid_t pgid, uint64_t t0, uint64_t *kill_at)
 {

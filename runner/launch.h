@@ -89,9 +89,9 @@ void pg_launch_excfix_open(struct pg_probes *p, const struct pg_launch *l);
 /*
  * Run the command once as a fresh process tree traced in @p's maps (with p->sampler, if any,
  * sampling it) and wait for the whole tree; stop it on a stop signal or the timeout (then
- * l->timed_out) or when l->tick asks (then l->tick_stopped). Fills @rep's wall time and exit status. 0; -EINTR after a stop signal
- * (logged), -EIO when the sampler could not start, or -errno when the command could not be
- * started (logged).
+ * l->timed_out) or when l->tick asks (then l->tick_stopped). Fills @rep's wall time and exit
+ * status. 0; -EINTR after a stop signal (logged), -EIO when the sampler could not start, or -errno
+ * when the command could not be started (logged).
  */
 int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep);
 
