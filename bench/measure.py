@@ -379,7 +379,8 @@ STATS_GATE = {"alpha": 0.05, "min_effect_pct": 5}
 def record_stat(exe, slow, i):
     rec = os.path.join(TMP, "s_%s_%d.json" % (slow, i))
     env = {"PG_SLOW": str(slow)} if slow else {}
-    sh([PG, "-q", "record", "-o", rec, "-r", str(STATS_REPS), "--", exe], env=env)
+    sh([PG, "-q", "record", "-o", rec, "-r", str(STATS_REPS), "--all-functions", "--", exe],
+       env=env)
     return rec
 
 

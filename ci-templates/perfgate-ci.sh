@@ -5,9 +5,12 @@
 #
 #   PG_COMMAND      the benchmark command, shell words (required): "./bench --size 3"
 #   PG_BUILD        command that builds the benchmark, run by bash in the tree (optional)
-#   PG_FUNCTIONS    -f patterns, separated by spaces (optional: the default selection)
-#   PG_BUDGET       record the baseline with --budget PCT (optional); the change then traces
-#                   the baseline's functions (record --functions-of base.json)
+#   PG_FUNCTIONS    -f patterns, separated by spaces (optional: the default selection, which
+#                   perfgate chooses within its default budget)
+#   PG_BUDGET       record the baseline with --budget PCT (default: perfgate's 5% without
+#                   PG_FUNCTIONS, none with them; "all": --all-functions, no budget). When a
+#                   budget chose the baseline's functions, the change traces the same ones
+#                   (record --functions-of base.json)
 #   PG_REPETITIONS  repetitions per run (10)
 #   PG_MIN_EFFECT   smallest slowdown that counts, percent (5)
 #   PG_ALPHA        false discovery rate (0.05)
@@ -144,11 +147,25 @@ record_in() {
 	)
 }
 
+# budget_args: the record options of PG_BUDGET (none: perfgate's default)
+budget_args() {
+	case "$PG_BUDGET" in
+	'') ;;
+	all) [ -n "$PG_FUNCTIONS" ] || echo --all-functions ;;
+	*) echo --budget "$PG_BUDGET" ;;
+	esac
+}
+
+# budget_chose: did a budget choose the baseline's functions (PG_BUDGET, or the default)?
+budget_chose() {
+	[ "$PG_BUDGET" != all ] && { [ -n "$PG_BUDGET" ] || [ -z "$PG_FUNCTIONS" ]; }
+}
+
 record_at() { # COMMIT OUT
 	local wt
 	wt=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/perfgate-base.XXXXXX")
 	git worktree add --quiet --detach "$wt" "$1" >&2
-	if ! record_in "$wt" "$2" ${PG_BUDGET:+--budget "$PG_BUDGET"}; then
+	if ! record_in "$wt" "$2" $(budget_args); then
 		git worktree remove --force "$wt" || true
 		die "could not record the baseline at $1"
 	fi
@@ -218,12 +235,12 @@ cmd_baseline() {
 cmd_record() {
 	local extra=()
 	mkdir -p "$PG_OUT"
-	# with a budget the baseline chose its functions; the change traces the same ones, or
+	# when a budget chose the baseline's functions, the change traces the same ones, or
 	# compare could not judge callers whose traced callees differ
-	if [ -n "$PG_BUDGET" ] && [ "$PG_MODE" != publish ] && [ -s "$PG_OUT/base.json" ]; then
+	if budget_chose && [ "$PG_MODE" != publish ] && [ -s "$PG_OUT/base.json" ]; then
 		extra=(--functions-of "$PG_OUT/base.json")
-	elif [ -n "$PG_BUDGET" ]; then
-		extra=(--budget "$PG_BUDGET")
+	else
+		read -ra extra <<<"$(budget_args)"
 	fi
 	record_in "$PWD" "$PG_OUT/run.json" "${extra[@]}"
 	ci_output run "$PG_OUT/run.json"

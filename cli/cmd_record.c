@@ -24,6 +24,8 @@ static const char record_usage[] =
 	"                           BIN is a path or a shared library name (libfoo.so.1),\n"
 	"                           default the command's executable; repeatable\n"
 	"  -x, --exclude [BIN:]GLOB do not trace these; without BIN, in every binary\n"
+	"      --all-functions      trace every function of the executable (C runtime helpers\n"
+	"                           aside), whatever it costs: no budget (as -f '*')\n"
 	"      --max-funcs N        cap on the selection made without -f or --functions-of\n"
 	"                           (default 2000)\n"
 	"      --functions-of RUN.json  trace the functions RUN.json traced (by name, in\n"
@@ -40,13 +42,16 @@ static const char record_usage[] =
 	"                           that pass through traced C code)\n"
 	"      --budget PCT         trace only what fits: a sampled run, then a traced pilot\n"
 	"                           run, choose the functions whose probes cost at most PCT%\n"
-	"                           of CMD's own time (docs/measurement.md, \"Budget\")\n"
+	"                           of CMD's own time (default 5 without -f, --functions-of\n"
+	"                           or --all-functions; docs/measurement.md, \"Budget\")\n"
 	"  -F, --frequency HZ       sampled CPU profile: cpu-clock samples per second\n"
 	"                           (default 199; docs/sampling.md)\n"
 	"      --no-sample          no sampled profile, exact tracing only\n"
 	"  -q, --quiet              no progress lines\n"
 	"\n"
-	"Without -f, every function of the executable is traced (C runtime helpers aside).\n"
+	"Without -f, perfgate chooses among the executable's functions those whose probes fit\n"
+	"in --budget (5%) of CMD's own time, and says what it chose and why; -f '*' or\n"
+	"--all-functions trace them all.\n"
 	"Needs root, or CAP_BPF and CAP_PERFMON. SIGINT, SIGTERM or SIGHUP end the benchmark's\n"
 	"processes, detach the probes and write no run file (exit 2). docs/security.md.\n";
 
@@ -58,6 +63,7 @@ int do_record(int argc, char **argv)
 		{ "function", required_argument, NULL, 'f' },
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "max-funcs", required_argument, NULL, 'M' },
+		{ "all-functions", no_argument, NULL, 'a' },
 		{ "allow-failure", no_argument, NULL, 'A' },
 		{ "budget", required_argument, NULL, 'B' },
 		{ "functions-of", required_argument, NULL, 'O' },
@@ -80,7 +86,7 @@ int do_record(int argc, char **argv)
 	struct pg_run run, of;
 	const char *out = NULL, *of_path = NULL;
 	int c, ret = PG_EXIT_ERROR;
-	bool no_sample = false, max_funcs_set = false;
+	bool no_sample = false, max_funcs_set = false, all_functions = false;
 	double timeout;
 
 	pg_run_init(&run);
@@ -111,6 +117,9 @@ int do_record(int argc, char **argv)
 			if (pg_parse_u32("--max-funcs", optarg, 1, 1000000, &o.max_funcs))
 				goto cleanup;
 			max_funcs_set = true;
+			break;
+		case 'a':
+			all_functions = true;
 			break;
 		case 'B':
 			if (pg_parse_double("--budget", optarg, 0.1, 1000, &o.budget_pct))
@@ -172,6 +181,16 @@ int do_record(int argc, char **argv)
 		pg_err("record: --functions-of takes the functions from %s; it does not combine "
 		       "with -f, -x or --budget", of_path);
 		goto cleanup;
+	}
+	if (all_functions && (o.nfilters || of_path || o.budget_pct > 0)) {
+		pg_err("record: --all-functions traces every function; it does not combine with "
+		       "-f, --functions-of or --budget");
+		goto cleanup;
+	}
+	/* the default selection: what fits the default budget */
+	if (!o.nfilters && !of_path && !all_functions && !(o.budget_pct > 0)) {
+		o.budget_pct = PG_DEFAULT_BUDGET_PCT;
+		o.default_budget = true;
 	}
 	if (max_funcs_set && (o.nfilters || of_path))
 		pg_warn("record: --max-funcs caps the selection made without -f; %s chooses the "

@@ -66,17 +66,23 @@ int pg_launch_stopped_by(int sig)
 }
 
 /*
- * Stop the tree of process group @pgid when a stop signal came or the repetition started at
- * @t0 ran past the timeout: SIGTERM (and SIGCONT, for stopped processes), then SIGKILL once
- * PG_KILL_GRACE_MS have passed, again at every step for what was forked meanwhile. Returns how
- * long the next wait may take, in ms.
+ * Call l->tick when it is due. Stop the tree of process group @pgid when a stop signal came,
+ * l->tick asked, or the repetition started at @t0 ran past the timeout: SIGTERM (and SIGCONT, for
+ * stopped processes), then SIGKILL once PG_KILL_GRACE_MS have passed, again at every step for what
+ * was forked meanwhile. Returns how long the next wait may take, in ms.
  */
 static int stop_step(struct pg_launch *l, pid_t pgid, uint64_t t0, uint64_t *kill_at)
 {
 	uint64_t now = pg_now_ns();
+	int wait_ms;
 
-	if (!*kill_at && (l->stop_signal || (l->timeout_ns && now - t0 >= l->timeout_ns))) {
-		l->timed_out = !l->stop_signal;
+	if (!*kill_at && l->tick && now >= l->next_tick_ns) {
+		l->next_tick_ns = now + (uint64_t)l->tick_ms * 1000000ULL;
+		l->tick_stopped = l->tick(l->tick_arg, now - t0);
+	}
+	if (!*kill_at && (l->stop_signal || l->tick_stopped ||
+			  (l->timeout_ns && now - t0 >= l->timeout_ns))) {
+		l->timed_out = !l->stop_signal && !l->tick_stopped;
 		pg_tree_signal(pgid, SIGTERM);
 		pg_tree_signal(pgid, SIGCONT);
 		*kill_at = now + PG_KILL_GRACE_MS * 1000000ULL;
@@ -86,9 +92,12 @@ static int stop_step(struct pg_launch *l, pid_t pgid, uint64_t t0, uint64_t *kil
 			pg_tree_signal(pgid, SIGKILL);
 		return 20;
 	}
+	wait_ms = 100;
 	if (l->timeout_ns && t0 + l->timeout_ns - now < 100000000ULL)
-		return (int)((t0 + l->timeout_ns - now) / 1000000) + 1;
-	return 100;
+		wait_ms = (int)((t0 + l->timeout_ns - now) / 1000000) + 1;
+	if (l->tick && l->next_tick_ns - now < (uint64_t)wait_ms * 1000000ULL)
+		wait_ms = (int)((l->next_tick_ns - now) / 1000000) + 1;
+	return wait_ms;
 }
 
 /* What the forked benchmark child reports through its pipe before it execs. */
@@ -116,6 +125,7 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 	ssize_t r;
 
 	l->timed_out = false;
+	l->tick_stopped = false;
 
 	pid = pg_fork_gated(&go, &fail);
 	if (pid < 0)
@@ -165,6 +175,7 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 	}
 	pg_tty_give(pid);
 	t0 = pg_now_ns();
+	l->next_tick_ns = t0 + (uint64_t)l->tick_ms * 1000000ULL;
 	if (write(go, &c, 1) != 1)
 		pg_debug("write to the start pipe: %s", strerror(errno));
 	close(go);

@@ -53,6 +53,17 @@ struct pg_launch {
 	uint64_t timeout_ns;	/* per repetition, 0 = none */
 	int stop_signal;	/* the stop signal that arrived, or 0 */
 	bool timed_out;		/* the last repetition ran past the timeout */
+	/*
+	 * A periodic hook while a repetition runs (NULL: none): called about every tick_ms
+	 * with the time since the start; returning true stops the repetition's tree as the
+	 * timeout does, but sets tick_stopped instead of timed_out. The pilot's live drops
+	 * and the guard of the recorded repetitions (runner/budget.h) use it.
+	 */
+	bool (*tick)(void *arg, uint64_t elapsed_ns);
+	void *tick_arg;
+	int tick_ms;
+	bool tick_stopped;	/* the last repetition was stopped by tick */
+	uint64_t next_tick_ns;	/* private to pg_launch_run() */
 };
 
 /*
@@ -78,9 +89,9 @@ void pg_launch_excfix_open(struct pg_probes *p, const struct pg_launch *l);
 /*
  * Run the command once as a fresh process tree traced in @p's maps (with p->sampler, if any,
  * sampling it) and wait for the whole tree; stop it on a stop signal or the timeout (then
- * l->timed_out). Fills @rep's wall time and exit status. 0; -EINTR after a stop signal
- * (logged), -EIO when the sampler could not start, or -errno when the command could not be
- * started (logged).
+ * l->timed_out) or when l->tick asks (then l->tick_stopped). Fills @rep's wall time and exit
+ * status. 0; -EINTR after a stop signal (logged), -EIO when the sampler could not start, or -errno
+ * when the command could not be started (logged).
  */
 int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep);
 

@@ -128,29 +128,30 @@ uint64_t pg_probe_cookie(enum pg_site site, uint32_t id)
 	return (uint64_t)site << PG_COOKIE_SITE_SHIFT | id;
 }
 
-/* The run's functions, binary by binary (they are grouped by binary). */
-static int attach_run(struct pg_probes *p, const struct pg_run *run)
+/* The run's functions with @live[id] set (NULL: all), binary by binary (grouped by binary). */
+static int attach_run(struct pg_probes *p, const struct pg_run *run, const bool *live)
 {
 	size_t i = 0;
 
 	while (i < run->nfuncs) {
 		const char *path = run->funcs[i].binary;
-		size_t j = i, n;
+		size_t j = i, n = 0;
 		uint64_t *off, *cookie;
 		int err = 0;
 
 		while (j < run->nfuncs && !strcmp(run->funcs[j].binary, path))
 			j++;
-		n = j - i;
-		off = calloc(n, sizeof(*off));
-		cookie = calloc(n, sizeof(*cookie));
+		off = calloc(j - i, sizeof(*off));
+		cookie = calloc(j - i, sizeof(*cookie));
 		if (!off || !cookie)
 			err = -ENOMEM;
-		for (size_t k = 0; !err && k < n; k++) {
-			off[k] = run->funcs[i + k].offset;
-			cookie[k] = pg_probe_cookie(run->funcs[i + k].site, run->funcs[i + k].id);
+		for (size_t k = i; !err && k < j; k++) {
+			if (live && !live[run->funcs[k].id])
+				continue;
+			off[n] = run->funcs[k].offset;
+			cookie[n++] = pg_probe_cookie(run->funcs[k].site, run->funcs[k].id);
 		}
-		if (!err)
+		if (!err && n)
 			err = pg_probes_attach_set(p, path, off, cookie, n);
 		free(off);
 		free(cookie);
@@ -227,7 +228,7 @@ static int open_probes(struct pg_probes *p, const struct pg_run *run, bool multi
 	if (err)
 		return err;
 	p->multi = multi;
-	return attach_run(p, run);
+	return attach_run(p, run, NULL);
 }
 
 /*
@@ -266,4 +267,19 @@ int pg_probes_attach(struct pg_probes *p, const struct pg_run *run, bool single,
 		 (double)(pg_now_ns() - t0) / 1e9,
 		 p->nfds ? "uprobe_multi" : "one link per probe");
 	return 0;
+}
+
+int pg_probes_relink(struct pg_probes *p, const struct pg_run *run, const bool *live)
+{
+	uint64_t t0 = pg_now_ns();
+	int err;
+
+	for (size_t i = 0; i < p->nfds; i++)
+		close(p->fds[i]);
+	for (size_t i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	p->nfds = p->nlinks = 0;
+	err = attach_run(p, run, live);
+	pg_debug("probes attached again in %.1f ms", (double)(pg_now_ns() - t0) / 1e6);
+	return err;
 }

@@ -81,6 +81,16 @@ int pg_probes_open_bare(struct pg_probes *p);
 int pg_probes_attach_set(struct pg_probes *p, const char *path, const uint64_t *off,
 			 const uint64_t *cookie, size_t n);
 
+/*
+ * Detach the probes of @run's functions and attach again those with @live[id] set (NULL: all), with
+ * the same cookies, keeping the loaded programs, maps and process tracking: what the maps hold
+ * stays. A few ms between two runs of the benchmark; not while one runs: closing a uprobe_multi
+ * link then waits for its traced calls in flight (main's too) and slows the benchmark meanwhile
+ * (seconds to a minute, measured on Linux 6.18). Needs the capabilities pg_probes_attach() needed.
+ * The calibration's probes, if still attached, go too. 0 or -errno (logged).
+ */
+int pg_probes_relink(struct pg_probes *p, const struct pg_run *run, const bool *live);
+
 /* The BPF cookie of a probe on function @id, whose entry is a site of kind @site. */
 uint64_t pg_probe_cookie(enum pg_site site, uint32_t id);
 

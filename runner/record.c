@@ -57,9 +57,15 @@ static int check_before_running(const struct pg_run *run)
 	return err;
 }
 
+/* record_rep(): the guard stopped the repetition (runner/budget.h) */
+#define GUARD_STOPPED 1
+/* how often the guard may narrow the selection and start the repetitions again */
+#define GUARD_MAX_NARROW 4
+
 /* Step 3, once: clear the maps, run the benchmark, read the maps into a new repetition. */
 static int record_rep(const struct pg_record_opts *o, struct pg_probes *p, struct pg_launch *l,
-		      struct pg_run *run, int ncpu, uint32_t i, __u64 counters[PG_CNT_MAX])
+		      struct pg_run *run, int ncpu, uint32_t i, __u64 counters[PG_CNT_MAX],
+		      struct pg_budget_watch *guard)
 {
 	struct pg_rep *rep;
 	int err;
@@ -73,12 +79,16 @@ static int record_rep(const struct pg_record_opts *o, struct pg_probes *p, struc
 	rep = pg_run_add_rep(run);
 	if (!rep)
 		return -ENOMEM;
+	pg_budget_guard_arm(guard, l, i);
 	err = pg_launch_run(p, l, rep);
+	l->tick = NULL;
 	if (!err && p->sampler)
 		err = pg_sampler_stop(p->sampler, rep);
 	err = err ?: pg_maps_read(p->skel, run->nfuncs, ncpu, rep, counters);
 	if (err)
 		return err;
+	if (l->tick_stopped)	/* the guard stopped it: pg_budget_narrow() */
+		return GUARD_STOPPED;
 	pg_launch_progress(o, i, rep, rep->nstats);
 	if (i == 0)
 		pg_calib_warn_overhead(run, rep);
@@ -91,7 +101,9 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	struct pg_launch launch = { .argv = o->argv, .timeout_ns = o->timeout_ms * 1000000ULL };
 	__u64 counters[PG_CNT_MAX] = { 0 };
 	uint64_t sampled_wall = 0;	/* --budget's sampled first pass, when complete */
-	int ncpu, err;
+	struct pg_budget_watch guard = { 0 };
+	size_t nselected = 0;
+	int ncpu, err, nnarrow = 0;
 
 	if (!pg_can_record()) {
 		pg_err("recording needs root, or the CAP_BPF and CAP_PERFMON capabilities "
@@ -105,6 +117,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 
 	/* 1. select the functions; the run's metadata */
 	err = select_functions(o, run);
+	nselected = run->nfuncs;
 	err = err ?: pg_meta_collect(&run->meta);
 	err = err ?: pg_meta_record_opts(&run->meta, o);
 	err = err ?: check_before_running(run);
@@ -134,6 +147,10 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		err = pg_budget_pilot(o, &probes, &launch, run, ncpu, sampled_wall);
 		if (err)
 			goto cleanup;
+		if (!o->quiet)
+			pg_info("--budget %g%%%s: tracing %zu of the %zu functions selected",
+				o->budget_pct, o->default_budget ? " (the default without -f; "
+				"--all-functions traces them all)" : "", run->nfuncs, nselected);
 	}
 	pg_calib_compensate_hists(&probes, run);  /* after the pilot, which may attach again */
 	if (o->sample_hz) {
@@ -147,7 +164,9 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
 		pg_warn("cannot become the child subreaper: orphaned processes are not waited for");
-	err = pg_caps_drop(launch.creds.change, probes.sampler != NULL);
+	/* the guard may attach the probes again (pg_budget_narrow()): keep CAP_BPF, CAP_PERFMON */
+	err = pg_caps_drop(launch.creds.change, probes.sampler != NULL || o->budget_pct > 0);
+	err = err ?: pg_budget_watch_init(&guard, o, &probes, run, ncpu, sampled_wall);
 	if (err)
 		goto cleanup;
 
@@ -155,14 +174,25 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	if (!o->quiet)
 		pg_info("tracing %zu functions, %u repetitions of: %s", run->nfuncs,
 			o->repetitions, o->argv[0]);
-	for (uint32_t i = 0; i < o->repetitions && !err; i++)
-		err = record_rep(o, &probes, &launch, run, ncpu, i, counters);
+	for (uint32_t i = 0; i < o->repetitions && !err; i++) {
+		err = record_rep(o, &probes, &launch, run, ncpu, i, counters, &guard);
+		if (err != GUARD_STOPPED)
+			continue;
+		err = pg_budget_narrow(o, &probes, run, sampled_wall);
+		if (++nnarrow == GUARD_MAX_NARROW)
+			guard.narrow = false;	/* from here on, only the live line */
+		memset(counters, 0, sizeof(counters));
+		i = UINT32_MAX;		/* from the first again */
+	}
 	pg_maps_explain_counters(counters);
+	if (!err)
+		pg_budget_check(o, run, sampled_wall);
 	if (!err && probes.sampler)
 		err = pg_sampler_finish(probes.sampler, run);
 
 cleanup:
 	/* 4. detach everything */
+	pg_budget_watch_release(&guard);
 	pg_probes_release(&probes);
 	return pg_launch_end(&launch, err);
 }

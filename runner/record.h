@@ -30,6 +30,8 @@
 
 #define PG_DEFAULT_REPETITIONS 10
 #define PG_DEFAULT_MAX_FUNCS 2000
+/* --budget without -f, --functions-of or --all-functions (docs/measurement.md) */
+#define PG_DEFAULT_BUDGET_PCT 5.0
 
 struct pg_record_opts {
 	char **argv;		/* the command, NULL-terminated */
@@ -46,6 +48,7 @@ struct pg_record_opts {
 	double budget_pct;	/* --budget: keep the estimated probe cost under this % of the
 				 * benchmark's own time, choosing functions after a pilot run;
 				 * 0 = trace everything selected */
+	bool default_budget;	/* budget_pct is the default, not --budget (said so) */
 	uint32_t sample_hz;	/* -F: cpu-clock samples per second, 0 = no profile */
 	uint64_t timeout_ms;	/* --timeout: stop a repetition running longer, 0 = none */
 	const char *user;	/* --user: run the benchmark as this user (runner/privs.h) */

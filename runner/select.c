@@ -183,6 +183,9 @@ static int apply_default(struct pg_selection *sel, const struct pg_record_opts *
 	if (total > n)
 		pg_warn("%s has %zu functions; tracing the first %zu by address (choose with "
 			"-f GLOB, or raise --max-funcs)", pg_basename(sel->exe), total, n);
+	else if (o->budget_pct > 0)	/* the budget chooses among them: it says what */
+		pg_debug("no -f given: %zu functions of %s to choose from", n,
+			 pg_basename(sel->exe));
 	else
 		pg_info("no -f given: tracing all %zu functions of %s", n, pg_basename(sel->exe));
 	return 0;

@@ -14,7 +14,7 @@ with open(sys.argv[1], "w") as f:
 PY
 cc -O1 -o "$TMP/many" "$TMP/many.c"
 before=$(bpftool link show 2>/dev/null | grep -c uprobe || true)
-"$PERFGATE" record -q -o "$TMP/run.json" -r 2 --max-funcs 5000 -- "$TMP/many"
+"$PERFGATE" record --all-functions -q -o "$TMP/run.json" -r 2 --max-funcs 5000 -- "$TMP/many"
 python3 - "$TMP/run.json" <<'PY'
 import sys, pgtest
 run = pgtest.load(sys.argv[1])
@@ -28,7 +28,7 @@ PY
 after=$(bpftool link show 2>/dev/null | grep -c uprobe || true)
 check_eq "uprobe links left behind: $before before, $after after" "$after" "$before"
 # the default cap keeps a huge selection in check, with a message
-"$PERFGATE" record -o "$TMP/cap.json" -r 1 --max-funcs 100 -- "$TMP/many" 2>"$TMP/err"
+"$PERFGATE" record --all-functions -o "$TMP/cap.json" -r 1 --max-funcs 100 -- "$TMP/many" 2>"$TMP/err"
 check_contains "no message about the cap" "$TMP/err" "tracing the first 100"
 # --max-funcs caps the default selection only: with -f it is ignored, and says so
 "$PERFGATE" record -o "$TMP/capf.json" -r 1 --max-funcs 10 -f 'fn_1*' -- "$TMP/many" 2>"$TMP/err"

@@ -136,6 +136,19 @@ if "$PERFGATE" flamegraph --help >/dev/null 2>&1; then
 	xmllint --noout "$R/perfgate-out/flamegraph.svg"
 fi
 
+# 3b. the default path: no functions input. The baseline is recorded at the merge base with
+# perfgate's default budget, and the change traces its functions (--functions-of)
+git checkout -q clean
+github default --input functions= --input baseline=record
+[ "$st" -le 1 ] || { cat "$TMP/default/stderr"; fail "default path: the action exited $st"; }
+python3 - "$R/perfgate-out" <<'PY' || fail "default path: not the default budget and its set"
+import sys, pgtest
+base, run = (pgtest.load(sys.argv[1] + f) for f in ("/base.json", "/run.json"))
+assert base["meta"]["options"]["budget_pct"] == 5, base["meta"]["options"]
+assert run["meta"]["options"]["functions_of"] == sys.argv[1] + "/base.json", run["meta"]
+assert pgtest.names(base) == pgtest.names(run), (pgtest.names(base), pgtest.names(run))
+PY
+
 # ---- GitLab ----
 # A fake GitLab API serving the default branch's artifact; it logs each request and its token.
 mkdir -p "$TMP/www"

@@ -30,7 +30,8 @@ with open(sys.argv[1], "w") as f:
 PY
 cc -O1 -o "$TMP/many" "$TMP/many.c"
 # (24 repetitions: version 3 files are compact, 8 of them fit in 1 MiB)
-expect_exit 0 env PERFGATE_MAX_RUN_MB=1 "$P" record -q --no-sample -o "$TMP/many.json" -r 24 \
+expect_exit 0 env PERFGATE_MAX_RUN_MB=1 "$P" record --all-functions -q --no-sample \
+	-o "$TMP/many.json" -r 24 \
 	-- "$TMP/many"
 has "over the limit of 1 MiB for reading run files: set PERFGATE_MAX_RUN_MB=[0-9]* to read it"
 mb=$(sed -n 's/.*set PERFGATE_MAX_RUN_MB=\([0-9]*\) to read it/\1/p' "$TMP/stderr")

@@ -1,7 +1,7 @@
 # Self versus total on nested calls, and recursion: every nanosecond of main's total is some
 # traced function's self time, so the self times add up to main's total exactly.
 source "$(dirname "$0")/lib.sh"
-"$PERFGATE" record -q -o "$TMP/run.json" -r 3 -- ./nested
+"$PERFGATE" record --all-functions -q -o "$TMP/run.json" -r 3 -- ./nested
 calls "$TMP/run.json" >"$TMP/actual"
 cat >"$TMP/expected" <<'OUT'
 fib 1973

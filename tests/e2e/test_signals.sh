@@ -31,7 +31,7 @@ gone() {
 stop() {
 	local sig=$1 mode=$2 pid rc=0 i
 	rm -f "$TMP/run.json" "$TMP/out"
-	"$PERFGATE" record -q -o "$TMP/run.json" -r 3 -- ./hang "$mode" "$mark" \
+	"$PERFGATE" record --all-functions -q -o "$TMP/run.json" -r 3 -- ./hang "$mode" "$mark" \
 		>"$TMP/out" 2>"$TMP/stderr" &
 	pid=$!
 	for i in $(seq 100); do grep -q ready "$TMP/out" 2>/dev/null && break; sleep 0.1; done
@@ -61,20 +61,20 @@ stop INT stop		# stopped with SIGSTOP
 
 # --timeout: exit 2, the repetition named, nothing left, no file
 SECONDS=0
-expect_exit 2 "$PERFGATE" record -q -o "$TMP/run.json" -r 3 --timeout 0.5 -- ./hang escape "$mark"
+expect_exit 2 "$PERFGATE" record --all-functions -q -o "$TMP/run.json" -r 3 --timeout 0.5 -- ./hang escape "$mark"
 grep -q "repetition 1 ran past --timeout 0.5 s" "$TMP/stderr" || { cat "$TMP/stderr"; fail "timeout message"; }
 [ $SECONDS -le 4 ] || fail "--timeout took ${SECONDS}s"
 check "a timed-out recording wrote a run file" test ! -e "$TMP/run.json"
 sleep 0.2
 [ -z "$(left)" ] || fail "processes left after --timeout"
-expect_exit 2 "$PERFGATE" record -q -o "$TMP/run.json" -r 1 --timeout 0.3 -- ./hang stop "$mark"
+expect_exit 2 "$PERFGATE" record --all-functions -q -o "$TMP/run.json" -r 1 --timeout 0.3 -- ./hang stop "$mark"
 check_contains "a stopped benchmark was not timed out" "$TMP/stderr" "ran past --timeout"
-expect_exit 2 "$PERFGATE" record -q -o "$TMP/run.json" -r 1 --timeout 0.3 -- ./hang ignore-term "$mark"
+expect_exit 2 "$PERFGATE" record --all-functions -q -o "$TMP/run.json" -r 1 --timeout 0.3 -- ./hang ignore-term "$mark"
 check_contains "a benchmark ignoring SIGTERM was not timed out" "$TMP/stderr" "ran past --timeout"
 sleep 0.2
 [ -z "$(left)" ] || fail "processes left after --timeout"
 # ...unless failures are allowed: the repetitions are kept, with their signal
-expect_exit 0 "$PERFGATE" record -q --allow-failure -o "$TMP/run.json" -r 2 --timeout 0.3 \
+expect_exit 0 "$PERFGATE" record --all-functions -q --allow-failure -o "$TMP/run.json" -r 2 --timeout 0.3 \
 	-- ./hang sleep "$mark"
 check_contains "no warning about the timeout" "$TMP/stderr" "ran past --timeout"
 python3 - "$TMP/run.json" <<'PY'

@@ -75,7 +75,8 @@ static int teardown(void **state)
 static int choose(struct fixture *f, double pct, uint64_t sampled_wall_ns, bool cut)
 {
 	memset(f->keep, 0xff, sizeof(f->keep));
-	return pg_budget_choose(&f->run, &f->pilot, pct, sampled_wall_ns, cut, f->keep, &f->c);
+	return pg_budget_choose(&f->run, &f->pilot, pct, sampled_wall_ns, cut, NULL, f->keep,
+				&f->c);
 }
 
 /* cmocka's assert_float_equal() compares floats: too coarse for nanoseconds in seconds */
@@ -238,7 +239,7 @@ static void test_many_dropped(void **state)
 		assert_non_null(pg_rep_add_stat(&pilot, i));
 		pilot.stats[i].calls = 1000 * (i + 1);	/* the last is the costliest */
 	}
-	assert_int_equal(pg_budget_choose(&run, &pilot, 0.001, 0, false, keep, &c), 20);
+	assert_int_equal(pg_budget_choose(&run, &pilot, 0.001, 0, false, NULL, keep, &c), 20);
 	assert_int_equal(c.dropped.n, 20);
 	assert_string_equal(pg_names_more(&c.dropped), ", ...");
 	assert_true(!strncmp(c.dropped.s, "function_number_19_with_a_long_name, "
@@ -246,6 +247,70 @@ static void test_many_dropped(void **state)
 	assert_null(strstr(c.dropped.s, "function_number_00"));
 	pg_rep_release(&pilot);
 	pg_run_release(&run);
+}
+
+/* Functions detached while the pilot ran (@gone) go whatever their cost so far. */
+static void test_gone_always_dropped(void **state)
+{
+	struct fixture *f = *state;
+	bool gone[NFUNCS] = { false };
+	static const bool want[NFUNCS] = { true, true, false, true, true };
+
+	gone[COLD] = true;
+	memset(f->keep, 0xff, sizeof(f->keep));
+	assert_int_equal(pg_budget_choose(&f->run, &f->pilot, 100, 0, false, gone, f->keep,
+					  &f->c), 1);
+	assert_kept(f, want);
+	assert_string_equal(f->c.dropped.s, "cold");
+	assert_near(f->c.after, f->c.before - 1e6, 1);
+}
+
+/* The live rule's input: costs so far (ns) of five functions, all live. */
+static const double live_cost[5] = { 9e6, 4e6, 2e6, 1e6, 0 };
+
+/* A function over budget x the sampled run goes at once, the others stay: 5 ms limit. */
+static void test_live_over_its_share(void **state)
+{
+	bool live[5] = { true, true, true, true, true }, drop[5];
+
+	(void)state;
+	/* own time 1 s: the probes (16 ms) are far from the global rule */
+	assert_int_equal(pg_budget_live_drop(5, live_cost, live, 5e6, 1e9, drop), 1);
+	assert_true(drop[0]);
+	assert_false(drop[1] || drop[2] || drop[3] || drop[4]);
+	/* one already detached is not dropped again */
+	live[0] = false;
+	assert_int_equal(pg_budget_live_drop(5, live_cost, live, 5e6, 1e9, drop), 0);
+	assert_false(drop[0]);
+}
+
+/* Without the sampled run's length only the global rule acts. */
+static void test_live_no_limit(void **state)
+{
+	bool live[5] = { true, true, true, true, true }, drop[5];
+
+	(void)state;
+	assert_int_equal(pg_budget_live_drop(5, live_cost, live, 0, 1e9, drop), 0);
+	/* 16 ms of probes in 10 ms of own time: the costliest go until under 5 ms */
+	assert_int_equal(pg_budget_live_drop(5, live_cost, live, 0, 10e6, drop), 2);
+	assert_true(drop[0] && drop[1]);
+	assert_false(drop[2] || drop[3] || drop[4]);
+}
+
+/*
+ * The global rule after the per-function one: the rest (7 ms) over the own time (6 ms) and
+ * over the limit (5 ms): the costliest left go until at most 3 ms. Under the limit, never.
+ */
+static void test_live_global_rule(void **state)
+{
+	bool live[5] = { true, true, true, true, true }, drop[5];
+
+	(void)state;
+	assert_int_equal(pg_budget_live_drop(5, live_cost, live, 5e6, 6e6, drop), 2);
+	assert_true(drop[0] && drop[1]);
+	assert_false(drop[2] || drop[3] || drop[4]);
+	/* all of them (16 ms) within a 20 ms limit: the own time does not matter */
+	assert_int_equal(pg_budget_live_drop(5, live_cost, live, 20e6, 1e6, drop), 0);
 }
 
 /* A repetition with one folded stack (count 1) per string of @stacks. */
@@ -293,6 +358,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_calibration, setup, teardown),
 		cmocka_unit_test(test_names_list),
 		cmocka_unit_test(test_many_dropped),
+		cmocka_unit_test_setup_teardown(test_gone_always_dropped, setup, teardown),
+		cmocka_unit_test(test_live_over_its_share),
+		cmocka_unit_test(test_live_no_limit),
+		cmocka_unit_test(test_live_global_rule),
 		cmocka_unit_test_setup_teardown(test_mark_sampled, setup, teardown),
 	};
 

@@ -1,0 +1,94 @@
+# The default selection (record without -f): what fits the default budget of 5%, chosen by a
+# pilot that sees every phase of the benchmark, and the guard of the recorded repetitions.
+# Timings appear only as ratios, generous ones.
+source "$(dirname "$0")/lib.sh"
+
+# phases: phase one calls tick() a million times, phase two sorts through cmp_u32() ~3.5
+# million times. The pilot detaches each as soon as its probes run over their share and starts
+# again, so it reaches phase two: both go, and the repetitions run about as fast as untraced.
+expect_exit 0 "$PERFGATE" record -o "$TMP/phases.json" -r 3 -- ./phases
+has "--budget 5%"
+has "--budget: the pilot detached [0-9]* functions"
+has "--budget 5% (the default without -f; --all-functions traces them all): tracing [0-9]* of the 6"
+pgtest names "$TMP/phases.json" >"$TMP/names"
+check "tick dropped" not grep -qx tick "$TMP/names"
+check "cmp_u32 dropped" not grep -qx cmp_u32 "$TMP/names"
+check "main kept" grep -qx main "$TMP/names"
+check_eq "budget_pct recorded" 5 "$(pgtest get "$TMP/phases.json" meta.options.budget_pct)"
+check "the guard had nothing to stop" not grep -q "it was stopped" "$TMP/stderr"
+check "within the budget: no warning" not grep -q "over twice the budget" "$TMP/stderr"
+# the traced repetitions' median against untraced runs of the program, timed here
+python3 - "$TMP/phases.json" <<'PY' >"$TMP/ratio"
+import statistics, subprocess, sys, time
+import pgtest
+run = pgtest.load(sys.argv[1])
+traced = statistics.median(r["wall_ns"] for r in run["repetitions"]) / 1e9
+untraced = []
+for _ in range(5):
+    t0 = time.monotonic()
+    subprocess.run(["./phases"], check=True)
+    untraced.append(time.monotonic() - t0)
+print("%.3f" % (traced / statistics.median(untraced)))
+PY
+check "traced within 2x of untraced (ratio $(cat "$TMP/ratio"))" \
+	python3 -c "import sys; sys.exit(float(sys.argv[1]) > 2)" "$(cat "$TMP/ratio")"
+
+# every function is an explicit choice: --all-functions (or -f '*') traces all of them
+expect_exit 0 "$PERFGATE" record -q --no-sample -o "$TMP/all.json" -r 1 --all-functions \
+	-- ./nested
+check_eq "--all-functions: every function" 5 "$(pgtest names "$TMP/all.json" | wc -l)"
+check "--all-functions: no budget recorded" \
+	not pgtest get "$TMP/all.json" meta.options.budget_pct 2>/dev/null
+expect_exit 2 "$PERFGATE" record -o "$TMP/x.json" --all-functions -f main -- ./nested
+has "does not combine with -f"
+check "nothing written" test ! -e "$TMP/x.json"
+
+# the guard: a benchmark whose hot calls start only from its third run (the sampled first
+# pass and the pilot see none), so that the first recorded repetition runs far longer than
+# the untraced pass: a live line, then it is stopped, tiny dropped, and the repetitions begin
+# again
+cat >"$TMP/late.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+volatile unsigned long sink;
+__attribute__((noinline)) void tiny(unsigned long i) { sink += i; }
+__attribute__((noinline)) void work(void)
+{
+	for (unsigned long i = 0; i < 2000000; i++)
+		sink += i;
+}
+int main(int argc, char **argv)
+{
+	FILE *f = fopen(argv[1], "a+");
+	long runs = 0;
+	if (!f)
+		return 1;
+	fseek(f, 0, SEEK_END);
+	runs = ftell(f);
+	fputc('x', f);
+	fclose(f);
+	work();
+	/* argv[2] calls of tiny in the first recorded repetition, or with argv[3], in all */
+	if (runs == 2 || (argc > 3 && runs > 2))
+		for (unsigned long i = 0; i < strtoul(argv[2], NULL, 10); i++)
+			tiny(i);
+	return 0;
+}
+C
+cc -O1 -g -o "$TMP/late" "$TMP/late.c"
+expect_exit 0 "$PERFGATE" record -o "$TMP/late.json" -r 2 -- "$TMP/late" "$TMP/count" 20000000
+has "repetition 1: running for [0-9.]* s (.*the untraced run.*probe hits/s.*costliest: tiny"
+has "repetition 1 ran .*: it was stopped.*(tiny)"
+pgtest names "$TMP/late.json" >"$TMP/names"
+check "the guard dropped tiny" not grep -qx tiny "$TMP/names"
+check "work stays" grep -qx work "$TMP/names"
+check_eq "two repetitions" 2 "$(pgtest get "$TMP/late.json" repetitions | python3 -c \
+	'import json, sys; print(len(json.load(sys.stdin)))')"
+
+# the same, short of the guard: 100,000 calls in every recorded repetition cost their probes
+# many times the budget of a run of a few ms, but ~0.2-1.5 s: the repetitions run, and the
+# check afterwards warns and names tiny
+rm -f "$TMP/count"
+expect_exit 0 "$PERFGATE" record -o "$TMP/late2.json" -r 2 -- "$TMP/late" "$TMP/count" 100000 all
+has "warning: --budget 5%: the probes cost ~[0-9.]*% of the benchmark's own time in the repetitions.*over twice the budget.*costliest a repetition: tiny"
+check "the guard did not act" not grep -q "it was stopped" "$TMP/stderr"
