@@ -36,8 +36,23 @@ struct xol_area {
 	unsigned long vaddr;
 } __attribute__((preserve_access_index));
 
+struct hlist_node {
+	struct hlist_node *next;
+} __attribute__((preserve_access_index));
+
+struct hlist_head {
+	struct hlist_node *first;
+} __attribute__((preserve_access_index));
+
+/* an "[uprobes-trampoline]" page: what optimized (nop5) uprobes call (Linux 6.18, x86-64) */
+struct uprobe_trampoline {
+	struct hlist_node node;
+	unsigned long vaddr;
+} __attribute__((preserve_access_index));
+
 struct uprobes_state {
 	struct xol_area *xol_area;
+	struct hlist_head head_tramps;
 } __attribute__((preserve_access_index));
 
 struct mm_struct {
@@ -139,6 +154,48 @@ static __always_inline void copy_uretprobes(struct pg_rec_sample *r)
 #define PG_URET_SYSCALL_END 13	/* the trampoline's offset after its syscall */
 #define PG_URET_TRAMP_BYTES 17
 
+#define PG_TRAMPS 4		/* uprobe trampoline pages looked at */
+#define PG_TRAMP_BYTES 18
+
+/*
+ * The uprobe trampoline of optimized probes: a probed nop5 became `call tramp`, and the
+ * trampoline (push rcx; push r11; push rax; mov; syscall; pop rax; pop r11; pop rcx; ret)
+ * enters the kernel. Inside its syscall the kernel shows the probed function's own registers;
+ * before and after, the pc is in the trampoline. Back to just after the probed nop5: the
+ * return address of the call, and the stack pointer above it.
+ */
+static __always_inline __u32 fix_tramp_pc(struct task_struct *t, struct pt_regs *regs)
+{
+	struct hlist_node *n;
+	unsigned long tramp = 0, off, pushed, ret;
+	int i;
+
+	if (!bpf_core_field_exists(t->mm->uprobes_state.head_tramps))
+		return PG_FIX_NONE;
+	n = BPF_CORE_READ(t, mm, uprobes_state.head_tramps.first);
+	for (i = 0; i < PG_TRAMPS && n; i++) {
+		struct uprobe_trampoline *tr = (void *)n -
+			bpf_core_field_offset(struct uprobe_trampoline, node);
+		unsigned long v = BPF_CORE_READ(tr, vaddr);
+
+		if (regs->rip >= v && regs->rip < v + PG_TRAMP_BYTES) {
+			tramp = v;
+			break;
+		}
+		n = BPF_CORE_READ(n, next);
+	}
+	if (!tramp)
+		return PG_FIX_NONE;
+	off = regs->rip - tramp;
+	pushed = off == 0 ? 0 : off < 3 ? 1 : off < 4 ? 2 : off <= 13 ? 3 : off < 16 ? 2 :
+		 off < 17 ? 1 : 0;
+	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)(regs->rsp + 8 * pushed)))
+		return PG_FIX_NONE;
+	regs->rip = ret;
+	regs->rsp += 8 * pushed + 8;
+	return PG_FIX_TRAMPOLINE;
+}
+
 static __always_inline __u32 fix_uprobes_pc(struct pt_regs *regs)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
@@ -147,7 +204,9 @@ static __always_inline __u32 fix_uprobes_pc(struct pt_regs *regs)
 	unsigned long xol, off, pushed, entry, stack, ret;
 	struct return_instance *ri;
 
-	if (!area || regs->rip < area || regs->rip >= area + PG_SAMPLE_PAGE || !ut)
+	if (!area || regs->rip < area || regs->rip >= area + PG_SAMPLE_PAGE)
+		return fix_tramp_pc(t, regs);
+	if (!ut)
 		return PG_FIX_NONE;
 	xol = BPF_CORE_READ(ut, xol_vaddr);
 	if (xol && regs->rip >= xol && regs->rip < xol + PG_XOL_INSN_BYTES) {

@@ -34,6 +34,7 @@ enum pg_sample_fix {
 	PG_FIX_NONE = 0,
 	PG_FIX_XOL = 1,		/* a single-stepped instruction: to the probed original */
 	PG_FIX_URETPROBE = 2,	/* the uretprobe trampoline: to where the function returns */
+	PG_FIX_TRAMPOLINE = 3,	/* the nop5 uprobe trampoline: to after the probed nop5 */
 };
 
 struct pg_rec_hdr {
