@@ -196,11 +196,10 @@ static __always_inline __u32 fix_tramp_pc(struct task_struct *t, struct pt_regs 
 	return PG_FIX_TRAMPOLINE;
 }
 
-static __always_inline __u32 fix_uprobes_pc(struct pt_regs *regs)
+static __always_inline __u32 fix_uprobes_pc(struct pt_regs *regs, unsigned long area)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct uprobe_task *ut = BPF_CORE_READ(t, utask);
-	unsigned long area = BPF_CORE_READ(t, mm, uprobes_state.xol_area, vaddr);
 	unsigned long xol, off, pushed, entry, stack, ret;
 	struct return_instance *ri;
 
@@ -276,8 +275,10 @@ int pg_sample(struct bpf_perf_event_data *ctx)
 	/* the user registers: saved at kernel entry, or the interrupted ones */
 	ur = bpf_task_pt_regs(bpf_get_current_task_btf());
 	r->fix = PG_FIX_NONE;
+	r->uprobes_page = BPF_CORE_READ((struct task_struct *)bpf_get_current_task_btf(), mm,
+					uprobes_state.xol_area, vaddr);
 	if (ur && !bpf_probe_read_kernel(&regs, sizeof(regs), (void *)ur) && (regs.cs & 3)) {
-		r->fix = fix_uprobes_pc(&regs);
+		r->fix = fix_uprobes_pc(&regs, r->uprobes_page);
 		if (r->fix && r->ubytes >= 8)
 			r->uips[0] = regs.rip;
 		r->regs[0] = regs.rax;

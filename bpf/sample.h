@@ -58,6 +58,7 @@ struct pg_rec_sample {
 	 * whose return address the kernel replaced with its trampoline, and the real one */
 	unsigned int nret;
 	unsigned int fix;		/* enum pg_sample_fix: regs (pc, sp) were moved */
+	unsigned long long uprobes_page;	/* the "[uprobes]" page, or 0 */
 	unsigned long long ret_slot[PG_SAMPLE_NRET];
 	unsigned long long ret_addr[PG_SAMPLE_NRET];
 	/* one page of slack so that every bounded copy stays inside the record */
