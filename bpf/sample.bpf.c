@@ -4,7 +4,9 @@
  * runner for the benchmark's first process with inherit=1, so every thread and fork of the tree
  * carries it) copies the kernel stack, the user frame-pointer stack, the user registers and a
  * bounded snapshot of the user stack into a ring buffer record. The runner unwinds the snapshot
- * with DWARF (libdw) in user space. See docs/sampling.md.
+ * with DWARF (libdw) in user space. A user pc in code the kernel runs for uprobes (an
+ * instruction single-stepped out of line, a trampoline) is first moved back to the
+ * benchmark's code it stands for (fix_uprobes_pc). See docs/sampling.md.
  *
  * `traced` is the runner's set of traced processes (shared with perfgate.bpf.c through
  * bpf_map__reuse_fd): exec records are only sent for its members.
@@ -137,23 +139,6 @@ static __always_inline void copy_uretprobes(struct pg_rec_sample *r)
 	r->nret = n;
 }
 
-/*
- * A user pc in the "[uprobes]" page names no function and cannot be unwound: move it (and the
- * stack pointer) back to the code the kernel runs there on the benchmark's behalf.
- *  - An XOL slot: the kernel single-steps a copy of the probed instruction at xol_vaddr (the
- *    pc is at the copy, or after it once stepped). The same offset from the original
- *    instruction: the other registers are the function's own at that point.
- *  - The uretprobe trampoline (x86-64, slot 0: push rax; push rcx; push r11; mov; syscall;
- *    pop r11; pop rcx; ret, or a lone int3 without the uretprobe syscall): a traced function
- *    has returned into it. Until the kernel handled the return, the innermost return
- *    instance holds where it returns to and the stack pointer of its call (the return
- *    address slot); after, the kernel wrote the return address where `ret` will pop it.
- * Returns enum pg_sample_fix.
- */
-#define PG_XOL_INSN_BYTES 16	/* MAX_UINSN_BYTES */
-#define PG_URET_SYSCALL_END 13	/* the trampoline's offset after its syscall */
-#define PG_URET_TRAMP_BYTES 17
-
 #define PG_TRAMPS 4		/* uprobe trampoline pages looked at */
 #define PG_TRAMP_BYTES 18
 
@@ -195,6 +180,24 @@ static __always_inline __u32 fix_tramp_pc(struct task_struct *t, struct pt_regs 
 	regs->rsp += 8 * pushed + 8;
 	return PG_FIX_TRAMPOLINE;
 }
+
+/*
+ * A user pc in the "[uprobes]" page names no function and cannot be unwound: move it (and the
+ * stack pointer) back to the code the kernel runs there on the benchmark's behalf.
+ *  - An XOL slot: the kernel single-steps a copy of the probed instruction at xol_vaddr (the
+ *    pc is at the copy, or after it once stepped). The same offset from the original
+ *    instruction: the other registers are the function's own at that point.
+ *  - The uretprobe trampoline (x86-64, slot 0: push rax; push rcx; push r11; mov; syscall;
+ *    pop r11; pop rcx; ret, or a lone int3 without the uretprobe syscall): a traced function
+ *    has returned into it. Until the kernel handled the return, the innermost return
+ *    instance holds where it returns to and the stack pointer of its call (the return
+ *    address slot); after, the kernel wrote the return address where `ret` will pop it.
+ * A pc outside the page may be in a nop5 trampoline (fix_tramp_pc). Returns enum
+ * pg_sample_fix.
+ */
+#define PG_XOL_INSN_BYTES 16	/* MAX_UINSN_BYTES */
+#define PG_URET_SYSCALL_END 13	/* the trampoline's offset after its syscall */
+#define PG_URET_TRAMP_BYTES 17
 
 static __always_inline __u32 fix_uprobes_pc(struct pt_regs *regs, unsigned long area)
 {
