@@ -149,6 +149,12 @@ $(BUILD)/progs/sample_chain_nofp: tests/progs/sample_chain.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -fomit-frame-pointer -o $@ $<
 
+# samples inside single-stepped probes: gcc -O2 (no frame pointers), leaf() starts with an
+# instruction the kernel steps out of line
+$(BUILD)/progs/xol_leaf: tests/progs/xol_leaf.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fomit-frame-pointer -o $@ $<
+
 # libFuzzer targets (docs/fuzzing.md): the library built again with clang and the fuzzer's
 # coverage, ASan and UBSan, in its own directory. `make fuzz` runs each for FUZZ_SECONDS.
 FUZZ_BUILD := build-fuzz

@@ -4,7 +4,9 @@
  * runner for the benchmark's first process with inherit=1, so every thread and fork of the tree
  * carries it) copies the kernel stack, the user frame-pointer stack, the user registers and a
  * bounded snapshot of the user stack into a ring buffer record. The runner unwinds the snapshot
- * with DWARF (libdw) in user space. See docs/sampling.md.
+ * with DWARF (libdw) in user space. A user pc in code the kernel runs for uprobes (an
+ * instruction single-stepped out of line, a trampoline) is first moved back to the
+ * benchmark's code it stands for (fix_uprobes_pc). See docs/sampling.md.
  *
  * `traced` is the runner's set of traced processes (shared with perfgate.bpf.c through
  * bpf_map__reuse_fd): exec records are only sent for its members.
@@ -24,14 +26,46 @@ struct return_instance {
 	struct return_instance *next;
 } __attribute__((preserve_access_index));
 
+/* vaddr: the probed address whose instruction is being single-stepped at xol_vaddr */
 struct uprobe_task {
 	struct return_instance *return_instances;
+	unsigned long vaddr;
+	unsigned long xol_vaddr;
+} __attribute__((preserve_access_index));
+
+/* the "[uprobes]" page: the uretprobe trampoline in its first slot, then the XOL slots */
+struct xol_area {
+	unsigned long vaddr;
+} __attribute__((preserve_access_index));
+
+struct hlist_node {
+	struct hlist_node *next;
+} __attribute__((preserve_access_index));
+
+struct hlist_head {
+	struct hlist_node *first;
+} __attribute__((preserve_access_index));
+
+/* an "[uprobes-trampoline]" page: what optimized (nop5) uprobes call (Linux 6.18, x86-64) */
+struct uprobe_trampoline {
+	struct hlist_node node;
+	unsigned long vaddr;
+} __attribute__((preserve_access_index));
+
+struct uprobes_state {
+	struct xol_area *xol_area;
+	struct hlist_head head_tramps;
+} __attribute__((preserve_access_index));
+
+struct mm_struct {
+	struct uprobes_state uprobes_state;
 } __attribute__((preserve_access_index));
 
 struct task_struct {
 	int pid;
 	int tgid;
 	struct uprobe_task *utask;
+	struct mm_struct *mm;
 } __attribute__((preserve_access_index));
 
 struct linux_binprm;
@@ -105,6 +139,105 @@ static __always_inline void copy_uretprobes(struct pg_rec_sample *r)
 	r->nret = n;
 }
 
+#define PG_TRAMPS 4		/* uprobe trampoline pages looked at */
+#define PG_TRAMP_BYTES 18
+
+/*
+ * The uprobe trampoline of optimized probes: a probed nop5 became `call tramp`, and the
+ * trampoline (push rcx; push r11; push rax; mov; syscall; pop rax; pop r11; pop rcx; ret)
+ * enters the kernel. Inside its syscall the kernel shows the probed function's own registers;
+ * before and after, the pc is in the trampoline. Back to just after the probed nop5: the
+ * return address of the call, and the stack pointer above it.
+ */
+static __always_inline __u32 fix_tramp_pc(struct task_struct *t, struct pt_regs *regs)
+{
+	struct hlist_node *n;
+	unsigned long tramp = 0, off, pushed, ret;
+	int i;
+
+	if (!bpf_core_field_exists(t->mm->uprobes_state.head_tramps))
+		return PG_FIX_NONE;
+	n = BPF_CORE_READ(t, mm, uprobes_state.head_tramps.first);
+	for (i = 0; i < PG_TRAMPS && n; i++) {
+		struct uprobe_trampoline *tr = (void *)n -
+			bpf_core_field_offset(struct uprobe_trampoline, node);
+		unsigned long v = BPF_CORE_READ(tr, vaddr);
+
+		if (regs->rip >= v && regs->rip < v + PG_TRAMP_BYTES) {
+			tramp = v;
+			break;
+		}
+		n = BPF_CORE_READ(n, next);
+	}
+	if (!tramp)
+		return PG_FIX_NONE;
+	off = regs->rip - tramp;
+	pushed = off == 0 ? 0 : off < 3 ? 1 : off < 4 ? 2 : off <= 13 ? 3 : off < 16 ? 2 :
+		 off < 17 ? 1 : 0;
+	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)(regs->rsp + 8 * pushed)))
+		return PG_FIX_NONE;
+	regs->rip = ret;
+	regs->rsp += 8 * pushed + 8;
+	return PG_FIX_TRAMPOLINE;
+}
+
+/*
+ * A user pc in the "[uprobes]" page names no function and cannot be unwound: move it (and the
+ * stack pointer) back to the code the kernel runs there on the benchmark's behalf.
+ *  - An XOL slot: the kernel single-steps a copy of the probed instruction at xol_vaddr (the
+ *    pc is at the copy, or after it once stepped). The same offset from the original
+ *    instruction: the other registers are the function's own at that point.
+ *  - The uretprobe trampoline (x86-64, slot 0: push rax; push rcx; push r11; mov; syscall;
+ *    pop r11; pop rcx; ret, or a lone int3 without the uretprobe syscall): a traced function
+ *    has returned into it. Until the kernel handled the return, the innermost return
+ *    instance holds where it returns to and the stack pointer of its call (the return
+ *    address slot); after, the kernel wrote the return address where `ret` will pop it.
+ * A pc outside the page may be in a nop5 trampoline (fix_tramp_pc). Returns enum
+ * pg_sample_fix.
+ */
+#define PG_XOL_INSN_BYTES 16	/* MAX_UINSN_BYTES */
+#define PG_URET_SYSCALL_END 13	/* the trampoline's offset after its syscall */
+#define PG_URET_TRAMP_BYTES 17
+
+static __always_inline __u32 fix_uprobes_pc(struct pt_regs *regs, unsigned long area)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct uprobe_task *ut = BPF_CORE_READ(t, utask);
+	unsigned long xol, off, pushed, entry, stack, ret;
+	struct return_instance *ri;
+
+	if (!area || regs->rip < area || regs->rip >= area + PG_SAMPLE_PAGE)
+		return fix_tramp_pc(t, regs);
+	if (!ut)
+		return PG_FIX_NONE;
+	xol = BPF_CORE_READ(ut, xol_vaddr);
+	if (xol && regs->rip >= xol && regs->rip < xol + PG_XOL_INSN_BYTES) {
+		regs->rip = BPF_CORE_READ(ut, vaddr) + (regs->rip - xol);
+		return PG_FIX_XOL;
+	}
+	off = regs->rip - area;
+	if (off >= PG_URET_TRAMP_BYTES)
+		return PG_FIX_NONE;
+	/* registers the trampoline has pushed at this offset */
+	pushed = off == 0 ? 0 : off == 1 ? 1 : off < 4 ? 2 : off <= PG_URET_SYSCALL_END ? 3 :
+		 off < 16 ? 2 : 1;
+	entry = regs->rsp + 8 * pushed;
+	ri = BPF_CORE_READ(ut, return_instances);
+	stack = ri ? BPF_CORE_READ(ri, stack) + 8 : 0;
+	if (ri && (stack == entry || stack == regs->rsp)) {
+		regs->rip = BPF_CORE_READ(ri, orig_ret_vaddr);
+		regs->rsp = stack;
+		return PG_FIX_URETPROBE;
+	}
+	if (off >= PG_URET_SYSCALL_END && !bpf_probe_read_user(&ret, sizeof(ret),
+							       (void *)(entry - 8))) {
+		regs->rip = ret;
+		regs->rsp = entry;
+		return PG_FIX_URETPROBE;
+	}
+	return PG_FIX_NONE;
+}
+
 static __always_inline __u64 wakeup(__u32 tgid)
 {
 	__u8 one = 1;
@@ -144,7 +277,13 @@ int pg_sample(struct bpf_perf_event_data *ctx)
 	r->user_ok = 0;
 	/* the user registers: saved at kernel entry, or the interrupted ones */
 	ur = bpf_task_pt_regs(bpf_get_current_task_btf());
+	r->fix = PG_FIX_NONE;
+	r->uprobes_page = BPF_CORE_READ((struct task_struct *)bpf_get_current_task_btf(), mm,
+					uprobes_state.xol_area, vaddr);
 	if (ur && !bpf_probe_read_kernel(&regs, sizeof(regs), (void *)ur) && (regs.cs & 3)) {
+		r->fix = fix_uprobes_pc(&regs, r->uprobes_page);
+		if (r->fix && r->ubytes >= 8)
+			r->uips[0] = regs.rip;
 		r->regs[0] = regs.rax;
 		r->regs[1] = regs.rdx;
 		r->regs[2] = regs.rcx;

@@ -7,6 +7,11 @@
  * snapshot of the user stack from the stack pointer up, copied page by page until
  * PG_SAMPLE_STACK_BYTES or the end of the stack mapping. A second, small record announces an
  * exec, after which a process is a new address space.
+ *
+ * A sample whose user pc is in the uprobes page (an instruction single-stepped out of line,
+ * the uretprobe trampoline) carries the registers of the code the kernel runs there on the
+ * benchmark's behalf instead (`fix` says which), and its snapshot starts at that stack
+ * pointer, so that it unwinds like any other (docs/sampling.md, "Probed instructions").
  */
 #ifndef PG_BPF_SAMPLE_H
 #define PG_BPF_SAMPLE_H
@@ -24,6 +29,14 @@ enum pg_sample_kind {
 };
 
 /* Header common to every record. */
+/* How the user pc and stack pointer of a sample were moved out of the "[uprobes]" page. */
+enum pg_sample_fix {
+	PG_FIX_NONE = 0,
+	PG_FIX_XOL = 1,		/* a single-stepped instruction: to the probed original */
+	PG_FIX_URETPROBE = 2,	/* the uretprobe trampoline: to where the function returns */
+	PG_FIX_TRAMPOLINE = 3,	/* the nop5 uprobe trampoline: to after the probed nop5 */
+};
+
 struct pg_rec_hdr {
 	unsigned int kind;		/* enum pg_sample_kind */
 	unsigned int pid;		/* tgid: the address space */
@@ -44,7 +57,8 @@ struct pg_rec_sample {
 	/* pending uretprobes (perfgate's own return probes), innermost first: the stack slot
 	 * whose return address the kernel replaced with its trampoline, and the real one */
 	unsigned int nret;
-	unsigned int pad;
+	unsigned int fix;		/* enum pg_sample_fix: regs (pc, sp) were moved */
+	unsigned long long uprobes_page;	/* the "[uprobes]" page, or 0 */
 	unsigned long long ret_slot[PG_SAMPLE_NRET];
 	unsigned long long ret_addr[PG_SAMPLE_NRET];
 	/* one page of slack so that every bounded copy stays inside the record */

@@ -121,6 +121,7 @@ static size_t prev_frame(const char *s, size_t off)
 bool pg_probe_split(const char *s, size_t *keep)
 {
 	size_t kstart = SIZE_MAX, first = SIZE_MAX, prog = SIZE_MAX, start;
+	bool trap;
 
 	/* the first kernel frame, the first of uprobes, the first of perfgate's programs */
 	for (size_t off = 0, len; s[off]; off += len + (s[off + len] == ';')) {
@@ -136,7 +137,10 @@ bool pg_probe_split(const char *s, size_t *keep)
 		if (prog == SIZE_MAX && is_pg_prog(f))
 			prog = off;
 	}
-	if (first != SIZE_MAX && is_hit_frame(frame_at(s, first))) {
+	/* a breakpoint trap from user code (its first kernel frame): only uprobes put one
+	 * there, and a sample taken on the way back to user space shows no uprobe frame */
+	trap = kstart != SIZE_MAX && is(frame_at(s, kstart), "asm_exc_int3");
+	if (trap || (first != SIZE_MAX && is_hit_frame(frame_at(s, first)))) {
 		/* a probe fired: every kernel frame, and the user frames without a function
 		 * right below them */
 		for (start = kstart; start && is_pseudo(frame_at(s, prev_frame(s, start)));)

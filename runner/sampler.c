@@ -301,7 +301,10 @@ static char *fold(struct pg_sampler *s, const struct kept *k, bool *truncated)
 
 		if (b.len)
 			pg_strbuf_add(&b, ";");
-		pg_sym_user(sp->as->dwfl, &s->cache, &s->srcs, pcs[i], act[i], &b);
+		if (pg_in_uprobes_page(r, pcs[i], act[i]))
+			pg_strbuf_add(&b, "[unknown]");
+		else
+			pg_sym_user(sp->as->dwfl, &s->cache, &s->srcs, pcs[i], act[i], &b);
 	}
 	for (size_t i = nk; i-- > 0;) {
 		if (b.len)

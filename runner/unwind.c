@@ -175,10 +175,20 @@ void pg_aspace_check(struct pg_aspace *as, const struct pg_rec_sample *r)
 	as->alive = report_maps(as, true);
 }
 
+bool pg_in_uprobes_page(const struct pg_rec_sample *r, uint64_t pc, bool activation)
+{
+	uint64_t page = r->uprobes_page;
+
+	/* a return address is the instruction after a call: the trampoline itself is one */
+	return page && pc >= page && pc - page < (uint64_t)PG_SAMPLE_PAGE + !activation;
+}
+
 struct frames {
+	const struct pg_rec_sample *r;
 	uint64_t *pcs;
 	bool *act;
 	size_t n;
+	bool stuck;		/* stopped in the uprobes page */
 };
 
 static int frame_cb(Dwfl_Frame *state, void *arg)
@@ -191,6 +201,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	f->pcs[f->n] = pc;
 	f->act[f->n] = act;
+	if (pg_in_uprobes_page(f->r, pc, act)) {
+		/* nothing to unwind by: what follows would be guesses */
+		f->stuck = true;
+		f->n++;
+		return DWARF_CB_ABORT;
+	}
 	return ++f->n < PG_UNWIND_MAX_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
@@ -214,7 +230,7 @@ static size_t splice_point(const unsigned long long *fp, size_t n, uint64_t pc, 
 int pg_unwind(struct pg_aspace *as, const struct pg_rec_sample *r, uint64_t *pcs,
 	      bool *activation, size_t *n, bool *truncated)
 {
-	struct frames f = { pcs, activation, 0 };
+	struct frames f = { r, pcs, activation, 0, false };
 	size_t nfp = r->ubytes > 0 ? (size_t)r->ubytes / 8 : 0;
 	int rc = -1;
 
@@ -226,7 +242,7 @@ int pg_unwind(struct pg_aspace *as, const struct pg_rec_sample *r, uint64_t *pcs
 		rc = dwfl_getthread_frames(as->dwfl, (pid_t)r->h.tid, frame_cb, &f);
 		as->cur = NULL;
 	}
-	if (f.n >= PG_UNWIND_MAX_FRAMES) {
+	if (f.n >= PG_UNWIND_MAX_FRAMES || f.stuck) {
 		*truncated = true;
 	} else if ((rc || as->oob) && f.n) {
 		/* DWARF stopped early (libdw ends without an error when memory runs out):
@@ -244,7 +260,7 @@ int pg_unwind(struct pg_aspace *as, const struct pg_rec_sample *r, uint64_t *pcs
 			*truncated = true;
 		}
 	}
-	if (f.n <= 1 && nfp > f.n) {
+	if (f.n <= 1 && nfp > f.n && !f.stuck) {
 		/* no DWARF (no registers, no CFI, no maps): frame pointers alone */
 		for (f.n = 0; f.n < nfp && f.n < PG_UNWIND_MAX_FRAMES; f.n++) {
 			pcs[f.n] = r->uips[f.n];

@@ -58,4 +58,13 @@ void pg_aspace_check(struct pg_aspace *as, const struct pg_rec_sample *r);
 int pg_unwind(struct pg_aspace *as, const struct pg_rec_sample *r, uint64_t *pcs,
 	      bool *activation, size_t *n, bool *truncated);
 
+/*
+ * Is @pc (@activation: the sampled pc, else a return address) in the "[uprobes]" page of
+ * @r's process? There is code the kernel runs for probes, no module's: the BPF program moves
+ * a sampled pc out of it where it can (bpf/sample.h), and the unwinding of @r stops at one it
+ * could not (or at the uretprobe trampoline written as a return address before the kernel
+ * recorded the original), counted as truncated.
+ */
+bool pg_in_uprobes_page(const struct pg_rec_sample *r, uint64_t pc, bool activation);
+
 #endif

@@ -46,6 +46,11 @@ static void test_fold_stacks(void **state)
 	fold_is("main;f;asm_exc_int3 [k];exc_int3 [k];do_int3_user [k];handle_swbp [k]",
 		"main;f;" PG_PROBE_FRAME);
 	fold_is("main;f;asm_exc_int3 [k];exc_int3 [k];do_int3_user [k]", "main;f;" PG_PROBE_FRAME);
+	/* ... sampled on its way back to user space, before uprobes' work */
+	fold_is("main;f;asm_exc_int3 [k];irqentry_exit_to_user_mode [k]", "main;f;" PG_PROBE_FRAME);
+	/* a breakpoint the kernel hit in its own code is not a probe */
+	fold_is("main;w;entry_SYSCALL_64_after_hwframe [k];text_poke_bp [k];asm_exc_int3 [k]",
+		"main;w;entry_SYSCALL_64_after_hwframe [k];text_poke_bp [k];asm_exc_int3 [k]");
 	/* a return probe: under the function returned into */
 	fold_is("main;process_image;entry_SYSCALL_64_after_hwframe [k];do_syscall_64 [k];"
 		"__x64_sys_uretprobe [k];uprobe_handle_trampoline [k]",
