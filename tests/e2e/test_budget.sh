@@ -43,8 +43,8 @@ expect_exit 2 "$PERFGATE" record -o "$TMP/x.json" --all-functions -f main -- ./n
 has "does not combine with -f"
 check "nothing written" test ! -e "$TMP/x.json"
 
-# the guard: a benchmark whose hot calls start only from its third run (the sampled first
-# pass and the pilot see none), so that the first recorded repetition runs far longer than
+# the guard: a benchmark whose hot calls start only with the first recorded repetition (the
+# sampled first pass and the pilot see none; how many runs they make is counted first), so that the first recorded repetition runs far longer than
 # the untraced pass: a live line, then it is stopped, tiny dropped, and the repetitions begin
 # again
 cat >"$TMP/late.c" <<'C'
@@ -68,15 +68,21 @@ int main(int argc, char **argv)
 	fputc('x', f);
 	fclose(f);
 	work();
-	/* argv[2] calls of tiny in the first recorded repetition, or with argv[3], in all */
-	if (runs == 2 || (argc > 3 && runs > 2))
+	/* argv[2] calls of tiny in run argv[3] (the first recorded repetition), with argv[4] in
+	 * every run from it on */
+	if (runs == atol(argv[3]) || (argc > 4 && runs > atol(argv[3])))
 		for (unsigned long i = 0; i < strtoul(argv[2], NULL, 10); i++)
 			tiny(i);
 	return 0;
 }
 C
 cc -O1 -g -o "$TMP/late" "$TMP/late.c"
-expect_exit 0 "$PERFGATE" record -o "$TMP/late.json" -r 2 -- "$TMP/late" "$TMP/count" 20000000
+# the runs before the first recorded repetition: a recording of one repetition, never hot
+expect_exit 0 "$PERFGATE" record -q -o "$TMP/count.json" -r 1 -- "$TMP/late" "$TMP/count" 0 -1
+first=$(($(stat -c %s "$TMP/count") - 1))
+rm -f "$TMP/count"
+expect_exit 0 "$PERFGATE" record -o "$TMP/late.json" -r 2 -- "$TMP/late" "$TMP/count" 20000000 \
+	"$first"
 has "repetition 1: running for [0-9.]* s (.*the untraced run.*probe hits/s.*costliest: tiny"
 has "repetition 1 ran .*: it was stopped.*(tiny)"
 pgtest names "$TMP/late.json" >"$TMP/names"
@@ -89,6 +95,7 @@ check_eq "two repetitions" 2 "$(pgtest get "$TMP/late.json" repetitions | python
 # many times the budget of a run of a few ms, but ~0.2-1.5 s: the repetitions run, and the
 # check afterwards warns and names tiny
 rm -f "$TMP/count"
-expect_exit 0 "$PERFGATE" record -o "$TMP/late2.json" -r 2 -- "$TMP/late" "$TMP/count" 100000 all
+expect_exit 0 "$PERFGATE" record -o "$TMP/late2.json" -r 2 -- "$TMP/late" "$TMP/count" 100000 \
+	"$first" all
 has "warning: --budget 5%: the probes cost ~[0-9.]*% of the benchmark's own time in the repetitions.*over twice the budget.*costliest a repetition: tiny"
 check "the guard did not act" not grep -q "it was stopped" "$TMP/stderr"
