@@ -20,9 +20,10 @@ int do_vote(int argc, char **argv);
 int do_merge(int argc, char **argv);
 int do_folded(int argc, char **argv);
 int do_flamegraph(int argc, char **argv);
+int do_pprof(int argc, char **argv);
 
 /*
- * The options perfgate folded and flamegraph share (cli/profile.c): RUN.json, --rep N,
+ * The options perfgate folded, flamegraph and pprof share (cli/profile.c): RUN.json, --rep N,
  * -o/--output FILE, --title TEXT, --keep-probe-frames.
  */
 struct pg_profile_args {
