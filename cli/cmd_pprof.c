@@ -4,9 +4,8 @@
  */
 #include <stdio.h>
 
-#include "../core/atomic.h"
 #include "../core/log.h"
-#include "../formats/folded.h"
+#include "../formats/folded.h"	/* pg_stacks_free() */
 #include "../formats/pprof.h"
 #include "cli.h"
 
@@ -19,18 +18,15 @@ static const char pprof_usage[] =
 	"\n"
 	"  -o, --output F  write to F (atomically); required\n"
 	"  --rep N         only repetition N (1 = the first); default all, added up\n"
-	"  --keep-probe-frames  show the kernel frames of perfgate's probes, not one\n"
-	"                  '[perfgate probes]' frame (docs/sampling.md)\n";
+	PG_PROFILE_KEEP_PROBES_HELP;
 
 int do_pprof(int argc, char **argv)
 {
 	struct pg_profile_args a;
 	struct pg_stack *v = NULL;
-	struct pg_atomic at;
 	struct pg_run run;
 	size_t n = 0;
 	int ret = pg_profile_args_parse(argc, argv, pprof_usage, &a);
-	FILE *f;
 
 	if (ret >= 0)
 		return ret;
@@ -42,23 +38,10 @@ int do_pprof(int argc, char **argv)
 	}
 	ret = PG_EXIT_ERROR;
 	pg_run_init(&run);
-	if (pg_profile_args_load(&a, &run))
+	if (pg_profile_args_stacks(&a, &run, &v, &n))
 		goto cleanup;
-	if (pg_stacks_merge(&run, a.rep, &v, &n)) {
-		pg_err("%s: cannot merge the stacks: out of memory or a count overflow", a.run);
-		goto cleanup;
-	}
-	f = pg_atomic_open(&at, a.out);
-	if (!f)
-		goto cleanup;
-	if (pg_pprof_write(f, &run, v, n)) {
-		pg_err("%s: cannot write the pprof profile", a.out);
-		pg_atomic_abort(&at);
-		goto cleanup;
-	}
-	if (pg_atomic_commit(&at))
-		goto cleanup;
-	ret = PG_EXIT_OK;
+	if (!pg_pprof_write(a.out, &run, v, n))
+		ret = PG_EXIT_OK;
 cleanup:
 	pg_stacks_free(v, n);
 	pg_run_release(&run);

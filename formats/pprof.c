@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "../core/alloc.h"
+#include "../core/atomic.h"
 #include "../core/log.h"
 #include "pprof.h"
 
@@ -453,7 +454,8 @@ int pg_pprof_encode(const struct pg_run *run, const struct pg_stack *v, size_t n
 	return *out ? 0 : -ENOMEM;
 }
 
-int pg_pprof_write(FILE *f, const struct pg_run *run, const struct pg_stack *v, size_t n)
+int pg_pprof_write(const char *path, const struct pg_run *run, const struct pg_stack *v,
+		   size_t n)
 {
 	unsigned char *raw = NULL, *gz = NULL;
 	z_stream z = { 0 };
@@ -484,12 +486,7 @@ int pg_pprof_write(FILE *f, const struct pg_run *run, const struct pg_stack *v, 
 		pg_err("pprof: cannot compress the profile (%zu bytes)", len);
 		goto out;
 	}
-	if (fwrite(gz, 1, z.total_out, f) != z.total_out) {
-		pg_err("pprof: cannot write the profile");
-		ret = -EIO;
-		goto out;
-	}
-	ret = 0;
+	ret = pg_atomic_write(path, gz, z.total_out);
 out:
 	deflateEnd(&z);
 	free(gz);

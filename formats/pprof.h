@@ -30,13 +30,12 @@
  *
  *	struct pg_stack *v; size_t n;
  *	pg_stacks_merge(&run, -1, &v, &n);
- *	err = pg_pprof_write(f, &run, v, n);	// gzipped; 0 or -errno, logged
+ *	err = pg_pprof_write("run.pb.gz", &run, v, n);	// gzipped; 0 or -errno, logged
  */
 #ifndef PG_PPROF_H
 #define PG_PPROF_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 #include "../core/run.h"
 
@@ -48,7 +47,9 @@
 int pg_pprof_encode(const struct pg_run *run, const struct pg_stack *v, size_t n,
 		    unsigned char **out, size_t *len);
 
-/* Encode as above, gzip (one gzip member) and write to @f. 0 or -errno, logged. */
-int pg_pprof_write(FILE *f, const struct pg_run *run, const struct pg_stack *v, size_t n);
+/* Encode as above, gzip (one gzip member) and write to @path atomically (core/atomic.h: the
+ * old file or the complete new one, never a part). 0 or -errno, logged. */
+int pg_pprof_write(const char *path, const struct pg_run *run, const struct pg_stack *v,
+		   size_t n);
 
 #endif
