@@ -9,7 +9,7 @@ BUILD := build$(if $(filter 1,$(SANITIZE)),-asan)
 # the sanitized binary stays in its build directory; tests/run.sh is told which one to test
 PERFGATE_BIN := $(if $(filter 1,$(SANITIZE)),$(BUILD)/perfgate,perfgate)
 TEST_ENV := PERFGATE_BUILD=$(BUILD) PERFGATE=$(CURDIR)/$(PERFGATE_BIN)
-PKGS := libbpf libelf libdw libxml-2.0 json-c libcap
+PKGS := libbpf libelf libdw libxml-2.0 json-c libcap zlib
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -D_GNU_SOURCE \
@@ -42,7 +42,7 @@ PROG_BINS += $(patsubst tests/progs/%.cc,$(BUILD)/progs/%,$(PROG_CXX_SRCS))
 DEPS_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev libdw-dev \
 	       libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 g++ \
 	       yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev \
-	       chromium
+	       chromium golang-go
 # what building perfgate needs (the CI templates install only these: make deps-build)
 DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev \
 	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev

@@ -8,6 +8,7 @@
 #define PG_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define PG_EXIT_OK 0
 #define PG_EXIT_REGRESSION 1
@@ -20,9 +21,10 @@ int do_vote(int argc, char **argv);
 int do_merge(int argc, char **argv);
 int do_folded(int argc, char **argv);
 int do_flamegraph(int argc, char **argv);
+int do_pprof(int argc, char **argv);
 
 /*
- * The options perfgate folded and flamegraph share (cli/profile.c): RUN.json, --rep N,
+ * The options perfgate folded, flamegraph and pprof share (cli/profile.c): RUN.json, --rep N,
  * -o/--output FILE, --title TEXT, --keep-probe-frames.
  */
 struct pg_profile_args {
@@ -36,6 +38,15 @@ int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_pr
  * perfgate's own frames (unless a->keep_probes). 0, or -1 after logging. */
 struct pg_run;
 int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run);
+/* Load as above, then the stacks of repetition a->rep (or all, added up): *v (free with
+ * pg_stacks_free()) and *n. 0, or -1 after logging. */
+struct pg_stack;
+int pg_profile_args_stacks(const struct pg_profile_args *a, struct pg_run *run,
+			   struct pg_stack **v, size_t *n);
+/* The --keep-probe-frames line of their usage texts */
+#define PG_PROFILE_KEEP_PROBES_HELP \
+	"  --keep-probe-frames  show the kernel frames of perfgate's probes, not one\n" \
+	"                  '[perfgate probes]' frame (docs/sampling.md)\n"
 
 /* Strict number parsing for options: 0, or -EINVAL after logging "invalid OPT 'TEXT': ...". */
 int pg_parse_double(const char *opt, const char *text, double lo, double hi, double *out);

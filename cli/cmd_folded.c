@@ -17,8 +17,7 @@ static const char folded_usage[] =
 	"\n"
 	"  --rep N         only repetition N (1 = the first); default all, added up\n"
 	"  -o, --output F  write to F (atomically) instead of stdout\n"
-	"  --keep-probe-frames  show the kernel frames of perfgate's probes, not one\n"
-	"                  '[perfgate probes]' frame (docs/sampling.md)\n";
+	PG_PROFILE_KEEP_PROBES_HELP;
 
 int do_folded(int argc, char **argv)
 {
@@ -34,12 +33,8 @@ int do_folded(int argc, char **argv)
 		return ret;
 	ret = PG_EXIT_ERROR;
 	pg_run_init(&run);
-	if (pg_profile_args_load(&a, &run))
+	if (pg_profile_args_stacks(&a, &run, &v, &n))
 		goto cleanup;
-	if (pg_stacks_merge(&run, a.rep, &v, &n)) {
-		pg_err("%s: cannot merge the stacks: out of memory or a count overflow", a.run);
-		goto cleanup;
-	}
 	if (a.out) {
 		f = pg_atomic_open(&at, a.out);
 		if (!f)

@@ -32,6 +32,8 @@ static const char usage[] =
 	"          the sampled stacks as folded text (flamegraph.pl, inferno, speedscope)\n"
 	"  flamegraph RUN.json -o OUT.svg [--rep N] [--title TEXT]\n"
 	"          interactive SVG flame graph of the sampled profile\n"
+	"  pprof   RUN.json -o FILE.pb.gz [--rep N]\n"
+	"          the sampled profile for go tool pprof, Parca, Pyroscope, speedscope\n"
 	"  version print the version\n"
 	"\n"
 	"Exit status: 0 pass, 1 regression found, 2 perfgate could not do its job.\n"
@@ -59,6 +61,7 @@ static const struct cmd {
 	{ "merge", do_merge },
 	{ "folded", do_folded },
 	{ "flamegraph", do_flamegraph },
+	{ "pprof", do_pprof },
 	{ "vote", do_vote },
 	{ "version", do_version },
 	{ "help", do_help },

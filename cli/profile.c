@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../formats/folded.h"
 #include "../formats/runfile.h"
 #include "../core/log.h"
 #include "../diff/probes.h"
@@ -84,6 +85,18 @@ int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run)
 	if (!a->keep_probes && pg_run_fold_probes(run)) {
 		pg_err("%s: cannot fold perfgate's probe frames: out of memory or a count overflow",
 		       a->run);
+		return -1;
+	}
+	return 0;
+}
+
+int pg_profile_args_stacks(const struct pg_profile_args *a, struct pg_run *run,
+			   struct pg_stack **v, size_t *n)
+{
+	if (pg_profile_args_load(a, run))
+		return -1;
+	if (pg_stacks_merge(run, a->rep, v, n)) {
+		pg_err("%s: cannot merge the stacks: out of memory or a count overflow", a->run);
 		return -1;
 	}
 	return 0;
