@@ -118,6 +118,18 @@ def gate(base_argv, new_argv, work, tag):
     return {"base": rb, "new": rn, "cmp": rc, "wall": time.monotonic() - t0, "files": (b, n)}
 
 
+def changed_functions(run_path, changed_file):
+    """Functions declared in @changed_file, traced or seen on the run's sampled stacks
+    (its functions' and frame_sources' declaration files, docs/run-format.md)."""
+    with open(run_path) as f:
+        run = json.load(f)
+    out = {fn[k] for fn in run["functions"] for k in ("display", "name")
+           if (fn.get("file") or "").endswith(changed_file)}
+    out |= {src[0] for src in run.get("frame_sources", [])
+            if len(src) > 1 and (src[1] or "").endswith(changed_file)}
+    return out
+
+
 def callers_of(run_path, changed):
     """Functions above a frame of @changed (function names) on the run's sampled stacks."""
     r = run([PERFGATE, "folded", run_path])
@@ -158,9 +170,8 @@ def measure_program(p, work):
     log(p["name"], "change")
     g = gate(argv_b, argv_n, work, "change")
     cmp_fns = g["cmp"]["result"]["functions"]
-    changed_names = {f["display"] for f in cmp_fns
-                     if (f.get("file") or "").endswith(p["changed_file"])}
-    changed_names |= {f["name"] for f in cmp_fns
+    changed_names = changed_functions(g["files"][1], p["changed_file"])
+    changed_names |= {f[k] for f in cmp_fns for k in ("display", "name")
                       if (f.get("file") or "").endswith(p["changed_file"])}
     callers = callers_of(g["files"][1], changed_names)
     res["change_exit"] = g["cmp"]["exit"]
