@@ -44,14 +44,22 @@ has "does not combine with -f"
 check "nothing written" test ! -e "$TMP/x.json"
 
 # the guard: a benchmark whose hot calls start only with the first recorded repetition (the
-# sampled first pass and the pilot see none; how many runs they make is counted first), so that the first recorded repetition runs far longer than
+# sampled first pass and the pilot see none; how many runs they make is counted first), so
+# that the first recorded repetition runs far longer than
 # the untraced pass: a live line, then it is stopped, tiny dropped, and the repetitions begin
 # again
 cat >"$TMP/late.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
 volatile unsigned long sink;
-__attribute__((noinline)) void tiny(unsigned long i) { sink += i; }
+/* tiny(n): n steps of work; once with ~2 ms of it in every run, so that every sampled run
+ * shows it (the sampled first pass keeps it, the pilot finds it cheap), and then, from the
+ * first recorded repetition, millions of times with none */
+__attribute__((noinline)) void tiny(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		sink += i;
+}
 __attribute__((noinline)) void work(void)
 {
 	for (unsigned long i = 0; i < 2000000; i++)
@@ -68,11 +76,12 @@ int main(int argc, char **argv)
 	fputc('x', f);
 	fclose(f);
 	work();
+	tiny(3000000);
 	/* argv[2] calls of tiny in run argv[3] (the first recorded repetition), with argv[4] in
 	 * every run from it on */
 	if (runs == atol(argv[3]) || (argc > 4 && runs > atol(argv[3])))
 		for (unsigned long i = 0; i < strtoul(argv[2], NULL, 10); i++)
-			tiny(i);
+			tiny(0);
 	return 0;
 }
 C
