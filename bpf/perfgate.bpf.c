@@ -195,8 +195,10 @@ static __always_inline void drop_frame(struct pg_bpf_shadow *s, __u32 d)
 	parent = &s->f[(d - 2) & (PG_MAX_DEPTH - 1)];
 	parent->child_ns += f->child_ns;
 	parent->desc_probe_ns += f->desc_probe_ns;
-	for (int k = 0; k < PG_NSITES; k++)
+	for (int k = 0; k < PG_NSITES; k++) {
 		parent->desc[k] += f->desc[k];
+		parent->desc_tails[k] += f->desc_tails[k];
+	}
 }
 
 /*
@@ -255,15 +257,18 @@ int pg_entry(struct pt_regs *ctx)
 		return 0;
 	}
 	/* a live caller in the same slot: it tail-called us (drop_dead_frames()) */
-	if (d && s->f[(d - 1) & (PG_MAX_DEPTH - 1)].sp == sp)
-		count(PG_CNT_TAIL);
 	s->depth = d + 1;
 	f = &s->f[d];
+	f->tail = d && s->f[(d - 1) & (PG_MAX_DEPTH - 1)].sp == sp;
+	if (f->tail)
+		count(PG_CNT_TAIL);
 	cookie = bpf_get_attach_cookie(ctx);
 	f->func = (__u32)cookie;
 	f->site = (__u32)(cookie >> PG_COOKIE_SITE_SHIFT) & (PG_NSITES - 1);
 	__builtin_memset(f->desc, 0, sizeof(f->desc));
 	__builtin_memset(f->kids, 0, sizeof(f->kids));
+	__builtin_memset(f->tails, 0, sizeof(f->tails));
+	__builtin_memset(f->desc_tails, 0, sizeof(f->desc_tails));
 	f->child_ns = 0;
 	f->desc_probe_ns = 0;
 	f->kids_probe_ns = 0;
@@ -305,6 +310,8 @@ static __always_inline struct pg_bpf_fstat *account(__u32 func, __u64 dur, __u64
 		for (int k = 0; k < PG_NSITES; k++) {
 			st->desc[k] += f->desc[k];
 			st->kids[k] += f->kids[k];
+			st->tails[k] += f->tails[k];
+			st->desc_tails[k] += f->desc_tails[k];
 		}
 		st->desc_probe_ns += f->desc_probe_ns;
 		st->kids_probe_ns += f->kids_probe_ns;
@@ -378,8 +385,14 @@ int pg_return(struct pt_regs *ctx)
 		parent->child_ns += dur;
 		parent->kids[site]++;
 		parent->desc[site]++;
-		for (int k = 0; k < PG_NSITES; k++)
+		if (f->tail) {
+			parent->tails[site]++;
+			parent->desc_tails[site]++;
+		}
+		for (int k = 0; k < PG_NSITES; k++) {
 			parent->desc[k] += f->desc[k];
+			parent->desc_tails[k] += f->desc_tails[k];
+		}
 	}
 	return 0;
 out:

@@ -71,6 +71,8 @@ void pg_maps_read_fstat(int fd, __u32 id, int ncpu, struct pg_bpf_fstat *v,
 		for (int k = 0; k < PG_NSITES; k++) {
 			s->desc[k] += v[c].desc[k];
 			s->kids[k] += v[c].kids[k];
+			s->tails[k] += v[c].tails[k];
+			s->desc_tails[k] += v[c].desc_tails[k];
 		}
 		s->probe_ns += v[c].probe_ns;
 		s->desc_probe_ns += v[c].desc_probe_ns;
