@@ -84,12 +84,14 @@ const volatile bool publish_rets = false;
  * pg_calib in core/run.h; off during the calibration itself, whose histograms must be raw).
  * Each call's duration goes into the histogram minus, in whole ns, its own probes' work inside
  * its window (hist_own_ns[its site]), the BPF run time of its traced descendants' probes (as
- * timed) and, per descendant of site k, the untimed rest of its probes (hist_desc_ns[k]); at
- * least 0. total_ns, self_ns, min_ns and max_ns stay raw.
+ * timed) and, per descendant of site k, the untimed rest of its probes (hist_desc_ns[k]), less
+ * the return trip a tail-called one shared with its caller (hist_trip_ns[k] <= hist_desc_ns[k],
+ * pg_calib_trip_ns()); at least 0. total_ns, self_ns, min_ns and max_ns stay raw.
  */
 bool hist_compensate = false;
 __u64 hist_own_ns[PG_NSITES];
 __u64 hist_desc_ns[PG_NSITES];
+__u64 hist_trip_ns[PG_NSITES];
 
 /* one entry per thread, mmapped read-only by the benchmark's preload library */
 struct {
@@ -288,7 +290,7 @@ static __always_inline __u64 hist_dur(__u64 dur, const struct pg_bpf_frame *f)
 		return dur;
 	c = hist_own_ns[f->site & (PG_NSITES - 1)] + f->desc_probe_ns;
 	for (int k = 0; k < PG_NSITES; k++)
-		c += (__u64)f->desc[k] * hist_desc_ns[k];
+		c += (__u64)f->desc[k] * hist_desc_ns[k] - (__u64)f->desc_tails[k] * hist_trip_ns[k];
 	return dur > c ? dur - c : 0;
 }
 
