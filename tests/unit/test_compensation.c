@@ -46,6 +46,26 @@ static void test_parent(void **state)
 	assert_true(fabs(pg_fstat_comp_self(&calib, &f, &s) - self) < 1e-9);
 }
 
+/* Measured probe times at calibration: nop5 400, emulated 500 ns, single-stepped @sstep. */
+static void set_measured(struct pg_calib *m, double sstep)
+{
+	m->measured = true;
+	m->measured_ns[PG_SITE_NOP5] = 400;
+	m->measured_ns[PG_SITE_SSTEP] = sstep;
+	m->measured_ns[PG_SITE_EMULATED] = 500;
+}
+
+/* @s's scales of its descendants and children, and its compensated total and self. */
+static void check_comp(const struct pg_calib *m, const struct pg_func *f,
+		       const struct pg_fstat *s, double desc_scale, double kids_scale,
+		       double total, double self)
+{
+	assert_true(fabs(pg_calib_scale(m, s->desc, s->desc_probe_ns) - desc_scale) < 1e-12);
+	assert_true(fabs(pg_calib_scale(m, s->kids, s->kids_probe_ns) - kids_scale) < 1e-12);
+	assert_true(fabs(pg_fstat_comp_total(m, f, s) - total) < 1e-9);
+	assert_true(fabs(pg_fstat_comp_self(m, f, s) - self) < 1e-9);
+}
+
 /*
  * Runs with measured probe times: the measured part of out(k) is taken as measured, and the
  * calibrated rest of the nop5 descendants' (children's) cost is scaled by how long their probes
@@ -74,14 +94,8 @@ static void test_measured(void **state)
 		       2 * (11000 + 0) - 16750;
 	double self = 300000 - 2 * 700 - 1.5 * 20 * 600 - 4 * 600 - 15000;
 
-	m.measured = true;
-	m.measured_ns[PG_SITE_NOP5] = 400;
-	m.measured_ns[PG_SITE_SSTEP] = 1700;
-	m.measured_ns[PG_SITE_EMULATED] = 500;
-	assert_true(fabs(pg_calib_scale(&m, s.desc, s.desc_probe_ns) - 1.25) < 1e-12);
-	assert_true(fabs(pg_calib_scale(&m, s.kids, s.kids_probe_ns) - 1.5) < 1e-12);
-	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) - total) < 1e-9);
-	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - self) < 1e-9);
+	set_measured(&m, 1700);
+	check_comp(&m, &f, &s, 1.25, 1.5, total, self);
 	/* own probes: in + the unmeasured part of out per call, plus what was measured */
 	assert_true(fabs(pg_fstat_probe_cost(&m, &f, &s) - (2 * (700 + 600) + 3000)) < 1e-9);
 	/* per descendant, before the scale (what the BPF programs subtract from each call's
@@ -144,17 +158,11 @@ static void test_tails(void **state)
 
 	/* measured: the nop5 trips take the scale of the group they belong to (x1 of the
 	 * descendants, x1.25 of the children: 20 x 400 expected, 10000 ran); own in x1 */
-	m.measured = true;
-	m.measured_ns[PG_SITE_NOP5] = 400;
-	m.measured_ns[PG_SITE_SSTEP] = 1325;
-	m.measured_ns[PG_SITE_EMULATED] = 500;
-	assert_true(fabs(pg_calib_scale(&m, s.desc, s.desc_probe_ns) - 1.0) < 1e-12);
-	assert_true(fabs(pg_calib_scale(&m, s.kids, s.kids_probe_ns) - 1.25) < 1e-12);
+	set_measured(&m, 1325);
 	total = 1000000 - 2 * 600 - 20 * (600 + 600) - 2 * (11000 + 175) - 10650 +
 		2 * 600 + 2 * 700;
 	self = 300000 - 2 * 600 - 1.25 * 20 * 600 - 10000 + 1.25 * 2 * 600;
-	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) - total) < 1e-9);
-	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - self) < 1e-9);
+	check_comp(&m, &f, &s, 1.0, 1.25, total, self);
 }
 
 /* The scale is bounded: stalls inside the probes are not a machine 10 times slower. */
