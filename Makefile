@@ -149,6 +149,11 @@ $(BUILD)/progs/sample_chain_nofp: tests/progs/sample_chain.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 -g -fno-inline -fomit-frame-pointer -o $@ $<
 
+# tail calls between traced functions: gcc -O2 ends top() and middle() with a `jmp`
+$(BUILD)/progs/tailcall: tests/progs/tailcall.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -foptimize-sibling-calls -fno-inline -o $@ $<
+
 # samples inside single-stepped probes: gcc -O2 (no frame pointers), leaf() starts with an
 # instruction the kernel steps out of line
 $(BUILD)/progs/xol_leaf: tests/progs/xol_leaf.c

@@ -84,12 +84,14 @@ const volatile bool publish_rets = false;
  * pg_calib in core/run.h; off during the calibration itself, whose histograms must be raw).
  * Each call's duration goes into the histogram minus, in whole ns, its own probes' work inside
  * its window (hist_own_ns[its site]), the BPF run time of its traced descendants' probes (as
- * timed) and, per descendant of site k, the untimed rest of its probes (hist_desc_ns[k]); at
- * least 0. total_ns, self_ns, min_ns and max_ns stay raw.
+ * timed) and, per descendant of site k, the untimed rest of its probes (hist_desc_ns[k]), less
+ * the return trip a tail-called one shared with its caller (hist_trip_ns[k] <= hist_desc_ns[k],
+ * pg_calib_trip_ns()); at least 0. total_ns, self_ns, min_ns and max_ns stay raw.
  */
 bool hist_compensate = false;
 __u64 hist_own_ns[PG_NSITES];
 __u64 hist_desc_ns[PG_NSITES];
+__u64 hist_trip_ns[PG_NSITES];
 
 /* one entry per thread, mmapped read-only by the benchmark's preload library */
 struct {
@@ -195,8 +197,10 @@ static __always_inline void drop_frame(struct pg_bpf_shadow *s, __u32 d)
 	parent = &s->f[(d - 2) & (PG_MAX_DEPTH - 1)];
 	parent->child_ns += f->child_ns;
 	parent->desc_probe_ns += f->desc_probe_ns;
-	for (int k = 0; k < PG_NSITES; k++)
+	for (int k = 0; k < PG_NSITES; k++) {
 		parent->desc[k] += f->desc[k];
+		parent->desc_tails[k] += f->desc_tails[k];
+	}
 }
 
 /*
@@ -255,15 +259,18 @@ int pg_entry(struct pt_regs *ctx)
 		return 0;
 	}
 	/* a live caller in the same slot: it tail-called us (drop_dead_frames()) */
-	if (d && s->f[(d - 1) & (PG_MAX_DEPTH - 1)].sp == sp)
-		count(PG_CNT_TAIL);
 	s->depth = d + 1;
 	f = &s->f[d];
+	f->tail = d && s->f[(d - 1) & (PG_MAX_DEPTH - 1)].sp == sp;
+	if (f->tail)
+		count(PG_CNT_TAIL);
 	cookie = bpf_get_attach_cookie(ctx);
 	f->func = (__u32)cookie;
 	f->site = (__u32)(cookie >> PG_COOKIE_SITE_SHIFT) & (PG_NSITES - 1);
 	__builtin_memset(f->desc, 0, sizeof(f->desc));
 	__builtin_memset(f->kids, 0, sizeof(f->kids));
+	__builtin_memset(f->tails, 0, sizeof(f->tails));
+	__builtin_memset(f->desc_tails, 0, sizeof(f->desc_tails));
 	f->child_ns = 0;
 	f->desc_probe_ns = 0;
 	f->kids_probe_ns = 0;
@@ -283,7 +290,7 @@ static __always_inline __u64 hist_dur(__u64 dur, const struct pg_bpf_frame *f)
 		return dur;
 	c = hist_own_ns[f->site & (PG_NSITES - 1)] + f->desc_probe_ns;
 	for (int k = 0; k < PG_NSITES; k++)
-		c += (__u64)f->desc[k] * hist_desc_ns[k];
+		c += (__u64)f->desc[k] * hist_desc_ns[k] - (__u64)f->desc_tails[k] * hist_trip_ns[k];
 	return dur > c ? dur - c : 0;
 }
 
@@ -305,6 +312,8 @@ static __always_inline struct pg_bpf_fstat *account(__u32 func, __u64 dur, __u64
 		for (int k = 0; k < PG_NSITES; k++) {
 			st->desc[k] += f->desc[k];
 			st->kids[k] += f->kids[k];
+			st->tails[k] += f->tails[k];
+			st->desc_tails[k] += f->desc_tails[k];
 		}
 		st->desc_probe_ns += f->desc_probe_ns;
 		st->kids_probe_ns += f->kids_probe_ns;
@@ -378,8 +387,14 @@ int pg_return(struct pt_regs *ctx)
 		parent->child_ns += dur;
 		parent->kids[site]++;
 		parent->desc[site]++;
-		for (int k = 0; k < PG_NSITES; k++)
+		if (f->tail) {
+			parent->tails[site]++;
+			parent->desc_tails[site]++;
+		}
+		for (int k = 0; k < PG_NSITES; k++) {
 			parent->desc[k] += f->desc[k];
+			parent->desc_tails[k] += f->desc_tails[k];
+		}
 	}
 	return 0;
 out:

@@ -33,6 +33,10 @@ struct pg_bpf_fstat {
 	/* probes that fired inside the calls, by site kind, for overhead compensation */
 	unsigned long long desc[PG_NSITES];	/* traced calls nested at any depth */
 	unsigned long long kids[PG_NSITES];	/* traced calls made directly */
+	/* of those, the ones entered by a tail call (`jmp`) of their caller: their return probe
+	 * and their caller's ran in one trip into the kernel (core/calib.h) */
+	unsigned long long tails[PG_NSITES];		/* of kids */
+	unsigned long long desc_tails[PG_NSITES];	/* of desc */
 	/* the BPF programs' own run time (struct pg_calib in core/run.h): of these calls' own
 	 * probes, of the traced calls nested at any depth, of those made directly */
 	unsigned long long probe_ns;
@@ -55,8 +59,12 @@ struct pg_bpf_frame {
 	unsigned long long kids_probe_ns;	/* of traced direct children so far */
 	unsigned int func;
 	unsigned int site;
+	unsigned int tail;		/* 1 if the caller entered this call by a tail call */
+	unsigned int pad;
 	unsigned int desc[PG_NSITES];	/* traced descendants so far, by site kind */
 	unsigned int kids[PG_NSITES];	/* traced direct children so far, by site kind */
+	unsigned int tails[PG_NSITES];	/* of kids, those entered by a tail call */
+	unsigned int desc_tails[PG_NSITES];	/* of desc, those entered by a tail call */
 };
 
 struct pg_bpf_shadow {
@@ -96,8 +104,8 @@ enum pg_bpf_counter {
 	PG_CNT_UNWOUND,		/* frames discarded because their return never came (longjmp,
 			 * exceptions, a thread or process exiting inside them) */
 	PG_CNT_TAIL,		/* calls a traced caller made as its tail call (`jmp`): both
-				 * return probes fire in one trip into the kernel, so the caller's
-				 * compensated time comes out low (docs/measurement.md) */
+				 * return probes fire in one trip into the kernel; counted per
+				 * caller in tails/desc_tails and compensated (core/calib.h) */
 	PG_CNT_MAX,
 };
 

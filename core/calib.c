@@ -43,6 +43,13 @@ double pg_calib_desc_ns(const struct pg_calib *c, int k)
 	return c->in_ns[k] + out_rest(c, k);
 }
 
+double pg_calib_trip_ns(const struct pg_calib *c, int k)
+{
+	double e = c->in_ns[PG_SITE_EMULATED];
+
+	return e > 0 && e < c->in_ns[k] ? e : c->in_ns[k];
+}
+
 double pg_calib_scale(const struct pg_calib *c, const uint64_t n[PG_SITE_COUNT],
 		      uint64_t probe_ns)
 {
@@ -96,12 +103,14 @@ double pg_fstat_own_in(const struct pg_calib *c, const struct pg_func *f,
 double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
 			   const struct pg_fstat *s)
 {
-	double t = (double)s->total_ns;
+	double t = (double)s->total_ns, scale;
 
 	if (!c->valid)
 		return t;
 	t -= pg_fstat_own_in(c, f, s);
-	t -= calibrated(c, s->desc, pg_calib_desc_ns, pg_calib_scale(c, s->desc, s->desc_probe_ns));
+	scale = pg_calib_scale(c, s->desc, s->desc_probe_ns);
+	t -= calibrated(c, s->desc, pg_calib_desc_ns, scale);
+	t += calibrated(c, s->desc_tails, pg_calib_trip_ns, scale);
 	if (c->measured)
 		t -= (double)s->desc_probe_ns;
 	return t > 0 ? t : 0;
@@ -110,12 +119,14 @@ double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,
 double pg_fstat_comp_self(const struct pg_calib *c, const struct pg_func *f,
 			  const struct pg_fstat *s)
 {
-	double t = (double)s->self_ns;
+	double t = (double)s->self_ns, scale;
 
 	if (!c->valid)
 		return t;
 	t -= pg_fstat_own_in(c, f, s);
-	t -= calibrated(c, s->kids, out_rest, pg_calib_scale(c, s->kids, s->kids_probe_ns));
+	scale = pg_calib_scale(c, s->kids, s->kids_probe_ns);
+	t -= calibrated(c, s->kids, out_rest, scale);
+	t += calibrated(c, s->tails, pg_calib_trip_ns, scale);
 	if (c->measured)
 		t -= (double)s->kids_probe_ns;
 	return t > 0 ? t : 0;

@@ -78,12 +78,28 @@ bool pg_calib_scaled_site(enum pg_site k);
 double pg_calib_desc_ns(const struct pg_calib *c, int k);
 
 /*
+ * The return trip a tail call (`jmp`) saves, per tail-called traced call of site @k: such a
+ * call's return probe and its caller's run in one trip into the kernel, so the caller's window
+ * holds neither the way back to user space after the callee's return probe (a part of
+ * out(k)) nor the trap of the caller's own return (a part of the caller's in). Both are trips
+ * through the uretprobe trampoline, the same at every site kind; what calibration measures
+ * closest to one such round trip is in(k) (the way back to user space after the entry probe
+ * and the trap of the return probe): in(k), but at most in(emulated) when that is calibrated,
+ * since in(sstep) also holds the single step of the probed instruction. Measured: a tail call
+ * shortens the caller's window by ~0.9 us, calibrated in(nop5) 0.6-1.0 us
+ * (docs/measurement.md).
+ */
+double pg_calib_trip_ns(const struct pg_calib *c, int k);
+
+/*
  * Overhead-compensated sums of @s (a stat of function @f in a run with calibration @c), in ns,
  * clamped at 0; the raw sums without a valid calibration. With s(k) = pg_calib_scale() of the
  * descendants (total) or the direct children (self) for sites pg_calib_scaled_site(), 1 for
  * the others, and own_in = pg_fstat_own_in():
- *   total: total_ns - own_in - desc_probe_ns - sum_k s(k) * desc[k] * (in(k) + rest(k))
- *   self:  self_ns  - own_in - kids_probe_ns - sum_k s(k) * kids[k] * rest(k)
+ *   total: total_ns - own_in - desc_probe_ns
+ *          - sum_k s(k) * (desc[k] * (in(k) + rest(k)) - desc_tails[k] * trip(k))
+ *   self:  self_ns  - own_in - kids_probe_ns
+ *          - sum_k s(k) * (kids[k] * rest(k) - tails[k] * trip(k))
  * Without measured probe times, rest(k) is the whole out(k) and no probe time is subtracted.
  */
 double pg_fstat_comp_total(const struct pg_calib *c, const struct pg_func *f,

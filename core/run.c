@@ -364,9 +364,11 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 				return -EINVAL;
 			}
 			for (int k = 0; k < PG_SITE_COUNT; k++) {
-				if (s->kids[k] > s->desc[k]) {
+				if (s->kids[k] > s->desc[k] || s->tails[k] > s->kids[k] ||
+				    s->desc_tails[k] > s->desc[k]) {
 					WHY("repetition %zu, function %s: more direct children than "
-					    "descendants", r, run->funcs[s->func].name);
+					    "descendants, or tail calls than calls", r,
+					    run->funcs[s->func].name);
 					return -EINVAL;
 				}
 			}

@@ -19,7 +19,8 @@
  *    by their scope (below); scope is NULL or a non-empty string.
  *  - reps[r].stats is sorted by strictly increasing func id, each < nfuncs, each with calls > 0.
  *  - min_ns <= max_ns; self_ns <= total_ns; the histogram's total equals calls;
- *    kids[k] <= desc[k]; kids_probe_ns <= desc_probe_ns, which is 0 without descendants.
+ *    kids[k] <= desc[k]; tails[k] <= kids[k]; desc_tails[k] <= desc[k];
+ *    kids_probe_ns <= desc_probe_ns, which is 0 without descendants.
  *  - a valid calibration has every in_ns and out_ns in [0, 1e7) (core/calib.h);
  *    hist_compensated only with a valid, measured calibration.
  *  - reps[r].stacks is sorted by folded, unique, each count >= 1, each folded a valid stack
@@ -70,6 +71,14 @@ struct pg_fstat {
 	/* traced calls inside these calls, by enum pg_site, for overhead compensation */
 	uint64_t desc[PG_SITE_COUNT];	/* at any depth */
 	uint64_t kids[PG_SITE_COUNT];	/* direct children */
+	/*
+	 * Of those, the calls their caller entered by a tail call (`jmp`): their return probe and
+	 * the caller's ran in one trip into the kernel, one return trip less in the caller's
+	 * window (core/calib.h). tails[k] <= kids[k], desc_tails[k] <= desc[k]; 0 in run files
+	 * from before perfgate counted them.
+	 */
+	uint64_t tails[PG_SITE_COUNT];		/* of kids */
+	uint64_t desc_tails[PG_SITE_COUNT];	/* of desc */
 	/*
 	 * The BPF programs' own run time, timed at every call (struct pg_calib says which part of
 	 * a probe's cost that is): of these calls' own probes, of the traced calls inside them at

@@ -19,11 +19,13 @@ static const char *const col_names[PG_STATCOL_KNOWN] = {
 	"desc.unknown", "desc.nop5", "desc.emulated", "desc.sstep",
 	"kids.unknown", "kids.nop5", "kids.emulated", "kids.sstep",
 	"probe_ns", "desc_probe_ns", "kids_probe_ns",
+	"tails.unknown", "tails.nop5", "tails.emulated", "tails.sstep",
+	"desc_tails.unknown", "desc_tails.nop5", "desc_tails.emulated", "desc_tails.sstep",
 };
 
 _Static_assert(PG_SITE_COUNT == 4 && PG_SITE_UNKNOWN == 0 && PG_SITE_NOP5 == 1 &&
 	       PG_SITE_EMULATED == 2 && PG_SITE_SSTEP == 3,
-	       "the desc./kids. column names follow enum pg_site");
+	       "the desc./kids./tails./desc_tails. column names follow enum pg_site");
 
 const char *pg_statcol_name(int col)
 {
@@ -51,6 +53,10 @@ static uint64_t *field(struct pg_fstat *s, int col)
 	case PG_STATCOL_KIDS_PROBE:
 		return &s->kids_probe_ns;
 	}
+	if (col >= PG_STATCOL_DESC_TAILS)
+		return &s->desc_tails[col - PG_STATCOL_DESC_TAILS];
+	if (col >= PG_STATCOL_TAILS)
+		return &s->tails[col - PG_STATCOL_TAILS];
 	if (col >= PG_STATCOL_KIDS)
 		return &s->kids[col - PG_STATCOL_KIDS];
 	return &s->desc[col - PG_STATCOL_DESC];
@@ -369,6 +375,11 @@ int pg_runfile_check_stat(const struct pg_rep *rep, size_t nfuncs, const struct 
 		if (s->kids[k] > s->desc[k]) {
 			WHY("\"kids\" counts more %s calls than \"desc\"",
 			    pg_site_name((enum pg_site)k));
+			return -EINVAL;
+		}
+		if (s->tails[k] > s->kids[k] || s->desc_tails[k] > s->desc[k]) {
+			WHY("\"tails\" or \"desc_tails\" counts more %s calls than \"kids\" or "
+			    "\"desc\"", pg_site_name((enum pg_site)k));
 			return -EINVAL;
 		}
 		any_desc |= s->desc[k] != 0;

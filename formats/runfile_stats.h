@@ -43,7 +43,8 @@
 #include "../core/run.h"
 #include "../core/strbuf.h"
 
-/* The columns this perfgate knows. desc and kids have one column per site kind. */
+/* The columns this perfgate knows. desc, kids, tails and desc_tails have one column per site
+ * kind. */
 enum pg_statcol {
 	PG_STATCOL_ID,
 	PG_STATCOL_CALLS,
@@ -57,7 +58,9 @@ enum pg_statcol {
 	PG_STATCOL_PROBE = PG_STATCOL_KIDS + PG_SITE_COUNT,
 	PG_STATCOL_DESC_PROBE,
 	PG_STATCOL_KIDS_PROBE,
-	PG_STATCOL_KNOWN,			/* how many this perfgate knows */
+	PG_STATCOL_TAILS,			/* + enum pg_site */
+	PG_STATCOL_DESC_TAILS = PG_STATCOL_TAILS + PG_SITE_COUNT,
+	PG_STATCOL_KNOWN = PG_STATCOL_DESC_TAILS + PG_SITE_COUNT,			/* how many this perfgate knows */
 	PG_STATCOL_UNKNOWN = -1,		/* a column of a later version: skipped */
 };
 
@@ -101,7 +104,8 @@ int pg_stats_decode(const char *s, size_t len, const struct pg_statcols *c, size
 /*
  * The invariants of one statistic @s about to be appended to @rep in a run of @nfuncs
  * functions (core/run.h): its id is a function and comes after the last one in @rep, calls
- * >= 1, self <= total, min <= max, kids <= desc, kids_probe_ns <= desc_probe_ns, no
+ * >= 1, self <= total, min <= max, kids <= desc, tails <= kids, desc_tails <= desc,
+ * kids_probe_ns <= desc_probe_ns, no
  * desc_probe_ns without desc, and the histogram holds exactly calls. @why gets the reason,
  * naming the keys as run files do ("\"calls\" is 0 ..."). 0 or -EINVAL.
  */

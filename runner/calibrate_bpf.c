@@ -153,6 +153,7 @@ void pg_calib_compensate_hists(struct pg_probes *p, struct pg_run *run)
 	for (int k = 0; k < PG_SITE_COUNT; k++) {
 		p->skel->bss->hist_own_ns[k] = (__u64)llround(c->in_ns[k]);
 		p->skel->bss->hist_desc_ns[k] = (__u64)llround(pg_calib_desc_ns(c, k));
+		p->skel->bss->hist_trip_ns[k] = (__u64)llround(pg_calib_trip_ns(c, k));
 	}
 	p->skel->bss->hist_compensate = true;
 	run->hist_compensated = true;

@@ -71,6 +71,8 @@ void pg_maps_read_fstat(int fd, __u32 id, int ncpu, struct pg_bpf_fstat *v,
 		for (int k = 0; k < PG_NSITES; k++) {
 			s->desc[k] += v[c].desc[k];
 			s->kids[k] += v[c].kids[k];
+			s->tails[k] += v[c].tails[k];
+			s->desc_tails[k] += v[c].desc_tails[k];
 		}
 		s->probe_ns += v[c].probe_ns;
 		s->desc_probe_ns += v[c].desc_probe_ns;
@@ -162,10 +164,8 @@ void pg_maps_explain_counters(const __u64 c[PG_CNT_MAX])
 		pg_info("%llu traced calls never returned (longjmp, exceptions or exit): not "
 			"counted", (unsigned long long)c[PG_CNT_UNWOUND]);
 	if (c[PG_CNT_TAIL])
-		pg_warn("%llu traced calls were tail calls (jmp) of traced callers: each caller's "
-			"compensated time comes out low by about one probe return per such call "
-			"(~0.7-2 us; docs/measurement.md); -fno-optimize-sibling-calls avoids it",
-			(unsigned long long)c[PG_CNT_TAIL]);
+		pg_debug("%llu traced calls were tail calls (jmp) of traced callers: compensated "
+			 "with one probe return trip less each", (unsigned long long)c[PG_CNT_TAIL]);
 	if (c[PG_CNT_UNMATCHED])
 		pg_debug("%llu returns without a traced entry",
 			 (unsigned long long)c[PG_CNT_UNMATCHED]);

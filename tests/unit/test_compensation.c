@@ -46,6 +46,26 @@ static void test_parent(void **state)
 	assert_true(fabs(pg_fstat_comp_self(&calib, &f, &s) - self) < 1e-9);
 }
 
+/* Measured probe times at calibration: nop5 400, emulated 500 ns, single-stepped @sstep. */
+static void set_measured(struct pg_calib *m, double sstep)
+{
+	m->measured = true;
+	m->measured_ns[PG_SITE_NOP5] = 400;
+	m->measured_ns[PG_SITE_SSTEP] = sstep;
+	m->measured_ns[PG_SITE_EMULATED] = 500;
+}
+
+/* @s's scales of its descendants and children, and its compensated total and self. */
+static void check_comp(const struct pg_calib *m, const struct pg_func *f,
+		       const struct pg_fstat *s, double desc_scale, double kids_scale,
+		       double total, double self)
+{
+	assert_true(fabs(pg_calib_scale(m, s->desc, s->desc_probe_ns) - desc_scale) < 1e-12);
+	assert_true(fabs(pg_calib_scale(m, s->kids, s->kids_probe_ns) - kids_scale) < 1e-12);
+	assert_true(fabs(pg_fstat_comp_total(m, f, s) - total) < 1e-9);
+	assert_true(fabs(pg_fstat_comp_self(m, f, s) - self) < 1e-9);
+}
+
 /*
  * Runs with measured probe times: the measured part of out(k) is taken as measured, and the
  * calibrated rest of the nop5 descendants' (children's) cost is scaled by how long their probes
@@ -74,14 +94,8 @@ static void test_measured(void **state)
 		       2 * (11000 + 0) - 16750;
 	double self = 300000 - 2 * 700 - 1.5 * 20 * 600 - 4 * 600 - 15000;
 
-	m.measured = true;
-	m.measured_ns[PG_SITE_NOP5] = 400;
-	m.measured_ns[PG_SITE_SSTEP] = 1700;
-	m.measured_ns[PG_SITE_EMULATED] = 500;
-	assert_true(fabs(pg_calib_scale(&m, s.desc, s.desc_probe_ns) - 1.25) < 1e-12);
-	assert_true(fabs(pg_calib_scale(&m, s.kids, s.kids_probe_ns) - 1.5) < 1e-12);
-	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) - total) < 1e-9);
-	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - self) < 1e-9);
+	set_measured(&m, 1700);
+	check_comp(&m, &f, &s, 1.25, 1.5, total, self);
 	/* own probes: in + the unmeasured part of out per call, plus what was measured */
 	assert_true(fabs(pg_fstat_probe_cost(&m, &f, &s) - (2 * (700 + 600) + 3000)) < 1e-9);
 	/* per descendant, before the scale (what the BPF programs subtract from each call's
@@ -96,6 +110,59 @@ static void test_measured(void **state)
 			 (1000000 - 2 * 700 - 20 * 1600 - 4 * 1800 - 2 * 12500)) < 1e-9);
 	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) -
 			 (300000 - 2 * 700 - 20 * 1000 - 4 * 1100)) < 1e-9);
+}
+
+/*
+ * Tail calls: a traced child entered by `jmp` shares its return trip into the kernel with its
+ * caller's return probe, so the caller's window holds trip(k) = in(k) less per such call (at
+ * most in(emulated): a single-stepped site's in holds the step). For the total that is every
+ * tail call at any depth (desc_tails), for self the caller's own (tails).
+ */
+static void test_tails(void **state)
+{
+	struct pg_calib m = calib;
+	struct pg_func f = { .site = PG_SITE_NOP5 };
+	/* 2 calls of a parent, each calling 10 nop5 children, the last by a tail call; one child
+	 * tail-calls a single-stepped grandchild */
+	struct pg_fstat s = {
+		.calls = 2, .total_ns = 1000000, .self_ns = 300000,
+		.desc = { [PG_SITE_NOP5] = 20, [PG_SITE_SSTEP] = 2 },
+		.kids = { [PG_SITE_NOP5] = 20 },
+		.tails = { [PG_SITE_NOP5] = 2 },
+		.desc_tails = { [PG_SITE_NOP5] = 2, [PG_SITE_SSTEP] = 2 },
+		.probe_ns = 800, .desc_probe_ns = 10650, .kids_probe_ns = 10000,
+	};
+	struct pg_fstat none = s;
+	double total, self;
+
+	memset(none.tails, 0, sizeof(none.tails));
+	memset(none.desc_tails, 0, sizeof(none.desc_tails));
+	assert_true(pg_calib_trip_ns(&m, PG_SITE_NOP5) == 600);
+	assert_true(pg_calib_trip_ns(&m, PG_SITE_EMULATED) == 700);
+	assert_true(pg_calib_trip_ns(&m, PG_SITE_SSTEP) == 700);
+	/* uncalibrated emulated: in(k) itself */
+	m.in_ns[PG_SITE_EMULATED] = 0;
+	assert_true(pg_calib_trip_ns(&m, PG_SITE_SSTEP) == 11000);
+	m.in_ns[PG_SITE_EMULATED] = 700;
+
+	/* without measured probe times */
+	total = 1000000 - 2 * 600 - 20 * 1600 - 2 * 12500 + 2 * 600 + 2 * 700;
+	self = 300000 - 2 * 600 - 20 * 1000 + 2 * 600;
+	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) - total) < 1e-9);
+	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - self) < 1e-9);
+	/* each tail call gives back one trip against the same counts without tails */
+	assert_true(fabs(pg_fstat_comp_total(&m, &f, &s) - pg_fstat_comp_total(&m, &f, &none) -
+			 (2 * 600 + 2 * 700)) < 1e-9);
+	assert_true(fabs(pg_fstat_comp_self(&m, &f, &s) - pg_fstat_comp_self(&m, &f, &none) -
+			 2 * 600) < 1e-9);
+
+	/* measured: the nop5 trips take the scale of the group they belong to (x1 of the
+	 * descendants, x1.25 of the children: 20 x 400 expected, 10000 ran); own in x1 */
+	set_measured(&m, 1325);
+	total = 1000000 - 2 * 600 - 20 * (600 + 600) - 2 * (11000 + 175) - 10650 +
+		2 * 600 + 2 * 700;
+	self = 300000 - 2 * 600 - 1.25 * 20 * 600 - 10000 + 1.25 * 2 * 600;
+	check_comp(&m, &f, &s, 1.0, 1.25, total, self);
 }
 
 /* The scale is bounded: stalls inside the probes are not a machine 10 times slower. */
@@ -231,6 +298,14 @@ static void test_validate_counts(void **state)
 	s->kids[PG_SITE_NOP5] = 2;	/* more children than descendants: impossible */
 	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
 	s->kids[PG_SITE_NOP5] = 1;
+	s->tails[PG_SITE_NOP5] = s->desc_tails[PG_SITE_NOP5] = 1;
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), 0);
+	s->tails[PG_SITE_NOP5] = 2;	/* more tail calls than children */
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
+	s->tails[PG_SITE_NOP5] = 0;
+	s->desc_tails[PG_SITE_NOP5] = 2;	/* more than descendants */
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
+	s->desc_tails[PG_SITE_NOP5] = 0;
 	s->desc_probe_ns = 10;
 	s->kids_probe_ns = 11;	/* more than all descendants' */
 	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
@@ -258,6 +333,7 @@ int main(void)
 		cmocka_unit_test(test_parent),
 		cmocka_unit_test(test_measured),
 		cmocka_unit_test(test_scale_bounds),
+		cmocka_unit_test(test_tails),
 		cmocka_unit_test(test_own_in),
 		cmocka_unit_test(test_clamp_and_uncalibrated),
 		cmocka_unit_test(test_retain),

@@ -55,6 +55,10 @@ static void test_column_names(void **state)
 		assert_string_equal(pg_statcol_name(PG_STATCOL_DESC + k), name);
 		snprintf(name, sizeof(name), "kids.%s", pg_site_name((enum pg_site)k));
 		assert_string_equal(pg_statcol_name(PG_STATCOL_KIDS + k), name);
+		snprintf(name, sizeof(name), "tails.%s", pg_site_name((enum pg_site)k));
+		assert_string_equal(pg_statcol_name(PG_STATCOL_TAILS + k), name);
+		snprintf(name, sizeof(name), "desc_tails.%s", pg_site_name((enum pg_site)k));
+		assert_string_equal(pg_statcol_name(PG_STATCOL_DESC_TAILS + k), name);
 	}
 	assert_string_equal(pg_statcol_name(PG_STATCOL_KIDS_PROBE), "kids_probe_ns");
 }
@@ -165,6 +169,9 @@ static void test_columns(void **state)
 						    "self_ns", "min_ns", "max_ns", "desc.sstep",
 						    "kids.sstep", "desc_probe_ns", "kids_probe_ns",
 						    "probe_ns", "x_later" };
+	static const char *const with_tails[] = { "id", "calls", "total_ns", "self_ns", "min_ns",
+						   "max_ns", "desc.sstep", "kids.sstep",
+						   "tails.sstep", "desc_tails.sstep" };
 	static const char *const partial[] = { "id", "calls", "total_ns", "self_ns", "max_ns" };
 	struct pg_statcols c;
 	struct pg_rep rep = { 0 };
@@ -195,6 +202,20 @@ static void test_columns(void **state)
 	assert_int_equal(pg_stats_decode("0 3 7 300 200 90 110 0 0 20 10 30 0 90:1 100:2", 46, &c,
 					 1, &rep, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "\"desc_probe_ns\" without traced calls"));
+	pg_rep_release(&rep);
+	/* tail calls: read where present, checked against kids and desc */
+	cols_of(&c, with_tails, 10);
+	assert_int_equal(pg_stats_decode("0 3 300 200 90 110 2 1 1 1 90:1 100:2", 37, &c, 1,
+					 &rep, why, sizeof(why)), 0);
+	assert_int_equal(rep.stats[0].tails[PG_SITE_SSTEP], 1);
+	assert_int_equal(rep.stats[0].desc_tails[PG_SITE_SSTEP], 1);
+	pg_rep_release(&rep);
+	assert_int_equal(pg_stats_decode("0 3 300 200 90 110 2 1 2 2 90:1 100:2", 37, &c, 1,
+					 &rep, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "\"tails\" or \"desc_tails\" counts more sstep calls"));
+	pg_rep_release(&rep);
+	assert_int_equal(pg_stats_decode("0 3 300 200 90 110 2 1 0 3 90:1 100:2", 37, &c, 1,
+					 &rep, why, sizeof(why)), -EINVAL);
 	pg_rep_release(&rep);
 
 	/* a required column missing, a column named twice, too many */
@@ -241,6 +262,13 @@ static void test_encode_decode(void **state)
 	assert_int_equal(c.col[7], PG_STATCOL_KIDS + PG_SITE_EMULATED);
 	assert_int_equal(c.col[8], PG_STATCOL_DESC_PROBE);
 	assert_int_equal(c.col[9], PG_STATCOL_KIDS_PROBE);
+	/* tail calls add their columns, after the others */
+	s->tails[PG_SITE_EMULATED] = 1;
+	s->desc_tails[PG_SITE_EMULATED] = 2;
+	pg_statcols_for_run(&run, &c);
+	assert_int_equal(c.n, 12);
+	assert_int_equal(c.col[10], PG_STATCOL_TAILS + PG_SITE_EMULATED);
+	assert_int_equal(c.col[11], PG_STATCOL_DESC_TAILS + PG_SITE_EMULATED);
 	assert_int_equal(pg_stats_encode(rep, &c, &sb), 0);
 	assert_int_equal(pg_stats_decode(sb.s, sb.len, &c, run.nfuncs, &back, why, sizeof(why)),
 			 0);
@@ -256,6 +284,8 @@ static void test_encode_decode(void **state)
 			    a->kids_probe_ns == b->kids_probe_ns);
 		assert_memory_equal(a->desc, b->desc, sizeof(a->desc));
 		assert_memory_equal(a->kids, b->kids, sizeof(a->kids));
+		assert_memory_equal(a->tails, b->tails, sizeof(a->tails));
+		assert_memory_equal(a->desc_tails, b->desc_tails, sizeof(a->desc_tails));
 		assert_int_equal(a->hist.n, b->hist.n);
 		assert_memory_equal(a->hist.idx, b->hist.idx, a->hist.n * sizeof(*a->hist.idx));
 		assert_memory_equal(a->hist.count, b->hist.count,
