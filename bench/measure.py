@@ -15,7 +15,8 @@ Sections (the order of MEASURES; render.py numbers them in the same order):
   stats     false alarms over A/A comparisons and detection of 2/5/10% slowdowns of a
             function holding ~2% of the run time, beside a whole-process Welch test
   compare   compare speed and memory for two run files of 10,000 functions x 30 repetitions
-  sampling  sampled profiles: overhead by -F, effect on traced latencies, cost of one sample
+  sampling  sampled profiles: overhead by -F, effect on traced latencies, cost of one sample,
+            the rate chosen without -F for benchmarks of 50 ms, 1 s and 10 s
 
 results.json holds one entry per section:
 
@@ -539,12 +540,17 @@ SAMPLE_HZ = [0, 99, 199, 499, 999, 4999]
 SAMPLE_LAT_HZ, SAMPLE_LAT_CALLS, SAMPLE_LAT_REPEATS = [0, 199, 499, 4999], 2000000, 3
 SAMPLE_UNWIND_HZ, SAMPLE_UNWIND_REPS = 999, 3
 SAMPLE_UNWIND_ITERS = ["100000000", "1000000000"]
+# the rate perfgate chooses without -F (the default flow): sample_chain iterations for ~50 ms,
+# ~1 s and ~10 s of CPU loop, and (rounds, repetitions) of the interleaved overhead recordings
+SAMPLE_AUTO = [("~50 ms", "50000000", 3, 5), ("~1 s", "1000000000", 3, 3),
+               ("~10 s", "10000000000", 1, 3)]
 
 
 def record_walls(cmd, hz, reps, extra=()):
-    """Wall times (s) of the repetitions, and the stderr of a -v recording at @hz."""
+    """Wall times (s) of the repetitions, and the stderr of a -v recording at @hz (None: no
+    -F, the rate perfgate chooses)."""
     rec = os.path.join(TMP, "s.json")
-    freq = ["--no-sample"] if not hz else ["-F", str(hz)]
+    freq = [] if hz is None else ["--no-sample"] if not hz else ["-F", str(hz)]
     r = sh([PG, "-v", "record", "-o", rec, "-r", str(reps)] + freq + list(extra) +
            ["--"] + cmd)
     run = load_run(rec)
@@ -554,6 +560,35 @@ def record_walls(cmd, hz, reps, extra=()):
 def unwind_cost(stderr):
     m = re.search(r"unwound and symbolized (\d+) samples, ([0-9.]+) us each", stderr)
     return (int(m.group(1)), float(m.group(2))) if m else (0, float("nan"))
+
+
+def auto_rate(prog):
+    """Section 6's chosen rates: for each length, what the default flow (no -F) samples at and
+    takes per repetition, and that rate's overhead against --no-sample under -f main."""
+    out = []
+    for name, iters, rounds, reps in SAMPLE_AUTO:
+        cmd = [prog, iters]
+        _, err, run = record_walls(cmd, None, 1)
+        hz = run["meta"]["options"]["sample_hz"]
+        said = re.search(r"sampling at (\d+) Hz: ~(\d+) samples a repetition", err)
+        walls = {0: [], hz: []}
+        samples = []
+        for _ in range(rounds):
+            for f in (0, hz):
+                w, _, r = record_walls(cmd, f, reps, ["-f", "main"])
+                walls[f] += w
+                if f:
+                    samples += [rep.get("samples", 0) for rep in r["repetitions"]]
+        base, m = min(walls[0]), min(walls[hz])
+        out.append({"load": name, "iterations": iters, "rounds": rounds, "repetitions": reps,
+                    "hz": hz, "said_hz": int(said.group(1)) if said else None,
+                    "said_samples": int(said.group(2)) if said else None,
+                    "default_flow_samples": run["repetitions"][0].get("samples", 0),
+                    "samples_per_rep": median(samples), "wall_s": base,
+                    "overhead_pct": 100 * (m / base - 1),
+                    "median_overhead_pct": 100 * (median(walls[hz]) / median(walls[0]) - 1)})
+        log("sampling auto", out[-1])
+    return out
 
 
 def measure_sampling(rounds=3, reps=5):
@@ -618,6 +653,7 @@ def measure_sampling(rounds=3, reps=5):
                               "fixed_ms": (t1 - n1 * (t2 - t1) / (n2 - n1)) / 1e3,
                               "mean_us": t2 / n2})
         log("sampling unwind", out["unwind"][-1])
+    out["auto"] = auto_rate(os.path.join(progs, "sample_chain"))
     return out
 
 

@@ -541,6 +541,22 @@ def render_sampling(sec):
     for r in o["unwind"]:
         s.append("| %s | %d | %.1f | %.0f ms | %.1f |" % (
             r["load"], r["samples"], r["us_per_sample"], r["fixed_ms"], r["mean_us"]))
+    if "auto" in o:
+        s += ["", "The rate perfgate chooses without -F (the default flow: from the fastest run "
+              "of --budget's sampled first pass, ~300 samples a repetition, at most 2% of the run "
+              "at 30 us a sample, within 49-4999 Hz; docs/sampling.md) for a CPU loop "
+              "(`sample_chain N`) of three lengths: the rate and the samples it said, the "
+              "samples a repetition then took (median), and that rate's overhead under "
+              "`record -f main` against `--no-sample`, interleaved, as above "
+              "(rounds x repetitions each):", "",
+              "| benchmark | chosen -F | said | samples/repetition | wall (min) | "
+              "overhead (median) | rounds x reps |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+        for r in o["auto"]:
+            s.append("| %s (`sample_chain %s`) | %d Hz | ~%s | %.0f | %.3f s | %+.2f%% (%+.1f%%) "
+                     "| %d x %d |" % (r["load"], r["iterations"], r["hz"], r["said_samples"],
+                                      r["samples_per_rep"], r["wall_s"], r["overhead_pct"],
+                                      r["median_overhead_pct"], r["rounds"], r["repetitions"]))
     return s + quote_lines(sec)
 
 

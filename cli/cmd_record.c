@@ -45,7 +45,8 @@ static const char record_usage[] =
 	"                           of CMD's own time (default 5 without -f, --functions-of\n"
 	"                           or --all-functions; docs/measurement.md, \"Budget\")\n"
 	"  -F, --frequency HZ       sampled CPU profile: cpu-clock samples per second\n"
-	"                           (default 199; docs/sampling.md)\n"
+	"                           (default: ~300 a repetition within 2% of the run, from\n"
+	"                           --budget's sampled first pass; else 199; docs/sampling.md)\n"
 	"      --no-sample          no sampled profile, exact tracing only\n"
 	"  -q, --quiet              no progress lines\n"
 	"\n"
@@ -82,6 +83,7 @@ int do_record(int argc, char **argv)
 		.repetitions = PG_DEFAULT_REPETITIONS,
 		.max_funcs = PG_DEFAULT_MAX_FUNCS,
 		.sample_hz = PG_DEFAULT_SAMPLE_HZ,
+		.auto_hz = true,
 	};
 	struct pg_run run, of;
 	const char *out = NULL, *of_path = NULL;
@@ -137,6 +139,7 @@ int do_record(int argc, char **argv)
 		case 'F':
 			if (pg_parse_u32("-F", optarg, 1, PG_MAX_SAMPLE_HZ, &o.sample_hz))
 				goto cleanup;
+			o.auto_hz = false;
 			break;
 		case 'N':
 			no_sample = true;

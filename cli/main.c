@@ -17,7 +17,7 @@ static const char usage[] =
 	"\n"
 	"  record  -o RUN.json [-r N] [-f [BINARY:]GLOB]... [-x [BINARY:]GLOB]... -- CMD [ARGS]\n"
 	"          run CMD N times under exact per-function uprobe tracing, with a sampled\n"
-	"          CPU profile (-F HZ, default 199; --no-sample for none)\n"
+	"          CPU profile (-F HZ, default from its length; --no-sample for none)\n"
 	"  report  RUN.json [--format text|csv|json]\n"
 	"          per-function latency table of one run\n"
 	"  compare BASE.json NEW.json [--alpha A] [--min-effect PCT] [--junit FILE] [--json FILE]\n"

@@ -665,6 +665,52 @@ static uint64_t unsure_samples(const struct pg_rep *rep)
 	return n;
 }
 
+uint32_t pg_budget_sample_hz(uint64_t wall_ns, double cpus, uint64_t *per_rep)
+{
+	double wall_s = (double)wall_ns / 1e9, hz, cap;
+
+	if (!wall_ns) {
+		if (per_rep)
+			*per_rep = 0;
+		return PG_DEFAULT_SAMPLE_HZ;
+	}
+	if (!(cpus > 0.01))	/* unknown, or asleep: no less than a CPU's worth of samples */
+		cpus = cpus > 0 ? 0.01 : 1;
+	hz = PG_AUTO_SAMPLES / (cpus * wall_s);
+	cap = PG_AUTO_BUDGET_PCT / 100 / (cpus * PG_SAMPLE_COST_NS / 1e9);
+	if (hz > cap)
+		hz = cap;
+	if (hz > PG_AUTO_MAX_HZ)
+		hz = PG_AUTO_MAX_HZ;
+	if (hz < PG_AUTO_MIN_HZ)
+		hz = PG_AUTO_MIN_HZ;
+	hz = (double)(((uint32_t)hz - 1) | 1);	/* the odd rate at or below; bounds are odd */
+	if (per_rep)
+		*per_rep = (uint64_t)(hz * cpus * wall_s + 0.5);
+	return (uint32_t)hz;
+}
+
+/*
+ * The repetitions' rate when there was no -F: from the sampled pass's fastest run, @wall_ns,
+ * and how many CPUs it kept busy: its @samples in @runs at PILOT_SAMPLE_HZ over that fastest
+ * run (CPU time, unlike wall time, hardly grows when other work shares the machine).
+ */
+static void choose_hz(const struct pg_record_opts *o, uint64_t wall_ns, uint64_t samples,
+		      int runs, uint32_t *hz)
+{
+	double cpus = runs && wall_ns ?
+		(double)samples / runs / ((double)wall_ns / 1e9 * PILOT_SAMPLE_HZ) : 0;
+	uint64_t per_rep;
+
+	if (!o->auto_hz || !wall_ns)
+		return;
+	*hz = pg_budget_sample_hz(wall_ns, cpus, &per_rep);
+	if (!o->quiet)
+		pg_info("--budget: sampling at %u Hz: ~%llu samples a repetition of %.3f s "
+			"(no -F: docs/sampling.md)", *hz, (unsigned long long)per_rep,
+			(double)wall_ns / 1e9);
+}
+
 /*
  * --budget's sampled first pass: the benchmark runs once more, unrecorded, sampled at
  * PILOT_SAMPLE_HZ with no probe attached, and only the selected functions seen on its stacks
@@ -676,7 +722,7 @@ static uint64_t unsure_samples(const struct pg_rep *rep)
  * Before the probes are attached and capabilities dropped.
  */
 int pg_budget_sample(const struct pg_record_opts *o, struct pg_launch *l, struct pg_run *run,
-		     uint64_t *wall_ns)
+		     uint64_t *wall_ns, uint32_t *hz)
 {
 	struct pg_probes sp = { 0 };
 	bool *seen = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*seen)), timed_out = false;
@@ -732,6 +778,7 @@ int pg_budget_sample(const struct pg_record_opts *o, struct pg_launch *l, struct
 	}
 	if (err)
 		goto out;
+	choose_hz(o, *wall_ns, samples, runs, hz);
 	for (size_t i = 0; i < run->nfuncs; i++)
 		nseen += seen[i];
 	if (samples < PILOT_MIN_SAMPLES || !nseen || 10 * unsure > samples) {

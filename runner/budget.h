@@ -168,13 +168,30 @@ void pg_budget_check(const struct pg_record_opts *o, const struct pg_run *run,
 int pg_budget_mark_sampled(const struct pg_run *run, const struct pg_rep *rep, bool *seen);
 
 /*
+ * The sampling rate of the repetitions when the user gave no -F: about PG_AUTO_SAMPLES samples
+ * a repetition of @wall_ns that keeps @cpus CPUs busy (samples per second of wall time per Hz:
+ * 1 for a single-threaded CPU loop), but never more than the rate whose samples cost
+ * PG_AUTO_BUDGET_PCT % of the run at PG_SAMPLE_COST_NS each; odd (no lock-step with periodic
+ * work) and within [PG_AUTO_MIN_HZ, PG_AUTO_MAX_HZ]. *@per_rep (may be NULL): the samples a
+ * repetition then gets. Pure; @wall_ns 0 gives PG_DEFAULT_SAMPLE_HZ. docs/sampling.md.
+ */
+#define PG_AUTO_SAMPLES 300
+#define PG_AUTO_BUDGET_PCT 2.0
+#define PG_SAMPLE_COST_NS 30000.0	/* one sample, to the benchmark, on a nested VM */
+#define PG_AUTO_MIN_HZ 49
+#define PG_AUTO_MAX_HZ 4999
+uint32_t pg_budget_sample_hz(uint64_t wall_ns, double cpus, uint64_t *per_rep);
+
+/*
  * Step a: the sampled first pass (when opts.sample_hz; said when not). Keeps in @run only the
  * functions it saw, when it saw enough; *wall_ns: its wall time when it completed, else 0.
+ * *@hz: the repetitions' sampling rate; when opts.auto_hz and the pass completed, chosen from
+ * its fastest run by pg_budget_sample_hz() (said in a line), else left as it is.
  * Before the probes are attached and capabilities dropped. 0 or -errno (logged): -ETIME or
  * -ECHILD when the run failed without --allow-failure.
  */
 int pg_budget_sample(const struct pg_record_opts *o, struct pg_launch *l, struct pg_run *run,
-		     uint64_t *wall_ns);
+		     uint64_t *wall_ns, uint32_t *hz);
 
 /*
  * Step b: the pilot with the attached, calibrated probes @p, started again (at most 50 times)

@@ -101,6 +101,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	struct pg_launch launch = { .argv = o->argv, .timeout_ns = o->timeout_ms * 1000000ULL };
 	__u64 counters[PG_CNT_MAX] = { 0 };
 	uint64_t sampled_wall = 0;	/* --budget's sampled first pass, when complete */
+	uint32_t hz = o->sample_hz;	/* -F, or chosen from the sampled first pass */
 	struct pg_budget_watch guard = { 0 };
 	size_t nselected = 0;
 	int ncpu, err, nnarrow = 0;
@@ -134,7 +135,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	}
 	pg_launch_choose_fix(&launch, o, run);
 	if (o->budget_pct > 0) {
-		err = pg_budget_sample(o, &launch, run, &sampled_wall);
+		err = pg_budget_sample(o, &launch, run, &sampled_wall, &hz);
 		if (err)
 			goto cleanup;
 	}
@@ -153,14 +154,13 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 				"--all-functions traces them all)" : "", run->nfuncs, nselected);
 	}
 	pg_calib_compensate_hists(&probes, run);  /* after the pilot, which may attach again */
-	if (o->sample_hz) {
-		probes.sampler = pg_sampler_open(o->sample_hz,
-						 bpf_map__fd(probes.skel->maps.traced));
+	if (hz) {
+		probes.sampler = pg_sampler_open(hz, bpf_map__fd(probes.skel->maps.traced));
 		if (!probes.sampler) {
 			err = -EIO;
 			goto cleanup;
 		}
-		run->meta.sample_hz = o->sample_hz;
+		run->meta.sample_hz = hz;
 	}
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
 		pg_warn("cannot become the child subreaper: orphaned processes are not waited for");

@@ -50,6 +50,8 @@ struct pg_record_opts {
 				 * 0 = trace everything selected */
 	bool default_budget;	/* budget_pct is the default, not --budget (said so) */
 	uint32_t sample_hz;	/* -F: cpu-clock samples per second, 0 = no profile */
+	bool auto_hz;		/* no -F: sample_hz is the default, chosen again from --budget's
+				 * sampled first pass when there is one (runner/budget.h) */
 	uint64_t timeout_ms;	/* --timeout: stop a repetition running longer, 0 = none */
 	const char *user;	/* --user: run the benchmark as this user (runner/privs.h) */
 	bool no_exception_fix;	/* --no-exception-fix: no preload library, no published return

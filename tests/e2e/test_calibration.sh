@@ -175,7 +175,7 @@ check_eq "--budget 1000: every function" 5 "$(pgtest names "$TMP/all.json" | wc 
 # a longer run: the sampled first pass (~150 ms, no probes) keeps only the functions seen on
 # its stacks for the pilot. never_called cannot be on one; hot holds nearly all the time
 "$PERFGATE" record -o "$TMP/sampled.json" -r 1 --budget 5 -- ./budget 2>"$TMP/err"
-grep -q -- "--budget: a sampled first pass ([0-9]* samples in [0-9]* runs\?) saw [2-4] of the 5 selected" \
+grep -q -- "--budget: a sampled first pass ([0-9]* samples[^)]*) saw [2-4] of the 5 selected" \
 	"$TMP/err" || fail "no sampled first pass: $(cat "$TMP/err")"
 pgtest names "$TMP/sampled.json" >"$TMP/names"
 check "sampled first pass: not never_called" not grep -qx never_called "$TMP/names"

@@ -3,7 +3,8 @@
 # shared library, with inlined functions as frames, deeper than the stack snapshot (frame
 # pointers continue; without them the samples count as truncated), in a second thread and
 # across fork+exec; kernel frames are marked [k]; `perfgate folded` parses back and adds up to
-# the run's sample counts; --no-sample records no profile.
+# the run's sample counts; without -F the default flow samples a short benchmark faster than
+# 199 Hz and records the rate it says; --no-sample records no profile.
 source "$(dirname "$0")/lib.sh"
 
 # stacks_of RUN.json: parse `perfgate folded` back, check it against the run file, print every
@@ -127,6 +128,22 @@ stacks_of "$TMP/tree.json" >"$TMP/stacks"
 expect_share ';main;a;b;c$' 0.15
 expect_share ';main;sort_all;qsort_r;.*;cmp$' 0.15
 expect_share ';main;(a;b;c|sort_all;qsort_r;.*;cmp)$' 0.8
+
+# no -F, under the default budget: the rate follows the length of the sampled first pass (a
+# short benchmark is sampled faster than the 199 Hz default), said in one line and recorded
+"$PERFGATE" record -r 1 -o "$TMP/auto.json" -- ./sample_chain 60000000 2>"$TMP/auto.err"
+check_contains "the chosen rate is said" "$TMP/auto.err" \
+	'--budget: sampling at [0-9]* Hz: ~[0-9]* samples a repetition'
+hz=$(sed -n 's/.*--budget: sampling at \([0-9]*\) Hz.*/\1/p' "$TMP/auto.err")
+check_eq "meta.sample_hz is the rate said" "$hz" \
+	"$(pgtest get "$TMP/auto.json" meta.options.sample_hz)"
+check "a short benchmark is sampled faster than 199 Hz" test "${hz:-0}" -gt 199
+# -F: the user's rate stands; -f (no budget, no sampled pass): the default, 199 Hz
+"$PERFGATE" record -r 1 -F 99 -o "$TMP/f99.json" -- ./sample_chain 60000000 2>"$TMP/f99.err"
+check "-F: no rate chosen" not grep -q 'sampling at' "$TMP/f99.err"
+check_eq "-F stands" 99 "$(pgtest get "$TMP/f99.json" meta.options.sample_hz)"
+"$PERFGATE" record -q -r 1 -f main -o "$TMP/f.json" -- ./sample_chain 60000000
+check_eq "-f: the default rate" 199 "$(pgtest get "$TMP/f.json" meta.options.sample_hz)"
 
 # --no-sample: today's exact tracing only, and no profile to show
 "$PERFGATE" record -q -r 1 --no-sample -f main -o "$TMP/none.json" -- ./sample_chain 1000000

@@ -345,6 +345,28 @@ static void test_mark_sampled(void **state)
 	pg_rep_release(&rep);
 }
 
+/* no -F: ~300 samples a repetition, under 2% of the run at 30 us a sample, odd, in [49, 4999] */
+static void test_sample_hz(void **state)
+{
+	uint64_t n;
+
+	(void)state;
+	assert_int_equal(pg_budget_sample_hz(1000000000, 1, &n), 299);	/* 1 s: the target */
+	assert_int_equal(n, 299);
+	assert_int_equal(pg_budget_sample_hz(10000000000ULL, 1, &n), 49);	/* 10 s: the floor */
+	assert_int_equal(n, 490);
+	assert_int_equal(pg_budget_sample_hz(50000000, 1, &n), 665);	/* 50 ms: 2% */
+	assert_int_equal(n, 33);
+	assert_int_equal(pg_budget_sample_hz(1000000000, 2, &n), 149);	/* two busy CPUs */
+	assert_int_equal(n, 298);
+	assert_int_equal(pg_budget_sample_hz(1000000000, 0, &n), 299);	/* unknown: one */
+	assert_int_equal(pg_budget_sample_hz(50000000, 0.001, &n), 4999);	/* asleep: the cap */
+	assert_int_equal(n, 2);
+	assert_int_equal(pg_budget_sample_hz(100000000000ULL, 20, NULL), 49);
+	assert_int_equal(pg_budget_sample_hz(0, 1, &n), 199);	/* no wall time: the default */
+	assert_int_equal(n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_live_no_limit),
 		cmocka_unit_test(test_live_global_rule),
 		cmocka_unit_test_setup_teardown(test_mark_sampled, setup, teardown),
+		cmocka_unit_test(test_sample_hz),
 	};
 
 	pg_log_set_level(PG_LOG_ERROR);
