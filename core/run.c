@@ -6,17 +6,11 @@
 
 #include "alloc.h"
 #include "run.h"
+#include "strv.h"
 
 void pg_run_init(struct pg_run *run)
 {
 	memset(run, 0, sizeof(*run));
-}
-
-static void free_strv(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 static void func_release(struct pg_func *f)
@@ -47,7 +41,7 @@ void pg_run_release(struct pg_run *run)
 	struct pg_meta *m = &run->meta;
 
 	free(m->perfgate_version);
-	free_strv(m->argv, m->argc);
+	pg_strv_free(m->argv, m->argc);
 	free(m->start_time);
 	free(m->host);
 	free(m->kernel);
@@ -55,8 +49,8 @@ void pg_run_release(struct pg_run *run)
 	free(m->git_commit);
 	free(m->cwd);
 	free(m->functions_of);
-	free_strv(m->filters, m->nfilters);
-	free_strv(m->excludes, m->nexcludes);
+	pg_strv_free(m->filters, m->nfilters);
+	pg_strv_free(m->excludes, m->nexcludes);
 	for (size_t i = 0; i < run->nfuncs; i++)
 		func_release(&run->funcs[i]);
 	free(run->funcs);
