@@ -254,12 +254,29 @@ int pg_bh_adjust(const double *p, size_t n, double *q)
 }
 
 /*
- * k of the Hodges-Lehmann interval: the largest k >= 1 with P(U <= k - 1) <= alpha / 2 under
- * the null, or 0 if there is none.
+ * k of a distribution-free interval from the order statistics of @nn values: the largest
+ * k >= 1 with P(S <= k - 1) <= alpha / 2 under the null, where S, symmetric about nn / 2, has
+ * the cumulative distribution @cdf (exact), or without one is normal with standard deviation
+ * @sigma (with continuity correction); 0 if there is none. At most (nn + 1) / 2.
  */
+static size_t interval_k(const double *cdf, size_t nn, double sigma, double alpha)
+{
+	size_t k = 0;
+
+	if (cdf)
+		while (k < nn && cdf[k] <= alpha / 2)
+			k++;
+	else	/* P(S <= k - 1) ~ Phi((k - 1 + 0.5 - mu) / sigma) */
+		while (k < nn && norm_sf(((double)nn / 2 - ((double)k + 0.5)) / sigma) <= alpha / 2)
+			k++;
+	/* the k' that qualify are a prefix 1..k of the integers, so k is the largest one */
+	return k > (nn + 1) / 2 ? (nn + 1) / 2 : k;
+}
+
+/* k of the Hodges-Lehmann interval of two samples (interval_k() of U), or -ENOMEM. */
 static int hl_k(size_t nx, size_t ny, double alpha, struct pg_stats_ws *ws, size_t *kout)
 {
-	size_t nn = nx * ny, k = 0;
+	size_t nn = nx * ny;
 
 	if (nx + ny <= PG_MWU_EXACT_MAX) {
 		double *own;
@@ -267,21 +284,12 @@ static int hl_k(size_t nx, size_t ny, double alpha, struct pg_stats_ws *ws, size
 
 		if (!cdf)
 			return -ENOMEM;
-		while (k < nn && cdf[k] <= alpha / 2)
-			k++;
+		*kout = interval_k(cdf, nn, 0, alpha);
 		free(own);
 	} else {
-		/* P(U <= k - 1) ~ Phi((k - 1 + 0.5 - mu) / sigma), with continuity correction */
-		double mu = (double)nn / 2;
-		double sigma = sqrt((double)nx * (double)ny * (double)(nx + ny + 1) / 12);
-
-		while (k < nn && norm_sf((mu - ((double)k + 0.5)) / sigma) <= alpha / 2)
-			k++;
+		*kout = interval_k(NULL, nn, sqrt((double)nx * (double)ny * (double)(nx + ny + 1) / 12),
+				   alpha);
 	}
-	/* the k' that qualify are a prefix 1..k of the integers, so k is the largest one */
-	if (k > (nn + 1) / 2)
-		k = (nn + 1) / 2;
-	*kout = k;
 	return 0;
 }
 
@@ -538,7 +546,7 @@ int pg_wsr_test(const double *d, size_t n, struct pg_wsr *out)
 		return 0;
 	if (!ties && m <= PG_WSR_EXACT_MAX) {
 		double *cdf = wsr_exact_cdf_new(m), lo, hi;
-		size_t top = m * (m + 1) / 2, w = (size_t)wplus;
+		size_t w = (size_t)wplus;
 
 		if (!cdf)
 			return -ENOMEM;
@@ -548,7 +556,6 @@ int pg_wsr_test(const double *d, size_t n, struct pg_wsr *out)
 		out->p = fmin(1, 2 * fmin(lo, hi));
 		out->exact = 1;
 		free(cdf);
-		(void)top;
 	} else {
 		double mn = (double)m, mu = mn * (mn + 1) / 4;
 		double var = mn * (mn + 1) * (2 * mn + 1) / 24 - tie_term / 48;
@@ -589,19 +596,12 @@ int pg_hodges_lehmann_paired(const double *d, size_t n, double alpha, struct pg_
 			free(walsh);
 			return -ENOMEM;
 		}
-		/* P(W+ <= k - 1) = cdf[k - 1] <= alpha / 2 */
-		while (k < nw && cdf[k] <= alpha / 2)
-			k++;
+		k = interval_k(cdf, nw, 0, alpha);
 		free(cdf);
 	} else {
-		double mu = (double)nw / 2;
-		double sigma = sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24);
-
-		while (k < nw && norm_sf((mu - ((double)k + 0.5)) / sigma) <= alpha / 2)
-			k++;
+		k = interval_k(NULL, nw,
+			       sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24), alpha);
 	}
-	if (k > (nw + 1) / 2)
-		k = (nw + 1) / 2;
 	if (k) {
 		out->lo = walsh[k - 1];
 		out->hi = walsh[nw - k];
