@@ -38,6 +38,8 @@ int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_pr
  * perfgate's own frames (unless a->keep_probes). 0, or -1 after logging. */
 struct pg_run;
 int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run);
+/* Fold @run's probe frames (pg_run_fold_probes()); on failure say so, naming @what: -1. */
+int pg_profile_fold_probes(struct pg_run *run, const char *what);
 /* Load as above, then the stacks of repetition a->rep (or all, added up): *v (free with
  * pg_stacks_free()) and *n. 0, or -1 after logging. */
 struct pg_stack;

@@ -207,12 +207,9 @@ int do_compare(int argc, char **argv)
 		goto cleanup;
 	if (json && pg_result_write(&cmp, &base, &new, json))
 		goto cleanup;
-	if (flame && !keep_probes &&
-	    (pg_run_fold_probes(&base) || pg_run_fold_probes(&new))) {
-		pg_err("--flamegraph: cannot fold perfgate's probe frames: out of memory or a "
-		       "count overflow");
+	if (flame && !keep_probes && (pg_profile_fold_probes(&base, "--flamegraph") ||
+				      pg_profile_fold_probes(&new, "--flamegraph")))
 		goto cleanup;
-	}
 	if (flame && pg_flamegraph_write_diff(&base, &new, &cmp, flame_metric, opts.alpha,
 					       flame))
 		goto cleanup;

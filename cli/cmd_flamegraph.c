@@ -19,8 +19,7 @@ static const char flamegraph_usage[] =
 	"  -o, --output F  the SVG file to write (atomically)\n"
 	"  --rep N         only repetition N (1 = the first); default all\n"
 	"  --title TEXT    the heading (default: the benchmark command)\n"
-	"  --keep-probe-frames  show the kernel frames of perfgate's probes, not one\n"
-	"                  '[perfgate probes]' frame (docs/sampling.md)\n";
+	PG_PROFILE_KEEP_PROBES_HELP;
 
 int do_flamegraph(int argc, char **argv)
 {

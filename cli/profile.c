@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * cli/profile.c - what perfgate folded (cmd_folded.c) and perfgate flamegraph
- * (cmd_flamegraph.c) share: their options, RUN.json [--rep N] [-o FILE] [--title TEXT]
+ * cli/profile.c - what perfgate folded (cmd_folded.c), perfgate flamegraph
+ * (cmd_flamegraph.c) and perfgate pprof (cmd_pprof.c) share: their options, RUN.json [--rep N] [-o FILE] [--title TEXT]
  * [--keep-probe-frames], and the checks of the run they read (see cli.h).
  */
 #include <getopt.h>
@@ -63,6 +63,14 @@ int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_pr
 	return -1;
 }
 
+int pg_profile_fold_probes(struct pg_run *run, const char *what)
+{
+	if (!pg_run_fold_probes(run))
+		return 0;
+	pg_err("%s: cannot fold perfgate's probe frames: out of memory or a count overflow", what);
+	return -1;
+}
+
 int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run)
 {
 	size_t n = 0;
@@ -82,12 +90,7 @@ int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run)
 		       "it was recorded with --no-sample or by an older perfgate");
 		return -1;
 	}
-	if (!a->keep_probes && pg_run_fold_probes(run)) {
-		pg_err("%s: cannot fold perfgate's probe frames: out of memory or a count overflow",
-		       a->run);
-		return -1;
-	}
-	return 0;
+	return a->keep_probes ? 0 : pg_profile_fold_probes(run, a->run);
 }
 
 int pg_profile_args_stacks(const struct pg_profile_args *a, struct pg_run *run,

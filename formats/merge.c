@@ -219,7 +219,6 @@ static int merge_sources(struct pg_run *out, const struct pg_run *const *runs, s
 	return 0;
 }
 
-/* The command as one line (arguments joined by spaces, cut at 80 characters) into @buf. */
 /*
  * Count the functions (by basename of the binary and name) listed in @a only into @only[0],
  * in @b only into @only[1]. 0 or -ENOMEM.

@@ -55,8 +55,9 @@ int pg_vote_read(const char *path, bool quiet_enoent, struct pg_vote_result *out
 		return err;
 	out->hosts_differ = out->base.meta.host && out->new.meta.host &&
 			    strcmp(out->base.meta.host, out->new.meta.host);
-	out->commands_differ = out->base.meta.argv && out->new.meta.argv &&
-			       !pg_meta_same_benchmark(&out->base.meta, &out->new.meta);
+	/* the file does not say; compare's rule, where both commands are known */
+	out->cmp.commands_differ = out->base.meta.argv && out->new.meta.argv &&
+				   !pg_meta_same_benchmark(&out->base.meta, &out->new.meta);
 	return 0;
 }
 
@@ -101,7 +102,7 @@ int pg_vote_decide(const struct pg_vote_result *r, char *why, size_t whylen)
 	vote = decide_verdict(r, why, whylen);
 	/* compare judged them function by function, as two binaries: say so */
 	len = strlen(why);
-	if (r->commands_differ && len + 1 < whylen) {
+	if (r->cmp.commands_differ && len + 1 < whylen) {
 		pg_meta_command_words(a, sizeof(a), &r->base.meta);
 		pg_meta_command_words(b, sizeof(b), &r->new.meta);
 		snprintf(why + len, whylen - len, " (the runs are of different commands: '%s' and "

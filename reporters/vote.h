@@ -40,7 +40,6 @@ struct pg_vote_result {
 	struct pg_comparison cmp;
 	struct pg_run base, new;
 	bool hosts_differ;		/* both hosts known and different */
-	bool commands_differ;		/* both commands known, not the same benchmark */
 };
 
 void pg_vote_result_init(struct pg_vote_result *r);
