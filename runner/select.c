@@ -341,8 +341,11 @@ static int apply_functions_of(struct pg_selection *sel, const struct pg_record_o
 			if (!err && !(names[n++] = named_key(f->name, f->scope)))
 				err = -ENOMEM;
 		}
-		if (err)
+		if (err) {	/* the keys made so far (the last is NULL) */
+			for (size_t k = 0; k < n; k++)
+				free(names[k]);
 			break;
+		}
 		qsort(names, n, sizeof(*names), cmp_str_ptr);
 		n = unique_strs(names, n);
 		path = functions_of_binary(sel, first->binary);
