@@ -30,10 +30,20 @@ void pg_rep_release(struct pg_rep *rep)
 	for (size_t i = 0; i < rep->nstacks; i++)
 		free(rep->stacks[i].folded);
 	free(rep->stacks);
+	for (size_t i = 0; i < rep->noffcpu; i++)
+		free(rep->offcpu[i].folded);
+	free(rep->offcpu);
+	for (size_t i = 0; i < rep->nthreads; i++)
+		free(rep->threads[i].comm);
+	free(rep->threads);
 	rep->stats = NULL;
 	rep->nstats = 0;
 	rep->stacks = NULL;
 	rep->nstacks = 0;
+	rep->offcpu = NULL;
+	rep->noffcpu = 0;
+	rep->threads = NULL;
+	rep->nthreads = 0;
 }
 
 void pg_run_release(struct pg_run *run)
@@ -49,6 +59,7 @@ void pg_run_release(struct pg_run *run)
 	free(m->git_commit);
 	free(m->cwd);
 	free(m->functions_of);
+	free(m->ab_session);
 	pg_strv_free(m->filters, m->nfilters);
 	pg_strv_free(m->excludes, m->nexcludes);
 	for (size_t i = 0; i < run->nfuncs; i++)

@@ -88,6 +88,19 @@ struct pg_fstat {
 	uint64_t probe_ns;
 	uint64_t desc_probe_ns;
 	uint64_t kids_probe_ns;
+	/*
+	 * Off-CPU time inside these calls, exactly (the scheduler's context switches, when
+	 * pg_meta.offcpu; all 0 otherwise and in run files from before): of total_ns, the time
+	 * the calling thread was not running; of that, the time it was runnable but waiting for
+	 * a CPU (preempted, or woken and not yet running); the rest it was blocked (sleeping,
+	 * I/O, a lock). The self_ forms are the same of self_ns. On-CPU time is total_ns -
+	 * offcpu_ns. runq_ns <= offcpu_ns <= total_ns; self_runq_ns <= self_offcpu_ns <= self_ns;
+	 * self_offcpu_ns <= offcpu_ns, self_runq_ns <= runq_ns.
+	 */
+	uint64_t offcpu_ns;
+	uint64_t runq_ns;
+	uint64_t self_offcpu_ns;
+	uint64_t self_runq_ns;
 };
 
 /* One sampled call stack: frames root first, ';'-separated ("main;parse;lex"), see
@@ -95,6 +108,18 @@ struct pg_fstat {
 struct pg_stack {
 	char *folded;
 	uint64_t count;		/* >= 1 */
+};
+
+/*
+ * One thread of a repetition's process tree (pg_meta.offcpu): where its time went, from its
+ * first to its last context switch seen. cpu_ns + runq_ns + blocked_ns is its lifetime.
+ */
+struct pg_thread {
+	uint32_t tid;		/* as the kernel numbered it in that repetition */
+	char *comm;		/* its name (task comm) when last seen; never NULL */
+	uint64_t cpu_ns;	/* running */
+	uint64_t runq_ns;	/* runnable, waiting for a CPU */
+	uint64_t blocked_ns;	/* sleeping, waiting for I/O, a lock, another thread */
 };
 
 /* Where a sampled frame's function is declared (for flame graph tooltips). */
@@ -116,6 +141,30 @@ struct pg_rep {
 	uint64_t samples_truncated;	/* kept, but the stack could not be unwound to its root */
 	size_t nstacks;
 	struct pg_stack *stacks;	/* sorted by folded (strcmp), unique */
+	/*
+	 * Off-CPU profile (pg_meta.offcpu with sampling on; else empty): the stacks threads were
+	 * switched out in, kernel frames last, each count the nanoseconds spent blocked there.
+	 * Sorted by folded, unique, each count >= 1.
+	 */
+	size_t noffcpu;
+	struct pg_stack *offcpu;
+	/* threads (pg_meta.offcpu; else empty), sorted by tid, unique */
+	size_t nthreads;
+	struct pg_thread *threads;
+	/*
+	 * perfgate ab (pg_meta.ab_session set): the pair this repetition belongs to (each index
+	 * 0..npairs-1 once on each side of the session) and its position in the session's running
+	 * order over both sides (0-based, unique across the two files). Both 0 otherwise.
+	 */
+	uint32_t pair;
+	uint32_t seq;
+};
+
+/* Which side of a perfgate ab session a run is (pg_meta.ab_side). */
+enum pg_ab_side {
+	PG_AB_NONE = 0,		/* an ordinary recording */
+	PG_AB_BASE,
+	PG_AB_NEW,
 };
 
 struct pg_meta {
@@ -140,6 +189,14 @@ struct pg_meta {
 	char *functions_of;	/* record --functions-of FILE: the functions are FILE's, and
 				 * filters, excludes and budget_pct say how FILE chose them;
 				 * NULL = chosen by this recording's own options */
+	bool offcpu;		/* off-CPU time was measured (pg_fstat.offcpu_ns..., threads) */
+	/*
+	 * perfgate ab: the session's id (shared by its two run files, unique per session) and
+	 * which side this file is; NULL and PG_AB_NONE for an ordinary recording. Both sides of
+	 * one session have the same functions (keys) and their repetitions pair by pg_rep.pair.
+	 */
+	char *ab_session;
+	enum pg_ab_side ab_side;
 };
 
 struct pg_run {
