@@ -83,6 +83,8 @@ const char *pg_metric_name(enum pg_metric m)
 		return "self";
 	case PG_METRIC_TOTAL:
 		return "total";
+	case PG_METRIC_CPU:
+		return "cpu";
 	}
 	return "unknown";
 }
@@ -95,6 +97,7 @@ void pg_fcmp_init(struct pg_fcmp *f)
 	f->p = f->q = NAN;
 	f->probe_share = NAN;
 	f->impact_ns = f->impact = NAN;
+	f->change_cpu = f->change_offcpu = NAN;
 	f->verdict = PG_VERDICT_INCONCLUSIVE;
 }
 

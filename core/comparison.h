@@ -34,6 +34,8 @@
 enum pg_metric {
 	PG_METRIC_SELF = 0,	/* self time per call (default) */
 	PG_METRIC_TOTAL,	/* inclusive time per call */
+	PG_METRIC_CPU,		/* on-CPU self time per call: self_ns - self_offcpu_ns (issue 20;
+				 * runs recorded with pg_meta.offcpu) */
 };
 
 enum pg_verdict {
@@ -96,11 +98,18 @@ struct pg_compare_opts {
 	double min_impact;	/* smallest change of a function's time per repetition, as a
 				 * share of the median repetition's wall time, that fails a build
 				 * (or counts as an improvement); 0.001 = 0.1%, default; 0: off */
+	/*
+	 * Sequential design (perfgate ab --max-reps, docs/statistics.md): this comparison is look
+	 * @look (1-based) of at most @looks planned looks at growing data, and tests at the part
+	 * of alpha that look may spend. 0 and 0: one look at alpha, as ever.
+	 */
+	uint32_t look;
+	uint32_t looks;
 };
 
 /* docs/statistics.md, "Impact", says why 0.1% */
 #define PG_MIN_IMPACT_DEFAULT 0.001
-#define PG_COMPARE_OPTS_DEFAULT { 0.05, 0.05, PG_METRIC_SELF, 5, false, PG_MIN_IMPACT_DEFAULT }
+#define PG_COMPARE_OPTS_DEFAULT { 0.05, 0.05, PG_METRIC_SELF, 5, false, PG_MIN_IMPACT_DEFAULT, 0, 0 }
 
 struct pg_fcmp {
 	char *binary;		/* basename of the ELF file */
@@ -127,6 +136,14 @@ struct pg_fcmp {
 				 * base_ns * new_calls (+ slower); NAN when change is NAN */
 	double impact;		/* impact_ns as a share of the median wall time of a base
 				 * repetition (of a new one when the base has none); NAN if unknown */
+	/*
+	 * Of the change, the part on-CPU and the part off-CPU (both runs pg_meta.offcpu; else
+	 * NAN): the change of the per-call on-CPU and off-CPU time of the metric (self or total),
+	 * each over base_ns, so that change_cpu + change_offcpu ~ change (issue 20).
+	 */
+	double change_cpu, change_offcpu;
+	size_t pairs;		/* paired comparison: the pairs the verdict needed (the look it was
+				 * decided at, or the last); 0 when not paired */
 	enum pg_verdict verdict;
 	enum pg_cause cause;	/* why inconclusive; PG_CAUSE_NONE otherwise */
 	char reason[160];	/* a short human explanation of the verdict; "" when obvious */
@@ -141,6 +158,9 @@ struct pg_comparison {
 	bool compensated;		/* both sides compensated with the joint calibration */
 	bool commands_differ;		/* not pg_meta_same_benchmark(): compared all the same,
 					 * with a warning naming both commands */
+	bool paired;			/* the two runs are the sides of one perfgate ab session
+					 * and were compared pair by pair (issue 18) */
+	size_t npairs;			/* pairs used when paired, else 0 */
 	enum pg_overall overall;
 	char overall_reason[256];	/* why inconclusive, or "" */
 	struct pg_fcmp wall;		/* whole-process wall time per repetition (informational:

@@ -888,3 +888,24 @@ out:
 	free(p);
 	return err;
 }
+
+/* (issue 18 groundwork: the sequential design replaces these two) */
+int pg_compare_look(const struct pg_run *base, const struct pg_run *new,
+		    const struct pg_compare_opts *opts, const struct pg_comparison *prev,
+		    struct pg_comparison *out)
+{
+	(void)prev;
+	return pg_compare(base, new, opts, out);
+}
+
+bool pg_comparison_undecided(const struct pg_comparison *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		enum pg_cause k = c->f[i].cause;
+
+		if (k == PG_CAUSE_REPS || k == PG_CAUSE_WIDE || k == PG_CAUSE_NOT_SIG ||
+		    k == PG_CAUSE_NOT_SURELY)
+			return true;
+	}
+	return false;
+}

@@ -95,4 +95,19 @@
 int pg_compare(const struct pg_run *base, const struct pg_run *new,
 	       const struct pg_compare_opts *opts, struct pg_comparison *out);
 
+/*
+ * One look of a sequential comparison (perfgate ab --max-reps): pg_compare() at opts->look of
+ * opts->looks, where a function decided at an earlier look (@prev, the previous look's result,
+ * or NULL at the first) keeps that verdict and its pairs. Same returns as pg_compare().
+ */
+int pg_compare_look(const struct pg_run *base, const struct pg_run *new,
+		    const struct pg_compare_opts *opts, const struct pg_comparison *prev,
+		    struct pg_comparison *out);
+
+/*
+ * Could more pairs decide something @c left undecided: a function inconclusive for too few
+ * repetitions, an interval too wide, or not (surely) significant yet?
+ */
+bool pg_comparison_undecided(const struct pg_comparison *c);
+
 #endif
