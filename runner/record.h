@@ -57,6 +57,8 @@ struct pg_record_opts {
 	bool no_exception_fix;	/* --no-exception-fix: no preload library, no published return
 				 * addresses (runner/excfix.h) */
 	bool exception_fix;	/* --exception-fix: the fix even when no traced binary is C++ */
+	bool no_offcpu;		/* --no-offcpu: no context-switch hooks (no off-CPU time per
+				 * function, threads or off-CPU stacks) */
 	/*
 	 * --functions-of FILE: trace the functions of this run (borrowed), no -f/-x/--budget.
 	 * Each is found by its symbol name in the binary of the same base name (the executable,
