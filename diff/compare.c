@@ -16,6 +16,7 @@
 #include "../core/numfmt.h"
 #include "../core/strv.h"
 #include "compare.h"
+#include "paired.h"
 #include "stats.h"
 
 /* Per-call times below this are taken as this before the logarithm (log 0 = -inf). */
@@ -57,6 +58,8 @@ struct sample {
 	double compensated;	/* the same, compensated for probe overhead */
 	double callees;		/* traced calls inside the measured time: direct children for
 				 * self time, every descendant for total time */
+	uint32_t *pair;		/* the pair index (pg_rep.pair) of each repetition */
+	bool paired;		/* compare pair by pair (diff/paired.h) */
 };
 
 static int sample_alloc(struct sample *s, size_t cap)
@@ -64,26 +67,83 @@ static int sample_alloc(struct sample *s, size_t cap)
 	s->n = 0;
 	s->raw = malloc((cap ? cap : 1) * sizeof(double));
 	s->log = malloc((cap ? cap : 1) * sizeof(double));
-	return s->raw && s->log ? 0 : -ENOMEM;
+	s->pair = malloc((cap ? cap : 1) * sizeof(uint32_t));
+	return s->raw && s->log && s->pair ? 0 : -ENOMEM;
 }
 
 static void sample_free(struct sample *s)
 {
 	free(s->raw);
 	free(s->log);
+	free(s->pair);
 }
 
-static void sample_push(struct sample *s, double v)
+static void sample_push(struct sample *s, double v, uint32_t pair)
 {
 	s->raw[s->n] = v;
+	s->pair[s->n] = pair;
 	s->log[s->n] = log(v > PG_MIN_NS ? v : PG_MIN_NS);
 	s->n++;
 }
 
 /*
+ * Is @f mostly probe effects on either side (PG_MIN_NS_PER_CALLEE, PG_MAX_PROBE_SHARE)? Then
+ * its cause and reason are set and it is not tested.
+ */
+static bool probe_bound(struct pg_fcmp *f, const struct sample *b, const struct sample *n,
+			bool compensated)
+{
+	for (const struct sample *x = b; x; x = x == b ? n : NULL) {
+		double per = x->callees > 0 ? x->measured / x->callees : INFINITY;
+
+		if (per < PG_MIN_NS_PER_CALLEE) {
+			f->cause = PG_CAUSE_CALLEE_TIME;
+			snprintf(f->reason, sizeof(f->reason),
+				 "only ~%.1f us of its measured time per call to a traced function: "
+				 "too little to tell apart from the probes' effects", per / 1e3);
+			return true;
+		}
+	}
+	if (compensated) {
+		double sb = b->measured > 0 ? 1 - b->compensated / b->measured : 0;
+		double sn = n->measured > 0 ? 1 - n->compensated / n->measured : 0;
+
+		f->probe_share = sb > sn ? sb : sn;
+		if (f->probe_share > PG_MAX_PROBE_SHARE) {
+			f->cause = PG_CAUSE_PROBES;
+			snprintf(f->reason, sizeof(f->reason),
+				 "probes are ~%.0f%% of its measured time: too much to subtract "
+				 "reliably; compare with --raw, or use cheaper probe sites",
+				 100 * f->probe_share);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * analyse() of the two sides of an interleaved session (diff/paired.h): the effect and the
+ * signed-rank test over the pairs in which the function was called on both sides.
+ */
+static int analyse_paired(struct pg_fcmp *f, const struct sample *b, const struct sample *n,
+			  const struct pg_compare_opts *o, bool compensated)
+{
+	double *d = NULL;
+	ssize_t nd;
+	int err;
+
+	nd = pg_paired_effect(f, b->log, b->pair, b->n, n->log, n->pair, n->n, o->alpha, &d);
+	if (nd < 0)
+		return (int)nd;
+	err = probe_bound(f, b, n, compensated) ? 0 : pg_paired_test(f, d, (size_t)nd, o);
+	free(d);
+	return err;
+}
+
+/*
  * Fill medians and the Hodges-Lehmann effect of @f from the two samples, and decide whether it
  * can be tested; if so, set f->p. Returns 1 if tested, 0 if not (f->reason says why), or a
- * negative errno.
+ * negative errno. Paired samples go to analyse_paired().
  */
 static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sample *n,
 		   const struct pg_compare_opts *o, bool compensated, struct pg_stats_ws *ws)
@@ -99,6 +159,8 @@ static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sampl
 	f->new_ns = pg_median(n->raw, n->n);
 	if (!b->n || !n->n)
 		return 0;
+	if (b->paired && n->paired)
+		return analyse_paired(f, b, n, o, compensated);
 	err = pg_hodges_lehmann_ws(b->log, b->n, n->log, n->n, o->alpha, ws, &hl);
 	if (err)
 		return err;
@@ -106,32 +168,8 @@ static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sampl
 	/* an infinite end stays infinite: "no bound", rather than exp(-inf) - 1 = -100% */
 	f->ci_lo = isinf(hl.lo) ? -INFINITY : expm1(hl.lo);
 	f->ci_hi = isinf(hl.hi) ? INFINITY : expm1(hl.hi);
-
-	for (const struct sample *x = b; x; x = x == b ? n : NULL) {
-		double per = x->callees > 0 ? x->measured / x->callees : INFINITY;
-
-		if (per < PG_MIN_NS_PER_CALLEE) {
-			f->cause = PG_CAUSE_CALLEE_TIME;
-			snprintf(f->reason, sizeof(f->reason),
-				 "only ~%.1f us of its measured time per call to a traced function: "
-				 "too little to tell apart from the probes' effects", per / 1e3);
-			return 0;
-		}
-	}
-	if (compensated) {
-		double sb = b->measured > 0 ? 1 - b->compensated / b->measured : 0;
-		double sn = n->measured > 0 ? 1 - n->compensated / n->measured : 0;
-
-		f->probe_share = sb > sn ? sb : sn;
-		if (f->probe_share > PG_MAX_PROBE_SHARE) {
-			f->cause = PG_CAUSE_PROBES;
-			snprintf(f->reason, sizeof(f->reason),
-				 "probes are ~%.0f%% of its measured time: too much to subtract "
-				 "reliably; compare with --raw, or use cheaper probe sites",
-				 100 * f->probe_share);
-			return 0;
-		}
-	}
+	if (probe_bound(f, b, n, compensated))
+		return 0;
 	min_p = pg_mwu_min_p(b->n, n->n);
 	if (min_p > o->alpha) {
 		f->cause = PG_CAUSE_REPS;
@@ -401,7 +439,7 @@ static void gather(const struct pg_run *run, const struct key *keys, size_t nk,
 		*calls_sum += (double)calls;
 		s->measured += raw;
 		s->compensated += ns;
-		sample_push(s, ns / (double)timed);
+		sample_push(s, ns / (double)timed, run->reps[r].pair);
 	}
 }
 
@@ -598,20 +636,40 @@ static int cmp_fcmp(const void *pa, const void *pb)
 						       b->scope ? b->scope : "");
 }
 
-/* Repetitions per side needed before any test can reach alpha (and opts.min_reps). */
-static size_t reps_needed(const struct pg_compare_opts *o)
+/* Repetitions per side (pairs when @paired) needed before any test can reach alpha (and
+ * opts.min_reps). */
+static size_t reps_needed(const struct pg_compare_opts *o, bool paired)
 {
 	size_t n = o->min_reps > 1 ? o->min_reps : 1;
 
-	while (n < 1000 && pg_mwu_min_p(n, n) > o->alpha)
+	while (n < 1000 && (paired ? pg_wsr_min_p(n) : pg_mwu_min_p(n, n)) > o->alpha)
 		n++;
 	return n;
 }
 
-static void overall(struct pg_comparison *c, size_t ncommon)
+/* overall() of a paired comparison that tested nothing: its reason in pairs. */
+static void overall_paired(struct pg_comparison *c, const struct pg_compare_opts *o,
+			   size_t ncommon)
 {
-	const struct pg_compare_opts *o = &c->opts;
-	size_t need = reps_needed(o), rec = need > PG_RECOMMENDED_REPS ? need : PG_RECOMMENDED_REPS;
+	size_t need = reps_needed(o, true);
+	double min_p = pg_wsr_min_p(c->npairs);
+	char *r = c->overall_reason;
+	size_t rs = sizeof(c->overall_reason);
+
+	if (min_p > o->alpha || c->npairs < o->min_reps)
+		snprintf(r, rs, "too few pairs (%zu): at least %zu needed to reach alpha %g",
+			 c->npairs, need, o->alpha);
+	else if (!ncommon)
+		snprintf(r, rs, "no function was called in both runs: nothing to compare");
+	else
+		snprintf(r, rs, "no function was called on both sides of at least %zu pairs", need);
+}
+
+/* The overall verdict; @o: the options the tests used (alpha of this look). */
+static void overall(struct pg_comparison *c, const struct pg_compare_opts *o, size_t ncommon)
+{
+	size_t need = reps_needed(o, false);
+	size_t rec = need > PG_RECOMMENDED_REPS ? need : PG_RECOMMENDED_REPS;
 	char *r = c->overall_reason;
 	size_t rs = sizeof(c->overall_reason);
 	double min_p;
@@ -626,6 +684,10 @@ static void overall(struct pg_comparison *c, size_t ncommon)
 		return;
 	}
 	c->overall = PG_OVERALL_INCONCLUSIVE;
+	if (c->paired) {
+		overall_paired(c, o, ncommon);
+		return;
+	}
 	min_p = pg_mwu_min_p(c->base_reps, c->new_reps);
 	if (min_p > o->alpha) {
 		snprintf(r, rs,
@@ -652,12 +714,12 @@ static void overall(struct pg_comparison *c, size_t ncommon)
 
 /*
  * The whole-process wall time per repetition into out->wall: tested alone (its raw p is its
- * q), never counted. Uses the samples @sb and @sn and the workspace @ws. Returns the wall time a function's impact is
+ * q), never counted, with the options @o. Uses the samples @sb and @sn and the workspace @ws. Returns the wall time a function's impact is
  * a share of: the base run's median, else the new run's; NAN when neither has one.
  */
-static int compare_wall(struct pg_comparison *out, const struct pg_run *base,
-			const struct pg_run *new, struct sample *sb, struct sample *sn,
-			struct pg_stats_ws *ws, double *wall_ns)
+static int compare_wall(struct pg_comparison *out, const struct pg_compare_opts *o,
+			const struct pg_run *base, const struct pg_run *new, struct sample *sb,
+			struct sample *sn, struct pg_stats_ws *ws, double *wall_ns)
 {
 	struct pg_fcmp *w = &out->wall;
 	int err;
@@ -670,16 +732,16 @@ static int compare_wall(struct pg_comparison *out, const struct pg_run *base,
 	sb->n = sn->n = 0;
 	for (size_t r = 0; r < base->nreps; r++)
 		if (base->reps[r].wall_ns)
-			sample_push(sb, (double)base->reps[r].wall_ns);
+			sample_push(sb, (double)base->reps[r].wall_ns, base->reps[r].pair);
 	for (size_t r = 0; r < new->nreps; r++)
 		if (new->reps[r].wall_ns)
-			sample_push(sn, (double)new->reps[r].wall_ns);
-	err = analyse(w, sb, sn, &out->opts, false, ws);
+			sample_push(sn, (double)new->reps[r].wall_ns, new->reps[r].pair);
+	err = analyse(w, sb, sn, o, false, ws);
 	if (err < 0)
 		return err;
 	if (err == 1) {
 		w->q = w->p;
-		decide(w, &out->opts, NAN);
+		decide(w, o, NAN);
 	} else if (!sb->n || !sn->n) {
 		snprintf(w->reason, sizeof(w->reason), "no wall time recorded in the %s run",
 			 !sb->n ? "base" : "new");
@@ -688,10 +750,34 @@ static int compare_wall(struct pg_comparison *out, const struct pg_run *base,
 	return 0;
 }
 
-int pg_compare(const struct pg_run *base, const struct pg_run *new,
-	       const struct pg_compare_opts *opts, struct pg_comparison *out)
+/*
+ * Runs that are the two sides of one perfgate ab session are compared pair by pair
+ * (diff/paired.h): out->paired, out->npairs, and @sb and @sn marked paired. A warning when the
+ * files were given the other way round.
+ */
+static int pairing(struct pg_comparison *out, const struct pg_run *base, const struct pg_run *new,
+		   struct sample *sb, struct sample *sn)
+{
+	bool swapped;
+
+	out->paired = pg_runs_paired(base, new, &swapped);
+	if (!out->paired)
+		return 0;
+	out->npairs = pg_runs_npairs(base, new);
+	sb->paired = sn->paired = true;
+	if (!swapped)
+		return 0;
+	return warn(out, "the base run is the new side of its perfgate ab session and the new run "
+		    "its base side: compared as given, so a slower new side is an improvement");
+}
+
+/* pg_compare() and pg_compare_look() (@prev: the previous look, or NULL). */
+static int compare_runs(const struct pg_run *base, const struct pg_run *new,
+			const struct pg_compare_opts *opts, const struct pg_comparison *prev,
+			struct pg_comparison *out)
 {
 	const struct pg_compare_opts def = PG_COMPARE_OPTS_DEFAULT;
+	struct pg_compare_opts look;	/* the options this look tests at */
 	struct sample sb = { 0 }, sn = { 0 };
 	struct pg_stats_ws ws = PG_STATS_WS_INIT;	/* shared by the functions' tests */
 	struct key *keys = NULL;
@@ -708,11 +794,16 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 	opts = &out->opts;
 	if (!(opts->alpha > 0 && opts->alpha < 1) || !(opts->min_effect >= 0) ||
 	    !isfinite(opts->min_effect) || !(opts->min_impact >= 0) ||
-	    !isfinite(opts->min_impact)) {
+	    !isfinite(opts->min_impact) || opts->look > opts->looks ||
+	    (opts->looks && !opts->look)) {
 		snprintf(out->error, sizeof(out->error), "invalid options: alpha must be in "
-			 "(0, 1), min_effect and min_impact >= 0");
+			 "(0, 1), min_effect and min_impact >= 0, look in 1..looks");
 		return -EINVAL;
 	}
+	/* a sequential look tests at its share of alpha (diff/paired.h) */
+	look = *opts;
+	look.alpha = pg_look_alpha(opts);
+	opts = &look;
 	out->base_reps = base->nreps;
 	out->new_reps = new->nreps;
 
@@ -725,6 +816,9 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 	if (!keys || !tested || !p || !out->f)
 		goto fail;
 	if (sample_alloc(&sb, base->nreps) || sample_alloc(&sn, new->nreps))
+		goto fail;
+	err = pairing(out, base, new, &sb, &sn);
+	if (err)
 		goto fail;
 	/* compared all the same, as Google Benchmark's compare.py compares two binaries */
 	out->commands_differ = !pg_meta_same_benchmark(&base->meta, &new->meta);
@@ -740,7 +834,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		goto fail;
 	joint_calib(base, new, opts, &calib);
 	out->compensated = calib.valid;
-	err = compare_wall(out, base, new, &sb, &sn, &ws, &wall_ns);
+	err = compare_wall(out, opts, base, new, &sb, &sn, &ws, &wall_ns);
 	if (err)
 		goto fail;
 
@@ -842,10 +936,15 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 		f->q = p[t];
 		decide(f, opts, wall_ns);
 	}
+	for (size_t i = 0; i < out->n; i++)
+		calls_words(&out->f[i]);
+	/* a sequential look: what an earlier look decided stays decided */
+	err = pg_keep_decided(out, prev);
+	if (err)
+		goto fail;
 	for (size_t i = 0; i < out->n; i++) {
 		struct pg_fcmp *f = &out->f[i];
 
-		calls_words(f);
 		switch (f->verdict) {
 		case PG_VERDICT_REGRESSION:
 			out->nregressions++;
@@ -872,7 +971,7 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 	}
 	qsort(out->f, out->n, sizeof(*out->f), cmp_fcmp);
 
-	overall(out, ncommon);
+	overall(out, opts, ncommon);
 	err = 0;
 	goto out;
 
@@ -889,23 +988,15 @@ out:
 	return err;
 }
 
-/* (issue 18 groundwork: the sequential design replaces these two) */
+int pg_compare(const struct pg_run *base, const struct pg_run *new,
+	       const struct pg_compare_opts *opts, struct pg_comparison *out)
+{
+	return compare_runs(base, new, opts, NULL, out);
+}
+
 int pg_compare_look(const struct pg_run *base, const struct pg_run *new,
 		    const struct pg_compare_opts *opts, const struct pg_comparison *prev,
 		    struct pg_comparison *out)
 {
-	(void)prev;
-	return pg_compare(base, new, opts, out);
-}
-
-bool pg_comparison_undecided(const struct pg_comparison *c)
-{
-	for (size_t i = 0; i < c->n; i++) {
-		enum pg_cause k = c->f[i].cause;
-
-		if (k == PG_CAUSE_REPS || k == PG_CAUSE_WIDE || k == PG_CAUSE_NOT_SIG ||
-		    k == PG_CAUSE_NOT_SURELY)
-			return true;
-	}
-	return false;
+	return compare_runs(base, new, opts, prev, out);
 }

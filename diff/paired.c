@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: MIT
+/*
+ * diff/paired.c - pairs of an interleaved session, alpha spending of a sequential comparison
+ * (diff/paired.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "paired.h"
+#include "stats.h"
+
+/* Does no pair index occur twice among the repetitions of @run? */
+static bool pairs_unique(const struct pg_run *run)
+{
+	uint32_t max = 0;
+	unsigned char *seen;
+	bool ok = true;
+
+	for (size_t r = 0; r < run->nreps; r++)
+		max = run->reps[r].pair > max ? run->reps[r].pair : max;
+	seen = calloc((size_t)max + 1, 1);
+	if (!seen)
+		return false;
+	for (size_t r = 0; r < run->nreps && ok; r++) {
+		ok = !seen[run->reps[r].pair];
+		seen[run->reps[r].pair] = 1;
+	}
+	free(seen);
+	return ok;
+}
+
+bool pg_runs_paired(const struct pg_run *base, const struct pg_run *new, bool *swapped)
+{
+	const struct pg_meta *a = &base->meta, *b = &new->meta;
+	bool straight = a->ab_side == PG_AB_BASE && b->ab_side == PG_AB_NEW;
+	bool crossed = a->ab_side == PG_AB_NEW && b->ab_side == PG_AB_BASE;
+
+	if (swapped)
+		*swapped = false;
+	if (!a->ab_session || !b->ab_session || strcmp(a->ab_session, b->ab_session))
+		return false;
+	if (!straight && !crossed)
+		return false;
+	/* a pair index is a repetition's partner: one per side, or the pairing means nothing */
+	if (!pairs_unique(base) || !pairs_unique(new))
+		return false;
+	if (swapped)
+		*swapped = crossed;
+	return true;
+}
+
+struct pv {
+	uint32_t pair;
+	double v;
+};
+
+static int cmp_pv(const void *pa, const void *pb)
+{
+	const struct pv *a = pa, *b = pb;
+
+	return (a->pair > b->pair) - (a->pair < b->pair);
+}
+
+static struct pv *sorted_pv(const double *v, const uint32_t *p, size_t n)
+{
+	struct pv *s = malloc((n ? n : 1) * sizeof(*s));
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		s[i] = (struct pv){ p[i], v ? v[i] : 0 };
+	qsort(s, n, sizeof(*s), cmp_pv);
+	return s;
+}
+
+ssize_t pg_pair_diffs(const double *bv, const uint32_t *bp, size_t nb, const double *nv,
+		      const uint32_t *np, size_t nn, double *d)
+{
+	struct pv *x = sorted_pv(bv, bp, nb), *y = sorted_pv(nv, np, nn);
+	size_t i = 0, j = 0;
+	ssize_t k = 0;
+
+	if (!x || !y) {
+		free(x);
+		free(y);
+		return -ENOMEM;
+	}
+	while (i < nb && j < nn) {
+		if (x[i].pair < y[j].pair) {
+			i++;
+		} else if (x[i].pair > y[j].pair) {
+			j++;
+		} else {
+			if (d)
+				d[k] = y[j].v - x[i].v;
+			k++;
+			i++;
+			j++;
+		}
+	}
+	free(x);
+	free(y);
+	return k;
+}
+
+size_t pg_runs_npairs(const struct pg_run *base, const struct pg_run *new)
+{
+	uint32_t *bp = malloc((base->nreps ? base->nreps : 1) * sizeof(*bp));
+	uint32_t *np = malloc((new->nreps ? new->nreps : 1) * sizeof(*np));
+	ssize_t n = 0;
+
+	if (bp && np) {
+		for (size_t r = 0; r < base->nreps; r++)
+			bp[r] = base->reps[r].pair;
+		for (size_t r = 0; r < new->nreps; r++)
+			np[r] = new->reps[r].pair;
+		n = pg_pair_diffs(NULL, bp, base->nreps, NULL, np, new->nreps, NULL);
+	}
+	free(bp);
+	free(np);
+	return n > 0 ? (size_t)n : 0;
+}
+
+ssize_t pg_paired_effect(struct pg_fcmp *f, const double *bl, const uint32_t *bp, size_t nb,
+			 const double *nl, const uint32_t *np, size_t nn, double alpha, double **d)
+{
+	size_t cap = nb < nn ? nb : nn;
+	struct pg_hl hl;
+	ssize_t k;
+	int err;
+
+	*d = malloc((cap ? cap : 1) * sizeof(**d));
+	if (!*d)
+		return -ENOMEM;
+	k = pg_pair_diffs(bl, bp, nb, nl, np, nn, *d);
+	if (k <= 0)
+		return k;
+	f->pairs = (size_t)k;
+	err = pg_hodges_lehmann_paired(*d, (size_t)k, alpha, &hl);
+	if (err)
+		return err;
+	f->change = expm1(hl.estimate);
+	/* an infinite end stays infinite, as compare.c has it */
+	f->ci_lo = isinf(hl.lo) ? -INFINITY : expm1(hl.lo);
+	f->ci_hi = isinf(hl.hi) ? INFINITY : expm1(hl.hi);
+	return k;
+}
+
+int pg_paired_test(struct pg_fcmp *f, const double *d, size_t nd,
+		   const struct pg_compare_opts *o)
+{
+	double min_p = pg_wsr_min_p(nd);
+	struct pg_wsr w;
+	int err;
+
+	if (min_p > o->alpha) {
+		f->cause = PG_CAUSE_REPS;
+		snprintf(f->reason, sizeof(f->reason),
+			 "only %zu pairs with calls on both sides: the smallest possible p-value "
+			 "is %.2g > alpha %g", nd, min_p, o->alpha);
+		return 0;
+	}
+	if (nd < o->min_reps) {
+		f->cause = PG_CAUSE_REPS;
+		snprintf(f->reason, sizeof(f->reason),
+			 "only %zu pairs with calls on both sides: at least %u needed", nd,
+			 o->min_reps);
+		return 0;
+	}
+	err = pg_wsr_test(d, nd, &w);
+	if (err)
+		return err;
+	f->p = w.p;
+	return 1;
+}
+
+double pg_alpha_spent(double alpha, uint32_t look, uint32_t looks)
+{
+	if (!looks)
+		return alpha;
+	if (!look)
+		return 0;
+	if (look >= looks)
+		return alpha;
+	return alpha * pow((double)look / (double)looks, PG_SPEND_RHO);
+}
+
+double pg_look_alpha(const struct pg_compare_opts *o)
+{
+	if (!o->looks)
+		return o->alpha;
+	return pg_alpha_spent(o->alpha, o->look, o->looks) -
+	       pg_alpha_spent(o->alpha, o->look - 1, o->looks);
+}
+
+/* ---- a function decided at an earlier look keeps its verdict ---- */
+
+static bool decided(enum pg_verdict v)
+{
+	return v == PG_VERDICT_REGRESSION || v == PG_VERDICT_IMPROVEMENT ||
+	       v == PG_VERDICT_NOTABLE || v == PG_VERDICT_UNCHANGED;
+}
+
+static bool same_func(const struct pg_fcmp *a, const struct pg_fcmp *b)
+{
+	return !strcmp(a->binary, b->binary) && !strcmp(a->name, b->name) &&
+	       !strcmp(a->scope ? a->scope : "", b->scope ? b->scope : "");
+}
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+		*oom = true;
+	return d;
+}
+
+/* *@to = a deep copy of @from; @to released first. 0 or -ENOMEM. */
+static int fcmp_copy(struct pg_fcmp *to, const struct pg_fcmp *from)
+{
+	bool oom = false;
+
+	pg_fcmp_release(to);
+	*to = *from;
+	to->binary = dup_or_null(from->binary, &oom);
+	to->name = dup_or_null(from->name, &oom);
+	to->display = dup_or_null(from->display, &oom);
+	to->scope = dup_or_null(from->scope, &oom);
+	to->src_file = dup_or_null(from->src_file, &oom);
+	return oom ? -ENOMEM : 0;
+}
+
+int pg_keep_decided(struct pg_comparison *out, const struct pg_comparison *prev)
+{
+	if (!prev)
+		return 0;
+	for (size_t i = 0; i < prev->n; i++) {
+		const struct pg_fcmp *p = &prev->f[i];
+
+		if (!decided(p->verdict))
+			continue;
+		for (size_t j = 0; j < out->n; j++) {
+			if (!same_func(&out->f[j], p))
+				continue;
+			if (fcmp_copy(&out->f[j], p))
+				return -ENOMEM;
+			break;
+		}
+	}
+	return 0;
+}
+
+bool pg_comparison_undecided(const struct pg_comparison *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		enum pg_cause k = c->f[i].cause;
+
+		/* not probe share, callee time, callees or one side: more pairs change none */
+		if (k == PG_CAUSE_REPS || k == PG_CAUSE_WIDE || k == PG_CAUSE_NOT_SIG ||
+		    k == PG_CAUSE_NOT_SURELY)
+			return true;
+	}
+	return false;
+}
