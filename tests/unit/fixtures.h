@@ -11,6 +11,7 @@
  *                    (calls, total, min, max, histogram; self_ns = total_ns: a leaf)
  *   pg_fx_stat_each() @calls calls of one duration each (a model program's noise-free stat)
  *   pg_fx_stacks()   a repetition whose sampled stacks are folded text ("m;a 10\nm;b 2\n")
+ *   pg_fx_uniform(), pg_fx_noise()  deterministic noise (xorshift64*) for timings
  * Ids and stats go in increasing order, as pg_rep_add_stat() wants. The result of
  * pg_fx_stat*() is the stat, for the test to set what it needs besides (self_ns of a caller,
  * desc[], probe times).
@@ -46,6 +47,25 @@
 #include "../../diff/compare.h"
 
 /* ---- runs ---- */
+
+/* xorshift64*: a deterministic uniform number in [0, 1) from the state *@s (not 0) */
+static inline double pg_fx_uniform(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return (double)((*s * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+/* about 1 + sd * N(0, 1) (Irwin-Hall with 12 terms) */
+static inline double pg_fx_noise(uint64_t *s, double sd)
+{
+	double g = -6;
+
+	for (int i = 0; i < 12; i++)
+		g += pg_fx_uniform(s);
+	return 1 + sd * g;
+}
 
 /* strdup() that fails the test when out of memory; NULL stays NULL. */
 static inline char *pg_fx_strdup(const char *s)

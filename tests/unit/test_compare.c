@@ -20,24 +20,7 @@
 #include "../../core/numfmt.h"
 #include "fixtures.h"
 
-/* xorshift64*: deterministic noise */
-static double uniform(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return (double)((*s * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
-}
-
-/* about 1 + sd * N(0, 1) (Irwin-Hall with 12 terms) */
-static double noise(uint64_t *s, double sd)
-{
-	double g = -6;
-
-	for (int i = 0; i < 12; i++)
-		g += uniform(s);
-	return 1 + sd * g;
-}
+#define noise pg_fx_noise	/* deterministic noise: fixtures.h */
 
 static struct pg_run *new_run(const char *prog, const char *arg, const char *host)
 {
