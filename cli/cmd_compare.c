@@ -16,6 +16,7 @@
 #include "../core/log.h"
 #include "../diff/compare.h"
 #include "../diff/flamediff.h"
+#include "../diff/paired.h"
 #include "../diff/probes.h"
 #include "../reporters/compare_out.h"
 #include "../reporters/flamegraph.h"
@@ -32,7 +33,9 @@ static const char compare_usage[] =
 	"that costs less is reported as notable and does not fail. See docs/statistics.md.\n"
 	"\n"
 	"  --alpha A           false discovery rate, and 1 - confidence (default 0.05)\n"
-	"  --min-effect PCT    smallest slowdown that counts, in percent (default 5)\n"
+	"  --min-effect PCT    smallest slowdown that counts, in percent (default 5; 2 for\n"
+	"                      the two sides of one perfgate ab session, compared pair\n"
+	"                      by pair with a Wilcoxon signed-rank test)\n"
 	"  --min-impact PCT    smallest change of a function's time per repetition that\n"
 	"                      fails, in percent of the median repetition's wall time\n"
 	"                      (default 0.1; 0: every significant slowdown fails)\n"
@@ -103,6 +106,7 @@ int do_compare(int argc, char **argv)
 	struct pg_run base, new;
 	struct pg_comparison cmp;
 	int c, all = 0, strict = 0, keep_probes = 0, ret = PG_EXIT_ERROR;
+	bool min_effect_given = false;
 	double pct;
 
 	pg_run_init(&base);
@@ -120,6 +124,7 @@ int do_compare(int argc, char **argv)
 			if (parse_pct("--min-effect", optarg, 1000, &pct))
 				goto cleanup;
 			opts.min_effect = pct / 100.0;
+			min_effect_given = true;
 			break;
 		case 'I':
 			if (parse_pct("--min-impact", optarg, 100, &pct))
@@ -197,6 +202,9 @@ int do_compare(int argc, char **argv)
 	}
 	if (pg_runfile_read(argv[optind], &base) || pg_runfile_read(argv[optind + 1], &new))
 		goto cleanup;
+	/* the sides of one interleaved session: drift cancels, a smaller effect is within reach */
+	if (!min_effect_given && pg_runs_paired(&base, &new, NULL))
+		opts.min_effect = PG_MIN_EFFECT_PAIRED;
 	if (pg_compare(&base, &new, &opts, &cmp)) {
 		pg_err("%s", cmp.error[0] ? cmp.error : "the comparison failed");
 		goto cleanup;

@@ -51,6 +51,7 @@ static struct json_object *new_fcmp(const struct pg_fcmp *f)
 	    pg_json_put_utf8(o, "verdict", pg_verdict_name(f->verdict)) ||
 	    pg_json_put_u64(o, "n_base", f->n_base) ||
 	    pg_json_put_u64(o, "n_new", f->n_new) ||
+	    pg_json_put_u64(o, "pairs", f->pairs) ||
 	    pg_json_put_num(o, "base_ns", f->base_ns) ||
 	    pg_json_put_num(o, "new_ns", f->new_ns) ||
 	    pg_json_put_num(o, "base_calls", f->base_calls) ||
@@ -128,6 +129,8 @@ static struct json_object *new_result(const struct pg_comparison *c, const struc
 	    pg_json_put(root, "new", new_side(new, c->new_reps)) ||
 	    put_counts(root, c) ||
 	    pg_json_put(root, "warnings", pg_json_new_utf8v(c->warnings, c->nwarnings)) ||
+	    pg_json_put_bool(root, "paired", c->paired) ||
+	    pg_json_put_u64(root, "npairs", c->npairs) ||
 	    pg_json_put(root, "wall", new_fcmp(&c->wall)) ||
 	    pg_json_put(root, "functions", json_object_new_array())) {
 		json_object_put(root);
@@ -278,6 +281,12 @@ static int read_fcmp(const struct pg_jr *jr, struct json_object *o, const char *
 	f->verdict = (enum pg_verdict)verdict;
 	err = err ?: get_count(jr, o, where, "n_base", &f->n_base);
 	err = err ?: get_count(jr, o, where, "n_new", &f->n_new);
+	if (!err) {
+		uint64_t pairs = 0;	/* absent before paired comparisons: 0 */
+
+		err = pg_jr_opt_u64(jr, o, where, "pairs", SIZE_MAX, &pairs);
+		f->pairs = (size_t)pairs;
+	}
 	err = err ?: pg_jr_get_num(jr, o, where, "base_ns", PG_JR_OPTIONAL, &f->base_ns);
 	err = err ?: pg_jr_get_num(jr, o, where, "new_ns", PG_JR_OPTIONAL, &f->new_ns);
 	err = err ?: pg_jr_get_num(jr, o, where, "base_calls", PG_JR_OPTIONAL, &f->base_calls);
@@ -356,6 +365,20 @@ static int read_head(const struct pg_jr *jr, struct json_object *root, struct pg
 	return err;
 }
 
+/* "paired" and "npairs": absent (results from before paired comparisons) is unpaired. */
+static int read_pairing(const struct pg_jr *jr, struct json_object *root, struct pg_comparison *c)
+{
+	struct json_object *v;
+	uint64_t n = 0;
+	int err;
+
+	err = pg_jr_member(jr, root, "", "paired", json_type_boolean, PG_JR_OPTIONAL, &v);
+	c->paired = !err && v && json_object_get_boolean(v);
+	err = err ?: pg_jr_opt_u64(jr, root, "", "npairs", SIZE_MAX, &n);
+	c->npairs = (size_t)n;
+	return err;
+}
+
 static int read_root(const struct pg_jr *jr, struct json_object *root, struct pg_comparison *c,
 		     struct pg_run *base, struct pg_run *new)
 {
@@ -384,6 +407,7 @@ static int read_root(const struct pg_jr *jr, struct json_object *root, struct pg
 
 	err = err ?: pg_jr_dup_strv(jr, root, "", "warnings", PG_JR_REQUIRED, &c->warnings,
 				    &c->nwarnings);
+	err = err ?: read_pairing(jr, root, c);
 	err = err ?: pg_jr_member(jr, root, "", "wall", json_type_object, PG_JR_REQUIRED, &o);
 	err = err ?: read_fcmp(jr, o, "wall", &c->wall);
 	err = err ?: pg_jr_member(jr, root, "", "functions", json_type_array, PG_JR_REQUIRED, &o);

@@ -212,6 +212,40 @@ static void test_json_notable(void **state)
 	pg_run_release(&rn);
 }
 
+/* A paired comparison: paired, npairs and each function's pairs, written and read back. */
+static void test_json_paired(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	struct pg_comparison back;
+	struct pg_run rb, rn;
+	json_object *root;
+
+	fx->c.paired = true;
+	fx->c.npairs = 12;
+	fx->c.f[0].pairs = 10;
+	fx->c.wall.pairs = 12;
+	assert_int_equal(pg_result_write(&fx->c, &fx->base, &fx->new, fx->json), 0);
+	root = read_json(fx->json);
+	assert_true(json_object_get_boolean(jget(root, "paired")));
+	assert_jnum(root, "npairs", 12);
+	assert_jnum(root, "functions.0.pairs", 10);
+	assert_jnum(root, "functions.1.pairs", 0);
+	assert_jnum(root, "wall.pairs", 12);
+	json_object_put(root);
+
+	pg_comparison_init(&back);
+	pg_run_init(&rb);
+	pg_run_init(&rn);
+	assert_int_equal(pg_result_read(fx->json, false, &back, &rb, &rn), 0);
+	assert_true(back.paired);
+	assert_int_equal(back.npairs, 12);
+	assert_int_equal(back.f[0].pairs, 10);
+	assert_int_equal(back.wall.pairs, 12);
+	pg_comparison_release(&back);
+	pg_run_release(&rb);
+	pg_run_release(&rn);
+}
+
 static void test_json_empty(void **state)
 {
 	struct pg_fx_compare *fx = *state;
@@ -249,6 +283,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_json_notable, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_json_paired, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_json_empty, pg_fx_compare_setup,
 						pg_fx_compare_teardown),

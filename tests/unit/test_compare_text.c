@@ -221,6 +221,24 @@ static void test_text_notable(void **state)
 	free(s);
 }
 
+/* A paired comparison says so under the header, with its pairs. */
+static void test_text_paired(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	char *s;
+
+	s = text(fx, 0);
+	assert_null(strstr(s, "paired"));
+	free(s);
+	fx->c.paired = true;
+	fx->c.npairs = 12;
+	s = text(fx, 0);
+	assert_layout(s);
+	assert_non_null(strstr(s, "\n  paired: 12 pairs of one interleaved session, compared pair "
+				  "by pair\n"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +251,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_one_binary, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_text_notable, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_text_paired, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 	};
 
