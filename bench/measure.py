@@ -17,6 +17,9 @@ Sections (the order of MEASURES; render.py numbers them in the same order):
   compare   compare speed and memory for two run files of 10,000 functions x 30 repetitions
   sampling  sampled profiles: overhead by -F, effect on traced latencies, cost of one sample,
             the rate chosen without -F for benchmarks of 50 ms, 1 s and 10 s
+  realworld the default flow on zstd and leveldb (bench/realworld)
+  ab        interleaved A/B recording (perfgate ab, paired statistics) beside two sequential
+            recordings: A/A and 2/5/10% slowdowns of a function holding ~2% of the run time
 
 results.json holds one entry per section:
 
@@ -40,6 +43,7 @@ render function in bench/render.py's RENDERERS under the same name.
 Needs /usr/bin/python3 with python3-scipy (Debian) for the Welch test of the stats section;
 the Makefile's bench target installs it and the peer tools (funclatency, bpftrace, uftrace).
 Environment: ACC_PROCS, ACC_CALLS (accuracy: processes per build, calls per process),
+AB_TRIALS (ab: trials per condition, default 20),
 BENCH_RESULTS (another results file, e.g. for a trial run).
 """
 import datetime
@@ -365,9 +369,51 @@ def measure_tail():
 
 # ---- 4. statistical quality ---------------------------------------------------------------
 
+def _betainc(x, a, b):
+    """The regularized incomplete beta function I_x(a, b), by its continued fraction
+    (modified Lentz), for welch_p() without scipy."""
+    import math
+    if x <= 0 or x >= 1:
+        return 0.0 if x <= 0 else 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1 - _betainc(1 - x, b, a)
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) +
+                     a * math.log(x) + b * math.log(1 - x)) / a
+    f, c, d = 1.0, 1.0, 0.0
+    for i in range(400):
+        m = i // 2
+        if i == 0:
+            num = 1.0
+        elif i % 2:
+            num = -((a + m) * (a + b + m) * x) / ((a + 2 * m) * (a + 2 * m + 1))
+        else:
+            num = (m * (b - m) * x) / ((a + 2 * m - 1) * (a + 2 * m))
+        d = 1 + num * d
+        d = 1 / (d if abs(d) > 1e-300 else 1e-300)
+        c = 1 + num / (c if abs(c) > 1e-300 else 1e-300)
+        f *= c * d
+        if abs(1 - c * d) < 1e-14:
+            break
+    return front * (f - 1)
+
+
 def welch_p(a, b):
-    from scipy import stats
-    return stats.ttest_ind(a, b, equal_var=False).pvalue
+    """Two-sided p of Welch's t-test (scipy's ttest_ind(equal_var=False); the same numbers from
+    the t distribution computed here when scipy is missing)."""
+    try:
+        from scipy import stats
+        return stats.ttest_ind(a, b, equal_var=False).pvalue
+    except ImportError:
+        pass
+    na, nb = len(a), len(b)
+    ma, mb = sum(a) / na, sum(b) / nb
+    va = sum((x - ma) ** 2 for x in a) / (na - 1) / na
+    vb = sum((x - mb) ** 2 for x in b) / (nb - 1) / nb
+    if va + vb == 0:
+        return 1.0 if ma == mb else 0.0
+    t = (ma - mb) / (va + vb) ** 0.5
+    df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
+    return _betainc(df / (df + t * t), df / 2, 0.5)
 
 
 STATS_PAIRS, STATS_REPS, STATS_SLOW, STATS_ALPHA, STATS_MIN1 = 20, 10, (2, 5, 10), 0.05, 1
@@ -440,6 +486,92 @@ def measure_stats(pairs=STATS_PAIRS):
             d["welch"] += bool(welch_p(wall_times(a), wall_times(b)) < STATS_ALPHA)
         res["levels"][slow] = d
         log("slow", slow, d["default"], d["min1"], d["welch"])
+    return res
+
+
+# ---- 8. interleaved A/B ---------------------------------------------------------------------
+
+AB_SLOW, AB_REPS = (0, 2, 5, 10), 10
+AB_TRIALS = int(os.environ.get("AB_TRIALS", "20"))
+# PG_MIN_EFFECT_PAIRED (diff/paired.h): the sequential method it is tried with
+AB_PAIRED_MIN_PCT = 2
+
+
+def ab_available():
+    return sh([PG, "ab", "--help"], check=False).returncode == 0
+
+
+def ab_outcome(code, res, secs, walls, target="target"):
+    """One trial of one method: exit code, target caught, others flagged, pairs, time, whole
+    process (Welch on the per-repetition wall times; the paired wall line when there is one)."""
+    fs = res["functions"]
+    t = [f for f in fs if f["name"] == target]
+    others = [f for f in fs if f["name"] != target and
+              f["verdict"] in ("regression", "improvement")]
+    w = res.get("wall") or {}
+    return {"exit": code, "caught": bool(t and t[0]["verdict"] == "regression"),
+            "change": t[0]["change"] if t else None,
+            "others": len(others), "other_names": [f["name"] for f in others],
+            "pairs": max([f.get("pairs", 0) for f in fs] + [res.get("npairs", 0)]),
+            "secs": secs, "welch": bool(welch_p(*walls) < STATS_ALPHA),
+            "wall_paired": bool(res.get("paired") and w.get("q") is not None and
+                                w["q"] <= STATS_ALPHA and (w.get("ci_lo") or 0) > 0)}
+
+
+def ab_sequential(exe, slow, i):
+    """Two recordings one after the other (the stats section's way), compared twice: with the
+    default gate and with the paired method's minimum effect."""
+    t0 = time.monotonic()
+    a, b = record_stat(exe, 0, 10000 + i), record_stat(exe, slow, 20000 + i)
+    rec = time.monotonic() - t0
+    walls = (wall_times(a), wall_times(b))
+    out = {}
+    for name, extra in (("seq_default", []),
+                        ("seq_min_paired", ["--min-effect", str(AB_PAIRED_MIN_PCT)])):
+        t0 = time.monotonic()
+        code, res = compare(a, b, extra)
+        out[name] = ab_outcome(code, res, rec + time.monotonic() - t0, walls)
+    return out
+
+
+def ab_interleaved(exe, slow, i):
+    """perfgate ab at its defaults; None when it failed (exit 2)."""
+    d = os.path.join(TMP, "ab_%s_%d" % (slow, i))
+    t0 = time.monotonic()
+    r = sh([PG, "-q", "ab", "-o", d, "%s 0" % exe, "%s %s" % (exe, slow)], check=False)
+    secs = time.monotonic() - t0
+    if r.returncode not in (0, 1):
+        log("ab failed:", r.stderr[-500:])
+        return None
+    res = json.load(open(os.path.join(d, "compare.json")))
+    walls = (wall_times(os.path.join(d, "base.json")), wall_times(os.path.join(d, "new.json")))
+    return ab_outcome(r.returncode, res, secs, walls)
+
+
+def measure_ab(trials=AB_TRIALS):
+    """Sequential recordings against perfgate ab, A/A and slowdowns of a ~2% function."""
+    exe = build("stat.c", "stat", ["-O1", "-fno-inline", "-fpatchable-function-entry=5"],
+                cc="clang")
+    have_ab = ab_available()
+    if not have_ab:
+        log("ab: this perfgate has no `ab` command: its column is left out")
+    res = {"trials": trials, "ab_available": have_ab, "levels": {},
+           "params": {"trials": trials, "repetitions": AB_REPS, "slowdowns_pct": AB_SLOW,
+                      "paired_min_effect_pct": AB_PAIRED_MIN_PCT, "welch_alpha": STATS_ALPHA,
+                      "gate_default": STATS_GATE, "design": STATS_DESIGN}}
+    for slow in AB_SLOW:
+        rows = {"seq_default": [], "seq_min_paired": []}
+        if have_ab:
+            rows["ab"] = []
+        for i in range(trials):
+            for name, o in ab_sequential(exe, slow, i).items():
+                rows[name].append(o)
+            if have_ab:
+                o = ab_interleaved(exe, slow, i)
+                if o:
+                    rows["ab"].append(o)
+        res["levels"][slow] = rows
+        log("ab", slow, {k: (sum(o["exit"] == 1 for o in v), len(v)) for k, v in rows.items()})
     return res
 
 
@@ -667,7 +799,7 @@ def measure_realworld():
 MEASURES = [("cost", measure_cost), ("attach", measure_attach),
             ("accuracy", measure_accuracy), ("stats", measure_stats),
             ("compare", measure_compare), ("sampling", measure_sampling),
-            ("realworld", measure_realworld)]
+            ("realworld", measure_realworld), ("ab", measure_ab)]
 
 
 def git(*args):

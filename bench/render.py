@@ -568,6 +568,71 @@ def render_realworld(sec):
     return realworld.render_lines(sec.data)
 
 
+# ---- ab -------------------------------------------------------------------------------------
+
+AB_METHODS = [("seq_default", "two recordings in sequence, default gate (min effect %g%%)"),
+              ("seq_min_paired", "two recordings in sequence, `--min-effect %g`"),
+              ("ab", "`perfgate ab`, its defaults (paired, sequential)")]
+
+
+def ab_targets(levels, n):
+    """Issue 18's targets for perfgate ab at its defaults, as (text, met) pairs."""
+    rows = {float(k): v.get("ab") for k, v in levels.items()}
+    if not all(rows.values()):
+        return []
+    t = [("0 builds failed in the A/A trials", sum(o["exit"] == 1 for o in rows[0.0]) == 0),
+         ("10%% caught in at least %d/%d" % (n - n // 20, n),
+          sum(o["caught"] for o in rows.get(10.0, [])) >= n - n // 20),
+         ("5%% caught in at least %d/%d" % (n - 3 * n // 20, n),
+          sum(o["caught"] for o in rows.get(5.0, [])) >= n - 3 * n // 20),
+         ("at most 20 pairs", max(o["pairs"] for v in rows.values() for o in v) <= 20)]
+    return t
+
+
+def render_ab(sec):
+    o, p = sec.data, sec.params()
+    n = o["trials"]
+    g = p["gate_default"]
+    names = {"seq_default": AB_METHODS[0][1] % g["min_effect_pct"],
+             "seq_min_paired": AB_METHODS[1][1] % p["paired_min_effect_pct"],
+             "ab": AB_METHODS[2][1]}
+    s = ["`bench/stat.c` as in section %d (`target` ~%g%% of a ~%g ms run; the argument or "
+         "`PG_SLOW` makes it slower), %d trials per condition, each method on fresh "
+         "recordings: two recordings of %d repetitions one after the other (`--all-functions`)"
+         ", compared with the default gate and with the paired method's minimum effect "
+         "(`--min-effect %g`, the same files); and `perfgate ab -o DIR 'stat 0' 'stat P'` at "
+         "its defaults. Builds failed: exit 1. Caught: `target`'s verdict is regression. "
+         "Others flagged: trials in which another function was a regression or an "
+         "improvement. Pairs: the most any function's verdict used. Time to result: the "
+         "recordings and the comparison, median seconds of wall-clock time. Whole process: "
+         "Welch's t-test (p < %g) on the same files' per-repetition wall times." % (
+             number("stats"), p["design"]["target_share_pct"], p["design"]["run_ms"], n,
+             p["repetitions"], p["paired_min_effect_pct"], p["welch_alpha"]),
+         ""]
+    if not o.get("ab_available"):
+        s += ["The perfgate measured had no `ab` command: its rows are missing.", ""]
+    s += ["| slowdown | method | builds failed | target caught | others flagged | pairs | "
+          "time to result | whole-process Welch |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for slow, rows in sorted(o["levels"].items(), key=lambda kv: float(kv[0])):
+        for key, _ in AB_METHODS:
+            v = rows.get(key)
+            if v is None:
+                continue
+            pairs = [x["pairs"] for x in v if x["pairs"]]
+            s.append("| %s%% | %s | %d/%d | %s | %d/%d | %s | %.1f s | %d/%d |" % (
+                slow, names[key], sum(x["exit"] == 1 for x in v), len(v),
+                "-" if float(slow) == 0 else "%d/%d" % (sum(x["caught"] for x in v), len(v)),
+                sum(x["others"] > 0 for x in v), len(v),
+                "%g (max %d)" % (median(pairs), max(pairs)) if pairs else "-",
+                median([x["secs"] for x in v]), sum(x["welch"] for x in v), len(v)))
+    t = ab_targets(o["levels"], n)
+    if t:
+        s += ["", "Issue 18's targets for `perfgate ab` at its defaults: " + "; ".join(
+            "%s: %s" % (text, "met" if ok else "**not met**") for text, ok in t) + "."]
+    return s + quote_lines(sec)
+
+
 RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("attach", "Attaching and detaching", render_attach),
              ("accuracy", "Accuracy of compensated latencies", render_accuracy),
@@ -575,7 +640,9 @@ RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("compare", "compare at scale", render_compare),
              ("sampling", "Sampled profiles (`perfgate record -F`)", render_sampling),
              ("realworld", "Real programs: the default flow on zstd and leveldb",
-              render_realworld)]
+              render_realworld),
+             ("ab", "Interleaved A/B recording (`perfgate ab`) beside sequential recordings",
+              render_ab)]
 
 
 def render(res):

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Statistical quality: a program of ~100 ms in which target() holds about 2% of the run time
- * and three stages the rest. PG_SLOW=P makes target() P% slower (PG_SLOW=2.5 allowed).
+ * and three stages the rest. PG_SLOW=P makes target() P% slower (PG_SLOW=2.5 allowed), and so
+ * does an argument P (`stat 5`: for perfgate ab, whose two sides are two commands).
  * Built with clang -fpatchable-function-entry=5 (cheap probes).
  */
 #include <stdlib.h>
@@ -21,9 +22,9 @@ __attribute__((noinline)) void stage_a(void) { sink += lcg(sink, 520000); }
 __attribute__((noinline)) void stage_b(void) { sink += lcg(sink, 480000); }
 __attribute__((noinline)) void stage_c(void) { sink += lcg(sink, 560000); }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const char *slow = getenv("PG_SLOW");
+	const char *slow = argc > 1 ? argv[1] : getenv("PG_SLOW");
 
 	if (slow)
 		target_iters = (unsigned long)(target_iters * (1 + atof(slow) / 100) + 0.5);
