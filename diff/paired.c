@@ -13,23 +13,26 @@
 #include "paired.h"
 #include "stats.h"
 
-/* Does no pair index occur twice among the repetitions of @run? */
+static int cmp_u32(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* Does no pair index occur twice among the repetitions of @run? (false when out of memory) */
 static bool pairs_unique(const struct pg_run *run)
 {
-	uint32_t max = 0;
-	unsigned char *seen;
-	bool ok = true;
+	uint32_t *v = malloc((run->nreps ? run->nreps : 1) * sizeof(*v));
+	bool ok = v != NULL;
 
-	for (size_t r = 0; r < run->nreps; r++)
-		max = run->reps[r].pair > max ? run->reps[r].pair : max;
-	seen = calloc((size_t)max + 1, 1);
-	if (!seen)
-		return false;
-	for (size_t r = 0; r < run->nreps && ok; r++) {
-		ok = !seen[run->reps[r].pair];
-		seen[run->reps[r].pair] = 1;
-	}
-	free(seen);
+	for (size_t r = 0; ok && r < run->nreps; r++)
+		v[r] = run->reps[r].pair;
+	if (ok)
+		qsort(v, run->nreps, sizeof(*v), cmp_u32);
+	for (size_t r = 1; ok && r < run->nreps; r++)
+		ok = v[r] != v[r - 1];
+	free(v);
 	return ok;
 }
 

@@ -188,6 +188,21 @@ static void test_junit_notable(void **state)
 	assert_xpath_has(x, "string(/testsuite/system-out)", "too little of the run to count");
 }
 
+/* A paired comparison: its pairs as a property, still valid; none when unpaired. */
+static void test_junit_paired(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	const char *x = fx->xml;
+
+	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, x), 0);
+	assert_xpath(x, "count(//property[@name='pairs'])", "0");
+	fx->c.paired = true;
+	fx->c.npairs = 12;
+	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, x), 0);
+	validate(x);
+	assert_xpath(x, "string(//property[@name='pairs']/@value)", "12");
+}
+
 /* Nothing to compare, no run metadata: still valid, with the schema's fallbacks. */
 static void test_junit_empty(void **state)
 {
@@ -253,6 +268,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_junit_valid, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_junit_notable, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_junit_paired, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_junit_empty, pg_fx_compare_setup,
 						pg_fx_compare_teardown),

@@ -94,6 +94,25 @@ static void test_pass(void **state)
 	pg_comparison_release(&c);
 }
 
+/* A paired comparison says so in the context line. */
+static void test_paired(void **state)
+{
+	struct pg_comparison c;
+	struct pg_md_opts o = { 0, 0, NULL };
+	char *md;
+
+	setup_cmp(&c, 0);
+	md = pg_compare_markdown(&c, NULL, NULL, &o);
+	assert_null(strstr(md, "paired"));
+	free(md);
+	c.paired = true;
+	c.npairs = 12;
+	md = pg_compare_markdown(&c, NULL, NULL, &o);
+	assert_non_null(strstr(md, "; paired (12 pairs of one interleaved session)"));
+	free(md);
+	pg_comparison_release(&c);
+}
+
 /* A notable change: in the table after the improvements, with its share; the build passes. */
 static void test_notable(void **state)
 {
@@ -207,6 +226,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pass),
+		cmocka_unit_test(test_paired),
 		cmocka_unit_test(test_notable),
 		cmocka_unit_test(test_regression_top),
 		cmocka_unit_test(test_annotations),
