@@ -12,6 +12,7 @@
  *   pg_fx_stat_each() @calls calls of one duration each (a model program's noise-free stat)
  *   pg_fx_stacks()   a repetition whose sampled stacks are folded text ("m;a 10\nm;b 2\n")
  *   pg_fx_uniform(), pg_fx_noise()  deterministic noise (xorshift64*) for timings
+ *   pg_fx_find()     a function's entry in a comparison
  * Ids and stats go in increasing order, as pg_rep_add_stat() wants. The result of
  * pg_fx_stat*() is the stat, for the test to set what it needs besides (self_ns of a caller,
  * desc[], probe times).
@@ -152,6 +153,16 @@ static inline struct pg_fstat *pg_fx_stat_each(struct pg_rep *rep, uint32_t func
 	s->min_ns = s->max_ns = t;
 	assert_int_equal(pg_hist_add(&s->hist, pg_hist_bucket(t), calls), 0);
 	return s;
+}
+
+/* The entry of function @name in @c; fails the test when there is none. */
+static inline const struct pg_fcmp *pg_fx_find(const struct pg_comparison *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->f[i].name, name))
+			return &c->f[i];
+	fail_msg("function %s not in the comparison", name);
+	return NULL;
 }
 
 /* ---- a comparison of every verdict, for the compare writers ---- */

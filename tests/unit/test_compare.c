@@ -20,8 +20,6 @@
 #include "../../core/numfmt.h"
 #include "fixtures.h"
 
-#define noise pg_fx_noise	/* deterministic noise: fixtures.h */
-
 static struct pg_run *new_run(const char *prog, const char *arg, const char *host)
 {
 	struct pg_run *run = pg_run_new();
@@ -61,10 +59,10 @@ static struct pg_run *prog_run(const struct prog *p, size_t nreps, uint64_t seed
 	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 1;
 
 	for (size_t r = 0; r < nreps; r++) {
-		struct pg_rep *rep = pg_fx_rep(run, (uint64_t)(p->wall * noise(&s, p->sd)));
-		double ms = p->main_self * noise(&s, p->sd);
-		double wk = p->work * noise(&s, p->sd);
-		double hp = p->helper * noise(&s, p->sd);
+		struct pg_rep *rep = pg_fx_rep(run, (uint64_t)(p->wall * pg_fx_noise(&s, p->sd)));
+		double ms = p->main_self * pg_fx_noise(&s, p->sd);
+		double wk = p->work * pg_fx_noise(&s, p->sd);
+		double hp = p->helper * pg_fx_noise(&s, p->sd);
 
 		pg_fx_stat_each(rep, m, 1, ms, ms + wk * (double)p->work_calls + hp * 50);
 		/* main calls work and helper: traced callees (nop5 sites) */
@@ -75,15 +73,6 @@ static struct pg_run *prog_run(const struct prog *p, size_t nreps, uint64_t seed
 	}
 	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
 	return run;
-}
-
-static const struct pg_fcmp *find(const struct pg_comparison *c, const char *name)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->f[i].name, name))
-			return &c->f[i];
-	fail_msg("function %s not in the comparison", name);
-	return NULL;
 }
 
 /*
@@ -188,8 +177,8 @@ static void test_regression(void **state)
 		assert_true(!strncmp(f->reason, words, strlen(words)));
 	}
 	/* callers with unchanged self time are not flagged */
-	assert_int_equal(find(&c, "main")->verdict, PG_VERDICT_UNCHANGED);
-	assert_int_equal(find(&c, "helper")->verdict, PG_VERDICT_UNCHANGED);
+	assert_int_equal(pg_fx_find(&c, "main")->verdict, PG_VERDICT_UNCHANGED);
+	assert_int_equal(pg_fx_find(&c, "helper")->verdict, PG_VERDICT_UNCHANGED);
 	pg_comparison_release(&c);
 
 	pg_run_free(a);
@@ -214,7 +203,7 @@ static void test_regression(void **state)
 		assert_string_equal(c.f[1].name, "main");
 		assert_int_equal(c.f[1].verdict, PG_VERDICT_REGRESSION);
 		assert_true(fabs(c.f[1].change - 2e6 / 28.01e6) < 0.01);
-		assert_int_equal(find(&c, "helper")->verdict, PG_VERDICT_UNCHANGED);
+		assert_int_equal(pg_fx_find(&c, "helper")->verdict, PG_VERDICT_UNCHANGED);
 		pg_comparison_release(&c);
 	}
 	pg_run_free(a);
@@ -259,19 +248,19 @@ static void test_small_effects(void **state)
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 
 	/* +2.3% [+1.3%, +3.4%]: real, but within +-5% */
-	f = find(&c, "work");
+	f = pg_fx_find(&c, "work");
 	assert_true(f->q <= 0.05 && f->ci_lo > 0 && f->ci_hi < 0.05);
 	assert_int_equal(f->verdict, PG_VERDICT_UNCHANGED);
 	assert_true(strstr(f->reason, "significant but within +-5%") != NULL);
 
 	/* +6% with an interval reaching below +5%: neither ruled in nor out */
-	f = find(&c, "main");
+	f = pg_fx_find(&c, "main");
 	assert_true(f->q <= 0.05 && f->ci_lo < 0.05 && f->ci_hi > 0.05);
 	assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
 	assert_true(strstr(f->reason, "slower, but not surely by 5%") != NULL);
 
 	/* -5% with an interval across -5%: faster, a regression is ruled out */
-	f = find(&c, "helper");
+	f = pg_fx_find(&c, "helper");
 	assert_true(f->q <= 0.05 && f->ci_lo < -0.05 && f->ci_hi > -0.05);
 	assert_int_equal(f->verdict, PG_VERDICT_UNCHANGED);
 	assert_true(strstr(f->reason, "faster, but not surely by 5%") != NULL);
@@ -300,7 +289,7 @@ static struct pg_run *multi_run(size_t n, const char *const *names, const double
 		struct pg_rep *rep = pg_fx_rep(run, 1000000);
 
 		for (size_t i = 0; i < n; i++) {
-			double v = ns[i] * noise(&s, 0.01);
+			double v = ns[i] * pg_fx_noise(&s, 0.01);
 
 			if (ns[i] <= 0 || (called[i] >= 0 && r >= (size_t)called[i]))
 				continue;
@@ -374,7 +363,7 @@ static void test_too_few_reps(void **state)
 		/* the effect is still estimated */
 		assert_false(isnan(c.f[i].change));
 	}
-	assert_true(fabs(find(&c, "work")->change - 0.5) < 0.05);
+	assert_true(fabs(pg_fx_find(&c, "work")->change - 0.5) < 0.05);
 	assert_int_equal(c.wall.verdict, PG_VERDICT_INCONCLUSIVE);
 	pg_comparison_release(&c);
 	pg_run_free(a);
@@ -386,7 +375,7 @@ static void test_too_few_reps(void **state)
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	assert_int_equal(c.overall, PG_OVERALL_INCONCLUSIVE);
 	assert_true(strstr(c.overall_reason, "at least 5 per side") != NULL);
-	assert_true(strstr(find(&c, "work")->reason, "only 4 and 4 repetitions: at least 5"));
+	assert_true(strstr(pg_fx_find(&c, "work")->reason, "only 4 and 4 repetitions: at least 5"));
 	pg_comparison_release(&c);
 	{
 		struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
@@ -398,7 +387,7 @@ static void test_too_few_reps(void **state)
 		 * work is 50% slower in all 4 repetitions: p = 2/70, the smallest possible,
 		 * but among 3 tests BH makes that q = 3 * 2/70 > alpha: not a regression
 		 */
-		f = find(&c, "work");
+		f = pg_fx_find(&c, "work");
 		assert_true(fabs(f->p - 2.0 / 70) < 1e-15);
 		assert_true(fabs(f->q - 3 * 2.0 / 70) < 1e-15);
 		assert_true(f->ci_lo > 0.3);
@@ -573,12 +562,12 @@ static struct pg_run *kids_run(bool traced_kids, double self, uint64_t seed)
 		child = pg_fx_func(run, "/bin/prog", "child", NULL, PG_SITE_NOP5);
 	for (int r = 0; r < 8; r++) {
 		struct pg_rep *rep = pg_fx_rep(run, 10000000);
-		double v = self * noise(&s, 0.01);
+		double v = self * pg_fx_noise(&s, 0.01);
 
 		pg_fx_stat_each(rep, parent, 2, v, 5e6);
 		if (traced_kids) {
 			rep->stats[0].kids[PG_SITE_NOP5] = rep->stats[0].desc[PG_SITE_NOP5] = 20;
-			pg_fx_stat_each(rep, child, 20, 20000 * noise(&s, 0.01), 20000);
+			pg_fx_stat_each(rep, child, 20, 20000 * pg_fx_noise(&s, 0.01), 20000);
 		}
 	}
 	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
@@ -598,11 +587,11 @@ static void test_traced_callees_differ(void **state)
 	(void)state;
 	/* the same options, no --budget: compare cannot tell, and judges */
 	assert_int_equal(compare(a, b, NULL, &c), 0);
-	assert_int_equal(find(&c, "parent")->verdict, PG_VERDICT_REGRESSION);
+	assert_int_equal(pg_fx_find(&c, "parent")->verdict, PG_VERDICT_REGRESSION);
 	pg_comparison_release(&c);
 	b->meta.budget_pct = 5;
 	assert_int_equal(compare(a, b, NULL, &c), 0);
-	f = find(&c, "parent");
+	f = pg_fx_find(&c, "parent");
 	assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
 	assert_non_null(strstr(f->reason,
 			       "traced callees differ (10 and 0 traced calls per call)"));
@@ -617,7 +606,7 @@ static void test_traced_callees_differ(void **state)
 		for (size_t r = 0; r < b->nreps; r++)
 			b->reps[r].stats[0].total_ns *= 3;
 		assert_int_equal(compare(a, b, &o, &c), 0);
-		assert_int_equal(find(&c, "parent")->verdict, PG_VERDICT_REGRESSION);
+		assert_int_equal(pg_fx_find(&c, "parent")->verdict, PG_VERDICT_REGRESSION);
 		pg_comparison_release(&c);
 	}
 	pg_run_free(b);
@@ -629,7 +618,7 @@ static void test_traced_callees_differ(void **state)
 	b->meta.budget_pct = 5;
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	assert_true(has_warning(&c, "(0 called only in the base run, 1 only in the new one", NULL));
-	assert_int_equal(find(&c, "parent")->verdict, PG_VERDICT_REGRESSION);
+	assert_int_equal(pg_fx_find(&c, "parent")->verdict, PG_VERDICT_REGRESSION);
 	pg_comparison_release(&c);
 	pg_run_free(a);
 	pg_run_free(b);
@@ -651,10 +640,10 @@ static void test_bh_family(void **state)
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	/* f0-f4 and f6 tested; f5 too few repetitions; f7 added */
 	assert_int_equal(c.ntested, 6);
-	assert_int_equal(find(&c, "f5")->verdict, PG_VERDICT_INCONCLUSIVE);
-	assert_int_equal(find(&c, "f5")->n_base, 3);
-	assert_true(isnan(find(&c, "f5")->q));
-	assert_int_equal(find(&c, "f1")->verdict, PG_VERDICT_REGRESSION);
+	assert_int_equal(pg_fx_find(&c, "f5")->verdict, PG_VERDICT_INCONCLUSIVE);
+	assert_int_equal(pg_fx_find(&c, "f5")->n_base, 3);
+	assert_true(isnan(pg_fx_find(&c, "f5")->q));
+	assert_int_equal(pg_fx_find(&c, "f1")->verdict, PG_VERDICT_REGRESSION);
 	assert_int_equal(c.nregressions, 1);
 	for (size_t i = 0; i < c.n; i++) {
 		if (isnan(c.f[i].p))
@@ -721,12 +710,12 @@ static void test_calls_changed(void **state)
 	a = prog_run(&base_prog, 6, 31, "prog", "h");
 	b = prog_run(&more, 6, 32, "prog", "h");
 	assert_int_equal(compare(a, b, NULL, &c), 0);
-	f = find(&c, "work");
+	f = pg_fx_find(&c, "work");
 	assert_true(f->calls_changed);
 	assert_true(f->base_calls == 100 && f->new_calls == 120);
 	assert_int_equal(f->verdict, PG_VERDICT_UNCHANGED);
 	assert_true(strstr(f->reason, "calls 100 -> 120 per repetition") != NULL);
-	assert_false(find(&c, "helper")->calls_changed);
+	assert_false(pg_fx_find(&c, "helper")->calls_changed);
 	assert_int_equal(c.overall, PG_OVERALL_PASS);
 	pg_comparison_release(&c);
 	pg_run_free(a);
@@ -849,14 +838,14 @@ static void leaf_trim(bool comp)
 	}
 	/* the new side: two calls of every repetition interrupted, 2x as long */
 	for (int r = 0; r < 10; r++)
-		add_leaf_rep(a, 40000 * noise(&s, 0.002), 0, 0);
+		add_leaf_rep(a, 40000 * pg_fx_noise(&s, 0.002), 0, 0);
 	for (int r = 0; r < 10; r++)
-		add_leaf_rep(b, 40000 * noise(&s, 0.002), 2, comp ? 20000 : 0);
+		add_leaf_rep(b, 40000 * pg_fx_noise(&s, 0.002), 2, comp ? 20000 : 0);
 	assert_int_equal(pg_run_validate(b, NULL, 0), 0);
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	/* the plain mean would say +4% (+8% compensated), significant; trimmed, nothing changed */
-	assert_int_equal(find(&c, "leaf")->verdict, PG_VERDICT_UNCHANGED);
-	assert_true(fabs(find(&c, "leaf")->change) < 0.01);
+	assert_int_equal(pg_fx_find(&c, "leaf")->verdict, PG_VERDICT_UNCHANGED);
+	assert_true(fabs(pg_fx_find(&c, "leaf")->change) < 0.01);
 	pg_comparison_release(&c);
 	pg_run_free(a);
 	pg_run_free(b);
@@ -892,18 +881,18 @@ static void test_leaf_scale(void **state)
 	a->hist_compensated = b->hist_compensated = true;
 	/* 20 us of work a call; in: 2 us at calibration's speed, 4 us at half of it */
 	for (int r = 0; r < 10; r++) {
-		struct pg_fstat *st = add_leaf_rep(a, 22000 * noise(&s, 0.002), 2, 2000);
+		struct pg_fstat *st = add_leaf_rep(a, 22000 * pg_fx_noise(&s, 0.002), 2, 2000);
 
 		st->probe_ns = st->calls * 1000;
 	}
 	for (int r = 0; r < 10; r++) {
-		struct pg_fstat *st = add_leaf_rep(b, 24000 * noise(&s, 0.002), 2, 2000);
+		struct pg_fstat *st = add_leaf_rep(b, 24000 * pg_fx_noise(&s, 0.002), 2, 2000);
 
 		st->probe_ns = st->calls * 2000;
 	}
 	assert_int_equal(pg_run_validate(b, NULL, 0), 0);
 	assert_int_equal(compare(a, b, NULL, &c), 0);
-	f = find(&c, "leaf");
+	f = pg_fx_find(&c, "leaf");
 	/* unscaled, the new side would be 22 us a call against 20: +10%, a regression */
 	assert_true(fabs(f->base_ns - 20000) < 400);
 	assert_true(fabs(f->new_ns - 20000) < 400);
@@ -925,7 +914,7 @@ static void test_little_own_time(void **state)
 	a = prog_run(&thin, 10, 5, "/b/prog", "h");
 	b = prog_run(&thin, 10, 6, "/b/prog", "h");
 	assert_int_equal(compare(a, b, NULL, &c), 0);
-	f = find(&c, "main");
+	f = pg_fx_find(&c, "main");
 	assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
 	assert_non_null(strstr(f->reason, "per call to a traced function"));
 	assert_true(isnan(f->q));
@@ -947,8 +936,8 @@ static struct pg_run *impact_run(double small, double work, double wall, uint64_
 	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 3;
 
 	for (int r = 0; r < 10; r++) {
-		struct pg_rep *rep = pg_fx_rep(run, (uint64_t)(wall * noise(&s, 0.01)));
-		double sm = small * noise(&s, 0.01), wk = work * noise(&s, 0.01);
+		struct pg_rep *rep = pg_fx_rep(run, (uint64_t)(wall * pg_fx_noise(&s, 0.01)));
+		double sm = small * pg_fx_noise(&s, 0.01), wk = work * pg_fx_noise(&s, 0.01);
 
 		pg_fx_stat_each(rep, s_id, 1, sm, sm);
 		pg_fx_stat_each(rep, w_id, 40, wk, wk);
@@ -966,7 +955,7 @@ static enum pg_verdict verdict_of(const struct pg_run *a, const struct pg_run *b
 
 	pg_comparison_init(&c);
 	assert_int_equal(pg_compare(a, b, o, &c), 0);
-	v = find(&c, name)->verdict;
+	v = pg_fx_find(&c, name)->verdict;
 	pg_comparison_release(&c);
 	return v;
 }
@@ -982,7 +971,7 @@ static void test_impact_negligible(void **state)
 	pg_comparison_init(&c);
 	assert_int_equal(pg_compare(a, b, NULL, &c), 0);	/* the defaults */
 	assert_true(c.opts.min_impact == PG_MIN_IMPACT_DEFAULT);
-	f = find(&c, "once_small");
+	f = pg_fx_find(&c, "once_small");
 	assert_int_equal(f->verdict, PG_VERDICT_NOTABLE);
 	assert_true(f->q <= 0.05 && f->ci_lo > 0.05);	/* it would be a regression by itself */
 	assert_true(fabs(f->change - 2) < 0.1);
@@ -998,12 +987,12 @@ static void test_impact_negligible(void **state)
 	assert_int_equal(c.overall, PG_OVERALL_PASS);
 	/* sorted after what failed and what improved: here first */
 	assert_string_equal(c.f[0].name, "once_small");
-	assert_int_equal(find(&c, "work")->verdict, PG_VERDICT_UNCHANGED);
+	assert_int_equal(pg_fx_find(&c, "work")->verdict, PG_VERDICT_UNCHANGED);
 	pg_comparison_release(&c);
 
 	/* faster by as much: notable too, not an improvement (symmetric) */
 	assert_int_equal(pg_compare(b, a, NULL, &c), 0);
-	f = find(&c, "once_small");
+	f = pg_fx_find(&c, "once_small");
 	assert_int_equal(f->verdict, PG_VERDICT_NOTABLE);
 	assert_true(f->change < -0.5 && f->impact < 0);
 	assert_non_null(strstr(f->reason, "not counted"));
@@ -1015,7 +1004,7 @@ static void test_impact_negligible(void **state)
 	for (size_t r = 0; r < 10; r++)
 		a->reps[r].wall_ns = b->reps[r].wall_ns = 0;
 	assert_int_equal(pg_compare(a, b, NULL, &c), 0);
-	f = find(&c, "once_small");
+	f = pg_fx_find(&c, "once_small");
 	assert_int_equal(f->verdict, PG_VERDICT_REGRESSION);
 	assert_true(isnan(f->impact) && f->impact_ns > 0);
 	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
@@ -1035,7 +1024,7 @@ static void test_impact_large(void **state)
 	(void)state;
 	pg_comparison_init(&c);
 	assert_int_equal(pg_compare(a, b, NULL, &c), 0);
-	f = find(&c, "once_small");
+	f = pg_fx_find(&c, "once_small");
 	/* +10 ms in a 200 ms repetition: 5% */
 	assert_int_equal(f->verdict, PG_VERDICT_REGRESSION);
 	assert_true(fabs(f->impact - 0.05) < 0.005);
@@ -1066,8 +1055,8 @@ static void test_impact_boundary(void **state)
 	pg_comparison_init(&c);
 	o.min_impact = 0;	/* off: every significant change beyond min_effect fails */
 	assert_int_equal(pg_compare(a, b, &o, &c), 0);
-	assert_int_equal(find(&c, "once_small")->verdict, PG_VERDICT_REGRESSION);
-	share = find(&c, "once_small")->impact;
+	assert_int_equal(pg_fx_find(&c, "once_small")->verdict, PG_VERDICT_REGRESSION);
+	share = pg_fx_find(&c, "once_small")->impact;
 	assert_true(share > 0.0009 && share < 0.0011);	/* +200 us of 200 ms */
 	pg_comparison_release(&c);
 
@@ -1106,17 +1095,17 @@ static void test_selection_one_side(void **state)
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	assert_true(has_warning(&c, "(1 called only in the base run, 1 only in the new one",
 				"those are not judged"));
-	f = find(&c, "base_only");
+	f = pg_fx_find(&c, "base_only");
 	assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
 	assert_int_equal(f->cause, PG_CAUSE_ONE_SIDE);
 	assert_non_null(strstr(f->reason, "traced only in the base run"));
-	f = find(&c, "new_only");
+	f = pg_fx_find(&c, "new_only");
 	assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
 	assert_non_null(strstr(f->reason, "traced only in the new run"));
 	assert_true(isnan(f->q) && isnan(f->impact));
 	/* listed in both, called in one: the code stopped calling it */
-	assert_int_equal(find(&c, "listed")->verdict, PG_VERDICT_REMOVED);
-	assert_int_equal(find(&c, "same")->verdict, PG_VERDICT_UNCHANGED);
+	assert_int_equal(pg_fx_find(&c, "listed")->verdict, PG_VERDICT_REMOVED);
+	assert_int_equal(pg_fx_find(&c, "same")->verdict, PG_VERDICT_UNCHANGED);
 	assert_int_equal(c.nadded, 0);
 	assert_int_equal(c.nremoved, 1);
 	assert_int_equal(c.ninconclusive, 2);
@@ -1129,8 +1118,8 @@ static void test_selection_one_side(void **state)
 	b->meta.functions_of = strdup("base.json");
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	assert_int_equal(c.nwarnings, 0);
-	assert_int_equal(find(&c, "base_only")->verdict, PG_VERDICT_REMOVED);
-	assert_int_equal(find(&c, "new_only")->verdict, PG_VERDICT_ADDED);
+	assert_int_equal(pg_fx_find(&c, "base_only")->verdict, PG_VERDICT_REMOVED);
+	assert_int_equal(pg_fx_find(&c, "new_only")->verdict, PG_VERDICT_ADDED);
 	pg_comparison_release(&c);
 
 	/* chosen alike (the same -f, no budget): added and removed, as ever */
@@ -1139,8 +1128,8 @@ static void test_selection_one_side(void **state)
 	b->meta.functions_of = NULL;
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	assert_int_equal(c.nwarnings, 0);
-	assert_int_equal(find(&c, "base_only")->verdict, PG_VERDICT_REMOVED);
-	assert_int_equal(find(&c, "new_only")->verdict, PG_VERDICT_ADDED);
+	assert_int_equal(pg_fx_find(&c, "base_only")->verdict, PG_VERDICT_REMOVED);
+	assert_int_equal(pg_fx_find(&c, "new_only")->verdict, PG_VERDICT_ADDED);
 	pg_comparison_release(&c);
 	pg_run_free(a);
 	pg_run_free(b);

@@ -105,13 +105,13 @@ static struct pg_compare_opts paired_opts(void)
 	return o;
 }
 
-static const struct pg_fcmp *find(const struct pg_comparison *c, const char *name)
+/* build() and pg_compare() with @o into @c (initialised here). */
+static void build_compare(const struct session *x, const struct pg_compare_opts *o,
+			  struct pg_comparison *c, struct pg_run **base, struct pg_run **new)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->f[i].name, name))
-			return &c->f[i];
-	fail_msg("function %s not in the comparison", name);
-	return NULL;
+	build(x, base, new);
+	pg_comparison_init(c);
+	assert_int_equal(pg_compare(*base, *new, o, c), 0);
 }
 
 static size_t flagged(const struct pg_comparison *c)
@@ -164,16 +164,14 @@ static void test_drift_cancelled(void **state)
 	struct pg_run *a, *b;
 
 	(void)state;
-	build(&x, &a, &b);
-	pg_comparison_init(&c);
-	assert_int_equal(pg_compare(a, b, &o, &c), 0);
+	build_compare(&x, &o, &c, &a, &b);
 	assert_true(c.paired);
 	assert_int_equal(c.npairs, 10);
 	assert_int_equal(flagged(&c), 0);
 	assert_int_equal(c.nunchanged, NFUNCS);
 	assert_int_equal(c.overall, PG_OVERALL_PASS);
 	for (int f = 0; f < NFUNCS; f++)
-		assert_int_equal(find(&c, names[f])->pairs, 10);
+		assert_int_equal(pg_fx_find(&c, names[f])->pairs, 10);
 	/* the whole-process line is paired too */
 	assert_int_equal(c.wall.pairs, 10);
 	assert_int_equal(c.wall.verdict, PG_VERDICT_UNCHANGED);
@@ -186,8 +184,8 @@ static void test_drift_cancelled(void **state)
 	assert_int_equal(pg_compare(a, b, &seq, &c), 0);
 	assert_false(c.paired);
 	assert_int_equal(c.npairs, 0);
-	assert_int_equal(find(&c, "hot")->pairs, 0);
-	assert_int_equal(find(&c, "hot")->verdict, PG_VERDICT_REGRESSION);
+	assert_int_equal(pg_fx_find(&c, "hot")->pairs, 0);
+	assert_int_equal(pg_fx_find(&c, "hot")->verdict, PG_VERDICT_REGRESSION);
 	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
 	pg_comparison_release(&c);
 	pg_run_free(a);
@@ -205,10 +203,8 @@ static void test_paired_shift(void **state)
 	struct pg_run *a, *b;
 
 	(void)state;
-	build(&x, &a, &b);
-	pg_comparison_init(&c);
-	assert_int_equal(pg_compare(a, b, &o, &c), 0);
-	hot = find(&c, "hot");
+	build_compare(&x, &o, &c, &a, &b);
+	hot = pg_fx_find(&c, "hot");
 	assert_int_equal(hot->verdict, PG_VERDICT_REGRESSION);
 	assert_true(hot->change > 0.04 && hot->change < 0.06);
 	assert_true(hot->ci_lo > PG_MIN_EFFECT_PAIRED && hot->ci_hi < 0.08);
@@ -220,7 +216,7 @@ static void test_paired_shift(void **state)
 	/* the files the other way round: still paired, with a warning, and an improvement */
 	assert_int_equal(pg_compare(b, a, &o, &c), 0);
 	assert_true(c.paired);
-	assert_int_equal(find(&c, "hot")->verdict, PG_VERDICT_IMPROVEMENT);
+	assert_int_equal(pg_fx_find(&c, "hot")->verdict, PG_VERDICT_IMPROVEMENT);
 	assert_true(c.nwarnings >= 1 && strstr(c.warnings[c.nwarnings - 1], "base side"));
 	pg_comparison_release(&c);
 	pg_run_free(a);
@@ -237,11 +233,9 @@ static void test_paired_few_pairs(void **state)
 	struct pg_run *a, *b;
 
 	(void)state;
-	build(&x, &a, &b);
-	pg_comparison_init(&c);
-	assert_int_equal(pg_compare(a, b, &o, &c), 0);
-	assert_int_equal(find(&c, "hot")->cause, PG_CAUSE_REPS);
-	assert_non_null(strstr(find(&c, "hot")->reason, "pairs"));
+	build_compare(&x, &o, &c, &a, &b);
+	assert_int_equal(pg_fx_find(&c, "hot")->cause, PG_CAUSE_REPS);
+	assert_non_null(strstr(pg_fx_find(&c, "hot")->reason, "pairs"));
 	assert_int_equal(c.overall, PG_OVERALL_INCONCLUSIVE);
 	assert_non_null(strstr(c.overall_reason, "too few pairs (4)"));
 	assert_true(pg_comparison_undecided(&c));
@@ -291,9 +285,9 @@ static void test_look_alpha_used(void **state)
 	o.look = 1;
 	o.looks = 30;
 	assert_int_equal(pg_compare_look(a, b, &o, NULL, &c), 0);
-	assert_int_equal(find(&c, "hot")->cause, PG_CAUSE_REPS);
+	assert_int_equal(pg_fx_find(&c, "hot")->cause, PG_CAUSE_REPS);
 	snprintf(want, sizeof(want), "alpha %g", pg_look_alpha(&o));
-	assert_non_null(strstr(find(&c, "hot")->reason, want));
+	assert_non_null(strstr(pg_fx_find(&c, "hot")->reason, want));
 	/* the options kept are the user's */
 	assert_float_equal(c.opts.alpha, 0.05, 0);
 	assert_true(pg_comparison_undecided(&c));
@@ -325,8 +319,8 @@ static void test_sequential_keeps_verdict(void **state)
 	o.look = 1;
 	build(&x, &a, &b);
 	assert_int_equal(pg_compare_look(a, b, &o, NULL, &c1), 0);
-	assert_int_equal(find(&c1, "hot")->verdict, PG_VERDICT_REGRESSION);
-	assert_int_equal(find(&c1, "hot")->pairs, 10);
+	assert_int_equal(pg_fx_find(&c1, "hot")->verdict, PG_VERDICT_REGRESSION);
+	assert_int_equal(pg_fx_find(&c1, "hot")->pairs, 10);
 	pg_run_free(a);
 	pg_run_free(b);
 
@@ -334,17 +328,17 @@ static void test_sequential_keeps_verdict(void **state)
 	build(&x, &a, &b);
 	o.look = 2;
 	assert_int_equal(pg_compare_look(a, b, &o, NULL, &alone), 0);
-	assert_int_not_equal(find(&alone, "hot")->verdict, PG_VERDICT_REGRESSION);
+	assert_int_not_equal(pg_fx_find(&alone, "hot")->verdict, PG_VERDICT_REGRESSION);
 	assert_int_equal(pg_compare_look(a, b, &o, &c1, &c2), 0);
-	assert_int_equal(find(&c2, "hot")->verdict, PG_VERDICT_REGRESSION);
-	assert_int_equal(find(&c2, "hot")->pairs, 10);
-	assert_float_equal(find(&c2, "hot")->change, find(&c1, "hot")->change, 0);
+	assert_int_equal(pg_fx_find(&c2, "hot")->verdict, PG_VERDICT_REGRESSION);
+	assert_int_equal(pg_fx_find(&c2, "hot")->pairs, 10);
+	assert_float_equal(pg_fx_find(&c2, "hot")->change, pg_fx_find(&c1, "hot")->change, 0);
 	assert_int_equal(c2.nregressions, 1);
 	assert_int_equal(c2.overall, PG_OVERALL_REGRESSION);
 	assert_int_equal(c2.npairs, 20);
 	/* the others were decided unchanged at look 1, and stay so with their 10 pairs */
-	assert_int_equal(find(&c2, "mid")->verdict, PG_VERDICT_UNCHANGED);
-	assert_int_equal(find(&c2, "mid")->pairs, 10);
+	assert_int_equal(pg_fx_find(&c2, "mid")->verdict, PG_VERDICT_UNCHANGED);
+	assert_int_equal(pg_fx_find(&c2, "mid")->pairs, 10);
 	pg_comparison_release(&c1);
 	pg_comparison_release(&c2);
 	pg_comparison_release(&alone);
