@@ -19,6 +19,13 @@
  *    (pg_mwu_test). p-values of all functions tested are adjusted with Benjamini-Hochberg.
  *  - The effect is the Hodges-Lehmann estimate of the shift of log(value), reported as a
  *    relative change exp(shift) - 1, with its distribution-free 1 - alpha interval.
+ *  - Paired: when the runs are the two sides of one perfgate ab session (pg_runs_paired(),
+ *    diff/paired.h; out->paired, out->npairs), the repetitions pair by pg_rep.pair and each
+ *    function is judged on d = log(new value) - log(base value) over the pairs in which it was
+ *    called on both sides (f->pairs): Wilcoxon signed-rank test (pg_wsr_test) and the
+ *    Hodges-Lehmann estimate of the Walsh averages with its interval
+ *    (pg_hodges_lehmann_paired); min_reps counts pairs. The wall line is paired too. Files
+ *    given the other way round are paired all the same, with a warning.
  *  - impact: the change of the function's time per repetition, impact_ns = change * base_ns *
  *    new_calls (the chosen metric, compensated as above), and impact = impact_ns over the
  *    median wall time of a base repetition (of a new one when the base run has none).
@@ -97,8 +104,20 @@ int pg_compare(const struct pg_run *base, const struct pg_run *new,
 
 /*
  * One look of a sequential comparison (perfgate ab --max-reps): pg_compare() at opts->look of
- * opts->looks, where a function decided at an earlier look (@prev, the previous look's result,
- * or NULL at the first) keeps that verdict and its pairs. Same returns as pg_compare().
+ * opts->looks, testing at the alpha that look may spend (pg_look_alpha(), diff/paired.h: the
+ * Benjamini-Hochberg level and 1 - the intervals' confidence), where a function decided at an
+ * earlier look (@prev, the previous look's result, or NULL at the first) keeps that verdict,
+ * its numbers and its pairs. out->opts keeps the caller's alpha. pg_compare() with looks set
+ * is the same with no @prev. Same returns as pg_compare(); -EINVAL also for look not in
+ * 1..looks (when looks is not 0).
+ *
+ *	for (o.look = 1; o.look <= o.looks; o.look++) {
+ *		record one more block of pairs;
+ *		pg_compare_look(&base, &new, &o, o.look > 1 ? &prev : NULL, &cur);
+ *		if (!pg_comparison_undecided(&cur))
+ *			break;
+ *		swap prev and cur;
+ *	}
  */
 int pg_compare_look(const struct pg_run *base, const struct pg_run *new,
 		    const struct pg_compare_opts *opts, const struct pg_comparison *prev,
@@ -106,7 +125,8 @@ int pg_compare_look(const struct pg_run *base, const struct pg_run *new,
 
 /*
  * Could more pairs decide something @c left undecided: a function inconclusive for too few
- * repetitions, an interval too wide, or not (surely) significant yet?
+ * repetitions, an interval too wide, or not (surely) significant yet? (Not for the probe
+ * share, the callee time, differing callees or one side only: more pairs change none.)
  */
 bool pg_comparison_undecided(const struct pg_comparison *c);
 
