@@ -510,6 +510,9 @@ def ab_outcome(code, res, secs, walls, target="target"):
               f["verdict"] in ("regression", "improvement")]
     w = res.get("wall") or {}
     return {"exit": code, "caught": bool(t and t[0]["verdict"] == "regression"),
+            # significant beyond the minimum effect, but under the impact rule's 0.1% of the
+            # run: a 5% slowdown of a function holding 2% of the run sits on that line
+            "notable": bool(t and t[0]["verdict"] == "notable"),
             "change": t[0]["change"] if t else None,
             "others": len(others), "other_names": [f["name"] for f in others],
             "pairs": max([f.get("pairs", 0) for f in fs] + [res.get("npairs", 0)]),

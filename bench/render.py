@@ -601,7 +601,10 @@ def render_ab(sec):
          "recordings: two recordings of %d repetitions one after the other (`--all-functions`)"
          ", compared with the default gate and with the paired method's minimum effect "
          "(`--min-effect %g`, the same files); and `perfgate ab -o DIR 'stat 0' 'stat P'` at "
-         "its defaults. Builds failed: exit 1. Caught: `target`'s verdict is regression. "
+         "its defaults. Builds failed: exit 1. Caught: `target`'s verdict is regression (in "
+         "brackets, the trials where it was notable instead: beyond the minimum effect but "
+         "moving the run by less than the impact rule's 0.1%%, where a 5%% slowdown of a "
+         "function holding 2%% of the run lies). "
          "Others flagged: trials in which another function was a regression or an "
          "improvement. Pairs: the most any function's verdict used. Time to result: the "
          "recordings and the comparison, median seconds of wall-clock time. Whole process: "
@@ -622,7 +625,10 @@ def render_ab(sec):
             pairs = [x["pairs"] for x in v if x["pairs"]]
             s.append("| %s%% | %s | %d/%d | %s | %d/%d | %s | %.1f s | %d/%d |" % (
                 slow, names[key], sum(x["exit"] == 1 for x in v), len(v),
-                "-" if float(slow) == 0 else "%d/%d" % (sum(x["caught"] for x in v), len(v)),
+                "-" if float(slow) == 0 else "%d/%d%s" % (
+                    sum(x["caught"] for x in v), len(v),
+                    " (%d notable)" % sum(x.get("notable", False) for x in v)
+                    if any(x.get("notable") for x in v) else ""),
                 sum(x["others"] > 0 for x in v), len(v),
                 "%g (max %d)" % (median(pairs), max(pairs)) if pairs else "-",
                 median([x["secs"] for x in v]), sum(x["welch"] for x in v), len(v)))
