@@ -636,40 +636,20 @@ static int cmp_fcmp(const void *pa, const void *pb)
 						       b->scope ? b->scope : "");
 }
 
-/* Repetitions per side (pairs when @paired) needed before any test can reach alpha (and
- * opts.min_reps). */
-static size_t reps_needed(const struct pg_compare_opts *o, bool paired)
+/* Repetitions per side needed before any test can reach alpha (and opts.min_reps). */
+static size_t reps_needed(const struct pg_compare_opts *o)
 {
 	size_t n = o->min_reps > 1 ? o->min_reps : 1;
 
-	while (n < 1000 && (paired ? pg_wsr_min_p(n) : pg_mwu_min_p(n, n)) > o->alpha)
+	while (n < 1000 && pg_mwu_min_p(n, n) > o->alpha)
 		n++;
 	return n;
-}
-
-/* overall() of a paired comparison that tested nothing: its reason in pairs. */
-static void overall_paired(struct pg_comparison *c, const struct pg_compare_opts *o,
-			   size_t ncommon)
-{
-	size_t need = reps_needed(o, true);
-	double min_p = pg_wsr_min_p(c->npairs);
-	char *r = c->overall_reason;
-	size_t rs = sizeof(c->overall_reason);
-
-	if (min_p > o->alpha || c->npairs < o->min_reps)
-		snprintf(r, rs, "too few pairs (%zu): at least %zu needed to reach alpha %g",
-			 c->npairs, need, o->alpha);
-	else if (!ncommon)
-		snprintf(r, rs, "no function was called in both runs: nothing to compare");
-	else
-		snprintf(r, rs, "no function was called on both sides of at least %zu pairs", need);
 }
 
 /* The overall verdict; @o: the options the tests used (alpha of this look). */
 static void overall(struct pg_comparison *c, const struct pg_compare_opts *o, size_t ncommon)
 {
-	size_t need = reps_needed(o, false);
-	size_t rec = need > PG_RECOMMENDED_REPS ? need : PG_RECOMMENDED_REPS;
+	size_t need = reps_needed(o), rec = need > PG_RECOMMENDED_REPS ? need : PG_RECOMMENDED_REPS;
 	char *r = c->overall_reason;
 	size_t rs = sizeof(c->overall_reason);
 	double min_p;
@@ -685,7 +665,7 @@ static void overall(struct pg_comparison *c, const struct pg_compare_opts *o, si
 	}
 	c->overall = PG_OVERALL_INCONCLUSIVE;
 	if (c->paired) {
-		overall_paired(c, o, ncommon);
+		pg_paired_overall_reason(c, o, ncommon);
 		return;
 	}
 	min_p = pg_mwu_min_p(c->base_reps, c->new_reps);

@@ -181,6 +181,25 @@ int pg_paired_test(struct pg_fcmp *f, const double *d, size_t nd,
 	return 1;
 }
 
+void pg_paired_overall_reason(struct pg_comparison *c, const struct pg_compare_opts *o,
+			      size_t ncommon)
+{
+	size_t need = o->min_reps > 1 ? o->min_reps : 1;
+	char *r = c->overall_reason;
+	size_t rs = sizeof(c->overall_reason);
+
+	/* the pairs needed before the signed-rank test can reach alpha */
+	while (need < 1000 && pg_wsr_min_p(need) > o->alpha)
+		need++;
+	if (c->npairs < need)
+		snprintf(r, rs, "too few pairs (%zu): at least %zu needed to reach alpha %g",
+			 c->npairs, need, o->alpha);
+	else if (!ncommon)
+		snprintf(r, rs, "no function was called in both runs: nothing to compare");
+	else
+		snprintf(r, rs, "no function was called on both sides of at least %zu pairs", need);
+}
+
 double pg_alpha_spent(double alpha, uint32_t look, uint32_t looks)
 {
 	if (!looks)

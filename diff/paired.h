@@ -80,6 +80,14 @@ ssize_t pg_paired_effect(struct pg_fcmp *f, const double *bl, const uint32_t *bp
 int pg_paired_test(struct pg_fcmp *f, const double *d, size_t nd,
 		   const struct pg_compare_opts *o);
 
+/*
+ * The overall_reason of a paired comparison @c that tested no function (the options @o of the
+ * look): too few pairs, or no function called on both sides of enough pairs (@ncommon: the
+ * functions called in both runs).
+ */
+void pg_paired_overall_reason(struct pg_comparison *c, const struct pg_compare_opts *o,
+			      size_t ncommon);
+
 /* The alpha spent by the end of look @look of @looks: alpha * (look / looks)^PG_SPEND_RHO;
  * alpha itself when looks is 0, 0 when look is 0. */
 double pg_alpha_spent(double alpha, uint32_t look, uint32_t looks);
