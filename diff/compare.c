@@ -694,8 +694,9 @@ static void overall(struct pg_comparison *c, const struct pg_compare_opts *o, si
 
 /*
  * The whole-process wall time per repetition into out->wall: tested alone (its raw p is its
- * q), never counted, with the options @o. Uses the samples @sb and @sn and the workspace @ws. Returns the wall time a function's impact is
- * a share of: the base run's median, else the new run's; NAN when neither has one.
+ * q), never counted, with the options @o. Uses the samples @sb and @sn and the workspace @ws.
+ * Returns the wall time a function's impact is a share of: the base run's median, else the
+ * new run's; NAN when neither has one.
  */
 static int compare_wall(struct pg_comparison *out, const struct pg_compare_opts *o,
 			const struct pg_run *base, const struct pg_run *new, struct sample *sb,
