@@ -334,8 +334,8 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 		c->compensated ? "compensated for probe overhead" : "raw", c->opts.alpha,
 		c->opts.min_effect * 100, c->opts.min_reps);
 	if (c->paired)
-		fprintf(out, "  paired: %zu pairs of one interleaved session, compared pair by pair\n",
-			c->npairs);
+		fprintf(out, "  paired: %zu pairs of one interleaved session, compared pair by "
+			"pair\n", c->npairs);
 	if (c->opts.min_impact > 0)
 		fprintf(out, "  min impact %g%%: a change counts (fails, or improves) only if it "
 			"moves a repetition's time by %g%% or more\n", c->opts.min_impact * 100,
