@@ -46,6 +46,13 @@ struct pg_sampler;
 struct pg_probes {
 	struct perfgate_bpf *skel;
 	struct bpf_link *fork_link, *exit_link;
+	/*
+	 * Off-CPU time (the sched_switch and sched_wakeup programs, runner/maps.h reads the
+	 * `threads` map): set @offcpu before pg_probes_attach() to have them attached; the
+	 * links are theirs. Off in a zeroed struct.
+	 */
+	bool offcpu;
+	struct bpf_link *switch_link, *wakeup_link, *wakeup_new_link;
 	size_t nfds, fds_alloc;
 	int *fds;		/* uprobe_multi link fds */
 	size_t nlinks, links_alloc;

@@ -139,9 +139,11 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		if (err)
 			goto cleanup;
 	}
+	probes.offcpu = !o->no_offcpu;
 	err = pg_probes_attach(&probes, run, o->single_attach, launch.preload);
 	if (err)
 		goto cleanup;
+	run->meta.offcpu = probes.offcpu;
 	pg_calib_report(pg_calib_run(&probes, run, ncpu, &run->calib), &run->calib, o->quiet);
 	pg_launch_excfix_open(&probes, &launch);
 	if (o->budget_pct > 0) {
