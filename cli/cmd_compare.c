@@ -131,8 +131,11 @@ int do_compare(int argc, char **argv)
 				opts.metric = PG_METRIC_SELF;
 			} else if (!strcmp(optarg, "total")) {
 				opts.metric = PG_METRIC_TOTAL;
+			} else if (!strcmp(optarg, "cpu")) {
+				opts.metric = PG_METRIC_CPU;
 			} else {
-				pg_err("invalid --metric '%s': expected self or total", optarg);
+				pg_err("invalid --metric '%s': expected self, total or cpu",
+				       optarg);
 				goto cleanup;
 			}
 			break;

@@ -6,12 +6,13 @@
  *   waiter()    locks a mutex another thread holds for HOLD_MS: blocked ~HOLD_MS
  *   piper()     reads a pipe a child process writes to 20 ms after it was started: blocked
  *
- *	offcpu [HOLD_MS [MODE]]
+ *	[PG_HOLD_MS=HOLD_MS] offcpu [mutex]
  *
- * MODE "all" (default): the main thread and two workers each call sleeper() and spinner()
- * once, at the same time; then main calls waiter() and piper() once. MODE "mutex": main calls
- * waiter() WAITS times, nothing else (a benchmark whose one function waits on a lock). Call
- * counts are exact and independent of timing.
+ * HOLD_MS is 20 by default (an environment variable, so that a compare of two hold times is a
+ * compare of one command). Without "mutex": the main thread and two workers each call
+ * sleeper() and spinner() once, at the same time; then main calls waiter() and piper() once.
+ * With "mutex": main calls waiter() WAITS times, nothing else (a benchmark whose one function
+ * waits on a lock). Call counts are exact and independent of timing.
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -129,10 +130,10 @@ int main(int argc, char **argv)
 {
 	pthread_t t[WORKERS];
 
-	if (argc > 1)
-		hold_ms = atol(argv[1]);
+	if (getenv("PG_HOLD_MS"))
+		hold_ms = atol(getenv("PG_HOLD_MS"));
 	sem_init(&held, 0, 0);
-	if (argc > 2 && !strcmp(argv[2], "mutex")) {
+	if (argc > 1 && !strcmp(argv[1], "mutex")) {
 		for (int i = 0; i < WAITS; i++)
 			contend();
 		return 0;
