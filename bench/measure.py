@@ -17,6 +17,9 @@ Sections (the order of MEASURES; render.py numbers them in the same order):
   compare   compare speed and memory for two run files of 10,000 functions x 30 repetitions
   sampling  sampled profiles: overhead by -F, effect on traced latencies, cost of one sample,
             the rate chosen without -F for benchmarks of 50 ms, 1 s and 10 s
+  realworld the default flow on zstd and leveldb (bench/realworld/realworld.py)
+  offcpu    off-CPU time: cost per context switch, a lock-contention regression and zstd A/A
+            pairs judged by self and by on-CPU self time (bench/offcpu.py)
 
 results.json holds one entry per section:
 
@@ -664,10 +667,17 @@ def measure_realworld():
     return realworld.measure()
 
 
+def measure_offcpu():
+    """Section 8: off-CPU time, its cost per context switch and the metric (its own module)."""
+    sys.path.insert(0, BENCH)
+    import offcpu
+    return offcpu.measure()
+
+
 MEASURES = [("cost", measure_cost), ("attach", measure_attach),
             ("accuracy", measure_accuracy), ("stats", measure_stats),
             ("compare", measure_compare), ("sampling", measure_sampling),
-            ("realworld", measure_realworld)]
+            ("realworld", measure_realworld), ("offcpu", measure_offcpu)]
 
 
 def git(*args):

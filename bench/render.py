@@ -568,6 +568,12 @@ def render_realworld(sec):
     return realworld.render_lines(sec.data)
 
 
+def render_offcpu(sec):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import offcpu
+    return offcpu.render_lines(sec.data) + quote_lines(sec)
+
+
 RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("attach", "Attaching and detaching", render_attach),
              ("accuracy", "Accuracy of compensated latencies", render_accuracy),
@@ -575,7 +581,9 @@ RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("compare", "compare at scale", render_compare),
              ("sampling", "Sampled profiles (`perfgate record -F`)", render_sampling),
              ("realworld", "Real programs: the default flow on zstd and leveldb",
-              render_realworld)]
+              render_realworld),
+             ("offcpu", "Off-CPU time: cost per context switch, and which metric gates",
+              render_offcpu)]
 
 
 def render(res):
