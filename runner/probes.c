@@ -25,6 +25,8 @@
 
 void pg_probes_release(struct pg_probes *p)
 {
+	bool offcpu;
+
 	for (size_t i = 0; i < p->nfds; i++)
 		close(p->fds[i]);
 	for (size_t i = 0; i < p->nlinks; i++)
@@ -39,7 +41,9 @@ void pg_probes_release(struct pg_probes *p)
 	pg_sampler_free(p->sampler);
 	pg_excfix_release(&p->fix);
 	perfgate_bpf__destroy(p->skel);
+	offcpu = p->offcpu;	/* a setting, not something attached: attached again as it was */
 	memset(p, 0, sizeof(*p));
+	p->offcpu = offcpu;
 }
 
 static int link_uprobe_multi(int prog_fd, const char *path, const uint64_t *offsets,
@@ -287,7 +291,6 @@ int pg_probes_attach(struct pg_probes *p, const struct pg_run *run, bool single,
 		     const char *preload)
 {
 	uint64_t t0 = pg_now_ns();
-	bool offcpu = p->offcpu;
 	int err;
 
 	err = open_probes(p, run, !single, preload);
@@ -295,7 +298,6 @@ int pg_probes_attach(struct pg_probes *p, const struct pg_run *run, bool single,
 		pg_info("this kernel has no uprobe_multi links: attaching %zu probes one by one",
 			run->nfuncs * 2);
 		pg_probes_release(p);
-		p->offcpu = offcpu;
 		err = open_probes(p, run, false, preload);
 	}
 	if (err)

@@ -143,7 +143,6 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	err = pg_probes_attach(&probes, run, o->single_attach, launch.preload);
 	if (err)
 		goto cleanup;
-	run->meta.offcpu = probes.offcpu;
 	pg_calib_report(pg_calib_run(&probes, run, ncpu, &run->calib), &run->calib, o->quiet);
 	pg_launch_excfix_open(&probes, &launch);
 	if (o->budget_pct > 0) {
@@ -173,6 +172,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		goto cleanup;
 
 	/* 3. the repetitions, each a fresh process tree read into one struct pg_rep */
+	run->meta.offcpu = probes.offcpu;	/* as attached (again, after --budget) */
 	if (!o->quiet)
 		pg_info("tracing %zu functions, %u repetitions of: %s", run->nfuncs,
 			o->repetitions, o->argv[0]);

@@ -123,3 +123,12 @@ PY
 check "--no-offcpu: no on-CPU column" not grep -q 'on-CPU' "$TMP/none.txt"
 expect_exit 0 "$PERFGATE" compare "$TMP/none.json" "$TMP/none.json" --metric cpu
 has 'has no off-CPU time'
+
+# the default selection (--budget) attaches the probes again after its pilot run: the hooks too
+"$PERFGATE" record -q --no-sample -o "$TMP/default.json" -r 2 -- ./offcpu
+check "--budget keeps off-CPU time" python3 - "$TMP/default.json" <<'PY'
+import sys, pgtest
+run = pgtest.load(sys.argv[1])
+assert run["meta"]["options"].get("offcpu") is True, run["meta"]["options"]
+assert all(len(rep.get("threads", [])) >= 5 for rep in run["repetitions"]), run["repetitions"]
+PY
