@@ -67,7 +67,9 @@ int pg_cpusplit(struct pg_fcmp *f, const struct pg_run *base, const uint32_t *bi
 	struct side b, n;
 	int err;
 
-	if (!base->meta.offcpu || !new->meta.offcpu || !(f->base_ns > 0))
+	/* --metric cpu: the change judged is on-CPU by definition */
+	if (metric == PG_METRIC_CPU || !base->meta.offcpu || !new->meta.offcpu ||
+	    !(f->base_ns > 0))
 		return 0;
 	err = side_medians(base, bids, nb, calib, metric, &b);
 	err = err ?: side_medians(new, nids, nn, calib, metric, &n);

@@ -26,8 +26,9 @@
 /*
  * Set f->change_cpu, change_offcpu and change_runq from the functions @bids[0..nb) of @base
  * and @nids[0..nn) of @new (their calls and times add up per repetition), compensated with
- * @calib, for @metric. Leaves them NAN when either run lacks off-CPU time, either side has no
- * repetition with calls, or f->base_ns is not above 0. 0 or -ENOMEM.
+ * @calib, for @metric (self or total). Leaves them NAN when either run lacks off-CPU time,
+ * either side has no repetition with calls, f->base_ns is not above 0, or @metric is
+ * PG_METRIC_CPU (all of that change is on-CPU). 0 or -ENOMEM.
  */
 int pg_cpusplit(struct pg_fcmp *f, const struct pg_run *base, const uint32_t *bids, size_t nb,
 		const struct pg_run *new, const uint32_t *nids, size_t nn,

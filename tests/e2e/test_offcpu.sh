@@ -40,8 +40,12 @@ for r, (rep, raw) in enumerate(zip(pgtest.reps(run), run["repetitions"])):
     near("rep %d sleeper blocked" % r, blocked("sleeper"), 20 * MS)
     near("rep %d sleeper on-CPU" % r, on("sleeper"), 0)
     # spinning: 20 ms of its thread's CPU time (preemption by the other threads is off-CPU,
-    # runnable); the kernel's thread clock leaves out interrupts, which run on its time here
-    near("rep %d spinner on-CPU" % r, on("spinner"), 20 * MS)
+    # runnable). The thread's CPU clock leaves out interrupts and the time the hypervisor
+    # took the virtual CPU away (steal), which the scheduler sees as running: on-CPU from 1 ms
+    # under to 25% over (docs/measurement.md, "Off-CPU time")
+    at_least("rep %d spinner on-CPU" % r, on("spinner"), 19 * MS)
+    if on("spinner") > 25 * MS:
+        bad.append("rep %d spinner on-CPU: %.2f ms, want at most 25 ms" % (r, on("spinner") / MS))
     near("rep %d spinner blocked" % r, blocked("spinner"), 0)
     # waiting for the lock, for the pipe: all of it off-CPU; blocked but for a late wakeup
     for n in ("waiter", "piper"):
@@ -105,8 +109,13 @@ assert f["verdict"] == "regression", f
 assert f["change_offcpu"] > 0.9 * f["change"] and abs(f["change_cpu"]) < 0.05, f
 assert f["change_runq"] < 0.5 * f["change_offcpu"], f
 PY
-expect_exit 0 "$PERFGATE" compare "$TMP/a.json" "$TMP/b.json" --metric cpu --json "$TMP/c.json"
+# (contend's own on-CPU time, thread creation and joining, may move with the machine: not judged)
+"$PERFGATE" compare "$TMP/a.json" "$TMP/b.json" --metric cpu --json "$TMP/c.json" >"$TMP/stdout" ||
+	true
 check "--metric cpu does not flag waiter" not grep -q '^waiter .* REGRESSION' "$TMP/stdout"
+check_eq "--metric cpu: waiter is no regression in the result" 0 "$(python3 -c 'import sys, pgtest
+print(len([f for f in pgtest.with_verdict(pgtest.load(sys.argv[1]), "regression") if f == "waiter"]))' \
+	"$TMP/c.json")"
 check_eq "--metric cpu is in the result" cpu "$(pgtest get "$TMP/c.json" options.metric)"
 
 # --no-offcpu: nothing of it recorded, nothing of it reported
