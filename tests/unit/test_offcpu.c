@@ -21,6 +21,7 @@
 #include "../../diff/cpusplit.h"
 #include "../../formats/result.h"
 #include "../../formats/runfile.h"
+#include "../../reporters/report.h"
 #include "fixtures.h"
 
 /*
@@ -230,6 +231,40 @@ static void test_result(void **state)
 	pg_run_free(b);
 }
 
+/* report: the split's columns and the threads, only for a run that measured them */
+static void test_report(void **state)
+{
+	struct pg_run *run = model(1000, 20000, 2);
+	struct pg_rep *rep = &run->reps[0];
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	rep->threads = calloc(1, sizeof(*rep->threads));
+	rep->nthreads = 1;
+	rep->threads[0] = (struct pg_thread){ 7, strdup("worker"), 4000000, 1000000, 2000000 };
+	f = open_memstream(&buf, &size);
+	assert_non_null(f);
+	assert_int_equal(pg_report_write(run, PG_REPORT_TEXT, f), 0);
+	assert_int_equal(pg_report_write(run, PG_REPORT_CSV, f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "self     on-CPU    off-CPU       mean"));
+	/* wait: 10 calls of 1 us on-CPU and 20 us off, then of 0.2% more */
+	assert_non_null(strstr(buf, ",cpu_ns,offcpu_ns,self_cpu_ns,self_offcpu_ns\n"));
+	assert_non_null(strstr(buf, ",20020,400400,20020,400400\n"));
+	assert_non_null(strstr(buf, "    0.5    2.00 ms     500 us    1.00 ms  worker\n"));
+	free(buf);
+	buf = NULL;
+	run->meta.offcpu = false;
+	f = open_memstream(&buf, &size);
+	assert_non_null(f);
+	assert_int_equal(pg_report_write(run, PG_REPORT_TEXT, f), 0);
+	fclose(f);
+	assert_null(strstr(buf, "on-CPU"));
+	free(buf);
+	pg_run_free(run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_compare_split),
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_result),
+		cmocka_unit_test(test_report),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
