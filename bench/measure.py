@@ -20,6 +20,8 @@ Sections (the order of MEASURES; render.py numbers them in the same order):
   realworld the default flow on zstd and leveldb (bench/realworld)
   ab        interleaved A/B recording (perfgate ab, paired statistics) beside two sequential
             recordings: A/A and 2/5/10% slowdowns of a function holding ~2% of the run time
+  offcpu    off-CPU time: cost per context switch, a lock-contention regression and zstd A/A
+            pairs judged by self and by on-CPU self time (bench/offcpu.py)
 
 results.json holds one entry per section:
 
@@ -799,10 +801,18 @@ def measure_realworld():
     return realworld.measure()
 
 
+def measure_offcpu():
+    """Section 8: off-CPU time, its cost per context switch and the metric (its own module)."""
+    sys.path.insert(0, BENCH)
+    import offcpu
+    return offcpu.measure()
+
+
 MEASURES = [("cost", measure_cost), ("attach", measure_attach),
             ("accuracy", measure_accuracy), ("stats", measure_stats),
             ("compare", measure_compare), ("sampling", measure_sampling),
-            ("realworld", measure_realworld), ("ab", measure_ab)]
+            ("realworld", measure_realworld), ("ab", measure_ab),
+            ("offcpu", measure_offcpu)]
 
 
 def git(*args):

@@ -639,6 +639,12 @@ def render_ab(sec):
     return s + quote_lines(sec)
 
 
+def render_offcpu(sec):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import offcpu
+    return offcpu.render_lines(sec.data) + quote_lines(sec)
+
+
 RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("attach", "Attaching and detaching", render_attach),
              ("accuracy", "Accuracy of compensated latencies", render_accuracy),
@@ -648,7 +654,9 @@ RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("realworld", "Real programs: the default flow on zstd and leveldb",
               render_realworld),
              ("ab", "Interleaved A/B recording (`perfgate ab`) beside sequential recordings",
-              render_ab)]
+              render_ab),
+             ("offcpu", "Off-CPU time: cost per context switch, and which metric gates",
+              render_offcpu)]
 
 
 def render(res):

@@ -31,8 +31,10 @@ struct mm_struct {
 } __attribute__((preserve_access_index));
 
 struct task_struct {
+	unsigned int __state;
 	int pid;
 	int tgid;
+	char comm[16];
 	struct mm_struct *mm;
 } __attribute__((preserve_access_index));
 
@@ -75,6 +77,14 @@ struct {
 	__type(key, struct pg_bpf_hkey);
 	__type(value, __u64);
 } hist SEC(".maps");
+
+/* the traced tree's threads, for their on-CPU, runnable and blocked time (pg_switch) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PG_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct pg_bpf_thread);
+} threads SEC(".maps");
 
 /* set by the runner before load when the benchmark gets the exception fix (bpf/perfgate.h) */
 const volatile bool publish_rets = false;
@@ -196,6 +206,8 @@ static __always_inline void drop_frame(struct pg_bpf_shadow *s, __u32 d)
 		return;
 	parent = &s->f[(d - 2) & (PG_MAX_DEPTH - 1)];
 	parent->child_ns += f->child_ns;
+	parent->child_off += f->child_off;
+	parent->child_runq += f->child_runq;
 	parent->desc_probe_ns += f->desc_probe_ns;
 	for (int k = 0; k < PG_NSITES; k++) {
 		parent->desc[k] += f->desc[k];
@@ -272,6 +284,10 @@ int pg_entry(struct pt_regs *ctx)
 	__builtin_memset(f->tails, 0, sizeof(f->tails));
 	__builtin_memset(f->desc_tails, 0, sizeof(f->desc_tails));
 	f->child_ns = 0;
+	f->child_off = 0;
+	f->child_runq = 0;
+	f->off0 = s->off_total;
+	f->runq0 = s->runq_total;
 	f->desc_probe_ns = 0;
 	f->kids_probe_ns = 0;
 	f->sp = sp;
@@ -294,9 +310,41 @@ static __always_inline __u64 hist_dur(__u64 dur, const struct pg_bpf_frame *f)
 	return dur > c ? dur - c : 0;
 }
 
-static __always_inline struct pg_bpf_fstat *account(__u32 func, __u64 dur, __u64 self,
-						    const struct pg_bpf_frame *f)
+/*
+ * The off-CPU part of a call of @dur ns with @self ns of its own, from the thread's totals
+ * (@s) now and at the call's entry (@f): inclusive off-CPU and runnable time (*off, *runq),
+ * and the parts outside traced children (*soff, *srunq), clamped so that runq <= off <= dur,
+ * srunq <= soff <= self, soff <= off and srunq <= runq (core/run.h).
+ */
+static __always_inline void offcpu_split(const struct pg_bpf_shadow *s,
+					 const struct pg_bpf_frame *f, __u64 dur, __u64 self,
+					 __u64 *off, __u64 *runq, __u64 *soff, __u64 *srunq)
 {
+	__u64 o = s->off_total - f->off0, q = s->runq_total - f->runq0;
+
+	if (o > dur)
+		o = dur;
+	if (q > o)
+		q = o;
+	*off = o;
+	*runq = q;
+	o = o > f->child_off ? o - f->child_off : 0;
+	q = q > f->child_runq ? q - f->child_runq : 0;
+	if (o > self)
+		o = self;
+	if (q > o)
+		q = o;
+	*soff = o;
+	*srunq = q;
+}
+
+static __always_inline struct pg_bpf_fstat *account(__u32 func, __u64 dur, __u64 self,
+						    const struct pg_bpf_frame *f,
+						    const struct pg_bpf_shadow *s,
+						    __u64 *off, __u64 *runq)
+{
+	__u64 soff, srunq;
+
 	struct pg_bpf_hkey key = { .func = func, .bucket = pg_hist_bucket(hist_dur(dur, f)) };
 	struct pg_bpf_fstat *st = bpf_map_lookup_elem(&fstats, &func);
 	__u64 one = 1, *cnt;
@@ -317,6 +365,13 @@ static __always_inline struct pg_bpf_fstat *account(__u32 func, __u64 dur, __u64
 		}
 		st->desc_probe_ns += f->desc_probe_ns;
 		st->kids_probe_ns += f->kids_probe_ns;
+	}
+	offcpu_split(s, f, dur, self, off, runq, &soff, &srunq);
+	if (st) {
+		st->offcpu_ns += *off;
+		st->runq_ns += *runq;
+		st->self_offcpu_ns += soff;
+		st->self_runq_ns += srunq;
 	}
 	cnt = bpf_map_lookup_elem(&hist, &key);
 	if (cnt) {
@@ -339,7 +394,7 @@ int pg_return(struct pt_regs *ctx)
 	struct pg_bpf_frame *f = NULL;
 	struct pg_bpf_shadow *s;
 	struct pg_bpf_fstat *st;
-	__u64 sp, dur, self, probe;
+	__u64 sp, dur, self, probe, off, runq;
 	int i;
 
 	if (!is_traced())
@@ -373,7 +428,7 @@ int pg_return(struct pt_regs *ctx)
 	self = dur > f->child_ns ? dur - f->child_ns : 0;
 	s->depth = d - 1;
 	rets_pop(tid, d - 1);
-	st = account(func, dur, self, f);
+	st = account(func, dur, self, f, s, &off, &runq);
 	/* this call's probes as far as they ran in BPF: the entry program and us, up to here */
 	probe = f->entry_ns + (bpf_ktime_get_ns() - now);
 	if (st)
@@ -385,6 +440,8 @@ int pg_return(struct pt_regs *ctx)
 		parent->desc_probe_ns += f->desc_probe_ns + probe;
 		parent->kids_probe_ns += probe;
 		parent->child_ns += dur;
+		parent->child_off += off;
+		parent->child_runq += runq;
 		parent->kids[site]++;
 		parent->desc[site]++;
 		if (f->tail) {
@@ -419,9 +476,12 @@ int BPF_PROG(pg_exit, struct task_struct *task)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct pg_bpf_shadow *s = bpf_map_lookup_elem(&stacks, &tid);
+	struct pg_bpf_thread *th = bpf_map_lookup_elem(&threads, &tid);
 	__u32 idx = PG_CNT_UNWOUND;
 	__u64 *c;
 
+	if (th)		/* its name when last seen (after exec, pthread_setname_np) */
+		bpf_get_current_comm(th->comm, sizeof(th->comm));
 	/* calls the thread never returned from (exit, pthread_exit inside them) */
 	if (s && s->depth) {
 		c = bpf_map_lookup_elem(&counters, &idx);
@@ -431,6 +491,137 @@ int BPF_PROG(pg_exit, struct task_struct *task)
 	if (s)
 		rets_pop(tid, 0);	/* a later thread with the same id starts afresh */
 	bpf_map_delete_elem(&stacks, &tid);
+	return 0;
+}
+
+/* ---- on-CPU, runnable and blocked time: the scheduler's context switches ---- */
+
+/* (tp_btf: the task pointers are trusted, read directly rather than through a helper) */
+static __always_inline bool task_traced(const struct task_struct *t)
+{
+	__u32 tgid = t->tgid;
+
+	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+/* Thread @tid's entry in `threads`, made (zeroed, named after @t) when it has none; NULL when
+ * the map is full (counted). */
+static __always_inline struct pg_bpf_thread *thread_of(__u32 tid, const struct task_struct *t)
+{
+	struct pg_bpf_thread *th = bpf_map_lookup_elem(&threads, &tid), zero = {};
+
+	if (th)
+		return th;
+	BPF_CORE_READ_STR_INTO(&zero.comm, t, comm);
+	bpf_map_update_elem(&threads, &tid, &zero, BPF_NOEXIST);
+	th = bpf_map_lookup_elem(&threads, &tid);
+	if (!th)
+		count(PG_CNT_NO_THREAD);
+	return th;
+}
+
+/* @t (traced) leaves the CPU at @now: its running time ends, its off-CPU interval begins. */
+static __always_inline void switch_out(const struct task_struct *t, bool preempt, __u64 now)
+{
+	__u32 tid = t->pid;
+	struct pg_bpf_thread *th = thread_of(tid, t);
+
+	if (!th)
+		return;
+	if (th->on_ts && now > th->on_ts)
+		th->cpu_ns += now - th->on_ts;
+	th->on_ts = 0;
+	th->off_ts = now;
+	th->wake_ts = 0;
+	/* preempted, or its wait ended before it could block (a pending signal): it stays on
+	 * the run queue */
+	th->runnable = preempt || t->__state == 0;
+}
+
+/*
+ * @t (traced) gets the CPU at @now: its off-CPU interval ends. The part after its wakeup (all
+ * of it when it was runnable throughout) waited for a CPU; the part before it was blocked. Both
+ * go to the thread's totals, and the interval to its shadow stack's (see pg_return).
+ */
+static __always_inline void switch_in(const struct task_struct *t, __u64 now)
+{
+	__u32 tid = t->pid;
+	struct pg_bpf_thread *th = thread_of(tid, t);
+	struct pg_bpf_shadow *s;
+	__u64 iv, rq;
+
+	if (!th)
+		return;
+	if (th->off_ts && now > th->off_ts) {
+		iv = now - th->off_ts;
+		if (th->runnable)
+			rq = iv;
+		else if (th->wake_ts >= th->off_ts && th->wake_ts <= now)
+			rq = now - th->wake_ts;
+		else
+			rq = 0;		/* its wakeup was not seen: all blocked */
+		th->runq_ns += rq;
+		th->blocked_ns += iv - rq;
+		s = bpf_map_lookup_elem(&stacks, &tid);
+		if (s) {
+			s->off_total += iv;
+			s->runq_total += rq;
+		}
+	}
+	th->off_ts = 0;
+	th->wake_ts = 0;
+	th->on_ts = now;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(pg_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	/* the traced tree only: one lookup each before anything else */
+	int out = task_traced(prev), in = task_traced(next);
+	__u64 now;
+
+	/* two flags, not two pointers the compiler may OR (which the verifier refuses) */
+	asm volatile("" : "+r"(out), "+r"(in));
+	if (!out && !in)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (out)
+		switch_out(prev, preempt, now);
+	if (in)
+		switch_in(next, now);
+	return 0;
+}
+
+/* A blocked thread of the tree was woken: from now on it waits for a CPU. */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(pg_wakeup, struct task_struct *p)
+{
+	struct pg_bpf_thread *th;
+	__u32 tid;
+
+	if (!task_traced(p))
+		return 0;
+	tid = p->pid;
+	th = bpf_map_lookup_elem(&threads, &tid);
+	if (th && th->off_ts && !th->runnable && !th->wake_ts)
+		th->wake_ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* A new thread or process of the tree is ready to run for the first time: runnable. */
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(pg_wakeup_new, struct task_struct *p)
+{
+	struct pg_bpf_thread *th;
+
+	if (!task_traced(p))
+		return 0;
+	th = thread_of(p->pid, p);
+	if (th && !th->on_ts) {
+		th->off_ts = bpf_ktime_get_ns();
+		th->runnable = 1;
+		th->wake_ts = 0;
+	}
 	return 0;
 }
 

@@ -42,6 +42,12 @@ struct pg_bpf_fstat {
 	unsigned long long probe_ns;
 	unsigned long long desc_probe_ns;
 	unsigned long long kids_probe_ns;
+	/* off-CPU time inside the calls (struct pg_fstat in core/run.h): of total_ns, of that
+	 * runnable; of self_ns, of that runnable */
+	unsigned long long offcpu_ns;
+	unsigned long long runq_ns;
+	unsigned long long self_offcpu_ns;
+	unsigned long long self_runq_ns;
 };
 
 /* Key of the latency histogram hash: one bucket of one function. */
@@ -57,6 +63,12 @@ struct pg_bpf_frame {
 	unsigned long long entry_ns;	/* run time of the entry program, up to start */
 	unsigned long long desc_probe_ns;	/* probe run time of traced descendants so far */
 	unsigned long long kids_probe_ns;	/* of traced direct children so far */
+	/* the thread's off-CPU and runnable totals (pg_bpf_shadow) at entry, and the inclusive
+	 * off-CPU and runnable time of traced children so far (as child_ns) */
+	unsigned long long off0;
+	unsigned long long runq0;
+	unsigned long long child_off;
+	unsigned long long child_runq;
 	unsigned int func;
 	unsigned int site;
 	unsigned int tail;		/* 1 if the caller entered this call by a tail call */
@@ -70,6 +82,10 @@ struct pg_bpf_frame {
 struct pg_bpf_shadow {
 	unsigned int depth;	/* frames pushed, at most PG_MAX_DEPTH */
 	unsigned int pad;
+	/* the thread's off-CPU time so far, and of that the time it was runnable, added at each
+	 * switch-in (pg_switch): a frame's share is the growth between its entry and return */
+	unsigned long long off_total;
+	unsigned long long runq_total;
 	struct pg_bpf_frame f[PG_MAX_DEPTH];
 };
 
@@ -95,6 +111,29 @@ struct pg_bpf_rets {
 	unsigned long long ra[PG_MAX_DEPTH];	/* what it was before the probe replaced it */
 };
 
+/*
+ * One thread of the traced process tree, as the context-switch programs see it (the `threads`
+ * hash, by tid; struct pg_thread in core/run.h). While the thread runs, on_ts is when it was
+ * switched in; while it does not, off_ts is when it was switched out (or woken as a new
+ * thread), runnable says whether it stayed on the run queue (preempted), and wake_ts when a
+ * blocked thread was woken (0: not yet). The interval is split at switch-in: runnable from
+ * the wakeup (or all of it when preempted), blocked before.
+ */
+struct pg_bpf_thread {
+	unsigned long long cpu_ns;
+	unsigned long long runq_ns;
+	unsigned long long blocked_ns;
+	unsigned long long on_ts;
+	unsigned long long off_ts;
+	unsigned long long wake_ts;
+	unsigned int runnable;
+	unsigned int pad;
+	char comm[16];
+};
+
+/* Threads the `threads` map holds at most per repetition; more are counted, not timed. */
+#define PG_MAX_THREADS 16384
+
 /* Indexes of the per-CPU counters array. */
 enum pg_bpf_counter {
 	PG_CNT_OVERFLOW = 0,	/* calls deeper than PG_MAX_DEPTH: not timed, not in the results */
@@ -106,6 +145,7 @@ enum pg_bpf_counter {
 	PG_CNT_TAIL,		/* calls a traced caller made as its tail call (`jmp`): both
 				 * return probes fire in one trip into the kernel; counted per
 				 * caller in tails/desc_tails and compensated (core/calib.h) */
+	PG_CNT_NO_THREAD,	/* context switches of threads the `threads` map had no room for */
 	PG_CNT_MAX,
 };
 

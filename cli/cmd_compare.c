@@ -39,7 +39,8 @@ static const char compare_usage[] =
 	"  --min-impact PCT    smallest change of a function's time per repetition that\n"
 	"                      fails, in percent of the median repetition's wall time\n"
 	"                      (default 0.1; 0: every significant slowdown fails)\n"
-	"  --metric self|total per-call self time (default) or inclusive time\n"
+	"  --metric self|total|cpu  per-call self time (default), inclusive time, or\n"
+	"                      on-CPU self time (runs recorded with off-CPU time)\n"
 	"  --min-reps N        fewer repetitions on a side: inconclusive (default 5)\n"
 	"  --raw               compare raw times, not times compensated for probe overhead\n"
 	"  --junit FILE        write a JUnit XML report\n"
@@ -136,8 +137,11 @@ int do_compare(int argc, char **argv)
 				opts.metric = PG_METRIC_SELF;
 			} else if (!strcmp(optarg, "total")) {
 				opts.metric = PG_METRIC_TOTAL;
+			} else if (!strcmp(optarg, "cpu")) {
+				opts.metric = PG_METRIC_CPU;
 			} else {
-				pg_err("invalid --metric '%s': expected self or total", optarg);
+				pg_err("invalid --metric '%s': expected self, total or cpu",
+				       optarg);
 				goto cleanup;
 			}
 			break;

@@ -97,7 +97,7 @@ void pg_fcmp_init(struct pg_fcmp *f)
 	f->p = f->q = NAN;
 	f->probe_share = NAN;
 	f->impact_ns = f->impact = NAN;
-	f->change_cpu = f->change_offcpu = NAN;
+	f->change_cpu = f->change_offcpu = f->change_runq = NAN;
 	f->verdict = PG_VERDICT_INCONCLUSIVE;
 }
 

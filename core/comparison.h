@@ -142,6 +142,8 @@ struct pg_fcmp {
 	 * each over base_ns, so that change_cpu + change_offcpu ~ change (issue 20).
 	 */
 	double change_cpu, change_offcpu;
+	double change_runq;	/* of change_offcpu, the part waiting for a CPU (runnable); the
+				 * rest was blocked. NAN as they are */
 	size_t pairs;		/* paired comparison: the pairs the verdict needed (the look it was
 				 * decided at, or the last); 0 when not paired */
 	enum pg_verdict verdict;

@@ -261,6 +261,40 @@ static int validate_stacks(const struct pg_rep *rep, size_t r, char *why, size_t
 	return 0;
 }
 
+int pg_fstat_check_offcpu(const struct pg_fstat *s, char *why, size_t whylen)
+{
+	if (s->runq_ns > s->offcpu_ns || s->offcpu_ns > s->total_ns) {
+		WHY("\"runq_ns\" <= \"offcpu_ns\" <= \"total_ns\" does not hold");
+		return -EINVAL;
+	}
+	if (s->self_runq_ns > s->self_offcpu_ns || s->self_offcpu_ns > s->self_ns) {
+		WHY("\"self_runq_ns\" <= \"self_offcpu_ns\" <= \"self_ns\" does not hold");
+		return -EINVAL;
+	}
+	if (s->self_offcpu_ns > s->offcpu_ns || s->self_runq_ns > s->runq_ns) {
+		WHY("more off-CPU or runnable self time than in all");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int validate_threads(const struct pg_rep *rep, size_t r, char *why, size_t whylen)
+{
+	for (size_t i = 0; i < rep->nthreads; i++) {
+		const struct pg_thread *t = &rep->threads[i];
+
+		if (!t->comm) {
+			WHY("repetition %zu, thread %u: no name", r, t->tid);
+			return -EINVAL;
+		}
+		if (i && rep->threads[i - 1].tid >= t->tid) {
+			WHY("repetition %zu: threads out of order or repeated", r);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static uint64_t sum_sites(const uint64_t v[PG_SITE_COUNT])
 {
 	uint64_t n = 0;
@@ -383,6 +417,11 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 				    run->funcs[s->func].name);
 				return -EINVAL;
 			}
+			if (pg_fstat_check_offcpu(s, NULL, 0)) {
+				WHY("repetition %zu, function %s: inconsistent off-CPU times", r,
+				    run->funcs[s->func].name);
+				return -EINVAL;
+			}
 			if (pg_hist_total(&s->hist) != s->calls) {
 				WHY("repetition %zu, function %s: histogram holds %llu calls, not %llu",
 				    r, run->funcs[s->func].name,
@@ -391,7 +430,7 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 				return -EINVAL;
 			}
 		}
-		if (validate_stacks(rep, r, why, whylen))
+		if (validate_stacks(rep, r, why, whylen) || validate_threads(rep, r, why, whylen))
 			return -EINVAL;
 	}
 	for (size_t i = 0; i < run->nsources; i++) {

@@ -23,6 +23,8 @@
  *    kids_probe_ns <= desc_probe_ns, which is 0 without descendants.
  *  - a valid calibration has every in_ns and out_ns in [0, 1e7) (core/calib.h);
  *    hist_compensated only with a valid, measured calibration.
+ *  - the off-CPU fields of every stat as in struct pg_fstat (pg_fstat_check_offcpu());
+ *    reps[r].threads sorted by strictly increasing tid, each with a comm.
  *  - reps[r].stacks is sorted by folded, unique, each count >= 1, each folded a valid stack
  *    (pg_folded_valid()); their counts add up to at most samples - samples_lost;
  *    samples_lost <= samples; sources are sorted by frame and unique, each frame a single
@@ -255,6 +257,10 @@ const struct pg_func *pg_run_find_func(const struct pg_run *run, const char *bin
  * check sorts a copy of the function table), @why "out of memory".
  */
 int pg_run_validate(const struct pg_run *run, char *why, size_t whylen);
+
+/* The off-CPU invariants of one stat (struct pg_fstat): 0, or -EINVAL with the reason in
+ * @why (NULL or 0: none). */
+int pg_fstat_check_offcpu(const struct pg_fstat *s, char *why, size_t whylen);
 
 /* Is @s a valid folded stack: frames separated by ';', none empty (so no leading, trailing or
  * double ';'), no control characters (tab, LF, CR, ...). */

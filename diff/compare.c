@@ -17,6 +17,7 @@
 #include "../core/strv.h"
 #include "compare.h"
 #include "paired.h"
+#include "cpusplit.h"
 #include "stats.h"
 
 /* Per-call times below this are taken as this before the logarithm (log 0 = -inf). */
@@ -315,6 +316,7 @@ static bool callees_differ(struct pg_fcmp *f, const struct sample *b, double cb,
 /* ------------------------------------------------------------------------------------------ */
 /* Matching functions across the runs */
 
+
 struct key {
 	const char *binary;	/* basename */
 	const char *name;
@@ -377,6 +379,10 @@ static void rep_time(const struct pg_run *run, const struct pg_calib *calib,
 		     bool leaf, double *raw, double *comp, uint64_t *calls)
 {
 	*calls = st->calls;
+	if (metric == PG_METRIC_CPU) {
+		pg_cpusplit_cpu_time(calib, f, st, raw, comp);
+		return;
+	}
 	if (metric == PG_METRIC_TOTAL) {
 		*comp = pg_fstat_comp_total(calib, f, st);
 		*raw = (double)st->total_ns;
@@ -732,6 +738,29 @@ static int compare_wall(struct pg_comparison *out, const struct pg_compare_opts 
 }
 
 /*
+ * The on-/off-CPU split of @f's change (diff/cpusplit.h), from the functions keys[0..nb) of
+ * @base and keys[nb..nb + nn) of @new. 0 or -ENOMEM.
+ */
+static int split_change(struct pg_fcmp *f, const struct pg_run *base, const struct pg_run *new,
+			const struct key *keys, size_t nb, size_t nn, const struct pg_calib *calib,
+			enum pg_metric metric)
+{
+	uint32_t *ids;
+	int err;
+
+	if (!base->meta.offcpu || !new->meta.offcpu || !nb || !nn)
+		return 0;
+	ids = malloc((nb + nn) * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	for (size_t k = 0; k < nb + nn; k++)
+		ids[k] = keys[k].id;
+	err = pg_cpusplit(f, base, ids, nb, new, ids + nb, nn, calib, metric);
+	free(ids);
+	return err;
+}
+
+/*
  * Runs that are the two sides of one perfgate ab session are compared pair by pair
  * (diff/paired.h): out->paired, out->npairs, and @sb and @sn marked paired. A warning when the
  * files were given the other way round.
@@ -811,6 +840,10 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 			goto fail;
 	}
 	err = warnings(out, base, new);
+	if (!err && opts->metric == PG_METRIC_CPU && (!base->meta.offcpu || !new->meta.offcpu))
+		err = warn(out, "--metric cpu: the %s run has no off-CPU time (recorded with "
+			   "--no-offcpu or by an older perfgate): its on-CPU time is taken as its "
+			   "self time", !base->meta.offcpu ? "base" : "new");
 	if (err)
 		goto fail;
 	joint_calib(base, new, opts, &calib);
@@ -883,7 +916,7 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 		if (err < 0)
 			goto fail;
 		/* compensated total time does not depend on which callees were traced */
-		if (err == 1 && sets_differ && (opts->metric == PG_METRIC_SELF || opts->raw) &&
+		if (err == 1 && sets_differ && (opts->metric != PG_METRIC_TOTAL || opts->raw) &&
 		    callees_differ(f, &sb, cb, &sn, cn))
 			err = 0;
 		if (err == 1) {
@@ -891,6 +924,9 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 			p[ntested++] = f->p;
 		}
 		impact(f, wall_ns);
+		err = split_change(f, base, new, keys + i, nb, nn, &calib, opts->metric);
+		if (err)
+			goto fail;
 		if (sb.n && sn.n) {
 			ncommon++;
 		} else if (sets_differ && (!nb || !nn)) {
@@ -916,6 +952,7 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 
 		f->q = p[t];
 		decide(f, opts, wall_ns);
+		pg_cpusplit_reason(f);
 	}
 	for (size_t i = 0; i < out->n; i++)
 		calls_words(&out->f[i]);

@@ -162,6 +162,18 @@ static int copy_rep(struct pg_run *out, const struct pg_rep *src, const uint32_t
 			rep->nstacks = i + 1;
 		}
 	}
+	if (src->nthreads) {
+		rep->threads = calloc(src->nthreads, sizeof(*rep->threads));
+		if (!rep->threads)
+			return -ENOMEM;
+		for (size_t i = 0; i < src->nthreads; i++) {
+			rep->threads[i] = src->threads[i];
+			rep->threads[i].comm = NULL;
+			rep->nthreads = i + 1;
+			if (dup_str(&rep->threads[i].comm, src->threads[i].comm))
+				return -ENOMEM;
+		}
+	}
 	/* renumbered ids may change the order: sort before appending */
 	for (size_t i = 0; i < src->nstats; i++) {
 		tmp[i].id = map[src->stats[i].func];
@@ -352,6 +364,9 @@ int pg_run_merge(const struct pg_run *const *runs, const char *const *names, siz
 	for (size_t i = 0; i < n; i++)
 		if (!runs[i]->calib.measured)
 			out->calib.measured = false;
+	/* off-CPU time only if every repetition has it */
+	for (size_t i = 0; i < n; i++)
+		out->meta.offcpu &= runs[i]->meta.offcpu;
 	tmp = malloc((maxstats ? maxstats : 1) * sizeof(*tmp));
 	if (!tmp)
 		err = -ENOMEM;

@@ -41,6 +41,16 @@ static struct json_object *new_side(const struct pg_run *run, size_t reps)
 	return o;
 }
 
+/* The on-/off-CPU split of the change (diff/cpusplit.h), only when known. */
+static int put_split(struct json_object *o, const struct pg_fcmp *f)
+{
+	if (isnan(f->change_cpu) || isnan(f->change_offcpu) || isnan(f->change_runq))
+		return 0;
+	return pg_json_put_num(o, "change_cpu", f->change_cpu) ||
+	       pg_json_put_num(o, "change_offcpu", f->change_offcpu) ||
+	       pg_json_put_num(o, "change_runq", f->change_runq);
+}
+
 static struct json_object *new_fcmp(const struct pg_fcmp *f)
 {
 	struct json_object *o = json_object_new_object();
@@ -71,7 +81,7 @@ static struct json_object *new_fcmp(const struct pg_fcmp *f)
 	    pg_json_put_utf8(o, "file", f->src_file) ||
 	    (f->src_file && f->src_line ? pg_json_put_int(o, "line", f->src_line) :
 					  pg_json_put_null(o, "line")) ||
-	    (f->scope && pg_json_put_utf8(o, "scope", f->scope))) {
+	    (f->scope && pg_json_put_utf8(o, "scope", f->scope)) || put_split(o, f)) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -300,6 +310,10 @@ static int read_fcmp(const struct pg_jr *jr, struct json_object *o, const char *
 	err = err ?: pg_jr_get_num(jr, o, where, "probe_share", PG_JR_OPTIONAL, &f->probe_share);
 	err = err ?: pg_jr_get_num(jr, o, where, "impact_ns", PG_JR_OPTIONAL, &f->impact_ns);
 	err = err ?: pg_jr_get_num(jr, o, where, "impact", PG_JR_OPTIONAL, &f->impact);
+	err = err ?: pg_jr_get_num(jr, o, where, "change_cpu", PG_JR_OPTIONAL, &f->change_cpu);
+	err = err ?: pg_jr_get_num(jr, o, where, "change_offcpu", PG_JR_OPTIONAL,
+				   &f->change_offcpu);
+	err = err ?: pg_jr_get_num(jr, o, where, "change_runq", PG_JR_OPTIONAL, &f->change_runq);
 	err = err ?: read_cause(jr, o, where, &f->cause);
 	err = err ?: pg_jr_get_str(jr, o, where, "reason", PG_JR_OPTIONAL, &reason);
 	err = err ?: pg_jr_dup_str(jr, o, where, "file", PG_JR_OPTIONAL, &f->src_file);
@@ -350,7 +364,8 @@ static int read_head(const struct pg_jr *jr, struct json_object *root, struct pg
 	err = err ?: pg_jr_get_str(jr, o, "options", "metric", PG_JR_REQUIRED, &s);
 	if (!err)
 		c->opts.metric = !strcmp(s, pg_metric_name(PG_METRIC_TOTAL)) ? PG_METRIC_TOTAL :
-									       PG_METRIC_SELF;
+				 !strcmp(s, pg_metric_name(PG_METRIC_CPU)) ? PG_METRIC_CPU :
+									     PG_METRIC_SELF;
 	if (!err) {
 		uint64_t n;
 

@@ -62,6 +62,8 @@ static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg
 	if (!err && json_object_object_get_ex(opts, "functions_of", &v))
 		err = pg_jr_dup_str(rd, opts, "meta.options", "functions_of", false,
 				    &m->functions_of);
+	if (!err && json_object_object_get_ex(opts, "offcpu", &v))
+		err = pg_jr_get_bool(rd, opts, "meta.options", "offcpu", &m->offcpu);
 	if (!err && !m->argc)
 		err = pg_jr_bad(rd, "meta", "\"command\" is empty");
 	if (!err)
@@ -424,6 +426,59 @@ static int read_profile(const struct pg_jr *rd, struct json_object *o, const cha
 	return 0;
 }
 
+/* The optional threads of a repetition (see put_threads()), sorted by tid, unique. */
+static int read_threads(const struct pg_jr *rd, struct json_object *o, const char *where,
+			struct pg_rep *rep)
+{
+	struct json_object *a;
+	size_t n;
+
+	if (!json_object_object_get_ex(o, "threads", &a))
+		return 0;
+	if (pg_jr_want(rd, a, where, "\"threads\"", json_type_array, false))
+		return -EINVAL;
+	n = json_object_array_length(a);
+	rep->threads = calloc(n ? n : 1, sizeof(*rep->threads));
+	if (!rep->threads)
+		return pg_jr_oom(rd);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(a, i);
+		struct pg_thread *t = &rep->threads[i];
+		const char *comm;
+		uint64_t v[4];
+		char what[48];
+		int err;
+
+		snprintf(what, sizeof(what), "\"threads\"[%zu]", i);
+		if (pg_jr_want(rd, e, where, what, json_type_array, false))
+			return -EINVAL;
+		if (json_object_array_length(e) != 5)
+			return pg_jr_bad(rd, where, "%s must be [tid, comm, cpu_ns, runq_ns, "
+					 "blocked_ns]", what);
+		err = pg_jr_to_u64(rd, json_object_array_get_idx(e, 0), where, what, UINT32_MAX,
+				   &v[0]);
+		err = err ?: pg_jr_to_str(rd, json_object_array_get_idx(e, 1), where, what, false,
+					  &comm);
+		for (int k = 1; k < 4 && !err; k++)
+			err = pg_jr_to_u64(rd, json_object_array_get_idx(e, (size_t)k + 1), where,
+					   what, UINT64_MAX, &v[k]);
+		if (err)
+			return err;
+		if (i && rep->threads[i - 1].tid >= v[0])
+			return pg_jr_bad(rd, where, "%s: threads must be sorted by tid and unique",
+					 what);
+		t->comm = strdup(comm);
+		if (!t->comm)
+			return pg_jr_oom(rd);
+		t->tid = (uint32_t)v[0];
+		t->cpu_ns = v[1];
+		t->runq_ns = v[2];
+		t->blocked_ns = v[3];
+		rep->nthreads = i + 1;
+	}
+	return 0;
+}
+
 /* Repetition @r; @cols: the columns of a version-3 file's rows, NULL in older versions. */
 static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
 		    const struct pg_statcols *cols, struct pg_run *run)
@@ -459,7 +514,8 @@ static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
 		for (size_t i = 0; i < n && !err; i++)
 			err = read_fstat(rd, json_object_array_get_idx(stats, i), r, i, run, rep);
 	}
-	return err ?: read_profile(rd, o, where, rep);
+	err = err ?: read_profile(rd, o, where, rep);
+	return err ?: read_threads(rd, o, where, rep);
 }
 
 /* "stat_columns" of a version-3 file: the names of the columns of its rows. */

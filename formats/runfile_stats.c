@@ -21,6 +21,7 @@ static const char *const col_names[PG_STATCOL_KNOWN] = {
 	"probe_ns", "desc_probe_ns", "kids_probe_ns",
 	"tails.unknown", "tails.nop5", "tails.emulated", "tails.sstep",
 	"desc_tails.unknown", "desc_tails.nop5", "desc_tails.emulated", "desc_tails.sstep",
+	"offcpu_ns", "runq_ns", "self_offcpu_ns", "self_runq_ns",
 };
 
 _Static_assert(PG_SITE_COUNT == 4 && PG_SITE_UNKNOWN == 0 && PG_SITE_NOP5 == 1 &&
@@ -52,6 +53,14 @@ static uint64_t *field(struct pg_fstat *s, int col)
 		return &s->desc_probe_ns;
 	case PG_STATCOL_KIDS_PROBE:
 		return &s->kids_probe_ns;
+	case PG_STATCOL_OFFCPU:
+		return &s->offcpu_ns;
+	case PG_STATCOL_RUNQ:
+		return &s->runq_ns;
+	case PG_STATCOL_SELF_OFFCPU:
+		return &s->self_offcpu_ns;
+	case PG_STATCOL_SELF_RUNQ:
+		return &s->self_runq_ns;
 	}
 	if (col >= PG_STATCOL_DESC_TAILS)
 		return &s->desc_tails[col - PG_STATCOL_DESC_TAILS];
@@ -392,6 +401,8 @@ int pg_runfile_check_stat(const struct pg_rep *rep, size_t nfuncs, const struct 
 		WHY("\"desc_probe_ns\" without traced calls in \"desc\"");
 		return -EINVAL;
 	}
+	if (pg_fstat_check_offcpu(s, why, whylen))
+		return -EINVAL;
 	held = pg_hist_total(&s->hist);
 	if (held != s->calls) {
 		WHY("\"hist\" holds %" PRIu64 " calls, \"calls\" is %" PRIu64, held, s->calls);

@@ -60,7 +60,11 @@ enum pg_statcol {
 	PG_STATCOL_KIDS_PROBE,
 	PG_STATCOL_TAILS,			/* + enum pg_site */
 	PG_STATCOL_DESC_TAILS = PG_STATCOL_TAILS + PG_SITE_COUNT,
-	PG_STATCOL_KNOWN = PG_STATCOL_DESC_TAILS + PG_SITE_COUNT,			/* how many this perfgate knows */
+	PG_STATCOL_OFFCPU = PG_STATCOL_DESC_TAILS + PG_SITE_COUNT,	/* pg_fstat.offcpu_ns */
+	PG_STATCOL_RUNQ,			/* runq_ns */
+	PG_STATCOL_SELF_OFFCPU,			/* self_offcpu_ns */
+	PG_STATCOL_SELF_RUNQ,			/* self_runq_ns */
+	PG_STATCOL_KNOWN,			/* how many this perfgate knows */
 	PG_STATCOL_UNKNOWN = -1,		/* a column of a later version: skipped */
 };
 

@@ -48,7 +48,8 @@ static struct json_object *new_meta(const struct pg_meta *m)
 	if ((m->sample_hz && pg_json_put_u64(opts, "sample_hz", m->sample_hz)) ||
 	    (m->budget_pct > 0 &&
 	     pg_json_put(opts, "budget_pct", json_object_new_double(m->budget_pct))) ||
-	    (m->functions_of && pg_json_put_str(opts, "functions_of", m->functions_of))) {
+	    (m->functions_of && pg_json_put_str(opts, "functions_of", m->functions_of)) ||
+	    (m->offcpu && pg_json_put(opts, "offcpu", json_object_new_boolean(true)))) {
 		json_object_put(meta);
 		json_object_put(opts);
 		return NULL;
@@ -147,6 +148,33 @@ static int put_profile(struct json_object *o, const struct pg_rep *rep)
 	return pg_json_put(o, "stacks", stacks);
 }
 
+/* The optional threads of a repetition: "threads": [[tid, comm, cpu_ns, runq_ns,
+ * blocked_ns], ...]; nothing when there are none. */
+static int put_threads(struct json_object *o, const struct pg_rep *rep)
+{
+	struct json_object *a;
+
+	if (!rep->nthreads)
+		return 0;
+	a = pg_json_new_array(rep->nthreads);
+	for (size_t i = 0; a && i < rep->nthreads; i++) {
+		const struct pg_thread *t = &rep->threads[i];
+		struct json_object *e = json_object_new_array_ext(5);
+
+		if (pg_json_push(e, json_object_new_uint64(t->tid)) ||
+		    pg_json_push(e, json_object_new_string(t->comm)) ||
+		    pg_json_push(e, json_object_new_uint64(t->cpu_ns)) ||
+		    pg_json_push(e, json_object_new_uint64(t->runq_ns)) ||
+		    pg_json_push(e, json_object_new_uint64(t->blocked_ns)) ||
+		    pg_json_push(a, e)) {
+			json_object_put(e);
+			json_object_put(a);
+			return -ENOMEM;
+		}
+	}
+	return pg_json_put(o, "threads", a);
+}
+
 /* Optional top level "frame_sources": [[frame, file, line], ...]. */
 static struct json_object *new_sources(const struct pg_run *run)
 {
@@ -178,7 +206,7 @@ static struct json_object *new_rep(const struct pg_rep *rep, const struct pg_sta
 	    pg_json_put_int(o, "exit_code", rep->exit_code) ||
 	    pg_json_put_int(o, "signal", rep->signal) ||
 	    pg_json_put(o, "stats", json_object_new_string_len(rows.s, (int)rows.len)) ||
-	    put_profile(o, rep)) {
+	    put_profile(o, rep) || put_threads(o, rep)) {
 		pg_strbuf_release(&rows);
 		json_object_put(o);
 		return NULL;

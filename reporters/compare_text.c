@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../core/log.h"
+#include "../diff/cpusplit.h"
 #include "compare_out.h"
 #include "fmt.h"
 
@@ -130,6 +131,18 @@ static char *impact_words(const struct pg_fcmp *f)
 	return s;
 }
 
+/* "    +33.0%: all of it off-CPU, blocked" under a change that counts (diff/cpusplit.h) */
+static void print_split(const struct pg_fcmp *f, FILE *out)
+{
+	char w[96], ch[PG_FMT_LEN];
+
+	if (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT &&
+	    f->verdict != PG_VERDICT_NOTABLE)
+		return;
+	if (*pg_cpusplit_words(f, w, sizeof(w)))
+		fprintf(out, "    %s: %s\n", pg_fmt_pct(ch, sizeof(ch), f->change), w);
+}
+
 static void print_rows(struct row *rows, size_t nrows, bool multi_bin, FILE *out)
 {
 	size_t w_fn = strlen("function"), w_bin = strlen("binary"), w_base = strlen("base");
@@ -178,6 +191,7 @@ static void print_rows(struct row *rows, size_t nrows, bool multi_bin, FILE *out
 		if (calls_inline)
 			fprintf(out, "  %s", r->calls);
 		fputc('\n', out);
+		print_split(r->f, out);
 		/* the reason only where the columns do not say it all: why it is inconclusive */
 		show_reason = r->f->reason[0] && r->f->verdict == PG_VERDICT_INCONCLUSIVE;
 		if (r->f->verdict == PG_VERDICT_NOTABLE)

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "../core/version.h"
+#include "../diff/cpusplit.h"
 #include "compare_out.h"
 #include "fmt.h"
 #include "xmlw.h"
@@ -159,7 +160,7 @@ static void write_properties(struct pg_xmlw *j, const struct pg_comparison *c,
 static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, const struct pg_fcmp *f)
 {
 	char ch[PG_FMT_LEN], in[2 * PG_FMT_LEN], a[PG_FMT_LEN], b[PG_FMT_LEN];
-	char ca[PG_FMT_LEN], cb[PG_FMT_LEN];
+	char ca[PG_FMT_LEN], cb[PG_FMT_LEN], split[96];
 	char *body = NULL;
 	size_t size = 0;
 	FILE *m;
@@ -168,8 +169,10 @@ static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, cons
 	pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi);
 	pg_xmlw_start(j, "failure");
 	pg_xmlw_attr(j, "type", "regression");
-	pg_xmlw_attrf(j, "message", "%s slower per call (%s time), %g%% interval %s, q=%.2g", ch,
-		 pg_metric_name(c->opts.metric), (1 - c->opts.alpha) * 100, in, f->q);
+	pg_cpusplit_words(f, split, sizeof(split));	/* diff/cpusplit.h */
+	pg_xmlw_attrf(j, "message", "%s slower per call (%s time), %g%% interval %s, q=%.2g%s%s",
+		      ch, pg_metric_name(c->opts.metric), (1 - c->opts.alpha) * 100, in, f->q,
+		      *split ? ": " : "", split);
 
 	m = open_memstream(&body, &size);
 	if (!m) {

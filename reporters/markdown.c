@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../diff/cpusplit.h"
 #include "fmt.h"
 #include "markdown.h"
 
@@ -176,7 +177,7 @@ static void md_context(FILE *out, const struct pg_comparison *c, const struct pg
 
 static void md_row(FILE *out, const struct pg_fcmp *f)
 {
-	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
+	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN], split[96];
 
 	fprintf(out, "| %s | ", f->verdict == PG_VERDICT_REGRESSION ? ":red_circle: regression" :
 		f->verdict == PG_VERDICT_IMPROVEMENT ? ":green_circle: improvement" :
@@ -192,9 +193,12 @@ static void md_row(FILE *out, const struct pg_fcmp *f)
 	}
 	fputs(" | ", out);
 	md_text(out, f->binary);
-	fprintf(out, " | %s | %s | %s %s | ", pg_fmt_ns(a, sizeof(a), f->base_ns),
+	fprintf(out, " | %s | %s | %s %s", pg_fmt_ns(a, sizeof(a), f->base_ns),
 		pg_fmt_ns(b, sizeof(b), f->new_ns), pg_fmt_pct(ch, sizeof(ch), f->change),
 		pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi));
+	if (*pg_cpusplit_words(f, split, sizeof(split)))
+		fprintf(out, ": %s", split);	/* diff/cpusplit.h */
+	fputs(" | ", out);
 	if (f->calls_changed) {
 		double rel = f->base_calls > 0 ? f->new_calls / f->base_calls - 1 : INFINITY;
 

@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "../core/alloc.h"
 #include "../core/jsonw.h"
 #include "../core/log.h"
 #include "fmt.h"
@@ -50,6 +51,8 @@ struct row {
 	uint64_t raw_total_ns, raw_self_ns;
 	double comp_total, comp_self;	/* compensated sums, before rounding */
 	double overhead_ns;		/* estimated cost of the probes of its own calls */
+	/* off-CPU sums, as measured (pg_meta.offcpu); on-CPU is the compensated time less them */
+	uint64_t offcpu_ns, self_offcpu_ns, runq_ns, self_runq_ns;
 	struct pg_hist hist;		/* merged over the repetitions */
 	double mean_ns, p50_ns, p90_ns, p99_ns, min_c, max_c;
 	unsigned int unresolved;	/* U_* of the values compensation took to 0 */
@@ -164,6 +167,10 @@ static int aggregate(const struct pg_run *run, struct row **out, size_t *nrows)
 			row->comp_total += pg_fstat_comp_total(&run->calib, row->func, s);
 			row->comp_self += pg_fstat_comp_self(&run->calib, row->func, s);
 			row->overhead_ns += pg_fstat_probe_cost(&run->calib, row->func, s);
+			row->offcpu_ns = add_sat(row->offcpu_ns, s->offcpu_ns);
+			row->self_offcpu_ns = add_sat(row->self_offcpu_ns, s->self_offcpu_ns);
+			row->runq_ns = add_sat(row->runq_ns, s->runq_ns);
+			row->self_runq_ns = add_sat(row->self_runq_ns, s->self_runq_ns);
 			if (s->min_ns < row->min_ns)
 				row->min_ns = s->min_ns;
 			if (s->max_ns > row->max_ns)
@@ -212,6 +219,12 @@ static int aggregate(const struct pg_run *run, struct row **out, size_t *nrows)
 	return 0;
 }
 
+/* On-CPU time: the compensated time less the off-CPU time (the probes run on the CPU). */
+static uint64_t on_cpu(uint64_t ns, uint64_t off)
+{
+	return ns > off ? ns - off : 0;
+}
+
 /* ---- text ---- */
 
 #define TIME_WIDTH 9	/* "999.9 ms", "1.23 us" (7 columns), with room to spare */
@@ -245,6 +258,81 @@ static void put_name(FILE *out, const char *s)
 {
 	for (; *s; s++)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+}
+
+/* Threads of one name, over all repetitions. */
+struct tgroup {
+	const char *comm;
+	size_t n;			/* threads, over all repetitions */
+	uint64_t cpu_ns, runq_ns, blocked_ns;
+};
+
+static int cmp_tgroup(const void *pa, const void *pb)
+{
+	const struct tgroup *a = pa, *b = pb;
+	uint64_t ta = a->cpu_ns + a->runq_ns + a->blocked_ns;
+	uint64_t tb = b->cpu_ns + b->runq_ns + b->blocked_ns;
+
+	return ta != tb ? (ta > tb ? -1 : 1) : strcmp(a->comm, b->comm);
+}
+
+/*
+ * The off-CPU legend and the threads, grouped by name (their ids change from one repetition to
+ * the next): per repetition, how many, and their on-CPU, runnable and blocked time.
+ */
+static void write_threads(const struct pg_run *run, const struct row *rows, size_t n, FILE *out)
+{
+	struct tgroup *g = NULL;
+	size_t ng = 0, alloc = 0;
+	double reps = run->nreps ? (double)run->nreps : 1;
+	uint64_t off = 0, runq = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		off = add_sat(off, rows[i].self_offcpu_ns);
+		runq = add_sat(runq, rows[i].self_runq_ns);
+	}
+	fprintf(out, "on-CPU and off-CPU split the total: off-CPU is the time the calling thread did "
+		"not run, exactly\n(context switches); of the functions' own off-CPU time %.0f%% "
+		"waited for a CPU (runnable), the rest\nwas blocked (sleeping, I/O, locks).\n",
+		off ? 100.0 * (double)runq / (double)off : 0.0);
+	for (size_t r = 0; r < run->nreps; r++) {
+		for (size_t i = 0; i < run->reps[r].nthreads; i++) {
+			const struct pg_thread *t = &run->reps[r].threads[i];
+			size_t k = 0;
+
+			while (k < ng && strcmp(g[k].comm, t->comm))
+				k++;
+			if (k == ng) {
+				if (PG_ALLOC_GROW(g, ng + 1, alloc)) {
+					free(g);
+					return;	/* the table above stands without it */
+				}
+				memset(&g[ng++], 0, sizeof(*g));
+				g[k].comm = t->comm;
+			}
+			g[k].n++;
+			g[k].cpu_ns = add_sat(g[k].cpu_ns, t->cpu_ns);
+			g[k].runq_ns = add_sat(g[k].runq_ns, t->runq_ns);
+			g[k].blocked_ns = add_sat(g[k].blocked_ns, t->blocked_ns);
+		}
+	}
+	if (!ng)
+		return;
+	qsort(g, ng, sizeof(*g), cmp_tgroup);
+	fprintf(out, "\nthreads per repetition, by name:\n%7s  %*s  %*s  %*s  name\n", "threads",
+		TIME_WIDTH, "on-CPU", TIME_WIDTH, "runnable", TIME_WIDTH, "blocked");
+	for (size_t k = 0; k < ng; k++) {
+		char c[32], q[32], b[32];
+
+		pg_fmt_ns(c, sizeof(c), (double)g[k].cpu_ns / reps);
+		pg_fmt_ns(q, sizeof(q), (double)g[k].runq_ns / reps);
+		pg_fmt_ns(b, sizeof(b), (double)g[k].blocked_ns / reps);
+		fprintf(out, "%7.1f  %*s  %*s  %*s  ", (double)g[k].n / reps, TIME_WIDTH, c,
+			TIME_WIDTH, q, TIME_WIDTH, b);
+		put_name(out, g[k].comm);
+		fputc('\n', out);
+	}
+	free(g);
 }
 
 static int write_text(const struct pg_run *run, const struct row *rows, size_t n, FILE *out)
@@ -299,8 +387,11 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 			many_binaries = true;
 	}
 	fprintf(out, "%*s", calls_width, "calls");
-	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
+	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
 		fprintf(out, "  %*s", TIME_WIDTH, heads[i]);
+		if (i == 1 && m->offcpu)
+			fprintf(out, "  %*s  %*s", TIME_WIDTH, "on-CPU", TIME_WIDTH, "off-CPU");
+	}
 	fputs("  site      function\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const struct row *row = &rows[i];
@@ -311,6 +402,10 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 		fprintf(out, "%*" PRIu64, calls_width, row->calls);
 		put_time(out, row, U_TOTAL, (double)row->total_ns);
 		put_time(out, row, U_SELF, (double)row->self_ns);
+		if (m->offcpu) {
+			put_time(out, row, U_TOTAL, (double)on_cpu(row->total_ns, row->offcpu_ns));
+			put_time(out, row, 0, (double)row->offcpu_ns);
+		}
 		put_time(out, row, U_MEAN, row->mean_ns);
 		put_time(out, row, U_P50, row->p50_ns);
 		put_time(out, row, U_P90, row->p90_ns);
@@ -339,6 +434,8 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 	} else {
 		fputs("Times are raw: this run has no probe calibration.\n", out);
 	}
+	if (m->offcpu)
+		write_threads(run, rows, n, out);
 	if (any_unresolved)
 		fputs(UNRESOLVED ": the probe costs subtracted were as large as what was measured or "
 		      "larger: the value is within\nthe calibration's error, not known (a percentile: "
@@ -377,10 +474,13 @@ static void csv_ns(FILE *out, const struct row *row, unsigned int u, double ns, 
 		fputc(',', out);
 }
 
-static int write_csv(const struct row *rows, size_t n, FILE *out)
+static int write_csv(const struct pg_run *run, const struct row *rows, size_t n, FILE *out)
 {
+	bool offcpu = run->meta.offcpu;
+
 	fputs("function,binary,calls,total_ns,self_ns,mean_ns,p50_ns,p90_ns,p99_ns,min_ns,max_ns,"
-	      "site,raw_total_ns,raw_self_ns,overhead_ns\n", out);
+	      "site,raw_total_ns,raw_self_ns,overhead_ns", out);
+	fputs(offcpu ? ",cpu_ns,offcpu_ns,self_cpu_ns,self_offcpu_ns\n" : "\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const struct row *row = &rows[i];
 
@@ -400,8 +500,13 @@ static int write_csv(const struct row *rows, size_t n, FILE *out)
 		csv_ns(out, row, U_P99, row->p99_ns, "%.1f,");
 		csv_ns(out, row, U_MIN, row->min_c, "%.0f,");
 		csv_ns(out, row, U_MAX, row->max_c, "%.0f,");
-		fprintf(out, "%s,%" PRIu64 ",%" PRIu64 ",%.0f\n", pg_site_name(row->func->site),
+		fprintf(out, "%s,%" PRIu64 ",%" PRIu64 ",%.0f", pg_site_name(row->func->site),
 			row->raw_total_ns, row->raw_self_ns, row->overhead_ns);
+		if (offcpu)
+			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+				on_cpu(row->total_ns, row->offcpu_ns), row->offcpu_ns,
+				on_cpu(row->self_ns, row->self_offcpu_ns), row->self_offcpu_ns);
+		fputc('\n', out);
 	}
 	return 0;
 }
@@ -429,7 +534,20 @@ static int jput_sum(struct json_object *obj, const char *key, const struct row *
 	return pg_json_put(obj, key, json_object_new_uint64(ns));
 }
 
-static struct json_object *json_row(const struct row *row)
+/* The off-CPU fields of a row (pg_meta.offcpu). */
+static int json_offcpu(struct json_object *o, const struct row *row)
+{
+	return pg_json_put(o, "cpu_ns",
+			   json_object_new_uint64(on_cpu(row->total_ns, row->offcpu_ns))) ||
+	       pg_json_put(o, "offcpu_ns", json_object_new_uint64(row->offcpu_ns)) ||
+	       pg_json_put(o, "runq_ns", json_object_new_uint64(row->runq_ns)) ||
+	       pg_json_put(o, "self_cpu_ns",
+			   json_object_new_uint64(on_cpu(row->self_ns, row->self_offcpu_ns))) ||
+	       pg_json_put(o, "self_offcpu_ns", json_object_new_uint64(row->self_offcpu_ns)) ||
+	       pg_json_put(o, "self_runq_ns", json_object_new_uint64(row->self_runq_ns));
+}
+
+static struct json_object *json_row(const struct row *row, bool offcpu)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -447,7 +565,8 @@ static struct json_object *json_row(const struct row *row)
 	    pg_json_put(o, "site", json_object_new_string(pg_site_name(row->func->site))) ||
 	    pg_json_put(o, "raw_total_ns", json_object_new_uint64(row->raw_total_ns)) ||
 	    pg_json_put(o, "raw_self_ns", json_object_new_uint64(row->raw_self_ns)) ||
-	    jput_ns(o, "overhead_ns", row, 0, row->overhead_ns)) {
+	    jput_ns(o, "overhead_ns", row, 0, row->overhead_ns) ||
+	    (offcpu && json_offcpu(o, row))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -466,7 +585,7 @@ static int write_json(const struct pg_run *run, const struct row *rows, size_t n
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *o = json_row(&rows[i]);
+		struct json_object *o = json_row(&rows[i], run->meta.offcpu);
 
 		if (pg_json_push(funcs, o)) {
 			json_object_put(funcs);
@@ -504,7 +623,7 @@ int pg_report_write(const struct pg_run *run, enum pg_report_format fmt, FILE *o
 		err = write_text(run, rows, n, out);
 		break;
 	case PG_REPORT_CSV:
-		err = write_csv(rows, n, out);
+		err = write_csv(run, rows, n, out);
 		break;
 	case PG_REPORT_JSON:
 		err = write_json(run, rows, n, out);

@@ -8,6 +8,12 @@
  * came out at 0 from a measured value above 0 is unresolved (within the probes' calibration
  * error, not known): "n/a*" with a note in text, an empty field in CSV, null in JSON, as for
  * unknown values (docs/measurement.md).
+ *
+ * Runs with off-CPU time (pg_meta.offcpu) add the split of each function's time: on-CPU and
+ * off-CPU columns in text, with the threads per repetition grouped by name (on-CPU, runnable,
+ * blocked); cpu_ns, offcpu_ns, self_cpu_ns and self_offcpu_ns in CSV (summed like total_ns;
+ * on-CPU is the compensated time less the measured off-CPU time), and those with runq_ns and
+ * self_runq_ns in JSON. Runs without keep the columns they always had.
  */
 #ifndef PG_REPORT_H
 #define PG_REPORT_H
@@ -19,7 +25,9 @@
 enum pg_report_format {
 	PG_REPORT_TEXT = 0,	/* aligned table for people */
 	PG_REPORT_CSV,		/* header: function,binary,calls,total_ns,self_ns,mean_ns,p50_ns,
-				 * p90_ns,p99_ns,min_ns,max_ns,site */
+				 * p90_ns,p99_ns,min_ns,max_ns,site,raw_total_ns,
+				 * raw_self_ns,overhead_ns[,cpu_ns,offcpu_ns,
+				 * self_cpu_ns,self_offcpu_ns] */
 	PG_REPORT_JSON,		/* {"functions": [{...same fields...}], "repetitions": N} */
 };
 

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -48,6 +49,8 @@ int pg_maps_reset(struct perfgate_bpf *skel, size_t nfuncs, int ncpu)
 		err = clear_hash(bpf_map__fd(skel->maps.stacks), sizeof(__u32));
 	if (!err)
 		err = clear_hash(bpf_map__fd(skel->maps.traced), sizeof(__u32));
+	if (!err)
+		err = clear_hash(bpf_map__fd(skel->maps.threads), sizeof(__u32));
 cleanup:
 	free(zero);
 	free(zc);
@@ -77,7 +80,47 @@ void pg_maps_read_fstat(int fd, __u32 id, int ncpu, struct pg_bpf_fstat *v,
 		s->probe_ns += v[c].probe_ns;
 		s->desc_probe_ns += v[c].desc_probe_ns;
 		s->kids_probe_ns += v[c].kids_probe_ns;
+		s->offcpu_ns += v[c].offcpu_ns;
+		s->runq_ns += v[c].runq_ns;
+		s->self_offcpu_ns += v[c].self_offcpu_ns;
+		s->self_runq_ns += v[c].self_runq_ns;
 	}
+}
+
+static int thread_cmp(const void *a, const void *b)
+{
+	const struct pg_thread *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+int pg_maps_read_threads(int fd, struct pg_rep *rep)
+{
+	struct pg_bpf_thread v;
+	size_t alloc = rep->nthreads;
+	__u32 key, *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		struct pg_thread *t;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		if (PG_ALLOC_GROW(rep->threads, rep->nthreads + 1, alloc))
+			return -ENOMEM;
+		t = &rep->threads[rep->nthreads];
+		t->comm = strndup(v.comm, sizeof(v.comm));
+		if (!t->comm)
+			return -ENOMEM;
+		t->tid = key;
+		t->cpu_ns = v.cpu_ns;
+		t->runq_ns = v.runq_ns;
+		t->blocked_ns = v.blocked_ns;
+		rep->nthreads++;
+	}
+	if (rep->nthreads)
+		qsort(rep->threads, rep->nthreads, sizeof(*rep->threads), thread_cmp);
+	return 0;
 }
 
 int pg_maps_read_hists(int fd, __u32 first, size_t n, struct pg_fstat *s)
@@ -112,6 +155,7 @@ int pg_maps_read(struct perfgate_bpf *skel, size_t nfuncs, int ncpu, struct pg_r
 	for (__u32 i = 0; i < nfuncs; i++)
 		pg_maps_read_fstat(fst, i, ncpu, v, &tmp[i]);
 	err = pg_maps_read_hists(hfd, 0, nfuncs, tmp);
+	err = err ?: pg_maps_read_threads(bpf_map__fd(skel->maps.threads), rep);
 	if (err)
 		goto cleanup;
 	for (__u32 i = 0; i < PG_CNT_MAX; i++) {
@@ -160,6 +204,10 @@ void pg_maps_explain_counters(const __u64 c[PG_CNT_MAX])
 	if (c[PG_CNT_NO_STACK])
 		pg_warn("%llu calls were not timed: too many threads at once",
 			(unsigned long long)c[PG_CNT_NO_STACK]);
+	if (c[PG_CNT_NO_THREAD])
+		pg_warn("%llu context switches of threads beyond the first %d of a repetition were "
+			"not timed: their threads are not in the results",
+			(unsigned long long)c[PG_CNT_NO_THREAD], PG_MAX_THREADS);
 	if (c[PG_CNT_UNWOUND])
 		pg_info("%llu traced calls never returned (longjmp, exceptions or exit): not "
 			"counted", (unsigned long long)c[PG_CNT_UNWOUND]);

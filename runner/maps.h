@@ -5,7 +5,8 @@
  * The BPF programs (bpf/perfgate.bpf.c) count into per-CPU maps: `fstats` (one struct
  * pg_bpf_fstat per function id, per CPU), `hist` (a hash of (function, bucket) -> calls, for
  * all CPUs), `counters` (enum pg_counter events, per CPU), `stacks` and `traced` (the
- * benchmark's pids). A repetition starts from cleared maps and ends by reading them into one
+ * benchmark's pids), `threads` (its threads' on-CPU, runnable and blocked time, when off-CPU
+ * time is measured). A repetition starts from cleared maps and ends by reading them into one
  * struct pg_rep: the per-CPU values added up, the histogram buckets into each function's
  * struct pg_hist. Function ids are the run's (0 .. nfuncs-1), then the calibration targets'.
  *
@@ -50,6 +51,12 @@ void pg_maps_read_fstat(int fd, __u32 id, int ncpu, struct pg_bpf_fstat *v,
  * first].hist (one counter per bucket for all CPUs). 0 or -ENOMEM.
  */
 int pg_maps_read_hists(int fd, __u32 first, size_t n, struct pg_fstat *s);
+
+/*
+ * Append the threads of the `threads` map @fd (runner/probes.h: empty without off-CPU
+ * time) to @rep, sorted by tid. 0 or -ENOMEM.
+ */
+int pg_maps_read_threads(int fd, struct pg_rep *rep);
 
 /*
  * Read this repetition's maps into @rep (one stat per function called); add the event

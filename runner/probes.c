@@ -25,6 +25,8 @@
 
 void pg_probes_release(struct pg_probes *p)
 {
+	bool offcpu;
+
 	for (size_t i = 0; i < p->nfds; i++)
 		close(p->fds[i]);
 	for (size_t i = 0; i < p->nlinks; i++)
@@ -33,10 +35,15 @@ void pg_probes_release(struct pg_probes *p)
 	free(p->links);
 	bpf_link__destroy(p->fork_link);
 	bpf_link__destroy(p->exit_link);
+	bpf_link__destroy(p->switch_link);
+	bpf_link__destroy(p->wakeup_link);
+	bpf_link__destroy(p->wakeup_new_link);
 	pg_sampler_free(p->sampler);
 	pg_excfix_release(&p->fix);
 	perfgate_bpf__destroy(p->skel);
+	offcpu = p->offcpu;	/* a setting, not something attached: attached again as it was */
 	memset(p, 0, sizeof(*p));
+	p->offcpu = offcpu;
 }
 
 static int link_uprobe_multi(int prog_fd, const char *path, const uint64_t *offsets,
@@ -176,11 +183,43 @@ void pg_probes_log_to_stderr(void)
 	libbpf_set_print(libbpf_print);
 }
 
+/*
+ * The context-switch programs (p->offcpu): attached after load; not even loaded without it, so
+ * that --no-offcpu costs the scheduler nothing.
+ */
+static void offcpu_autoload(struct pg_probes *p)
+{
+	bpf_program__set_autoload(p->skel->progs.pg_switch, p->offcpu);
+	bpf_program__set_autoload(p->skel->progs.pg_wakeup, p->offcpu);
+	bpf_program__set_autoload(p->skel->progs.pg_wakeup_new, p->offcpu);
+	if (!p->offcpu)	/* never written: no room */
+		bpf_map__set_max_entries(p->skel->maps.threads, 1);
+}
+
+static int offcpu_attach(struct pg_probes *p)
+{
+	int err;
+
+	if (!p->offcpu)
+		return 0;
+	p->switch_link = bpf_program__attach(p->skel->progs.pg_switch);
+	p->wakeup_link = bpf_program__attach(p->skel->progs.pg_wakeup);
+	p->wakeup_new_link = bpf_program__attach(p->skel->progs.pg_wakeup_new);
+	if (p->switch_link && p->wakeup_link && p->wakeup_new_link)
+		return 0;
+	err = -errno;
+	pg_err("cannot attach to the sched_switch/sched_wakeup tracepoints (off-CPU time; "
+	       "--no-offcpu goes without): %s", strerror(-err));
+	return err;
+}
+
 /* Load the opened object and attach its fork and exit tracepoints. 0 or -errno (logged). */
 static int load_and_track(struct pg_probes *p)
 {
-	int err = perfgate_bpf__load(p->skel);
+	int err;
 
+	offcpu_autoload(p);
+	err = perfgate_bpf__load(p->skel);
 	if (err) {
 		pg_err("cannot load the BPF program: %s", strerror(-err));
 		return err;
@@ -193,7 +232,7 @@ static int load_and_track(struct pg_probes *p)
 		       strerror(-err));
 		return err;
 	}
-	return 0;
+	return offcpu_attach(p);
 }
 
 /* Load and attach; with @preload (the library's path), publish the return addresses too. */

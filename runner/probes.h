@@ -18,8 +18,8 @@
  *
  * Life cycle and ownership: zero the struct; pg_probes_attach() (or pg_probes_open_bare());
  * pg_probes_attach_set() may add more probes; pg_probes_release() detaches and frees
- * everything, the sampler and exception fix included, and zeroes the struct (it may then be
- * attached again, as --budget does after choosing). Release is safe on a zeroed struct and
+ * everything, the sampler and exception fix included, and zeroes the struct but its @offcpu
+ * setting (it may then be attached again, as --budget does after choosing). Release is safe on a zeroed struct and
  * after any failure.
  *
  *	struct pg_probes p = { 0 };
@@ -46,6 +46,14 @@ struct pg_sampler;
 struct pg_probes {
 	struct perfgate_bpf *skel;
 	struct bpf_link *fork_link, *exit_link;
+	/*
+	 * Off-CPU time (the sched_switch and sched_wakeup programs, runner/maps.h reads the
+	 * `threads` map): set @offcpu before pg_probes_attach() to have them attached; the
+	 * links are theirs. Off in a zeroed struct; pg_probes_release() keeps the setting, so
+	 * that probes attached again (--budget) have them as before.
+	 */
+	bool offcpu;
+	struct bpf_link *switch_link, *wakeup_link, *wakeup_new_link;
 	size_t nfds, fds_alloc;
 	int *fds;		/* uprobe_multi link fds */
 	size_t nlinks, links_alloc;

@@ -139,6 +139,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		if (err)
 			goto cleanup;
 	}
+	probes.offcpu = !o->no_offcpu;
 	err = pg_probes_attach(&probes, run, o->single_attach, launch.preload);
 	if (err)
 		goto cleanup;
@@ -171,6 +172,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 		goto cleanup;
 
 	/* 3. the repetitions, each a fresh process tree read into one struct pg_rep */
+	run->meta.offcpu = probes.offcpu;	/* as attached (again, after --budget) */
 	if (!o->quiet)
 		pg_info("tracing %zu functions, %u repetitions of: %s", run->nfuncs,
 			o->repetitions, o->argv[0]);

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff/cpusplit.h - how much of a function's change was on-CPU and how much off-CPU (issue 20),
+ * for runs recorded with off-CPU time (pg_meta.offcpu on both sides).
+ *
+ * Per side, the median over repetitions of the per-call on-CPU time of the metric (self or
+ * total; the compensated time less the measured off-CPU time), of its off-CPU time and of
+ * the part of that spent runnable. The changes of those medians, each over f->base_ns, are
+ * f->change_cpu, f->change_offcpu and f->change_runq: change_cpu + change_offcpu is close to
+ * f->change (the same medians, not the Hodges-Lehmann estimate), and 0 <= |change_runq| is
+ * part of change_offcpu when both move the same way. Pure computation (diff/).
+ *
+ *	err = pg_cpusplit(f, base, bids, nb, new, nids, nn, &calib, opts->metric);
+ *	...
+ *	pg_cpusplit_words(f, buf, sizeof(buf));	// "all of it off-CPU, blocked"
+ */
+#ifndef PG_DIFF_CPUSPLIT_H
+#define PG_DIFF_CPUSPLIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/comparison.h"
+#include "../core/run.h"
+
+/*
+ * Set f->change_cpu, change_offcpu and change_runq from the functions @bids[0..nb) of @base
+ * and @nids[0..nn) of @new (their calls and times add up per repetition), compensated with
+ * @calib, for @metric (self or total). Leaves them NAN when either run lacks off-CPU time,
+ * either side has no repetition with calls, f->base_ns is not above 0, or @metric is
+ * PG_METRIC_CPU (all of that change is on-CPU). 0 or -ENOMEM.
+ */
+int pg_cpusplit(struct pg_fcmp *f, const struct pg_run *base, const uint32_t *bids, size_t nb,
+		const struct pg_run *new, const uint32_t *nids, size_t nn,
+		const struct pg_calib *calib, enum pg_metric metric);
+
+/*
+ * The split of @f's change in words, into @buf (always terminated; "" when unknown):
+ * "all of it off-CPU, blocked", "all of it on-CPU", "+11% on-CPU, +1% off-CPU". A part is
+ * "all of it" when the other is under a tenth of the two; the off-CPU part is "blocked",
+ * "waiting for a CPU" or both, by the same rule. Returns @buf.
+ */
+const char *pg_cpusplit_words(const struct pg_fcmp *f, char *buf, size_t size);
+
+/*
+ * PG_METRIC_CPU, one repetition of @st: on-CPU self time, the self time less the time the
+ * thread was switched out inside it (*raw), and that compensated like self time (*comp, at
+ * least 0; the probes run on the CPU). compare.c applies no leaf trim to it: what the trim
+ * keeps out, an interrupted or preempted call's extra time, is off-CPU already.
+ */
+void pg_cpusplit_cpu_time(const struct pg_calib *calib, const struct pg_func *f,
+			  const struct pg_fstat *st, double *raw, double *comp);
+
+/* A change that counts (regression, improvement, notable) gets its split's words after its
+ * reason, "; all of it off-CPU, blocked", where they fit. */
+void pg_cpusplit_reason(struct pg_fcmp *f);
+
+#endif
