@@ -15,6 +15,10 @@ change). For each program this measures what a user of the default flow gets:
              caller of a changed function on the sampled stacks) or 'untouched';
   time       the wall time of the whole gate (two recordings and the comparison).
 
+Each program is gated two ways, each its own rows: "sequential" (two recordings one after the
+other, as above) and "ab" (`perfgate ab` at its defaults: both commands' repetitions
+interleaved in one session, compared pair by pair; skipped when this perfgate has no `ab`).
+
 measure() returns a dict (JSON-able) and render() turns it into Markdown; run alone
 (`realworld.py [PROGRAM...]`) it prints both. Environment: PERFGATE (the binary, default
 ./perfgate), RW_REPS (repetitions a side, default 10), RW_PAIRS (A/A pairs, default 10),
@@ -23,6 +27,7 @@ RW_DIR (the build cache, default build/realworld).
 import json
 import os
 import platform
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -118,6 +123,32 @@ def gate(base_argv, new_argv, work, tag):
     return {"base": rb, "new": rn, "cmp": rc, "wall": time.monotonic() - t0, "files": (b, n)}
 
 
+def has_ab():
+    return run([PERFGATE, "ab", "--help"]).returncode == 0
+
+
+def gate_ab(base_argv, new_argv, work, tag):
+    """perfgate ab at its defaults: one interleaved session, compared pair by pair."""
+    d = os.path.join(work, tag + "-ab")
+    t0 = time.monotonic()
+    r = run([PERFGATE, "ab", "-q", "-o", d, shlex.join(base_argv), shlex.join(new_argv)])
+    wall = time.monotonic() - t0
+    if r.returncode not in (0, 1):
+        raise RuntimeError("ab failed (%d): %s" % (r.returncode, r.stderr.strip()[-2000:]))
+    files = (os.path.join(d, "base.json"), os.path.join(d, "new.json"))
+    with open(os.path.join(d, "compare.json")) as f:
+        res = json.load(f)
+    with open(files[0]) as f:
+        base = json.load(f)
+    walls = [rep["wall_ns"] / 1e9 for rep in base["repetitions"]]
+    flagged = [fn for fn in res["functions"] if fn["verdict"] == "regression"]
+    return {"base": {"rep_median": statistics.median(walls),
+                     "functions": len(base["functions"])},
+            "cmp": {"exit": r.returncode, "flagged": flagged, "result": res,
+                    "pairs": res.get("npairs")},
+            "wall": wall, "files": files}
+
+
 def changed_functions(run_path, changed_file):
     """Functions declared in @changed_file, traced or seen on the run's sampled stacks
     (its functions' and frame_sources' declaration files, docs/run-format.md)."""
@@ -151,24 +182,27 @@ def classify(fn, changed_file, changed_names, callers):
     return "untouched"
 
 
-def measure_program(p, work):
+def measure_program(p, work, flow="sequential"):
     base_bin, new_bin = p["bins"]
     argv_b, argv_n = p["argv"](base_bin), p["argv"](new_bin)
-    res = {"name": p["name"], "change": p["change"], "reps": REPS, "pairs": PAIRS}
-    log(p["name"], "untraced")
+    gate_fn = gate_ab if flow == "ab" else gate
+    res = {"name": p["name"], "flow": flow, "change": p["change"], "reps": REPS,
+           "pairs": PAIRS}
+    log(p["name"], flow, "untraced")
     res["untraced_s"] = untraced(argv_b, REPS)
-    log(p["name"], "A/A pairs")
+    log(p["name"], flow, "A/A pairs")
     aa = []
     for i in range(PAIRS):
-        g = gate(argv_b, argv_b, work, "aa%d" % i)
+        g = gate_fn(argv_b, argv_b, work, "aa%d" % i)
         aa.append({"exit": g["cmp"]["exit"], "wall": g["wall"],
                    "traced_s": g["base"]["rep_median"], "functions": g["base"]["functions"],
-                   "flagged": [f["display"] for f in g["cmp"]["flagged"]]})
-        log(p["name"], "A/A", i + 1, "exit", g["cmp"]["exit"], aa[-1]["flagged"])
+                   "flagged": [f["display"] for f in g["cmp"]["flagged"]],
+                   "ab_pairs": g["cmp"].get("pairs")})
+        log(p["name"], flow, "A/A", i + 1, "exit", g["cmp"]["exit"], aa[-1]["flagged"])
     res["aa"] = aa
     res["traced_s"] = statistics.median(a["traced_s"] for a in aa)
-    log(p["name"], "change")
-    g = gate(argv_b, argv_n, work, "change")
+    log(p["name"], flow, "change")
+    g = gate_fn(argv_b, argv_n, work, "change")
     cmp_fns = g["cmp"]["result"]["functions"]
     changed_names = changed_functions(g["files"][1], p["changed_file"])
     changed_names |= {f[k] for f in cmp_fns for k in ("display", "name")
@@ -202,8 +236,10 @@ def measure(names=None):
         progs = {"zstd": zstd_program(bins["zstd"], work),
                  "leveldb": leveldb_program(bins["leveldb"], work)}
         out = {"machine": machine(), "programs": []}
+        flows = ["sequential"] + (["ab"] if has_ab() else [])
         for name in names or progs:
-            out["programs"].append(measure_program(progs[name], work))
+            for flow in flows:
+                out["programs"].append(measure_program(progs[name], work, flow))
         return out
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -216,17 +252,20 @@ def render_lines(res):
     """The section's text (for bench/render.py, below its title and stamp): a table, what each
     program's change and A/A pairs flagged, and each target met or missed, from @res alone."""
     lines = ["Programs built from their Debian source packages with their own build systems and "
-             "default flags (`bench/realworld/fetch.sh`), each gated with perfgate's default "
-             "flow: the baseline recorded with the default selection, the change with "
-             "`--functions-of` the baseline, then `compare`.", "",
-             "| program | untraced | traced (median rep) | ratio | A/A false alarms | "
+             "default flags (`bench/realworld/fetch.sh`), each gated two ways: *sequential*, "
+             "perfgate's default flow of two recordings (the baseline with the default "
+             "selection, the change with `--functions-of` the baseline, then `compare`), and "
+             "*ab*, `perfgate ab` at its defaults (both builds' repetitions interleaved in one "
+             "session and compared pair by pair).", "",
+             "| program | flow | untraced | traced (median rep) | ratio | A/A false alarms | "
              "change: flagged (changed / caller / untouched) | gate wall time |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for p in res["programs"]:
         fa = sum(1 for a in p["aa"] if a["exit"] == 1)
         cls = [f["class"] for f in p["change_flagged"]]
-        lines.append("| %s | %.3f s | %.3f s | %.2fx | %d / %d | %d (%d / %d / %d) | %.1f s |"
-                     % (p["name"], p["untraced_s"], p["traced_s"],
+        lines.append("| %s | %s | %.3f s | %.3f s | %.2fx | %d / %d | %d (%d / %d / %d) | "
+                     "%.1f s |"
+                     % (p["name"], p.get("flow", "sequential"), p["untraced_s"], p["traced_s"],
                         p["traced_s"] / p["untraced_s"], fa, len(p["aa"]), len(cls),
                         cls.count("changed"), cls.count("caller"), cls.count("untouched"),
                         p["change_wall"]))
@@ -240,9 +279,9 @@ def render_lines(res):
                ("no A/A false alarm", fa == 0),
                ("the change found", bool(cls)),
                ("nothing flagged in untouched code", "untouched" not in cls)]
-        lines.append("- **%s** (%s, %d repetitions a side): the change flagged %s; the A/A "
+        lines.append("- **%s**, %s (%s, %d repetitions a side): the change flagged %s; the A/A "
                      "pairs flagged %s. Targets: %s."
-                     % (p["name"], p["change"], p["reps"],
+                     % (p["name"], p.get("flow", "sequential"), p["change"], p["reps"],
                         ", ".join("`%s` %+.1f%% (%s)" % (f["function"], 100 * f["change"],
                                                          f["class"])
                                   for f in p["change_flagged"]) or "nothing",
