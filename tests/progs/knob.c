@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * A benchmark with a knob: PG_SLOW=P, or a first argument P, makes leaf_hash() do P% more
- * work (default 0). checksum() calls leaf_hash() and leaf_mix(); leaf_mix() is never slowed;
- * main calls checksum() 300 times. Only leaf_hash's self time changes. A second argument
- * makes it fail once done: a number is its exit status, "abort" aborts (perfgate ab's tests).
- */
+ * A benchmark with a knob: PG_SLOW=P, or a first argument P, makes leaf_hash() do P% more work
+ * (default 0); a second argument, an exit status or "abort", makes it fail when done (ab tests).
+ * checksum() calls leaf_hash() and leaf_mix(); main calls checksum() 300 times. */
 #include <stdlib.h>
 #include <string.h>
 
