@@ -222,7 +222,8 @@ int do_ab(int argc, char **argv)
 			errno = 0;
 			o.seed = strtoull(optarg, &end, 0);
 			if (errno || end == optarg || *end || !o.seed) {
-				pg_err("invalid --seed '%s': expected a whole number from 1", optarg);
+				pg_err("invalid --seed '%s': expected a whole number from 1",
+				       optarg);
 				goto cleanup;
 			}
 			continue;

@@ -62,8 +62,9 @@ struct pg_ab_opts {
 					 * is not read (pg_ab_pairs() says how many) */
 	char **new_argv;		/* NEW, NULL-terminated */
 	size_t new_argc;
-	const char *base_name;		/* how NEW's selection names BASE's run in messages and in
-					 * NEW's meta.options.functions_of ("DIR/base.json") */
+	const char *base_name;		/* how NEW's selection names BASE's run in messages
+					 * and in NEW's meta.options.functions_of
+					 * ("DIR/base.json") */
 	uint64_t seed;			/* of the running order; 0: a random one */
 };
 
@@ -71,7 +72,7 @@ struct pg_ab {
 	const struct pg_ab_opts *o;
 	struct pg_run *base, *new;	/* borrowed */
 	struct pg_recording rec;
-	struct pg_run probed;		/* the probes' table when NEW adds probes, else empty */
+	struct pg_run probed;		/* the probes' table when NEW adds some, else empty */
 	const struct pg_run *table;	/* &probed, or base */
 	uint32_t *new_ids;		/* new->nfuncs entries: NEW function -> probe id */
 	struct pg_rep scratch;		/* a repetition's maps, before they are split */

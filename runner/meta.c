@@ -42,8 +42,8 @@ static char *git_commit(const char *dir)
 	char *out = NULL;
 
 	for (size_t i = 0; i < sizeof(gits) / sizeof(gits[0]) && !out; i++) {
-		char *in_dir[] = { (char *)gits[i], "-C", (char *)dir, "rev-parse", "--verify", "-q",
-				   "HEAD", NULL };
+		char *in_dir[] = { (char *)gits[i], "-C", (char *)dir, "rev-parse", "--verify",
+				   "-q", "HEAD", NULL };
 		char *here[] = { (char *)gits[i], "rev-parse", "--verify", "-q", "HEAD", NULL };
 		char **args = dir ? in_dir : here;
 

@@ -129,7 +129,9 @@ int pg_recording_arm(struct pg_recording *r, const struct pg_record_opts *o, str
 	/* after the pilot, which may attach again */
 	pg_calib_compensate_hists(&r->probes, run);
 	if (r->hz) {
-		r->probes.sampler = pg_sampler_open(r->hz, bpf_map__fd(r->probes.skel->maps.traced));
+		int traced = bpf_map__fd(r->probes.skel->maps.traced);
+
+		r->probes.sampler = pg_sampler_open(r->hz, traced);
 		if (!r->probes.sampler)
 			return -EIO;
 		run->meta.sample_hz = r->hz;
