@@ -138,6 +138,7 @@ struct pg_compare_args {
 	enum pg_flame_metric flame_metric;
 	struct pg_ci_out ci;
 	bool all, strict, keep_probes;
+	bool min_effect_given;	/* --min-effect was given (else a paired default may apply) */
 };
 void pg_compare_args_init(struct pg_compare_args *a);
 /* As pg_record_args_opt(). */

@@ -50,6 +50,7 @@ int pg_compare_args_opt(struct pg_compare_args *a, int c, const char *arg)
 		if (parse_pct("--min-effect", arg, 1000, &pct))
 			return -1;
 		a->opts.min_effect = pct / 100.0;
+		a->min_effect_given = true;
 		return 0;
 	case PG_COPT_MIN_IMPACT:
 		if (parse_pct("--min-impact", arg, 100, &pct))
