@@ -129,6 +129,27 @@ static int remove_stale(const char *path)
 }
 
 /*
+ * ab compares two commands by design: that they differ is neither warned about nor, with
+ * --strict, an error (compare's rule for two runs given to it).
+ */
+static void commands_differ_by_design(struct pg_comparison *cmp)
+{
+	static const char what[] = "the runs are of different commands";
+	size_t k = 0;
+
+	if (!cmp->commands_differ)
+		return;
+	cmp->commands_differ = false;
+	for (size_t i = 0; i < cmp->nwarnings; i++) {
+		if (!strncmp(cmp->warnings[i], what, sizeof(what) - 1))
+			free(cmp->warnings[i]);
+		else
+			cmp->warnings[k++] = cmp->warnings[i];
+	}
+	cmp->nwarnings = k;
+}
+
+/*
  * The session: the first block of @first pairs, then while the comparison is undecided
  * blocks of AB_BLOCK up to @max pairs, one look each (a single look at alpha when @max ==
  * @first). The last look's result in @cmp. 0 or -errno (logged).
@@ -279,6 +300,7 @@ int do_ab(int argc, char **argv)
 		goto cleanup;
 	if (pg_runfile_write(&base, base_path) || pg_runfile_write(&new, new_path))
 		goto cleanup;
+	commands_differ_by_design(&cmp);
 	if (!o.rec.quiet)
 		pg_info("wrote %s and %s: %zu pairs, %zu functions", base_path, new_path,
 			base.nreps, base.nfuncs);

@@ -65,6 +65,7 @@ check_contains "slow: REGRESSION line" "$TMP/stdout" 'REGRESSION'
 check_contains "slow: leaf_hash in the JUnit report" "$TMP/slow.xml" 'leaf_hash'
 check "slow: Markdown summary" test -s "$TMP/slow.md"
 check_contains "slow: how many pairs" "$TMP/stderr" '[0-9]* pairs (at most 20)'
+check "slow: warned that the commands differ" not grep -q 'different commands' "$TMP/stderr"
 n=$(pairing "$TMP/slow")
 check "slow: 10 to 20 pairs ($n)" test "$n" -ge 10 -a "$n" -le 20
 python3 - "$TMP/slow/compare.json" "$TMP/slow/new.json" "$n" <<'PY'
@@ -114,8 +115,16 @@ expect_exit 0 "$PERFGATE" ab -o "$TMP/allowed" -r 4 --max-reps 4 --allow-failure
 	./knob './knob 0 3'
 check_eq "allowed: pairs" 4 "$(pairing "$TMP/allowed")"
 
-# SIGINT during the session: exit 2, no run file, nothing left running
+# a side that runs past --timeout: exit 2, the side named, nothing left running
 mark=pg-ab-$$
+expect_exit 2 "$PERFGATE" ab -o "$TMP/slowside" -r 2 --all-functions --timeout 0.3 \
+	"./hang sleep $mark" "./hang sleep $mark"
+has '\(base\|new\) side: ./hang ran past --timeout 0.3 s (pair 1)'
+check "timeout: no base.json" test ! -e "$TMP/slowside/base.json"
+sleep 0.2
+check_eq "timeout: processes left" "" "$(pgrep -f -- "$mark" || true)"
+
+# SIGINT during the session: exit 2, no run file, nothing left running
 "$PERFGATE" ab -q -o "$TMP/int" -r 3 --all-functions "./hang sleep $mark" "./hang sleep $mark" \
 	>"$TMP/out" 2>"$TMP/stderr" &
 pid=$!
