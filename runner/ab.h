@@ -24,7 +24,8 @@
  * id. A repetition's maps are read for the whole table into a scratch repetition and split:
  * BASE keeps ids below base->nfuncs, NEW's function j takes the stat of new_ids[j]. When
  * every NEW function shares a BASE probe, the table is BASE itself and nothing is attached
- * again.
+ * again; otherwise the object is loaded once more with the whole table, after BASE's
+ * selection is final and before the first pair (the calibration stays: the same programs).
  *
  * Invariants after each pg_ab_pairs(): both runs have s->npairs repetitions; each pair index
  * 0 .. npairs - 1 is on one repetition of each run; the seq of the two runs' repetitions are
