@@ -43,6 +43,8 @@ static const char record_usage[] =
 	"                           (default: ~300 a repetition within 2% of the run, from\n"
 	"                           --budget's sampled first pass; else 199; docs/sampling.md)\n"
 	"      --no-sample          no sampled profile, exact tracing only\n"
+	"      --no-offcpu          no context-switch hooks: no on-/off-CPU split per\n"
+	"                           function, no threads (docs/measurement.md, \"Off-CPU\")\n"
 	"  -q, --quiet              no progress lines\n"
 	"\n"
 	"Without -f, perfgate chooses among the executable's functions those whose probes fit\n"
