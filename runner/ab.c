@@ -309,27 +309,33 @@ static int run_side(struct pg_ab *s, enum pg_ab_side side, uint32_t pair, uint32
 	return pg_launch_verdict(&s->o->rec, l, pair, rep, &s->rec.probes.fix);
 }
 
+void pg_ab_order(uint64_t *rng, uint32_t n, bool *new_first)
+{
+	uint32_t nnew_first = n / 2 + (n % 2 ? below(rng, 2) : 0);
+
+	/* balanced: half the pairs run NEW first; which ones, at random (Fisher-Yates) */
+	for (uint32_t k = 0; k < n; k++)
+		new_first[k] = k < nnew_first;
+	for (uint32_t k = n; k > 1; k--) {
+		uint32_t j = below(rng, k);
+		bool t = new_first[k - 1];
+
+		new_first[k - 1] = new_first[j];
+		new_first[j] = t;
+	}
+}
+
 int pg_ab_pairs(struct pg_ab *s, uint32_t n)
 {
 	const uint32_t first = s->npairs, end = s->npairs + n;
 	bool *new_first = calloc(n ? n : 1, sizeof(*new_first));
-	uint32_t nnew_first = n / 2 + (n % 2 ? below(&s->rng, 2) : 0);
 	int err = 0;
 
 	if (!new_first) {
 		pg_err("out of memory");
 		return -ENOMEM;
 	}
-	/* balanced: half the pairs run NEW first; which ones, at random (Fisher-Yates) */
-	for (uint32_t k = 0; k < nnew_first; k++)
-		new_first[k] = true;
-	for (uint32_t k = n; k > 1; k--) {
-		uint32_t j = below(&s->rng, k);
-		bool t = new_first[k - 1];
-
-		new_first[k - 1] = new_first[j];
-		new_first[j] = t;
-	}
+	pg_ab_order(&s->rng, n, new_first);
 	for (uint32_t k = 0; k < n && !err; k++) {
 		const uint32_t pair = first + k;
 		enum pg_ab_side order[2] = { PG_AB_BASE, PG_AB_NEW };

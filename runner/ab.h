@@ -51,6 +51,7 @@
 #ifndef PG_AB_H
 #define PG_AB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../core/run.h"
@@ -96,6 +97,14 @@ int pg_ab_begin(struct pg_ab *s, const struct pg_ab_opts *o, struct pg_run *base
  * failed without rec.allow_failure, the message naming the side and its command.
  */
 int pg_ab_pairs(struct pg_ab *s, uint32_t n);
+
+/*
+ * The running order of a block of @n pairs (pure; pg_ab_pairs() uses it): new_first[k] (@n
+ * entries) says whether pair k runs NEW first. n / 2 of them do, and the odd one of an odd @n
+ * either way, chosen with the generator state *@rng (any value; advanced), as is which
+ * pairs they are (every arrangement equally likely).
+ */
+void pg_ab_order(uint64_t *rng, uint32_t n, bool *new_first);
 
 /*
  * End the session that ended with @err: finish both runs (their repetition counts; the
