@@ -332,7 +332,7 @@ static bool u32_repeated(uint32_t *v, size_t n)
 	return false;
 }
 
-/* perfgate ab: a side iff a session; pairs and running positions unique; none without one */
+/* perfgate ab: a side iff a session; then pairs and running positions unique */
 static int validate_ab(const struct pg_run *run, char *why, size_t whylen)
 {
 	const struct pg_meta *m = &run->meta;
@@ -343,13 +343,6 @@ static int validate_ab(const struct pg_run *run, char *why, size_t whylen)
 	    (m->ab_session && !*m->ab_session)) {
 		WHY("an ab session id needs a side (base or new) and a side a session id");
 		return -EINVAL;
-	}
-	for (size_t r = 0; !m->ab_session && r < run->nreps; r++) {
-		if (run->reps[r].pair || run->reps[r].seq) {
-			WHY("repetition %zu has a pair or a running position outside an ab session",
-			    r);
-			return -EINVAL;
-		}
 	}
 	if (!m->ab_session || run->nreps < 2)
 		return 0;

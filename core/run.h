@@ -28,8 +28,8 @@
  *    samples_lost <= samples; sources are sorted by frame and unique, each frame a single
  *    valid frame (no ';') with a file.
  *  - meta.ab_session is set (non-empty) iff meta.ab_side is PG_AB_BASE or PG_AB_NEW; then the
- *    repetitions' pair indices are unique, and so are their seq; without a session every
- *    pair and seq is 0.
+ *    repetitions' pair indices are unique, and so are their seq (without a session they mean
+ *    nothing: the run file's writer leaves them out, and nothing reads them).
  */
 #ifndef PG_RUN_H
 #define PG_RUN_H

@@ -478,8 +478,6 @@ static void test_ab_pairing(void **state)
 		rep->pair = 2 - i;
 		rep->seq = 2 * i + 1;
 	}
-	/* pairs without a session */
-	assert_int_equal(pg_runfile_check(&run, why, sizeof(why)), -EINVAL);
 	run.meta.ab_session = pg_fx_strdup("s1");
 	assert_int_equal(pg_runfile_check(&run, why, sizeof(why)), -EINVAL);	/* no side */
 	run.meta.ab_side = PG_AB_NEW;
@@ -506,7 +504,9 @@ static void test_ab_pairing(void **state)
 				      "\"side\":\"old\"},"), -EINVAL);
 	assert_int_equal(parse_edited("\"cwd\":null,", "\"cwd\":null,\"ab\":{\"session\":\"\","
 				      "\"side\":\"new\"},"), -EINVAL);
-	assert_int_equal(parse_edited("\"signal\":0,", "\"signal\":0,\"pair\":1,"), -EINVAL);
+	/* a pair in an ordinary run means nothing: read, not checked */
+	assert_int_equal(parse_edited("\"signal\":0,", "\"signal\":0,\"pair\":1,"), 0);
+	assert_int_equal(parse_edited("\"signal\":0,", "\"signal\":0,\"pair\":-1,"), -EINVAL);
 	/* "ab" after "options" */
 	assert_int_equal(parse_edited("\"exclude\":[]}}",
 				      "\"exclude\":[]},\"ab\":{\"session\":\"x\","
