@@ -62,8 +62,10 @@ int pg_compare_args_opt(struct pg_compare_args *a, int c, const char *arg)
 			a->opts.metric = PG_METRIC_SELF;
 		} else if (!strcmp(arg, "total")) {
 			a->opts.metric = PG_METRIC_TOTAL;
+		} else if (!strcmp(arg, "cpu")) {
+			a->opts.metric = PG_METRIC_CPU;
 		} else {
-			pg_err("invalid --metric '%s': expected self or total", arg);
+			pg_err("invalid --metric '%s': expected self, total or cpu", arg);
 			return -1;
 		}
 		return 0;

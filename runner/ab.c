@@ -200,6 +200,7 @@ int pg_ab_begin(struct pg_ab *s, const struct pg_ab_opts *o, struct pg_run *base
 	r->guard.narrow = false;	/* the live line only: both sides keep one selection */
 	new->hist_compensated = base->hist_compensated;
 	new->meta.sample_hz = base->meta.sample_hz;
+	new->meta.offcpu = base->meta.offcpu;
 	/* two builds in two work trees: each side's commit is its executable's */
 	pg_meta_git_commit_of(&base->meta, o->rec.argv[0]);
 	pg_meta_git_commit_of(&new->meta, o->new_argv[0]);
