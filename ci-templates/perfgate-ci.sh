@@ -22,6 +22,11 @@
 #                     file:PATH        a run file committed at PATH, read at the merge base
 #                     gitlab-artifact  run.json of the default branch's latest perfgate job
 #                     auto             ref, then gitlab-artifact under GitLab, then record
+#   PG_AB           true (default): a baseline that is recorded (record, or auto and
+#                   gitlab-artifact finding none) is built in a git worktree and recorded
+#                   together with the change in one interleaved session (perfgate ab: pairs of
+#                   one repetition each, compared pair by pair); false: two recordings in a row
+#   PG_MAX_REPS     perfgate ab's --max-reps: more pairs while undecided, up to this (20)
 #   PG_BASE_REF     branch to merge into (GITHUB_BASE_REF, CI_MERGE_REQUEST_TARGET_BRANCH_NAME,
 #                   CI_DEFAULT_BRANCH, else main)
 #   PG_MODE         compare (pull/merge requests) or publish (default branch: record and store
@@ -32,7 +37,10 @@
 #   PG_SKIP_DEPS    1: do not install packages
 #
 # Steps: setup, baseline, record, compare (publish in publish mode). Exit status: 0 pass,
-# 1 regression (compare), 2 error.
+# 1 regression (compare), 2 error. With PG_AB the baseline step builds the merge base in a
+# worktree, the record step records both in one perfgate ab session (which also compares and
+# writes the reports), and the compare step reports its result; published baselines (ref,
+# file, gitlab-artifact) are sequential recordings, compared with the change as before.
 set -euo pipefail
 
 say() { echo "perfgate-ci: $*" >&2; }
@@ -49,6 +57,8 @@ die() { say "error: $*"; exit 2; }
 : "${PG_BUDGET:=}"
 : "${PG_BUILD:=}"
 : "${PG_COMPARE_ARGS:=}"
+: "${PG_AB:=true}"
+: "${PG_MAX_REPS:=20}"
 PG_OUT=$(realpath -m "$PG_OUT")
 DEFAULT_REF=refs/perfgate/baselines
 
@@ -89,7 +99,8 @@ cmd_setup() {
 	if [ -n "${GITHUB_ENV:-}" ]; then
 		local v delim
 		for v in PERFGATE PG_COMMAND PG_BUILD PG_FUNCTIONS PG_BUDGET PG_REPETITIONS PG_MIN_EFFECT \
-			PG_ALPHA PG_COMPARE_ARGS PG_BASELINE PG_BASE_REF PG_MODE PG_OUT PG_PUSH; do
+			PG_ALPHA PG_COMPARE_ARGS PG_BASELINE PG_BASE_REF PG_MODE PG_OUT PG_PUSH PG_AB \
+			PG_MAX_REPS; do
 			delim=PG_EOF_$RANDOM$RANDOM$RANDOM
 			printf '%s<<%s\n%s\n%s\n' "$v" "$delim" "${!v:-}" "$delim" >>"$GITHUB_ENV"
 		done
@@ -173,6 +184,71 @@ record_at() { # COMMIT OUT
 	rm -rf "$wt"
 }
 
+# The merge base to record: with PG_AB, built in a worktree now and recorded with the change
+# by the record step (its path in $PG_OUT/.ab-worktree); else recorded here.
+base_at() { # COMMIT OUT
+	local wt
+	if [ "$PG_AB" != true ]; then
+		record_at "$@"
+		return
+	fi
+	wt=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/perfgate-base.XXXXXX")
+	git worktree add --quiet --detach "$wt" "$1" >&2
+	if [ -n "$PG_BUILD" ] && ! (cd "$wt" && say "building in $wt: $PG_BUILD" &&
+		bash -eo pipefail -c "$PG_BUILD" >&2); then
+		git worktree remove --force "$wt" || true
+		die "could not build the baseline at $1"
+	fi
+	echo "$wt" >"$PG_OUT/.ab-worktree"
+	say "the merge base $1 is built in $wt: the record step records it with the change"
+}
+
+# The record step of PG_AB: build the change, then perfgate ab of the merge base's build (the
+# command's program taken from the worktree) and the change's, in the change's directory.
+# Its exit status goes to $PG_OUT/.ab-status for the compare step.
+record_ab() {
+	local wt status=0 words=() fns=() fargs=() cargs=() bcmd ncmd w
+	wt=$(cat "$PG_OUT/.ab-worktree")
+	rm -f "$PG_OUT/.ab-worktree" "$PG_OUT/.ab-status"
+	if [ -n "$PG_BUILD" ]; then
+		say "building in $PWD: $PG_BUILD"
+		bash -eo pipefail -c "$PG_BUILD" >&2
+	fi
+	# the command is the pipeline author's own shell words: quotes are honoured
+	eval "words=($PG_COMMAND)"
+	case "${words[0]}" in
+	/*) say "warning: '${words[0]}' is an absolute path: both sides run the same program" ;;
+	*/*) bcmd=$(printf '%q' "$wt/${words[0]#./}") ;;
+	*) say "warning: '${words[0]}' is found on PATH: both sides run the same program" ;;
+	esac
+	bcmd=${bcmd:-$(printf '%q' "${words[0]}")}
+	ncmd=$(printf '%q' "${words[0]}")
+	for w in "${words[@]:1}"; do
+		bcmd+=" $(printf '%q' "$w")"
+		ncmd+=" $(printf '%q' "$w")"
+	done
+	read -ra fns <<<"$PG_FUNCTIONS"
+	for f in "${fns[@]}"; do fargs+=(-f "$f"); done
+	read -ra cargs <<<"$PG_COMPARE_ARGS"
+	if perfgate flamegraph --help >/dev/null 2>&1; then
+		cargs+=(--artifact "$PG_OUT/flamegraph.svg" --flamegraph "$PG_OUT/diff-flamegraph.svg")
+	fi
+	say "recording '$PG_COMMAND' at the merge base ($wt) and here, interleaved"
+	as_root "$PERFGATE" ab -q -o "$PG_OUT" -r "$PG_REPETITIONS" --max-reps "$PG_MAX_REPS" \
+		"${fargs[@]}" $(budget_args) --min-effect "$PG_MIN_EFFECT" --alpha "$PG_ALPHA" \
+		--junit "$PG_OUT/junit.xml" --markdown "$PG_OUT/summary.md" "${cargs[@]}" \
+		"$bcmd" "$ncmd" || status=$?
+	git worktree remove --force "$wt" || true
+	rm -rf "$wt"
+	[ "$status" != 2 ] || die "perfgate ab could not record or compare (see above)"
+	mv "$PG_OUT/new.json" "$PG_OUT/run.json"
+	if perfgate flamegraph --help >/dev/null 2>&1 &&
+		! perfgate flamegraph "$PG_OUT/run.json" -o "$PG_OUT/flamegraph.svg" >&2; then
+		say "no flame graph (see above)"
+	fi
+	echo "$status" >"$PG_OUT/.ab-status"
+}
+
 from_ref() { # REF COMMIT OUT
 	if git remote get-url origin >/dev/null 2>&1; then
 		git fetch --quiet origin "+$1:$1" >&2 2>/dev/null || true
@@ -208,7 +284,7 @@ cmd_baseline() {
 	mb=$(merge_base)
 	ci_output merge-base "$mb"
 	case "$PG_BASELINE" in
-	record) record_at "$mb" "$base" ;;
+	record) base_at "$mb" "$base" ;;
 	ref | ref:*)
 		local ref=${PG_BASELINE#ref}
 		ref=${ref#:}
@@ -221,12 +297,12 @@ cmd_baseline() {
 		mv "$base.tmp" "$base"
 		;;
 	gitlab-artifact)
-		from_gitlab "$base" || { say "no artifact: recording the merge base"; record_at "$mb" "$base"; }
+		from_gitlab "$base" || { say "no artifact: recording the merge base"; base_at "$mb" "$base"; }
 		;;
 	auto)
 		from_ref "$DEFAULT_REF" "$mb" "$base" ||
 			{ [ -n "${GITLAB_CI:-}" ] && from_gitlab "$base"; } ||
-			{ say "no stored baseline for $mb: recording it"; record_at "$mb" "$base"; }
+			{ say "no stored baseline for $mb: recording it"; base_at "$mb" "$base"; }
 		;;
 	*) die "unknown PG_BASELINE '$PG_BASELINE'" ;;
 	esac
@@ -235,6 +311,11 @@ cmd_baseline() {
 cmd_record() {
 	local extra=()
 	mkdir -p "$PG_OUT"
+	if [ "$PG_MODE" != publish ] && [ -s "$PG_OUT/.ab-worktree" ]; then
+		record_ab
+		ci_output run "$PG_OUT/run.json"
+		return
+	fi
 	# when a budget chose the baseline's functions, the change traces the same ones, or
 	# compare could not judge callers whose traced callees differ
 	if budget_chose && [ "$PG_MODE" != publish ] && [ -s "$PG_OUT/base.json" ]; then
@@ -290,6 +371,12 @@ cmd_compare() {
 		cmd_publish
 		return
 	fi
+	if [ -f "$PG_OUT/.ab-status" ]; then	# perfgate ab compared them: its result
+		status=$(cat "$PG_OUT/.ab-status")
+		rm -f "$PG_OUT/.ab-status"
+		report_result "$status"
+		return "$status"
+	fi
 	[ -f "$base" ] || die "no baseline ($base): run the baseline step first"
 	[ -f "$run" ] || die "no run ($run): run the record step first"
 	# flame graphs, when this perfgate can draw them and both runs have sampled stacks (a
@@ -309,7 +396,13 @@ cmd_compare() {
 	perfgate compare "$base" "$run" --min-effect "$PG_MIN_EFFECT" --alpha "$PG_ALPHA" \
 		--junit "$PG_OUT/junit.xml" --json "$PG_OUT/compare.json" \
 		--markdown "$PG_OUT/summary.md" "${args[@]}" "${extra[@]}" || status=$?
-	result=error
+	report_result "$status"
+	return "$status"
+}
+
+# The step outputs of a comparison that exited STATUS (its result in compare.json).
+report_result() {
+	local status=$1 result=error
 	if [ -f "$PG_OUT/compare.json" ] && [ "$status" != 2 ]; then
 		result=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["overall"])' \
 			"$PG_OUT/compare.json")
@@ -318,7 +411,6 @@ cmd_compare() {
 	ci_output exit-code "$status"
 	ci_output summary "$PG_OUT/summary.md"
 	say "result: $result (exit status $status)"
-	return "$status"
 }
 
 case "${1:-}" in

@@ -7,8 +7,14 @@
 #ifndef PG_CLI_H
 #define PG_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "../core/comparison.h"
+#include "../reporters/flamegraph.h"
+#include "../reporters/github.h"
+#include "../runner/record.h"
 
 #define PG_EXIT_OK 0
 #define PG_EXIT_REGRESSION 1
@@ -22,6 +28,7 @@ int do_merge(int argc, char **argv);
 int do_folded(int argc, char **argv);
 int do_flamegraph(int argc, char **argv);
 int do_pprof(int argc, char **argv);
+int do_ab(int argc, char **argv);
 
 /*
  * The options perfgate folded, flamegraph and pprof share (cli/profile.c): RUN.json, --rep N,
@@ -49,6 +56,104 @@ int pg_profile_args_stacks(const struct pg_profile_args *a, struct pg_run *run,
 #define PG_PROFILE_KEEP_PROBES_HELP \
 	"  --keep-probe-frames  show the kernel frames of perfgate's probes, not one\n" \
 	"                  '[perfgate probes]' frame (docs/sampling.md)\n"
+
+/*
+ * The recording options perfgate record and perfgate ab share (cli/record_args.c): -r, -f, -x,
+ * --max-funcs, --all-functions, --budget, --functions-of, --allow-failure, --single-attach,
+ * -F, --no-sample, --timeout, --user, --no-exception-fix, --exception-fix, --no-offcpu, -q.
+ * A command puts PG_RECORD_SHORTOPTS into its getopt string and PG_RECORD_LONGOPTS into its
+ * table, hands each option to pg_record_args_opt(), then calls pg_record_args_finish() once.
+ * Owns the filter vectors and --functions-of's run; pg_record_args_release() frees them.
+ */
+enum {
+	PG_ROPT_MAX_FUNCS = 0x100, PG_ROPT_ALL_FUNCTIONS, PG_ROPT_BUDGET, PG_ROPT_FUNCTIONS_OF,
+	PG_ROPT_ALLOW_FAILURE, PG_ROPT_SINGLE_ATTACH, PG_ROPT_NO_SAMPLE, PG_ROPT_TIMEOUT,
+	PG_ROPT_USER, PG_ROPT_NO_EXCEPTION_FIX, PG_ROPT_EXCEPTION_FIX, PG_ROPT_NO_OFFCPU,
+};
+#define PG_RECORD_SHORTOPTS "r:f:x:F:q"
+#define PG_RECORD_LONGOPTS \
+	{ "repetitions", required_argument, NULL, 'r' }, \
+	{ "function", required_argument, NULL, 'f' }, \
+	{ "exclude", required_argument, NULL, 'x' }, \
+	{ "max-funcs", required_argument, NULL, PG_ROPT_MAX_FUNCS }, \
+	{ "all-functions", no_argument, NULL, PG_ROPT_ALL_FUNCTIONS }, \
+	{ "allow-failure", no_argument, NULL, PG_ROPT_ALLOW_FAILURE }, \
+	{ "budget", required_argument, NULL, PG_ROPT_BUDGET }, \
+	{ "functions-of", required_argument, NULL, PG_ROPT_FUNCTIONS_OF }, \
+	{ "single-attach", no_argument, NULL, PG_ROPT_SINGLE_ATTACH }, \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "frequency", required_argument, NULL, 'F' }, \
+	{ "no-sample", no_argument, NULL, PG_ROPT_NO_SAMPLE }, \
+	{ "timeout", required_argument, NULL, PG_ROPT_TIMEOUT }, \
+	{ "user", required_argument, NULL, PG_ROPT_USER }, \
+	{ "no-exception-fix", no_argument, NULL, PG_ROPT_NO_EXCEPTION_FIX }, \
+	{ "exception-fix", no_argument, NULL, PG_ROPT_EXCEPTION_FIX }, \
+	{ "no-offcpu", no_argument, NULL, PG_ROPT_NO_OFFCPU }
+
+struct pg_record_args {
+	struct pg_record_opts o;
+	struct pg_run of;		/* --functions-of's run, once read */
+	const char *of_path;
+	bool no_sample, max_funcs_set, all_functions;
+};
+void pg_record_args_init(struct pg_record_args *a);
+/* Option @c with @arg: 0 taken, 1 not a recording option, -1 invalid (logged). */
+int pg_record_args_opt(struct pg_record_args *a, int c, const char *arg);
+/* The defaults and the checks of the options together; --functions-of's run read. 0 or -1
+ * (logged, naming @cmd). */
+int pg_record_args_finish(struct pg_record_args *a, const char *cmd);
+void pg_record_args_release(struct pg_record_args *a);
+
+/*
+ * The comparison options and outputs perfgate compare and perfgate ab share
+ * (cli/compare_args.c): --alpha, --min-effect, --min-impact, --metric, --min-reps, --raw,
+ * --junit, --json, --markdown, --artifact, --flamegraph, --flame-color, --keep-probe-frames,
+ * --all, --strict; used as the recording options above. Owns the CI outputs' state.
+ */
+enum {
+	PG_COPT_ALPHA = 0x200, PG_COPT_MIN_EFFECT, PG_COPT_MIN_IMPACT, PG_COPT_METRIC,
+	PG_COPT_MIN_REPS, PG_COPT_JUNIT, PG_COPT_JSON, PG_COPT_MARKDOWN, PG_COPT_ARTIFACT,
+	PG_COPT_ALL, PG_COPT_STRICT, PG_COPT_RAW, PG_COPT_FLAMEGRAPH, PG_COPT_FLAME_COLOR,
+	PG_COPT_KEEP_PROBES,
+};
+#define PG_COMPARE_LONGOPTS \
+	{ "alpha", required_argument, NULL, PG_COPT_ALPHA }, \
+	{ "min-effect", required_argument, NULL, PG_COPT_MIN_EFFECT }, \
+	{ "min-impact", required_argument, NULL, PG_COPT_MIN_IMPACT }, \
+	{ "metric", required_argument, NULL, PG_COPT_METRIC }, \
+	{ "min-reps", required_argument, NULL, PG_COPT_MIN_REPS }, \
+	{ "junit", required_argument, NULL, PG_COPT_JUNIT }, \
+	{ "json", required_argument, NULL, PG_COPT_JSON }, \
+	{ "markdown", required_argument, NULL, PG_COPT_MARKDOWN }, \
+	{ "artifact", required_argument, NULL, PG_COPT_ARTIFACT }, \
+	{ "all", no_argument, NULL, PG_COPT_ALL }, \
+	{ "strict", no_argument, NULL, PG_COPT_STRICT }, \
+	{ "raw", no_argument, NULL, PG_COPT_RAW }, \
+	{ "flamegraph", required_argument, NULL, PG_COPT_FLAMEGRAPH }, \
+	{ "flame-color", required_argument, NULL, PG_COPT_FLAME_COLOR }, \
+	{ "keep-probe-frames", no_argument, NULL, PG_COPT_KEEP_PROBES }
+
+struct pg_compare_args {
+	struct pg_compare_opts opts;
+	const char *junit, *json, *markdown, *flame;
+	enum pg_flame_metric flame_metric;
+	struct pg_ci_out ci;
+	bool all, strict, keep_probes;
+	bool min_effect_given;	/* --min-effect was given (else a paired default may apply) */
+};
+void pg_compare_args_init(struct pg_compare_args *a);
+/* As pg_record_args_opt(). */
+int pg_compare_args_opt(struct pg_compare_args *a, int c, const char *arg);
+/*
+ * After the comparison @cmp of @base and @new: its warnings, the files asked for (JUnit,
+ * JSON, flame graph, Markdown and GitHub outputs; @base and @new may have their probe frames
+ * folded for the flame graph), the text report on stdout. Returns the exit code: 0 pass, 1
+ * regression, 2 when a file could not be written, or inconclusive or different commands as
+ * compare decides (docs/statistics.md).
+ */
+int pg_compare_args_emit(struct pg_compare_args *a, const struct pg_comparison *cmp,
+			 struct pg_run *base, struct pg_run *new);
+void pg_compare_args_release(struct pg_compare_args *a);
 
 /* Strict number parsing for options: 0, or -EINVAL after logging "invalid OPT 'TEXT': ...". */
 int pg_parse_double(const char *opt, const char *text, double lo, double hi, double *out);

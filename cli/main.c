@@ -18,6 +18,9 @@ static const char usage[] =
 	"  record  -o RUN.json [-r N] [-f [BINARY:]GLOB]... [-x [BINARY:]GLOB]... -- CMD [ARGS]\n"
 	"          run CMD N times under exact per-function uprobe tracing, with a sampled\n"
 	"          CPU profile (-F HZ, default from its length; --no-sample for none)\n"
+	"  ab      -o DIR [-r N] [--max-reps M] [record and compare options] 'BASE' 'NEW'\n"
+	"          record two commands interleaved in pairs, compare them pair by pair;\n"
+	"          exit as compare\n"
 	"  report  RUN.json [--format text|csv|json]\n"
 	"          per-function latency table of one run\n"
 	"  compare BASE.json NEW.json [--alpha A] [--min-effect PCT] [--junit FILE] [--json FILE]\n"
@@ -56,6 +59,7 @@ static const struct cmd {
 	int (*fn)(int argc, char **argv);
 } cmds[] = {
 	{ "record", do_record },
+	{ "ab", do_ab },
 	{ "report", do_report },
 	{ "compare", do_compare },
 	{ "merge", do_merge },

@@ -349,6 +349,58 @@ static int validate_unique_funcs(const struct pg_run *run, char *why, size_t why
 	return err;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Is any value of the @n in @v repeated? (sorts @v) */
+static bool u32_repeated(uint32_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u32);
+	for (size_t i = 1; i < n; i++)
+		if (v[i - 1] == v[i])
+			return true;
+	return false;
+}
+
+/* perfgate ab: a side iff a session; then pairs and running positions unique */
+static int validate_ab(const struct pg_run *run, char *why, size_t whylen)
+{
+	const struct pg_meta *m = &run->meta;
+	uint32_t *v;
+	int err = 0;
+
+	if (!m->ab_session != (m->ab_side == PG_AB_NONE) || (unsigned int)m->ab_side > PG_AB_NEW ||
+	    (m->ab_session && !*m->ab_session)) {
+		WHY("an ab session id needs a side (base or new) and a side a session id");
+		return -EINVAL;
+	}
+	if (!m->ab_session || run->nreps < 2)
+		return 0;
+	v = malloc(run->nreps * sizeof(*v));
+	if (!v) {
+		WHY("out of memory");
+		return -ENOMEM;
+	}
+	for (size_t r = 0; r < run->nreps; r++)
+		v[r] = run->reps[r].pair;
+	if (u32_repeated(v, run->nreps)) {
+		WHY("two repetitions of one ab side have the same pair index");
+		err = -EINVAL;
+	}
+	for (size_t r = 0; !err && r < run->nreps; r++)
+		v[r] = run->reps[r].seq;
+	if (!err && u32_repeated(v, run->nreps)) {
+		WHY("two repetitions of one ab side have the same running position (seq)");
+		err = -EINVAL;
+	}
+	free(v);
+	return err;
+}
+
 int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 {
 	int err;
@@ -380,6 +432,7 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 		}
 	}
 	err = validate_unique_funcs(run, why, whylen);
+	err = err ?: validate_ab(run, why, whylen);
 	if (err)
 		return err;
 	for (size_t r = 0; r < run->nreps; r++) {
@@ -496,4 +549,20 @@ uint32_t *pg_run_ids_by_key(const struct pg_run *run)
 		ids[i] = i;
 	qsort_r(ids, run->nfuncs, sizeof(*ids), cmp_ids_by_key, run->funcs);
 	return ids;
+}
+
+const char *pg_ab_side_name(enum pg_ab_side side)
+{
+	return side == PG_AB_BASE ? "base" : side == PG_AB_NEW ? "new" : "none";
+}
+
+int pg_ab_side_parse(const char *s, enum pg_ab_side *side)
+{
+	if (!strcmp(s, "base"))
+		*side = PG_AB_BASE;
+	else if (!strcmp(s, "new"))
+		*side = PG_AB_NEW;
+	else
+		return -EINVAL;
+	return 0;
 }

@@ -29,6 +29,9 @@
  *    (pg_folded_valid()); their counts add up to at most samples - samples_lost;
  *    samples_lost <= samples; sources are sorted by frame and unique, each frame a single
  *    valid frame (no ';') with a file.
+ *  - meta.ab_session is set (non-empty) iff meta.ab_side is PG_AB_BASE or PG_AB_NEW; then the
+ *    repetitions' pair indices are unique, and so are their seq (without a session they mean
+ *    nothing: the run file's writer leaves them out, and nothing reads them).
  */
 #ifndef PG_RUN_H
 #define PG_RUN_H
@@ -168,6 +171,10 @@ enum pg_ab_side {
 	PG_AB_BASE,
 	PG_AB_NEW,
 };
+
+/* "base", "new" or "none"; pg_ab_side_parse() takes "base" or "new" (0, or -EINVAL). */
+const char *pg_ab_side_name(enum pg_ab_side side);
+int pg_ab_side_parse(const char *s, enum pg_ab_side *side);
 
 struct pg_meta {
 	char *perfgate_version;

@@ -39,6 +39,9 @@ static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t re
 	*dst = *src;
 	dst->perfgate_version = dst->start_time = dst->host = dst->kernel = NULL;
 	dst->cpu_model = dst->git_commit = dst->cwd = dst->functions_of = NULL;
+	/* a merged run is an ordinary one: its repetitions are no longer one side's pairs */
+	dst->ab_session = NULL;
+	dst->ab_side = PG_AB_NONE;
 	dst->argv = dst->filters = dst->excludes = NULL;
 	dst->argc = dst->nfilters = dst->nexcludes = 0;
 	dst->repetitions = reps;
@@ -388,6 +391,14 @@ int pg_run_merge(const struct pg_run *const *runs, const char *const *names, siz
 			pg_err("merging runs: out of memory");
 		pg_run_release(out);
 		return err;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!runs[i]->meta.ab_session)
+			continue;
+		pg_warn("%s is the %s side of a perfgate ab session: the merged run is an "
+			"ordinary run, not paired with the other side", names[i],
+			pg_ab_side_name(runs[i]->meta.ab_side));
+		break;
 	}
 	if (hosts)
 		pg_warn("the runs come from different hosts: their timings are pooled; compare "

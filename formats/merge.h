@@ -22,6 +22,9 @@
  *    sampling frequency) and the probe calibration are the newest run's: the one with the
  *    latest start time (the last one given among equals or unknown). Different hosts are
  *    merged with a warning.
+ *  - The sides of a perfgate ab session (meta.ab_session) merge like any run, but the merged
+ *    run is an ordinary one: no session, side, pair or seq (pooled repetitions of several
+ *    sessions, or of one side, pair with nothing); a warning says so.
  *  - Runs with compensated histograms (pg_run.hist_compensated) are not merged with runs with
  *    raw ones; a repetition's histogram stays compensated by its own recording's calibration
  *    (compare's leaf trimming assumes the merged calibration: off by ~5% of the difference).

@@ -21,6 +21,24 @@
 #include "runfile.h"
 #include "runfile_stats.h"
 
+/* Optional "meta.ab": {"session": id, "side": "base"|"new"} (perfgate ab). */
+static int read_ab(const struct pg_jr *rd, struct json_object *ab, struct pg_meta *m)
+{
+	const char *side;
+	int err;
+
+	err = pg_jr_want(rd, ab, "meta", "\"ab\"", json_type_object, false);
+	err = err ?: pg_jr_dup_str(rd, ab, "meta.ab", "session", false, &m->ab_session);
+	err = err ?: pg_jr_get_str(rd, ab, "meta.ab", "side", false, &side);
+	if (err)
+		return err;
+	if (!*m->ab_session)
+		return pg_jr_bad(rd, "meta.ab", "\"session\" is empty");
+	if (pg_ab_side_parse(side, &m->ab_side))
+		return pg_jr_bad(rd, "meta.ab", "\"side\" must be \"base\" or \"new\"");
+	return 0;
+}
+
 static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg_meta *m)
 {
 	struct json_object *meta, *opts, *v;
@@ -64,6 +82,8 @@ static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg
 				    &m->functions_of);
 	if (!err && json_object_object_get_ex(opts, "offcpu", &v))
 		err = pg_jr_get_bool(rd, opts, "meta.options", "offcpu", &m->offcpu);
+	if (!err && json_object_object_get_ex(meta, "ab", &v))
+		err = read_ab(rd, v, m);
 	if (!err && !m->argc)
 		err = pg_jr_bad(rd, "meta", "\"command\" is empty");
 	if (!err)
@@ -485,7 +505,7 @@ static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
 {
 	struct json_object *stats = NULL;
 	struct pg_rep *rep;
-	uint64_t wall = 0;
+	uint64_t wall = 0, pair = 0, seq = 0;
 	int exit_code = 0, sig = 0;
 	char where[48];
 	size_t n;
@@ -497,6 +517,9 @@ static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
 	err = err ?: pg_jr_get_int(rd, o, where, "exit_code", PG_RUNFILE_EXIT_CODE_MIN,
 				   PG_RUNFILE_EXIT_CODE_MAX, &exit_code);
 	err = err ?: pg_jr_get_int(rd, o, where, "signal", 0, PG_RUNFILE_SIGNAL_MAX, &sig);
+	/* perfgate ab: the pair and the running position (absent: 0) */
+	err = err ?: pg_jr_opt_u64(rd, o, where, "pair", UINT32_MAX, &pair);
+	err = err ?: pg_jr_opt_u64(rd, o, where, "seq", UINT32_MAX, &seq);
 	if (!err && !cols)
 		err = pg_jr_member(rd, o, where, "functions", json_type_array, false, &stats);
 	if (err)
@@ -507,6 +530,8 @@ static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
 	rep->wall_ns = wall;
 	rep->exit_code = exit_code;
 	rep->signal = sig;
+	rep->pair = (uint32_t)pair;
+	rep->seq = (uint32_t)seq;
 	if (cols) {
 		err = read_stats(rd, o, r, cols, run, rep);
 	} else {

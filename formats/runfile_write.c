@@ -19,6 +19,19 @@
 #include "runfile.h"
 #include "runfile_stats.h"
 
+/* "ab": {"session": id, "side": "base"|"new"}, perfgate ab's pairing of two files */
+static struct json_object *new_ab(const struct pg_meta *m)
+{
+	struct json_object *ab = json_object_new_object();
+
+	if (!ab || pg_json_put_str(ab, "session", m->ab_session) ||
+	    pg_json_put_str(ab, "side", pg_ab_side_name(m->ab_side))) {
+		json_object_put(ab);
+		return NULL;
+	}
+	return ab;
+}
+
 /*
  * Builders: each returns 0 or -ENOMEM and consumes @v (json-c objects are reference counted;
  * json_object_put(NULL) is a no-op). A NULL @v from a json_object_new_*() is a failure, except
@@ -54,7 +67,8 @@ static struct json_object *new_meta(const struct pg_meta *m)
 		json_object_put(opts);
 		return NULL;
 	}
-	if (pg_json_put(meta, "options", opts)) {
+	if (pg_json_put(meta, "options", opts) ||
+	    (m->ab_session && pg_json_put(meta, "ab", new_ab(m)))) {
 		json_object_put(meta);
 		return NULL;
 	}
@@ -195,13 +209,16 @@ static struct json_object *new_sources(const struct pg_run *run)
 	return a;
 }
 
-/* A repetition, its statistics as one string of rows in columns @cols. */
-static struct json_object *new_rep(const struct pg_rep *rep, const struct pg_statcols *cols)
+/* A repetition, its statistics as one string of rows in columns @cols; its pair with @ab. */
+static struct json_object *new_rep(const struct pg_rep *rep, const struct pg_statcols *cols,
+				   bool ab)
 {
 	struct json_object *o = json_object_new_object();
 	struct pg_strbuf rows = PG_STRBUF_INIT;
 
 	if (!o || pg_stats_encode(rep, cols, &rows) ||
+	    (ab && (pg_json_put_u64(o, "pair", rep->pair) ||
+		    pg_json_put_u64(o, "seq", rep->seq))) ||
 	    pg_json_put_u64(o, "wall_ns", rep->wall_ns) ||
 	    pg_json_put_int(o, "exit_code", rep->exit_code) ||
 	    pg_json_put_int(o, "signal", rep->signal) ||
@@ -310,7 +327,7 @@ static void emit_run(struct writer *w, const struct pg_run *run)
 	for (size_t r = 0; r < run->nreps && !w->err; r++) {
 		if (r)
 			emit_str(w, ",");
-		emit_obj(w, new_rep(&run->reps[r], &cols));
+		emit_obj(w, new_rep(&run->reps[r], &cols, run->meta.ab_session != NULL));
 	}
 	emit_str(w, "]}\n");
 }

@@ -268,9 +268,41 @@ void pg_launch_progress(const struct pg_record_opts *o, uint32_t i, const struct
 			o->repetitions, (double)rep->wall_ns / 1e9, rep->exit_code, nfuncs_called);
 }
 
+/* perfgate ab's form of the verdict's messages: the side and its command first */
+static int side_verdict(const struct pg_record_opts *o, const struct pg_launch *l, uint32_t i,
+			const struct pg_rep *rep, const struct pg_excfix *fix)
+{
+	const char *cmd = l->argv[0], *side = l->side;
+	const double t = (double)o->timeout_ms / 1000;
+
+	if (l->timed_out && !o->allow_failure) {
+		pg_err("%s side: %s ran past --timeout %g s (pair %u): its processes were ended; "
+		       "no run files written (--allow-failure records it anyway)", side, cmd, t,
+		       i + 1);
+		return -ETIME;
+	}
+	if (l->timed_out)
+		pg_warn("%s side: %s ran past --timeout %g s (pair %u): its processes were ended",
+			side, cmd, t, i + 1);
+	if ((rep->signal || rep->exit_code) && !o->allow_failure) {
+		if (rep->signal)
+			pg_err("%s side: %s was killed by signal %d (%s) in pair %u; no run files "
+			       "written%s", side, cmd, rep->signal, strsignal(rep->signal), i + 1,
+			       abort_hint(rep, fix));
+		else
+			pg_err("%s side: %s exited with status %d in pair %u; no run files written "
+			       "(--allow-failure records it anyway)", side, cmd, rep->exit_code,
+			       i + 1);
+		return -ECHILD;
+	}
+	return 0;
+}
+
 int pg_launch_verdict(const struct pg_record_opts *o, const struct pg_launch *l, uint32_t i,
 		      const struct pg_rep *rep, const struct pg_excfix *fix)
 {
+	if (l->side)
+		return side_verdict(o, l, i, rep, fix);
 	if (l->timed_out && !o->allow_failure) {
 		pg_err("repetition %u ran past --timeout %g s: its processes were ended; no "
 		       "run file written (--allow-failure records it anyway)", i + 1,

@@ -53,6 +53,8 @@ struct pg_launch {
 	uint64_t timeout_ns;	/* per repetition, 0 = none */
 	int stop_signal;	/* the stop signal that arrived, or 0 */
 	bool timed_out;		/* the last repetition ran past the timeout */
+	const char *side;	/* perfgate ab: "base" or "new", which pg_launch_verdict()'s
+				 * messages name with argv[0]; NULL: perfgate record */
 	/*
 	 * A periodic hook while a repetition runs (NULL: none): called about every tick_ms
 	 * with the time since the start; returning true stops the repetition's tree as the
@@ -106,9 +108,9 @@ void pg_launch_progress(const struct pg_record_opts *o, uint32_t i, const struct
 			size_t nfuncs_called);
 
 /*
- * May the recording go on after repetition @i (0-based), @rep? 0; or, without
- * opts.allow_failure, -ETIME when it ran past the timeout and -ECHILD when the benchmark
- * failed (with a hint about C++ exceptions and @fix when SIGABRT killed it), logged.
+ * May the recording go on after repetition @i (0-based; with l->side, pair @i), @rep? 0; or,
+ * without opts.allow_failure, -ETIME when it ran past the timeout and -ECHILD when the
+ * benchmark failed (with a hint about C++ exceptions and @fix when SIGABRT killed it), logged.
  */
 int pg_launch_verdict(const struct pg_record_opts *o, const struct pg_launch *l, uint32_t i,
 		      const struct pg_rep *rep, const struct pg_excfix *fix);

@@ -35,17 +35,21 @@ static char *cpu_model(void)
 	return model;
 }
 
-static char *git_commit(void)
+/* HEAD of the repository holding directory @dir (NULL: the working directory), or NULL */
+static char *git_commit(const char *dir)
 {
 	static const char *const gits[] = { "/usr/bin/git", "/usr/local/bin/git", "/bin/git" };
 	char *out = NULL;
 
 	for (size_t i = 0; i < sizeof(gits) / sizeof(gits[0]) && !out; i++) {
-		char *argv[] = { (char *)gits[i], "rev-parse", "--verify", "-q", "HEAD", NULL };
+		char *in_dir[] = { (char *)gits[i], "-C", (char *)dir, "rev-parse", "--verify",
+				   "-q", "HEAD", NULL };
+		char *here[] = { (char *)gits[i], "rev-parse", "--verify", "-q", "HEAD", NULL };
+		char **args = dir ? in_dir : here;
 
 		if (access(gits[i], X_OK))
 			continue;
-		out = pg_capture(argv);
+		out = pg_capture(args);
 	}
 	if (!out)
 		return NULL;
@@ -80,7 +84,7 @@ int pg_meta_collect(struct pg_meta *m)
 	}
 	m->cpu_model = cpu_model();
 	m->cwd = getcwd(NULL, 0);
-	m->git_commit = git_commit();
+	m->git_commit = git_commit(NULL);
 	if (!m->perfgate_version || !m->start_time)
 		return -ENOMEM;
 	return 0;
@@ -105,4 +109,22 @@ int pg_meta_record_opts(struct pg_meta *m, const struct pg_record_opts *o)
 				 src ? src->nfilters : o->nfilters);
 	return err ?: pg_strv_dup(&m->excludes, &m->nexcludes, src ? src->excludes : o->excludes,
 				  src ? src->nexcludes : o->nexcludes);
+}
+
+int pg_meta_git_commit_of(struct pg_meta *m, const char *argv0)
+{
+	char *exe = pg_resolve_command(argv0), *slash, *commit;
+
+	if (!exe)
+		return 0;
+	slash = strrchr(exe, '/');
+	if (slash && slash != exe)
+		*slash = '\0';
+	commit = git_commit(exe);
+	free(exe);
+	if (commit) {
+		free(m->git_commit);
+		m->git_commit = commit;
+	}
+	return 0;
 }

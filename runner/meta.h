@@ -27,4 +27,11 @@ int pg_meta_collect(struct pg_meta *m);
  */
 int pg_meta_record_opts(struct pg_meta *m, const struct pg_record_opts *o);
 
+/*
+ * perfgate ab, whose two sides may be builds in two work trees: @m's git commit is HEAD of the
+ * repository holding the directory of the executable @argv0 runs, when there is one (else it
+ * stays the working directory's). 0.
+ */
+int pg_meta_git_commit_of(struct pg_meta *m, const char *argv0);
+
 #endif

@@ -17,6 +17,13 @@
  *      subreaper), then read and clear the per-CPU maps into one struct pg_rep
  *      (runner/launch.h, runner/maps.h);
  *   4. detach everything.
+ * The steps are runner/recording.h, which perfgate ab (runner/ab.h) drives too: one session,
+ * one selection made on the base command, one calibration, two commands. Its BPF object has
+ * one function table: the base's functions, then those of the new command's that are in other
+ * files (a build in another directory), whose map slots are read back into the new run's ids.
+ * When there are such functions, the object is loaded once more with both sides' probes after
+ * the base's selection is final (as --budget's pilot attaches again after choosing), before the
+ * first pair; the calibration of the first load stays (the same programs on the same machine).
  * The other headers of runner/ are the interfaces between its own files.
  */
 #ifndef PG_RECORD_H

@@ -6,8 +6,9 @@
 #     \-- F1 -- F2 (clean: comments only)
 #     \-- S1 (slow: blur_row does 10x the work)
 #
-# Checked: the baseline is recorded at the merge base C1 (not the main tip, not HEAD~1), or
-# found in refs/perfgate/baselines once published; a clean change exits 0, a regression 1 with
+# Checked: the baseline is recorded at the merge base C1 (not the main tip, not HEAD~1), built
+# in a worktree and recorded with the change in one perfgate ab session (ab=false: two
+# recordings in a row), or found in refs/perfgate/baselines once published; a clean change exits 0, a regression 1 with
 # the files, outputs, job summary and ::error annotation (file:line from DWARF) in place; the
 # GitLab job downloads the default branch's artifact with its job token, or records the merge
 # base when there is none.
@@ -103,6 +104,29 @@ check "clean: ::error annotations" not grep -q -- '^::error' "$TMP/clean/stdout"
 grep -q 'uses actions/upload-artifact@v4.*"path": "perfgate-out/"' "$TMP/clean/stdout" ||
 	fail "the upload step does not upload perfgate-out/"
 [ -z "$(git worktree list | sed 1d)" ] || fail "a worktree was left behind"
+check_contains "clean: not recorded interleaved" "$TMP/clean/stderr" 'interleaved'
+# the two sides of one perfgate ab session, each built in its own tree
+ab_sides() { # DIR: the base and the change are the sides of one session
+	python3 - "$1" <<'PY'
+import sys, pgtest
+base, run = (pgtest.load(sys.argv[1] + f) for f in ("/base.json", "/run.json"))
+assert base["meta"]["ab"]["side"] == "base" and run["meta"]["ab"]["side"] == "new", \
+    (base["meta"].get("ab"), run["meta"].get("ab"))
+assert base["meta"]["ab"]["session"] == run["meta"]["ab"]["session"]
+assert len(base["repetitions"]) == len(run["repetitions"]) >= 10
+PY
+}
+check "clean: base.json and run.json are not one ab session" ab_sides "$R/perfgate-out"
+
+# 2b. ab=false: two recordings in a row, as before
+github seq --input baseline=record --input ab=false
+[ "$st" = 0 ] || { cat "$TMP/seq/stderr"; fail "sequential: the action exited $st"; }
+check_eq "sequential: the baseline was not recorded at C1" "$C1" \
+	"$(pgtest get "$R/perfgate-out/base.json" meta.git_commit)"
+check "sequential: base.json is an ab side" \
+	python3 -c 'import sys, pgtest; assert "ab" not in pgtest.load(sys.argv[1])["meta"]' \
+	"$R/perfgate-out/base.json"
+[ -z "$(git worktree list | sed 1d)" ] || fail "a worktree was left behind"
 
 # 3. the merge base's run is published; a slow pull request finds it and fails
 git checkout -q "$C1"
@@ -148,6 +172,7 @@ assert base["meta"]["options"]["budget_pct"] == 5, base["meta"]["options"]
 assert run["meta"]["options"]["functions_of"] == sys.argv[1] + "/base.json", run["meta"]
 assert pgtest.names(base) == pgtest.names(run), (pgtest.names(base), pgtest.names(run))
 PY
+check "default path: not one ab session" ab_sides "$R/perfgate-out"
 
 # ---- GitLab ----
 # A fake GitLab API serving the default branch's artifact; it logs each request and its token.
@@ -247,4 +272,5 @@ names = pgtest.names
 assert names(base) == names(run) and set(names(run)) <= {"blur_row", "checksum_row", "fill_row",
                                                          "sharpen_row"}, (names(base), names(run))
 PY
+check "gitlab fallback: not one ab session" ab_sides "$R/perfgate-out"
 echo "all CI template scenarios passed"

@@ -125,4 +125,17 @@ check "merge wrote a file on error" test ! -e "$TMP/bad.json"
 expect_exit 2 "$PERFGATE" merge "$TMP/base.json"
 expect_exit 2 "$PERFGATE" merge "$TMP/base.json" "$TMP/missing.json" -o "$TMP/bad.json"
 ls -A "$TMP" | grep -q '^\.bad' && fail "merge left a temporary file"
+
+# ---- perfgate ab: its compare.json and Markdown are compare's, and vote on them ----
+expect_exit 1 "$PERFGATE" ab -q -o "$TMP/ab" -r 10 --max-reps 10 "${F[@]}" "${C[@]}" \
+	--markdown "$TMP/ab.md" ./knob './knob 400'
+check_contains "ab: markdown verdict" "$TMP/ab.md" ':x: perfgate: regression'
+vote "$TMP/ab/compare.json" abv
+check_eq "ab: gerrit vote is not -1" -1 "$(label "$TMP/abv.gerrit")"
+check_eq "ab: check run is not failure" failure "$(conclusion "$TMP/abv.github")"
+# its sides merge into ordinary runs (the pairing dropped, said so)
+expect_exit 0 "$PERFGATE" merge "$TMP/ab/base.json" "$TMP/base.json" -o "$TMP/abmerged.json"
+check_contains "merge of an ab side: no note" "$TMP/stderr" 'not paired'
+check "merge of an ab side: still paired" \
+	py 'assert "ab" not in pgtest.load(sys.argv[1])["meta"]' "$TMP/abmerged.json"
 echo "vote, markdown and merge checks passed"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * A benchmark with a knob: PG_SLOW=P makes leaf_hash() do P% more work (default 0).
- * checksum() calls leaf_hash() and leaf_mix(); leaf_mix() is never slowed; main calls
- * checksum() 300 times. Only leaf_hash's self time changes.
- */
+ * A benchmark with a knob: PG_SLOW=P, or a first argument P, makes leaf_hash() do P% more work
+ * (default 0); a second argument, an exit status or "abort", makes it fail when done (ab tests).
+ * checksum() calls leaf_hash() and leaf_mix(); main calls checksum() 300 times. */
 #include <stdlib.h>
+#include <string.h>
 
 volatile unsigned long sink;
 static unsigned long hash_iters = 20000;
@@ -32,13 +32,15 @@ __attribute__((noinline)) unsigned long checksum(unsigned long seed)
 	return leaf_mix(leaf_hash(x));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const char *slow = getenv("PG_SLOW");
+	const char *slow = argc > 1 ? argv[1] : getenv("PG_SLOW");
 
 	if (slow)
 		hash_iters += hash_iters * strtoul(slow, NULL, 10) / 100;
 	for (unsigned long i = 0; i < 300; i++)
 		sink += checksum(i);
-	return 0;
+	if (argc > 2 && !strcmp(argv[2], "abort"))
+		abort();
+	return argc > 2 ? atoi(argv[2]) : 0;
 }

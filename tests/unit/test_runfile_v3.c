@@ -457,6 +457,62 @@ static void test_v3_file(void **state)
 	assert_int_equal(parse_edited(",\"durations\":\"raw\"", ""), -EINVAL);
 }
 
+/* perfgate ab's pairing: written, read back, and checked (side iff session; unique pairs) */
+static void test_ab_pairing(void **state)
+{
+	char path[] = "/tmp/pg_ab_XXXXXX", why[256];
+	struct pg_run run, back;
+	struct pg_rep *rep;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	pg_run_init(&run);
+	pg_run_init(&back);
+	run.meta.argv = calloc(2, sizeof(char *));
+	run.meta.argv[0] = pg_fx_strdup("./bench");
+	run.meta.argc = 1;
+	pg_fx_func(&run, "/bin/b", "foo", NULL, PG_SITE_NOP5);
+	for (uint32_t i = 0; i < 3; i++) {
+		rep = pg_fx_rep(&run, 1000 + i);
+		rep->pair = 2 - i;
+		rep->seq = 2 * i + 1;
+	}
+	run.meta.ab_session = pg_fx_strdup("s1");
+	assert_int_equal(pg_runfile_check(&run, why, sizeof(why)), -EINVAL);	/* no side */
+	run.meta.ab_side = PG_AB_NEW;
+	assert_int_equal(pg_runfile_write(&run, path), 0);
+	assert_int_equal(pg_runfile_read(path, &back), 0);
+	assert_string_equal(back.meta.ab_session, "s1");
+	assert_int_equal(back.meta.ab_side, PG_AB_NEW);
+	for (size_t r = 0; r < 3; r++) {
+		assert_int_equal(back.reps[r].pair, 2 - r);
+		assert_int_equal(back.reps[r].seq, 2 * r + 1);
+	}
+	run.reps[2].pair = run.reps[0].pair;
+	assert_int_equal(pg_runfile_check(&run, why, sizeof(why)), -EINVAL);
+	run.reps[2].pair = 0;
+	run.reps[2].seq = run.reps[1].seq;
+	assert_int_equal(pg_runfile_check(&run, why, sizeof(why)), -EINVAL);
+	unlink(path);
+	pg_run_release(&run);
+	pg_run_release(&back);
+	/* a file without them reads as an ordinary run; a bad side is refused */
+	assert_int_equal(parse_edited("\"cwd\":null,", "\"cwd\":null,\"ab\":{\"session\":\"x\","
+				      "\"side\":\"base\"},"), 0);
+	assert_int_equal(parse_edited("\"cwd\":null,", "\"cwd\":null,\"ab\":{\"session\":\"x\","
+				      "\"side\":\"old\"},"), -EINVAL);
+	assert_int_equal(parse_edited("\"cwd\":null,", "\"cwd\":null,\"ab\":{\"session\":\"\","
+				      "\"side\":\"new\"},"), -EINVAL);
+	/* a pair in an ordinary run means nothing: read, not checked */
+	assert_int_equal(parse_edited("\"signal\":0,", "\"signal\":0,\"pair\":1,"), 0);
+	assert_int_equal(parse_edited("\"signal\":0,", "\"signal\":0,\"pair\":-1,"), -EINVAL);
+	/* "ab" after "options" */
+	assert_int_equal(parse_edited("\"exclude\":[]}}",
+				      "\"exclude\":[]},\"ab\":{\"session\":\"x\","
+				      "\"side\":\"new\"}}"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_encode_decode),
 		cmocka_unit_test(test_v2_to_v3),
 		cmocka_unit_test(test_v3_file),
+		cmocka_unit_test(test_ab_pairing),
 	};
 
 	return cmocka_run_group_tests_name("runfile_v3", tests, NULL, NULL);

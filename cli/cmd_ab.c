@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perfgate ab: the options, the interleaved session (runner/ab.h) block by block with a look
+ * of the sequential comparison (diff/compare.h) after each, then the two run files and
+ * compare's outputs (cli/compare_args.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <wordexp.h>
+
+#include "../core/log.h"
+#include "../diff/compare.h"
+#include "../diff/paired.h"
+#include "../formats/runfile.h"
+#include "../runner/ab.h"
+#include "../runner/resolve.h"
+#include "cli.h"
+
+/* pairs a further block records when the comparison is undecided */
+#define AB_BLOCK 5
+#define AB_DEFAULT_MAX_REPS 20
+
+static const char ab_usage[] =
+	"usage: perfgate ab -o DIR [record options] [compare options] 'BASE CMD' 'NEW CMD'\n"
+	"\n"
+	"Record two commands in one interleaved session (pairs of one BASE and one NEW\n"
+	"repetition, half of them NEW first, in a random order; one BPF load, one function\n"
+	"selection made on BASE, one calibration), compare them pair by pair and exit as\n"
+	"compare does. Each command is one argument, split into words as a shell would (no\n"
+	"command substitution); the program is found on PATH or by its path, and the two may\n"
+	"be different builds (functions are matched by binary base name and symbol name).\n"
+	"\n"
+	"  -o, --output DIR         write DIR/base.json, DIR/new.json and DIR/compare.json\n"
+	"                           (DIR is created if missing; stale ones are removed first)\n"
+	"  -r, --repetitions N      pairs in the first block (default 10)\n"
+	"      --max-reps M         while some function is undecided, record blocks of 5 more\n"
+	"                           pairs up to M pairs, a sequential look after each (default\n"
+	"                           20; M = N: one look)\n"
+	"      --seed N             the running order's random seed (default: a random one)\n"
+	"  record options           -f, -x, --all-functions, --max-funcs, --budget,\n"
+	"                           --functions-of, --allow-failure, --timeout, --user,\n"
+	"                           --single-attach, --no-exception-fix, --exception-fix, -F,\n"
+	"                           --no-sample, --no-offcpu, -q: as perfgate record --help\n"
+	"                           says\n"
+	"  compare options          --alpha, --min-effect, --min-impact, --metric, --min-reps,\n"
+	"                           --raw, --junit, --markdown, --artifact, --flamegraph,\n"
+	"                           --flame-color, --keep-probe-frames, --all, --strict: as\n"
+	"                           perfgate compare --help says\n"
+	"\n"
+	"A side that cannot start, fails or runs past --timeout stops the session with a\n"
+	"message naming it (unless --allow-failure). SIGINT, SIGTERM or SIGHUP end the\n"
+	"benchmark's processes and write no run file. Needs root, or CAP_BPF and CAP_PERFMON.\n"
+	"\n"
+	"Exit status: 0 no regression, 1 regression, 2 error (as compare).\n";
+
+/* One command: @text split into words (wordexp(3), no command substitution). 0 or -1. */
+static int split_command(const char *side, const char *text, wordexp_t *we, bool *made)
+{
+	int err = wordexp(text, we, WRDE_NOCMD);
+
+	*made = !err || err == WRDE_NOSPACE;
+	if (!err && we->we_wordc)
+		return 0;
+	switch (err) {
+	case 0:
+		pg_err("ab: the %s command is empty", side);
+		break;
+	case WRDE_BADCHAR:
+		pg_err("ab: the %s command '%s' has an unquoted |, &, ;, <, >, (, ), { or }: "
+		       "give one program and its arguments (a shell is sh -c '...')", side, text);
+		break;
+	case WRDE_CMDSUB:
+		pg_err("ab: the %s command '%s' has a command substitution, which perfgate does "
+		       "not run", side, text);
+		break;
+	case WRDE_SYNTAX:
+		pg_err("ab: the %s command '%s' is not valid shell words (an unmatched quote?)",
+		       side, text);
+		break;
+	default:
+		pg_err("ab: cannot split the %s command '%s' into words", side, text);
+	}
+	return -1;
+}
+
+/* The program of @side's command can be run (a path, or found on PATH). 0 or -1. */
+static int check_command(const char *side, char *const *argv)
+{
+	char *path = pg_resolve_command(argv[0]);
+
+	if (!path) {
+		pg_err("ab: the %s command's program '%s' was not found", side, argv[0]);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
+/* DIR exists (made if missing) and is writable; the paths of its three files. 0 or -1. */
+static int prepare_dir(const char *dir, char **base, char **new, char **cmp)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		pg_err("ab: cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		pg_err("ab: cannot write into %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (asprintf(base, "%s/base.json", dir) < 0 || asprintf(new, "%s/new.json", dir) < 0 ||
+	    asprintf(cmp, "%s/compare.json", dir) < 0) {
+		pg_err("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* A stale file of an earlier session: gone, so that an interrupted one leaves none. */
+static int remove_stale(const char *path)
+{
+	if (unlink(path) && errno != ENOENT) {
+		pg_err("ab: cannot remove the earlier %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * ab compares two commands by design: that they differ is neither warned about nor, with
+ * --strict, an error (compare's rule for two runs given to it).
+ */
+static void commands_differ_by_design(struct pg_comparison *cmp)
+{
+	static const char what[] = "the runs are of different commands";
+	size_t k = 0;
+
+	if (!cmp->commands_differ)
+		return;
+	cmp->commands_differ = false;
+	for (size_t i = 0; i < cmp->nwarnings; i++) {
+		if (!strncmp(cmp->warnings[i], what, sizeof(what) - 1))
+			free(cmp->warnings[i]);
+		else
+			cmp->warnings[k++] = cmp->warnings[i];
+	}
+	cmp->nwarnings = k;
+}
+
+/*
+ * The session: the first block of @first pairs, then while the comparison is undecided
+ * blocks of AB_BLOCK up to @max pairs, one look each (a single look at alpha when @max ==
+ * @first). The last look's result in @cmp. 0 or -errno (logged).
+ */
+static int run_session(const struct pg_ab_opts *o, uint32_t first, uint32_t max,
+		       struct pg_compare_opts copts, struct pg_run *base, struct pg_run *new,
+		       struct pg_comparison *cmp)
+{
+	struct pg_ab ab = { 0 };
+	struct pg_comparison prev;
+	int err;
+
+	copts.looks = max > first ? 1 + (max - first + AB_BLOCK - 1) / AB_BLOCK : 0;
+	copts.look = copts.looks ? 1 : 0;
+	pg_comparison_init(&prev);
+	err = pg_ab_begin(&ab, o, base, new);
+	err = err ?: pg_ab_pairs(&ab, first);
+	err = err ?: pg_compare_look(base, new, &copts, NULL, cmp);
+	while (!err && ab.npairs < max && pg_comparison_undecided(cmp)) {
+		uint32_t more = max - ab.npairs < AB_BLOCK ? max - ab.npairs : AB_BLOCK;
+
+		if (!o->rec.quiet)
+			pg_info("look %u of at most %u: undecided after %u pairs, %u more",
+				copts.look, copts.looks, ab.npairs, more);
+		err = pg_ab_pairs(&ab, more);
+		if (err)
+			break;
+		/* this look's result becomes the previous one */
+		pg_comparison_release(&prev);
+		prev = *cmp;
+		pg_comparison_init(cmp);
+		copts.look++;
+		err = pg_compare_look(base, new, &copts, &prev, cmp);
+	}
+	if (err && err != -EINTR && cmp->error[0])
+		pg_err("%s", cmp->error);
+	pg_comparison_release(&prev);
+	err = pg_ab_end(&ab, err);
+	if (!err && !o->rec.quiet)
+		pg_info("%u pairs (at most %u), %u look%s", ab.npairs, max,
+			copts.look ? copts.look : 1, copts.look > 1 ? "s" : "");
+	return err;
+}
+
+int do_ab(int argc, char **argv)
+{
+	enum { OPT_MAX_REPS = 0x300, OPT_SEED };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "max-reps", required_argument, NULL, OPT_MAX_REPS },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		PG_RECORD_LONGOPTS,
+		PG_COMPARE_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pg_record_args ra;
+	struct pg_compare_args ca;
+	struct pg_ab_opts o = { 0 };
+	struct pg_run base, new;
+	struct pg_comparison cmp;
+	wordexp_t wbase, wnew;
+	bool made_base = false, made_new = false;
+	char *base_path = NULL, *new_path = NULL, *cmp_path = NULL, *end;
+	const char *dir = NULL;
+	unsigned int max_reps = 0;
+	int c, ret = PG_EXIT_ERROR;
+
+	pg_run_init(&base);
+	pg_run_init(&new);
+	pg_comparison_init(&cmp);
+	pg_record_args_init(&ra);
+	pg_compare_args_init(&ca);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:h" PG_RECORD_SHORTOPTS, longopts, NULL)) != -1) {
+		int r;
+
+		switch (c) {
+		case 'o':
+			dir = optarg;
+			continue;
+		case 'h':
+			fputs(ab_usage, stdout);
+			ret = PG_EXIT_OK;
+			goto cleanup;
+		case OPT_MAX_REPS:
+			if (pg_parse_u32("--max-reps", optarg, 1, 100000, &max_reps))
+				goto cleanup;
+			continue;
+		case OPT_SEED:
+			errno = 0;
+			o.seed = strtoull(optarg, &end, 0);
+			if (errno || end == optarg || *end || !o.seed) {
+				pg_err("invalid --seed '%s': expected a whole number from 1",
+				       optarg);
+				goto cleanup;
+			}
+			continue;
+		}
+		r = pg_record_args_opt(&ra, c, optarg);
+		if (r == 1)
+			r = pg_compare_args_opt(&ca, c, optarg);
+		if (!r)
+			continue;
+		if (r == 1)
+			fputs(ab_usage, stderr);
+		goto cleanup;
+	}
+	if (!dir) {
+		pg_err("ab: -o DIR is required");
+		goto cleanup;
+	}
+	if (argc - optind != 2) {
+		pg_err("ab: expected two commands, 'BASE CMD' and 'NEW CMD', each one argument");
+		fputs(ab_usage, stderr);
+		goto cleanup;
+	}
+	if (ca.json) {
+		pg_err("ab: the result goes to DIR/compare.json; --json is compare's option");
+		goto cleanup;
+	}
+	if (!max_reps)
+		max_reps = ra.o.repetitions > AB_DEFAULT_MAX_REPS ? ra.o.repetitions :
+			   AB_DEFAULT_MAX_REPS;
+	if (max_reps < ra.o.repetitions) {
+		pg_err("ab: --max-reps %u is fewer than the %u pairs of the first block (-r)",
+		       max_reps, ra.o.repetitions);
+		goto cleanup;
+	}
+	if (pg_record_args_finish(&ra, "ab"))
+		goto cleanup;
+	/* everything that can be checked before anything runs */
+	if (split_command("base", argv[optind], &wbase, &made_base) ||
+	    split_command("new", argv[optind + 1], &wnew, &made_new) ||
+	    check_command("base", wbase.we_wordv) || check_command("new", wnew.we_wordv) ||
+	    prepare_dir(dir, &base_path, &new_path, &cmp_path))
+		goto cleanup;
+	if (remove_stale(base_path) || remove_stale(new_path) || remove_stale(cmp_path))
+		goto cleanup;
+	ca.json = cmp_path;
+	if (!ca.min_effect_given)	/* the two sides pair up: the paired default */
+		ca.opts.min_effect = PG_MIN_EFFECT_PAIRED;
+	o.rec = ra.o;
+	o.rec.argv = wbase.we_wordv;
+	o.rec.argc = wbase.we_wordc;
+	o.new_argv = wnew.we_wordv;
+	o.new_argc = wnew.we_wordc;
+	o.base_name = base_path;
+	if (run_session(&o, ra.o.repetitions, max_reps, ca.opts, &base, &new, &cmp))
+		goto cleanup;
+	if (pg_runfile_write(&base, base_path) || pg_runfile_write(&new, new_path))
+		goto cleanup;
+	commands_differ_by_design(&cmp);
+	if (!o.rec.quiet)
+		pg_info("wrote %s and %s: %zu pairs, %zu functions", base_path, new_path,
+			base.nreps, base.nfuncs);
+	ret = pg_compare_args_emit(&ca, &cmp, &base, &new);
+cleanup:
+	if (made_base)
+		wordfree(&wbase);
+	if (made_new)
+		wordfree(&wnew);
+	free(base_path);
+	free(new_path);
+	free(cmp_path);
+	pg_compare_args_release(&ca);
+	pg_record_args_release(&ra);
+	pg_comparison_release(&cmp);
+	pg_run_release(&base);
+	pg_run_release(&new);
+	return ret;
+}
