@@ -44,13 +44,14 @@ import sys, pgtest
 r = pgtest.load(sys.argv[1])
 assert r["overall"] != "regression", r["overall"]
 assert not pgtest.with_verdict(r, "regression")
-# compare's paired header lands with the paired statistics (issue 18, item 2)
-if "paired" in r:
-    assert r["paired"] is True, r["paired"]
+# compared pair by pair (issue 18, item 2): the result says so and how many pairs
+assert r["paired"] is True, r.get("paired")
+assert r["npairs"] == 10, r.get("npairs")
 PY
 # the files are ordinary run files to report and compare
 check "A/A: report reads base.json" "$PERFGATE" report "$TMP/aa/base.json" --format csv
 expect_exit 0 "$PERFGATE" compare "$TMP/aa/base.json" "$TMP/aa/new.json"
+check_contains "compare of the two sides: paired" "$TMP/stdout" 'paired'
 # merge keeps the repetitions but not the pairing
 expect_exit 0 "$PERFGATE" merge "$TMP/aa/base.json" -o "$TMP/merged.json"
 has "ordinary run"
