@@ -8,8 +8,13 @@
  * instruction single-stepped out of line, a trampoline) is first moved back to the
  * benchmark's code it stands for (fix_uprobes_pc). See docs/sampling.md.
  *
+ * Off-CPU stacks: programs on sched_switch and sched_wakeup (loaded only with off-CPU stacks
+ * on) take the same record when a traced thread goes to sleep, keep it in the thread's task
+ * storage, and send it weighted by the time the thread was blocked when it runs again
+ * (pg_offcpu_switch, docs/sampling.md "Off-CPU stacks").
+ *
  * `traced` is the runner's set of traced processes (shared with perfgate.bpf.c through
- * bpf_map__reuse_fd): exec records are only sent for its members.
+ * bpf_map__reuse_fd): exec records and off-CPU stacks are only sent for its members.
  */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
@@ -17,6 +22,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "sample.h"
 
@@ -93,6 +100,19 @@ struct {
 
 __u64 nsamples = 0;	/* samples taken */
 __u64 nlost = 0;	/* samples dropped: the ring buffer was full */
+__u64 noffcpu = 0;	/* off-CPU stacks sent */
+__u64 noffcpu_lost = 0;	/* of those, dropped: the ring buffer was full */
+__u64 noffcpu_lost_ns = 0;	/* the blocked time they carried */
+/* blocked intervals shorter than this send no stack (set before load) */
+const volatile __u64 offcpu_min_ns = 0;
+
+/* off-CPU stacks pending while their thread sleeps (freed with the thread) */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct pg_offcpu_state);
+} offcpu_state SEC(".maps");
 
 /* The user stack from @sp upwards, page by page, until the snapshot is full or a page is not
  * readable (the end of the stack mapping). Returns the bytes copied. */
@@ -251,26 +271,21 @@ static __always_inline __u64 wakeup(__u32 tgid)
 	return BPF_RB_NO_WAKEUP;
 }
 
-SEC("perf_event")
-int pg_sample(struct bpf_perf_event_data *ctx)
+/*
+ * Fill @r with the current task's stacks: the kernel stack, the user frame-pointer stack, the
+ * user registers (moved out of the uprobes page where a probe's code runs) and the snapshot of
+ * the user stack. @ctx is the program's context (bpf_get_stack wants it).
+ */
+static __always_inline void fill_rec(void *ctx, struct pg_rec_sample *r, __u64 id, __u32 kind)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct pg_rec_sample *r;
 	struct pt_regs regs;
 	long ur;
 
-	if (!(id >> 32))
-		return 0;	/* the idle task */
-	__sync_fetch_and_add(&nsamples, 1);
-	r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
-	if (!r) {
-		__sync_fetch_and_add(&nlost, 1);
-		return 0;
-	}
-	r->h.kind = PG_REC_SAMPLE;
+	r->h.kind = kind;
 	r->h.pid = (__u32)(id >> 32);
 	r->h.tid = (__u32)id;
 	r->h.pad = 0;
+	r->weight = 0;
 	r->kbytes = (int)bpf_get_stack(ctx, r->kips, sizeof(r->kips), 0);
 	r->ubytes = (int)bpf_get_stack(ctx, r->uips, sizeof(r->uips), BPF_F_USER_STACK);
 	r->stack_len = 0;
@@ -305,7 +320,91 @@ int pg_sample(struct bpf_perf_event_data *ctx)
 		r->stack_len = copy_stack(r, regs.rsp);
 	}
 	copy_uretprobes(r);
+}
+
+SEC("perf_event")
+int pg_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct pg_rec_sample *r;
+
+	if (!(id >> 32))
+		return 0;	/* the idle task */
+	__sync_fetch_and_add(&nsamples, 1);
+	r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&nlost, 1);
+		return 0;
+	}
+	fill_rec(ctx, r, id, PG_REC_SAMPLE);
 	bpf_ringbuf_submit(r, wakeup((__u32)(id >> 32)));
+	return 0;
+}
+
+/*
+ * Off-CPU stacks (docs/sampling.md, "Off-CPU stacks"). A traced thread that is switched out to
+ * sleep (prev_state not TASK_RUNNING: a preempted thread stays runnable and is not profiled)
+ * gets its stacks copied into its task storage; its wakeup stamps the time; when it is
+ * switched in again, the stack goes to the ring buffer weighted by the time it was blocked,
+ * from the switch-out to the wakeup. The programs are loaded only with off-CPU stacks on.
+ */
+#define PG_TASK_RUNNING 0
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u32 ptgid = (__u32)prev->tgid, ntgid = (__u32)next->tgid;
+	struct pg_offcpu_state *st;
+	__u64 now, end, len;
+
+	if (ptgid && bpf_map_lookup_elem(&traced, &ptgid)) {
+		st = bpf_task_storage_get(&offcpu_state, prev, NULL,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (st) {
+			st->t_out = 0;
+			if (!preempt && (prev_state & 0xff) != PG_TASK_RUNNING) {
+				fill_rec(ctx, &st->rec, bpf_get_current_pid_tgid(),
+					 PG_REC_OFFCPU);
+				st->t_wake = 0;
+				st->t_out = bpf_ktime_get_ns();
+			}
+		}
+	}
+	if (!ntgid || !bpf_map_lookup_elem(&traced, &ntgid))
+		return 0;
+	st = bpf_task_storage_get(&offcpu_state, next, NULL, 0);
+	if (!st || !st->t_out)
+		return 0;
+	now = bpf_ktime_get_ns();
+	end = st->t_wake ? st->t_wake : now;
+	st->rec.weight = end > st->t_out ? end - st->t_out : 0;
+	st->t_out = 0;
+	if (st->rec.weight < offcpu_min_ns || !st->rec.weight)
+		return 0;
+	__sync_fetch_and_add(&noffcpu, 1);
+	len = offsetof(struct pg_rec_sample, stack) + st->rec.stack_len;
+	if (len > sizeof(st->rec))
+		len = sizeof(st->rec);
+	if (bpf_ringbuf_output(&samples, &st->rec, len, wakeup(ntgid))) {
+		__sync_fetch_and_add(&noffcpu_lost, 1);
+		__sync_fetch_and_add(&noffcpu_lost_ns, st->rec.weight);
+	}
+	return 0;
+}
+
+/* The end of a traced thread's sleep: it is runnable from here on. */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(pg_offcpu_wakeup, struct task_struct *p)
+{
+	__u32 tgid = (__u32)p->tgid;
+	struct pg_offcpu_state *st;
+
+	if (!tgid || !bpf_map_lookup_elem(&traced, &tgid))
+		return 0;
+	st = bpf_task_storage_get(&offcpu_state, p, NULL, 0);
+	if (st && st->t_out && !st->t_wake)
+		st->t_wake = bpf_ktime_get_ns();
 	return 0;
 }
 

@@ -12,6 +12,12 @@
  * the uretprobe trampoline) carries the registers of the code the kernel runs there on the
  * benchmark's behalf instead (`fix` says which), and its snapshot starts at that stack
  * pointer, so that it unwinds like any other (docs/sampling.md, "Probed instructions").
+ *
+ * Off-CPU stacks (PG_REC_OFFCPU) are the same record, taken when a traced thread is switched
+ * out to sleep (sched_switch with a non-running prev_state) and kept in the thread's task
+ * storage (struct pg_offcpu_state) until it is switched in again; then, if it was blocked at
+ * least PG_OFFCPU_MIN_NS, it goes out with `weight` the nanoseconds from the switch-out to its
+ * wakeup (sched_wakeup), trimmed to the stack bytes copied. Samples have weight 0.
  */
 #ifndef PG_BPF_SAMPLE_H
 #define PG_BPF_SAMPLE_H
@@ -26,6 +32,7 @@
 enum pg_sample_kind {
 	PG_REC_SAMPLE = 1,
 	PG_REC_EXEC = 2,
+	PG_REC_OFFCPU = 3,	/* a struct pg_rec_sample taken at a switch-out, weight = ns */
 };
 
 /* Header common to every record. */
@@ -50,6 +57,7 @@ struct pg_rec_sample {
 	int ubytes;			/* bytes of uips filled, or a negative errno */
 	unsigned int stack_len;		/* bytes of stack copied */
 	unsigned int user_ok;		/* regs hold the user registers */
+	unsigned long long weight;	/* PG_REC_OFFCPU: nanoseconds blocked; else 0 */
 	/* DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
 	unsigned long long regs[PG_SAMPLE_NREGS];
 	unsigned long long kips[PG_SAMPLE_KFRAMES];
@@ -67,6 +75,13 @@ struct pg_rec_sample {
 
 struct pg_rec_exec {
 	struct pg_rec_hdr h;
+};
+
+/* A traced thread's pending off-CPU stack: taken at its switch-out, sent at its switch-in. */
+struct pg_offcpu_state {
+	unsigned long long t_out;	/* ktime of the switch-out to sleep; 0: nothing pending */
+	unsigned long long t_wake;	/* ktime of its wakeup, or 0 while still asleep */
+	struct pg_rec_sample rec;
 };
 
 #endif

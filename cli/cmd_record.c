@@ -48,6 +48,8 @@ static const char record_usage[] =
 	"                           (default: ~300 a repetition within 2% of the run, from\n"
 	"                           --budget's sampled first pass; else 199; docs/sampling.md)\n"
 	"      --no-sample          no sampled profile, exact tracing only\n"
+	"      --no-offcpu          no context-switch hooks: no on-/off-CPU split per\n"
+	"                           function, no threads (docs/measurement.md, \"Off-CPU\")\n"
 	"  -q, --quiet              no progress lines\n"
 	"\n"
 	"Without -f, perfgate chooses among the executable's functions those whose probes fit\n"
@@ -76,6 +78,7 @@ int do_record(int argc, char **argv)
 		{ "user", required_argument, NULL, 'u' },
 		{ "no-exception-fix", no_argument, NULL, 'E' },
 		{ "exception-fix", no_argument, NULL, 'X' },
+		{ "no-offcpu", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -157,6 +160,9 @@ int do_record(int argc, char **argv)
 			break;
 		case 'X':
 			o.exception_fix = true;
+			break;
+		case 'C':
+			o.no_offcpu = true;
 			break;
 		case 'q':
 			o.quiet = true;

@@ -155,7 +155,8 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	}
 	pg_calib_compensate_hists(&probes, run);  /* after the pilot, which may attach again */
 	if (hz) {
-		probes.sampler = pg_sampler_open(hz, bpf_map__fd(probes.skel->maps.traced));
+		probes.sampler = pg_sampler_open(hz, bpf_map__fd(probes.skel->maps.traced),
+						 !o->no_offcpu);
 		if (!probes.sampler) {
 			err = -EIO;
 			goto cleanup;
