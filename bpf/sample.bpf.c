@@ -68,6 +68,11 @@ struct mm_struct {
 	struct uprobes_state uprobes_state;
 } __attribute__((preserve_access_index));
 
+struct pt_regs___pg {
+	unsigned long ip;
+	unsigned long sp;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
@@ -103,8 +108,10 @@ __u64 nlost = 0;	/* samples dropped: the ring buffer was full */
 __u64 noffcpu = 0;	/* off-CPU stacks sent */
 __u64 noffcpu_lost = 0;	/* of those, dropped: the ring buffer was full */
 __u64 noffcpu_lost_ns = 0;	/* the blocked time they carried */
-/* blocked intervals shorter than this send no stack (set before load) */
-const volatile __u64 offcpu_min_ns = 0;
+__u64 noffcpu_nostack = 0;	/* chosen intervals whose user stack had gone (see below) */
+__u64 noffcpu_nostack_ns = 0;
+/* blocked intervals shorter than this are sampled (set before load; > 0) */
+const volatile __u64 offcpu_quantum_ns = 1000000;
 
 /* off-CPU stacks pending while their thread sleeps (freed with the thread) */
 struct {
@@ -272,11 +279,12 @@ static __always_inline __u64 wakeup(__u32 tgid)
 }
 
 /*
- * Fill @r with the current task's stacks: the kernel stack, the user frame-pointer stack, the
- * user registers (moved out of the uprobes page where a probe's code runs) and the snapshot of
- * the user stack. @ctx is the program's context (bpf_get_stack wants it).
+ * Fill the user part of @r from the current task: the user frame-pointer stack, the user
+ * registers (moved out of the uprobes page where a probe's code runs), the snapshot of the
+ * user stack and the pending uretprobes. @ctx is the program's context (bpf_get_stack wants
+ * it).
  */
-static __always_inline void fill_rec(void *ctx, struct pg_rec_sample *r, __u64 id, __u32 kind)
+static __always_inline void fill_user(void *ctx, struct pg_rec_sample *r, __u64 id, __u32 kind)
 {
 	struct pt_regs regs;
 	long ur;
@@ -285,8 +293,6 @@ static __always_inline void fill_rec(void *ctx, struct pg_rec_sample *r, __u64 i
 	r->h.pid = (__u32)(id >> 32);
 	r->h.tid = (__u32)id;
 	r->h.pad = 0;
-	r->weight = 0;
-	r->kbytes = (int)bpf_get_stack(ctx, r->kips, sizeof(r->kips), 0);
 	r->ubytes = (int)bpf_get_stack(ctx, r->uips, sizeof(r->uips), BPF_F_USER_STACK);
 	r->stack_len = 0;
 	r->user_ok = 0;
@@ -336,19 +342,51 @@ int pg_sample(struct bpf_perf_event_data *ctx)
 		__sync_fetch_and_add(&nlost, 1);
 		return 0;
 	}
-	fill_rec(ctx, r, id, PG_REC_SAMPLE);
+	r->weight = 0;
+	r->kbytes = (int)bpf_get_stack(ctx, r->kips, sizeof(r->kips), 0);
+	fill_user(ctx, r, id, PG_REC_SAMPLE);
 	bpf_ringbuf_submit(r, wakeup((__u32)(id >> 32)));
 	return 0;
 }
 
 /*
- * Off-CPU stacks (docs/sampling.md, "Off-CPU stacks"). A traced thread that is switched out to
- * sleep (prev_state not TASK_RUNNING: a preempted thread stays runnable and is not profiled)
- * gets its stacks copied into its task storage; its wakeup stamps the time; when it is
- * switched in again, the stack goes to the ring buffer weighted by the time it was blocked,
- * from the switch-out to the wakeup. The programs are loaded only with off-CPU stacks on.
+ * Off-CPU stacks (docs/sampling.md, "Off-CPU stacks"). Taking a thread's stacks costs
+ * microseconds, and a switch-heavy program switches hundreds of thousands of times a second,
+ * so they are taken only for the blocked intervals that are sent, decided when the interval
+ * is over:
+ *  - switch-out of a traced thread to sleep (prev_state not TASK_RUNNING; a preempted thread
+ *    stays runnable and is not profiled): the time, and the user pc and stack pointer;
+ *  - its wakeup: the time (the interval is blocked time up to here);
+ *  - its switch-in: the blocked time d. An interval of at least offcpu_quantum_ns is sent with
+ *    weight d; a shorter one with probability d / offcpu_quantum_ns and weight
+ *    offcpu_quantum_ns (so the expected weight is d for every interval, and at most about two
+ *    stacks go out per quantum of blocked time). A chosen interval gets its kernel stack
+ *    (bpf_get_task_stack: the thread is not running) and waits for its user stack;
+ *  - the thread's next system call exit, in its own context: its user stack is the one it
+ *    blocked with when the user pc and stack pointer are still those of the switch-out (it
+ *    has not run user code since); then the user part is taken as a CPU sample's and the
+ *    record goes out. A thread that blocked outside a system call (a page fault) has run on
+ *    by then: its interval is counted in noffcpu_nostack instead.
+ * The programs are loaded only with off-CPU stacks on.
  */
 #define PG_TASK_RUNNING 0
+
+static __always_inline void user_pc_sp(__u64 *pc, __u64 *sp)
+{
+	struct pt_regs___pg *regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	*pc = BPF_CORE_READ(regs, ip);
+	*sp = BPF_CORE_READ(regs, sp);
+}
+
+static __always_inline void drop_pending(struct pg_offcpu_state *st)
+{
+	if (!st->rec.weight)
+		return;
+	__sync_fetch_and_add(&noffcpu_nostack, 1);
+	__sync_fetch_and_add(&noffcpu_nostack_ns, st->rec.weight);
+	st->rec.weight = 0;
+}
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
@@ -356,7 +394,7 @@ int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 {
 	__u32 ptgid = (__u32)prev->tgid, ntgid = (__u32)next->tgid;
 	struct pg_offcpu_state *st;
-	__u64 now, end, len;
+	__u64 d, w, end;
 
 	if (ptgid && bpf_map_lookup_elem(&traced, &ptgid)) {
 		st = bpf_task_storage_get(&offcpu_state, prev, NULL,
@@ -364,8 +402,7 @@ int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 		if (st) {
 			st->t_out = 0;
 			if (!preempt && (prev_state & 0xff) != PG_TASK_RUNNING) {
-				fill_rec(ctx, &st->rec, bpf_get_current_pid_tgid(),
-					 PG_REC_OFFCPU);
+				user_pc_sp(&st->pc, &st->sp);
 				st->t_wake = 0;
 				st->t_out = bpf_ktime_get_ns();
 			}
@@ -376,20 +413,26 @@ int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 	st = bpf_task_storage_get(&offcpu_state, next, NULL, 0);
 	if (!st || !st->t_out)
 		return 0;
-	now = bpf_ktime_get_ns();
-	end = st->t_wake ? st->t_wake : now;
-	st->rec.weight = end > st->t_out ? end - st->t_out : 0;
+	end = st->t_wake ? st->t_wake : bpf_ktime_get_ns();
+	d = end > st->t_out ? end - st->t_out : 0;
 	st->t_out = 0;
-	if (st->rec.weight < offcpu_min_ns || !st->rec.weight)
+	if (d >= offcpu_quantum_ns)
+		w = d;
+	else if (bpf_get_prandom_u32() % offcpu_quantum_ns < d)
+		w = offcpu_quantum_ns;
+	else
 		return 0;
-	__sync_fetch_and_add(&noffcpu, 1);
-	len = offsetof(struct pg_rec_sample, stack) + st->rec.stack_len;
-	if (len > sizeof(st->rec))
-		len = sizeof(st->rec);
-	if (bpf_ringbuf_output(&samples, &st->rec, len, wakeup(ntgid))) {
-		__sync_fetch_and_add(&noffcpu_lost, 1);
-		__sync_fetch_and_add(&noffcpu_lost_ns, st->rec.weight);
+	/* a chosen interval of another user stack still waiting: it has run on since */
+	if (st->rec.weight && (st->pc != st->rec.regs[16] || st->sp != st->rec.regs[7]))
+		drop_pending(st);
+	if (st->rec.weight) {	/* blocked again in the same system call */
+		st->rec.weight += w;
+		return 0;
 	}
+	st->rec.weight = w;
+	st->rec.regs[16] = st->pc;
+	st->rec.regs[7] = st->sp;
+	st->rec.kbytes = (int)bpf_get_task_stack(next, st->rec.kips, sizeof(st->rec.kips), 0);
 	return 0;
 }
 
@@ -405,6 +448,40 @@ int BPF_PROG(pg_offcpu_wakeup, struct task_struct *p)
 	st = bpf_task_storage_get(&offcpu_state, p, NULL, 0);
 	if (st && st->t_out && !st->t_wake)
 		st->t_wake = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* A traced thread back from a system call with a chosen interval: its user stack, and out. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(pg_offcpu_sysexit, struct pt_regs *uregs, long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid(), pc, sp, w, len;
+	__u32 tgid = (__u32)(id >> 32);
+	struct pg_offcpu_state *st;
+
+	if (!tgid || !bpf_map_lookup_elem(&traced, &tgid))
+		return 0;
+	st = bpf_task_storage_get(&offcpu_state, bpf_get_current_task_btf(), NULL, 0);
+	if (!st || !st->rec.weight)
+		return 0;
+	user_pc_sp(&pc, &sp);
+	if (pc != st->rec.regs[16] || sp != st->rec.regs[7]) {
+		drop_pending(st);
+		return 0;
+	}
+	w = st->rec.weight;
+	st->rec.weight = 0;
+	fill_user(ctx, &st->rec, id, PG_REC_OFFCPU);
+	st->rec.weight = w;
+	__sync_fetch_and_add(&noffcpu, 1);
+	len = offsetof(struct pg_rec_sample, stack) + st->rec.stack_len;
+	if (len > sizeof(st->rec))
+		len = sizeof(st->rec);
+	if (bpf_ringbuf_output(&samples, &st->rec, len, wakeup(tgid))) {
+		__sync_fetch_and_add(&noffcpu_lost, 1);
+		__sync_fetch_and_add(&noffcpu_lost_ns, w);
+	}
+	st->rec.weight = 0;
 	return 0;
 }
 

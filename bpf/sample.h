@@ -13,11 +13,11 @@
  * benchmark's behalf instead (`fix` says which), and its snapshot starts at that stack
  * pointer, so that it unwinds like any other (docs/sampling.md, "Probed instructions").
  *
- * Off-CPU stacks (PG_REC_OFFCPU) are the same record, taken when a traced thread is switched
- * out to sleep (sched_switch with a non-running prev_state) and kept in the thread's task
- * storage (struct pg_offcpu_state) until it is switched in again; then, if it was blocked at
- * least PG_OFFCPU_MIN_NS, it goes out with `weight` the nanoseconds from the switch-out to its
- * wakeup (sched_wakeup), trimmed to the stack bytes copied. Samples have weight 0.
+ * Off-CPU stacks (PG_REC_OFFCPU) are the same record with `weight` the nanoseconds a traced
+ * thread was blocked there (from its switch-out to sleep to its wakeup; sampled below a
+ * quantum: sample.bpf.c), built in the thread's task storage (struct pg_offcpu_state) and
+ * sent, trimmed to the stack bytes copied, when it returns from the system call it blocked in.
+ * Samples have weight 0.
  */
 #ifndef PG_BPF_SAMPLE_H
 #define PG_BPF_SAMPLE_H
@@ -77,10 +77,15 @@ struct pg_rec_exec {
 	struct pg_rec_hdr h;
 };
 
-/* A traced thread's pending off-CPU stack: taken at its switch-out, sent at its switch-in. */
+/*
+ * A traced thread's off-CPU state (its task storage): the interval it is blocked in, and a
+ * chosen interval waiting for its user stack (rec.weight > 0; its kernel stack, and in
+ * regs[16] and regs[7] the user pc and stack pointer it blocked with).
+ */
 struct pg_offcpu_state {
-	unsigned long long t_out;	/* ktime of the switch-out to sleep; 0: nothing pending */
+	unsigned long long t_out;	/* ktime of the switch-out to sleep; 0: not asleep */
 	unsigned long long t_wake;	/* ktime of its wakeup, or 0 while still asleep */
+	unsigned long long pc, sp;	/* user pc and stack pointer at that switch-out */
 	struct pg_rec_sample rec;
 };
 

@@ -189,9 +189,10 @@ struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd, bool offcpu)
 		pg_err("cannot open the sampling BPF object: %s", strerror(errno));
 		goto fail;
 	}
-	s->skel->rodata->offcpu_min_ns = PG_OFFCPU_MIN_NS;
+	s->skel->rodata->offcpu_quantum_ns = PG_OFFCPU_QUANTUM_NS;
 	bpf_program__set_autoload(s->skel->progs.pg_offcpu_switch, offcpu);
 	bpf_program__set_autoload(s->skel->progs.pg_offcpu_wakeup, offcpu);
+	bpf_program__set_autoload(s->skel->progs.pg_offcpu_sysexit, offcpu);
 	err = bpf_map__reuse_fd(s->skel->maps.traced, traced_fd);
 	if (!err)
 		err = sample_bpf__load(s->skel);
@@ -202,8 +203,8 @@ struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd, bool offcpu)
 	err = sample_bpf__attach(s->skel);	/* the exec and scheduler tracepoints */
 	if (err) {
 		pg_err("cannot attach to sched_process_exec%s: %s", offcpu ?
-		       ", sched_switch or sched_wakeup (--no-offcpu records without them)" : "",
-		       strerror(-err));
+		       ", sched_switch, sched_wakeup or sys_exit (--no-offcpu records without "
+		       "them)" : "", strerror(-err));
 		goto fail;
 	}
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), on_record, s, NULL);
@@ -301,23 +302,6 @@ int pg_sampler_poll(struct pg_sampler *s, int timeout_ms)
 	return n < 0 ? n : 0;
 }
 
-/*
- * An off-CPU stack is taken by a program on sched_switch: its leaf kernel frames are that
- * program and the tracing glue that called it (bpf_trace_run*, __traceiter_sched_switch, ...)
- * on top of __schedule. The index of the first frame from the leaf to keep: __schedule, or 0
- * (all) when it is not there.
- */
-static size_t sched_frame(const struct pg_ksyms *k, const unsigned long long *kips, size_t nk)
-{
-	for (size_t i = 0; i < nk; i++) {
-		const char *name = pg_ksym_name(k, kips[i]);
-
-		if (name && !strcmp(name, "__schedule"))
-			return i;
-	}
-	return 0;
-}
-
 /* Unwind and symbolize one sample into its folded stack (malloc'd). NULL on ENOMEM. */
 static char *fold(struct pg_sampler *s, const struct kept *k, bool *truncated)
 {
@@ -325,12 +309,10 @@ static char *fold(struct pg_sampler *s, const struct kept *k, bool *truncated)
 	bool act[PG_UNWIND_MAX_FRAMES];
 	const struct pg_rec_sample *r = k->rec;
 	struct pg_strbuf b = PG_STRBUF_INIT;
-	size_t n = 0, nk = r->kbytes > 0 ? (size_t)r->kbytes / 8 : 0, k0 = 0;
+	size_t n = 0, nk = r->kbytes > 0 ? (size_t)r->kbytes / 8 : 0;
 
 	if (nk >= PG_SAMPLE_KFRAMES)
 		*truncated = true;
-	if (r->h.kind == PG_REC_OFFCPU)
-		k0 = sched_frame(&s->ksyms, r->kips, nk);
 	if (k->space == PRE_EXEC) {
 		pg_strbuf_add(&b, "[pre-exec]");
 	} else {
@@ -348,7 +330,7 @@ static char *fold(struct pg_sampler *s, const struct kept *k, bool *truncated)
 		else
 			pg_sym_user(sp->as->dwfl, &s->cache, &s->srcs, pcs[i], act[i], &b);
 	}
-	for (size_t i = nk; i-- > k0;) {
+	for (size_t i = nk; i-- > 0;) {
 		if (b.len)
 			pg_strbuf_add(&b, ";");
 		pg_sym_kernel(&s->ksyms, r->kips[i], &b);
@@ -504,8 +486,11 @@ int pg_sampler_finish(struct pg_sampler *s, struct pg_run *run)
 			"kept, cut short", (unsigned long long)s->all_truncated,
 			(unsigned long long)s->all_samples, PG_SAMPLE_STACK_BYTES / 1024);
 	pg_debug("sampled profile: %llu samples, %llu lost, %llu truncated; %llu off-CPU stacks "
-		 "sent, %llu lost", (unsigned long long)s->all_samples,
-		 (unsigned long long)s->all_lost, (unsigned long long)s->all_truncated,
-		 (unsigned long long)s->skel->bss->noffcpu, (unsigned long long)s->all_offlost);
+		 "sent, %llu lost, %llu (%.3f s) without a user stack",
+		 (unsigned long long)s->all_samples, (unsigned long long)s->all_lost,
+		 (unsigned long long)s->all_truncated, (unsigned long long)s->skel->bss->noffcpu,
+		 (unsigned long long)s->all_offlost,
+		 (unsigned long long)s->skel->bss->noffcpu_nostack,
+		 (double)s->skel->bss->noffcpu_nostack_ns / 1e9);
 	return pg_srcs_finish(&s->srcs, run);
 }

@@ -41,7 +41,7 @@ struct pg_sampler;
  * pg_rep.offcpu; they are taken from the open on, for the processes in the traced set.
  * NULL on failure (logged).
  */
-#define PG_OFFCPU_MIN_NS 0	/* blocked intervals shorter than this send no stack */
+#define PG_OFFCPU_QUANTUM_NS 1000000	/* blocked intervals shorter than this are sampled */
 struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd, bool offcpu);
 void pg_sampler_free(struct pg_sampler *s);
 

@@ -65,7 +65,7 @@ void pg_ksyms_release(struct pg_ksyms *k)
 	memset(k, 0, sizeof(*k));
 }
 
-const char *pg_ksym_name(const struct pg_ksyms *k, uint64_t ip)
+int pg_sym_kernel(const struct pg_ksyms *k, uint64_t ip, struct pg_strbuf *out)
 {
 	size_t lo = 0, hi = k->n;
 
@@ -77,16 +77,9 @@ const char *pg_ksym_name(const struct pg_ksyms *k, uint64_t ip)
 		else
 			hi = mid;
 	}
-	return lo ? k->v[lo - 1].name : NULL;
-}
-
-int pg_sym_kernel(const struct pg_ksyms *k, uint64_t ip, struct pg_strbuf *out)
-{
-	const char *name = pg_ksym_name(k, ip);
-
-	if (!name)	/* no symbols (hidden addresses); no address: it changes per boot */
+	if (!lo)	/* no symbols (hidden addresses): no address either, it changes per boot */
 		return pg_strbuf_add(out, "[kernel] [k]");
-	return pg_strbuf_addf(out, "%s [k]", name);
+	return pg_strbuf_addf(out, "%s [k]", k->v[lo - 1].name);
 }
 
 /* ---- user ---- */

@@ -72,8 +72,6 @@ void pg_srcs_release(struct pg_srcs *s);
 int pg_sym_user(Dwfl *dwfl, struct pg_symcache *cache, struct pg_srcs *srcs, uint64_t pc,
 		bool activation, struct pg_strbuf *out);
 
-/* The kernel function @ip is in (borrowed from @k), or NULL when unknown. */
-const char *pg_ksym_name(const struct pg_ksyms *k, uint64_t ip);
 /* Append "name [k]" for kernel address @ip. 0 or -ENOMEM. */
 int pg_sym_kernel(const struct pg_ksyms *k, uint64_t ip, struct pg_strbuf *out);
 
