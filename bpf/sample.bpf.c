@@ -367,7 +367,9 @@ int pg_sample(struct bpf_perf_event_data *ctx)
  *    has not run user code since); then the user part is taken as a CPU sample's and the
  *    record goes out. A thread that blocked outside a system call (a page fault) has run on
  *    by then: its interval is counted in noffcpu_nostack instead.
- * The programs are loaded only with off-CPU stacks on.
+ * The programs are loaded only with off-CPU stacks on. Only the switch-out looks at the set of
+ * traced processes (a hash lookup, on every switch of the machine); the others return at once
+ * for a thread without task storage (a cheaper lookup), which only traced threads have.
  */
 #define PG_TASK_RUNNING 0
 
@@ -392,7 +394,7 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u32 ptgid = (__u32)prev->tgid, ntgid = (__u32)next->tgid;
+	__u32 ptgid = (__u32)prev->tgid;
 	struct pg_offcpu_state *st;
 	__u64 d, w, end;
 
@@ -408,8 +410,7 @@ int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 			}
 		}
 	}
-	if (!ntgid || !bpf_map_lookup_elem(&traced, &ntgid))
-		return 0;
+	/* only a thread that was traced when it went to sleep has storage */
 	st = bpf_task_storage_get(&offcpu_state, next, NULL, 0);
 	if (!st || !st->t_out)
 		return 0;
@@ -440,12 +441,8 @@ int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(pg_offcpu_wakeup, struct task_struct *p)
 {
-	__u32 tgid = (__u32)p->tgid;
-	struct pg_offcpu_state *st;
+	struct pg_offcpu_state *st = bpf_task_storage_get(&offcpu_state, p, NULL, 0);
 
-	if (!tgid || !bpf_map_lookup_elem(&traced, &tgid))
-		return 0;
-	st = bpf_task_storage_get(&offcpu_state, p, NULL, 0);
 	if (st && st->t_out && !st->t_wake)
 		st->t_wake = bpf_ktime_get_ns();
 	return 0;
@@ -459,10 +456,8 @@ int BPF_PROG(pg_offcpu_sysexit, struct pt_regs *uregs, long ret)
 	__u32 tgid = (__u32)(id >> 32);
 	struct pg_offcpu_state *st;
 
-	if (!tgid || !bpf_map_lookup_elem(&traced, &tgid))
-		return 0;
 	st = bpf_task_storage_get(&offcpu_state, bpf_get_current_task_btf(), NULL, 0);
-	if (!st || !st->rec.weight)
+	if (!st || !st->rec.weight || !bpf_map_lookup_elem(&traced, &tgid))
 		return 0;
 	user_pc_sp(&pc, &sp);
 	if (pc != st->rec.regs[16] || sp != st->rec.regs[7]) {
