@@ -42,7 +42,6 @@ struct kept {
 
 struct pg_sampler {
 	uint32_t hz;
-	bool offcpu;		/* off-CPU stacks are taken */
 	struct sample_bpf *skel;
 	struct ring_buffer *rb;
 	struct bpf_link *link;	/* owns the perf event fd */
@@ -182,7 +181,6 @@ struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd, bool offcpu)
 	if (!s)
 		return NULL;
 	s->hz = hz;
-	s->offcpu = offcpu;
 	s->pidfd = -1;
 	s->skel = sample_bpf__open();
 	if (!s->skel) {
