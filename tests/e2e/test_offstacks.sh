@@ -83,7 +83,8 @@ has "with --no-sample"
 "$PERFGATE" flamegraph "$TMP/base.json" --offcpu -o "$TMP/off.svg"
 check "an SVG" xmllint --noout "$TMP/off.svg"
 check_contains "title says off-CPU" "$TMP/off.svg" '>off-CPU time: .*offstack 5 3000<'
-check_contains "header says off-CPU time" "$TMP/off.svg" 'Off-CPU time: [0-9.]* s blocked in 5 repetitions'
+check_contains "header says off-CPU time" "$TMP/off.svg" \
+	'Off-CPU time: [0-9.]* s blocked in 5 repetitions'
 check_contains "tooltips in time" "$TMP/off.svg" '^[0-9.]* ms off-CPU ([0-9.]*% of the off-CPU'
 check_contains "sleeper is drawn" "$TMP/off.svg" '<title>sleeper'
 "$PERFGATE" flamegraph "$TMP/base.json" -o "$TMP/cpu.svg"
