@@ -113,13 +113,20 @@ __u64 noffcpu_nostack_ns = 0;
 /* blocked intervals shorter than this are sampled (set before load; > 0) */
 const volatile __u64 offcpu_quantum_ns = 1000000;
 
-/* off-CPU stacks pending while their thread sleeps (freed with the thread) */
+/*
+ * The off-CPU state of traced threads, by thread id. A hash map rather than task storage,
+ * whose per-CPU lock fails every lookup on a CPU while a task preempted inside one is off it
+ * (a sleep lost now and then on a loaded machine); LRU, so that the entries of threads that
+ * have exited make room.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PG_OFFCPU_THREADS);
+	__type(key, __u32);
 	__type(value, struct pg_offcpu_state);
 } offcpu_state SEC(".maps");
+
+static const struct pg_offcpu_state offcpu_zero;
 
 /* The user stack from @sp upwards, page by page, until the snapshot is full or a page is not
  * readable (the end of the stack mapping). Returns the bytes copied. */
@@ -368,8 +375,8 @@ int pg_sample(struct bpf_perf_event_data *ctx)
  *    record goes out. A thread that blocked outside a system call (a page fault) has run on
  *    by then: its interval is counted in noffcpu_nostack instead.
  * The programs are loaded only with off-CPU stacks on. Only the switch-out looks at the set of
- * traced processes (a hash lookup, on every switch of the machine); the others return at once
- * for a thread without task storage (a cheaper lookup), which only traced threads have.
+ * traced processes; the others look the thread up in offcpu_state, where only threads that
+ * were traced when they went to sleep have an entry.
  */
 #define PG_TASK_RUNNING 0
 
@@ -383,24 +390,27 @@ static __always_inline void user_pc_sp(__u64 *pc, __u64 *sp)
 
 static __always_inline void drop_pending(struct pg_offcpu_state *st)
 {
-	if (!st->rec.weight)
+	if (!st->weight)
 		return;
 	__sync_fetch_and_add(&noffcpu_nostack, 1);
-	__sync_fetch_and_add(&noffcpu_nostack_ns, st->rec.weight);
-	st->rec.weight = 0;
+	__sync_fetch_and_add(&noffcpu_nostack_ns, st->weight);
+	st->weight = 0;
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u32 ptgid = (__u32)prev->tgid;
+	__u32 ptgid = (__u32)prev->tgid, ptid = (__u32)prev->pid, ntid = (__u32)next->pid;
 	struct pg_offcpu_state *st;
 	__u64 d, w, end;
 
 	if (ptgid && bpf_map_lookup_elem(&traced, &ptgid)) {
-		st = bpf_task_storage_get(&offcpu_state, prev, NULL,
-					  BPF_LOCAL_STORAGE_GET_F_CREATE);
+		st = bpf_map_lookup_elem(&offcpu_state, &ptid);
+		if (!st) {
+			bpf_map_update_elem(&offcpu_state, &ptid, &offcpu_zero, BPF_NOEXIST);
+			st = bpf_map_lookup_elem(&offcpu_state, &ptid);
+		}
 		if (st) {
 			st->t_out = 0;
 			if (!preempt && (prev_state & 0xff) != PG_TASK_RUNNING) {
@@ -410,8 +420,8 @@ int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 			}
 		}
 	}
-	/* only a thread that was traced when it went to sleep has storage */
-	st = bpf_task_storage_get(&offcpu_state, next, NULL, 0);
+	/* only a thread that was traced when it went to sleep has an entry */
+	st = ntid ? bpf_map_lookup_elem(&offcpu_state, &ntid) : NULL;
 	if (!st || !st->t_out)
 		return 0;
 	end = st->t_wake ? st->t_wake : bpf_ktime_get_ns();
@@ -424,16 +434,16 @@ int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 	else
 		return 0;
 	/* a chosen interval of another user stack still waiting: it has run on since */
-	if (st->rec.weight && (st->pc != st->rec.regs[16] || st->sp != st->rec.regs[7]))
+	if (st->weight && (st->pc != st->wpc || st->sp != st->wsp))
 		drop_pending(st);
-	if (st->rec.weight) {	/* blocked again in the same system call */
-		st->rec.weight += w;
+	if (st->weight) {	/* blocked again in the same system call */
+		st->weight += w;
 		return 0;
 	}
-	st->rec.weight = w;
-	st->rec.regs[16] = st->pc;
-	st->rec.regs[7] = st->sp;
-	st->rec.kbytes = (int)bpf_get_task_stack(next, st->rec.kips, sizeof(st->rec.kips), 0);
+	st->weight = w;
+	st->wpc = st->pc;
+	st->wsp = st->sp;
+	st->kbytes = (int)bpf_get_task_stack(next, st->kips, sizeof(st->kips), 0);
 	return 0;
 }
 
@@ -441,7 +451,8 @@ int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 SEC("tp_btf/sched_wakeup")
 int BPF_PROG(pg_offcpu_wakeup, struct task_struct *p)
 {
-	struct pg_offcpu_state *st = bpf_task_storage_get(&offcpu_state, p, NULL, 0);
+	__u32 tid = (__u32)p->pid;
+	struct pg_offcpu_state *st = tid ? bpf_map_lookup_elem(&offcpu_state, &tid) : NULL;
 
 	if (st && st->t_out && !st->t_wake)
 		st->t_wake = bpf_ktime_get_ns();
@@ -452,31 +463,33 @@ int BPF_PROG(pg_offcpu_wakeup, struct task_struct *p)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(pg_offcpu_sysexit, struct pt_regs *uregs, long ret)
 {
-	__u64 id = bpf_get_current_pid_tgid(), pc, sp, w, len;
-	__u32 tgid = (__u32)(id >> 32);
+	__u64 id = bpf_get_current_pid_tgid(), pc, sp, w;
+	__u32 tid = (__u32)id;
 	struct pg_offcpu_state *st;
+	struct pg_rec_sample *r;
 
-	st = bpf_task_storage_get(&offcpu_state, bpf_get_current_task_btf(), NULL, 0);
-	if (!st || !st->rec.weight || !bpf_map_lookup_elem(&traced, &tgid))
+	st = tid ? bpf_map_lookup_elem(&offcpu_state, &tid) : NULL;
+	if (!st || !st->weight)
 		return 0;
 	user_pc_sp(&pc, &sp);
-	if (pc != st->rec.regs[16] || sp != st->rec.regs[7]) {
+	if (pc != st->wpc || sp != st->wsp) {
 		drop_pending(st);
 		return 0;
 	}
-	w = st->rec.weight;
-	st->rec.weight = 0;
-	fill_user(ctx, &st->rec, id, PG_REC_OFFCPU);
-	st->rec.weight = w;
+	w = st->weight;
+	st->weight = 0;
 	__sync_fetch_and_add(&noffcpu, 1);
-	len = offsetof(struct pg_rec_sample, stack) + st->rec.stack_len;
-	if (len > sizeof(st->rec))
-		len = sizeof(st->rec);
-	if (bpf_ringbuf_output(&samples, &st->rec, len, wakeup(tgid))) {
+	r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
+	if (!r) {
 		__sync_fetch_and_add(&noffcpu_lost, 1);
 		__sync_fetch_and_add(&noffcpu_lost_ns, w);
+		return 0;
 	}
-	st->rec.weight = 0;
+	fill_user(ctx, r, id, PG_REC_OFFCPU);
+	r->weight = w;
+	r->kbytes = st->kbytes;
+	__builtin_memcpy(r->kips, st->kips, sizeof(r->kips));
+	bpf_ringbuf_submit(r, wakeup((__u32)(id >> 32)));
 	return 0;
 }
 

@@ -15,8 +15,8 @@
  *
  * Off-CPU stacks (PG_REC_OFFCPU) are the same record with `weight` the nanoseconds a traced
  * thread was blocked there (from its switch-out to sleep to its wakeup; sampled below a
- * quantum: sample.bpf.c), built in the thread's task storage (struct pg_offcpu_state) and
- * sent, trimmed to the stack bytes copied, when it returns from the system call it blocked in.
+ * quantum: sample.bpf.c), its kernel stack taken when it is switched in again (kept in struct
+ * pg_offcpu_state) and the rest when it returns from the system call it blocked in.
  * Samples have weight 0.
  */
 #ifndef PG_BPF_SAMPLE_H
@@ -78,15 +78,21 @@ struct pg_rec_exec {
 };
 
 /*
- * A traced thread's off-CPU state (its task storage): the interval it is blocked in, and a
- * chosen interval waiting for its user stack (rec.weight > 0; its kernel stack, and in
- * regs[16] and regs[7] the user pc and stack pointer it blocked with).
+ * A traced thread's off-CPU state: the interval it is blocked in, and a chosen interval waiting
+ * for its user stack (weight > 0: its kernel stack, and the user pc and stack pointer it
+ * blocked with).
  */
+#define PG_OFFCPU_THREADS 8192	/* threads with off-CPU state at once (LRU) */
+
 struct pg_offcpu_state {
 	unsigned long long t_out;	/* ktime of the switch-out to sleep; 0: not asleep */
 	unsigned long long t_wake;	/* ktime of its wakeup, or 0 while still asleep */
 	unsigned long long pc, sp;	/* user pc and stack pointer at that switch-out */
-	struct pg_rec_sample rec;
+	unsigned long long weight;	/* the chosen interval's nanoseconds, or 0: none */
+	unsigned long long wpc, wsp;	/* its user pc and stack pointer */
+	int kbytes;			/* its kernel stack: bytes of kips, or a negative errno */
+	unsigned int pad;
+	unsigned long long kips[PG_SAMPLE_KFRAMES];
 };
 
 #endif
