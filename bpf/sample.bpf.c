@@ -8,10 +8,10 @@
  * instruction single-stepped out of line, a trampoline) is first moved back to the
  * benchmark's code it stands for (fix_uprobes_pc). See docs/sampling.md.
  *
- * Off-CPU stacks: programs on sched_switch and sched_wakeup (loaded only with off-CPU stacks
- * on) take the same record when a traced thread goes to sleep, keep it in the thread's task
- * storage, and send it weighted by the time the thread was blocked when it runs again
- * (pg_offcpu_switch, docs/sampling.md "Off-CPU stacks").
+ * Off-CPU stacks: programs on sched_switch, sched_wakeup and sys_exit (loaded only with
+ * off-CPU stacks on) time how long a traced thread was blocked, choose the intervals to send
+ * and send the same record for them, weighted by that time (see "Off-CPU stacks" below and in
+ * docs/sampling.md).
  *
  * `traced` is the runner's set of traced processes (shared with perfgate.bpf.c through
  * bpf_map__reuse_fd): exec records and off-CPU stacks are only sent for its members.

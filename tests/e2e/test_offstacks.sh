@@ -2,7 +2,8 @@
 # (tests/progs/offstack) blocks under main;...;sleeper in the kernel's sleep path, about 20 ms
 # a call in every repetition; threads handing a token through a mutex and a condition
 # variable block in futex waits under handoff, in both threads; the run file holds them per
-# repetition (sorted, unique, counts >= 1) and `perfgate folded --offcpu` adds them up;
+# repetition (sorted, unique, counts >= 1), `perfgate folded --offcpu` adds them up and
+# `perfgate merge` keeps them;
 # --no-offcpu records none; `perfgate flamegraph --offcpu` draws off-CPU time, and the
 # differential flame graph of two runs (`flamegraph BASE NEW`) works for either kind; `pprof
 # --offcpu` writes offcpu/nanoseconds. Bad input: one clear message, exit 2.
@@ -60,6 +61,16 @@ check "--rep 2 is repetition 2" python3 - "$TMP/rep2.folded" "$TMP/base.json" <<
 import sys, pgtest
 got = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1])}
 assert got == dict(pgtest.load(sys.argv[2])["repetitions"][1]["offcpu_stacks"])
+PY
+
+# perfgate merge keeps each repetition's off-CPU stacks
+"$PERFGATE" merge "$TMP/base.json" "$TMP/base.json" -o "$TMP/merged.json" 2>/dev/null
+check "merge keeps the off-CPU stacks" python3 - "$TMP/merged.json" "$TMP/base.json" \
+	"$TMP/base.json" <<'PY'
+import sys, pgtest
+got = [r.get("offcpu_stacks") for r in pgtest.load(sys.argv[1])["repetitions"]]
+want = [r.get("offcpu_stacks") for p in sys.argv[2:] for r in pgtest.load(p)["repetitions"]]
+assert got == want and all(got)
 PY
 
 # --no-offcpu: none; asking for them is one clear error
