@@ -379,6 +379,7 @@ int pg_sample(struct bpf_perf_event_data *ctx)
  * were traced when they went to sleep have an entry.
  */
 #define PG_TASK_RUNNING 0
+#define PG_TASK_DEAD 0x80	/* its last switch-out: the thread exits */
 
 static __always_inline void user_pc_sp(__u64 *pc, __u64 *sp)
 {
@@ -405,7 +406,10 @@ int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 	struct pg_offcpu_state *st;
 	__u64 d, w, end;
 
-	if (ptgid && bpf_map_lookup_elem(&traced, &ptgid)) {
+	if (ptgid && (prev_state & PG_TASK_DEAD)) {
+		/* no interval to time: make room, and nothing for a later thread of its id */
+		bpf_map_delete_elem(&offcpu_state, &ptid);
+	} else if (ptgid && bpf_map_lookup_elem(&traced, &ptgid)) {
 		st = bpf_map_lookup_elem(&offcpu_state, &ptid);
 		if (!st) {
 			bpf_map_update_elem(&offcpu_state, &ptid, &offcpu_zero, BPF_NOEXIST);
