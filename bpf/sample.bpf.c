@@ -8,8 +8,13 @@
  * instruction single-stepped out of line, a trampoline) is first moved back to the
  * benchmark's code it stands for (fix_uprobes_pc). See docs/sampling.md.
  *
+ * Off-CPU stacks: programs on sched_switch, sched_wakeup and sys_exit (loaded only with
+ * off-CPU stacks on) time how long a traced thread was blocked, choose the intervals to send
+ * and send the same record for them, weighted by that time (see "Off-CPU stacks" below and in
+ * docs/sampling.md).
+ *
  * `traced` is the runner's set of traced processes (shared with perfgate.bpf.c through
- * bpf_map__reuse_fd): exec records are only sent for its members.
+ * bpf_map__reuse_fd): exec records and off-CPU stacks are only sent for its members.
  */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
@@ -17,6 +22,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #include "sample.h"
 
@@ -61,6 +68,11 @@ struct mm_struct {
 	struct uprobes_state uprobes_state;
 } __attribute__((preserve_access_index));
 
+struct pt_regs___pg {
+	unsigned long ip;
+	unsigned long sp;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
@@ -93,6 +105,28 @@ struct {
 
 __u64 nsamples = 0;	/* samples taken */
 __u64 nlost = 0;	/* samples dropped: the ring buffer was full */
+__u64 noffcpu = 0;	/* off-CPU stacks sent */
+__u64 noffcpu_lost = 0;	/* of those, dropped: the ring buffer was full */
+__u64 noffcpu_lost_ns = 0;	/* the blocked time they carried */
+__u64 noffcpu_nostack = 0;	/* chosen intervals whose user stack had gone (see below) */
+__u64 noffcpu_nostack_ns = 0;
+/* blocked intervals shorter than this are sampled (set before load; > 0) */
+const volatile __u64 offcpu_quantum_ns = 1000000;
+
+/*
+ * The off-CPU state of traced threads, by thread id. A hash map rather than task storage,
+ * whose per-CPU lock fails every lookup on a CPU while a task preempted inside one is off it
+ * (a sleep lost now and then on a loaded machine); LRU, so that the entries of threads that
+ * have exited make room.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PG_OFFCPU_THREADS);
+	__type(key, __u32);
+	__type(value, struct pg_offcpu_state);
+} offcpu_state SEC(".maps");
+
+static const struct pg_offcpu_state offcpu_zero;
 
 /* The user stack from @sp upwards, page by page, until the snapshot is full or a page is not
  * readable (the end of the stack mapping). Returns the bytes copied. */
@@ -251,27 +285,21 @@ static __always_inline __u64 wakeup(__u32 tgid)
 	return BPF_RB_NO_WAKEUP;
 }
 
-SEC("perf_event")
-int pg_sample(struct bpf_perf_event_data *ctx)
+/*
+ * Fill the user part of @r from the current task: the user frame-pointer stack, the user
+ * registers (moved out of the uprobes page where a probe's code runs), the snapshot of the
+ * user stack and the pending uretprobes. @ctx is the program's context (bpf_get_stack wants
+ * it).
+ */
+static __always_inline void fill_user(void *ctx, struct pg_rec_sample *r, __u64 id, __u32 kind)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	struct pg_rec_sample *r;
 	struct pt_regs regs;
 	long ur;
 
-	if (!(id >> 32))
-		return 0;	/* the idle task */
-	__sync_fetch_and_add(&nsamples, 1);
-	r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
-	if (!r) {
-		__sync_fetch_and_add(&nlost, 1);
-		return 0;
-	}
-	r->h.kind = PG_REC_SAMPLE;
+	r->h.kind = kind;
 	r->h.pid = (__u32)(id >> 32);
 	r->h.tid = (__u32)id;
 	r->h.pad = 0;
-	r->kbytes = (int)bpf_get_stack(ctx, r->kips, sizeof(r->kips), 0);
 	r->ubytes = (int)bpf_get_stack(ctx, r->uips, sizeof(r->uips), BPF_F_USER_STACK);
 	r->stack_len = 0;
 	r->user_ok = 0;
@@ -305,6 +333,166 @@ int pg_sample(struct bpf_perf_event_data *ctx)
 		r->stack_len = copy_stack(r, regs.rsp);
 	}
 	copy_uretprobes(r);
+}
+
+SEC("perf_event")
+int pg_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct pg_rec_sample *r;
+
+	if (!(id >> 32))
+		return 0;	/* the idle task */
+	__sync_fetch_and_add(&nsamples, 1);
+	r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&nlost, 1);
+		return 0;
+	}
+	r->weight = 0;
+	r->kbytes = (int)bpf_get_stack(ctx, r->kips, sizeof(r->kips), 0);
+	fill_user(ctx, r, id, PG_REC_SAMPLE);
+	bpf_ringbuf_submit(r, wakeup((__u32)(id >> 32)));
+	return 0;
+}
+
+/*
+ * Off-CPU stacks (docs/sampling.md, "Off-CPU stacks"). Taking a thread's stacks costs
+ * microseconds, and a switch-heavy program switches hundreds of thousands of times a second,
+ * so they are taken only for the blocked intervals that are sent, decided when the interval
+ * is over:
+ *  - switch-out of a traced thread to sleep (prev_state not TASK_RUNNING; a preempted thread
+ *    stays runnable and is not profiled): the time, and the user pc and stack pointer;
+ *  - its wakeup: the time (the interval is blocked time up to here);
+ *  - its switch-in: the blocked time d. An interval of at least offcpu_quantum_ns is sent with
+ *    weight d; a shorter one with probability d / offcpu_quantum_ns and weight
+ *    offcpu_quantum_ns (so the expected weight is d for every interval, and at most about two
+ *    stacks go out per quantum of blocked time). A chosen interval gets its kernel stack
+ *    (bpf_get_task_stack: the thread is not running) and waits for its user stack;
+ *  - the thread's next system call exit, in its own context: its user stack is the one it
+ *    blocked with when the user pc and stack pointer are still those of the switch-out (it
+ *    has not run user code since); then the user part is taken as a CPU sample's and the
+ *    record goes out. A thread that blocked outside a system call (a page fault) has run on
+ *    by then: its interval is counted in noffcpu_nostack instead.
+ * The programs are loaded only with off-CPU stacks on. Only the switch-out looks at the set of
+ * traced processes; the others look the thread up in offcpu_state, where only threads that
+ * were traced when they went to sleep have an entry.
+ */
+#define PG_TASK_RUNNING 0
+#define PG_TASK_DEAD 0x80	/* its last switch-out: the thread exits */
+
+static __always_inline void user_pc_sp(__u64 *pc, __u64 *sp)
+{
+	struct pt_regs___pg *regs = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	*pc = BPF_CORE_READ(regs, ip);
+	*sp = BPF_CORE_READ(regs, sp);
+}
+
+static __always_inline void drop_pending(struct pg_offcpu_state *st)
+{
+	if (!st->weight)
+		return;
+	__sync_fetch_and_add(&noffcpu_nostack, 1);
+	__sync_fetch_and_add(&noffcpu_nostack_ns, st->weight);
+	st->weight = 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u32 ptgid = (__u32)prev->tgid, ptid = (__u32)prev->pid, ntid = (__u32)next->pid;
+	struct pg_offcpu_state *st;
+	__u64 d, w, end;
+
+	if (ptgid && (prev_state & PG_TASK_DEAD)) {
+		/* no interval to time: make room, and nothing for a later thread of its id */
+		bpf_map_delete_elem(&offcpu_state, &ptid);
+	} else if (ptgid && bpf_map_lookup_elem(&traced, &ptgid)) {
+		st = bpf_map_lookup_elem(&offcpu_state, &ptid);
+		if (!st) {
+			bpf_map_update_elem(&offcpu_state, &ptid, &offcpu_zero, BPF_NOEXIST);
+			st = bpf_map_lookup_elem(&offcpu_state, &ptid);
+		}
+		if (st) {
+			st->t_out = 0;
+			if (!preempt && (prev_state & 0xff) != PG_TASK_RUNNING) {
+				user_pc_sp(&st->pc, &st->sp);
+				st->t_wake = 0;
+				st->t_out = bpf_ktime_get_ns();
+			}
+		}
+	}
+	/* only a thread that was traced when it went to sleep has an entry */
+	st = ntid ? bpf_map_lookup_elem(&offcpu_state, &ntid) : NULL;
+	if (!st || !st->t_out)
+		return 0;
+	end = st->t_wake ? st->t_wake : bpf_ktime_get_ns();
+	d = end > st->t_out ? end - st->t_out : 0;
+	st->t_out = 0;
+	if (d >= offcpu_quantum_ns)
+		w = d;
+	else if (bpf_get_prandom_u32() % offcpu_quantum_ns < d)
+		w = offcpu_quantum_ns;
+	else
+		return 0;
+	/* a chosen interval of another user stack still waiting: it has run on since */
+	if (st->weight && (st->pc != st->wpc || st->sp != st->wsp))
+		drop_pending(st);
+	if (st->weight) {	/* blocked again in the same system call */
+		st->weight += w;
+		return 0;
+	}
+	st->weight = w;
+	st->wpc = st->pc;
+	st->wsp = st->sp;
+	st->kbytes = (int)bpf_get_task_stack(next, st->kips, sizeof(st->kips), 0);
+	return 0;
+}
+
+/* The end of a traced thread's sleep: it is runnable from here on. */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(pg_offcpu_wakeup, struct task_struct *p)
+{
+	__u32 tid = (__u32)p->pid;
+	struct pg_offcpu_state *st = tid ? bpf_map_lookup_elem(&offcpu_state, &tid) : NULL;
+
+	if (st && st->t_out && !st->t_wake)
+		st->t_wake = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* A traced thread back from a system call with a chosen interval: its user stack, and out. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(pg_offcpu_sysexit, struct pt_regs *uregs, long ret)
+{
+	__u64 id = bpf_get_current_pid_tgid(), pc, sp, w;
+	__u32 tid = (__u32)id;
+	struct pg_offcpu_state *st;
+	struct pg_rec_sample *r;
+
+	st = tid ? bpf_map_lookup_elem(&offcpu_state, &tid) : NULL;
+	if (!st || !st->weight)
+		return 0;
+	user_pc_sp(&pc, &sp);
+	if (pc != st->wpc || sp != st->wsp) {
+		drop_pending(st);
+		return 0;
+	}
+	w = st->weight;
+	st->weight = 0;
+	__sync_fetch_and_add(&noffcpu, 1);
+	r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
+	if (!r) {
+		__sync_fetch_and_add(&noffcpu_lost, 1);
+		__sync_fetch_and_add(&noffcpu_lost_ns, w);
+		return 0;
+	}
+	fill_user(ctx, r, id, PG_REC_OFFCPU);
+	r->weight = w;
+	r->kbytes = st->kbytes;
+	__builtin_memcpy(r->kips, st->kips, sizeof(r->kips));
 	bpf_ringbuf_submit(r, wakeup((__u32)(id >> 32)));
 	return 0;
 }

@@ -12,6 +12,12 @@
  * the uretprobe trampoline) carries the registers of the code the kernel runs there on the
  * benchmark's behalf instead (`fix` says which), and its snapshot starts at that stack
  * pointer, so that it unwinds like any other (docs/sampling.md, "Probed instructions").
+ *
+ * Off-CPU stacks (PG_REC_OFFCPU) are the same record with `weight` the nanoseconds a traced
+ * thread was blocked there (from its switch-out to sleep to its wakeup; sampled below a
+ * quantum: sample.bpf.c), its kernel stack taken when it is switched in again (kept in struct
+ * pg_offcpu_state) and the rest when it returns from the system call it blocked in.
+ * Samples have weight 0.
  */
 #ifndef PG_BPF_SAMPLE_H
 #define PG_BPF_SAMPLE_H
@@ -26,6 +32,7 @@
 enum pg_sample_kind {
 	PG_REC_SAMPLE = 1,
 	PG_REC_EXEC = 2,
+	PG_REC_OFFCPU = 3,	/* a struct pg_rec_sample taken at a switch-out, weight = ns */
 };
 
 /* Header common to every record. */
@@ -50,6 +57,7 @@ struct pg_rec_sample {
 	int ubytes;			/* bytes of uips filled, or a negative errno */
 	unsigned int stack_len;		/* bytes of stack copied */
 	unsigned int user_ok;		/* regs hold the user registers */
+	unsigned long long weight;	/* PG_REC_OFFCPU: nanoseconds blocked; else 0 */
 	/* DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
 	unsigned long long regs[PG_SAMPLE_NREGS];
 	unsigned long long kips[PG_SAMPLE_KFRAMES];
@@ -67,6 +75,24 @@ struct pg_rec_sample {
 
 struct pg_rec_exec {
 	struct pg_rec_hdr h;
+};
+
+/*
+ * A traced thread's off-CPU state: the interval it is blocked in, and a chosen interval waiting
+ * for its user stack (weight > 0: its kernel stack, and the user pc and stack pointer it
+ * blocked with).
+ */
+#define PG_OFFCPU_THREADS 8192	/* threads with off-CPU state at once (LRU) */
+
+struct pg_offcpu_state {
+	unsigned long long t_out;	/* ktime of the switch-out to sleep; 0: not asleep */
+	unsigned long long t_wake;	/* ktime of its wakeup, or 0 while still asleep */
+	unsigned long long pc, sp;	/* user pc and stack pointer at that switch-out */
+	unsigned long long weight;	/* the chosen interval's nanoseconds, or 0: none */
+	unsigned long long wpc, wsp;	/* its user pc and stack pointer */
+	int kbytes;			/* its kernel stack: bytes of kips, or a negative errno */
+	unsigned int pad;
+	unsigned long long kips[PG_SAMPLE_KFRAMES];
 };
 
 #endif

@@ -31,20 +31,28 @@ int do_pprof(int argc, char **argv);
 int do_ab(int argc, char **argv);
 
 /*
- * The options perfgate folded, flamegraph and pprof share (cli/profile.c): RUN.json, --rep N,
- * -o/--output FILE, --title TEXT, --keep-probe-frames.
+ * The options perfgate folded, flamegraph and pprof share (cli/profile.c): RUN.json (or, where
+ * two runs are allowed, BASE.json NEW.json), --rep N, -o/--output FILE, --title TEXT,
+ * --keep-probe-frames, --offcpu.
  */
 struct pg_profile_args {
 	const char *run, *out, *title;
+	const char *base;	/* BASE.json of two runs (then run is NEW.json), or NULL */
 	long rep;		/* 0-based; -1: all */
 	bool keep_probes;	/* leave perfgate's own frames unfolded (diff/probes.h) */
+	bool offcpu;		/* the off-CPU stacks (counts in ns), not the sampled ones */
 };
-/* Parse them; -1 to go on, or the exit code (after --help, or a logged error). */
-int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_profile_args *a);
-/* Read a->run into @run and check it has repetition a->rep and sampled stacks; fold
- * perfgate's own frames (unless a->keep_probes). 0, or -1 after logging. */
+/* Parse them (@two_runs: BASE NEW is allowed too); -1 to go on, or the exit code (after
+ * --help, or a logged error). */
+int pg_profile_args_parse(int argc, char **argv, const char *usage, bool two_runs,
+			  struct pg_profile_args *a);
+/* Read a->run into @run and check it has repetition a->rep and sampled stacks (with
+ * a->offcpu: off-CPU stacks, which then become the run's stacks, pg_run_offcpu_as_stacks());
+ * fold perfgate's own frames (unless a->keep_probes). 0, or -1 after logging. */
 struct pg_run;
 int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run);
+/* The same for the run file @path (a->base, say). */
+int pg_profile_load(const struct pg_profile_args *a, const char *path, struct pg_run *run);
 /* Fold @run's probe frames (pg_run_fold_probes()); on failure say so, naming @what: -1. */
 int pg_profile_fold_probes(struct pg_run *run, const char *what);
 /* Load as above, then the stacks of repetition a->rep (or all, added up): *v (free with
@@ -53,6 +61,9 @@ struct pg_stack;
 int pg_profile_args_stacks(const struct pg_profile_args *a, struct pg_run *run,
 			   struct pg_stack **v, size_t *n);
 /* The --keep-probe-frames line of their usage texts */
+#define PG_PROFILE_OFFCPU_HELP \
+	"  --offcpu        the off-CPU stacks: where threads blocked, weighted by the\n" \
+	"                  nanoseconds they were blocked (docs/sampling.md)\n"
 #define PG_PROFILE_KEEP_PROBES_HELP \
 	"  --keep-probe-frames  show the kernel frames of perfgate's probes, not one\n" \
 	"                  '[perfgate probes]' frame (docs/sampling.md)\n"
@@ -60,7 +71,8 @@ int pg_profile_args_stacks(const struct pg_profile_args *a, struct pg_run *run,
 /*
  * The recording options perfgate record and perfgate ab share (cli/record_args.c): -r, -f, -x,
  * --max-funcs, --all-functions, --budget, --functions-of, --allow-failure, --single-attach,
- * -F, --no-sample, --timeout, --user, --no-exception-fix, --exception-fix, --no-offcpu, -q.
+ * -F, --no-sample, --timeout, --user, --no-exception-fix, --exception-fix, --no-offcpu,
+ * --offcpu-stacks, -q.
  * A command puts PG_RECORD_SHORTOPTS into its getopt string and PG_RECORD_LONGOPTS into its
  * table, hands each option to pg_record_args_opt(), then calls pg_record_args_finish() once.
  * Owns the filter vectors and --functions-of's run; pg_record_args_release() frees them.
@@ -69,6 +81,7 @@ enum {
 	PG_ROPT_MAX_FUNCS = 0x100, PG_ROPT_ALL_FUNCTIONS, PG_ROPT_BUDGET, PG_ROPT_FUNCTIONS_OF,
 	PG_ROPT_ALLOW_FAILURE, PG_ROPT_SINGLE_ATTACH, PG_ROPT_NO_SAMPLE, PG_ROPT_TIMEOUT,
 	PG_ROPT_USER, PG_ROPT_NO_EXCEPTION_FIX, PG_ROPT_EXCEPTION_FIX, PG_ROPT_NO_OFFCPU,
+	PG_ROPT_OFFCPU_STACKS,
 };
 #define PG_RECORD_SHORTOPTS "r:f:x:F:q"
 #define PG_RECORD_LONGOPTS \
@@ -88,7 +101,8 @@ enum {
 	{ "user", required_argument, NULL, PG_ROPT_USER }, \
 	{ "no-exception-fix", no_argument, NULL, PG_ROPT_NO_EXCEPTION_FIX }, \
 	{ "exception-fix", no_argument, NULL, PG_ROPT_EXCEPTION_FIX }, \
-	{ "no-offcpu", no_argument, NULL, PG_ROPT_NO_OFFCPU }
+	{ "no-offcpu", no_argument, NULL, PG_ROPT_NO_OFFCPU }, \
+	{ "offcpu-stacks", no_argument, NULL, PG_ROPT_OFFCPU_STACKS }
 
 struct pg_record_args {
 	struct pg_record_opts o;

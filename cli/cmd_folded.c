@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * perfgate folded: the sampled stacks of a run as folded text (docs/sampling.md).
+ * perfgate folded: the sampled stacks of a run as folded text, or with --offcpu its off-CPU
+ * stacks, weighted in nanoseconds (docs/sampling.md).
  */
 #include <stdio.h>
 
@@ -10,13 +11,14 @@
 #include "cli.h"
 
 static const char folded_usage[] =
-	"usage: perfgate folded RUN.json [--rep N] [-o FILE] [--keep-probe-frames]\n"
+	"usage: perfgate folded RUN.json [--rep N] [-o FILE] [--offcpu] [--keep-probe-frames]\n"
 	"\n"
 	"Print the sampled stacks of a run as folded text, one stack a line, root first:\n"
 	"'main;parse;lex 123'. flamegraph.pl, inferno and speedscope read it.\n"
 	"\n"
 	"  --rep N         only repetition N (1 = the first); default all, added up\n"
 	"  -o, --output F  write to F (atomically) instead of stdout\n"
+	PG_PROFILE_OFFCPU_HELP
 	PG_PROFILE_KEEP_PROBES_HELP;
 
 int do_folded(int argc, char **argv)
@@ -26,7 +28,7 @@ int do_folded(int argc, char **argv)
 	struct pg_atomic at;
 	struct pg_run run;
 	size_t n = 0;
-	int ret = pg_profile_args_parse(argc, argv, folded_usage, &a);
+	int ret = pg_profile_args_parse(argc, argv, folded_usage, false, &a);
 	FILE *f = stdout;
 
 	if (ret >= 0)

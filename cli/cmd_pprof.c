@@ -10,14 +10,16 @@
 #include "cli.h"
 
 static const char pprof_usage[] =
-	"usage: perfgate pprof RUN.json -o FILE.pb.gz [--rep N] [--keep-probe-frames]\n"
+	"usage: perfgate pprof RUN.json -o FILE.pb.gz [--rep N] [--offcpu] [--keep-probe-frames]\n"
 	"\n"
 	"Write the sampled stacks of a run as a gzipped pprof profile (profile.proto), with\n"
 	"sample types samples/count and cpu/nanoseconds: go tool pprof, Parca, Grafana Pyroscope\n"
-	"and speedscope read it.\n"
+	"and speedscope read it. With --offcpu: the off-CPU stacks, sample type\n"
+	"offcpu/nanoseconds.\n"
 	"\n"
 	"  -o, --output F  write to F (atomically); required\n"
 	"  --rep N         only repetition N (1 = the first); default all, added up\n"
+	PG_PROFILE_OFFCPU_HELP
 	PG_PROFILE_KEEP_PROBES_HELP;
 
 int do_pprof(int argc, char **argv)
@@ -26,7 +28,7 @@ int do_pprof(int argc, char **argv)
 	struct pg_stack *v = NULL;
 	struct pg_run run;
 	size_t n = 0;
-	int ret = pg_profile_args_parse(argc, argv, pprof_usage, &a);
+	int ret = pg_profile_args_parse(argc, argv, pprof_usage, false, &a);
 
 	if (ret >= 0)
 		return ret;
@@ -40,7 +42,7 @@ int do_pprof(int argc, char **argv)
 	pg_run_init(&run);
 	if (pg_profile_args_stacks(&a, &run, &v, &n))
 		goto cleanup;
-	if (!pg_pprof_write(a.out, &run, v, n))
+	if (!pg_pprof_write(a.out, &run, v, n, a.offcpu))
 		ret = PG_EXIT_OK;
 cleanup:
 	pg_stacks_free(v, n);

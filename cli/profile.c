@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * cli/profile.c - what perfgate folded (cmd_folded.c), perfgate flamegraph
- * (cmd_flamegraph.c) and perfgate pprof (cmd_pprof.c) share: their options, RUN.json [--rep N] [-o FILE] [--title TEXT]
- * [--keep-probe-frames], and the checks of the run they read (see cli.h).
+ * (cmd_flamegraph.c) and perfgate pprof (cmd_pprof.c) share: their options, RUN.json [--rep N]
+ * [-o FILE] [--title TEXT] [--keep-probe-frames] [--offcpu], and the checks of the run they
+ * read (see cli.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -14,13 +15,15 @@
 #include "../diff/probes.h"
 #include "cli.h"
 
-int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_profile_args *a)
+int pg_profile_args_parse(int argc, char **argv, const char *usage, bool two_runs,
+			  struct pg_profile_args *a)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "rep", required_argument, NULL, 'r' },
 		{ "title", required_argument, NULL, 't' },
 		{ "keep-probe-frames", no_argument, NULL, 'k' },
+		{ "offcpu", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -46,6 +49,9 @@ int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_pr
 		case 'k':
 			a->keep_probes = true;
 			break;
+		case 'c':
+			a->offcpu = true;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return PG_EXIT_OK;
@@ -54,11 +60,14 @@ int pg_profile_args_parse(int argc, char **argv, const char *usage, struct pg_pr
 			return PG_EXIT_ERROR;
 		}
 	}
-	if (argc - optind != 1) {
-		pg_err("%s: expected one run file", argv[0]);
+	if (argc - optind != 1 && (!two_runs || argc - optind != 2)) {
+		pg_err("%s: expected %s", argv[0], two_runs ? "one run file, or two (BASE NEW)" :
+		       "one run file");
 		fputs(usage, stderr);
 		return PG_EXIT_ERROR;
 	}
+	if (argc - optind == 2)
+		a->base = argv[optind++];
 	a->run = argv[optind];
 	return -1;
 }
@@ -71,26 +80,44 @@ int pg_profile_fold_probes(struct pg_run *run, const char *what)
 	return -1;
 }
 
-int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run)
+int pg_profile_load(const struct pg_profile_args *a, const char *path, struct pg_run *run)
 {
 	size_t n = 0;
 
-	if (pg_runfile_read(a->run, run))
+	if (pg_runfile_read(path, run))
 		return -1;
 	if (a->rep >= 0 && (size_t)a->rep >= run->nreps) {
-		pg_err("%s has %zu repetitions: there is no repetition %ld", a->run, run->nreps,
+		pg_err("%s has %zu repetitions: there is no repetition %ld", path, run->nreps,
 		       a->rep + 1);
 		return -1;
+	}
+	if (a->offcpu) {
+		if (!pg_run_noffcpu(run)) {
+			pg_err("%s has no off-CPU stacks (%s)", path, run->meta.sample_hz ?
+			       "record with --offcpu-stacks to take them; or no thread ever "
+			       "blocked" : "recorded with --no-sample: off-CPU stacks come "
+			       "with the sampled profile");
+			return -1;
+		}
+		if (pg_run_offcpu_as_stacks(run)) {
+			pg_err("%s: the off-CPU time of a repetition overflows 64 bits", path);
+			return -1;
+		}
 	}
 	for (size_t r = 0; r < run->nreps; r++)
 		n += run->reps[r].nstacks;
 	if (!n) {
-		pg_err("%s has no sampled stacks (%s)", a->run, run->meta.sample_hz ?
+		pg_err("%s has no sampled stacks (%s)", path, run->meta.sample_hz ?
 		       "the benchmark was too short to be sampled: raise -F or its run time" :
 		       "it was recorded with --no-sample or by an older perfgate");
 		return -1;
 	}
-	return a->keep_probes ? 0 : pg_profile_fold_probes(run, a->run);
+	return a->keep_probes ? 0 : pg_profile_fold_probes(run, path);
+}
+
+int pg_profile_args_load(const struct pg_profile_args *a, struct pg_run *run)
+{
+	return pg_profile_load(a, a->run, run);
 }
 
 int pg_profile_args_stacks(const struct pg_profile_args *a, struct pg_run *run,

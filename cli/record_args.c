@@ -88,6 +88,9 @@ int pg_record_args_opt(struct pg_record_args *a, int c, const char *arg)
 	case PG_ROPT_NO_OFFCPU:
 		o->no_offcpu = true;
 		return 0;
+	case PG_ROPT_OFFCPU_STACKS:
+		o->offcpu_stacks = true;
+		return 0;
 	case 'q':
 		o->quiet = true;
 		return 0;

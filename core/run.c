@@ -227,6 +227,32 @@ const struct pg_func *pg_run_find_func(const struct pg_run *run, const char *bin
 
 #define WHY(...) do { if (why && whylen) snprintf(why, whylen, __VA_ARGS__); } while (0)
 
+/* @v[0..n) sorted by folded, unique, valid folded stacks, counts >= 1 adding up without
+ * overflow into *sum; @what names them. */
+static int validate_stack_list(const struct pg_stack *v, size_t n, const char *what, size_t r,
+			       uint64_t *sum, char *why, size_t whylen)
+{
+	*sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pg_stack *st = &v[i];
+
+		if (!pg_folded_valid(st->folded)) {
+			WHY("repetition %zu, %s %zu: not a valid folded stack", r, what, i);
+			return -EINVAL;
+		}
+		if (i && strcmp(v[i - 1].folded, st->folded) >= 0) {
+			WHY("repetition %zu: %ss out of order or repeated", r, what);
+			return -EINVAL;
+		}
+		if (!st->count || st->count > UINT64_MAX - *sum) {
+			WHY("repetition %zu, %s %zu: bad count", r, what, i);
+			return -EINVAL;
+		}
+		*sum += st->count;
+	}
+	return 0;
+}
+
 static int validate_stacks(const struct pg_rep *rep, size_t r, char *why, size_t whylen)
 {
 	uint64_t sum = 0;
@@ -235,23 +261,10 @@ static int validate_stacks(const struct pg_rep *rep, size_t r, char *why, size_t
 		WHY("repetition %zu: more samples lost than taken", r);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < rep->nstacks; i++) {
-		const struct pg_stack *st = &rep->stacks[i];
-
-		if (!pg_folded_valid(st->folded)) {
-			WHY("repetition %zu, stack %zu: not a valid folded stack", r, i);
-			return -EINVAL;
-		}
-		if (i && strcmp(rep->stacks[i - 1].folded, st->folded) >= 0) {
-			WHY("repetition %zu: stacks out of order or repeated", r);
-			return -EINVAL;
-		}
-		if (!st->count || st->count > UINT64_MAX - sum) {
-			WHY("repetition %zu, stack %zu: bad count", r, i);
-			return -EINVAL;
-		}
-		sum += st->count;
-	}
+	if (validate_stack_list(rep->offcpu, rep->noffcpu, "off-CPU stack", r, &sum, why,
+				whylen) ||
+	    validate_stack_list(rep->stacks, rep->nstacks, "stack", r, &sum, why, whylen))
+		return -EINVAL;
 	if (sum > rep->samples - rep->samples_lost) {
 		WHY("repetition %zu: stacks hold %llu samples, more than the %llu kept", r,
 		    (unsigned long long)sum,

@@ -97,6 +97,8 @@ struct pg_flame {
 	uint64_t gone_samples;		/* BASE samples on paths NEW does not have */
 	size_t max_depth;
 	bool tested;		/* both sides had >= 2 repetitions with samples */
+	bool offcpu;		/* the counts are off-CPU nanoseconds, not samples (the caller
+				 * sets it, for the words of the drawing) */
 	size_t ngrew, nshrank, nonly_new;	/* frames; ngrew and nshrank include nexact_* */
 	bool exact;		/* coloured with a comparison: traced frames by their verdict */
 	enum pg_metric exact_metric;	/* the metric the comparison used */

@@ -182,3 +182,37 @@ int pg_folded_write(FILE *f, const struct pg_stack *v, size_t n)
 			return -EIO;
 	return 0;
 }
+
+size_t pg_run_noffcpu(const struct pg_run *run)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < run->nreps; r++)
+		n += run->reps[r].noffcpu;
+	return n;
+}
+
+int pg_run_offcpu_as_stacks(struct pg_run *run)
+{
+	for (size_t r = 0; r < run->nreps; r++) {
+		struct pg_rep *rep = &run->reps[r];
+		uint64_t sum = 0;
+
+		for (size_t i = 0; i < rep->noffcpu; i++) {
+			if (rep->offcpu[i].count > UINT64_MAX - sum)
+				return -EOVERFLOW;
+			sum += rep->offcpu[i].count;
+		}
+		for (size_t i = 0; i < rep->nstacks; i++)
+			free(rep->stacks[i].folded);
+		free(rep->stacks);
+		rep->stacks = rep->offcpu;
+		rep->nstacks = rep->noffcpu;
+		rep->offcpu = NULL;
+		rep->noffcpu = 0;
+		rep->samples = sum;
+		rep->samples_lost = 0;
+		rep->samples_truncated = 0;
+	}
+	return 0;
+}

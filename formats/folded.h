@@ -39,6 +39,18 @@ int pg_stacks_merge(const struct pg_run *run, long rep, struct pg_stack **out, s
 
 void pg_stacks_free(struct pg_stack *v, size_t n);
 
+/* The off-CPU stacks of @run, over all repetitions (0: none were recorded). */
+size_t pg_run_noffcpu(const struct pg_run *run);
+
+/*
+ * Make each repetition's off-CPU stacks (pg_rep.offcpu, counts in nanoseconds) its stacks, so
+ * that whatever reads stacks (probe folding, merging, flame trees, pprof) reads them: the
+ * sampled stacks are freed, samples becomes the repetition's off-CPU nanoseconds in stacks,
+ * samples_lost and samples_truncated 0 (the run stays valid). 0, or -EOVERFLOW when a
+ * repetition's nanoseconds do not fit 64 bits (the run is then partly converted).
+ */
+int pg_run_offcpu_as_stacks(struct pg_run *run);
+
 /* Write @v[0..n) as folded text. 0 or -EIO. */
 int pg_folded_write(FILE *f, const struct pg_stack *v, size_t n);
 

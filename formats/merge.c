@@ -141,6 +141,23 @@ static int cmp_remap(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Copy @src[0..n) into *dst, *ndst (empty before; counting what is owned so far). */
+static int copy_stacks(struct pg_stack **dst, size_t *ndst, const struct pg_stack *src, size_t n)
+{
+	if (!n)
+		return 0;
+	*dst = calloc(n, sizeof(**dst));
+	if (!*dst)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (dup_str(&(*dst)[i].folded, src[i].folded))
+			return -ENOMEM;
+		(*dst)[i].count = src[i].count;
+		*ndst = i + 1;
+	}
+	return 0;
+}
+
 static int copy_rep(struct pg_run *out, const struct pg_rep *src, const uint32_t *map,
 		    struct remap *tmp)
 {
@@ -154,17 +171,9 @@ static int copy_rep(struct pg_run *out, const struct pg_rep *src, const uint32_t
 	rep->samples = src->samples;
 	rep->samples_lost = src->samples_lost;
 	rep->samples_truncated = src->samples_truncated;
-	if (src->nstacks) {
-		rep->stacks = calloc(src->nstacks, sizeof(*rep->stacks));
-		if (!rep->stacks)
-			return -ENOMEM;
-		for (size_t i = 0; i < src->nstacks; i++) {
-			if (dup_str(&rep->stacks[i].folded, src->stacks[i].folded))
-				return -ENOMEM;
-			rep->stacks[i].count = src->stacks[i].count;
-			rep->nstacks = i + 1;
-		}
-	}
+	if (copy_stacks(&rep->stacks, &rep->nstacks, src->stacks, src->nstacks) ||
+	    copy_stacks(&rep->offcpu, &rep->noffcpu, src->offcpu, src->noffcpu))
+		return -ENOMEM;
 	if (src->nthreads) {
 		rep->threads = calloc(src->nthreads, sizeof(*rep->threads));
 		if (!rep->threads)

@@ -243,9 +243,10 @@ static void tables_release(struct tables *t, size_t nstacks)
 }
 
 static int tables_build(struct tables *t, const struct pg_run *run, const struct pg_stack *v,
-			size_t n)
+			size_t n, bool offcpu)
 {
 	static const char *const fixed[] = { "", "samples", "count", "cpu", "nanoseconds" };
+	static const char *const fixed_offcpu[] = { "", "offcpu", "nanoseconds" };
 	const struct pg_func **bydisp = NULL;
 	size_t nflat = 0, alloc = 0, ns;
 	int ret = -ENOMEM;
@@ -299,7 +300,9 @@ static int tables_build(struct tables *t, const struct pg_run *run, const struct
 	if (!t->strs)
 		goto out;
 	t->nstrs = 0;
-	for (size_t i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
+	for (size_t i = 0; offcpu && i < sizeof(fixed_offcpu) / sizeof(*fixed_offcpu); i++)
+		t->strs[t->nstrs++] = fixed_offcpu[i];
+	for (size_t i = 0; !offcpu && i < sizeof(fixed) / sizeof(*fixed); i++)
 		if (run->meta.sample_hz || i < 3)
 			t->strs[t->nstrs++] = fixed[i];
 	for (size_t i = 0; i < t->nnames; i++) {
@@ -343,18 +346,23 @@ static uint64_t start_ns(const char *iso)
 	return t > 0 ? (uint64_t)t * 1000000000ull : 0;
 }
 
+/* @offcpu: the counts are off-CPU nanoseconds, one sample type "offcpu"/"nanoseconds" */
 static int encode(struct pb *p, const struct tables *t, const struct pg_run *run,
-		  const struct pg_stack *v, size_t n)
+		  const struct pg_stack *v, size_t n, bool offcpu)
 {
-	uint64_t period = run->meta.sample_hz ?
+	uint64_t period = run->meta.sample_hz && !offcpu ?
 		(1000000000ull + run->meta.sample_hz / 2) / run->meta.sample_hz : 0;
+	const char *type = offcpu ? "offcpu" : "cpu";
 	struct pb sub = { 0 }, line = { 0 }, packed = { 0 };
 	uint64_t wall = 0;
 	int ret;
 
-	put_value_type(p, &sub, PROFILE_SAMPLE_TYPE, t, "samples", "count");
+	put_value_type(p, &sub, PROFILE_SAMPLE_TYPE, t, offcpu ? "offcpu" : "samples",
+		       offcpu ? "nanoseconds" : "count");
 	if (period)
 		put_value_type(p, &sub, PROFILE_SAMPLE_TYPE, t, "cpu", "nanoseconds");
+	if (offcpu)
+		period = 1;	/* one value per sample, already in ns: the period of a ns */
 
 	for (size_t i = 0; i < n; i++) {
 		/* leaf first */
@@ -369,7 +377,7 @@ static int encode(struct pb *p, const struct tables *t, const struct pg_run *run
 			goto out;
 		}
 		pb_varint(&packed, v[i].count);
-		if (period)
+		if (period && !offcpu)
 			pb_varint(&packed, v[i].count * period);
 		pb_bytes(&sub, SAMPLE_VALUE, packed.b, packed.len);
 		packed.len = 0;
@@ -419,9 +427,9 @@ static int encode(struct pb *p, const struct tables *t, const struct pg_run *run
 		wall += run->reps[r].wall_ns;
 	pb_uint(p, PROFILE_DURATION_NANOS, wall <= INT64_MAX ? wall : 0);
 	if (period) {
-		put_value_type(p, &sub, PROFILE_PERIOD_TYPE, t, "cpu", "nanoseconds");
+		put_value_type(p, &sub, PROFILE_PERIOD_TYPE, t, type, "nanoseconds");
 		pb_uint(p, PROFILE_PERIOD, period);
-		pb_uint(p, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(t, "cpu"));
+		pb_uint(p, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(t, type));
 	}
 	ret = p->err || sub.err || line.err || packed.err ? -ENOMEM : 0;
 	if (ret)
@@ -433,17 +441,17 @@ out:
 	return ret;
 }
 
-int pg_pprof_encode(const struct pg_run *run, const struct pg_stack *v, size_t n,
-		    unsigned char **out, size_t *len)
+int pg_pprof_encode_as(const struct pg_run *run, const struct pg_stack *v, size_t n,
+		       bool offcpu, unsigned char **out, size_t *len)
 {
 	struct tables t = { 0 };
 	struct pb p = { 0 };
-	int ret = tables_build(&t, run, v, n);
+	int ret = tables_build(&t, run, v, n, offcpu);
 
 	if (ret)
 		pg_err("pprof: out of memory");
 	else
-		ret = encode(&p, &t, run, v, n);
+		ret = encode(&p, &t, run, v, n, offcpu);
 	tables_release(&t, n);
 	if (ret) {
 		free(p.b);
@@ -454,13 +462,19 @@ int pg_pprof_encode(const struct pg_run *run, const struct pg_stack *v, size_t n
 	return *out ? 0 : -ENOMEM;
 }
 
+int pg_pprof_encode(const struct pg_run *run, const struct pg_stack *v, size_t n,
+		    unsigned char **out, size_t *len)
+{
+	return pg_pprof_encode_as(run, v, n, false, out, len);
+}
+
 int pg_pprof_write(const char *path, const struct pg_run *run, const struct pg_stack *v,
-		   size_t n)
+		   size_t n, bool offcpu)
 {
 	unsigned char *raw = NULL, *gz = NULL;
 	z_stream z = { 0 };
 	size_t len, cap;
-	int ret = pg_pprof_encode(run, v, n, &raw, &len);
+	int ret = pg_pprof_encode_as(run, v, n, offcpu, &raw, &len);
 
 	if (ret)
 		return ret;

@@ -24,6 +24,8 @@
  *    libc functions, `[unknown]`, ...) have no mapping. Every mapping says it has functions,
  *    file names and line numbers so that readers do not try to symbolize again;
  *  - time_nanos from meta.start_time, duration_nanos the wall time of all repetitions.
+ * An off-CPU profile (the stacks of pg_run_offcpu_as_stacks(), counts in nanoseconds) has one
+ * sample type instead, "offcpu"/"nanoseconds" (the count itself), its period type and default.
  * Inlined functions are frames of their own in run files, not marked as inlined, so each
  * gets its own location; nothing is written as inlined. Tracing's exact per-function times
  * are not in the profile (docs/sampling.md says why). The output is deterministic.
@@ -35,6 +37,7 @@
 #ifndef PG_PPROF_H
 #define PG_PPROF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../core/run.h"
@@ -46,10 +49,14 @@
  */
 int pg_pprof_encode(const struct pg_run *run, const struct pg_stack *v, size_t n,
 		    unsigned char **out, size_t *len);
+/* The same; @offcpu: the counts of @v are off-CPU nanoseconds (see above). */
+int pg_pprof_encode_as(const struct pg_run *run, const struct pg_stack *v, size_t n,
+		       bool offcpu, unsigned char **out, size_t *len);
 
-/* Encode as above, gzip (one gzip member) and write to @path atomically (core/atomic.h: the
- * old file or the complete new one, never a part). 0 or -errno, logged. */
+/* Encode as above (@offcpu: pg_pprof_encode_as()), gzip (one gzip member) and write to @path
+ * atomically (core/atomic.h: the old file or the complete new one, never a part). 0 or
+ * -errno, logged. */
 int pg_pprof_write(const char *path, const struct pg_run *run, const struct pg_stack *v,
-		   size_t n);
+		   size_t n, bool offcpu);
 
 #endif

@@ -384,38 +384,34 @@ static int read_stats(const struct pg_jr *rd, struct json_object *o, size_t r,
 	return 0;
 }
 
-/* The optional sampled profile of a repetition (see put_profile()). */
-static int read_profile(const struct pg_jr *rd, struct json_object *o, const char *where,
-			struct pg_rep *rep)
+/*
+ * The array @key of [folded, count] pairs in @o into *v, *n (absent: nothing), sorted, unique,
+ * each count >= 1, their sum in *sum (which must not overflow).
+ */
+static int read_stacks(const struct pg_jr *rd, struct json_object *o, const char *where,
+		       const char *key, struct pg_stack **v, size_t *nv, uint64_t *sum)
 {
 	struct json_object *stacks;
-	uint64_t sum = 0;
+	char what[64];
 	size_t n;
 	int err;
 
-	err = pg_jr_opt_u64(rd, o, where, "samples", UINT64_MAX, &rep->samples);
-	err = err ?: pg_jr_opt_u64(rd, o, where, "samples_lost", UINT64_MAX, &rep->samples_lost);
-	err = err ?: pg_jr_opt_u64(rd, o, where, "samples_truncated", UINT64_MAX,
-				   &rep->samples_truncated);
-	if (err)
-		return err;
-	if (rep->samples_lost > rep->samples)
-		return pg_jr_bad(rd, where, "\"samples_lost\" is larger than \"samples\"");
-	if (!json_object_object_get_ex(o, "stacks", &stacks))
+	*sum = 0;
+	if (!json_object_object_get_ex(o, key, &stacks))
 		return 0;
-	if (pg_jr_want(rd, stacks, where, "\"stacks\"", json_type_array, false))
+	snprintf(what, sizeof(what), "\"%s\"", key);
+	if (pg_jr_want(rd, stacks, where, what, json_type_array, false))
 		return -EINVAL;
 	n = json_object_array_length(stacks);
-	rep->stacks = calloc(n ? n : 1, sizeof(*rep->stacks));
-	if (!rep->stacks)
+	*v = calloc(n ? n : 1, sizeof(**v));
+	if (!*v)
 		return pg_jr_oom(rd);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *pair = json_object_array_get_idx(stacks, i);
 		const char *folded;
-		char what[64];
 		uint64_t count;
 
-		snprintf(what, sizeof(what), "\"stacks\"[%zu]", i);
+		snprintf(what, sizeof(what), "\"%s\"[%zu]", key, i);
 		if (pg_jr_want(rd, pair, where, what, json_type_array, false))
 			return -EINVAL;
 		if (json_object_array_length(pair) != 2)
@@ -429,17 +425,39 @@ static int read_profile(const struct pg_jr *rd, struct json_object *o, const cha
 		if (!pg_folded_valid(folded))
 			return pg_jr_bad(rd, where, "%s is not a folded stack (frames separated "
 					 "by ';', none empty, no control characters)", what);
-		if (i && strcmp(rep->stacks[i - 1].folded, folded) >= 0)
+		if (i && strcmp((*v)[i - 1].folded, folded) >= 0)
 			return pg_jr_bad(rd, where, "%s: stacks must be sorted and unique", what);
-		if (!count || count > UINT64_MAX - sum)
+		if (!count || count > UINT64_MAX - *sum)
 			return pg_jr_bad(rd, where, "%s: the count must be at least 1", what);
-		sum += count;
-		rep->stacks[i].folded = strdup(folded);
-		if (!rep->stacks[i].folded)
+		*sum += count;
+		(*v)[i].folded = strdup(folded);
+		if (!(*v)[i].folded)
 			return pg_jr_oom(rd);
-		rep->stacks[i].count = count;
-		rep->nstacks = i + 1;
+		(*v)[i].count = count;
+		*nv = i + 1;
 	}
+	return 0;
+}
+
+/* The optional sampled profile of a repetition and its off-CPU stacks (see put_profile()). */
+static int read_profile(const struct pg_jr *rd, struct json_object *o, const char *where,
+			struct pg_rep *rep)
+{
+	uint64_t sum = 0;
+	int err;
+
+	err = pg_jr_opt_u64(rd, o, where, "samples", UINT64_MAX, &rep->samples);
+	err = err ?: pg_jr_opt_u64(rd, o, where, "samples_lost", UINT64_MAX, &rep->samples_lost);
+	err = err ?: pg_jr_opt_u64(rd, o, where, "samples_truncated", UINT64_MAX,
+				   &rep->samples_truncated);
+	if (err)
+		return err;
+	if (rep->samples_lost > rep->samples)
+		return pg_jr_bad(rd, where, "\"samples_lost\" is larger than \"samples\"");
+	err = read_stacks(rd, o, where, "offcpu_stacks", &rep->offcpu, &rep->noffcpu, &sum);
+	err = err ?: read_stacks(rd, o, where, "stacks", &rep->stacks, &rep->nstacks, &sum);
+	if (err)
+		return err;
 	if (sum > rep->samples - rep->samples_lost)
 		return pg_jr_bad(rd, where, "\"stacks\" hold %" PRIu64 " samples, more than the "
 				 "%" PRIu64 " kept", sum, rep->samples - rep->samples_lost);

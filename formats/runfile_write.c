@@ -133,26 +133,38 @@ static struct json_object *new_calib(const struct pg_calib *c)
 	return o;
 }
 
+/* [[folded, count], ...] of @v[0..n), or NULL on ENOMEM. */
+static struct json_object *new_stacks(const struct pg_stack *v, size_t n)
+{
+	struct json_object *stacks = pg_json_new_array(n);
+
+	for (size_t i = 0; stacks && i < n; i++) {
+		struct json_object *pair = json_object_new_array_ext(2);
+
+		if (pg_json_push(pair, json_object_new_string(v[i].folded)) ||
+		    pg_json_push(pair, json_object_new_uint64(v[i].count)) ||
+		    pg_json_push(stacks, pair)) {
+			json_object_put(pair);
+			json_object_put(stacks);
+			return NULL;
+		}
+	}
+	return stacks;
+}
+
 /* The optional sampled profile of a repetition: "samples", "samples_lost",
- * "samples_truncated" and "stacks": [[folded, count], ...]; nothing when there is none. */
+ * "samples_truncated" and "stacks": [[folded, count], ...]; nothing when there is none.
+ * Then the off-CPU stacks, "offcpu_stacks": [[folded, ns], ...], when there are any. */
 static int put_profile(struct json_object *o, const struct pg_rep *rep)
 {
 	struct json_object *stacks;
 
+	if (rep->noffcpu && pg_json_put(o, "offcpu_stacks", new_stacks(rep->offcpu,
+									 rep->noffcpu)))
+		return -ENOMEM;
 	if (!rep->samples && !rep->nstacks)
 		return 0;
-	stacks = pg_json_new_array(rep->nstacks);
-	for (size_t i = 0; stacks && i < rep->nstacks; i++) {
-		struct json_object *pair = json_object_new_array_ext(2);
-
-		if (pg_json_push(pair, json_object_new_string(rep->stacks[i].folded)) ||
-		    pg_json_push(pair, json_object_new_uint64(rep->stacks[i].count)) ||
-		    pg_json_push(stacks, pair)) {
-			json_object_put(pair);
-			json_object_put(stacks);
-			return -ENOMEM;
-		}
-	}
+	stacks = new_stacks(rep->stacks, rep->nstacks);
 	if (!stacks || pg_json_put_u64(o, "samples", rep->samples) ||
 	    pg_json_put_u64(o, "samples_lost", rep->samples_lost) ||
 	    pg_json_put_u64(o, "samples_truncated", rep->samples_truncated)) {

@@ -204,6 +204,19 @@ static void exact_tip(struct pg_strbuf *b, const struct pg_flame *f, const struc
 		pg_strbuf_addf(b, "\n%s", fc->reason);
 }
 
+/* A count of @f in words: "123 samples", or off-CPU time "12.3 ms off-CPU" */
+static void amount(struct pg_strbuf *b, const struct pg_flame *f, uint64_t v)
+{
+	if (!f->offcpu)
+		pg_strbuf_addf(b, "%llu samples", (unsigned long long)v);
+	else if (v >= 1000000000ull)
+		pg_strbuf_addf(b, "%.3f s off-CPU", (double)v / 1e9);
+	else if (v >= 1000000)
+		pg_strbuf_addf(b, "%.3f ms off-CPU", (double)v / 1e6);
+	else
+		pg_strbuf_addf(b, "%.3f us off-CPU", (double)v / 1e3);
+}
+
 static void tooltip(struct layout *l, const struct pg_flame_node *nd)
 {
 	const struct pg_flame *f = l->f;
@@ -212,19 +225,37 @@ static void tooltip(struct layout *l, const struct pg_flame_node *nd)
 
 	pg_strbuf_reset(b);
 	pg_strbuf_add(b, nd->name);
-	if (!f->diff) {
+	if (!f->diff && f->offcpu) {
+		pg_strbuf_add(b, "\n");
+		amount(b, f, nd->total);
+		pg_strbuf_addf(b, " (%.2f%% of the off-CPU time), ", pct(nd->total, f->total));
+		amount(b, f, nd->self);
+		pg_strbuf_add(b, " in the frame itself");
+	} else if (!f->diff) {
 		pg_strbuf_addf(b, "\n%llu samples (%.2f%%), %llu in the frame itself",
 			       (unsigned long long)nd->total, pct(nd->total, f->total),
 			       (unsigned long long)nd->self);
 	} else {
 		const char *what = f->metric == PG_FLAME_SELF ? "self" : "inclusive";
 
-		pg_strbuf_addf(b, "\nNEW: %llu samples (%.2f%%), self %llu; BASE: %llu samples "
-			       "(%.2f%%), self %llu",
-			       (unsigned long long)nd->total, pct(nd->total, f->total),
-			       (unsigned long long)nd->self, (unsigned long long)nd->base_total,
-			       pct(nd->base_total, f->base_total),
-			       (unsigned long long)nd->base_self);
+		if (f->offcpu) {
+			pg_strbuf_add(b, "\nNEW: ");
+			amount(b, f, nd->total);
+			pg_strbuf_addf(b, " (%.2f%%), self ", pct(nd->total, f->total));
+			amount(b, f, nd->self);
+			pg_strbuf_add(b, "; BASE: ");
+			amount(b, f, nd->base_total);
+			pg_strbuf_addf(b, " (%.2f%%), self ", pct(nd->base_total, f->base_total));
+			amount(b, f, nd->base_self);
+		} else {
+			pg_strbuf_addf(b, "\nNEW: %llu samples (%.2f%%), self %llu; BASE: %llu "
+				       "samples (%.2f%%), self %llu",
+				       (unsigned long long)nd->total, pct(nd->total, f->total),
+				       (unsigned long long)nd->self,
+				       (unsigned long long)nd->base_total,
+				       pct(nd->base_total, f->base_total),
+				       (unsigned long long)nd->base_self);
+		}
 		pg_strbuf_addf(b, "\n%s share: %.2f%% in BASE -> %.2f%% in NEW (%+.2f points)",
 			       what, 100 * nd->base_share, 100 * nd->new_share, 100 * nd->delta);
 		if (nd->exact)
@@ -319,6 +350,14 @@ static int header(struct pg_xmlw *s, const struct pg_flame *f, const char *title
 	label(s, width / 2, 24, "title", NULL, "middle", title);
 	label(s, XPAD, 24, "btn", "unzoom", NULL, "Reset Zoom");
 	label(s, width - XPAD, 24, "btn", "search", "end", "Search");
+	if (!f->diff && f->offcpu) {
+		snprintf(line, sizeof(line), "Off-CPU time: %.3f s blocked in %zu repetition%s. "
+			 "Width = share of the off-CPU time. Hover for details, click to zoom, "
+			 "Ctrl-F to search.", (double)f->total / 1e9, f->nnew,
+			 f->nnew == 1 ? "" : "s");
+		label(s, XPAD, y, "legend", NULL, NULL, line);
+		return s->err;
+	}
 	if (!f->diff) {
 		snprintf(line, sizeof(line), "%llu samples in %zu repetition%s. Width = share of "
 			 "samples. Hover for details, click to zoom, Ctrl-F to search.",
@@ -326,23 +365,34 @@ static int header(struct pg_xmlw *s, const struct pg_flame *f, const char *title
 		label(s, XPAD, y, "legend", NULL, NULL, line);
 		return s->err;
 	}
-	snprintf(line, sizeof(line), "Differential flame graph. Widths: NEW. Samples: BASE %llu "
-		 "in %zu repetitions (%.0f a repetition), NEW %llu in %zu repetitions (%.0f a "
-		 "repetition).", (unsigned long long)f->base_total, f->nbase,
-		 f->nbase ? (double)f->base_total / (double)f->nbase : 0.0,
-		 (unsigned long long)f->total, f->nnew,
-		 f->nnew ? (double)f->total / (double)f->nnew : 0.0);
+	if (f->offcpu)
+		snprintf(line, sizeof(line), "Differential off-CPU flame graph. Widths: NEW. "
+			 "Off-CPU time: BASE %.3f s in %zu repetitions (%.3f s a repetition), NEW "
+			 "%.3f s in %zu repetitions (%.3f s a repetition).",
+			 (double)f->base_total / 1e9, f->nbase,
+			 f->nbase ? (double)f->base_total / 1e9 / (double)f->nbase : 0.0,
+			 (double)f->total / 1e9, f->nnew,
+			 f->nnew ? (double)f->total / 1e9 / (double)f->nnew : 0.0);
+	else
+		snprintf(line, sizeof(line), "Differential flame graph. Widths: NEW. Samples: "
+			 "BASE %llu in %zu repetitions (%.0f a repetition), NEW %llu in %zu "
+			 "repetitions (%.0f a repetition).", (unsigned long long)f->base_total,
+			 f->nbase, f->nbase ? (double)f->base_total / (double)f->nbase : 0.0,
+			 (unsigned long long)f->total, f->nnew,
+			 f->nnew ? (double)f->total / (double)f->nnew : 0.0);
 	label(s, XPAD, y, "legend", NULL, NULL, line);
 	y += 18;
 	if (f->exact)
 		snprintf(line, sizeof(line), "Colour: traced functions by perfgate compare's "
 			 "verdict (exact %s time per call; %zu frames: %zu regressed, %zu "
-			 "improved); other frames by the change of their %s share of samples.",
+			 "improved); other frames by the change of their %s share of %s.",
 			 pg_metric_name(f->exact_metric), f->nexact, f->nexact_grew,
-			 f->nexact_shrank, f->metric == PG_FLAME_SELF ? "self" : "inclusive");
+			 f->nexact_shrank, f->metric == PG_FLAME_SELF ? "self" : "inclusive",
+			 f->offcpu ? "the off-CPU time" : "samples");
 	else
-		snprintf(line, sizeof(line), "Colour: change of each frame's %s share of samples "
-			 "from BASE to NEW.", f->metric == PG_FLAME_SELF ? "self" : "inclusive");
+		snprintf(line, sizeof(line), "Colour: change of each frame's %s share of %s "
+			 "from BASE to NEW.", f->metric == PG_FLAME_SELF ? "self" : "inclusive",
+			 f->offcpu ? "the off-CPU time" : "samples");
 	label(s, XPAD, y, "legend", NULL, NULL, line);
 	y += 20;
 	legend_swatch(s, XPAD, y, "rgb(255,0,0)", false, f->exact ?
@@ -360,8 +410,10 @@ static int header(struct pg_xmlw *s, const struct pg_flame *f, const char *title
 		snprintf(line, sizeof(line), "Too few repetitions with samples on a side (2 "
 			 "needed): every untraced frame is drawn neutral.");
 	else
-		snprintf(line, sizeof(line), "%zu frames grew, %zu shrank; %llu BASE samples are "
-			 "on paths NEW does not have (not drawn).", f->ngrew, f->nshrank,
+		snprintf(line, sizeof(line), f->offcpu ? "%zu frames grew, %zu shrank; %llu ns of "
+			 "BASE off-CPU time are on paths NEW does not have (not drawn)." :
+			 "%zu frames grew, %zu shrank; %llu BASE samples are on paths NEW does "
+			 "not have (not drawn).", f->ngrew, f->nshrank,
 			 (unsigned long long)f->gone_samples);
 	label(s, XPAD + 280, y, "legend", NULL, NULL, line);
 	return s->err;
@@ -422,7 +474,7 @@ int pg_flamegraph_write(const struct pg_flame *f, const struct pg_run *sources,
 
 /* ---- the flame graphs of runs ---- */
 
-int pg_flamegraph_write_run(const struct pg_run *run, long rep, const char *title,
+int pg_flamegraph_write_run(const struct pg_run *run, long rep, bool offcpu, const char *title,
 			    const char *path)
 {
 	struct pg_flame fl;
@@ -435,8 +487,10 @@ int pg_flamegraph_write_run(const struct pg_run *run, long rep, const char *titl
 		pg_err("cannot build the flame graph: out of memory");
 		goto out;
 	}
+	fl.offcpu = offcpu;
 	if (!title) {
-		snprintf(cmd, sizeof(cmd), "%s", run->meta.argc ? run->meta.argv[0] : "perfgate");
+		snprintf(cmd, sizeof(cmd), "%s%s", offcpu ? "off-CPU time: " : "",
+			 run->meta.argc ? run->meta.argv[0] : "perfgate");
 		for (size_t i = 1; i < run->meta.argc && strlen(cmd) < 200; i++)
 			snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %s",
 				 run->meta.argv[i]);
@@ -448,10 +502,11 @@ out:
 	return err;
 }
 
-int pg_flamegraph_write_diff(const struct pg_run *base, const struct pg_run *new,
-			     const struct pg_comparison *cmp, enum pg_flame_metric metric,
-			     double alpha, const char *path)
+static int write_diff(const struct pg_run *base, const struct pg_run *new,
+		      const struct pg_comparison *cmp, enum pg_flame_metric metric, double alpha,
+		      bool offcpu, const char *what, const char *path)
 {
+	const char *kind = offcpu ? "off-CPU " : "";
 	struct pg_flame fl;
 	char why[256] = "", title[256];
 	int err;
@@ -459,18 +514,34 @@ int pg_flamegraph_write_diff(const struct pg_run *base, const struct pg_run *new
 	pg_flame_init(&fl);
 	err = pg_flame_diff_exact(base, new, metric, alpha, cmp, &fl, why, sizeof(why));
 	if (err) {
-		pg_err("--flamegraph %s: %s", path, err == -EINVAL && why[0] ? why :
-		       "out of memory");
+		pg_err("%s%s: %s", what, path, err == -EINVAL && why[0] ? why : "out of memory");
 		goto out;
 	}
+	fl.offcpu = offcpu;
 	if (base->meta.git_commit && new->meta.git_commit &&
 	    strcmp(base->meta.git_commit, new->meta.git_commit))
-		snprintf(title, sizeof(title), "perfgate: BASE %.12s -> NEW %.12s",
-			 base->meta.git_commit, new->meta.git_commit);
+		snprintf(title, sizeof(title), "perfgate: %sBASE %.12s -> NEW %.12s",
+			 offcpu ? "off-CPU time, " : "", base->meta.git_commit,
+			 new->meta.git_commit);
 	else
-		snprintf(title, sizeof(title), "perfgate: differential flame graph (BASE -> NEW)");
+		snprintf(title, sizeof(title), "perfgate: differential %sflame graph (BASE -> NEW)",
+			 kind);
 	err = pg_flamegraph_write(&fl, new, title, path);
 out:
 	pg_flame_release(&fl);
 	return err;
+}
+
+int pg_flamegraph_write_diff(const struct pg_run *base, const struct pg_run *new,
+			     const struct pg_comparison *cmp, enum pg_flame_metric metric,
+			     double alpha, const char *path)
+{
+	return write_diff(base, new, cmp, metric, alpha, false, "--flamegraph ", path);
+}
+
+int pg_flamegraph_write_profiles(const struct pg_run *base, const struct pg_run *new,
+				 enum pg_flame_metric metric, double alpha, bool offcpu,
+				 const char *path)
+{
+	return write_diff(base, new, NULL, metric, alpha, offcpu, "", path);
 }

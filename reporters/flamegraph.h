@@ -39,9 +39,11 @@ int pg_flamegraph_write(const struct pg_flame *f, const struct pg_run *sources,
 
 /*
  * perfgate flamegraph: the flame graph of @run's sampled stacks (repetition @rep, 0-based; -1
- * all) to @path. @title NULL: the benchmark command. 0 or -errno (logged).
+ * all) to @path. @offcpu: the stacks are off-CPU stacks (pg_run_offcpu_as_stacks()), counts
+ * in nanoseconds, and the drawing says "off-CPU time" where it would say samples. @title
+ * NULL: the benchmark command. 0 or -errno (logged).
  */
-int pg_flamegraph_write_run(const struct pg_run *run, long rep, const char *title,
+int pg_flamegraph_write_run(const struct pg_run *run, long rep, bool offcpu, const char *title,
 			    const char *path);
 
 /*
@@ -54,5 +56,14 @@ int pg_flamegraph_write_run(const struct pg_run *run, long rep, const char *titl
 int pg_flamegraph_write_diff(const struct pg_run *base, const struct pg_run *new,
 			     const struct pg_comparison *cmp, enum pg_flame_metric metric,
 			     double alpha, const char *path);
+
+/*
+ * perfgate flamegraph BASE NEW: the differential flame graph of two runs' stacks alone (no
+ * comparison: every frame coloured by its share), of off-CPU time with @offcpu (as in
+ * pg_flamegraph_write_run()). 0 or -errno, logged ("PATH: why").
+ */
+int pg_flamegraph_write_profiles(const struct pg_run *base, const struct pg_run *new,
+				 enum pg_flame_metric metric, double alpha, bool offcpu,
+				 const char *path);
 
 #endif

@@ -741,7 +741,7 @@ int pg_budget_sample(const struct pg_record_opts *o, struct pg_launch *l, struct
 	err = pg_probes_open_bare(&sp);
 	if (err)
 		goto out;
-	sp.sampler = pg_sampler_open(PILOT_SAMPLE_HZ, bpf_map__fd(sp.skel->maps.traced));
+	sp.sampler = pg_sampler_open(PILOT_SAMPLE_HZ, bpf_map__fd(sp.skel->maps.traced), false);
 	for (int k = 0; k < PILOT_SAMPLE_RUNS; k++) {
 		struct pg_rep one = { .exit_code = -1 };
 

@@ -132,7 +132,8 @@ int pg_recording_arm(struct pg_recording *r, const struct pg_record_opts *o, str
 	if (r->hz) {
 		int traced = bpf_map__fd(r->probes.skel->maps.traced);
 
-		r->probes.sampler = pg_sampler_open(r->hz, traced);
+		r->probes.sampler = pg_sampler_open(r->hz, traced,
+						     o->offcpu_stacks && !o->no_offcpu);
 		if (!r->probes.sampler)
 			return -EIO;
 		run->meta.sample_hz = r->hz;

@@ -66,6 +66,9 @@ struct pg_record_opts {
 	bool exception_fix;	/* --exception-fix: the fix even when no traced binary is C++ */
 	bool no_offcpu;		/* --no-offcpu: no context-switch hooks (no off-CPU time per
 				 * function, threads or off-CPU stacks) */
+	bool offcpu_stacks;	/* --offcpu-stacks: with the sampler, also off-CPU stacks (a
+				 * sys_exit hook: every system call on the machine pays for it
+				 * while the recording runs, docs/sampling.md) */
 	/*
 	 * --functions-of FILE: trace the functions of this run (borrowed), no -f/-x/--budget.
 	 * Each is found by its symbol name in the binary of the same base name (the executable,

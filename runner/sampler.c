@@ -17,6 +17,7 @@
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/strbuf.h"
+#include "../formats/folded.h"
 #include "sampler.h"
 #include "symbolize.h"
 #include "unwind.h"
@@ -32,7 +33,8 @@ struct space {
 /* the space of the root process before its exec: perfgate's own forked code */
 #define PRE_EXEC ((size_t)-1)
 
-/* A sample kept for unwinding after the repetition: the record, its stack trimmed. */
+/* A sample or off-CPU stack kept for unwinding after the repetition: the record, its stack
+ * trimmed (rec->h.kind says which, rec->weight its off-CPU nanoseconds). */
 struct kept {
 	size_t space;		/* index in spaces, or PRE_EXEC */
 	struct pg_rec_sample *rec;
@@ -47,7 +49,7 @@ struct pg_sampler {
 	pid_t root;		/* the root process */
 	bool root_execd;	/* its exec record was seen */
 	int err;		/* first error while taking records in */
-	uint64_t base_samples, base_lost;
+	uint64_t base_samples, base_lost, base_offlost, base_offlost_ns;
 	size_t nspaces, allocspaces;
 	struct space *spaces;
 	size_t nkept, capkept;
@@ -56,6 +58,9 @@ struct pg_sampler {
 	/* stacks of this repetition folded so far (unsorted), and how many were truncated */
 	size_t nfolded, capfolded;
 	char **folded;
+	/* off-CPU stacks of this repetition folded so far (unsorted, repeated), count = ns */
+	size_t noff, capoff;
+	struct pg_stack *off;
 	uint64_t truncated;
 	struct pg_ksyms ksyms;
 	struct pg_symcache cache;	/* frames by module and address, for the whole recording */
@@ -63,6 +68,7 @@ struct pg_sampler {
 	/* cost of unwinding + symbolizing, over the whole recording */
 	uint64_t unwind_ns, unwound;
 	uint64_t all_samples, all_lost, all_truncated;	/* over the whole recording */
+	uint64_t all_offlost;
 };
 
 static void drop_spaces(struct pg_sampler *s)
@@ -83,6 +89,9 @@ static void drop_spaces(struct pg_sampler *s)
 	free(s->folded);
 	s->folded = NULL;
 	s->nfolded = s->capfolded = 0;
+	pg_stacks_free(s->off, s->noff);
+	s->off = NULL;
+	s->noff = s->capoff = 0;
 	s->truncated = 0;
 }
 
@@ -151,6 +160,11 @@ static int on_record(void *ctx, void *data, size_t size)
 				s->spaces[i].retired = true;
 	} else if (h->kind == PG_REC_SAMPLE) {
 		err = take_sample(s, data, size);
+	} else if (h->kind == PG_REC_OFFCPU) {
+		/* the root's wait for its start, before its exec, is perfgate's, not the
+		 * benchmark's */
+		if ((pid_t)h->pid != s->root || s->root_execd)
+			err = take_sample(s, data, size);
 	}
 	if (err && !s->err) {
 		s->err = err;
@@ -159,7 +173,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;	/* keep consuming: a failure is reported at stop */
 }
 
-struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd)
+struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd, bool offcpu)
 {
 	struct pg_sampler *s = calloc(1, sizeof(*s));
 	int err;
@@ -173,6 +187,10 @@ struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd)
 		pg_err("cannot open the sampling BPF object: %s", strerror(errno));
 		goto fail;
 	}
+	s->skel->rodata->offcpu_quantum_ns = PG_OFFCPU_QUANTUM_NS;
+	bpf_program__set_autoload(s->skel->progs.pg_offcpu_switch, offcpu);
+	bpf_program__set_autoload(s->skel->progs.pg_offcpu_wakeup, offcpu);
+	bpf_program__set_autoload(s->skel->progs.pg_offcpu_sysexit, offcpu);
 	err = bpf_map__reuse_fd(s->skel->maps.traced, traced_fd);
 	if (!err)
 		err = sample_bpf__load(s->skel);
@@ -180,9 +198,11 @@ struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd)
 		pg_err("cannot load the sampling BPF program: %s", strerror(-err));
 		goto fail;
 	}
-	err = sample_bpf__attach(s->skel);	/* the exec tracepoint */
+	err = sample_bpf__attach(s->skel);	/* the exec and scheduler tracepoints */
 	if (err) {
-		pg_err("cannot attach to sched_process_exec: %s", strerror(-err));
+		pg_err("cannot attach to sched_process_exec%s: %s", offcpu ?
+		       ", sched_switch, sched_wakeup or sys_exit (--no-offcpu records without "
+		       "them)" : "", strerror(-err));
 		goto fail;
 	}
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), on_record, s, NULL);
@@ -236,6 +256,8 @@ int pg_sampler_start(struct pg_sampler *s, pid_t pid)
 	s->root_execd = false;
 	s->base_samples = s->skel->bss->nsamples;
 	s->base_lost = s->skel->bss->nlost;
+	s->base_offlost = s->skel->bss->noffcpu_lost;
+	s->base_offlost_ns = s->skel->bss->noffcpu_lost_ns;
 	fd = (int)syscall(__NR_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
@@ -327,17 +349,22 @@ static int fold_pending(struct pg_sampler *s)
 	uint64_t t0 = pg_now_ns();
 	int err = 0;
 
-	if (PG_ALLOC_GROW(s->folded, s->nfolded + s->nkept, s->capfolded))
+	if (PG_ALLOC_GROW(s->folded, s->nfolded + s->nkept, s->capfolded) ||
+	    PG_ALLOC_GROW(s->off, s->noff + s->nkept, s->capoff))
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nkept; i++) {
+		const struct pg_rec_sample *r = s->kept[i].rec;
 		bool trunc = false;
 		char *f = err ? NULL : fold(s, &s->kept[i], &trunc);
 
-		if (f) {
+		if (!f) {
+			err = -ENOMEM;
+		} else if (r->h.kind == PG_REC_OFFCPU) {
+			s->off[s->noff].folded = f;
+			s->off[s->noff++].count = r->weight;
+		} else {
 			s->folded[s->nfolded++] = f;
 			s->truncated += trunc;
-		} else {
-			err = -ENOMEM;
 		}
 		free(s->kept[i].rec);
 	}
@@ -373,8 +400,39 @@ static int count_stacks(struct pg_sampler *s, struct pg_rep *rep)
 	return 0;
 }
 
+static int cmp_stack(const void *a, const void *b)
+{
+	return strcmp(((const struct pg_stack *)a)->folded, ((const struct pg_stack *)b)->folded);
+}
+
+/* Move the off-CPU stacks into @rep, sorted, their nanoseconds added up per stack. */
+static int count_offcpu(struct pg_sampler *s, struct pg_rep *rep)
+{
+	size_t nu = 0;
+
+	if (s->noff > 1)
+		qsort(s->off, s->noff, sizeof(*s->off), cmp_stack);
+	for (size_t i = 0; i < s->noff; i++) {
+		if (nu && !strcmp(s->off[nu - 1].folded, s->off[i].folded)) {
+			uint64_t sum = s->off[nu - 1].count + s->off[i].count;
+
+			/* saturate: 584 years of blocked time */
+			s->off[nu - 1].count = sum < s->off[i].count ? UINT64_MAX : sum;
+			free(s->off[i].folded);
+		} else {
+			s->off[nu++] = s->off[i];
+		}
+	}
+	rep->offcpu = s->off;
+	rep->noffcpu = nu;
+	s->off = NULL;
+	s->noff = s->capoff = 0;
+	return 0;
+}
+
 int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep)
 {
+	uint64_t offlost;
 	int err;
 
 	bpf_link__destroy(s->link);	/* closes the event and its inherited copies */
@@ -394,6 +452,8 @@ int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep)
 		rep->samples = rep->samples_lost + s->nfolded;
 	if (!err)
 		err = count_stacks(s, rep);
+	if (!err)
+		err = count_offcpu(s, rep);
 	drop_spaces(s);
 	s->all_samples += rep->samples;
 	s->all_lost += rep->samples_lost;
@@ -406,6 +466,13 @@ int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep)
 	if (rep->samples_lost)
 		pg_warn("%llu of %llu samples were lost (the ring buffer was full): lower -F",
 			(unsigned long long)rep->samples_lost, (unsigned long long)rep->samples);
+	offlost = s->skel->bss->noffcpu_lost - s->base_offlost;
+	if (offlost)
+		pg_warn("%llu off-CPU stacks (%.3f s blocked) were lost (the ring buffer was "
+			"full): --no-offcpu records without them",
+			(unsigned long long)offlost,
+			(double)(s->skel->bss->noffcpu_lost_ns - s->base_offlost_ns) / 1e9);
+	s->all_offlost += offlost;
 	return err;
 }
 
@@ -416,8 +483,12 @@ int pg_sampler_finish(struct pg_sampler *s, struct pg_run *run)
 			"(deeper than the %d KiB stack snapshot, without frame pointers): they are "
 			"kept, cut short", (unsigned long long)s->all_truncated,
 			(unsigned long long)s->all_samples, PG_SAMPLE_STACK_BYTES / 1024);
-	pg_debug("sampled profile: %llu samples, %llu lost, %llu truncated",
+	pg_debug("sampled profile: %llu samples, %llu lost, %llu truncated; %llu off-CPU stacks "
+		 "sent, %llu lost, %llu (%.3f s) without a user stack",
 		 (unsigned long long)s->all_samples, (unsigned long long)s->all_lost,
-		 (unsigned long long)s->all_truncated);
+		 (unsigned long long)s->all_truncated, (unsigned long long)s->skel->bss->noffcpu,
+		 (unsigned long long)s->all_offlost,
+		 (unsigned long long)s->skel->bss->noffcpu_nostack,
+		 (double)s->skel->bss->noffcpu_nostack_ns / 1e9);
 	return pg_srcs_finish(&s->srcs, run);
 }

@@ -22,6 +22,7 @@
 #ifndef PG_SAMPLER_H
 #define PG_SAMPLER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -33,9 +34,15 @@
 
 struct pg_sampler;
 
-/* Load the sampling program. @traced_fd is the runner's map of traced processes (reused, so
- * both BPF objects see the same set). NULL on failure (logged). */
-struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd);
+/*
+ * Load the sampling program. @traced_fd is the runner's map of traced processes (reused, so
+ * both BPF objects see the same set). With @offcpu, also the off-CPU stacks of the traced
+ * threads (sched_switch, sched_wakeup: docs/sampling.md, "Off-CPU stacks"), into
+ * pg_rep.offcpu; they are taken from the open on, for the processes in the traced set.
+ * NULL on failure (logged).
+ */
+#define PG_OFFCPU_QUANTUM_NS 1000000	/* blocked intervals shorter than this are sampled */
+struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd, bool offcpu);
 void pg_sampler_free(struct pg_sampler *s);
 
 /* Start sampling process @pid (not yet exec'd) and its future children. 0 or -errno. */
@@ -52,7 +59,8 @@ int pg_sampler_start(struct pg_sampler *s, pid_t pid);
 int pg_sampler_poll(struct pg_sampler *s, int timeout_ms);
 
 /* Stop sampling, take in the rest, and store the repetition's folded stacks and sample
- * counts in @rep. 0 or -errno. */
+ * counts in @rep, and its off-CPU stacks (rep->offcpu, count = nanoseconds blocked) when
+ * opened with @offcpu. 0 or -errno. */
 int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep);
 
 /* Move the declaration sites of every frame seen into @run, and report truncated samples.

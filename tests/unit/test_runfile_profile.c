@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the sampled-profile part of run files (formats/runfile_*.c): "samples",
- * "samples_lost", "samples_truncated" and "stacks" in a repetition, "sample_hz" (and
- * "budget_pct") in the options, "frame_sources" at the top. They round-trip; files without
- * them still read; malformed ones are refused with a message.
+ * "samples_lost", "samples_truncated", "stacks" and "offcpu_stacks" in a repetition,
+ * "sample_hz" (and "budget_pct") in the options, "frame_sources" at the top. They round-trip;
+ * files without them still read; malformed ones are refused with a message. Also the checks
+ * of off-CPU stacks in pg_run_validate(), and folded's pg_run_offcpu_as_stacks() with the
+ * pprof profile of its result.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,12 +19,22 @@
 
 #include <cmocka.h>
 
+#include "../../formats/folded.h"
+#include "../../formats/pprof.h"
 #include "../../formats/runfile.h"
 #include "../../core/run.h"
 #include "util.h"
 
 static char dir[] = "/tmp/pg-test-profile-XXXXXX";
 
+static void set_stack(struct pg_stack *st, const char *folded, uint64_t count)
+{
+	st->folded = strdup(folded);
+	assert_non_null(st->folded);
+	st->count = count;
+}
+
+/* Two repetitions: the first with samples and off-CPU stacks, the second off-CPU only. */
 static void make_run(struct pg_run *run)
 {
 	struct pg_rep *rep;
@@ -47,8 +59,15 @@ static void make_run(struct pg_run *run)
 	rep->stacks[0].count = 7;
 	rep->stacks[1].folded = strdup("_start;main;write;entry_SYSCALL_64 [k]");
 	rep->stacks[1].count = 2;
+	rep->noffcpu = 2;
+	rep->offcpu = calloc(2, sizeof(*rep->offcpu));
+	set_stack(&rep->offcpu[0], "_start;main;lock;futex_wait [k]", 20000000);
+	set_stack(&rep->offcpu[1], "_start;main;sleeper;hrtimer_nanosleep [k]", 40000001);
 	rep = pg_run_add_rep(run);	/* no samples at all */
 	rep->exit_code = 0;
+	rep->noffcpu = 1;
+	rep->offcpu = calloc(1, sizeof(*rep->offcpu));
+	set_stack(&rep->offcpu[0], "_start;main;sleeper;hrtimer_nanosleep [k]", 5000000000ull);
 	run->nsources = 1;
 	run->sources = calloc(1, sizeof(*run->sources));
 	run->sources[0].frame = strdup("main");
@@ -108,6 +127,15 @@ static void test_round_trip(void **state)
 			    "_start;main;write;entry_SYSCALL_64 [k]");
 	assert_int_equal(back.reps[1].samples, 0);
 	assert_int_equal(back.reps[1].nstacks, 0);
+	assert_int_equal(back.reps[0].noffcpu, 2);
+	assert_string_equal(back.reps[0].offcpu[0].folded, "_start;main;lock;futex_wait [k]");
+	assert_int_equal(back.reps[0].offcpu[0].count, 20000000);
+	assert_string_equal(back.reps[0].offcpu[1].folded,
+			    "_start;main;sleeper;hrtimer_nanosleep [k]");
+	assert_int_equal(back.reps[0].offcpu[1].count, 40000001);
+	assert_int_equal(back.reps[1].noffcpu, 1);
+	assert_int_equal(back.reps[1].offcpu[0].count, 5000000000ull);
+	assert_int_equal(pg_run_noffcpu(&back), 3);
 	assert_int_equal(back.nsources, 1);
 	assert_string_equal(back.sources[0].frame, "main");
 	assert_string_equal(back.sources[0].file, "bench.c");
@@ -132,6 +160,11 @@ static void test_without_profile(void **state)
 	run.reps[0].stacks = NULL;
 	run.reps[0].nstacks = 0;
 	run.reps[0].samples = run.reps[0].samples_lost = run.reps[0].samples_truncated = 0;
+	for (size_t r = 0; r < run.nreps; r++) {	/* nor off-CPU stacks (--no-offcpu) */
+		pg_stacks_free(run.reps[r].offcpu, run.reps[r].noffcpu);
+		run.reps[r].offcpu = NULL;
+		run.reps[r].noffcpu = 0;
+	}
 	free(run.sources[0].frame);
 	free(run.sources[0].file);
 	free(run.sources);
@@ -149,6 +182,7 @@ static void test_without_profile(void **state)
 	assert_int_equal(back.meta.sample_hz, 0);
 	assert_true(back.meta.budget_pct == 0);
 	assert_int_equal(back.reps[0].nstacks, 0);
+	assert_int_equal(pg_run_noffcpu(&back), 0);
 	pg_run_release(&back);
 	free(text);
 	pg_run_release(&run);
@@ -180,6 +214,15 @@ static void test_refused(void **state)
 		{ "[\"main\",\"bench.c\",12]", "[\"main\",\"bench.c\"]" },
 		{ "[\"main\",\"bench.c\",12]", "[\"main\",\"bench.c\",-12]" },
 		{ "[\"main\",\"bench.c\",12]", "[\"main\",\"bench.c\",12],[\"main\",\"x.c\",1]" },
+		/* off-CPU stacks: as stacks, but their counts are nanoseconds */
+		{ "\"_start;main;lock;futex_wait [k]\",20000000",
+		  "\"_start;main;lock;futex_wait [k]\",0" },
+		{ "\"_start;main;lock;futex_wait [k]\",20000000",
+		  "\"_start;main;lock;futex_wait [k]\",-1" },
+		{ "\"_start;main;lock;futex_wait [k]\",20000000", "\"_start;;x\",20000000" },
+		{ "\"_start;main;lock;futex_wait [k]\",20000000", "\"zzz\",20000000" },
+		{ "\"_start;main;lock;futex_wait [k]\",20000000", "\"_start;main\",1,2" },
+		{ "\"offcpu_stacks\":[", "\"offcpu_stacks\":[7," },
 	};
 	struct pg_run run, back;
 	char *text;
@@ -199,6 +242,52 @@ static void test_refused(void **state)
 		free(t);
 	}
 	free(text);
+}
+
+static void test_offcpu_validate(void **state)
+{
+	struct pg_run run;
+	char why[256];
+
+	make_run(&run);
+	run.reps[0].offcpu[1].count = 0;
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "repetition 0, off-CPU stack 1: bad count");
+	run.reps[0].offcpu[1].count = 1;
+	free(run.reps[0].offcpu[1].folded);
+	/* before its predecessor */
+	run.reps[0].offcpu[1].folded = strdup("_start;main;lock");
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "repetition 0: off-CPU stacks out of order or repeated");
+	free(run.reps[0].offcpu[1].folded);
+	run.reps[0].offcpu[1].folded = strdup("_start;;x");
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
+	pg_run_release(&run);
+}
+
+static void test_offcpu_as_stacks(void **state)
+{
+	unsigned char *pb = NULL;
+	struct pg_run run;
+	size_t len = 0;
+
+	make_run(&run);
+	assert_int_equal(pg_run_offcpu_as_stacks(&run), 0);
+	assert_int_equal(pg_run_noffcpu(&run), 0);
+	assert_int_equal(run.reps[0].nstacks, 2);
+	assert_string_equal(run.reps[0].stacks[0].folded, "_start;main;lock;futex_wait [k]");
+	assert_int_equal(run.reps[0].samples, 60000001);
+	assert_int_equal(run.reps[0].samples_lost, 0);
+	assert_int_equal(run.reps[1].samples, 5000000000ull);
+	assert_int_equal(pg_run_validate(&run, NULL, 0), 0);
+	/* pprof: one sample type, offcpu/nanoseconds, and no cpu or samples */
+	assert_int_equal(pg_pprof_encode_as(&run, run.reps[0].stacks, run.reps[0].nstacks, true,
+					    &pb, &len), 0);
+	assert_non_null(memmem(pb, len, "offcpu", 6));
+	assert_non_null(memmem(pb, len, "nanoseconds", 11));
+	assert_null(memmem(pb, len, "samples", 7));
+	free(pb);
+	pg_run_release(&run);
 }
 
 static int setup(void **state)
@@ -221,6 +310,8 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_without_profile),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_offcpu_validate),
+		cmocka_unit_test(test_offcpu_as_stacks),
 	};
 
 	return cmocka_run_group_tests_name("runfile_profile", tests, setup, teardown);
