@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * diff/compare.c - per-function statistical comparison of two runs (method: compare.h and
- * docs/statistics.md).
+ * docs/statistics.md): the tests, the verdicts and the run-level warnings. The values tested,
+ * functions matched across the runs and their per-repetition samples, are diff/samples.c's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* vasprintf */
@@ -16,12 +17,11 @@
 #include "../core/numfmt.h"
 #include "../core/strv.h"
 #include "compare.h"
-#include "paired.h"
 #include "cpusplit.h"
+#include "paired.h"
+#include "samples.h"
 #include "stats.h"
 
-/* Per-call times below this are taken as this before the logarithm (log 0 = -inf). */
-#define PG_MIN_NS 0.5
 /* Repetitions per side the overall reason recommends when it asks for more. */
 #define PG_RECOMMENDED_REPS 10
 
@@ -51,50 +51,14 @@ static void effect_words(char *buf, size_t size, const struct pg_fcmp *f)
 /* ------------------------------------------------------------------------------------------ */
 /* One function (or the wall time): effect, test, verdict */
 
-struct sample {
-	double *raw;	/* per-repetition metric, ns */
-	double *log;	/* log(max(raw, PG_MIN_NS)) */
-	size_t n;
-	double measured;	/* sum of the metric as measured, over the repetitions */
-	double compensated;	/* the same, compensated for probe overhead */
-	double callees;		/* traced calls inside the measured time: direct children for
-				 * self time, every descendant for total time */
-	uint32_t *pair;		/* the pair index (pg_rep.pair) of each repetition */
-	bool paired;		/* compare pair by pair (diff/paired.h) */
-};
-
-static int sample_alloc(struct sample *s, size_t cap)
-{
-	s->n = 0;
-	s->raw = malloc((cap ? cap : 1) * sizeof(double));
-	s->log = malloc((cap ? cap : 1) * sizeof(double));
-	s->pair = malloc((cap ? cap : 1) * sizeof(uint32_t));
-	return s->raw && s->log && s->pair ? 0 : -ENOMEM;
-}
-
-static void sample_free(struct sample *s)
-{
-	free(s->raw);
-	free(s->log);
-	free(s->pair);
-}
-
-static void sample_push(struct sample *s, double v, uint32_t pair)
-{
-	s->raw[s->n] = v;
-	s->pair[s->n] = pair;
-	s->log[s->n] = log(v > PG_MIN_NS ? v : PG_MIN_NS);
-	s->n++;
-}
-
 /*
  * Is @f mostly probe effects on either side (PG_MIN_NS_PER_CALLEE, PG_MAX_PROBE_SHARE)? Then
  * its cause and reason are set and it is not tested.
  */
-static bool probe_bound(struct pg_fcmp *f, const struct sample *b, const struct sample *n,
+static bool probe_bound(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
 			bool compensated)
 {
-	for (const struct sample *x = b; x; x = x == b ? n : NULL) {
+	for (const struct pg_sample *x = b; x; x = x == b ? n : NULL) {
 		double per = x->callees > 0 ? x->measured / x->callees : INFINITY;
 
 		if (per < PG_MIN_NS_PER_CALLEE) {
@@ -126,7 +90,7 @@ static bool probe_bound(struct pg_fcmp *f, const struct sample *b, const struct 
  * analyse() of the two sides of an interleaved session (diff/paired.h): the effect and the
  * signed-rank test over the pairs in which the function was called on both sides.
  */
-static int analyse_paired(struct pg_fcmp *f, const struct sample *b, const struct sample *n,
+static int analyse_paired(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
 			  const struct pg_compare_opts *o, bool compensated)
 {
 	double *d = NULL;
@@ -146,7 +110,7 @@ static int analyse_paired(struct pg_fcmp *f, const struct sample *b, const struc
  * can be tested; if so, set f->p. Returns 1 if tested, 0 if not (f->reason says why), or a
  * negative errno. Paired samples go to analyse_paired().
  */
-static int analyse(struct pg_fcmp *f, const struct sample *b, const struct sample *n,
+static int analyse(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
 		   const struct pg_compare_opts *o, bool compensated, struct pg_stats_ws *ws)
 {
 	struct pg_hl hl;
@@ -299,8 +263,8 @@ static void calls_words(struct pg_fcmp *f)
  * holds, on one side, callees the other side timed apart, or the other way round, and it is
  * not judged. (The code may also have changed its calls: it is not judged either way.)
  */
-static bool callees_differ(struct pg_fcmp *f, const struct sample *b, double cb,
-			   const struct sample *n, double cn)
+static bool callees_differ(struct pg_fcmp *f, const struct pg_sample *b, double cb,
+			   const struct pg_sample *n, double cn)
 {
 	double kb = cb > 0 ? b->callees / cb : 0, kn = cn > 0 ? n->callees / cn : 0;
 
@@ -311,164 +275,6 @@ static bool callees_differ(struct pg_fcmp *f, const struct sample *b, double cb,
 		 "the runs traced different functions, and its traced callees differ (%.3g and "
 		 "%.3g traced calls per call): not comparable", kb, kn);
 	return true;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Matching functions across the runs */
-
-
-struct key {
-	const char *binary;	/* basename */
-	const char *name;
-	const char *scope;	/* "" when the name is unique in its binary */
-	const char *display;
-	const char *src_file;	/* may be NULL */
-	uint32_t src_line;
-	int side;		/* 0 base, 1 new */
-	uint32_t id;
-};
-
-static int cmp_key(const void *pa, const void *pb)
-{
-	const struct key *a = pa, *b = pb;
-	int d = strcmp(a->binary, b->binary);
-
-	if (!d)
-		d = strcmp(a->name, b->name);
-	if (!d)
-		d = strcmp(a->scope, b->scope);
-	if (!d)
-		d = a->side - b->side;
-	if (!d)
-		d = (a->id > b->id) - (a->id < b->id);
-	return d;
-}
-
-/* Are @a and @b the same function (of either run)? */
-static bool same_key(const struct key *a, const struct key *b)
-{
-	return !strcmp(a->binary, b->binary) && !strcmp(a->name, b->name) &&
-	       !strcmp(a->scope, b->scope);
-}
-
-/* Does no call of these functions, in any repetition, contain a traced call? */
-static bool is_leaf(const struct pg_run *run, const struct key *keys, size_t nk)
-{
-	for (size_t r = 0; r < run->nreps; r++) {
-		for (size_t i = 0; i < nk; i++) {
-			const struct pg_fstat *st = pg_rep_find(&run->reps[r], keys[i].id);
-
-			for (int k = 0; st && k < PG_SITE_COUNT; k++)
-				if (st->desc[k])
-					return false;
-		}
-	}
-	return true;
-}
-
-/*
- * One repetition's measured and compensated time of @st, in ns, and the calls it covers. For
- * a leaf (its time is all its own) the slowest PG_LEAF_TRIM of its calls are left out, their
- * durations estimated from the latency histogram, so that a rare interrupted call (a
- * profiling sample, a timer tick, preemption) does not move the repetition's value; otherwise
- * the sums over every call. @run is the run @st is in: in compensated histograms a leaf's
- * durations lack its own calibrated in_ns, which is added back.
- */
-static void rep_time(const struct pg_run *run, const struct pg_calib *calib,
-		     const struct pg_func *f, const struct pg_fstat *st, enum pg_metric metric,
-		     bool leaf, double *raw, double *comp, uint64_t *calls)
-{
-	*calls = st->calls;
-	if (metric == PG_METRIC_CPU) {
-		pg_cpusplit_cpu_time(calib, f, st, raw, comp);
-		return;
-	}
-	if (metric == PG_METRIC_TOTAL) {
-		*comp = pg_fstat_comp_total(calib, f, st);
-		*raw = (double)st->total_ns;
-	} else {
-		*comp = pg_fstat_comp_self(calib, f, st);
-		*raw = (double)st->self_ns;
-	}
-	if (leaf) {
-		uint64_t n;
-		double top = pg_hist_top_sum(&st->hist, PG_LEAF_TRIM, &n);
-		/* its own probes' in per call, as pg_fstat_comp_*() take it */
-		double in = st->calls ? pg_fstat_own_in(calib, f, st) / (double)st->calls : 0;
-
-		if (run->hist_compensated)
-			top += (double)n * (double)llround(run->calib.in_ns[f->site]);
-
-		if (n && n < st->calls && top < *raw) {
-			*raw -= top;
-			*comp = *raw - in * (double)(st->calls - n);
-			*comp = *comp > 0 ? *comp : 0;
-			*calls = st->calls - n;
-		}
-	}
-}
-
-/*
- * The per-repetition sample of the functions keys[0..nk) of one run (normally one function;
- * several when one run holds functions whose binaries share a basename: their calls and times
- * add up). Also returns the total number of calls over all repetitions.
- */
-static void gather(const struct pg_run *run, const struct key *keys, size_t nk,
-		   const struct pg_calib *calib, enum pg_metric metric, bool leaf,
-		   struct sample *s, double *calls_sum)
-{
-	s->n = 0;
-	s->measured = s->compensated = s->callees = 0;
-	*calls_sum = 0;
-	for (size_t r = 0; r < run->nreps; r++) {
-		uint64_t calls = 0, timed = 0, kept;
-		double ns = 0, raw = 0;
-
-		for (size_t i = 0; i < nk; i++) {
-			const struct pg_fstat *st = pg_rep_find(&run->reps[r], keys[i].id);
-			double rw, cp;
-
-			if (!st)
-				continue;
-			calls += st->calls;
-			for (int k = 0; k < PG_SITE_COUNT; k++)
-				s->callees += (double)(metric == PG_METRIC_TOTAL ? st->desc[k] :
-									     st->kids[k]);
-			rep_time(run, calib, &run->funcs[keys[i].id], st, metric, leaf, &rw, &cp,
-				 &kept);
-			raw += rw;
-			ns += cp;
-			timed += kept;
-		}
-		if (!calls)
-			continue;
-		*calls_sum += (double)calls;
-		s->measured += raw;
-		s->compensated += ns;
-		sample_push(s, ns / (double)timed, run->reps[r].pair);
-	}
-}
-
-/*
- * The calibration both sides are compensated with: the mean of the two runs' calibrations,
- * so that a difference between two calibrations cannot pass for a change of the benchmark;
- * none (raw times on both sides) with opts->raw or when either run lacks one. The measured
- * probe times are used only when both runs have them, so that both sides are compensated
- * the same way.
- */
-static void joint_calib(const struct pg_run *base, const struct pg_run *new,
-			const struct pg_compare_opts *opts, struct pg_calib *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (opts->raw || !base->calib.valid || !new->calib.valid)
-		return;
-	for (int k = 0; k < PG_SITE_COUNT; k++) {
-		out->in_ns[k] = (base->calib.in_ns[k] + new->calib.in_ns[k]) / 2;
-		out->out_ns[k] = (base->calib.out_ns[k] + new->calib.out_ns[k]) / 2;
-		out->measured_ns[k] = (base->calib.measured_ns[k] + new->calib.measured_ns[k]) / 2;
-	}
-	out->measured = base->calib.measured && new->calib.measured;
-	out->valid = true;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -539,7 +345,7 @@ static bool selections_differ(const struct pg_meta *a, const struct pg_meta *b, 
  * or removed.) @keys sorted.
  */
 static int warn_sets(struct pg_comparison *c, const struct pg_run *base, const struct pg_run *new,
-		     const struct key *keys, size_t nkeys, bool *differ)
+		     const struct pg_fkey *keys, size_t nkeys, bool *differ)
 {
 	size_t only[2] = { 0, 0 };
 	bool options;
@@ -550,7 +356,7 @@ static int warn_sets(struct pg_comparison *c, const struct pg_run *base, const s
 	for (size_t i = 0, j; i < nkeys; i = j) {
 		bool listed[2] = { false, false }, called[2] = { false, false };
 
-		for (j = i; j < nkeys && same_key(&keys[j], &keys[i]); j++) {
+		for (j = i; j < nkeys && pg_fkey_same(&keys[j], &keys[i]); j++) {
 			const struct pg_run *run = keys[j].side ? new : base;
 
 			listed[keys[j].side] = true;
@@ -705,8 +511,8 @@ static void overall(struct pg_comparison *c, const struct pg_compare_opts *o, si
  * new run's; NAN when neither has one.
  */
 static int compare_wall(struct pg_comparison *out, const struct pg_compare_opts *o,
-			const struct pg_run *base, const struct pg_run *new, struct sample *sb,
-			struct sample *sn, struct pg_stats_ws *ws, double *wall_ns)
+			const struct pg_run *base, const struct pg_run *new, struct pg_sample *sb,
+			struct pg_sample *sn, struct pg_stats_ws *ws, double *wall_ns)
 {
 	struct pg_fcmp *w = &out->wall;
 	int err;
@@ -719,10 +525,10 @@ static int compare_wall(struct pg_comparison *out, const struct pg_compare_opts 
 	sb->n = sn->n = 0;
 	for (size_t r = 0; r < base->nreps; r++)
 		if (base->reps[r].wall_ns)
-			sample_push(sb, (double)base->reps[r].wall_ns, base->reps[r].pair);
+			pg_sample_push(sb, (double)base->reps[r].wall_ns, base->reps[r].pair);
 	for (size_t r = 0; r < new->nreps; r++)
 		if (new->reps[r].wall_ns)
-			sample_push(sn, (double)new->reps[r].wall_ns, new->reps[r].pair);
+			pg_sample_push(sn, (double)new->reps[r].wall_ns, new->reps[r].pair);
 	err = analyse(w, sb, sn, o, false, ws);
 	if (err < 0)
 		return err;
@@ -742,8 +548,8 @@ static int compare_wall(struct pg_comparison *out, const struct pg_compare_opts 
  * @base and keys[nb..nb + nn) of @new. 0 or -ENOMEM.
  */
 static int split_change(struct pg_fcmp *f, const struct pg_run *base, const struct pg_run *new,
-			const struct key *keys, size_t nb, size_t nn, const struct pg_calib *calib,
-			enum pg_metric metric)
+			const struct pg_fkey *keys, size_t nb, size_t nn,
+			const struct pg_calib *calib, enum pg_metric metric)
 {
 	uint32_t *ids;
 	int err;
@@ -766,7 +572,7 @@ static int split_change(struct pg_fcmp *f, const struct pg_run *base, const stru
  * files were given the other way round.
  */
 static int pairing(struct pg_comparison *out, const struct pg_run *base, const struct pg_run *new,
-		   struct sample *sb, struct sample *sn)
+		   struct pg_sample *sb, struct pg_sample *sn)
 {
 	bool swapped;
 
@@ -788,9 +594,9 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 {
 	const struct pg_compare_opts def = PG_COMPARE_OPTS_DEFAULT;
 	struct pg_compare_opts look;	/* the options this look tests at */
-	struct sample sb = { 0 }, sn = { 0 };
+	struct pg_sample sb = { 0 }, sn = { 0 };
 	struct pg_stats_ws ws = PG_STATS_WS_INIT;	/* shared by the functions' tests */
-	struct key *keys = NULL;
+	struct pg_fkey *keys = NULL;
 	size_t nkeys, ntested = 0, ncommon = 0, *tested = NULL;
 	double *p = NULL;
 	char cmd_a[100], cmd_b[100];
@@ -825,7 +631,7 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 	out->f = calloc(nkeys ? nkeys : 1, sizeof(*out->f));
 	if (!keys || !tested || !p || !out->f)
 		goto fail;
-	if (sample_alloc(&sb, base->nreps) || sample_alloc(&sn, new->nreps))
+	if (pg_sample_init(&sb, base->nreps) || pg_sample_init(&sn, new->nreps))
 		goto fail;
 	err = pairing(out, base, new, &sb, &sn);
 	if (err)
@@ -846,26 +652,13 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 			   "self time", !base->meta.offcpu ? "base" : "new");
 	if (err)
 		goto fail;
-	joint_calib(base, new, opts, &calib);
+	pg_joint_calib(base, new, opts, &calib);
 	out->compensated = calib.valid;
 	err = compare_wall(out, opts, base, new, &sb, &sn, &ws, &wall_ns);
 	if (err)
 		goto fail;
 
-	for (size_t i = 0; i < nkeys; i++) {
-		const struct pg_run *run = i < base->nfuncs ? base : new;
-		const struct pg_func *fn = &run->funcs[i < base->nfuncs ? i : i - base->nfuncs];
-
-		keys[i].binary = pg_basename(fn->binary);
-		keys[i].name = fn->name;
-		keys[i].scope = fn->scope ? fn->scope : "";
-		keys[i].display = fn->display ? fn->display : fn->name;
-		keys[i].src_file = fn->src_file;
-		keys[i].src_line = fn->src_line;
-		keys[i].side = i >= base->nfuncs;
-		keys[i].id = fn->id;
-	}
-	qsort(keys, nkeys, sizeof(*keys), cmp_key);
+	pg_fkeys_fill(keys, base, new);
 	err = warn_sets(out, base, new, keys, nkeys, &sets_differ);
 	if (err)
 		goto fail;
@@ -876,12 +669,12 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 		bool leaf;
 		struct pg_fcmp *f;
 
-		for (j = i; j < nkeys && same_key(&keys[j], &keys[i]); j++)
+		for (j = i; j < nkeys && pg_fkey_same(&keys[j], &keys[i]); j++)
 			nb += keys[j].side == 0;
 		nn = j - i - nb;
-		leaf = is_leaf(base, keys + i, nb) && is_leaf(new, keys + i + nb, nn);
-		gather(base, keys + i, nb, &calib, opts->metric, leaf, &sb, &cb);
-		gather(new, keys + i + nb, nn, &calib, opts->metric, leaf, &sn, &cn);
+		leaf = pg_fkeys_leaf(base, keys + i, nb) && pg_fkeys_leaf(new, keys + i + nb, nn);
+		pg_sample_gather(&sb, &cb, base, keys + i, nb, &calib, opts->metric, leaf);
+		pg_sample_gather(&sn, &cn, new, keys + i + nb, nn, &calib, opts->metric, leaf);
 		if (!sb.n && !sn.n)
 			continue;	/* called in neither run */
 
@@ -997,8 +790,8 @@ fail:
 	pg_comparison_release(out);
 	snprintf(out->error, sizeof(out->error), "%s", strerror(-err));
 out:
-	sample_free(&sb);
-	sample_free(&sn);
+	pg_sample_release(&sb);
+	pg_sample_release(&sn);
 	pg_stats_ws_release(&ws);
 	free(keys);
 	free(tested);

@@ -5,15 +5,17 @@
  *
  * Method (docs/statistics.md says why):
  *  - Functions are matched by (basename of binary, symbol name), so a baseline recorded from
- *    build/a/prog matches a new run from build/b/prog.
+ *    build/a/prog matches a new run from build/b/prog (diff/samples.h: the keys and the
+ *    per-repetition samples).
  *  - The unit of replication is the repetition. For each function and each repetition in which
  *    it was called, the per-repetition statistic is the mean per-call time of the chosen metric
  *    (self time by default, so that a slower leaf does not also flag its callers; or inclusive
  *    time): self_ns / calls or total_ns / calls, compensated for probe overhead
  *    (pg_fstat_comp_self/total in core/run.h) with one joint calibration for both sides, the
  *    mean of the two runs' (raw on both sides with opts.raw or when a run has none; each side's
- *    scale of nop5 probe cost, pg_calib_scale(), comes from its own probe times). A function
- *    whose measured time is more than PG_MAX_PROBE_SHARE probe overhead, or less than
+ *    scale of nop5 probe cost, pg_calib_scale(), comes from its own probe times); for a leaf,
+ *    without the slowest PG_LEAF_TRIM of its calls (diff/samples.h). A function whose
+ *    measured time is more than PG_MAX_PROBE_SHARE probe overhead, or less than
  *    PG_MIN_NS_PER_CALLEE per traced call inside it, is INCONCLUSIVE.
  *  - The two sides' per-repetition values are compared with a two-sided Mann-Whitney U test
  *    (pg_mwu_test). p-values of all functions tested are adjusted with Benjamini-Hochberg.
@@ -70,16 +72,6 @@
  * not tested (INCONCLUSIVE): a small error in the subtracted cost would dominate its change.
  */
 #define PG_MAX_PROBE_SHARE 0.75
-
-/*
- * For a leaf function (no traced call inside it, on either side) the per-repetition value is
- * the mean time of its calls but the slowest PG_LEAF_TRIM of them (whose durations are
- * estimated from the histogram and taken out of the exact sum):
- * a profiling sample, timer tick or preemption landing in one call of a short function would
- * otherwise move the whole repetition (measured: a 10% slowdown of a 40 us function read as
- * +4.5% to +11.3% with sampling on, +10.0% to +12.3% with this).
- */
-#define PG_LEAF_TRIM 0.05
 
 /*
  * A function whose measured time (self, or total with PG_METRIC_TOTAL) is less than this many

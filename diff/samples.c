@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/*
+ * diff/samples.c - functions matched across two runs and their per-repetition samples
+ * (samples.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpusplit.h"
+#include "samples.h"
+
+static int cmp_key(const void *pa, const void *pb)
+{
+	const struct pg_fkey *a = pa, *b = pb;
+	int d = strcmp(a->binary, b->binary);
+
+	if (!d)
+		d = strcmp(a->name, b->name);
+	if (!d)
+		d = strcmp(a->scope, b->scope);
+	if (!d)
+		d = a->side - b->side;
+	if (!d)
+		d = (a->id > b->id) - (a->id < b->id);
+	return d;
+}
+
+void pg_fkeys_fill(struct pg_fkey *keys, const struct pg_run *base, const struct pg_run *new)
+{
+	size_t nkeys = base->nfuncs + new->nfuncs;
+
+	for (size_t i = 0; i < nkeys; i++) {
+		const struct pg_run *run = i < base->nfuncs ? base : new;
+		const struct pg_func *fn = &run->funcs[i < base->nfuncs ? i : i - base->nfuncs];
+
+		keys[i].binary = pg_basename(fn->binary);
+		keys[i].name = fn->name;
+		keys[i].scope = fn->scope ? fn->scope : "";
+		keys[i].display = fn->display ? fn->display : fn->name;
+		keys[i].src_file = fn->src_file;
+		keys[i].src_line = fn->src_line;
+		keys[i].side = i >= base->nfuncs;
+		keys[i].id = fn->id;
+	}
+	qsort(keys, nkeys, sizeof(*keys), cmp_key);
+}
+
+bool pg_fkey_same(const struct pg_fkey *a, const struct pg_fkey *b)
+{
+	return !strcmp(a->binary, b->binary) && !strcmp(a->name, b->name) &&
+	       !strcmp(a->scope, b->scope);
+}
+
+bool pg_fkeys_leaf(const struct pg_run *run, const struct pg_fkey *keys, size_t nk)
+{
+	for (size_t r = 0; r < run->nreps; r++) {
+		for (size_t i = 0; i < nk; i++) {
+			const struct pg_fstat *st = pg_rep_find(&run->reps[r], keys[i].id);
+
+			for (int k = 0; st && k < PG_SITE_COUNT; k++)
+				if (st->desc[k])
+					return false;
+		}
+	}
+	return true;
+}
+
+int pg_sample_init(struct pg_sample *s, size_t cap)
+{
+	s->n = 0;
+	s->raw = malloc((cap ? cap : 1) * sizeof(double));
+	s->log = malloc((cap ? cap : 1) * sizeof(double));
+	s->pair = malloc((cap ? cap : 1) * sizeof(uint32_t));
+	return s->raw && s->log && s->pair ? 0 : -ENOMEM;
+}
+
+void pg_sample_release(struct pg_sample *s)
+{
+	free(s->raw);
+	free(s->log);
+	free(s->pair);
+}
+
+void pg_sample_push(struct pg_sample *s, double v, uint32_t pair)
+{
+	s->raw[s->n] = v;
+	s->pair[s->n] = pair;
+	s->log[s->n] = log(v > PG_MIN_NS ? v : PG_MIN_NS);
+	s->n++;
+}
+
+/*
+ * One repetition's measured and compensated time of @st, in ns, and the calls it covers. For
+ * a leaf (its time is all its own) the slowest PG_LEAF_TRIM of its calls are left out, their
+ * durations estimated from the latency histogram, so that a rare interrupted call (a
+ * profiling sample, a timer tick, preemption) does not move the repetition's value; otherwise
+ * the sums over every call. @run is the run @st is in: in compensated histograms a leaf's
+ * durations lack its own calibrated in_ns, which is added back.
+ */
+static void rep_time(const struct pg_run *run, const struct pg_calib *calib,
+		     const struct pg_func *f, const struct pg_fstat *st, enum pg_metric metric,
+		     bool leaf, double *raw, double *comp, uint64_t *calls)
+{
+	*calls = st->calls;
+	if (metric == PG_METRIC_CPU) {
+		pg_cpusplit_cpu_time(calib, f, st, raw, comp);
+		return;
+	}
+	if (metric == PG_METRIC_TOTAL) {
+		*comp = pg_fstat_comp_total(calib, f, st);
+		*raw = (double)st->total_ns;
+	} else {
+		*comp = pg_fstat_comp_self(calib, f, st);
+		*raw = (double)st->self_ns;
+	}
+	if (leaf) {
+		uint64_t n;
+		double top = pg_hist_top_sum(&st->hist, PG_LEAF_TRIM, &n);
+		/* its own probes' in per call, as pg_fstat_comp_*() take it */
+		double in = st->calls ? pg_fstat_own_in(calib, f, st) / (double)st->calls : 0;
+
+		if (run->hist_compensated)
+			top += (double)n * (double)llround(run->calib.in_ns[f->site]);
+
+		if (n && n < st->calls && top < *raw) {
+			*raw -= top;
+			*comp = *raw - in * (double)(st->calls - n);
+			*comp = *comp > 0 ? *comp : 0;
+			*calls = st->calls - n;
+		}
+	}
+}
+
+void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_run *run,
+		      const struct pg_fkey *keys, size_t nk, const struct pg_calib *calib,
+		      enum pg_metric metric, bool leaf)
+{
+	s->n = 0;
+	s->measured = s->compensated = s->callees = 0;
+	*calls_sum = 0;
+	for (size_t r = 0; r < run->nreps; r++) {
+		uint64_t calls = 0, timed = 0, kept;
+		double ns = 0, raw = 0;
+
+		for (size_t i = 0; i < nk; i++) {
+			const struct pg_fstat *st = pg_rep_find(&run->reps[r], keys[i].id);
+			double rw, cp;
+
+			if (!st)
+				continue;
+			calls += st->calls;
+			for (int k = 0; k < PG_SITE_COUNT; k++)
+				s->callees += (double)(metric == PG_METRIC_TOTAL ? st->desc[k] :
+									     st->kids[k]);
+			rep_time(run, calib, &run->funcs[keys[i].id], st, metric, leaf, &rw, &cp,
+				 &kept);
+			raw += rw;
+			ns += cp;
+			timed += kept;
+		}
+		if (!calls)
+			continue;
+		*calls_sum += (double)calls;
+		s->measured += raw;
+		s->compensated += ns;
+		pg_sample_push(s, ns / (double)timed, run->reps[r].pair);
+	}
+}
+
+void pg_joint_calib(const struct pg_run *base, const struct pg_run *new,
+		    const struct pg_compare_opts *opts, struct pg_calib *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (opts->raw || !base->calib.valid || !new->calib.valid)
+		return;
+	for (int k = 0; k < PG_SITE_COUNT; k++) {
+		out->in_ns[k] = (base->calib.in_ns[k] + new->calib.in_ns[k]) / 2;
+		out->out_ns[k] = (base->calib.out_ns[k] + new->calib.out_ns[k]) / 2;
+		out->measured_ns[k] = (base->calib.measured_ns[k] + new->calib.measured_ns[k]) / 2;
+	}
+	out->measured = base->calib.measured && new->calib.measured;
+	out->valid = true;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff/samples.h - what pg_compare() tests, taken out of the two runs: functions matched
+ * across the runs by key, and one side's per-repetition sample of one function (its mean time
+ * per call of the chosen metric, compensated for probe overhead). Pure computation: no I/O, no
+ * logging. diff/compare.c tests the samples and decides the verdicts (method: compare.h and
+ * docs/statistics.md).
+ *
+ * Invariants:
+ *  - A struct pg_fkey names one function of one run (side 0 the base run, 1 the new; id its
+ *    pg_func.id) by (basename of its binary, name, scope). Its strings point into the run:
+ *    keys live no longer than the runs they were filled from. Sorted (pg_fkeys_fill()), the
+ *    keys of one function are adjacent (pg_fkey_same()), those of the base side first.
+ *  - A struct pg_sample holds at most the capacity given to pg_sample_init() values, one per
+ *    repetition in which the function was called: raw[i], log[i] and pair[i] are of the same
+ *    repetition, log[i] = log(max(raw[i], PG_MIN_NS)). measured, compensated and callees are
+ *    sums over those repetitions (pg_sample_gather() sets them; pg_sample_push() leaves them).
+ *
+ * Life cycle and ownership: a pg_sample owns its three arrays. pg_sample_init() allocates
+ * them for @cap values (the number of repetitions of the run it is gathered from);
+ * pg_sample_release() frees them, also after a failed pg_sample_init() and on a zeroed sample.
+ * pg_sample_gather() and pg_sample_push() (after setting n to 0) refill a sample without
+ * allocating. The keys' array is the caller's, base->nfuncs + new->nfuncs long.
+ *
+ *	struct pg_sample sb = { 0 };
+ *	double calls;
+ *
+ *	if (pg_sample_init(&sb, base->nreps))
+ *		goto fail;			// -ENOMEM
+ *	pg_fkeys_fill(keys, base, new);
+ *	for (i = 0; i < nkeys; i = j) {
+ *		for (j = i, nb = 0; j < nkeys && pg_fkey_same(&keys[j], &keys[i]); j++)
+ *			nb += keys[j].side == 0;
+ *		pg_sample_gather(&sb, &calls, base, keys + i, nb, &calib, metric, leaf);
+ *		... sb.log[0..sb.n) to the tests ...
+ *	}
+ *	pg_sample_release(&sb);
+ */
+#ifndef PG_DIFF_SAMPLES_H
+#define PG_DIFF_SAMPLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/comparison.h"
+#include "../core/run.h"
+
+/* Per-call times below this are taken as this before the logarithm (log 0 = -inf). */
+#define PG_MIN_NS 0.5
+
+/*
+ * For a leaf function (no traced call inside it, on either side) the per-repetition value is
+ * the mean time of its calls but the slowest PG_LEAF_TRIM of them (whose durations are
+ * estimated from the histogram and taken out of the exact sum):
+ * a profiling sample, timer tick or preemption landing in one call of a short function would
+ * otherwise move the whole repetition (measured: a 10% slowdown of a 40 us function read as
+ * +4.5% to +11.3% with sampling on, +10.0% to +12.3% with this).
+ */
+#define PG_LEAF_TRIM 0.05
+
+/* One function of one run, as functions are matched across the runs. */
+struct pg_fkey {
+	const char *binary;	/* basename */
+	const char *name;
+	const char *scope;	/* "" when the name is unique in its binary */
+	const char *display;
+	const char *src_file;	/* may be NULL */
+	uint32_t src_line;
+	int side;		/* 0 base, 1 new */
+	uint32_t id;
+};
+
+/*
+ * The keys of every function of @base and @new into keys[0..base->nfuncs + new->nfuncs),
+ * sorted by (binary, name, scope, side, id).
+ */
+void pg_fkeys_fill(struct pg_fkey *keys, const struct pg_run *base, const struct pg_run *new);
+
+/* Are @a and @b the same function (of either run)? */
+bool pg_fkey_same(const struct pg_fkey *a, const struct pg_fkey *b);
+
+/* Does no call of the functions keys[0..nk) of @run, in any repetition, contain a traced call? */
+bool pg_fkeys_leaf(const struct pg_run *run, const struct pg_fkey *keys, size_t nk);
+
+/* One side's per-repetition values of one function (or of the wall time). */
+struct pg_sample {
+	double *raw;	/* per-repetition metric, ns */
+	double *log;	/* log(max(raw, PG_MIN_NS)) */
+	size_t n;
+	double measured;	/* sum of the metric as measured, over the repetitions */
+	double compensated;	/* the same, compensated for probe overhead */
+	double callees;		/* traced calls inside the measured time: direct children for
+				 * self time, every descendant for total time */
+	uint32_t *pair;		/* the pair index (pg_rep.pair) of each repetition */
+	bool paired;		/* compare pair by pair (diff/paired.h) */
+};
+
+/* Allocate @s for @cap values (n = 0). 0 or -ENOMEM (then pg_sample_release() it all the same). */
+int pg_sample_init(struct pg_sample *s, size_t cap);
+
+/* Free the arrays of @s (not @s itself). */
+void pg_sample_release(struct pg_sample *s);
+
+/* Append value @v (ns) of the repetition of pair index @pair; s->n stays under the capacity. */
+void pg_sample_push(struct pg_sample *s, double v, uint32_t pair);
+
+/*
+ * @s := the per-repetition sample of the functions keys[0..nk) of @run (normally one function;
+ * several when one run holds functions whose binaries share a basename: their calls and times
+ * add up), of @metric, compensated with @calib; with @leaf, the slowest PG_LEAF_TRIM of the
+ * calls of each repetition left out (PG_METRIC_CPU excepted). *@calls_sum: the number of calls
+ * over all repetitions. A repetition without calls has no value.
+ */
+void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_run *run,
+		      const struct pg_fkey *keys, size_t nk, const struct pg_calib *calib,
+		      enum pg_metric metric, bool leaf);
+
+/*
+ * The calibration both sides are compensated with: the mean of the two runs' calibrations,
+ * so that a difference between two calibrations cannot pass for a change of the benchmark;
+ * none (raw times on both sides) with opts->raw or when either run lacks one. The measured
+ * probe times are used only when both runs have them, so that both sides are compensated
+ * the same way.
+ */
+void pg_joint_calib(const struct pg_run *base, const struct pg_run *new,
+		    const struct pg_compare_opts *opts, struct pg_calib *out);
+
+#endif
