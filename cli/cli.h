@@ -154,10 +154,14 @@ struct pg_compare_args {
 	struct pg_ci_out ci;
 	bool all, strict, keep_probes;
 	bool min_effect_given;	/* --min-effect was given (else a paired default may apply) */
+	bool min_impact_given;	/* --min-impact was given (likewise) */
 };
 void pg_compare_args_init(struct pg_compare_args *a);
 /* As pg_record_args_opt(). */
 int pg_compare_args_opt(struct pg_compare_args *a, int c, const char *arg);
+/* The runs are the two sides of one perfgate ab session: the paired defaults of the minimum
+ * effect and impact (diff/paired.h) where the user gave none. */
+void pg_compare_args_paired(struct pg_compare_args *a);
 /*
  * After the comparison @cmp of @base and @new: its warnings, the files asked for (JUnit,
  * JSON, flame graph, Markdown and GitHub outputs; @base and @new may have their probe frames

@@ -15,7 +15,6 @@
 
 #include "../core/log.h"
 #include "../diff/compare.h"
-#include "../diff/paired.h"
 #include "../formats/runfile.h"
 #include "../runner/ab.h"
 #include "../runner/resolve.h"
@@ -292,8 +291,7 @@ int do_ab(int argc, char **argv)
 	if (remove_stale(base_path) || remove_stale(new_path) || remove_stale(cmp_path))
 		goto cleanup;
 	ca.json = cmp_path;
-	if (!ca.min_effect_given)	/* the two sides pair up: the paired default */
-		ca.opts.min_effect = PG_MIN_EFFECT_PAIRED;
+	pg_compare_args_paired(&ca);	/* the two sides pair up: the paired defaults */
 	o.rec = ra.o;
 	o.rec.argv = wbase.we_wordv;
 	o.rec.argc = wbase.we_wordc;

@@ -32,7 +32,8 @@ static const char compare_usage[] =
 	"                      by pair with a Wilcoxon signed-rank test)\n"
 	"  --min-impact PCT    smallest change of a function's time per repetition that\n"
 	"                      fails, in percent of the median repetition's wall time\n"
-	"                      (default 0.1; 0: every significant slowdown fails)\n"
+	"                      (default 0.1; 0.05 for the two sides of one perfgate ab\n"
+	"                      session; 0: every significant slowdown fails)\n"
 	"  --metric self|total|cpu  per-call self time (default), inclusive time, or\n"
 	"                      on-CPU self time (runs recorded with off-CPU time)\n"
 	"  --min-reps N        fewer repetitions on a side: inconclusive (default 5)\n"
@@ -102,8 +103,8 @@ int do_compare(int argc, char **argv)
 	if (pg_runfile_read(argv[optind], &base) || pg_runfile_read(argv[optind + 1], &new))
 		goto cleanup;
 	/* the sides of one interleaved session: drift cancels, a smaller effect is within reach */
-	if (!a.min_effect_given && pg_runs_paired(&base, &new, NULL))
-		a.opts.min_effect = PG_MIN_EFFECT_PAIRED;
+	if (pg_runs_paired(&base, &new, NULL))
+		pg_compare_args_paired(&a);
 	if (pg_compare(&base, &new, &a.opts, &cmp)) {
 		pg_err("%s", cmp.error[0] ? cmp.error : "the comparison failed");
 		goto cleanup;

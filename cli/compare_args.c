@@ -8,6 +8,7 @@
 
 #include "../core/log.h"
 #include "../diff/compare.h"
+#include "../diff/paired.h"
 #include "../formats/result.h"
 #include "../reporters/compare_out.h"
 #include "cli.h"
@@ -39,6 +40,14 @@ void pg_compare_args_release(struct pg_compare_args *a)
 	pg_ci_out_release(&a->ci);
 }
 
+void pg_compare_args_paired(struct pg_compare_args *a)
+{
+	if (!a->min_effect_given)
+		a->opts.min_effect = PG_MIN_EFFECT_PAIRED;
+	if (!a->min_impact_given)
+		a->opts.min_impact = PG_MIN_IMPACT_PAIRED;
+}
+
 int pg_compare_args_opt(struct pg_compare_args *a, int c, const char *arg)
 {
 	double pct;
@@ -56,6 +65,7 @@ int pg_compare_args_opt(struct pg_compare_args *a, int c, const char *arg)
 		if (parse_pct("--min-impact", arg, 100, &pct))
 			return -1;
 		a->opts.min_impact = pct / 100.0;
+		a->min_impact_given = true;
 		return 0;
 	case PG_COPT_METRIC:
 		if (!strcmp(arg, "self")) {

@@ -43,6 +43,11 @@
  * perfgate ab): docs/statistics.md, "Paired comparisons", gives the measurements behind it.
  */
 #define PG_MIN_EFFECT_PAIRED 0.02
+/*
+ * The minimum impact of a paired comparison when the user gives none: half the unpaired
+ * default (PG_MIN_IMPACT_DEFAULT): docs/statistics.md, "Paired comparisons", says why.
+ */
+#define PG_MIN_IMPACT_PAIRED 0.0005
 
 /* rho of the power family of alpha spending (1: the same share of alpha at every look) */
 #define PG_SPEND_RHO 1.0
