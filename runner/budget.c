@@ -4,6 +4,7 @@
  * functions that fit. See budget.h.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +56,20 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int cmp_cost_desc(const void *a, const void *b, void *arg)
-{
-	const double *cost = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+/* The order in which pg_budget_choose() drops: probe share, then cost, both descending. */
+struct drop_key {
+	double share;	/* estimated probe cost over the function's measured time, at most 1 */
+	double cost;
+};
 
-	return (cost[x] < cost[y]) - (cost[x] > cost[y]);
+static int cmp_drop_first(const void *a, const void *b, void *arg)
+{
+	const struct drop_key *k = arg;
+	const struct drop_key *x = &k[*(const uint32_t *)a], *y = &k[*(const uint32_t *)b];
+
+	if (x->share != y->share)
+		return (x->share < y->share) - (x->share > y->share);
+	return (x->cost < y->cost) - (x->cost > y->cost);
 }
 
 void pg_names_add(struct pg_names *l, const char *name)
@@ -89,20 +98,23 @@ int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, doubl
 		     uint64_t sampled_wall_ns, bool cut, const bool *gone, bool *keep,
 		     struct pg_budget_choice *c)
 {
-	double *cost = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*cost)), total = 0;
+	struct drop_key *key = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*key));
 	uint32_t *order = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*order));
+	double total = 0;
 
 	memset(c, 0, sizeof(*c));
-	if (!cost || !order) {
-		free(cost);
+	if (!key || !order) {
+		free(key);
 		free(order);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < pilot->nstats; i++) {
 		const struct pg_fstat *s = &pilot->stats[i];
+		struct drop_key *k = &key[s->func];
 
-		cost[s->func] = pg_fstat_probe_cost(&run->calib, &run->funcs[s->func], s);
-		total += cost[s->func];
+		k->cost = pg_fstat_probe_cost(&run->calib, &run->funcs[s->func], s);
+		k->share = k->cost > 0 ? k->cost / fmax(k->cost, (double)s->total_ns) : 0;
+		total += k->cost;
 	}
 	/*
 	 * The benchmark's own time: measured, by the sampled first pass, when the pilot ran to
@@ -124,18 +136,18 @@ int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, doubl
 		keep[i] = true;
 		order[i] = i;
 	}
-	qsort_r(order, run->nfuncs, sizeof(*order), cmp_cost_desc, cost);
+	qsort_r(order, run->nfuncs, sizeof(*order), cmp_drop_first, key);
 	for (size_t k = 0; k < run->nfuncs; k++) {
 		uint32_t i = order[k];
 
-		if (!(gone && gone[i]) && (total <= c->allowed || cost[i] <= 0))
+		if (!(gone && gone[i]) && (total <= c->allowed || key[i].cost <= 0))
 			continue;
 		keep[i] = false;
-		total -= cost[i];
+		total -= key[i].cost;
 		pg_names_add(&c->dropped, run->funcs[i].display);
 	}
 	c->after = total;
-	free(cost);
+	free(key);
 	free(order);
 	return c->dropped.n;
 }

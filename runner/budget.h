@@ -11,7 +11,7 @@
  *      with every function left, whose counts are read from the kernel every 15 ms; when
  *      pg_budget_live_drop() says some run over their share, it is stopped, they are
  *      detached (pg_probes_relink()) and it starts again, so that it sees every phase. Then
- *      pg_budget_choose() drops the costliest until the estimated cost fits, and the probes
+ *      pg_budget_choose() drops the most probe-bound until the estimated cost fits, and the probes
  *      are attached again with the rest.
  *   c. the guard (struct pg_budget_watch, pg_budget_guard_arm()): a recorded repetition that
  *      runs far longer than the sampled pass shows a live line and, under a budget, is
@@ -73,7 +73,7 @@ struct pg_budget_choice {
 	double allowed;		/* budget_pct of own */
 	double before;		/* the probes' estimated cost in the pilot */
 	double after;		/* the same without the dropped functions */
-	struct pg_names dropped;	/* the dropped functions, costliest first */
+	struct pg_names dropped;	/* the dropped functions, in the order they went */
 	struct pg_names unreached;	/* with @cut: the functions none of whose calls returned */
 };
 
@@ -83,7 +83,11 @@ struct pg_budget_choice {
  * benchmark's own time; those with gone[id] set (NULL: none; detached during the pilot, their
  * counts partial) are dropped whatever their cost. The own time is @sampled_wall_ns (the sampled
  * first pass's wall time, 0 if none) when the pilot ran to its end, else the pilot's wall time less
- * the estimated cost (at least 1% of it). The costliest go first. Sets keep[] (run->nfuncs entries)
+ * the estimated cost (at least 1% of it). First to go are the functions whose measured time is
+ * most probe cost (the estimate over the pilot's total_ns, at most 1): a function that is mostly
+ * probe cannot be judged (diff/compare.h, PG_MAX_PROBE_SHARE), and one doing real work between
+ * its probes (a 6 us row filter called 1000 times) is worth its cost; among equal shares the
+ * costliest. Sets keep[] (run->nfuncs entries)
  * and *choice; @cut says that the pilot was stopped early. Returns how many functions are dropped,
  * or -ENOMEM. Logs nothing.
  */

@@ -195,6 +195,28 @@ static void test_no_calibration(void **state)
 	assert_near(f->c.before, 0, 1e-9);
 }
 
+/*
+ * What goes first is what is mostly probe: warm's probes are 0.1 s of its 10 s of measured
+ * time (1%), cold's 1 ms of its 1.2 ms, main's 1 us of 11 s; hot has no time measured (all
+ * probe). 0.95% of the own time (100.7 ms) drops hot and then cold, not warm, though warm
+ * costs a hundred times what cold does.
+ */
+static void test_probe_bound_go_first(void **state)
+{
+	struct fixture *f = *state;
+	static const bool want[NFUNCS] = { false, true, false, true, true };
+	struct pg_fstat *warm = (struct pg_fstat *)pg_rep_find(&f->pilot, WARM);
+	struct pg_fstat *cold = (struct pg_fstat *)pg_rep_find(&f->pilot, COLD);
+
+	warm->total_ns = 10000000000ULL;
+	cold->total_ns = 1200000;
+	((struct pg_fstat *)pg_rep_find(&f->pilot, MAIN))->total_ns = 11000000000ULL;
+	f->pilot.wall_ns = 11000000000ULL;
+	assert_int_equal(choose(f, 0.95, 0, false), 2);
+	assert_kept(f, want);
+	assert_string_equal(f->c.dropped.s, "hot, cold");
+}
+
 /* A message's list: each name cut to 60 characters, the first ~170 characters, all counted. */
 static void test_names_list(void **state)
 {
@@ -372,6 +394,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_drops_costliest_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stops_when_it_fits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_bound_go_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_everything_fits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_cost_stays, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sampled_wall_is_own_time, setup, teardown),
