@@ -161,6 +161,28 @@ def changed_functions(run_path, changed_file):
     return out
 
 
+def object_symbols(new_bin, changed_file):
+    """The functions defined in the object file the changed source compiled to (found under
+    the changed build's directory: huf_compress.o, block_builder.cc.o), by their symbol and
+    demangled names: what the change touched, whether or not the build has DWARF (zstd's
+    default flags have none, so the declaration files above are unknown there)."""
+    stem = os.path.basename(changed_file)
+    want = (os.path.splitext(stem)[0] + ".o", stem + ".o")
+    for root, _, files in os.walk(os.path.dirname(new_bin)):
+        for f in files:
+            if f in want:
+                obj = os.path.join(root, f)
+                out = set()
+                for demangle in ([], ["-C"]):
+                    r = run(["nm", "--defined-only", *demangle, obj])
+                    for line in r.stdout.splitlines():
+                        parts = line.split(" ", 2)
+                        if len(parts) == 3 and parts[1] in "tT":
+                            out.add(parts[2])
+                return out
+    return set()
+
+
 def callers_of(run_path, changed):
     """Functions above a frame of @changed (function names) on the run's sampled stacks."""
     r = run([PERFGATE, "folded", run_path])
@@ -175,7 +197,7 @@ def callers_of(run_path, changed):
 
 def classify(fn, changed_file, changed_names, callers):
     src = fn.get("file") or ""
-    if src.endswith(changed_file):
+    if src.endswith(changed_file) or fn["name"] in changed_names:
         return "changed"
     if fn["display"] in callers or fn["name"] in callers:
         return "caller"
@@ -207,6 +229,7 @@ def measure_program(p, work, flow="sequential"):
     changed_names = changed_functions(g["files"][1], p["changed_file"])
     changed_names |= {f[k] for f in cmp_fns for k in ("display", "name")
                       if (f.get("file") or "").endswith(p["changed_file"])}
+    changed_names |= object_symbols(new_bin, p["changed_file"])
     callers = callers_of(g["files"][1], changed_names)
     res["change_exit"] = g["cmp"]["exit"]
     res["change_wall"] = g["wall"]
