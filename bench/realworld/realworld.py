@@ -22,7 +22,8 @@ interleaved in one session, compared pair by pair; skipped when this perfgate ha
 measure() returns a dict (JSON-able) and render() turns it into Markdown; run alone
 (`realworld.py [PROGRAM...]`) it prints both. Environment: PERFGATE (the binary, default
 ./perfgate), RW_REPS (repetitions a side, default 10), RW_PAIRS (A/A pairs, default 10),
-RW_DIR (the build cache, default build/realworld).
+RW_DIR (the build cache, default build/realworld). The files of every A/A false alarm are kept
+under RW_DIR/alarms/ for a closer look.
 """
 import json
 import os
@@ -120,7 +121,18 @@ def gate(base_argv, new_argv, work, tag):
     rb = record(b, base_argv)
     rn = record(n, new_argv, ["--functions-of", b])
     rc = compare(b, n, c)
-    return {"base": rb, "new": rn, "cmp": rc, "wall": time.monotonic() - t0, "files": (b, n)}
+    return {"base": rb, "new": rn, "cmp": rc, "wall": time.monotonic() - t0, "files": (b, n),
+            "cmp_file": c}
+
+
+def keep_alarm(g, tag):
+    """Copy the run files of an A/A false alarm and its comparison to RW_DIR/alarms/TAG, for a
+    look at its per-repetition values later; returns that directory."""
+    d = os.path.join(RW_DIR, "alarms", time.strftime("%Y%m%d-%H%M%S-") + tag)
+    os.makedirs(d, exist_ok=True)
+    for f in (*g["files"], g["cmp_file"]):
+        shutil.copy(f, d)
+    return d
 
 
 def has_ab():
@@ -146,7 +158,7 @@ def gate_ab(base_argv, new_argv, work, tag):
                      "functions": len(base["functions"])},
             "cmp": {"exit": r.returncode, "flagged": flagged, "result": res,
                     "pairs": res.get("npairs")},
-            "wall": wall, "files": files}
+            "wall": wall, "files": files, "cmp_file": os.path.join(d, "compare.json")}
 
 
 def changed_functions(run_path, changed_file):
@@ -221,6 +233,8 @@ def measure_program(p, work, flow="sequential"):
                    "flagged": [f["display"] for f in g["cmp"]["flagged"]],
                    "ab_pairs": g["cmp"].get("pairs")})
         log(p["name"], flow, "A/A", i + 1, "exit", g["cmp"]["exit"], aa[-1]["flagged"])
+        if g["cmp"]["exit"] == 1:
+            aa[-1]["kept"] = keep_alarm(g, "%s-%s-aa%d" % (p["name"], flow, i))
     res["aa"] = aa
     res["traced_s"] = statistics.median(a["traced_s"] for a in aa)
     log(p["name"], flow, "change")
