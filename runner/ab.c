@@ -252,23 +252,16 @@ static int split_base(struct pg_ab *s, struct pg_rep *rep)
 }
 
 /*
- * What the maps hold of the whole process tree (its threads, off-CPU stacks: issue 20) is the
- * repetition's whichever side it is: moved from the scratch into @rep.
+ * The threads the maps hold (issue 20) are the repetition's whichever side it is: moved from
+ * the scratch into @rep, which is new and has none. (The sampler writes its samples and
+ * off-CPU stacks into @rep itself: pg_recording_once().)
  */
-static void move_tree_data(struct pg_rep *scratch, struct pg_rep *rep)
+static void move_threads(struct pg_rep *scratch, struct pg_rep *rep)
 {
-	if (!rep->nthreads && !rep->threads) {
-		rep->threads = scratch->threads;
-		rep->nthreads = scratch->nthreads;
-		scratch->threads = NULL;
-		scratch->nthreads = 0;
-	}
-	if (!rep->noffcpu && !rep->offcpu) {
-		rep->offcpu = scratch->offcpu;
-		rep->noffcpu = scratch->noffcpu;
-		scratch->offcpu = NULL;
-		scratch->noffcpu = 0;
-	}
+	rep->threads = scratch->threads;
+	rep->nthreads = scratch->nthreads;
+	scratch->threads = NULL;
+	scratch->nthreads = 0;
 }
 
 /* One repetition of @side, of pair @pair: run, read, judged. 0 or -errno (logged). */
@@ -294,7 +287,7 @@ static int run_side(struct pg_ab *s, enum pg_ab_side side, uint32_t pair, uint32
 	if (err == PG_GUARD_STOPPED)	/* not with narrow off; counted as it is */
 		err = 0;
 	if (!err && !direct) {
-		move_tree_data(&s->scratch, rep);
+		move_threads(&s->scratch, rep);
 		err = is_base ? split_base(s, rep) : split_new(s, rep);
 	}
 	if (err == -ENOMEM)
