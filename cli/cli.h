@@ -121,14 +121,14 @@ void pg_record_args_release(struct pg_record_args *a);
 /*
  * The comparison options and outputs perfgate compare and perfgate ab share
  * (cli/compare_args.c): --alpha, --min-effect, --min-impact, --metric, --min-reps, --raw,
- * --junit, --json, --markdown, --artifact, --flamegraph, --flame-color, --keep-probe-frames,
- * --all, --strict; used as the recording options above. Owns the CI outputs' state.
+ * --no-speed-correction, --junit, --json, --markdown, --artifact, --flamegraph, --flame-color,
+ * --keep-probe-frames, --all, --strict; used as the recording options above. Owns the CI outputs' state.
  */
 enum {
 	PG_COPT_ALPHA = 0x200, PG_COPT_MIN_EFFECT, PG_COPT_MIN_IMPACT, PG_COPT_METRIC,
 	PG_COPT_MIN_REPS, PG_COPT_JUNIT, PG_COPT_JSON, PG_COPT_MARKDOWN, PG_COPT_ARTIFACT,
 	PG_COPT_ALL, PG_COPT_STRICT, PG_COPT_RAW, PG_COPT_FLAMEGRAPH, PG_COPT_FLAME_COLOR,
-	PG_COPT_KEEP_PROBES,
+	PG_COPT_KEEP_PROBES, PG_COPT_NO_SPEED,
 };
 #define PG_COMPARE_LONGOPTS \
 	{ "alpha", required_argument, NULL, PG_COPT_ALPHA }, \
@@ -143,6 +143,7 @@ enum {
 	{ "all", no_argument, NULL, PG_COPT_ALL }, \
 	{ "strict", no_argument, NULL, PG_COPT_STRICT }, \
 	{ "raw", no_argument, NULL, PG_COPT_RAW }, \
+	{ "no-speed-correction", no_argument, NULL, PG_COPT_NO_SPEED }, \
 	{ "flamegraph", required_argument, NULL, PG_COPT_FLAMEGRAPH }, \
 	{ "flame-color", required_argument, NULL, PG_COPT_FLAME_COLOR }, \
 	{ "keep-probe-frames", no_argument, NULL, PG_COPT_KEEP_PROBES }

@@ -38,6 +38,8 @@ static const char compare_usage[] =
 	"                      on-CPU self time (runs recorded with off-CPU time)\n"
 	"  --min-reps N        fewer repetitions on a side: inconclusive (default 5)\n"
 	"  --raw               compare raw times, not times compensated for probe overhead\n"
+	"  --no-speed-correction  the two sides of one perfgate ab session: do not correct\n"
+	"                      each pair for the machine's speed in it (docs/statistics.md)\n"
 	"  --junit FILE        write a JUnit XML report\n"
 	"  --json FILE         write the full result as JSON (docs/compare-format.md)\n"
 	"  --flamegraph FILE   write a differential flame graph (SVG) of the sampled profiles:\n"

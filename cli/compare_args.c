@@ -118,6 +118,9 @@ int pg_compare_args_opt(struct pg_compare_args *a, int c, const char *arg)
 	case PG_COPT_RAW:
 		a->opts.raw = true;
 		return 0;
+	case PG_COPT_NO_SPEED:
+		a->opts.no_speed = true;
+		return 0;
 	}
 	return 1;
 }

@@ -117,6 +117,7 @@ void pg_comparison_init(struct pg_comparison *c)
 
 	memset(c, 0, sizeof(*c));
 	c->opts = def;
+	c->speed_spread = c->speed_shift = c->speed_p = NAN;
 	pg_fcmp_init(&c->wall);
 }
 

@@ -105,11 +105,14 @@ struct pg_compare_opts {
 	 */
 	uint32_t look;
 	uint32_t looks;
+	/* paired: do not correct the per-pair differences for the machine's speed (diff/speed.h) */
+	bool no_speed;
 };
 
 /* docs/statistics.md, "Impact", says why 0.1% */
 #define PG_MIN_IMPACT_DEFAULT 0.001
-#define PG_COMPARE_OPTS_DEFAULT { 0.05, 0.05, PG_METRIC_SELF, 5, false, PG_MIN_IMPACT_DEFAULT, 0, 0 }
+#define PG_COMPARE_OPTS_DEFAULT \
+	{ 0.05, 0.05, PG_METRIC_SELF, 5, false, PG_MIN_IMPACT_DEFAULT, 0, 0, false }
 
 struct pg_fcmp {
 	char *binary;		/* basename of the ELF file */
@@ -163,6 +166,15 @@ struct pg_comparison {
 	bool paired;			/* the two runs are the sides of one perfgate ab session
 					 * and were compared pair by pair (issue 18) */
 	size_t npairs;			/* pairs used when paired, else 0 */
+	/*
+	 * Paired: the machine's speed per pair (diff/speed.h). speed_refs reference functions
+	 * (0: not estimated); speed_applied when the functions' differences were corrected;
+	 * speed_spread the median |speed difference| of a pair and speed_shift its median, as
+	 * relative changes; speed_p the signed-rank p of the shift (NAN: not tested).
+	 */
+	size_t speed_refs;
+	bool speed_applied;
+	double speed_spread, speed_shift, speed_p;
 	enum pg_overall overall;
 	char overall_reason[256];	/* why inconclusive, or "" */
 	struct pg_fcmp wall;		/* whole-process wall time per repetition (informational:

@@ -20,6 +20,7 @@
 #include "cpusplit.h"
 #include "paired.h"
 #include "samples.h"
+#include "speed.h"
 #include "stats.h"
 
 /* Repetitions per side the overall reason recommends when it asks for more. */
@@ -97,7 +98,8 @@ static int analyse_paired(struct pg_fcmp *f, const struct pg_sample *b, const st
 	ssize_t nd;
 	int err;
 
-	nd = pg_paired_effect(f, b->log, b->pair, b->n, n->log, n->pair, n->n, o->alpha, &d);
+	nd = pg_paired_effect(f, b->log, b->pair, b->n, n->log, n->pair, n->n, o->alpha, b->speed,
+			      b->share, &d);
 	if (nd < 0)
 		return (int)nd;
 	err = probe_bound(f, b, n, compensated) ? 0 : pg_paired_test(f, d, (size_t)nd, o);
@@ -567,6 +569,69 @@ static int split_change(struct pg_fcmp *f, const struct pg_run *base, const stru
 }
 
 /*
+ * The machine's speed per pair of a paired comparison into @sp (diff/speed.h), and the
+ * comparison's speed_ fields. Reference functions: not probe-bound, with the same traced
+ * callees on both sides when the sets differ, called on both sides of at least half the pairs,
+ * and not blocked for PG_SPEED_MIN_CPU of their time. 0 or a negative errno.
+ */
+static int machine_speed(struct pg_speed *sp, struct pg_comparison *out, const struct pg_run *base,
+			 const struct pg_run *new, const struct pg_fkey *keys, size_t nkeys,
+			 const struct pg_calib *calib, const struct pg_compare_opts *o,
+			 bool sets_differ, struct pg_sample *sb, struct pg_sample *sn)
+{
+	size_t cap = base->nreps < new->nreps ? base->nreps : new->nreps, maxp = 0;
+	double *d = malloc((cap ? cap : 1) * sizeof(*d));
+	uint32_t *dp = malloc((cap ? cap : 1) * sizeof(*dp));
+	int err = -ENOMEM;
+
+	for (size_t r = 0; r < base->nreps; r++)
+		maxp = base->reps[r].pair > maxp ? base->reps[r].pair : maxp;
+	if (!d || !dp || pg_speed_init(sp, maxp + 1))
+		goto out;
+	for (size_t i = 0, j; i < nkeys; i = j) {
+		size_t nb = 0, nn;
+		struct pg_fcmp f;
+		double cb, cn;
+		ssize_t k;
+		bool leaf;
+
+		for (j = i; j < nkeys && pg_fkey_same(&keys[j], &keys[i]); j++)
+			nb += keys[j].side == 0;
+		nn = j - i - nb;
+		if (!nb || !nn ||
+		    pg_sample_unblocked(base, keys + i, nb, o->metric) < PG_SPEED_MIN_CPU)
+			continue;
+		leaf = pg_fkeys_leaf(base, keys + i, nb) && pg_fkeys_leaf(new, keys + i + nb, nn);
+		pg_sample_gather(sb, &cb, base, keys + i, nb, calib, o->metric, leaf);
+		pg_sample_gather(sn, &cn, new, keys + i + nb, nn, calib, o->metric, leaf);
+		pg_fcmp_init(&f);
+		if (!sb->n || !sn->n || probe_bound(&f, sb, sn, calib->valid) ||
+		    (sets_differ && callees_differ(&f, sb, cb, sn, cn)))
+			continue;
+		k = pg_pair_diffs(sb->log, sb->pair, sb->n, sn->log, sn->pair, sn->n, d, dp);
+		if (k < 0) {
+			err = (int)k;
+			goto out;
+		}
+		if ((size_t)k < PG_SPEED_MIN_REFS || 2 * (size_t)k < out->npairs)
+			continue;
+		err = pg_speed_add(sp, d, dp, (size_t)k);
+		if (err)
+			goto out;
+	}
+	err = pg_speed_finish(sp, o->alpha);
+	out->speed_refs = sp->nrefs;
+	out->speed_applied = sp->applied;
+	out->speed_spread = expm1(sp->spread);
+	out->speed_shift = expm1(sp->shift);
+	out->speed_p = sp->p;
+out:
+	free(d);
+	free(dp);
+	return err;
+}
+
+/*
  * Runs that are the two sides of one perfgate ab session are compared pair by pair
  * (diff/paired.h): out->paired, out->npairs, and @sb and @sn marked paired. A warning when the
  * files were given the other way round.
@@ -601,6 +666,7 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 	double *p = NULL;
 	char cmd_a[100], cmd_b[100];
 	struct pg_calib calib;
+	struct pg_speed speed = { 0 };
 	bool sets_differ = false;
 	double wall_ns;
 	int err;
@@ -662,6 +728,13 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 	err = warn_sets(out, base, new, keys, nkeys, &sets_differ);
 	if (err)
 		goto fail;
+	if (out->paired && !opts->no_speed) {
+		err = machine_speed(&speed, out, base, new, keys, nkeys, &calib, opts, sets_differ,
+				    &sb, &sn);
+		if (err)
+			goto fail;
+		sb.speed = &speed;
+	}
 
 	for (size_t i = 0, j; i < nkeys; i = j) {
 		size_t nb = 0, nn;
@@ -677,6 +750,7 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 		pg_sample_gather(&sn, &cn, new, keys + i + nb, nn, &calib, opts->metric, leaf);
 		if (!sb.n && !sn.n)
 			continue;	/* called in neither run */
+		sb.share = pg_sample_unblocked(base, keys + i, nb, opts->metric);
 
 		f = &out->f[out->n];
 		pg_fcmp_init(f);
@@ -790,6 +864,7 @@ fail:
 	pg_comparison_release(out);
 	snprintf(out->error, sizeof(out->error), "%s", strerror(-err));
 out:
+	pg_speed_release(&speed);
 	pg_sample_release(&sb);
 	pg_sample_release(&sn);
 	pg_stats_ws_release(&ws);

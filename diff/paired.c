@@ -11,6 +11,7 @@
 
 #include "compare.h"
 #include "paired.h"
+#include "speed.h"
 #include "stats.h"
 
 static int cmp_u32(const void *pa, const void *pb)
@@ -81,7 +82,7 @@ static struct pv *sorted_pv(const double *v, const uint32_t *p, size_t n)
 }
 
 ssize_t pg_pair_diffs(const double *bv, const uint32_t *bp, size_t nb, const double *nv,
-		      const uint32_t *np, size_t nn, double *d)
+		      const uint32_t *np, size_t nn, double *d, uint32_t *dp)
 {
 	struct pv *x = sorted_pv(bv, bp, nb), *y = sorted_pv(nv, np, nn);
 	size_t i = 0, j = 0;
@@ -100,6 +101,8 @@ ssize_t pg_pair_diffs(const double *bv, const uint32_t *bp, size_t nb, const dou
 		} else {
 			if (d)
 				d[k] = y[j].v - x[i].v;
+			if (dp)
+				dp[k] = x[i].pair;
 			k++;
 			i++;
 			j++;
@@ -121,7 +124,7 @@ size_t pg_runs_npairs(const struct pg_run *base, const struct pg_run *new)
 			bp[r] = base->reps[r].pair;
 		for (size_t r = 0; r < new->nreps; r++)
 			np[r] = new->reps[r].pair;
-		n = pg_pair_diffs(NULL, bp, base->nreps, NULL, np, new->nreps, NULL);
+		n = pg_pair_diffs(NULL, bp, base->nreps, NULL, np, new->nreps, NULL, NULL);
 	}
 	free(bp);
 	free(np);
@@ -129,17 +132,24 @@ size_t pg_runs_npairs(const struct pg_run *base, const struct pg_run *new)
 }
 
 ssize_t pg_paired_effect(struct pg_fcmp *f, const double *bl, const uint32_t *bp, size_t nb,
-			 const double *nl, const uint32_t *np, size_t nn, double alpha, double **d)
+			 const double *nl, const uint32_t *np, size_t nn, double alpha,
+			 const struct pg_speed *speed, double share, double **d)
 {
 	size_t cap = nb < nn ? nb : nn;
+	uint32_t *dp = malloc((cap ? cap : 1) * sizeof(*dp));
 	struct pg_hl hl;
 	ssize_t k;
 	int err;
 
 	*d = malloc((cap ? cap : 1) * sizeof(**d));
-	if (!*d)
+	if (!*d || !dp) {
+		free(dp);
 		return -ENOMEM;
-	k = pg_pair_diffs(bl, bp, nb, nl, np, nn, *d);
+	}
+	k = pg_pair_diffs(bl, bp, nb, nl, np, nn, *d, dp);
+	if (k > 0)
+		pg_speed_correct(speed, *d, dp, (size_t)k, share);
+	free(dp);
 	if (k <= 0)
 		return k;
 	f->pairs = (size_t)k;

@@ -61,21 +61,25 @@ size_t pg_runs_npairs(const struct pg_run *base, const struct pg_run *new);
 
 /*
  * The differences nv[j] - bv[i] for every i, j with bp[i] == np[j] (each index at most once
- * per side), in increasing pair order, into @d (room for min(nb, nn) values). Returns how
- * many, or a negative errno (-ENOMEM).
+ * per side), in increasing pair order, into @d and their pair indices into @dp (each NULL or
+ * room for min(nb, nn) values). Returns how many, or a negative errno (-ENOMEM).
  */
 ssize_t pg_pair_diffs(const double *bv, const uint32_t *bp, size_t nb, const double *nv,
-		      const uint32_t *np, size_t nn, double *d);
+		      const uint32_t *np, size_t nn, double *d, uint32_t *dp);
 
 /*
  * The effect of one function from its per-repetition log values on each side (bl, bp: values
  * and pair indices of the base side; nl, np: the new side): the per-pair differences (into a
- * malloc'd *@d the caller frees, also on error), their Hodges-Lehmann estimate (the median of
- * the Walsh averages) with its 1 - @alpha interval as f->change, ci_lo, ci_hi, and f->pairs.
- * Returns the number of differences (f->pairs) or a negative errno.
+ * malloc'd *@d the caller frees, also on error), corrected for the machine's speed in each pair
+ * (@speed, NULL for none; @share: the function's time not blocked over its time, diff/speed.h),
+ * their Hodges-Lehmann estimate (the median of the Walsh averages) with its 1 - @alpha
+ * interval as f->change, ci_lo, ci_hi, and f->pairs. Returns the number of differences
+ * (f->pairs) or a negative errno.
  */
+struct pg_speed;
 ssize_t pg_paired_effect(struct pg_fcmp *f, const double *bl, const uint32_t *bp, size_t nb,
-			 const double *nl, const uint32_t *np, size_t nn, double alpha, double **d);
+			 const double *nl, const uint32_t *np, size_t nn, double alpha,
+			 const struct pg_speed *speed, double share, double **d);
 
 /*
  * The Wilcoxon signed-rank test of the differences d[0..nd) at @o (alpha of the look): 1 and

@@ -169,6 +169,34 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 	}
 }
 
+double pg_sample_unblocked(const struct pg_run *run, const struct pg_fkey *keys, size_t nk,
+			   enum pg_metric metric)
+{
+	double all = 0, blocked = 0;
+
+	if (!run->meta.offcpu || metric == PG_METRIC_CPU)
+		return 1;
+	for (size_t r = 0; r < run->nreps; r++) {
+		for (size_t i = 0; i < nk; i++) {
+			const struct pg_fstat *st = pg_rep_find(&run->reps[r], keys[i].id);
+
+			if (!st)
+				continue;
+			if (metric == PG_METRIC_TOTAL) {
+				all += (double)st->total_ns;
+				blocked += (double)st->offcpu_ns - (double)st->runq_ns;
+			} else {
+				all += (double)st->self_ns;
+				blocked += (double)st->self_offcpu_ns - (double)st->self_runq_ns;
+			}
+		}
+	}
+	if (!(all > 0))
+		return 1;
+	blocked = blocked < 0 ? 0 : blocked > all ? all : blocked;
+	return 1 - blocked / all;
+}
+
 void pg_joint_calib(const struct pg_run *base, const struct pg_run *new,
 		    const struct pg_compare_opts *opts, struct pg_calib *out)
 {

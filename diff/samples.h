@@ -83,6 +83,8 @@ bool pg_fkey_same(const struct pg_fkey *a, const struct pg_fkey *b);
 /* Does no call of the functions keys[0..nk) of @run, in any repetition, contain a traced call? */
 bool pg_fkeys_leaf(const struct pg_run *run, const struct pg_fkey *keys, size_t nk);
 
+struct pg_speed;
+
 /* One side's per-repetition values of one function (or of the wall time). */
 struct pg_sample {
 	double *raw;	/* per-repetition metric, ns */
@@ -94,6 +96,10 @@ struct pg_sample {
 				 * self time, every descendant for total time */
 	uint32_t *pair;		/* the pair index (pg_rep.pair) of each repetition */
 	bool paired;		/* compare pair by pair (diff/paired.h) */
+	/* paired only: the machine's speed per pair (diff/speed.h; NULL: none) and this
+	 * function's time not blocked over its time, the share of it the speed moves */
+	const struct pg_speed *speed;
+	double share;
 };
 
 /* Allocate @s for @cap values (n = 0). 0 or -ENOMEM (then pg_sample_release() it all the same). */
@@ -115,6 +121,14 @@ void pg_sample_push(struct pg_sample *s, double v, uint32_t pair);
 void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_run *run,
 		      const struct pg_fkey *keys, size_t nk, const struct pg_calib *calib,
 		      enum pg_metric metric, bool leaf);
+
+/*
+ * Of the time of @metric of the functions keys[0..nk) of @run, summed over its repetitions,
+ * the share not blocked: on a CPU or waiting for one (diff/speed.h). 1 when @run has no
+ * off-CPU time, for PG_METRIC_CPU, and when the functions have no time.
+ */
+double pg_sample_unblocked(const struct pg_run *run, const struct pg_fkey *keys, size_t nk,
+			   enum pg_metric metric);
 
 /*
  * The calibration both sides are compensated with: the mean of the two runs' calibrations,

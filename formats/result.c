@@ -124,6 +124,22 @@ static int put_counts(struct json_object *root, const struct pg_comparison *c)
 	return pg_json_put(root, "counts", o);
 }
 
+/* "speed": the machine's speed correction of a paired comparison (diff/speed.h) */
+static struct json_object *new_speed(const struct pg_comparison *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o || pg_json_put_bool(o, "applied", c->speed_applied) ||
+	    pg_json_put_u64(o, "refs", c->speed_refs) ||
+	    pg_json_put_num(o, "spread", c->speed_spread) ||
+	    pg_json_put_num(o, "shift", c->speed_shift) ||
+	    pg_json_put_num(o, "p", c->speed_p)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 static struct json_object *new_result(const struct pg_comparison *c, const struct pg_run *base,
 				      const struct pg_run *new)
 {
@@ -141,6 +157,7 @@ static struct json_object *new_result(const struct pg_comparison *c, const struc
 	    pg_json_put(root, "warnings", pg_json_new_utf8v(c->warnings, c->nwarnings)) ||
 	    pg_json_put_bool(root, "paired", c->paired) ||
 	    pg_json_put_u64(root, "npairs", c->npairs) ||
+	    pg_json_put(root, "speed", new_speed(c)) ||
 	    pg_json_put(root, "wall", new_fcmp(&c->wall)) ||
 	    pg_json_put(root, "functions", json_object_new_array())) {
 		json_object_put(root);
@@ -391,6 +408,16 @@ static int read_pairing(const struct pg_jr *jr, struct json_object *root, struct
 	c->paired = !err && v && json_object_get_boolean(v);
 	err = err ?: pg_jr_opt_u64(jr, root, "", "npairs", SIZE_MAX, &n);
 	c->npairs = (size_t)n;
+	/* "speed": absent before the machine's speed correction, which was then off */
+	err = err ?: pg_jr_member(jr, root, "", "speed", json_type_object, PG_JR_OPTIONAL, &v);
+	if (err || !v)
+		return err;
+	err = pg_jr_get_bool(jr, v, "speed", "applied", &c->speed_applied);
+	err = err ?: pg_jr_opt_u64(jr, v, "speed", "refs", SIZE_MAX, &n);
+	c->speed_refs = (size_t)n;
+	err = err ?: pg_jr_get_num(jr, v, "speed", "spread", PG_JR_OPTIONAL, &c->speed_spread);
+	err = err ?: pg_jr_get_num(jr, v, "speed", "shift", PG_JR_OPTIONAL, &c->speed_shift);
+	err = err ?: pg_jr_get_num(jr, v, "speed", "p", PG_JR_OPTIONAL, &c->speed_p);
 	return err;
 }
 

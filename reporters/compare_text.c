@@ -20,6 +20,7 @@
 
 #include "../core/log.h"
 #include "../diff/cpusplit.h"
+#include "../diff/speed.h"
 #include "compare_out.h"
 #include "fmt.h"
 
@@ -91,6 +92,24 @@ static int fill_row(struct row *r, const struct pg_fcmp *f)
 			 pg_fmt_count(b, sizeof(b), f->new_calls));
 	snprintf(r->verdict, sizeof(r->verdict), "%s%s", verdict_label(f->verdict), q);
 	return 0;
+}
+
+/* The machine's speed correction of a paired comparison (diff/speed.h), one line. */
+static void print_speed(const struct pg_comparison *c, FILE *out)
+{
+	if (c->opts.no_speed)
+		fprintf(out, "  machine speed: not corrected (--no-speed-correction)\n");
+	else if (c->speed_applied)
+		fprintf(out, "  machine speed: each pair corrected for it (a pair's sides differed "
+			"by %.1f%% typically, from %zu functions)\n", 100 * c->speed_spread,
+			c->speed_refs);
+	else if (!isnan(c->speed_p))
+		fprintf(out, "  machine speed: not corrected: the whole program moved %+.1f%% in "
+			"most pairs (p=%.2g), a change of the program\n", 100 * c->speed_shift,
+			c->speed_p);
+	else
+		fprintf(out, "  machine speed: not corrected: %zu functions to tell it from, %d "
+			"needed\n", c->speed_refs, PG_SPEED_MIN_REFS);
 }
 
 static void print_header(const struct pg_run *run, const char *side, size_t reps, FILE *out)
@@ -347,9 +366,11 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 		"min %u repetitions\n", pg_metric_name(c->opts.metric),
 		c->compensated ? "compensated for probe overhead" : "raw", c->opts.alpha,
 		c->opts.min_effect * 100, c->opts.min_reps);
-	if (c->paired)
+	if (c->paired) {
 		fprintf(out, "  paired: %zu pairs of one interleaved session, compared pair by "
 			"pair\n", c->npairs);
+		print_speed(c, out);
+	}
 	if (c->opts.min_impact > 0)
 		fprintf(out, "  min impact %g%%: a change counts (fails, or improves) only if it "
 			"moves a repetition's time by %g%% or more\n", c->opts.min_impact * 100,

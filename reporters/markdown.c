@@ -166,7 +166,8 @@ static void md_context(FILE *out, const struct pg_comparison *c, const struct pg
 	fprintf(out, "; %s time per call, alpha %g, minimum effect %.1f%%", pg_metric_name(c->opts.metric),
 		c->opts.alpha, c->opts.min_effect * 100);
 	if (c->paired)
-		fprintf(out, "; paired (%zu pairs of one interleaved session)", c->npairs);
+		fprintf(out, "; paired (%zu pairs of one interleaved session%s)", c->npairs,
+			c->speed_applied ? ", each corrected for the machine's speed" : "");
 	if (cmd && *cmd) {
 		fputs("; command ", out);
 		md_code(out, cmd, 120);

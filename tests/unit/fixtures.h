@@ -94,6 +94,26 @@ static inline uint32_t pg_fx_func(struct pg_run *run, const char *binary, const 
 	return pg_fx_func_at(run, binary, name, display, 0x1000, 0x1000, site, false);
 }
 
+/* A new run of the command "/bin/prog" with the functions @names[0..n) of that binary; with
+ * @side (PG_AB_BASE or PG_AB_NEW), that side of the perfgate ab session "session-1". */
+static inline struct pg_run *pg_fx_prog_run(const char *const *names, size_t n, int side)
+{
+	struct pg_run *run = pg_run_new();
+
+	assert_non_null(run);
+	run->meta.argc = 1;
+	run->meta.argv = calloc(1, sizeof(char *));
+	assert_non_null(run->meta.argv);
+	run->meta.argv[0] = pg_fx_strdup("/bin/prog");
+	for (size_t f = 0; f < n; f++)
+		pg_fx_func(run, "/bin/prog", names[f], NULL, PG_SITE_NOP5);
+	if (side) {
+		run->meta.ab_session = pg_fx_strdup("session-1");
+		run->meta.ab_side = side;
+	}
+	return run;
+}
+
 static inline struct pg_rep *pg_fx_rep(struct pg_run *run, uint64_t wall_ns)
 {
 	struct pg_rep *rep = pg_run_add_rep(run);

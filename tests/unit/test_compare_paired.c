@@ -63,20 +63,9 @@ static void build(const struct session *x, struct pg_run **base, struct pg_run *
 	uint64_t s = x->seed * 0x9E3779B97F4A7C15ULL + 1;
 	struct pg_run *run[2];
 
-	for (int k = 0; k < 2; k++) {
-		run[k] = pg_run_new();
-		assert_non_null(run[k]);
-		run[k]->meta.argc = 1;
-		run[k]->meta.argv = calloc(1, sizeof(char *));
-		assert_non_null(run[k]->meta.argv);
-		run[k]->meta.argv[0] = pg_fx_strdup("/bin/prog");
-		for (int f = 0; f < NFUNCS; f++)
-			pg_fx_func(run[k], "/bin/prog", names[f], NULL, PG_SITE_NOP5);
-		if (x->interleaved) {
-			run[k]->meta.ab_session = pg_fx_strdup("session-1");
-			run[k]->meta.ab_side = k ? PG_AB_NEW : PG_AB_BASE;
-		}
-	}
+	for (int k = 0; k < 2; k++)
+		run[k] = pg_fx_prog_run(names, NFUNCS,
+					x->interleaved ? (k ? PG_AB_NEW : PG_AB_BASE) : PG_AB_NONE);
 	for (size_t p = 0; p < x->pairs; p++) {
 		double effect = p >= x->late_from && x->late_from ? x->late_effect : x->effect;
 		int first = pg_fx_uniform(&s) < 0.5;	/* which side runs first in the pair */

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/*
+ * diff/speed.c - the machine's speed in each pair of an interleaved session (diff/speed.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/alloc.h"
+#include "speed.h"
+#include "stats.h"
+
+int pg_speed_init(struct pg_speed *s, size_t npairs)
+{
+	memset(s, 0, sizeof(*s));
+	s->p = NAN;
+	s->npairs = npairs;
+	s->c = calloc(npairs ? npairs : 1, sizeof(*s->c));
+	return s->c ? 0 : -ENOMEM;
+}
+
+void pg_speed_release(struct pg_speed *s)
+{
+	free(s->c);
+	free(s->v);
+	s->c = NULL;
+	s->v = NULL;
+	s->nv = s->alloc = 0;
+}
+
+int pg_speed_add(struct pg_speed *s, const double *d, const uint32_t *pairs, size_t nd)
+{
+	if (PG_ALLOC_GROW(s->v, s->nv + nd, s->alloc))
+		return -ENOMEM;
+	for (size_t i = 0; i < nd; i++) {
+		if (pairs[i] >= s->npairs || !isfinite(d[i]))
+			continue;
+		s->v[s->nv++] = (struct pg_speed_val){ pairs[i], d[i] };
+	}
+	s->nrefs++;
+	return 0;
+}
+
+static int cmp_val(const void *pa, const void *pb)
+{
+	const struct pg_speed_val *a = pa, *b = pb;
+
+	if (a->pair != b->pair)
+		return a->pair < b->pair ? -1 : 1;
+	return (a->d > b->d) - (a->d < b->d);
+}
+
+int pg_speed_finish(struct pg_speed *s, double alpha)
+{
+	double *c = malloc((s->npairs ? s->npairs : 1) * sizeof(*c));
+	double *mag = malloc((s->npairs ? s->npairs : 1) * sizeof(*mag));
+	size_t nc = 0;
+	struct pg_wsr w;
+	int err = -ENOMEM;
+
+	if (!c || !mag)
+		goto out;
+	qsort(s->v, s->nv, sizeof(*s->v), cmp_val);
+	for (size_t i = 0, j; i < s->nv; i = j) {
+		size_t n, k = s->v[i].pair;
+
+		for (j = i; j < s->nv && s->v[j].pair == k; j++)
+			;
+		n = j - i;
+		if (n < PG_SPEED_MIN_REFS)
+			continue;
+		/* sorted by d within the pair */
+		s->c[k] = n % 2 ? s->v[i + n / 2].d : (s->v[i + n / 2 - 1].d + s->v[i + n / 2].d) / 2;
+		c[nc] = s->c[k];
+		mag[nc++] = fabs(s->c[k]);
+	}
+	err = 0;
+	if (nc < PG_SPEED_MIN_REFS)
+		goto none;
+	s->spread = pg_median(mag, nc);
+	s->shift = pg_median(c, nc);
+	err = pg_wsr_test(c, nc, &w);
+	if (err)
+		goto out;
+	s->p = w.p;
+	if (s->p <= alpha)
+		goto none;
+	s->applied = true;
+	goto out;
+none:
+	memset(s->c, 0, s->npairs * sizeof(*s->c));
+out:
+	free(c);
+	free(mag);
+	free(s->v);
+	s->v = NULL;
+	s->nv = s->alloc = 0;
+	return err;
+}
+
+void pg_speed_correct(const struct pg_speed *s, double *d, const uint32_t *pairs, size_t nd,
+		      double share)
+{
+	double dc = 0, cc = 0, beta;
+
+	if (!s || !s->applied)
+		return;
+	for (size_t i = 0; i < nd; i++) {
+		if (pairs[i] < s->npairs) {
+			dc += d[i] * s->c[pairs[i]];
+			cc += s->c[pairs[i]] * s->c[pairs[i]];
+		}
+	}
+	/* how much of the machine's speed this function's differences follow (see the top) */
+	beta = cc > 0 ? fmin(fmax(dc / cc, 0), share) : 0;
+	for (size_t i = 0; i < nd; i++)
+		if (pairs[i] < s->npairs)
+			d[i] -= beta * s->c[pairs[i]];
+}

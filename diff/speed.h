@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff/speed.h - the machine's speed in each pair of an interleaved session (perfgate ab), and
+ * the paired differences corrected for it. Pure computation: no I/O, no logging.
+ * docs/statistics.md, "Machine speed", gives the measurements behind it.
+ *
+ * Why: on a shared machine (a CI runner, a VM with steal time, a CPU whose clock moves) one
+ * repetition may run everything 20-40% slower than its partner. Every on-CPU function of that
+ * repetition moves together, and such a pair outweighs a real change of a few percent in the
+ * signed-rank test. Measured on zstd (a 38 ms run, 20 pairs): the per-pair spread of
+ * HUF_compress_internal fell from 18.8% to 8.6% with the correction, and its +12% change went
+ * from p = 0.11 to p < 0.001.
+ *
+ * What: for pair k, the speed difference c[k] is the median, over the reference functions, of
+ * their per-pair log differences (new - base) of that pair. A reference function is tested
+ * by the comparison, called on both sides of at least half the pairs, and spends at least
+ * PG_SPEED_MIN_CPU of its time not blocked (on a CPU or waiting for one: that is what a slow
+ * machine slows). The median is robust to a minority of functions that really changed.
+ * A function's difference in pair k is then corrected to d - beta * c[k]. beta is how much of
+ * the machine's speed the function's differences follow: the least-squares slope of its d on
+ * the c[k] through 0, sum(d c) / sum(c^2), kept within [0, share], where share is its own time
+ * not blocked over its time (1 when the runs have no off-CPU time). A function on another
+ * thread, or running at another moment than the reference functions, follows them less: on
+ * leveldb, its compaction thread's BuildTable follows with beta 0-0.7, and a full correction
+ * (beta = share) made its real +20% change noisier, not clearer.
+ *
+ * When it is not applied (pg_speed.applied false, every correction 0):
+ *  - fewer than PG_SPEED_MIN_REFS reference functions in the median pair;
+ *  - the c[k] themselves are significant (signed-rank p <= alpha of the look): the whole
+ *    program moved one way in most pairs. Random order within pairs makes a machine's slow
+ *    moments fall on either side, so that is a change of the program, not of the machine, and
+ *    correcting for it would hide it (a build slower everywhere would flag nothing). The
+ *    per-function tests then stay as measured, and the comparison says why.
+ * Under no change (an A/A session) the two sides are exchangeable in every pair: swapping them
+ * flips the sign of every d and of c[k] alike. Each product d c, and so beta, is the same
+ * whichever way the pairs are flipped, so the corrected differences d - beta c are flipped
+ * with them: symmetric about 0, and the signed-rank test keeps its level.
+ *
+ * Life cycle: pg_speed_init(), pg_speed_add() per reference function, pg_speed_finish(), then
+ * pg_speed_correct() per function; pg_speed_release() frees it (also after a failed init).
+ *
+ *	struct pg_speed sp;
+ *
+ *	if (pg_speed_init(&sp, max_pair + 1))
+ *		goto fail;
+ *	for each reference function:
+ *		pg_speed_add(&sp, d, pairs, nd);
+ *	pg_speed_finish(&sp, alpha);
+ *	pg_speed_correct(&sp, d, pairs, nd, share);	// per function, before its test
+ *	pg_speed_release(&sp);
+ */
+#ifndef PG_SPEED_H
+#define PG_SPEED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reference functions the median needs before it stands for the machine */
+#define PG_SPEED_MIN_REFS 5
+/* A reference function's time not blocked, over its time */
+#define PG_SPEED_MIN_CPU 0.9
+
+struct pg_speed {
+	size_t npairs;		/* pair indices 0..npairs) */
+	double *c;		/* c[k]; 0 where fewer than PG_SPEED_MIN_REFS values */
+	/* the values added, (pair, d), until pg_speed_finish() */
+	struct pg_speed_val {
+		uint32_t pair;
+		double d;
+	} *v;
+	size_t nv, alloc;
+	size_t nrefs;		/* reference functions added */
+	bool applied;		/* corrections are not 0 (see the top) */
+	double spread;		/* median |c[k]| over the pairs with a value: the typical speed
+				 * difference of a pair, as a log ratio */
+	double shift;		/* median c[k]; the whole program's move */
+	double p;		/* signed-rank p of the c[k]; NAN when not tested */
+};
+
+/* Room for pair indices below @npairs. 0 or -ENOMEM. */
+int pg_speed_init(struct pg_speed *s, size_t npairs);
+
+/* Free what @s holds (not @s). */
+void pg_speed_release(struct pg_speed *s);
+
+/* One reference function's differences d[0..nd) in the pairs pairs[0..nd). 0 or -ENOMEM. */
+int pg_speed_add(struct pg_speed *s, const double *d, const uint32_t *pairs, size_t nd);
+
+/* The c[k], their test at @alpha, and whether the correction applies. 0 or -ENOMEM. */
+int pg_speed_finish(struct pg_speed *s, double alpha);
+
+/* d[i] -= beta * c[pairs[i]] for i < nd, when applied: beta as above, at most @share. */
+void pg_speed_correct(const struct pg_speed *s, double *d, const uint32_t *pairs, size_t nd,
+		      double share);
+
+#endif

@@ -1,0 +1,51 @@
+# The machine's speed in each pair (diff/speed.h): tests/progs/shared_cpu models a shared
+# machine, one process in three 20-50% slower all over. In an ab session with work0 20% slower,
+# the comparison corrects each pair for the speed, names work0 only, and its interval for work0
+# is narrower than the uncorrected one of the same files (--no-speed-correction); the result
+# files say which was done.
+source "$(dirname "$0")/lib.sh"
+cd "$PROGS"
+F=(-f work0 -f work1 -f work2 -f work3 -f work4 -f work5)
+
+expect_exit 1 "$PERFGATE" ab -o "$TMP/s" -r 20 --max-reps 20 "${F[@]}" --junit "$TMP/s.xml" \
+	./shared_cpu './shared_cpu 20'
+cat "$TMP/stdout"
+check_contains "corrected: the text says so" "$TMP/stdout" \
+	"machine speed: each pair corrected for it (a pair's sides differed by .*, from 6 functions)"
+check_contains "corrected: JUnit property" "$TMP/s.xml" 'name="speed_correction" value="applied"'
+python3 - "$TMP/s/compare.json" <<'PY'
+import sys, pgtest
+r = pgtest.load(sys.argv[1])
+assert r["speed"]["applied"] is True, r["speed"]
+assert r["speed"]["refs"] == 6, r["speed"]
+assert r["speed"]["spread"] > 0.02, r["speed"]
+assert pgtest.with_verdict(r, "regression") == ["work0"], pgtest.verdicts(r)
+f = pgtest.func(r, "work0")
+assert 0.10 < f["change"] < 0.30, f["change"]
+PY
+
+# the same files without the correction: said so, and work0's interval is wider
+expect_exit_any() { "$@" >"$TMP/stdout" 2>"$TMP/stderr" || true; }
+expect_exit_any "$PERFGATE" compare "$TMP/s/base.json" "$TMP/s/new.json" --no-speed-correction \
+	--json "$TMP/raw.json"
+check_contains "--no-speed-correction: said so" "$TMP/stdout" \
+	'machine speed: not corrected (--no-speed-correction)'
+expect_exit 1 "$PERFGATE" compare "$TMP/s/base.json" "$TMP/s/new.json" --json "$TMP/cor.json"
+python3 - "$TMP/raw.json" "$TMP/cor.json" <<'PY'
+import sys, pgtest
+raw, cor = pgtest.load(sys.argv[1]), pgtest.load(sys.argv[2])
+assert raw["speed"]["applied"] is False and raw["speed"]["refs"] == 0, raw["speed"]
+w = [pgtest.func(x, "work0") for x in (raw, cor)]
+width = [f["ci_hi"] - f["ci_lo"] for f in w]
+print("work0 interval width: %.3f uncorrected, %.3f corrected" % tuple(width))
+assert width[1] < width[0], width
+PY
+
+# the same program on both sides: nothing flagged
+expect_exit 0 "$PERFGATE" ab -o "$TMP/aa" -r 20 --max-reps 20 "${F[@]}" ./shared_cpu ./shared_cpu
+python3 - "$TMP/aa/compare.json" <<'PY'
+import sys, pgtest
+r = pgtest.load(sys.argv[1])
+assert not pgtest.with_verdict(r, "regression"), pgtest.verdicts(r)
+assert not pgtest.with_verdict(r, "improvement"), pgtest.verdicts(r)
+PY
