@@ -5,14 +5,18 @@ Real programs built from their Debian source packages with their own build syste
 flags (bench/realworld/fetch.sh: zstd and leveldb, each as Debian ships it and with one known
 change). For each program this measures what a user of the default flow gets:
 
-  overhead   untraced wall time (median of RW_REPS runs) against the traced repetitions of a
-             default `perfgate record` (median wall_ns), and the recording's own wall time;
+  overhead   the traced repetitions of each A/A session (their median wall_ns) against
+             untraced runs of the same command right before and right after that session
+             (RW_BRACKET each): the median over sessions of that ratio. The machine's speed
+             moves by 20% within minutes here, so untraced runs timed apart from the traced
+             ones would measure the machine, not the probes;
   A/A        RW_PAIRS pairs of the default CI flow on the same build (baseline with the
              default selection, change with --functions-of the baseline, compare): a pair
              whose compare exits 1 is a false alarm; the functions it named are listed;
-  change     the same flow from the base build to the changed build: the functions flagged,
-             each classed as 'changed' (declared in the changed source file), 'caller' (a
-             caller of a changed function on the sampled stacks) or 'untouched';
+  change     the same flow from the base build to the changed build, RW_CHANGES times: the
+             functions flagged, each classed as 'changed' (declared in the changed source
+             file), 'caller' (a caller of a changed function on the sampled stacks) or
+             'untouched'; the change is found when every session flags it;
   time       the wall time of the whole gate (two recordings and the comparison).
 
 Each program is gated two ways, each its own rows: "sequential" (two recordings one after the
@@ -22,7 +26,8 @@ interleaved in one session, compared pair by pair; skipped when this perfgate ha
 measure() returns a dict (JSON-able) and render() turns it into Markdown; run alone
 (`realworld.py [PROGRAM...]`) it prints both. Environment: PERFGATE (the binary, default
 ./perfgate), RW_REPS (repetitions a side, default 10), RW_PAIRS (A/A pairs, default 10),
-RW_DIR (the build cache, default build/realworld). The files of every A/A false alarm are kept
+RW_CHANGES (sessions of the change, default 3), RW_BRACKET (untraced runs before and after
+each A/A session, default 3), RW_DIR (the build cache, default build/realworld). The files of every A/A false alarm are kept
 under RW_DIR/alarms/ for a closer look.
 """
 import json
@@ -42,6 +47,8 @@ PERFGATE = os.environ.get("PERFGATE", os.path.join(TOP, "perfgate"))
 RW_DIR = os.environ.get("RW_DIR", os.path.join(TOP, "build", "realworld"))
 REPS = int(os.environ.get("RW_REPS", "10"))
 PAIRS = int(os.environ.get("RW_PAIRS", "10"))
+CHANGES = int(os.environ.get("RW_CHANGES", "3"))
+BRACKET = int(os.environ.get("RW_BRACKET", "3"))
 
 
 def log(*a):
@@ -81,12 +88,13 @@ def run(argv, **kw):
 
 
 def untraced(argv, n):
+    """The wall times of @n untraced runs of @argv."""
     walls = []
     for _ in range(n):
         t0 = time.monotonic()
         subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         walls.append(time.monotonic() - t0)
-    return statistics.median(walls)
+    return walls
 
 
 def record(out, argv, extra=()):
@@ -222,35 +230,44 @@ def measure_program(p, work, flow="sequential"):
     gate_fn = gate_ab if flow == "ab" else gate
     res = {"name": p["name"], "flow": flow, "change": p["change"], "reps": REPS,
            "pairs": PAIRS}
-    log(p["name"], flow, "untraced")
-    res["untraced_s"] = untraced(argv_b, REPS)
     log(p["name"], flow, "A/A pairs")
-    aa = []
+    aa, walls = [], []
     for i in range(PAIRS):
+        before = untraced(argv_b, BRACKET)
         g = gate_fn(argv_b, argv_b, work, "aa%d" % i)
+        around = statistics.median(before + untraced(argv_b, BRACKET))
+        walls.append(around)
         aa.append({"exit": g["cmp"]["exit"], "wall": g["wall"],
-                   "traced_s": g["base"]["rep_median"], "functions": g["base"]["functions"],
+                   "traced_s": g["base"]["rep_median"], "untraced_s": around,
+                   "functions": g["base"]["functions"],
                    "flagged": [f["display"] for f in g["cmp"]["flagged"]],
                    "ab_pairs": g["cmp"].get("pairs")})
-        log(p["name"], flow, "A/A", i + 1, "exit", g["cmp"]["exit"], aa[-1]["flagged"])
+        log(p["name"], flow, "A/A", i + 1, "exit", g["cmp"]["exit"], aa[-1]["flagged"],
+            "traced/untraced %.2f" % (aa[-1]["traced_s"] / around))
         if g["cmp"]["exit"] == 1:
             aa[-1]["kept"] = keep_alarm(g, "%s-%s-aa%d" % (p["name"], flow, i))
     res["aa"] = aa
     res["traced_s"] = statistics.median(a["traced_s"] for a in aa)
-    log(p["name"], flow, "change")
-    g = gate_fn(argv_b, argv_n, work, "change")
-    cmp_fns = g["cmp"]["result"]["functions"]
-    changed_names = changed_functions(g["files"][1], p["changed_file"])
-    changed_names |= {f[k] for f in cmp_fns for k in ("display", "name")
-                      if (f.get("file") or "").endswith(p["changed_file"])}
-    changed_names |= object_symbols(new_bin, p["changed_file"])
-    callers = callers_of(g["files"][1], changed_names)
-    res["change_exit"] = g["cmp"]["exit"]
-    res["change_wall"] = g["wall"]
-    res["change_flagged"] = [{"function": f["display"], "change": f["change"],
-                              "ci": [f["ci_lo"], f["ci_hi"]],
-                              "class": classify(f, p["changed_file"], changed_names, callers)}
-                             for f in g["cmp"]["flagged"]]
+    res["untraced_s"] = statistics.median(walls)
+    res["ratio"] = statistics.median(a["traced_s"] / a["untraced_s"] for a in aa)
+    res["changes"] = []
+    for i in range(CHANGES):
+        log(p["name"], flow, "change", i + 1)
+        g = gate_fn(argv_b, argv_n, work, "change%d" % i)
+        cmp_fns = g["cmp"]["result"]["functions"]
+        changed_names = changed_functions(g["files"][1], p["changed_file"])
+        changed_names |= {f[k] for f in cmp_fns for k in ("display", "name")
+                          if (f.get("file") or "").endswith(p["changed_file"])}
+        changed_names |= object_symbols(new_bin, p["changed_file"])
+        callers = callers_of(g["files"][1], changed_names)
+        res["changes"].append({
+            "exit": g["cmp"]["exit"], "wall": g["wall"], "pairs": g["cmp"].get("pairs"),
+            "flagged": [{"function": f["display"], "change": f["change"],
+                         "ci": [f["ci_lo"], f["ci_hi"]],
+                         "class": classify(f, p["changed_file"], changed_names, callers)}
+                        for f in g["cmp"]["flagged"]]})
+        log(p["name"], flow, "change", i + 1, "exit", g["cmp"]["exit"],
+            [(f["function"][:40], f["class"]) for f in res["changes"][-1]["flagged"]])
     return res
 
 
@@ -273,7 +290,7 @@ def measure(names=None):
         progs = {"zstd": zstd_program(bins["zstd"], work),
                  "leveldb": leveldb_program(bins["leveldb"], work)}
         out = {"machine": machine(), "programs": []}
-        flows = ["sequential"] + (["ab"] if has_ab() else [])
+        flows = (["ab"] if has_ab() else []) + ["sequential"]
         for name in names or progs:
             for flow in flows:
                 out["programs"].append(measure_program(progs[name], work, flow))
@@ -285,43 +302,61 @@ def measure(names=None):
 TARGET_RATIO = 1.15	# traced / untraced repetition time at the default budget (issue 17)
 
 
+def changes_of(p):
+    """The change sessions of program result @p (results from before RW_CHANGES: one)."""
+    if "changes" in p:
+        return p["changes"]
+    return [{"exit": p["change_exit"], "wall": p["change_wall"], "flagged": p["change_flagged"]}]
+
+
 def render_lines(res):
     """The section's text (for bench/render.py, below its title and stamp): a table, what each
     program's change and A/A pairs flagged, and each target met or missed, from @res alone."""
     lines = ["Programs built from their Debian source packages with their own build systems and "
-             "default flags (`bench/realworld/fetch.sh`), each gated two ways: *sequential*, "
-             "perfgate's default flow of two recordings (the baseline with the default "
-             "selection, the change with `--functions-of` the baseline, then `compare`), and "
-             "*ab*, `perfgate ab` at its defaults (both builds' repetitions interleaved in one "
-             "session and compared pair by pair).", "",
+             "default flags (`bench/realworld/fetch.sh`), each gated two ways: *ab*, "
+             "`perfgate ab` at its defaults (both builds' repetitions interleaved in one "
+             "session and compared pair by pair: the CI templates' default flow), and "
+             "*sequential*, two recordings one after the other (the baseline with the default "
+             "selection, the change with `--functions-of` the baseline, then `compare`). "
+             "Overhead: the traced repetitions of each A/A session against untraced runs of "
+             "the same command right before and after it, the median ratio over sessions. "
+             "The change is gated in several sessions; it is found when every one flags it.",
+             "",
              "| program | flow | untraced | traced (median rep) | ratio | A/A false alarms | "
-             "change: flagged (changed / caller / untouched) | gate wall time |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "change found | change: flagged (changed / caller / untouched) | "
+             "gate wall time (change) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for p in res["programs"]:
         fa = sum(1 for a in p["aa"] if a["exit"] == 1)
-        cls = [f["class"] for f in p["change_flagged"]]
-        lines.append("| %s | %s | %.3f s | %.3f s | %.2fx | %d / %d | %d (%d / %d / %d) | "
-                     "%.1f s |"
+        ch = changes_of(p)
+        cls = [f["class"] for c in ch for f in c["flagged"]]
+        found = sum(1 for c in ch if c["flagged"])
+        ratio = p.get("ratio", p["traced_s"] / p["untraced_s"])
+        lines.append("| %s | %s | %.3f s | %.3f s | %.2fx | %d / %d | %d / %d | %d (%d / %d / %d) "
+                     "| %.1f s |"
                      % (p["name"], p.get("flow", "sequential"), p["untraced_s"], p["traced_s"],
-                        p["traced_s"] / p["untraced_s"], fa, len(p["aa"]), len(cls),
+                        ratio, fa, len(p["aa"]), found, len(ch), len(cls),
                         cls.count("changed"), cls.count("caller"), cls.count("untouched"),
-                        p["change_wall"]))
+                        statistics.median(c["wall"] for c in ch)))
     lines.append("")
     for p in res["programs"]:
         alarms = sorted({f for a in p["aa"] for f in a["flagged"]})
-        ratio = p["traced_s"] / p["untraced_s"]
+        ratio = p.get("ratio", p["traced_s"] / p["untraced_s"])
         fa = sum(1 for a in p["aa"] if a["exit"] == 1)
-        cls = [f["class"] for f in p["change_flagged"]]
+        ch = changes_of(p)
+        cls = [f["class"] for c in ch for f in c["flagged"]]
         met = [("overhead at most %.2fx" % TARGET_RATIO, ratio <= TARGET_RATIO),
                ("no A/A false alarm", fa == 0),
-               ("the change found", bool(cls)),
+               ("the change found", all(c["flagged"] for c in ch)),
                ("nothing flagged in untouched code", "untouched" not in cls)]
         lines.append("- **%s**, %s (%s, %d repetitions a side): the change flagged %s; the A/A "
                      "pairs flagged %s. Targets: %s."
                      % (p["name"], p.get("flow", "sequential"), p["change"], p["reps"],
-                        ", ".join("`%s` %+.1f%% (%s)" % (f["function"], 100 * f["change"],
-                                                         f["class"])
-                                  for f in p["change_flagged"]) or "nothing",
+                        "; ".join("session %d: %s" % (
+                            i + 1, ", ".join("`%s` %+.1f%% (%s)" % (
+                                f["function"], 100 * f["change"], f["class"])
+                                for f in c["flagged"]) or "nothing")
+                            for i, c in enumerate(ch)),
                         ", ".join("`%s`" % a for a in alarms) or "nothing",
                         "; ".join("%s %s" % (what, "met" if ok else "**missed**")
                                   for what, ok in met)))
