@@ -221,12 +221,105 @@ double pg_alpha_spent(double alpha, uint32_t look, uint32_t looks)
 	return alpha * pow((double)look / (double)looks, PG_SPEND_RHO);
 }
 
+/* ---- group-sequential boundaries (diff/paired.h, "Sequential design") ---- */
+
+#define GS_GRID 401	/* points of the numerical integration over a look's continuation */
+
+static double norm_sf(double z)
+{
+	return 0.5 * erfc(z / M_SQRT2);
+}
+
+static double norm_pdf(double z)
+{
+	return exp(-0.5 * z * z) / sqrt(2 * M_PI);
+}
+
+/* z with norm_sf(z) = p, 0 < p < 1 (bisection: 60 halvings of [-40, 40]) */
+static double norm_isf(double p)
+{
+	double lo = -40, hi = 40;
+
+	for (int i = 0; i < 60; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (norm_sf(mid) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/*
+ * P(|S| >= b) for S = x + N(0, sd^2), x distributed as the density f on the grid x[0..n)
+ * (trapezoid weights h).
+ */
+static double gs_cross(const double *x, const double *f, size_t n, double h, double sd, double b)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double w = (i == 0 || i == n - 1) ? h / 2 : h;
+
+		sum += w * f[i] * (norm_sf((b - x[i]) / sd) + norm_sf((b + x[i]) / sd));
+	}
+	return sum;
+}
+
 double pg_look_alpha(const struct pg_compare_opts *o)
 {
-	if (!o->looks)
+	double x[GS_GRID], f[GS_GRID], y[GS_GRID], g[GS_GRID];
+	double t_prev = 0, spent_prev = 0, h = 0, nominal = 0;
+	uint32_t k;
+
+	if (!o->looks || o->looks == 1)
 		return o->alpha;
-	return pg_alpha_spent(o->alpha, o->look, o->looks) -
-	       pg_alpha_spent(o->alpha, o->look - 1, o->looks);
+	/*
+	 * S_k = Z_k sqrt(t_k) is a Brownian motion in information time t_k = k / K: independent
+	 * N(0, t_k - t_(k-1)) increments. f is the density of S_(k-1) on the continuation
+	 * region (-b, b) of look k-1, whose mass is what no earlier look rejected.
+	 */
+	for (k = 1; k <= o->look; k++) {
+		double t = (double)k / (double)o->looks, spent = pg_alpha_spent(o->alpha, k, o->looks);
+		double inc = spent - spent_prev, sd = sqrt(t - t_prev), b, lo, hi;
+
+		if (!(inc > 0))
+			return 0;
+		if (k == 1) {
+			b = norm_isf(inc / 2) * sqrt(t);
+		} else {
+			for (lo = 0, hi = 40 * sqrt(t); hi - lo > 1e-9 * hi;) {
+				b = (lo + hi) / 2;
+				if (gs_cross(x, f, GS_GRID, h, sd, b) > inc)
+					lo = b;
+				else
+					hi = b;
+			}
+			b = (lo + hi) / 2;
+		}
+		nominal = 2 * norm_sf(b / sqrt(t));
+		if (k == o->look)
+			break;
+		/* the density of S_k on (-b, b) */
+		for (size_t j = 0; j < GS_GRID; j++) {
+			y[j] = -b + 2 * b * (double)j / (GS_GRID - 1);
+			g[j] = 0;
+			for (size_t i = 0; k > 1 && i < GS_GRID; i++) {
+				double w = (i == 0 || i == GS_GRID - 1) ? h / 2 : h;
+
+				g[j] += w * f[i] * norm_pdf((y[j] - x[i]) / sd) / sd;
+			}
+			if (k == 1)
+				g[j] = norm_pdf(y[j] / sd) / sd;
+		}
+		memcpy(x, y, sizeof(x));
+		memcpy(f, g, sizeof(f));
+		h = 2 * b / (GS_GRID - 1);
+		t_prev = t;
+		spent_prev = spent;
+	}
+	return nominal;
 }
 
 /* ---- a function decided at an earlier look keeps its verdict ---- */
