@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * diff/paired.c - pairs of an interleaved session, alpha spending of a sequential comparison
+ * diff/paired.c - pairs of an interleaved session, the boundaries of a sequential comparison
  * (diff/paired.h).
  */
 #include <errno.h>

@@ -351,7 +351,7 @@ static void test_sequential_keeps_verdict(void **state)
 /*
  * Many A/A sessions, each run sequentially (looks at 10, 15 and 20 pairs, stopping when
  * nothing is undecided), with noise and a drift of its own: the share of sessions with any
- * function flagged stays under alpha (generously: the union bound allows alpha per function).
+ * function flagged stays under alpha (generously: the boundaries allow alpha per function).
  */
 #define AA_SESSIONS 300
 
