@@ -27,8 +27,8 @@ measure() returns a dict (JSON-able) and render() turns it into Markdown; run al
 (`realworld.py [PROGRAM...]`) it prints both. Environment: PERFGATE (the binary, default
 ./perfgate), RW_REPS (repetitions a side, default 10), RW_PAIRS (A/A pairs, default 10),
 RW_CHANGES (sessions of the change, default 3), RW_BRACKET (untraced runs before and after
-each A/A session, default 3), RW_DIR (the build cache, default build/realworld). The files of every A/A false alarm are kept
-under RW_DIR/alarms/ for a closer look.
+each A/A session, default 3), RW_DIR (the build cache, default build/realworld). The files of every A/A false alarm and of
+every change session that flagged nothing are kept under RW_DIR/alarms/ for a closer look.
 """
 import json
 import os
@@ -134,8 +134,8 @@ def gate(base_argv, new_argv, work, tag):
 
 
 def keep_alarm(g, tag):
-    """Copy the run files of an A/A false alarm and its comparison to RW_DIR/alarms/TAG, for a
-    look at its per-repetition values later; returns that directory."""
+    """Copy the run files of an A/A false alarm (or a missed change) and its comparison to
+    RW_DIR/alarms/TAG, for a look at its per-repetition values later; returns that directory."""
     d = os.path.join(RW_DIR, "alarms", time.strftime("%Y%m%d-%H%M%S-") + tag)
     os.makedirs(d, exist_ok=True)
     for f in (*g["files"], g["cmp_file"]):
@@ -266,6 +266,8 @@ def measure_program(p, work, flow="sequential"):
                          "ci": [f["ci_lo"], f["ci_hi"]],
                          "class": classify(f, p["changed_file"], changed_names, callers)}
                         for f in g["cmp"]["flagged"]]})
+        if not res["changes"][-1]["flagged"]:
+            res["changes"][-1]["kept"] = keep_alarm(g, "%s-%s-miss%d" % (p["name"], flow, i))
         log(p["name"], flow, "change", i + 1, "exit", g["cmp"]["exit"],
             [(f["function"][:40], f["class"]) for f in res["changes"][-1]["flagged"]])
     return res
