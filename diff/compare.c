@@ -619,7 +619,7 @@ static int machine_speed(struct pg_speed *sp, struct pg_comparison *out, const s
 		if (err)
 			goto out;
 	}
-	err = pg_speed_finish(sp, o->alpha);
+	err = pg_speed_finish(sp, o->alpha, o->min_effect);
 	out->speed_refs = sp->nrefs;
 	out->speed_applied = sp->applied;
 	out->speed_spread = expm1(sp->spread);

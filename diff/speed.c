@@ -51,7 +51,7 @@ static int cmp_val(const void *pa, const void *pb)
 	return (a->d > b->d) - (a->d < b->d);
 }
 
-int pg_speed_finish(struct pg_speed *s, double alpha)
+int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
 {
 	double *c = malloc((s->npairs ? s->npairs : 1) * sizeof(*c));
 	double *mag = malloc((s->npairs ? s->npairs : 1) * sizeof(*mag));
@@ -84,7 +84,7 @@ int pg_speed_finish(struct pg_speed *s, double alpha)
 	if (err)
 		goto out;
 	s->p = w.p;
-	if (s->p <= alpha)
+	if (s->p <= alpha && fabs(expm1(s->shift)) >= min_effect)
 		goto none;
 	s->applied = true;
 	goto out;

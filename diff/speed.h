@@ -26,8 +26,9 @@
  *
  * When it is not applied (pg_speed.applied false, every correction 0):
  *  - fewer than PG_SPEED_MIN_REFS reference functions in the median pair;
- *  - the c[k] themselves are significant (signed-rank p <= alpha of the look): the whole
- *    program moved one way in most pairs. Random order within pairs makes a machine's slow
+ *  - the c[k] themselves are significant (signed-rank p <= alpha of the look) and their median
+ *    is at least the minimum effect: the whole program moved one way in most pairs, by as much
+ *    as a function must move to count. Random order within pairs makes a machine's slow
  *    moments fall on either side, so that is a change of the program, not of the machine, and
  *    correcting for it would hide it (a build slower everywhere would flag nothing). The
  *    per-function tests then stay as measured, and the comparison says why.
@@ -45,7 +46,7 @@
  *		goto fail;
  *	for each reference function:
  *		pg_speed_add(&sp, d, pairs, nd);
- *	pg_speed_finish(&sp, alpha);
+ *	pg_speed_finish(&sp, alpha, min_effect);
  *	pg_speed_correct(&sp, d, pairs, nd, share);	// per function, before its test
  *	pg_speed_release(&sp);
  */
@@ -57,7 +58,7 @@
 #include <stdint.h>
 
 /* Reference functions the median needs before it stands for the machine */
-#define PG_SPEED_MIN_REFS 5
+#define PG_SPEED_MIN_REFS 3
 /* A reference function's time not blocked, over its time */
 #define PG_SPEED_MIN_CPU 0.9
 
@@ -87,8 +88,9 @@ void pg_speed_release(struct pg_speed *s);
 /* One reference function's differences d[0..nd) in the pairs pairs[0..nd). 0 or -ENOMEM. */
 int pg_speed_add(struct pg_speed *s, const double *d, const uint32_t *pairs, size_t nd);
 
-/* The c[k], their test at @alpha, and whether the correction applies. 0 or -ENOMEM. */
-int pg_speed_finish(struct pg_speed *s, double alpha);
+/* The c[k], their test at @alpha, and whether the correction applies (a shift of at least
+ * @min_effect, as a relative change, stops it). 0 or -ENOMEM. */
+int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect);
 
 /* d[i] -= beta * c[pairs[i]] for i < nd, when applied: beta as above, at most @share. */
 void pg_speed_correct(const struct pg_speed *s, double *d, const uint32_t *pairs, size_t nd,

@@ -113,7 +113,7 @@ static void test_speed_medians(void **state)
 			d[i] = c[i] + (f == 6 ? 0.5 : 0.001 * (f - 3));
 		assert_int_equal(pg_speed_add(&sp, d, pairs, 6), 0);
 	}
-	assert_int_equal(pg_speed_finish(&sp, 0.05), 0);
+	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 	assert_int_equal(sp.nrefs, 7);
 	assert_true(sp.applied);
 	for (int i = 0; i < 6; i++)
@@ -145,7 +145,7 @@ static void test_speed_medians(void **state)
 			d[i] = 0.1 + 0.001 * i + 0.0001 * f;
 		assert_int_equal(pg_speed_add(&sp, d, pairs, 6), 0);
 	}
-	assert_int_equal(pg_speed_finish(&sp, 0.05), 0);
+	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 	assert_false(sp.applied);
 	assert_true(sp.p <= 0.05);
 	for (int i = 0; i < 6; i++)
@@ -159,7 +159,7 @@ static void test_speed_medians(void **state)
 	assert_int_equal(pg_speed_init(&sp, 6), 0);
 	for (int f = 0; f < PG_SPEED_MIN_REFS - 1; f++)
 		assert_int_equal(pg_speed_add(&sp, c, pairs, 6), 0);
-	assert_int_equal(pg_speed_finish(&sp, 0.05), 0);
+	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 	assert_false(sp.applied);
 	pg_speed_release(&sp);
 }
