@@ -225,30 +225,10 @@ double pg_alpha_spent(double alpha, uint32_t look, uint32_t looks)
 
 #define GS_GRID 401	/* points of the numerical integration over a look's continuation */
 
-static double norm_sf(double z)
+/* The weight of point @i of @n on a grid of step @h (the trapezoid rule). */
+static double trapezoid(size_t i, size_t n, double h)
 {
-	return 0.5 * erfc(z / M_SQRT2);
-}
-
-static double norm_pdf(double z)
-{
-	return exp(-0.5 * z * z) / sqrt(2 * M_PI);
-}
-
-/* z with norm_sf(z) = p, 0 < p < 1 (bisection: 60 halvings of [-40, 40]) */
-static double norm_isf(double p)
-{
-	double lo = -40, hi = 40;
-
-	for (int i = 0; i < 60; i++) {
-		double mid = (lo + hi) / 2;
-
-		if (norm_sf(mid) > p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
+	return (i == 0 || i == n - 1) ? h / 2 : h;
 }
 
 /*
@@ -259,11 +239,9 @@ static double gs_cross(const double *x, const double *f, size_t n, double h, dou
 {
 	double sum = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		double w = (i == 0 || i == n - 1) ? h / 2 : h;
-
-		sum += w * f[i] * (norm_sf((b - x[i]) / sd) + norm_sf((b + x[i]) / sd));
-	}
+	for (size_t i = 0; i < n; i++)
+		sum += trapezoid(i, n, h) * f[i] *
+		       (pg_norm_sf((b - x[i]) / sd) + pg_norm_sf((b + x[i]) / sd));
 	return sum;
 }
 
@@ -287,7 +265,7 @@ double pg_look_alpha(const struct pg_compare_opts *o)
 		if (!(inc > 0))
 			return 0;
 		if (k == 1) {
-			b = norm_isf(inc / 2) * sqrt(t);
+			b = pg_norm_isf(inc / 2) * sqrt(t);
 		} else {
 			for (lo = 0, hi = 40 * sqrt(t); hi - lo > 1e-9 * hi;) {
 				b = (lo + hi) / 2;
@@ -298,20 +276,16 @@ double pg_look_alpha(const struct pg_compare_opts *o)
 			}
 			b = (lo + hi) / 2;
 		}
-		nominal = 2 * norm_sf(b / sqrt(t));
+		nominal = 2 * pg_norm_sf(b / sqrt(t));
 		if (k == o->look)
 			break;
-		/* the density of S_k on (-b, b) */
+		/* the density of S_k on (-b, b): at look 1 normal, later f convolved with N(0, sd^2) */
 		for (size_t j = 0; j < GS_GRID; j++) {
 			y[j] = -b + 2 * b * (double)j / (GS_GRID - 1);
-			g[j] = 0;
-			for (size_t i = 0; k > 1 && i < GS_GRID; i++) {
-				double w = (i == 0 || i == GS_GRID - 1) ? h / 2 : h;
-
-				g[j] += w * f[i] * norm_pdf((y[j] - x[i]) / sd) / sd;
-			}
-			if (k == 1)
-				g[j] = norm_pdf(y[j] / sd) / sd;
+			g[j] = k == 1 ? pg_norm_pdf(y[j] / sd) / sd : 0;
+			for (size_t i = 0; k > 1 && i < GS_GRID; i++)
+				g[j] += trapezoid(i, GS_GRID, h) * f[i] *
+					pg_norm_pdf((y[j] - x[i]) / sd) / sd;
 		}
 		memcpy(x, y, sizeof(x));
 		memcpy(f, g, sizeof(f));

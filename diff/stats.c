@@ -113,10 +113,29 @@ static int cmp_ranked(const void *a, const void *b)
 	return cmp_double(&((const struct ranked *)a)->v, &((const struct ranked *)b)->v);
 }
 
-/* Standard normal survival function. */
-static double norm_sf(double z)
+double pg_norm_sf(double z)
 {
 	return 0.5 * erfc(z / M_SQRT2);
+}
+
+double pg_norm_pdf(double z)
+{
+	return exp(-0.5 * z * z) / sqrt(2 * M_PI);
+}
+
+double pg_norm_isf(double p)
+{
+	double lo = -40, hi = 40;
+
+	for (int i = 0; i < 60; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (pg_norm_sf(mid) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
 }
 
 int pg_mwu_test(const double *x, size_t nx, const double *y, size_t ny, struct pg_mwu *out)
@@ -186,7 +205,7 @@ int pg_mwu_test_ws(const double *x, size_t nx, const double *y, size_t ny,
 		s = sqrt((double)nx * (double)ny / 12 *
 			 ((double)(n + 1) - tie_term / ((double)n * (double)(n - 1))));
 		/* all values equal: U is exactly its mean, nothing to see */
-		p = s > 0 ? 2 * norm_sf((u - mu - 0.5) / s) : 1;
+		p = s > 0 ? 2 * pg_norm_sf((u - mu - 0.5) / s) : 1;
 		out->exact = 0;
 	}
 	if (!(p <= 1))
@@ -267,7 +286,7 @@ static size_t interval_k(const double *cdf, size_t nn, double sigma, double alph
 		while (k < nn && cdf[k] <= alpha / 2)
 			k++;
 	else	/* P(S <= k - 1) ~ Phi((k - 1 + 0.5 - mu) / sigma) */
-		while (k < nn && norm_sf(((double)nn / 2 - ((double)k + 0.5)) / sigma) <= alpha / 2)
+		while (k < nn && pg_norm_sf(((double)nn / 2 - ((double)k + 0.5)) / sigma) <= alpha / 2)
 			k++;
 	/* the k' that qualify are a prefix 1..k of the integers, so k is the largest one */
 	return k > (nn + 1) / 2 ? (nn + 1) / 2 : k;
@@ -561,7 +580,7 @@ int pg_wsr_test(const double *d, size_t n, struct pg_wsr *out)
 		double var = mn * (mn + 1) * (2 * mn + 1) / 24 - tie_term / 48;
 		double dev = fabs(wplus - mu);
 
-		out->p = var > 0 ? fmin(1, 2 * norm_sf((dev - 0.5) / sqrt(var))) : 1;
+		out->p = var > 0 ? fmin(1, 2 * pg_norm_sf((dev - 0.5) / sqrt(var))) : 1;
 		if (dev < 0.5)
 			out->p = 1;
 	}

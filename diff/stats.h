@@ -120,6 +120,12 @@ double pg_wsr_min_p(size_t n);
  */
 int pg_hodges_lehmann_paired(const double *d, size_t n, double alpha, struct pg_hl *out);
 
+/* The standard normal distribution: survival function P(Z > z), density, and the z with
+ * P(Z > z) = p for 0 < p < 1 (bisection to ~1e-16 over [-40, 40]). */
+double pg_norm_sf(double z);
+double pg_norm_pdf(double z);
+double pg_norm_isf(double p);
+
 /* Median of v[0..n) (mean of the two middle values for even n); NAN for n == 0. */
 double pg_median(const double *v, size_t n);
 
