@@ -589,19 +589,17 @@ static int machine_speed(struct pg_speed *sp, struct pg_comparison *out, const s
 	if (!d || !dp || pg_speed_init(sp, maxp + 1))
 		goto out;
 	for (size_t i = 0, j; i < nkeys; i = j) {
-		size_t nb = 0, nn;
+		size_t nb, nn;
 		struct pg_fcmp f;
 		double cb, cn;
 		ssize_t k;
 		bool leaf;
 
-		for (j = i; j < nkeys && pg_fkey_same(&keys[j], &keys[i]); j++)
-			nb += keys[j].side == 0;
+		j = pg_fkeys_group(keys, nkeys, i, base, new, &nb, &leaf);
 		nn = j - i - nb;
 		if (!nb || !nn ||
 		    pg_sample_unblocked(base, keys + i, nb, o->metric) < PG_SPEED_MIN_CPU)
 			continue;
-		leaf = pg_fkeys_leaf(base, keys + i, nb) && pg_fkeys_leaf(new, keys + i + nb, nn);
 		pg_sample_gather(sb, &cb, base, keys + i, nb, calib, o->metric, leaf);
 		pg_sample_gather(sn, &cn, new, keys + i + nb, nn, calib, o->metric, leaf);
 		pg_fcmp_init(&f);
@@ -613,7 +611,7 @@ static int machine_speed(struct pg_speed *sp, struct pg_comparison *out, const s
 			err = (int)k;
 			goto out;
 		}
-		if ((size_t)k < PG_SPEED_MIN_REFS || 2 * (size_t)k < out->npairs)
+		if ((size_t)k < PG_SPEED_MIN_PAIRS || 2 * (size_t)k < out->npairs)
 			continue;
 		err = pg_speed_add(sp, d, dp, (size_t)k);
 		if (err)
@@ -737,20 +735,19 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 	}
 
 	for (size_t i = 0, j; i < nkeys; i = j) {
-		size_t nb = 0, nn;
+		size_t nb, nn;
 		double cb, cn;
 		bool leaf;
 		struct pg_fcmp *f;
 
-		for (j = i; j < nkeys && pg_fkey_same(&keys[j], &keys[i]); j++)
-			nb += keys[j].side == 0;
+		j = pg_fkeys_group(keys, nkeys, i, base, new, &nb, &leaf);
 		nn = j - i - nb;
-		leaf = pg_fkeys_leaf(base, keys + i, nb) && pg_fkeys_leaf(new, keys + i + nb, nn);
 		pg_sample_gather(&sb, &cb, base, keys + i, nb, &calib, opts->metric, leaf);
 		pg_sample_gather(&sn, &cn, new, keys + i + nb, nn, &calib, opts->metric, leaf);
 		if (!sb.n && !sn.n)
 			continue;	/* called in neither run */
-		sb.share = pg_sample_unblocked(base, keys + i, nb, opts->metric);
+		if (sb.speed)	/* the part of the machine's speed it may follow */
+			sb.share = pg_sample_unblocked(base, keys + i, nb, opts->metric);
 
 		f = &out->f[out->n];
 		pg_fcmp_init(f);

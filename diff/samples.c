@@ -67,6 +67,19 @@ bool pg_fkeys_leaf(const struct pg_run *run, const struct pg_fkey *keys, size_t 
 	return true;
 }
 
+size_t pg_fkeys_group(const struct pg_fkey *keys, size_t nkeys, size_t i,
+		      const struct pg_run *base, const struct pg_run *new, size_t *nb, bool *leaf)
+{
+	size_t j;
+
+	*nb = 0;
+	for (j = i; j < nkeys && pg_fkey_same(&keys[j], &keys[i]); j++)
+		*nb += keys[j].side == 0;
+	*leaf = pg_fkeys_leaf(base, keys + i, *nb) &&
+		pg_fkeys_leaf(new, keys + i + *nb, j - i - *nb);
+	return j;
+}
+
 int pg_sample_init(struct pg_sample *s, size_t cap)
 {
 	s->n = 0;

@@ -24,13 +24,13 @@
  *
  *	struct pg_sample sb = { 0 };
  *	double calls;
+ *	bool leaf;
  *
  *	if (pg_sample_init(&sb, base->nreps))
  *		goto fail;			// -ENOMEM
  *	pg_fkeys_fill(keys, base, new);
  *	for (i = 0; i < nkeys; i = j) {
- *		for (j = i, nb = 0; j < nkeys && pg_fkey_same(&keys[j], &keys[i]); j++)
- *			nb += keys[j].side == 0;
+ *		j = pg_fkeys_group(keys, nkeys, i, base, new, &nb, &leaf);
  *		pg_sample_gather(&sb, &calls, base, keys + i, nb, &calib, metric, leaf);
  *		... sb.log[0..sb.n) to the tests ...
  *	}
@@ -82,6 +82,14 @@ bool pg_fkey_same(const struct pg_fkey *a, const struct pg_fkey *b);
 
 /* Does no call of the functions keys[0..nk) of @run, in any repetition, contain a traced call? */
 bool pg_fkeys_leaf(const struct pg_run *run, const struct pg_fkey *keys, size_t nk);
+
+/*
+ * The keys of the function that starts at keys[i] of the sorted keys[0..nkeys): returns the end
+ * of its group; *@nb of them are @base's (they come first), the rest @new's; *@leaf when no
+ * call of it on either side contains a traced call (pg_fkeys_leaf()).
+ */
+size_t pg_fkeys_group(const struct pg_fkey *keys, size_t nkeys, size_t i,
+		      const struct pg_run *base, const struct pg_run *new, size_t *nb, bool *leaf);
 
 struct pg_speed;
 

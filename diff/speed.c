@@ -76,7 +76,7 @@ int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
 		mag[nc++] = fabs(s->c[k]);
 	}
 	err = 0;
-	if (nc < PG_SPEED_MIN_REFS)
+	if (nc < PG_SPEED_MIN_PAIRS)
 		goto none;
 	s->spread = pg_median(mag, nc);
 	s->shift = pg_median(c, nc);

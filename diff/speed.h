@@ -25,7 +25,7 @@
  * (beta = share) made its real +20% change noisier, not clearer.
  *
  * When it is not applied (pg_speed.applied false, every correction 0):
- *  - fewer than PG_SPEED_MIN_REFS reference functions in the median pair;
+ *  - fewer than PG_SPEED_MIN_PAIRS pairs with PG_SPEED_MIN_REFS reference functions each;
  *  - the c[k] themselves are significant (signed-rank p <= alpha of the look) and their median
  *    is at least the minimum effect: the whole program moved one way in most pairs, by as much
  *    as a function must move to count. Random order within pairs makes a machine's slow
@@ -59,6 +59,9 @@
 
 /* Reference functions the median needs before it stands for the machine */
 #define PG_SPEED_MIN_REFS 3
+/* Pairs a reference function is called in, and pairs with a speed, before either counts (the
+ * least a paired test of a function needs: PG_COMPARE_OPTS_DEFAULT's min_reps) */
+#define PG_SPEED_MIN_PAIRS 5
 /* A reference function's time not blocked, over its time */
 #define PG_SPEED_MIN_CPU 0.9
 

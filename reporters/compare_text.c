@@ -107,9 +107,12 @@ static void print_speed(const struct pg_comparison *c, FILE *out)
 		fprintf(out, "  machine speed: not corrected: the whole program moved %+.1f%% in "
 			"most pairs (p=%.2g), a change of the program\n", 100 * c->speed_shift,
 			c->speed_p);
-	else
+	else if (c->speed_refs < PG_SPEED_MIN_REFS)
 		fprintf(out, "  machine speed: not corrected: %zu functions to tell it from, %d "
 			"needed\n", c->speed_refs, PG_SPEED_MIN_REFS);
+	else
+		fprintf(out, "  machine speed: not corrected: fewer than %d pairs to tell it in\n",
+			PG_SPEED_MIN_PAIRS);
 }
 
 static void print_header(const struct pg_run *run, const char *side, size_t reps, FILE *out)

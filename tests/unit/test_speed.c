@@ -155,6 +155,18 @@ static void test_speed_medians(void **state)
 		assert_true(x[i] == 0.1);
 	pg_speed_release(&sp);
 
+	/* the same shift in every pair, but under the minimum effect: corrected all the same */
+	assert_int_equal(pg_speed_init(&sp, 6), 0);
+	for (int f = 0; f < 7; f++) {
+		for (int i = 0; i < 6; i++)
+			d[i] = 0.01 + 0.001 * i + 0.0001 * f;
+		assert_int_equal(pg_speed_add(&sp, d, pairs, 6), 0);
+	}
+	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
+	assert_true(sp.p <= 0.05);
+	assert_true(sp.applied);
+	pg_speed_release(&sp);
+
 	/* too few reference functions */
 	assert_int_equal(pg_speed_init(&sp, 6), 0);
 	for (int f = 0; f < PG_SPEED_MIN_REFS - 1; f++)
