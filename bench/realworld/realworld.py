@@ -304,13 +304,6 @@ def measure(names=None):
 TARGET_RATIO = 1.15	# traced / untraced repetition time at the default budget (issue 17)
 
 
-def changes_of(p):
-    """The change sessions of program result @p (results from before RW_CHANGES: one)."""
-    if "changes" in p:
-        return p["changes"]
-    return [{"exit": p["change_exit"], "wall": p["change_wall"], "flagged": p["change_flagged"]}]
-
-
 def render_lines(res):
     """The section's text (for bench/render.py, below its title and stamp): a table, what each
     program's change and A/A pairs flagged, and each target met or missed, from @res alone."""
@@ -330,22 +323,22 @@ def render_lines(res):
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for p in res["programs"]:
         fa = sum(1 for a in p["aa"] if a["exit"] == 1)
-        ch = changes_of(p)
+        ch = p["changes"]
         cls = [f["class"] for c in ch for f in c["flagged"]]
         found = sum(1 for c in ch if c["flagged"])
-        ratio = p.get("ratio", p["traced_s"] / p["untraced_s"])
+        ratio = p["ratio"]
         lines.append("| %s | %s | %.3f s | %.3f s | %.2fx | %d / %d | %d / %d | %d (%d / %d / %d) "
                      "| %.1f s |"
-                     % (p["name"], p.get("flow", "sequential"), p["untraced_s"], p["traced_s"],
+                     % (p["name"], p["flow"], p["untraced_s"], p["traced_s"],
                         ratio, fa, len(p["aa"]), found, len(ch), len(cls),
                         cls.count("changed"), cls.count("caller"), cls.count("untouched"),
                         statistics.median(c["wall"] for c in ch)))
     lines.append("")
     for p in res["programs"]:
         alarms = sorted({f for a in p["aa"] for f in a["flagged"]})
-        ratio = p.get("ratio", p["traced_s"] / p["untraced_s"])
+        ratio = p["ratio"]
         fa = sum(1 for a in p["aa"] if a["exit"] == 1)
-        ch = changes_of(p)
+        ch = p["changes"]
         cls = [f["class"] for c in ch for f in c["flagged"]]
         met = [("overhead at most %.2fx" % TARGET_RATIO, ratio <= TARGET_RATIO),
                ("no A/A false alarm", fa == 0),
@@ -353,7 +346,7 @@ def render_lines(res):
                ("nothing flagged in untouched code", "untouched" not in cls)]
         lines.append("- **%s**, %s (%s, %d repetitions a side): the change flagged %s; the A/A "
                      "pairs flagged %s. Targets: %s."
-                     % (p["name"], p.get("flow", "sequential"), p["change"], p["reps"],
+                     % (p["name"], p["flow"], p["change"], p["reps"],
                         "; ".join("session %d: %s" % (
                             i + 1, ", ".join("`%s` %+.1f%% (%s)" % (
                                 f["function"], 100 * f["change"], f["class"])
