@@ -16,6 +16,7 @@
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "budget.h"
+#include "coverage.h"
 #include "maps.h"
 #include "sampler.h"
 #include "perfgate.skel.h"
@@ -60,6 +61,7 @@ static int cmp_u64(const void *a, const void *b)
 struct drop_key {
 	double share;	/* estimated probe cost over the function's measured time, at most 1 */
 	double cost;
+	double blocked;	/* its own time blocked (off-CPU, not waiting for a CPU) in the pilot */
 };
 
 static int cmp_drop_first(const void *a, const void *b, void *arg)
@@ -94,9 +96,51 @@ static void unreached(const struct pg_run *run, const struct pg_rep *pilot,
 			pg_names_add(gone, run->funcs[i].display);
 }
 
+static int cmp_cost_desc_u32(const void *a, const void *b, void *arg)
+{
+	const struct drop_key *k = arg;
+	double x = k[*(const uint32_t *)a].cost, y = k[*(const uint32_t *)b].cost;
+
+	return (x < y) - (x > y);
+}
+
+/*
+ * pg_budget_choose() by the sampled first pass's stacks (pg_cov_choose()); *@total: the kept
+ * functions' cost. The dropped are named costliest first. 0 or -ENOMEM.
+ */
+static int choose_by_samples(const struct pg_run *run, const struct pg_coverage *cov,
+			     const struct drop_key *key, uint32_t *order, bool *keep,
+			     double *total, struct pg_budget_choice *c)
+{
+	struct pg_cov_map map;
+	double *cost = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*cost));
+	double *blocked = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*blocked));
+	int err = cost && blocked ? pg_cov_map_build(&map, cov, run) : -ENOMEM;
+
+	if (!err) {
+		for (uint32_t i = 0; i < run->nfuncs; i++) {
+			cost[i] = key[i].cost;
+			blocked[i] = key[i].blocked;
+		}
+		/* a sample's CPU time, per run */
+		err = pg_cov_choose(&map, cost, blocked, 1e9 / PILOT_SAMPLE_HZ / cov->runs,
+				    c->allowed, keep, total);
+		pg_cov_map_release(&map);
+	}
+	if (!err) {
+		qsort_r(order, run->nfuncs, sizeof(*order), cmp_cost_desc_u32, (void *)key);
+		for (uint32_t k = 0; k < run->nfuncs; k++)
+			if (!keep[order[k]])
+				pg_names_add(&c->dropped, run->funcs[order[k]].display);
+	}
+	free(cost);
+	free(blocked);
+	return err;
+}
+
 int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, double budget_pct,
-		     uint64_t sampled_wall_ns, bool cut, const bool *gone, bool *keep,
-		     struct pg_budget_choice *c)
+		     uint64_t sampled_wall_ns, bool cut, const bool *gone,
+		     const struct pg_coverage *cov, bool *keep, struct pg_budget_choice *c)
 {
 	struct drop_key *key = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*key));
 	uint32_t *order = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*order));
@@ -114,6 +158,7 @@ int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, doubl
 
 		k->cost = pg_fstat_probe_cost(&run->calib, &run->funcs[s->func], s);
 		k->share = k->cost > 0 ? k->cost / fmax(k->cost, (double)s->total_ns) : 0;
+		k->blocked = (double)(s->self_offcpu_ns - s->self_runq_ns);
 		total += k->cost;
 	}
 	/*
@@ -135,6 +180,17 @@ int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, doubl
 	for (uint32_t i = 0; i < run->nfuncs; i++) {
 		keep[i] = true;
 		order[i] = i;
+	}
+	if (cov && cov->samples && total > c->allowed) {
+		int err;
+
+		for (uint32_t i = 0; i < run->nfuncs; i++)	/* detached while the pilot ran */
+			keep[i] = !(gone && gone[i]);
+		err = choose_by_samples(run, cov, key, order, keep, &total, c);
+		c->after = total;
+		free(key);
+		free(order);
+		return err ? err : c->dropped.n;
 	}
 	qsort_r(order, run->nfuncs, sizeof(*order), cmp_drop_first, key);
 	for (size_t k = 0; k < run->nfuncs; k++) {
@@ -447,7 +503,8 @@ int pg_budget_narrow(const struct pg_record_opts *o, struct pg_probes *p, struct
 	if (!err && top != UINT32_MAX)
 		gone[top] = true;	/* at least the costliest goes */
 	if (!err)
-		err = pg_budget_choose(run, part, o->budget_pct, sampled_wall_ns, false, gone, keep,
+		err = pg_budget_choose(run, part, o->budget_pct, sampled_wall_ns, false, gone, NULL,
+				       keep,
 				       &c);
 	if (err <= 0) {
 		free(keep);
@@ -534,7 +591,8 @@ out:
  * pilot going for 100 runs' time.
  */
 int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct pg_launch *l,
-		    struct pg_run *run, int ncpu, uint64_t sampled_wall_ns)
+		    struct pg_run *run, int ncpu, uint64_t sampled_wall_ns,
+		    const struct pg_coverage *cov)
 {
 	struct pg_rep pilot = { .exit_code = -1 };
 	__u64 counters[PG_CNT_MAX] = { 0 };
@@ -599,7 +657,8 @@ int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct 
 	/* those detached while it ran were counted only until then: they go */
 	for (size_t i = 0; i < run->nfuncs; i++)
 		w.drop[i] = !w.live[i];
-	ndrop = pg_budget_choose(run, &pilot, o->budget_pct, sampled_wall_ns, cut, w.drop, keep,
+	ndrop = pg_budget_choose(run, &pilot, o->budget_pct, sampled_wall_ns, cut, w.drop, cov,
+				 keep,
 				 &choice);
 	for (size_t i = 0; i < run->nfuncs; i++)	/* what they cost until detached */
 		if (w.drop[i])
@@ -622,48 +681,28 @@ out:
 	return err;
 }
 
-static int cmp_display(const void *a, const void *b, void *arg)
+/* seen[id] for every function of @run that a frame of @cov's stacks names. 0 or -ENOMEM. */
+static int mark_seen(const struct pg_run *run, const struct pg_coverage *cov, bool *seen)
 {
-	const struct pg_run *run = arg;
+	struct pg_cov_map map;
+	int err = pg_cov_map_build(&map, cov, run);
 
-	return strcmp(run->funcs[*(const uint32_t *)a].display,
-		      run->funcs[*(const uint32_t *)b].display);
+	if (err)
+		return err;
+	for (size_t k = 0; k < map.start[map.nstacks]; k++)
+		seen[map.ids[k]] = true;
+	pg_cov_map_release(&map);
+	return 0;
 }
 
 int pg_budget_mark_sampled(const struct pg_run *run, const struct pg_rep *rep, bool *seen)
 {
-	uint32_t *order = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*order));
+	struct pg_coverage cov = PG_COVERAGE_INIT;
+	int err = pg_coverage_add(&cov, rep);
 
-	if (!order)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < run->nfuncs; i++)
-		order[i] = i;
-	qsort_r(order, run->nfuncs, sizeof(*order), cmp_display, (void *)run);
-	for (size_t k = 0; k < rep->nstacks; k++) {
-		char *stack = strdup(rep->stacks[k].folded), *save = NULL;
-
-		if (!stack) {
-			free(order);
-			return -ENOMEM;
-		}
-		for (char *fr = strtok_r(stack, ";", &save); fr; fr = strtok_r(NULL, ";", &save)) {
-			size_t lo = 0, hi = run->nfuncs;
-
-			while (lo < hi) {	/* the first function named fr or after it */
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (strcmp(run->funcs[order[mid]].display, fr) < 0)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			for (; lo < run->nfuncs && !strcmp(run->funcs[order[lo]].display, fr); lo++)
-				seen[order[lo]] = true;
-		}
-		free(stack);
-	}
-	free(order);
-	return 0;
+	err = err ?: mark_seen(run, &cov, seen);
+	pg_coverage_release(&cov);
+	return err;
 }
 
 /* Samples of @rep that cannot speak for every function: unknown frames, or cut short. */
@@ -734,7 +773,7 @@ static void choose_hz(const struct pg_record_opts *o, uint64_t wall_ns, uint64_t
  * Before the probes are attached and capabilities dropped.
  */
 int pg_budget_sample(const struct pg_record_opts *o, struct pg_launch *l, struct pg_run *run,
-		     uint64_t *wall_ns, uint32_t *hz)
+		     uint64_t *wall_ns, uint32_t *hz, struct pg_coverage *cov)
 {
 	struct pg_probes sp = { 0 };
 	bool *seen = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*seen)), timed_out = false;
@@ -779,7 +818,7 @@ int pg_budget_sample(const struct pg_record_opts *o, struct pg_launch *l, struct
 		if (!err && !timed_out && !one.signal && !one.exit_code &&
 		    (!*wall_ns || one.wall_ns < *wall_ns))
 			*wall_ns = one.wall_ns;
-		err = err ?: pg_budget_mark_sampled(run, &one, seen);
+		err = err ?: pg_coverage_add(cov, &one);
 		samples += one.samples;
 		unsure += unsure_samples(&one);
 		spent += one.wall_ns;
@@ -791,6 +830,9 @@ int pg_budget_sample(const struct pg_record_opts *o, struct pg_launch *l, struct
 	if (err)
 		goto out;
 	choose_hz(o, *wall_ns, samples, runs, hz);
+	err = mark_seen(run, cov, seen);
+	if (err)
+		goto out;
 	for (size_t i = 0; i < run->nfuncs; i++)
 		nseen += seen[i];
 	if (samples < PILOT_MIN_SAMPLES || !nseen || 10 * unsure > samples) {
@@ -800,6 +842,7 @@ int pg_budget_sample(const struct pg_record_opts *o, struct pg_launch *l, struct
 				"functions: too few to choose from, the pilot traces all %zu",
 				(unsigned long long)samples, (unsigned long long)unsure, nseen,
 				before);
+		pg_coverage_release(cov);	/* too thin to weigh the functions by, either */
 		goto out;
 	}
 	err = pg_run_retain_funcs(run, seen);

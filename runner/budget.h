@@ -11,8 +11,8 @@
  *      with every function left, whose counts are read from the kernel every 15 ms; when
  *      pg_budget_live_drop() says some run over their share, it is stopped, they are
  *      detached (pg_probes_relink()) and it starts again, so that it sees every phase. Then
- *      pg_budget_choose() drops the most probe-bound until the estimated cost fits, and the probes
- *      are attached again with the rest.
+ *      pg_budget_choose() drops those that resolve the least time for their cost (by step a's
+ *      stacks) until the estimated cost fits, and the probes are attached again with the rest.
  *   c. the guard (struct pg_budget_watch, pg_budget_guard_arm()): a recorded repetition that
  *      runs far longer than the sampled pass shows a live line and, under a budget, is
  *      stopped; pg_budget_narrow() drops the costliest and the repetitions start again.
@@ -30,7 +30,8 @@
  *
  *	bool *keep = calloc(run->nfuncs, sizeof(*keep));
  *	struct pg_budget_choice c;
- *	int ndrop = pg_budget_choose(run, &pilot, 5.0, sampled_wall_ns, false, NULL, keep, &c);
+ *	int ndrop = pg_budget_choose(run, &pilot, 5.0, sampled_wall_ns, false, NULL, &cov, keep,
+ *				     &c);
  *
  *	if (ndrop > 0)
  *		printf("without %s%s: ~%.1f%%\n", c.dropped.s, pg_names_more(&c.dropped),
@@ -47,6 +48,7 @@
 
 #include "../bpf/perfgate.h"
 #include "../core/run.h"
+#include "coverage.h"
 #include "launch.h"
 #include "probes.h"
 #include "record.h"
@@ -83,17 +85,24 @@ struct pg_budget_choice {
  * benchmark's own time; those with gone[id] set (NULL: none; detached during the pilot, their
  * counts partial) are dropped whatever their cost. The own time is @sampled_wall_ns (the sampled
  * first pass's wall time, 0 if none) when the pilot ran to its end, else the pilot's wall time less
- * the estimated cost (at least 1% of it). First to go are the functions whose measured time is
- * most probe cost (the estimate over the pilot's total_ns, at most 1): a function that is mostly
- * probe cannot be judged (diff/compare.h, PG_MAX_PROBE_SHARE), and one doing real work between
- * its probes (a 6 us row filter called 1000 times) is worth its cost; among equal shares the
- * costliest. Sets keep[] (run->nfuncs entries)
- * and *choice; @cut says that the pilot was stopped early. Returns how many functions are dropped,
- * or -ENOMEM. Logs nothing.
+ * the estimated cost (at least 1% of it).
+ *
+ * With @cov, the sampled first pass's stacks (NULL or empty: none), the functions go one at a
+ * time, first the one that resolves the least time per nanosecond of its probes' cost: the CPU
+ * time of the samples whose innermost kept frame it is (runner/coverage.h), plus its own time
+ * blocked in the pilot; among equals the costliest. A dropped function's samples go to its
+ * nearest kept caller, so a wrapper over a dropped worker is worth the worker's time, and a
+ * function whose time is mostly probe, or that only passes calls on to kept callees, goes
+ * first. Without @cov, first to go are the functions whose measured time is most probe cost
+ * (the estimate over the pilot's total_ns, at most 1): a function that is mostly probe cannot
+ * be judged (diff/compare.h, PG_MAX_PROBE_SHARE); among equal shares the costliest.
+ *
+ * Sets keep[] (run->nfuncs entries) and *choice; @cut says that the pilot was stopped early.
+ * Returns how many functions are dropped, or -ENOMEM. Logs nothing.
  */
 int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, double budget_pct,
-		     uint64_t sampled_wall_ns, bool cut, const bool *gone, bool *keep,
-		     struct pg_budget_choice *choice);
+		     uint64_t sampled_wall_ns, bool cut, const bool *gone,
+		     const struct pg_coverage *cov, bool *keep, struct pg_budget_choice *choice);
 
 /*
  * The pilot's live rule, applied every few ms while it runs (pure; logs nothing). @cost[i]:
@@ -190,21 +199,24 @@ uint32_t pg_budget_sample_hz(uint64_t wall_ns, double cpus, uint64_t *per_rep);
  * Step a: the sampled first pass (when opts.sample_hz; said when not). Keeps in @run only the
  * functions it saw, when it saw enough; *wall_ns: its wall time when it completed, else 0.
  * *@hz: the repetitions' sampling rate; when opts.auto_hz and the pass completed, chosen from
- * its fastest run by pg_budget_sample_hz() (said in a line), else left as it is.
+ * its fastest run by pg_budget_sample_hz() (said in a line), else left as it is. @cov
+ * (initialised, empty): the pass's stacks when it saw enough to choose from, else left empty.
  * Before the probes are attached and capabilities dropped. 0 or -errno (logged): -ETIME or
  * -ECHILD when the run failed without --allow-failure.
  */
 int pg_budget_sample(const struct pg_record_opts *o, struct pg_launch *l, struct pg_run *run,
-		     uint64_t *wall_ns, uint32_t *hz);
+		     uint64_t *wall_ns, uint32_t *hz, struct pg_coverage *cov);
 
 /*
  * Step b: the pilot with the attached, calibrated probes @p, started again (at most 50 times)
  * whenever functions are detached; each run is stopped when it runs 10 times as long as the
  * sampled pass (@sampled_wall_ns, 0: unbounded) and 1 s longer. When functions
- * must go, @run keeps the rest and @p is attached again (the exception fix opened again).
- * Nothing when the calibration failed (a warning). 0 or -errno (logged).
+ * must go (pg_budget_choose() with @cov, step a's stacks), @run keeps the rest and @p is
+ * attached again (the exception fix opened again). Nothing when the calibration failed (a
+ * warning). 0 or -errno (logged).
  */
 int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct pg_launch *l,
-		    struct pg_run *run, int ncpu, uint64_t sampled_wall_ns);
+		    struct pg_run *run, int ncpu, uint64_t sampled_wall_ns,
+		    const struct pg_coverage *cov);
 
 #endif

@@ -16,6 +16,7 @@
 #include "../formats/runfile.h"
 #include "budget.h"
 #include "calibrate.h"
+#include "coverage.h"
 #include "launch.h"
 #include "maps.h"
 #include "meta.h"
@@ -63,6 +64,7 @@ static int check_before_running(const struct pg_run *run)
 
 int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, struct pg_run *run)
 {
+	struct pg_coverage cov = PG_COVERAGE_INIT;	/* the sampled first pass's stacks */
 	size_t nselected;
 	int err;
 
@@ -99,27 +101,30 @@ int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, s
 	}
 	pg_launch_choose_fix(&r->launch, o, run);
 	if (o->budget_pct > 0) {
-		err = pg_budget_sample(o, &r->launch, run, &r->sampled_wall, &r->hz);
+		err = pg_budget_sample(o, &r->launch, run, &r->sampled_wall, &r->hz, &cov);
 		if (err)
-			return err;
+			goto cleanup;
 	}
 	r->probes.offcpu = !o->no_offcpu;
 	err = pg_probes_attach(&r->probes, run, o->single_attach, r->launch.preload);
 	if (err)
-		return err;
+		goto cleanup;
 	pg_calib_report(pg_calib_run(&r->probes, run, r->ncpu, &run->calib), &run->calib,
 			o->quiet);
 	pg_launch_excfix_open(&r->probes, &r->launch);
 	if (o->budget_pct > 0) {
-		err = pg_budget_pilot(o, &r->probes, &r->launch, run, r->ncpu, r->sampled_wall);
+		err = pg_budget_pilot(o, &r->probes, &r->launch, run, r->ncpu, r->sampled_wall,
+				      &cov);
 		if (err)
-			return err;
+			goto cleanup;
 		if (!o->quiet)
 			pg_info("--budget %g%%%s: tracing %zu of the %zu functions selected",
 				o->budget_pct, o->default_budget ? " (the default without -f; "
 				"--all-functions traces them all)" : "", run->nfuncs, nselected);
 	}
-	return 0;
+cleanup:
+	pg_coverage_release(&cov);
+	return err;
 }
 
 int pg_recording_arm(struct pg_recording *r, const struct pg_record_opts *o, struct pg_run *run,

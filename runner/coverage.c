@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/*
+ * runner/coverage.c - the samples each function would resolve if traced. See coverage.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/alloc.h"
+#include "coverage.h"
+
+int pg_coverage_add(struct pg_coverage *c, const struct pg_rep *rep)
+{
+	size_t n = c->n;
+
+	if (PG_ALLOC_GROW(c->stacks, c->n + rep->nstacks, c->alloc))
+		return -ENOMEM;
+	for (size_t k = 0; k < rep->nstacks; k++) {
+		char *s = strdup(rep->stacks[k].folded);
+
+		if (!s) {
+			while (c->n > n)
+				free(c->stacks[--c->n].folded);
+			return -ENOMEM;
+		}
+		c->stacks[c->n++] = (struct pg_stack){ .folded = s, .count = rep->stacks[k].count };
+	}
+	for (size_t k = n; k < c->n; k++)
+		c->samples += c->stacks[k].count;
+	c->runs++;
+	return 0;
+}
+
+void pg_coverage_release(struct pg_coverage *c)
+{
+	for (size_t k = 0; k < c->n; k++)
+		free(c->stacks[k].folded);
+	free(c->stacks);
+	*c = (struct pg_coverage)PG_COVERAGE_INIT;
+}
+
+static int cmp_display(const void *a, const void *b, void *arg)
+{
+	const struct pg_run *run = arg;
+
+	return strcmp(run->funcs[*(const uint32_t *)a].display,
+		      run->funcs[*(const uint32_t *)b].display);
+}
+
+/* The first index of @order (sorted by display name) whose function is named @name or after. */
+static size_t lower_bound(const struct pg_run *run, const uint32_t *order, const char *name)
+{
+	size_t lo = 0, hi = run->nfuncs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(run->funcs[order[mid]].display, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Append the ids of stack @folded's frames to m->ids (capacity *@alloc). 0 or -ENOMEM. */
+static int map_stack(struct pg_cov_map *m, size_t *n, size_t *alloc, const struct pg_run *run,
+		     const uint32_t *order, const char *folded)
+{
+	char *stack = strdup(folded), *save = NULL;
+
+	if (!stack)
+		return -ENOMEM;
+	for (char *fr = strtok_r(stack, ";", &save); fr; fr = strtok_r(NULL, ";", &save)) {
+		for (size_t i = lower_bound(run, order, fr);
+		     i < run->nfuncs && !strcmp(run->funcs[order[i]].display, fr); i++) {
+			if (PG_ALLOC_GROW(m->ids, *n + 1, *alloc)) {
+				free(stack);
+				return -ENOMEM;
+			}
+			m->ids[(*n)++] = order[i];
+		}
+	}
+	free(stack);
+	return 0;
+}
+
+int pg_cov_map_build(struct pg_cov_map *m, const struct pg_coverage *c, const struct pg_run *run)
+{
+	uint32_t *order = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*order));
+	size_t n = 0, alloc = 0;
+	int err = 0;
+
+	*m = (struct pg_cov_map){ .nfuncs = run->nfuncs };
+	m->start = calloc(c->n + 1, sizeof(*m->start));
+	m->count = calloc(c->n ? c->n : 1, sizeof(*m->count));
+	if (!order || !m->start || !m->count) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (uint32_t i = 0; i < run->nfuncs; i++)
+		order[i] = i;
+	qsort_r(order, run->nfuncs, sizeof(*order), cmp_display, (void *)run);
+	for (size_t k = 0; k < c->n; k++) {
+		m->start[k] = n;
+		m->count[k] = c->stacks[k].count;
+		err = map_stack(m, &n, &alloc, run, order, c->stacks[k].folded);
+		if (err)
+			goto cleanup;
+	}
+	m->start[c->n] = n;
+	m->nstacks = c->n;
+cleanup:
+	free(order);
+	if (err)
+		pg_cov_map_release(m);
+	return err;
+}
+
+void pg_cov_map_attribute(const struct pg_cov_map *m, const bool *keep, double *value)
+{
+	for (uint32_t i = 0; i < m->nfuncs; i++)
+		value[i] = 0;
+	for (size_t k = 0; k < m->nstacks; k++) {
+		size_t j = m->start[k + 1];
+
+		/* the innermost kept frame (of several ids for one frame, the last kept) */
+		while (j > m->start[k] && !keep[m->ids[j - 1]])
+			j--;
+		if (j == m->start[k])
+			continue;
+		value[m->ids[j - 1]] += (double)m->count[k];
+	}
+}
+
+void pg_cov_map_release(struct pg_cov_map *m)
+{
+	free(m->ids);
+	free(m->start);
+	free(m->count);
+	*m = (struct pg_cov_map){ 0 };
+}
+
+/* The occurrences of each function in a map's stacks: stack k and its innermost position. */
+struct occ {
+	size_t *first;		/* function f's entries are at[first[f] .. first[f + 1]) */
+	size_t *stack, *pos;
+};
+
+static void occ_release(struct occ *o)
+{
+	free(o->first);
+	free(o->stack);
+	free(o->pos);
+}
+
+static int occ_build(struct occ *o, const struct pg_cov_map *m)
+{
+	size_t n = m->nstacks ? m->start[m->nstacks] : 0, *fill = NULL, *last = NULL;
+	uint32_t nf = m->nfuncs;
+	int err = -ENOMEM;
+
+	o->first = calloc(nf + 1, sizeof(*o->first));
+	o->stack = calloc(n ? n : 1, sizeof(*o->stack));
+	o->pos = calloc(n ? n : 1, sizeof(*o->pos));
+	fill = calloc(nf ? nf : 1, sizeof(*fill));
+	last = calloc(nf ? nf : 1, sizeof(*last));	/* stack k + 1 that last counted f */
+	if (!o->first || !o->stack || !o->pos || !fill || !last)
+		goto cleanup;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t f = 0; f < nf; f++)
+			last[f] = 0;
+		for (size_t k = 0; k < m->nstacks; k++) {
+			/* from the leaf up, so that the first seen is the innermost */
+			for (size_t j = m->start[k + 1]; j > m->start[k]; j--) {
+				uint32_t f = m->ids[j - 1];
+
+				if (last[f] == k + 1)
+					continue;
+				last[f] = k + 1;
+				if (!pass) {
+					o->first[f + 1]++;
+					continue;
+				}
+				o->stack[fill[f]] = k;
+				o->pos[fill[f]++] = j - 1;
+			}
+		}
+		if (!pass) {
+			for (uint32_t f = 0; f < nf; f++)
+				o->first[f + 1] += o->first[f];
+			for (uint32_t f = 0; f < nf; f++)
+				fill[f] = o->first[f];
+		}
+	}
+	err = 0;
+cleanup:
+	free(fill);
+	free(last);
+	if (err)
+		occ_release(o);
+	return err;
+}
+
+/* The choice's state: who owns each stack's samples, and how much each function owns. */
+struct owners {
+	size_t *at;		/* per stack: the owner's position in ids, SIZE_MAX: no one */
+	double *own;		/* per function, and own[nfuncs] for no one: samples */
+	double *moved;		/* scratch, nfuncs + 1 */
+	uint32_t *touched;	/* scratch, nfuncs + 1 */
+};
+
+static uint32_t owner_of(const struct pg_cov_map *m, const struct owners *w, size_t k)
+{
+	return w->at[k] == SIZE_MAX ? m->nfuncs : m->ids[w->at[k]];
+}
+
+static double worth(double samples, double ns_per, double extra)
+{
+	return sqrt(samples * ns_per + extra);
+}
+
+/*
+ * How much function f would add to the sum of sqrt(own time) of the kept functions: it takes
+ * the samples in which it lies below their owner, from each of those owners (or from no one).
+ */
+static double gain(const struct pg_cov_map *m, const struct occ *o, struct owners *w, uint32_t f,
+		   const double *extra, double ns_per)
+{
+	double taken = 0, g = 0;
+	size_t nt = 0;
+
+	for (size_t e = o->first[f]; e < o->first[f + 1]; e++) {
+		size_t k = o->stack[e];
+		uint32_t who;
+
+		if (w->at[k] != SIZE_MAX && o->pos[e] <= w->at[k])
+			continue;
+		who = owner_of(m, w, k);
+		if (!w->moved[who])
+			w->touched[nt++] = who;
+		w->moved[who] += (double)m->count[k];
+		taken += (double)m->count[k];
+	}
+	for (size_t t = 0; t < nt; t++) {
+		uint32_t who = w->touched[t];
+
+		/* samples no kept function owns are worth nothing yet */
+		if (who < m->nfuncs)
+			g += worth(w->own[who] - w->moved[who], ns_per, extra[who]) -
+			     worth(w->own[who], ns_per, extra[who]);
+		w->moved[who] = 0;
+	}
+	return g + worth(taken, ns_per, extra[f]);
+}
+
+static void take(const struct pg_cov_map *m, const struct occ *o, struct owners *w, uint32_t f)
+{
+	for (size_t e = o->first[f]; e < o->first[f + 1]; e++) {
+		size_t k = o->stack[e];
+
+		if (w->at[k] != SIZE_MAX && o->pos[e] <= w->at[k])
+			continue;
+		w->own[owner_of(m, w, k)] -= (double)m->count[k];
+		w->own[f] += (double)m->count[k];
+		w->at[k] = o->pos[e];
+	}
+}
+
+int pg_cov_choose(const struct pg_cov_map *m, const double *cost, const double *extra,
+		  double ns_per, double allowed, bool *keep, double *total)
+{
+	uint32_t nf = m->nfuncs;
+	struct occ o = { 0 };
+	struct owners w = { 0 };
+	bool *may = malloc((nf ? nf : 1) * sizeof(*may));
+	int err = may ? occ_build(&o, m) : -ENOMEM;
+
+	if (err) {
+		free(may);
+		return err;
+	}
+	w.at = malloc((m->nstacks ? m->nstacks : 1) * sizeof(*w.at));
+	w.own = calloc(nf + 1, sizeof(*w.own));
+	w.moved = calloc(nf + 1, sizeof(*w.moved));
+	w.touched = calloc(nf + 1, sizeof(*w.touched));
+	if (!w.at || !w.own || !w.moved || !w.touched) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t k = 0; k < m->nstacks; k++) {
+		w.at[k] = SIZE_MAX;
+		w.own[nf] += (double)m->count[k];
+	}
+	*total = 0;
+	for (uint32_t f = 0; f < nf; f++) {
+		may[f] = keep[f];
+		keep[f] = may[f] && cost[f] <= 0;	/* cost unknown: always kept */
+		if (keep[f])
+			take(m, &o, &w, f);
+	}
+	for (;;) {
+		uint32_t best = UINT32_MAX;
+		double best_v = 0;
+
+		for (uint32_t f = 0; f < nf; f++) {
+			double v;
+
+			if (!may[f] || keep[f] || *total + cost[f] > allowed)
+				continue;
+			v = gain(m, &o, &w, f, extra, ns_per) / cost[f];
+			if (v > best_v) {
+				best = f;
+				best_v = v;
+			}
+		}
+		if (best == UINT32_MAX)
+			break;
+		keep[best] = true;
+		*total += cost[best];
+		take(m, &o, &w, best);
+	}
+cleanup:
+	free(w.at);
+	free(w.own);
+	free(w.moved);
+	free(w.touched);
+	occ_release(&o);
+	free(may);
+	return err;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runner/coverage.h - what the sampled first pass of record --budget says each function is
+ * worth tracing: the samples that would be its own if it were traced beside a given set.
+ *
+ * A traced function's measured self time is its time less that of its traced callees, so what
+ * tracing it shows depends on what else is traced: a wrapper above a traced worker shows
+ * almost nothing, and the same wrapper with the worker left out shows the worker's time. A
+ * sample's time goes to the innermost traced function on its stack; the samples a function
+ * gets that way (pg_cov_map_attribute()) are the time it would resolve. pg_budget_choose()
+ * drops first the functions that resolve least time per unit of probe cost, and attributes
+ * again after each drop (docs/measurement.md, "How the budget chooses").
+ *
+ * Invariant: a struct pg_coverage holds copies of the folded stacks of the runs added, as
+ * they came (one entry per stack and run, count >= 1); a struct pg_cov_map holds the same
+ * stacks as function ids of one struct pg_run, root first, frames that name no function left
+ * out, and is valid for that run until its functions change (pg_run_retain_funcs()
+ * renumbers them: map again).
+ *
+ * Life cycle: zero-initialise (or PG_COVERAGE_INIT), pg_coverage_add() each sampled run,
+ * pg_cov_map_build() against the run whose functions are to be chosen, pg_cov_map_attribute()
+ * as often as the choice needs, pg_cov_map_release() and pg_coverage_release().
+ *
+ * Ownership: a coverage owns its copies of the stacks; a map owns its arrays; both borrow
+ * nothing after the call that built them.
+ *
+ *	struct pg_coverage cov = PG_COVERAGE_INIT;
+ *	struct pg_cov_map map = { 0 };
+ *
+ *	pg_coverage_add(&cov, &sampled_rep);		// for each sampled run
+ *	pg_cov_map_build(&map, &cov, run);
+ *	pg_cov_map_attribute(&map, keep, value);	// value[id]: samples it would resolve
+ *	pg_cov_map_release(&map);
+ *	pg_coverage_release(&cov);
+ */
+#ifndef PG_COVERAGE_H
+#define PG_COVERAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/run.h"
+
+struct pg_coverage {
+	struct pg_stack *stacks;
+	size_t n, alloc;
+	uint64_t samples;	/* the sum of the counts */
+	int runs;		/* how many runs were added */
+};
+
+#define PG_COVERAGE_INIT { 0 }
+
+/* Copy @rep's on-CPU stacks into @c (and count the run). 0 or -ENOMEM (@c as it was). */
+int pg_coverage_add(struct pg_coverage *c, const struct pg_rep *rep);
+
+void pg_coverage_release(struct pg_coverage *c);
+
+struct pg_cov_map {
+	uint32_t *ids;		/* every stack's function ids, root first, one after another */
+	size_t *start;		/* stack k's ids are ids[start[k] .. start[k + 1]) */
+	uint64_t *count;	/* stack k's samples */
+	size_t nstacks;
+	uint32_t nfuncs;	/* of the run it was built for */
+};
+
+/*
+ * @c's stacks as ids of @run's functions: a frame names every function whose display name it
+ * is (several when names are shared; a frame that names none is left out). 0 or -ENOMEM.
+ */
+int pg_cov_map_build(struct pg_cov_map *m, const struct pg_coverage *c, const struct pg_run *run);
+
+/*
+ * value[id] (m->nfuncs entries, overwritten): the samples whose innermost frame naming a
+ * function with keep[id] set names function id (when a frame names several kept ones, one
+ * of them). Samples with no kept frame go to no one.
+ */
+void pg_cov_map_attribute(const struct pg_cov_map *m, const bool *keep, double *value);
+
+void pg_cov_map_release(struct pg_cov_map *m);
+
+/*
+ * Choose the functions to trace within @allowed ns of probe cost a run: the greedy choice that
+ * adds, one at a time, the function that most increases the sum over the kept functions of
+ * sqrt(own time) per ns of its cost (cost[id], ns a run), among those that still fit. A
+ * function's own time is the CPU time of the samples whose innermost kept frame it is
+ * (@ns_per: a sample's ns a run) plus extra[id] (its time blocked, ns a run), so adding a
+ * function takes the samples in which it lies below their owner from that owner (samples no
+ * kept function owns count for nothing: covering them is all gain). The square
+ * root makes splitting a large own time worth more than moving it whole: a wrapper whose
+ * callee is kept is worth little, and a function of a few percent inside a large caller is
+ * worth its probes. A function that would own nothing is not added.
+ *
+ * keep[id] on entry: whether function id may be kept; on return: whether it is. A function
+ * with cost[id] <= 0 (unknown) that may be kept is. *@total: the kept functions' cost.
+ * 0 or -ENOMEM (keep[] then undefined).
+ */
+int pg_cov_choose(const struct pg_cov_map *m, const double *cost, const double *extra,
+		  double ns_per, double allowed, bool *keep, double *total);
+
+#endif

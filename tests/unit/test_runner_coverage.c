@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/unit/test_runner_coverage.c - what the sampled first pass says each function is worth
+ * (runner/coverage.h): stacks mapped to function ids, samples attributed to the innermost kept
+ * frame, and the choice within a budget, on a profile shaped like zstd's: a wrapper chain over
+ * the main loop, and a function of a few percent (huf) under a wrapper of its own (lit).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../runner/budget.h"
+#include "../../runner/coverage.h"
+
+enum { MAIN, WRAP, WORK, LIT, HUF, WAIT, IDLE, NFUNCS };
+
+static const char *const names[NFUNCS] = { "main", "wrap", "work", "lit", "huf", "wait", "idle" };
+
+/* (samples, stack): work holds 90%, huf 6% under lit, main 3% of its own */
+static const struct {
+	uint64_t count;
+	const char *folded;
+} stacks[] = {
+	{ 90, "_start;main;wrap;work" },
+	{ 6, "_start;main;wrap;lit;huf" },
+	{ 1, "_start;main;wrap;lit" },
+	{ 3, "_start;main" },
+	{ 2, "_start;main;wrap;work;memcpy;page_fault [k]" },
+	{ 1, "clone3;start_thread;idle" },
+};
+
+struct fixture {
+	struct pg_run run;
+	struct pg_coverage cov;
+	struct pg_cov_map map;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct pg_rep rep = { 0 };
+
+	assert_non_null(f);
+	pg_run_init(&f->run);
+	for (int i = 0; i < NFUNCS; i++)
+		assert_int_equal(pg_run_add_func(&f->run, "/bin/prog", names[i], NULL, 0x1000 + i,
+						 0x1000 + i, PG_SITE_NOP5, false, NULL), 0);
+	rep.nstacks = sizeof(stacks) / sizeof(stacks[0]);
+	rep.stacks = calloc(rep.nstacks, sizeof(*rep.stacks));
+	assert_non_null(rep.stacks);
+	for (size_t k = 0; k < rep.nstacks; k++)
+		rep.stacks[k] = (struct pg_stack){ (char *)stacks[k].folded, stacks[k].count };
+	assert_int_equal(pg_coverage_add(&f->cov, &rep), 0);
+	free(rep.stacks);	/* the coverage holds its own copies */
+	assert_int_equal(pg_cov_map_build(&f->map, &f->cov, &f->run), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	pg_cov_map_release(&f->map);
+	pg_coverage_release(&f->cov);
+	pg_run_release(&f->run);
+	free(f);
+	return 0;
+}
+
+static void test_add_copies(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(f->cov.runs, 1);
+	assert_int_equal(f->cov.n, 6);
+	assert_int_equal(f->cov.samples, 103);
+	assert_string_equal(f->cov.stacks[1].folded, "_start;main;wrap;lit;huf");
+	/* frames naming no function are left out, root first */
+	assert_int_equal(f->map.nstacks, 6);
+	assert_int_equal(f->map.start[1] - f->map.start[0], 3);
+	assert_int_equal(f->map.ids[f->map.start[1] + 3], HUF);
+	assert_int_equal(f->map.start[6] - f->map.start[5], 1);
+}
+
+static void test_attribute_innermost_kept(void **state)
+{
+	struct fixture *f = *state;
+	bool keep[NFUNCS] = { [MAIN] = true, [WRAP] = true, [HUF] = true };
+	double v[NFUNCS];
+
+	pg_cov_map_attribute(&f->map, keep, v);
+	assert_true(v[MAIN] == 3);
+	assert_true(v[WRAP] == 93);	/* work's 92 and lit's 1 */
+	assert_true(v[HUF] == 6);
+	assert_true(v[WORK] == 0 && v[LIT] == 0 && v[IDLE] == 0);	/* idle: not kept */
+}
+
+/* Budget for main and two of the others: work and the few percent under lit (lit or huf) split
+ * the time; wrap would only pass it on (the old rule, by inclusive time, kept wrap). */
+static void test_choose_splits_time(void **state)
+{
+	struct fixture *f = *state;
+	double cost[NFUNCS] = { 1, 200, 200, 200, 200, 200, 200 }, extra[NFUNCS] = { 0 };
+	bool keep[NFUNCS];
+	double total;
+
+	memset(keep, 1, sizeof(keep));
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 401, keep, &total), 0);
+	assert_true(keep[MAIN] && keep[WORK] && (keep[HUF] || keep[LIT]));
+	assert_false(keep[WRAP] || keep[IDLE] || keep[WAIT]);
+	assert_true(total == 401);
+}
+
+/* A function with no sample of its own is not worth its probes, whatever the room. */
+static void test_choose_nothing_owned(void **state)
+{
+	struct fixture *f = *state;
+	double cost[NFUNCS] = { 1, 2, 1, 1, 1, 1, 1 }, extra[NFUNCS] = { 0 };
+	bool keep[NFUNCS];
+	double total;
+
+	memset(keep, 1, sizeof(keep));
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 1e9, keep, &total), 0);
+	assert_true(keep[MAIN] && keep[WORK] && keep[HUF] && keep[LIT] && keep[IDLE]);
+	/* wrap owns nothing once work and lit are kept; wait is on no stack */
+	assert_false(keep[WRAP]);
+	assert_false(keep[WAIT]);
+}
+
+/* Blocked time is worth keeping (a thread's wait has no samples); cost unknown is kept;
+ * a function that may not be kept is not. */
+static void test_choose_blocked_unknown_gone(void **state)
+{
+	struct fixture *f = *state;
+	double cost[NFUNCS] = { 1, 0, 200, 210, 200, 50, 200 }, extra[NFUNCS] = { [WAIT] = 5e6 };
+	bool keep[NFUNCS];
+	double total;
+
+	memset(keep, 1, sizeof(keep));
+	keep[HUF] = false;
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 251, keep, &total), 0);
+	assert_true(keep[WRAP]);	/* cost 0: unknown */
+	assert_true(keep[WAIT]);
+	assert_false(keep[HUF]);
+	assert_true(keep[MAIN] && keep[WORK]);
+	assert_false(keep[LIT] || keep[IDLE]);
+	assert_true(total == 251);
+}
+
+/* Two functions with one name: a frame names both. */
+static void test_shared_names(void **state)
+{
+	struct fixture *f = *state;
+	struct pg_cov_map m;
+	bool keep[NFUNCS + 1] = { 0 };
+	double v[NFUNCS + 1];
+
+	assert_int_equal(pg_run_add_func(&f->run, "/bin/prog2", "huf", NULL, 0x2000, 0x2000,
+					 PG_SITE_NOP5, false, NULL), 0);
+	assert_int_equal(pg_cov_map_build(&m, &f->cov, &f->run), 0);
+	assert_int_equal(m.start[2] - m.start[1], 5);	/* main, wrap, lit, huf, huf */
+	keep[NFUNCS] = true;
+	pg_cov_map_attribute(&m, keep, v);
+	assert_true(v[NFUNCS] == 6 && v[HUF] == 0);
+	pg_cov_map_release(&m);
+}
+
+/* pg_budget_choose() with the stacks: the same choice, and the dropped named costliest first. */
+static void test_budget_choose_by_samples(void **state)
+{
+	struct fixture *f = *state;
+	static const uint64_t calls[NFUNCS] = { 1, 200, 200, 210, 200, 190, 220 };
+	struct pg_rep pilot = { .wall_ns = 1000000000 };
+	struct pg_budget_choice c;
+	bool keep[NFUNCS];
+
+	f->run.calib.valid = true;
+	for (int k = 0; k < PG_SITE_COUNT; k++) {
+		f->run.calib.in_ns[k] = 600;
+		f->run.calib.out_ns[k] = 400;
+	}
+	for (uint32_t i = 0; i < NFUNCS; i++) {
+		struct pg_fstat *s = pg_rep_add_stat(&pilot, i);
+
+		assert_non_null(s);
+		s->calls = calls[i];
+	}
+	/* 5% of 8.1 ms: 405 us, room for main and two of the 200 us ones */
+	assert_int_equal(pg_budget_choose(&f->run, &pilot, 5, 8100000, false, NULL, &f->cov, keep,
+					  &c), 4);
+	assert_true(keep[MAIN] && keep[WORK] && keep[HUF]);
+	assert_string_equal(c.dropped.s, "idle, lit, wrap, wait");
+	assert_true(c.after == 401000);
+	assert_true(c.before == 1221000);
+	pg_rep_release(&pilot);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_add_copies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attribute_innermost_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_choose_splits_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_choose_nothing_owned, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_choose_blocked_unknown_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_budget_choose_by_samples, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
