@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * diff/compare.c - per-function statistical comparison of two runs (method: compare.h and
- * docs/statistics.md): the tests, the verdicts and the run-level warnings. The values tested,
- * functions matched across the runs and their per-repetition samples, are diff/samples.c's.
+ * docs/statistics.md): functions matched across the runs, the machine's speed per pair, the
+ * false-discovery control and the run-level verdict and warnings. One function's test and
+ * verdict are diff/verdict.c's; its per-repetition samples diff/samples.c's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* vasprintf */
@@ -22,262 +23,10 @@
 #include "samples.h"
 #include "speed.h"
 #include "stats.h"
+#include "verdict.h"
 
 /* Repetitions per side the overall reason recommends when it asks for more. */
 #define PG_RECOMMENDED_REPS 10
-
-/* Append printf-formatted text to a fixed buffer, truncating. */
-__attribute__((format(printf, 3, 4)))
-static void append(char *buf, size_t size, const char *fmt, ...)
-{
-	size_t len = strnlen(buf, size);
-	va_list ap;
-
-	if (len + 1 >= size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, size - len, fmt, ap);
-	va_end(ap);
-}
-
-/* "+12.1% [+9.8%, +14.0%]": the change and its interval as every report writes them. */
-static void effect_words(char *buf, size_t size, const struct pg_fcmp *f)
-{
-	char ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
-
-	append(buf, size, "%s %s", pg_fmt_pct(ch, sizeof(ch), f->change),
-	       pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi));
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* One function (or the wall time): effect, test, verdict */
-
-/*
- * Is @f mostly probe effects on either side (PG_MIN_NS_PER_CALLEE, PG_MAX_PROBE_SHARE)? Then
- * its cause and reason are set and it is not tested.
- */
-static bool probe_bound(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
-			bool compensated)
-{
-	for (const struct pg_sample *x = b; x; x = x == b ? n : NULL) {
-		double per = x->callees > 0 ? x->measured / x->callees : INFINITY;
-
-		if (per < PG_MIN_NS_PER_CALLEE) {
-			f->cause = PG_CAUSE_CALLEE_TIME;
-			snprintf(f->reason, sizeof(f->reason),
-				 "only ~%.1f us of its measured time per call to a traced function: "
-				 "too little to tell apart from the probes' effects", per / 1e3);
-			return true;
-		}
-	}
-	if (compensated) {
-		double sb = b->measured > 0 ? 1 - b->compensated / b->measured : 0;
-		double sn = n->measured > 0 ? 1 - n->compensated / n->measured : 0;
-
-		f->probe_share = sb > sn ? sb : sn;
-		if (f->probe_share > PG_MAX_PROBE_SHARE) {
-			f->cause = PG_CAUSE_PROBES;
-			snprintf(f->reason, sizeof(f->reason),
-				 "probes are ~%.0f%% of its measured time: too much to subtract "
-				 "reliably; compare with --raw, or use cheaper probe sites",
-				 100 * f->probe_share);
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
- * analyse() of the two sides of an interleaved session (diff/paired.h): the effect and the
- * signed-rank test over the pairs in which the function was called on both sides.
- */
-static int analyse_paired(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
-			  const struct pg_compare_opts *o, bool compensated)
-{
-	double *d = NULL;
-	ssize_t nd;
-	int err;
-
-	nd = pg_paired_effect(f, b->log, b->pair, b->n, n->log, n->pair, n->n, o->alpha, b->speed,
-			      b->share, &d);
-	if (nd < 0)
-		return (int)nd;
-	err = probe_bound(f, b, n, compensated) ? 0 : pg_paired_test(f, d, (size_t)nd, o);
-	free(d);
-	return err;
-}
-
-/*
- * Fill medians and the Hodges-Lehmann effect of @f from the two samples, and decide whether it
- * can be tested; if so, set f->p. Returns 1 if tested, 0 if not (f->reason says why), or a
- * negative errno. Paired samples go to analyse_paired().
- */
-static int analyse(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
-		   const struct pg_compare_opts *o, bool compensated, struct pg_stats_ws *ws)
-{
-	struct pg_hl hl;
-	struct pg_mwu m;
-	double min_p;
-	int err;
-
-	f->n_base = b->n;
-	f->n_new = n->n;
-	f->base_ns = pg_median(b->raw, b->n);
-	f->new_ns = pg_median(n->raw, n->n);
-	if (!b->n || !n->n)
-		return 0;
-	if (b->paired && n->paired)
-		return analyse_paired(f, b, n, o, compensated);
-	err = pg_hodges_lehmann_ws(b->log, b->n, n->log, n->n, o->alpha, ws, &hl);
-	if (err)
-		return err;
-	f->change = expm1(hl.estimate);
-	/* an infinite end stays infinite: "no bound", rather than exp(-inf) - 1 = -100% */
-	f->ci_lo = isinf(hl.lo) ? -INFINITY : expm1(hl.lo);
-	f->ci_hi = isinf(hl.hi) ? INFINITY : expm1(hl.hi);
-	if (probe_bound(f, b, n, compensated))
-		return 0;
-	min_p = pg_mwu_min_p(b->n, n->n);
-	if (min_p > o->alpha) {
-		f->cause = PG_CAUSE_REPS;
-		snprintf(f->reason, sizeof(f->reason),
-			 "only %zu and %zu repetitions: the smallest possible p-value is %.2g > alpha %g",
-			 b->n, n->n, min_p, o->alpha);
-		return 0;
-	}
-	if (b->n < o->min_reps || n->n < o->min_reps) {
-		f->cause = PG_CAUSE_REPS;
-		snprintf(f->reason, sizeof(f->reason),
-			 "only %zu and %zu repetitions: at least %u per side needed", b->n, n->n,
-			 o->min_reps);
-		return 0;
-	}
-	err = pg_mwu_test_ws(b->log, b->n, n->log, n->n, ws, &m);
-	if (err)
-		return err;
-	f->p = m.p;
-	return 1;
-}
-
-/*
- * The impact of @f: its change of time per repetition, change * base_ns * new_calls, and that
- * as a share of @wall_ns (the median repetition's wall time; NAN when unknown).
- */
-static void impact(struct pg_fcmp *f, double wall_ns)
-{
-	if (isnan(f->change) || isnan(f->base_ns))
-		return;
-	f->impact_ns = f->change * f->base_ns * f->new_calls;
-	if (wall_ns > 0)
-		f->impact = f->impact_ns / wall_ns;
-}
-
-/*
- * A regression or an improvement that does not matter to the whole run (|impact| under
- * opts.min_impact) becomes notable, its reason saying how much of the run it is.
- */
-static void weigh(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_ns)
-{
-	char *r = f->reason;
-	size_t rs = sizeof(f->reason);
-	char ns[PG_FMT_LEN], wall[PG_FMT_LEN];
-
-	if (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT)
-		return;
-	if (!(o->min_impact > 0) || !isfinite(f->impact) || fabs(f->impact) >= o->min_impact)
-		return;
-	f->verdict = PG_VERDICT_NOTABLE;
-	append(r, rs, "; %s%s in a %s repetition (%.2g%%): under %g%% of it, %s",
-	       f->impact_ns < 0 ? "-" : "+", pg_fmt_ns(ns, sizeof(ns), fabs(f->impact_ns)),
-	       pg_fmt_ns(wall, sizeof(wall), wall_ns), 100 * fabs(f->impact), 100 * o->min_impact,
-	       f->impact_ns < 0 ? "not counted" : "does not fail");
-}
-
-/* The verdict of a tested function, from q, the interval and opts (compare.h). */
-static void decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_ns)
-{
-	double me = o->min_effect;
-	bool sig = f->q <= o->alpha;
-	bool finite = isfinite(f->ci_lo) && isfinite(f->ci_hi);
-	char *r = f->reason;
-	size_t rs = sizeof(f->reason);
-
-	r[0] = 0;
-	f->cause = PG_CAUSE_NONE;
-	if (sig && f->ci_lo > me) {
-		f->verdict = PG_VERDICT_REGRESSION;
-		effect_words(r, rs, f);
-		append(r, rs, ", q=%.2g", f->q);
-		weigh(f, o, wall_ns);
-	} else if (sig && f->ci_hi < -me) {
-		f->verdict = PG_VERDICT_IMPROVEMENT;
-		effect_words(r, rs, f);
-		append(r, rs, ", q=%.2g", f->q);
-		weigh(f, o, wall_ns);
-	} else if (finite && f->ci_lo >= -me && f->ci_hi <= me) {
-		f->verdict = PG_VERDICT_UNCHANGED;
-		if (sig) {
-			effect_words(r, rs, f);
-			append(r, rs, ", q=%.2g: significant but within +-%g%%", f->q, me * 100);
-		}
-	} else if (finite && f->ci_hi < me) {
-		/*
-		 * A regression of min_effect is ruled out. Not significant: the case compare.h
-		 * names. Significant (then the interval reaches below -min_effect): faster, but
-		 * not surely by min_effect; not a regression either, so unchanged as well.
-		 */
-		f->verdict = PG_VERDICT_UNCHANGED;
-		if (sig) {
-			effect_words(r, rs, f);
-			append(r, rs, ", q=%.2g: faster, but not surely by %g%%", f->q, me * 100);
-		}
-	} else if (!sig && f->ci_lo > me) {
-		/* the interval says slower, but the family-wise corrected test does not */
-		f->verdict = PG_VERDICT_INCONCLUSIVE;
-		f->cause = PG_CAUSE_NOT_SIG;
-		effect_words(r, rs, f);
-		append(r, rs, ", but q=%.2g > alpha %g", f->q, o->alpha);
-	} else if (sig) {
-		/* significant, but the interval straddles +min_effect */
-		f->verdict = PG_VERDICT_INCONCLUSIVE;
-		f->cause = PG_CAUSE_NOT_SURELY;
-		effect_words(r, rs, f);
-		append(r, rs, ", q=%.2g: slower, but not surely by %g%%", f->q, me * 100);
-	} else {
-		f->verdict = PG_VERDICT_INCONCLUSIVE;
-		f->cause = PG_CAUSE_WIDE;
-		effect_words(r, rs, f);
-		append(r, rs, ": too wide to rule a %g%% regression in or out", me * 100);
-	}
-}
-
-static void calls_words(struct pg_fcmp *f)
-{
-	if (!f->calls_changed)
-		return;
-	append(f->reason, sizeof(f->reason), "%scalls %.6g -> %.6g per repetition",
-	       f->reason[0] ? "; " : "", f->base_calls, f->new_calls);
-}
-
-/*
- * When the runs traced different sets of functions: does @f make a different number of traced
- * calls per call inside its measured time on the two sides (by more than 5%)? Then its time
- * holds, on one side, callees the other side timed apart, or the other way round, and it is
- * not judged. (The code may also have changed its calls: it is not judged either way.)
- */
-static bool callees_differ(struct pg_fcmp *f, const struct pg_sample *b, double cb,
-			   const struct pg_sample *n, double cn)
-{
-	double kb = cb > 0 ? b->callees / cb : 0, kn = cn > 0 ? n->callees / cn : 0;
-
-	if (fabs(kb - kn) <= 0.05 * fmax(kb, kn))
-		return false;
-	f->cause = PG_CAUSE_CALLEES;
-	snprintf(f->reason, sizeof(f->reason),
-		 "the runs traced different functions, and its traced callees differ (%.3g and "
-		 "%.3g traced calls per call): not comparable", kb, kn);
-	return true;
-}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Run-level checks: same command, warnings */
@@ -500,10 +249,10 @@ static void overall(struct pg_comparison *c, const struct pg_compare_opts *o, si
 		return;
 	}
 	if (rec > need)
-		append(r, rs, "; use at least %zu repetitions per side, %zu recommended", need,
-		       rec);
+		pg_append(r, rs, "; use at least %zu repetitions per side, %zu recommended", need,
+			  rec);
 	else
-		append(r, rs, "; use at least %zu repetitions per side", need);
+		pg_append(r, rs, "; use at least %zu repetitions per side", need);
 }
 
 /*
@@ -531,12 +280,12 @@ static int compare_wall(struct pg_comparison *out, const struct pg_compare_opts 
 	for (size_t r = 0; r < new->nreps; r++)
 		if (new->reps[r].wall_ns)
 			pg_sample_push(sn, (double)new->reps[r].wall_ns, new->reps[r].pair);
-	err = analyse(w, sb, sn, o, false, ws);
+	err = pg_analyse(w, sb, sn, o, false, ws);
 	if (err < 0)
 		return err;
 	if (err == 1) {
 		w->q = w->p;
-		decide(w, o, NAN);
+		pg_decide(w, o, NAN);
 	} else if (!sb->n || !sn->n) {
 		snprintf(w->reason, sizeof(w->reason), "no wall time recorded in the %s run",
 			 !sb->n ? "base" : "new");
@@ -566,6 +315,16 @@ static int split_change(struct pg_fcmp *f, const struct pg_run *base, const stru
 	err = pg_cpusplit(f, base, ids, nb, new, ids + nb, nn, calib, metric);
 	free(ids);
 	return err;
+}
+
+/* A function's time a repetition from its sample: mean per-call metric x calls a repetition. */
+static double time_per_rep(const struct pg_sample *s, double calls, size_t nreps)
+{
+	double sum = 0;
+
+	for (size_t t = 0; t < s->n; t++)
+		sum += s->raw[t];
+	return s->n && nreps ? sum / (double)s->n * calls / (double)nreps : 0;
 }
 
 /*
@@ -603,8 +362,8 @@ static int machine_speed(struct pg_speed *sp, struct pg_comparison *out, const s
 		pg_sample_gather(sb, &cb, base, keys + i, nb, calib, o->metric, leaf);
 		pg_sample_gather(sn, &cn, new, keys + i + nb, nn, calib, o->metric, leaf);
 		pg_fcmp_init(&f);
-		if (!sb->n || !sn->n || probe_bound(&f, sb, sn, calib->valid) ||
-		    (sets_differ && callees_differ(&f, sb, cb, sn, cn)))
+		if (!sb->n || !sn->n || pg_probe_bound(&f, sb, sn, calib->valid) ||
+		    (sets_differ && pg_callees_differ(&f, sb, cb, sn, cn)))
 			continue;
 		k = pg_pair_diffs(sb->log, sb->pair, sb->n, sn->log, sn->pair, sn->n, d, dp);
 		if (k < 0) {
@@ -613,7 +372,8 @@ static int machine_speed(struct pg_speed *sp, struct pg_comparison *out, const s
 		}
 		if ((size_t)k < PG_SPEED_MIN_PAIRS || 2 * (size_t)k < out->npairs)
 			continue;
-		err = pg_speed_add(sp, d, dp, (size_t)k);
+		err = pg_speed_add(sp, d, dp, (size_t)k, time_per_rep(sb, cb, base->nreps) +
+				   time_per_rep(sn, cn, new->nreps));
 		if (err)
 			goto out;
 	}
@@ -776,18 +536,18 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 		f->base_calls = base->nreps ? cb / (double)base->nreps : 0;
 		f->new_calls = new->nreps ? cn / (double)new->nreps : 0;
 		f->calls_changed = f->base_calls != f->new_calls;
-		err = analyse(f, &sb, &sn, opts, calib.valid, &ws);
+		err = pg_analyse(f, &sb, &sn, opts, calib.valid, &ws);
 		if (err < 0)
 			goto fail;
 		/* compensated total time does not depend on which callees were traced */
 		if (err == 1 && sets_differ && (opts->metric != PG_METRIC_TOTAL || opts->raw) &&
-		    callees_differ(f, &sb, cb, &sn, cn))
+		    pg_callees_differ(f, &sb, cb, &sn, cn))
 			err = 0;
 		if (err == 1) {
 			tested[ntested] = out->n - 1;
 			p[ntested++] = f->p;
 		}
-		impact(f, wall_ns);
+		pg_impact(f, wall_ns);
 		err = split_change(f, base, new, keys + i, nb, nn, &calib, opts->metric);
 		if (err)
 			goto fail;
@@ -815,11 +575,11 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 		struct pg_fcmp *f = &out->f[tested[t]];
 
 		f->q = p[t];
-		decide(f, opts, wall_ns);
+		pg_decide(f, opts, wall_ns);
 		pg_cpusplit_reason(f);
 	}
 	for (size_t i = 0; i < out->n; i++)
-		calls_words(&out->f[i]);
+		pg_calls_words(&out->f[i]);
 	/* a sequential look: what an earlier look decided stays decided */
 	err = pg_keep_decided(out, prev);
 	if (err)

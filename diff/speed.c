@@ -29,17 +29,41 @@ void pg_speed_release(struct pg_speed *s)
 	s->nv = s->alloc = 0;
 }
 
-int pg_speed_add(struct pg_speed *s, const double *d, const uint32_t *pairs, size_t nd)
+int pg_speed_add(struct pg_speed *s, const double *d, const uint32_t *pairs, size_t nd,
+		 double time_ns)
 {
+	double w = sqrt(time_ns > 1 ? time_ns : 1);
+
 	if (PG_ALLOC_GROW(s->v, s->nv + nd, s->alloc))
 		return -ENOMEM;
 	for (size_t i = 0; i < nd; i++) {
 		if (pairs[i] >= s->npairs || !isfinite(d[i]))
 			continue;
-		s->v[s->nv++] = (struct pg_speed_val){ pairs[i], d[i] };
+		s->v[s->nv++] = (struct pg_speed_val){ pairs[i], d[i], w };
 	}
 	s->nrefs++;
 	return 0;
+}
+
+/*
+ * The weighted median of v[0..n), sorted by d: the first d at which the weights reach half
+ * their sum, or the mean of it and the next when they reach it exactly (equal weights give
+ * the plain median).
+ */
+static double weighted_median(const struct pg_speed_val *v, size_t n)
+{
+	double total = 0, cum = 0;
+
+	for (size_t t = 0; t < n; t++)
+		total += v[t].w;
+	for (size_t t = 0; t + 1 < n; t++) {
+		cum += v[t].w;
+		if (cum == total / 2)
+			return (v[t].d + v[t + 1].d) / 2;
+		if (cum > total / 2)
+			return v[t].d;
+	}
+	return v[n - 1].d;
 }
 
 static int cmp_val(const void *pa, const void *pb)
@@ -70,8 +94,7 @@ int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
 		n = j - i;
 		if (n < PG_SPEED_MIN_REFS)
 			continue;
-		/* sorted by d within the pair */
-		s->c[k] = n % 2 ? s->v[i + n / 2].d : (s->v[i + n / 2 - 1].d + s->v[i + n / 2].d) / 2;
+		s->c[k] = weighted_median(s->v + i, n);	/* sorted by d within the pair */
 		c[nc] = s->c[k];
 		mag[nc++] = fabs(s->c[k]);
 	}

@@ -111,7 +111,7 @@ static void test_speed_medians(void **state)
 	for (int f = 0; f < 7; f++) {
 		for (int i = 0; i < 6; i++)
 			d[i] = c[i] + (f == 6 ? 0.5 : 0.001 * (f - 3));
-		assert_int_equal(pg_speed_add(&sp, d, pairs, 6), 0);
+		assert_int_equal(pg_speed_add(&sp, d, pairs, 6, 1e6), 0);
 	}
 	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 	assert_int_equal(sp.nrefs, 7);
@@ -143,7 +143,7 @@ static void test_speed_medians(void **state)
 	for (int f = 0; f < 7; f++) {
 		for (int i = 0; i < 6; i++)
 			d[i] = 0.1 + 0.001 * i + 0.0001 * f;
-		assert_int_equal(pg_speed_add(&sp, d, pairs, 6), 0);
+		assert_int_equal(pg_speed_add(&sp, d, pairs, 6, 1e6), 0);
 	}
 	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 	assert_false(sp.applied);
@@ -160,7 +160,7 @@ static void test_speed_medians(void **state)
 	for (int f = 0; f < 7; f++) {
 		for (int i = 0; i < 6; i++)
 			d[i] = 0.01 + 0.001 * i + 0.0001 * f;
-		assert_int_equal(pg_speed_add(&sp, d, pairs, 6), 0);
+		assert_int_equal(pg_speed_add(&sp, d, pairs, 6, 1e6), 0);
 	}
 	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 	assert_true(sp.p <= 0.05);
@@ -170,9 +170,55 @@ static void test_speed_medians(void **state)
 	/* too few reference functions */
 	assert_int_equal(pg_speed_init(&sp, 6), 0);
 	for (int f = 0; f < PG_SPEED_MIN_REFS - 1; f++)
-		assert_int_equal(pg_speed_add(&sp, c, pairs, 6), 0);
+		assert_int_equal(pg_speed_add(&sp, c, pairs, 6, 1e6), 0);
 	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 	assert_false(sp.applied);
+	pg_speed_release(&sp);
+}
+
+/*
+ * The median is weighted by the square root of each reference's time: two functions that hold
+ * the CPU time and follow the machine outweigh five small ones whose times wander on their own
+ * (a real program's setup calls), which a plain median would follow.
+ */
+static void test_speed_weighted(void **state)
+{
+	uint32_t pairs[6] = { 0, 1, 2, 3, 4, 5 };
+	double c[6] = { 0.2, -0.1, 0.05, -0.3, 0.15, -0.02 };
+	double small[5][6] = {
+		{ -0.05, 0.04, 0.02, 0.03, -0.06, 0.01 },
+		{ -0.04, 0.05, 0.01, 0.04, -0.05, 0.02 },
+		{ -0.06, 0.03, 0.03, 0.02, -0.04, 0.00 },
+		{ -0.03, 0.06, 0.00, 0.05, -0.07, 0.03 },
+		{ -0.07, 0.02, 0.04, 0.01, -0.03, -0.01 },
+	};
+	double d[6];
+	struct pg_speed sp;
+
+	(void)state;
+	assert_int_equal(pg_speed_init(&sp, 6), 0);
+	for (int f = 0; f < 2; f++) {	/* 20 ms a repetition each */
+		for (int i = 0; i < 6; i++)
+			d[i] = c[i] + 0.001 * f;
+		assert_int_equal(pg_speed_add(&sp, d, pairs, 6, 2e7), 0);
+	}
+	for (int f = 0; f < 5; f++)	/* 50 us each */
+		assert_int_equal(pg_speed_add(&sp, small[f], pairs, 6, 5e4), 0);
+	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
+	assert_true(sp.applied);
+	for (int i = 0; i < 6; i++)
+		assert_true(fabs(sp.c[i] - c[i]) <= 0.001 + 1e-9);
+	pg_speed_release(&sp);
+
+	/* equal times: the plain median, the small ones' */
+	assert_int_equal(pg_speed_init(&sp, 6), 0);
+	for (int f = 0; f < 2; f++)
+		assert_int_equal(pg_speed_add(&sp, c, pairs, 6, 5e4), 0);
+	for (int f = 0; f < 5; f++)
+		assert_int_equal(pg_speed_add(&sp, small[f], pairs, 6, 5e4), 0);
+	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
+	assert_true(fabs(sp.c[0] - -0.04) < 1e-9);	/* of 0.2 0.2 -0.05 -0.04 -0.06 -0.03 -0.07 */
+	assert_true(fabs(sp.c[3] - 0.02) < 1e-9);	/* of -0.3 -0.3 0.01 0.02 ... 0.05 */
 	pg_speed_release(&sp);
 }
 
@@ -273,6 +319,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_speed_medians),
+		cmocka_unit_test(test_speed_weighted),
 		cmocka_unit_test(test_speed_finds_change),
 		cmocka_unit_test(test_speed_aa),
 		cmocka_unit_test(test_speed_global_change),

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+/*
+ * diff/verdict.c - one function's comparison: its effect, its test, and its verdict once the
+ * false-discovery control has given its q (diff/verdict.h; method: compare.h and
+ * docs/statistics.md).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/numfmt.h"
+#include "compare.h"
+#include "paired.h"
+#include "samples.h"
+#include "stats.h"
+#include "verdict.h"
+
+/* Append printf-formatted text to a fixed buffer, truncating. */
+void pg_append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strnlen(buf, size);
+	va_list ap;
+
+	if (len + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+/* "+12.1% [+9.8%, +14.0%]": the change and its interval as every report writes them. */
+static void effect_words(char *buf, size_t size, const struct pg_fcmp *f)
+{
+	char ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
+
+	pg_append(buf, size, "%s %s", pg_fmt_pct(ch, sizeof(ch), f->change),
+		  pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi));
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* One function (or the wall time): effect, test, verdict */
+
+/*
+ * Is @f mostly probe effects on either side (PG_MIN_NS_PER_CALLEE, PG_MAX_PROBE_SHARE)? Then
+ * its cause and reason are set and it is not tested.
+ */
+bool pg_probe_bound(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
+		    bool compensated)
+{
+	for (const struct pg_sample *x = b; x; x = x == b ? n : NULL) {
+		double per = x->callees > 0 ? x->measured / x->callees : INFINITY;
+
+		if (per < PG_MIN_NS_PER_CALLEE) {
+			f->cause = PG_CAUSE_CALLEE_TIME;
+			snprintf(f->reason, sizeof(f->reason),
+				 "only ~%.1f us of its measured time per call to a traced function: "
+				 "too little to tell apart from the probes' effects", per / 1e3);
+			return true;
+		}
+	}
+	if (compensated) {
+		double sb = b->measured > 0 ? 1 - b->compensated / b->measured : 0;
+		double sn = n->measured > 0 ? 1 - n->compensated / n->measured : 0;
+
+		f->probe_share = sb > sn ? sb : sn;
+		if (f->probe_share > PG_MAX_PROBE_SHARE) {
+			f->cause = PG_CAUSE_PROBES;
+			snprintf(f->reason, sizeof(f->reason),
+				 "probes are ~%.0f%% of its measured time: too much to subtract "
+				 "reliably; compare with --raw, or use cheaper probe sites",
+				 100 * f->probe_share);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * analyse() of the two sides of an interleaved session (diff/paired.h): the effect and the
+ * signed-rank test over the pairs in which the function was called on both sides.
+ */
+static int analyse_paired(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
+			  const struct pg_compare_opts *o, bool compensated)
+{
+	double *d = NULL;
+	ssize_t nd;
+	int err;
+
+	nd = pg_paired_effect(f, b->log, b->pair, b->n, n->log, n->pair, n->n, o->alpha, b->speed,
+			      b->share, &d);
+	if (nd < 0)
+		return (int)nd;
+	err = pg_probe_bound(f, b, n, compensated) ? 0 : pg_paired_test(f, d, (size_t)nd, o);
+	free(d);
+	return err;
+}
+
+/*
+ * Fill medians and the Hodges-Lehmann effect of @f from the two samples, and decide whether it
+ * can be tested; if so, set f->p. Returns 1 if tested, 0 if not (f->reason says why), or a
+ * negative errno. Paired samples go to analyse_paired().
+ */
+int pg_analyse(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
+	       const struct pg_compare_opts *o, bool compensated, struct pg_stats_ws *ws)
+{
+	struct pg_hl hl;
+	struct pg_mwu m;
+	double min_p;
+	int err;
+
+	f->n_base = b->n;
+	f->n_new = n->n;
+	f->base_ns = pg_median(b->raw, b->n);
+	f->new_ns = pg_median(n->raw, n->n);
+	if (!b->n || !n->n)
+		return 0;
+	if (b->paired && n->paired)
+		return analyse_paired(f, b, n, o, compensated);
+	err = pg_hodges_lehmann_ws(b->log, b->n, n->log, n->n, o->alpha, ws, &hl);
+	if (err)
+		return err;
+	f->change = expm1(hl.estimate);
+	/* an infinite end stays infinite: "no bound", rather than exp(-inf) - 1 = -100% */
+	f->ci_lo = isinf(hl.lo) ? -INFINITY : expm1(hl.lo);
+	f->ci_hi = isinf(hl.hi) ? INFINITY : expm1(hl.hi);
+	if (pg_probe_bound(f, b, n, compensated))
+		return 0;
+	min_p = pg_mwu_min_p(b->n, n->n);
+	if (min_p > o->alpha) {
+		f->cause = PG_CAUSE_REPS;
+		snprintf(f->reason, sizeof(f->reason),
+			 "only %zu and %zu repetitions: the smallest possible p-value is %.2g > alpha %g",
+			 b->n, n->n, min_p, o->alpha);
+		return 0;
+	}
+	if (b->n < o->min_reps || n->n < o->min_reps) {
+		f->cause = PG_CAUSE_REPS;
+		snprintf(f->reason, sizeof(f->reason),
+			 "only %zu and %zu repetitions: at least %u per side needed", b->n, n->n,
+			 o->min_reps);
+		return 0;
+	}
+	err = pg_mwu_test_ws(b->log, b->n, n->log, n->n, ws, &m);
+	if (err)
+		return err;
+	f->p = m.p;
+	return 1;
+}
+
+/*
+ * The impact of @f: its change of time per repetition, change * base_ns * new_calls, and that
+ * as a share of @wall_ns (the median repetition's wall time; NAN when unknown).
+ */
+void pg_impact(struct pg_fcmp *f, double wall_ns)
+{
+	if (isnan(f->change) || isnan(f->base_ns))
+		return;
+	f->impact_ns = f->change * f->base_ns * f->new_calls;
+	if (wall_ns > 0)
+		f->impact = f->impact_ns / wall_ns;
+}
+
+/*
+ * A regression or an improvement that does not matter to the whole run (|impact| under
+ * opts.min_impact) becomes notable, its reason saying how much of the run it is.
+ */
+static void weigh(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_ns)
+{
+	char *r = f->reason;
+	size_t rs = sizeof(f->reason);
+	char ns[PG_FMT_LEN], wall[PG_FMT_LEN];
+
+	if (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT)
+		return;
+	if (!(o->min_impact > 0) || !isfinite(f->impact) || fabs(f->impact) >= o->min_impact)
+		return;
+	f->verdict = PG_VERDICT_NOTABLE;
+	pg_append(r, rs, "; %s%s in a %s repetition (%.2g%%): under %g%% of it, %s",
+		  f->impact_ns < 0 ? "-" : "+", pg_fmt_ns(ns, sizeof(ns), fabs(f->impact_ns)),
+		  pg_fmt_ns(wall, sizeof(wall), wall_ns), 100 * fabs(f->impact), 100 * o->min_impact,
+		  f->impact_ns < 0 ? "not counted" : "does not fail");
+}
+
+/* The verdict of a tested function, from q, the interval and opts (compare.h). */
+void pg_decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_ns)
+{
+	double me = o->min_effect;
+	bool sig = f->q <= o->alpha;
+	bool finite = isfinite(f->ci_lo) && isfinite(f->ci_hi);
+	char *r = f->reason;
+	size_t rs = sizeof(f->reason);
+
+	r[0] = 0;
+	f->cause = PG_CAUSE_NONE;
+	if (sig && f->ci_lo > me) {
+		f->verdict = PG_VERDICT_REGRESSION;
+		effect_words(r, rs, f);
+		pg_append(r, rs, ", q=%.2g", f->q);
+		weigh(f, o, wall_ns);
+	} else if (sig && f->ci_hi < -me) {
+		f->verdict = PG_VERDICT_IMPROVEMENT;
+		effect_words(r, rs, f);
+		pg_append(r, rs, ", q=%.2g", f->q);
+		weigh(f, o, wall_ns);
+	} else if (finite && f->ci_lo >= -me && f->ci_hi <= me) {
+		f->verdict = PG_VERDICT_UNCHANGED;
+		if (sig) {
+			effect_words(r, rs, f);
+			pg_append(r, rs, ", q=%.2g: significant but within +-%g%%", f->q, me * 100);
+		}
+	} else if (finite && f->ci_hi < me) {
+		/*
+		 * A regression of min_effect is ruled out. Not significant: the case compare.h
+		 * names. Significant (then the interval reaches below -min_effect): faster, but
+		 * not surely by min_effect; not a regression either, so unchanged as well.
+		 */
+		f->verdict = PG_VERDICT_UNCHANGED;
+		if (sig) {
+			effect_words(r, rs, f);
+			pg_append(r, rs, ", q=%.2g: faster, but not surely by %g%%", f->q, me * 100);
+		}
+	} else if (!sig && f->ci_lo > me) {
+		/* the interval says slower, but the family-wise corrected test does not */
+		f->verdict = PG_VERDICT_INCONCLUSIVE;
+		f->cause = PG_CAUSE_NOT_SIG;
+		effect_words(r, rs, f);
+		pg_append(r, rs, ", but q=%.2g > alpha %g", f->q, o->alpha);
+	} else if (sig) {
+		/* significant, but the interval straddles +min_effect */
+		f->verdict = PG_VERDICT_INCONCLUSIVE;
+		f->cause = PG_CAUSE_NOT_SURELY;
+		effect_words(r, rs, f);
+		pg_append(r, rs, ", q=%.2g: slower, but not surely by %g%%", f->q, me * 100);
+	} else {
+		f->verdict = PG_VERDICT_INCONCLUSIVE;
+		f->cause = PG_CAUSE_WIDE;
+		effect_words(r, rs, f);
+		pg_append(r, rs, ": too wide to rule a %g%% regression in or out", me * 100);
+	}
+}
+
+void pg_calls_words(struct pg_fcmp *f)
+{
+	if (!f->calls_changed)
+		return;
+	pg_append(f->reason, sizeof(f->reason), "%scalls %.6g -> %.6g per repetition",
+		  f->reason[0] ? "; " : "", f->base_calls, f->new_calls);
+}
+
+/*
+ * When the runs traced different sets of functions: does @f make a different number of traced
+ * calls per call inside its measured time on the two sides (by more than 5%)? Then its time
+ * holds, on one side, callees the other side timed apart, or the other way round, and it is
+ * not judged. (The code may also have changed its calls: it is not judged either way.)
+ */
+bool pg_callees_differ(struct pg_fcmp *f, const struct pg_sample *b, double cb,
+		       const struct pg_sample *n, double cn)
+{
+	double kb = cb > 0 ? b->callees / cb : 0, kn = cn > 0 ? n->callees / cn : 0;
+
+	if (fabs(kb - kn) <= 0.05 * fmax(kb, kn))
+		return false;
+	f->cause = PG_CAUSE_CALLEES;
+	snprintf(f->reason, sizeof(f->reason),
+		 "the runs traced different functions, and its traced callees differ (%.3g and "
+		 "%.3g traced calls per call): not comparable", kb, kn);
+	return true;
+}
+

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff/verdict.h - one function's comparison, inside diff/ (compare.c is the only caller):
+ * its effect and test from the two samples (pg_analyse()), then, once the false-discovery
+ * control has set its q, its verdict (pg_decide()). The method is compare.h's and
+ * docs/statistics.md's. Pure computation: no I/O, no logging.
+ *
+ * Life cycle for one struct pg_fcmp (pg_fcmp_init()ed, calls filled in):
+ *
+ *	int t = pg_analyse(f, &sb, &sn, opts, calib_valid, &ws);	// 1: f->p is set
+ *	pg_impact(f, wall_ns);
+ *	... Benjamini-Hochberg over the tested p, then f->q ...
+ *	pg_decide(f, opts, wall_ns);
+ *	pg_calls_words(f);
+ *
+ * Every function here writes only into @f (its cause and reason among the rest); the samples
+ * and options are borrowed.
+ */
+#ifndef PG_VERDICT_H
+#define PG_VERDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/comparison.h"
+#include "samples.h"
+#include "stats.h"
+
+/* Append printf-formatted text to the string in @buf (@size bytes), truncating. */
+__attribute__((format(printf, 3, 4)))
+void pg_append(char *buf, size_t size, const char *fmt, ...);
+
+/*
+ * Is @f mostly probe effects on either side (PG_MIN_NS_PER_CALLEE, PG_MAX_PROBE_SHARE)? Then
+ * its cause and reason are set and it is not tested. @compensated: the samples are compensated
+ * for probe overhead (a valid calibration).
+ */
+bool pg_probe_bound(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
+		    bool compensated);
+
+/*
+ * Fill the medians and the effect of @f from the two samples (paired samples pair by pair,
+ * diff/paired.h; else Hodges-Lehmann and Mann-Whitney), and decide whether it can be tested;
+ * if so, set f->p. @ws: the unpaired tests' workspace. Returns 1 if tested, 0 if not
+ * (f->reason says why), or a negative errno.
+ */
+int pg_analyse(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
+	       const struct pg_compare_opts *o, bool compensated, struct pg_stats_ws *ws);
+
+/*
+ * The impact of @f: its change of time per repetition, change * base_ns * new_calls, and that
+ * as a share of @wall_ns (the median repetition's wall time; NAN when unknown).
+ */
+void pg_impact(struct pg_fcmp *f, double wall_ns);
+
+/*
+ * The verdict of a tested function from f->q, its interval and @o (compare.h); a regression
+ * or improvement whose impact is under o->min_impact of @wall_ns becomes notable.
+ */
+void pg_decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_ns);
+
+/* "calls 10 -> 12 per repetition" appended to f->reason when its calls changed. */
+void pg_calls_words(struct pg_fcmp *f);
+
+/*
+ * When the runs traced different sets of functions: does @f make a different number of traced
+ * calls per call inside its measured time on the two sides (by more than 5%)? Then its time
+ * holds, on one side, callees the other side timed apart, or the other way round, and it is
+ * not judged: cause and reason set, true. @cb, @cn: its calls on each side.
+ */
+bool pg_callees_differ(struct pg_fcmp *f, const struct pg_sample *b, double cb,
+		       const struct pg_sample *n, double cn);
+
+#endif
