@@ -132,6 +132,14 @@ struct pg_fcmp {
 	double change;		/* relative change, +0.10 = 10% slower; NAN if not estimated */
 	double ci_lo, ci_hi;	/* 1 - alpha interval of change; may be -INFINITY / +INFINITY */
 	double p;		/* Mann-Whitney p; NAN if not tested */
+	/*
+	 * self time of a function blocked for PG_SPLIT_BLOCKED of its time or more: the p of the
+	 * same test on its on-CPU time; p is then twice the smaller of the two (at most 1).
+	 * NAN otherwise.
+	 */
+	double p_cpu;
+	bool by_cpu;		/* p_cpu was the smaller: base_ns, new_ns, change and its interval
+				 * are of on-CPU time, and the verdict is judged on them */
 	double q;		/* Benjamini-Hochberg adjusted p; NAN if not tested */
 	double probe_share;	/* share of the measured time estimated to be probe overhead,
 				 * the larger of the two sides; NAN when not compensated */

@@ -182,13 +182,10 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 	}
 }
 
-double pg_sample_unblocked(const struct pg_run *run, const struct pg_fkey *keys, size_t nk,
-			   enum pg_metric metric)
+/* Add @run's time of @metric of keys[0..nk), and of it the time blocked, to *@all, *@blocked. */
+static void blocked_time(const struct pg_run *run, const struct pg_fkey *keys, size_t nk,
+			 enum pg_metric metric, double *all, double *blocked)
 {
-	double all = 0, blocked = 0;
-
-	if (!run->meta.offcpu || metric == PG_METRIC_CPU)
-		return 1;
 	for (size_t r = 0; r < run->nreps; r++) {
 		for (size_t i = 0; i < nk; i++) {
 			const struct pg_fstat *st = pg_rep_find(&run->reps[r], keys[i].id);
@@ -196,18 +193,42 @@ double pg_sample_unblocked(const struct pg_run *run, const struct pg_fkey *keys,
 			if (!st)
 				continue;
 			if (metric == PG_METRIC_TOTAL) {
-				all += (double)st->total_ns;
-				blocked += (double)st->offcpu_ns - (double)st->runq_ns;
+				*all += (double)st->total_ns;
+				*blocked += (double)st->offcpu_ns - (double)st->runq_ns;
 			} else {
-				all += (double)st->self_ns;
-				blocked += (double)st->self_offcpu_ns - (double)st->self_runq_ns;
+				*all += (double)st->self_ns;
+				*blocked += (double)st->self_offcpu_ns - (double)st->self_runq_ns;
 			}
 		}
 	}
+}
+
+double pg_sample_unblocked(const struct pg_run *run, const struct pg_fkey *keys, size_t nk,
+			   enum pg_metric metric)
+{
+	double all = 0, blocked = 0;
+
+	if (!run->meta.offcpu || metric == PG_METRIC_CPU)
+		return 1;
+	blocked_time(run, keys, nk, metric, &all, &blocked);
 	if (!(all > 0))
 		return 1;
 	blocked = blocked < 0 ? 0 : blocked > all ? all : blocked;
 	return 1 - blocked / all;
+}
+
+double pg_sample_blocked_both(const struct pg_run *base, const struct pg_fkey *kb, size_t nb,
+			      const struct pg_run *new, const struct pg_fkey *kn, size_t nn)
+{
+	double all = 0, blocked = 0;
+
+	if (!base->meta.offcpu || !new->meta.offcpu)
+		return 0;
+	blocked_time(base, kb, nb, PG_METRIC_SELF, &all, &blocked);
+	blocked_time(new, kn, nn, PG_METRIC_SELF, &all, &blocked);
+	if (!(all > 0))
+		return 0;
+	return blocked < 0 ? 0 : blocked > all ? 1 : blocked / all;
 }
 
 void pg_joint_calib(const struct pg_run *base, const struct pg_run *new,

@@ -131,6 +131,15 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 		      enum pg_metric metric, bool leaf);
 
 /*
+ * The share of self time blocked (off-CPU, not waiting for a CPU) of a function over both
+ * runs' repetitions together: base's keys kb[0..nb), new's kn[0..nn). The same whichever
+ * side a repetition is on, so under no change it says nothing of the test (what lets it choose
+ * a test: docs/statistics.md, "Blocked time"). 0 when either run has no off-CPU time.
+ */
+double pg_sample_blocked_both(const struct pg_run *base, const struct pg_fkey *kb, size_t nb,
+			      const struct pg_run *new, const struct pg_fkey *kn, size_t nn);
+
+/*
  * Of the time of @metric of the functions keys[0..nk) of @run, summed over its repetitions,
  * the share not blocked: on a CPU or waiting for one (diff/speed.h). 1 when @run has no
  * off-CPU time, for PG_METRIC_CPU, and when the functions have no time.

@@ -150,6 +150,29 @@ int pg_analyse(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sam
 	return 1;
 }
 
+int pg_analyse_cpu(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
+		   const struct pg_compare_opts *o, bool compensated, struct pg_stats_ws *ws)
+{
+	struct pg_fcmp c;
+	int err;
+
+	pg_fcmp_init(&c);
+	err = pg_analyse(&c, b, n, o, compensated, ws);
+	if (err != 1 || !isfinite(c.p) || !isfinite(f->p))
+		return err < 0 ? err : 0;
+	f->p_cpu = c.p;
+	if (c.p < f->p) {	/* judged on the test that tells more */
+		f->by_cpu = true;
+		f->base_ns = c.base_ns;
+		f->new_ns = c.new_ns;
+		f->change = c.change;
+		f->ci_lo = c.ci_lo;
+		f->ci_hi = c.ci_hi;
+	}
+	f->p = fmin(1, 2 * fmin(f->p, c.p));
+	return 0;
+}
+
 /*
  * The impact of @f: its change of time per repetition, change * base_ns * new_calls, and that
  * as a share of @wall_ns (the median repetition's wall time; NAN when unknown).
@@ -240,6 +263,10 @@ void pg_decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_n
 		effect_words(r, rs, f);
 		pg_append(r, rs, ": too wide to rule a %g%% regression in or out", me * 100);
 	}
+	if (isfinite(f->p_cpu))	/* PG_SPLIT_BLOCKED */
+		pg_append(r, rs, "%s%s (on-CPU p=%.2g)", r[0] ? "; " : "",
+			  f->by_cpu ? "judged on its on-CPU time" : "on-CPU time also tested",
+			  f->p_cpu);
 }
 
 void pg_calls_words(struct pg_fcmp *f)

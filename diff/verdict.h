@@ -48,6 +48,16 @@ int pg_analyse(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sam
 	       const struct pg_compare_opts *o, bool compensated, struct pg_stats_ws *ws);
 
 /*
+ * @f, tested (pg_analyse() returned 1) on its self time: test it on its on-CPU time too, from
+ * the samples @b and @n of PG_METRIC_CPU, and when that test can be made, set f->p_cpu and make
+ * f->p twice the smaller of the two p (at most 1): Bonferroni over the two tests. When the
+ * on-CPU p is the smaller, f is judged on its on-CPU time (f->by_cpu): its medians, change
+ * and interval become those of on-CPU time. 0 or a negative errno.
+ */
+int pg_analyse_cpu(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
+		   const struct pg_compare_opts *o, bool compensated, struct pg_stats_ws *ws);
+
+/*
  * The impact of @f: its change of time per repetition, change * base_ns * new_calls, and that
  * as a share of @wall_ns (the median repetition's wall time; NAN when unknown).
  */

@@ -71,6 +71,9 @@ static struct json_object *new_fcmp(const struct pg_fcmp *f)
 	    pg_json_put_num(o, "ci_lo", f->ci_lo) ||
 	    pg_json_put_num(o, "ci_hi", f->ci_hi) ||
 	    pg_json_put_num(o, "p", f->p) ||
+	    pg_json_put_num(o, "p_cpu", f->p_cpu) ||
+	    (f->by_cpu ? pg_json_put_utf8(o, "judged_on", "cpu") :
+			 pg_json_put_null(o, "judged_on")) ||
 	    pg_json_put_num(o, "q", f->q) ||
 	    pg_json_put_num(o, "probe_share", f->probe_share) ||
 	    pg_json_put_num(o, "impact_ns", f->impact_ns) ||
@@ -253,6 +256,17 @@ static int read_cause(const struct pg_jr *jr, struct json_object *o, const char 
 	return err;
 }
 
+/* The optional "judged_on": "cpu", or null or absent (self time, or the chosen metric). */
+static int read_judged_on(const struct pg_jr *jr, struct json_object *o, const char *where,
+			  bool *by_cpu)
+{
+	const char *s;
+	int err = pg_jr_get_str(jr, o, where, "judged_on", PG_JR_OPTIONAL, &s);
+
+	*by_cpu = !err && s && !strcmp(s, "cpu");
+	return err;
+}
+
 static const char *overall_name(int k)
 {
 	return pg_overall_name((enum pg_overall)k);
@@ -323,6 +337,7 @@ static int read_fcmp(const struct pg_jr *jr, struct json_object *o, const char *
 	err = err ?: pg_jr_get_num(jr, o, where, "ci_lo", PG_JR_OPTIONAL, &f->ci_lo);
 	err = err ?: pg_jr_get_num(jr, o, where, "ci_hi", PG_JR_OPTIONAL, &f->ci_hi);
 	err = err ?: pg_jr_get_num(jr, o, where, "p", PG_JR_OPTIONAL, &f->p);
+	err = err ?: pg_jr_get_num(jr, o, where, "p_cpu", PG_JR_OPTIONAL, &f->p_cpu);
 	err = err ?: pg_jr_get_num(jr, o, where, "q", PG_JR_OPTIONAL, &f->q);
 	err = err ?: pg_jr_get_num(jr, o, where, "probe_share", PG_JR_OPTIONAL, &f->probe_share);
 	err = err ?: pg_jr_get_num(jr, o, where, "impact_ns", PG_JR_OPTIONAL, &f->impact_ns);
@@ -332,6 +347,7 @@ static int read_fcmp(const struct pg_jr *jr, struct json_object *o, const char *
 				   &f->change_offcpu);
 	err = err ?: pg_jr_get_num(jr, o, where, "change_runq", PG_JR_OPTIONAL, &f->change_runq);
 	err = err ?: read_cause(jr, o, where, &f->cause);
+	err = err ?: read_judged_on(jr, o, where, &f->by_cpu);
 	err = err ?: pg_jr_get_str(jr, o, where, "reason", PG_JR_OPTIONAL, &reason);
 	err = err ?: pg_jr_dup_str(jr, o, where, "file", PG_JR_OPTIONAL, &f->src_file);
 	err = err ?: pg_jr_dup_str(jr, o, where, "scope", PG_JR_OPTIONAL, &f->scope);
