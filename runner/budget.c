@@ -158,7 +158,7 @@ int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, doubl
 
 		k->cost = pg_fstat_probe_cost(&run->calib, &run->funcs[s->func], s);
 		k->share = k->cost > 0 ? k->cost / fmax(k->cost, (double)s->total_ns) : 0;
-		k->blocked = (double)(s->self_offcpu_ns - s->self_runq_ns);
+		k->blocked = fmax(0, (double)s->self_offcpu_ns - (double)s->self_runq_ns);
 		total += k->cost;
 	}
 	/*
@@ -504,8 +504,7 @@ int pg_budget_narrow(const struct pg_record_opts *o, struct pg_probes *p, struct
 		gone[top] = true;	/* at least the costliest goes */
 	if (!err)
 		err = pg_budget_choose(run, part, o->budget_pct, sampled_wall_ns, false, gone, NULL,
-				       keep,
-				       &c);
+				       keep, &c);
 	if (err <= 0) {
 		free(keep);
 		free(gone);
@@ -658,8 +657,7 @@ int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct 
 	for (size_t i = 0; i < run->nfuncs; i++)
 		w.drop[i] = !w.live[i];
 	ndrop = pg_budget_choose(run, &pilot, o->budget_pct, sampled_wall_ns, cut, w.drop, cov,
-				 keep,
-				 &choice);
+				 keep, &choice);
 	for (size_t i = 0; i < run->nfuncs; i++)	/* what they cost until detached */
 		if (w.drop[i])
 			choice.before += w.cost[i];

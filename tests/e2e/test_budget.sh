@@ -108,3 +108,50 @@ expect_exit 0 "$PERFGATE" record -o "$TMP/late2.json" -r 2 -- "$TMP/late" "$TMP/
 	"$first" all
 has "warning: --budget 5%: the probes cost ~[0-9.]*% of the benchmark's own time in the repetitions.*over twice the budget.*costliest a repetition: tiny"
 check "the guard did not act" not grep -q "it was stopped" "$TMP/stderr"
+
+# What the budget keeps when only some fit: the functions whose probes resolve most of the
+# sampled time as their own. step() and inner() only pass their calls on; heavy() holds ~90%
+# of the time and small() ~6%, all four called as often, so their probes cost alike. The
+# budget is set from a first recording to about two and a half functions' cost: heavy and
+# small are kept, the wrappers are not (by inclusive time, the old rule kept the wrappers).
+cat >"$TMP/wrap.c" <<'C'
+volatile unsigned long sink;
+__attribute__((noinline)) void heavy(void)
+{
+	for (unsigned long i = 0; i < 60000; i++)
+		sink += i;
+}
+__attribute__((noinline)) void small(void)
+{
+	for (unsigned long i = 0; i < 4000; i++)
+		sink += i * 3;
+}
+__attribute__((noinline)) void inner(void)
+{
+	heavy();
+	small();
+	sink++;		/* no tail call: inner stays on the stacks */
+}
+__attribute__((noinline)) void step(void)
+{
+	inner();
+	sink++;
+}
+int main(void)
+{
+	for (int k = 0; k < 1500; k++)
+		step();
+	return 0;
+}
+C
+cc -O1 -g -o "$TMP/wrap" "$TMP/wrap.c"
+expect_exit 0 "$PERFGATE" record -o "$TMP/wrap-all.json" -r 1 --budget 100 -- "$TMP/wrap"
+has "--budget 100%: in the pilot run the probes cost ~[0-9.]*% of the benchmark's own time: every function stays"
+all=$(sed -n 's/.*--budget 100%: in the pilot run the probes cost ~\([0-9.]*\)%.*/\1/p' "$TMP/stderr")
+pct=$(python3 -c "print('%.3g' % (2.5 * float('$all') / 4))")
+expect_exit 0 "$PERFGATE" record -o "$TMP/wrap.json" -r 1 --budget "$pct" -- "$TMP/wrap"
+pgtest names "$TMP/wrap.json" >"$TMP/names"
+check "budget $pct% (all five cost $all%): heavy kept" grep -qx heavy "$TMP/names"
+check "small kept" grep -qx small "$TMP/names"
+check "the wrapper step left out" not grep -qx step "$TMP/names"
+check "the wrapper inner left out" not grep -qx inner "$TMP/names"
