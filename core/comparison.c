@@ -94,7 +94,7 @@ void pg_fcmp_init(struct pg_fcmp *f)
 	memset(f, 0, sizeof(*f));
 	f->base_ns = f->new_ns = NAN;
 	f->change = f->ci_lo = f->ci_hi = NAN;
-	f->p = f->q = f->p_cpu = NAN;
+	f->p = f->q = NAN;
 	f->probe_share = NAN;
 	f->impact_ns = f->impact = NAN;
 	f->change_cpu = f->change_offcpu = f->change_runq = NAN;

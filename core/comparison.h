@@ -133,13 +133,11 @@ struct pg_fcmp {
 	double ci_lo, ci_hi;	/* 1 - alpha interval of change; may be -INFINITY / +INFINITY */
 	double p;		/* Mann-Whitney p; NAN if not tested */
 	/*
-	 * self time of a function blocked for PG_SPLIT_BLOCKED of its time or more: the p of the
-	 * same test on its on-CPU time; p is then twice the smaller of the two (at most 1).
-	 * NAN otherwise.
+	 * Self time of a function blocked for PG_SPLIT_BLOCKED of its time or more, whose on-CPU
+	 * time varied less (diff/verdict.h, pg_analyse_cpu()): base_ns, new_ns, change, its
+	 * interval and p are of its on-CPU time, and the verdict is judged on them.
 	 */
-	double p_cpu;
-	bool by_cpu;		/* p_cpu was the smaller: base_ns, new_ns, change and its interval
-				 * are of on-CPU time, and the verdict is judged on them */
+	bool by_cpu;
 	double q;		/* Benjamini-Hochberg adjusted p; NAN if not tested */
 	double probe_share;	/* share of the measured time estimated to be probe overhead,
 				 * the larger of the two sides; NAN when not compensated */

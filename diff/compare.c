@@ -319,21 +319,21 @@ static int split_change(struct pg_fcmp *f, const struct pg_run *base, const stru
 
 /*
  * pg_analyse_cpu() for @f, whose self time samples are @sb and @sn: its on-CPU time's samples
- * gathered into the same buffers (the speed kept, all of it not blocked), tested. 0 or a
- * negative errno.
+ * gathered into the same buffers (the speed kept, all of it not blocked), and judged on when
+ * they are steadier. 0 or a negative errno.
  */
-static int on_cpu_too(struct pg_fcmp *f, const struct pg_run *base, const struct pg_run *new,
+static int on_cpu_instead(struct pg_fcmp *f, const struct pg_run *base, const struct pg_run *new,
 		      const struct pg_fkey *keys, size_t nb, size_t nn, const struct pg_calib *calib,
 		      bool leaf, const struct pg_compare_opts *o, struct pg_stats_ws *ws,
 		      struct pg_sample *sb, struct pg_sample *sn)
 {
-	double cb, cn, share = sb->share;
+	double cb, cn, share = sb->share, tail = pg_tail_index(sb, sn);
 	int err;
 
 	pg_sample_gather(sb, &cb, base, keys, nb, calib, PG_METRIC_CPU, leaf);
 	pg_sample_gather(sn, &cn, new, keys + nb, nn, calib, PG_METRIC_CPU, leaf);
 	sb->share = 1;
-	err = pg_analyse_cpu(f, sb, sn, o, calib->valid, ws);
+	err = pg_analyse_cpu(f, tail, sb, sn, o, calib->valid, ws);
 	sb->share = share;
 	return err;
 }
@@ -567,7 +567,7 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 		if (err == 1 && opts->metric == PG_METRIC_SELF &&
 		    pg_sample_blocked_both(base, keys + i, nb, new, keys + i + nb, nn) >=
 		    PG_SPLIT_BLOCKED) {
-			err = on_cpu_too(f, base, new, keys + i, nb, nn, &calib, leaf, opts, &ws,
+			err = on_cpu_instead(f, base, new, keys + i, nb, nn, &calib, leaf, opts, &ws,
 					 &sb, &sn);
 			if (err < 0)
 				goto fail;

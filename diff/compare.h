@@ -20,8 +20,9 @@
  *  - The two sides' per-repetition values are compared with a two-sided Mann-Whitney U test
  *    (pg_mwu_test). p-values of all functions tested are adjusted with Benjamini-Hochberg.
  *  - Self time of a function blocked (off-CPU, not waiting for a CPU) for PG_SPLIT_BLOCKED of
- *    its time or more, over both runs together: its on-CPU time is tested too, the same way,
- *    and its p is twice the smaller of the two (f->p_cpu; docs/statistics.md, "Blocked time").
+ *    its time or more, over both runs together: when its on-CPU time's differences are less
+ *    heavy-tailed (pg_tail_index(), which no swap of sides moves), it is judged on its on-CPU
+ *    time instead (f->by_cpu; docs/statistics.md, "Blocked time").
  *  - The effect is the Hodges-Lehmann estimate of the shift of log(value), reported as a
  *    relative change exp(shift) - 1, with its distribution-free 1 - alpha interval.
  *  - Paired: when the runs are the two sides of one perfgate ab session (pg_runs_paired(),
@@ -77,8 +78,8 @@
 #define PG_MAX_PROBE_SHARE 0.75
 
 /*
- * A function whose self time is blocked for at least this share (both runs together) is also
- * tested on its on-CPU time (see the top): one fsync that takes 60-117 ms instead of 2 ms in
+ * A function whose self time is blocked for at least this share (both runs together) may be
+ * judged on its on-CPU time (see the top): one fsync that takes 60-117 ms instead of 2 ms in
  * two of twenty pairs hides a +25% change of the code around it from a rank test of self time.
  */
 #define PG_SPLIT_BLOCKED 0.1

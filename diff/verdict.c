@@ -150,26 +150,57 @@ int pg_analyse(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sam
 	return 1;
 }
 
-int pg_analyse_cpu(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
-		   const struct pg_compare_opts *o, bool compensated, struct pg_stats_ws *ws)
+double pg_tail_index(const struct pg_sample *b, const struct pg_sample *n)
 {
+	size_t cap = b->n + n->n, m = 0;
+	double *v = malloc((cap ? cap : 1) * sizeof(*v)), sum = 0, med, mid;
+	ssize_t nd;
+
+	if (!v)
+		return NAN;
+	if (b->paired && n->paired) {	/* |d|: a pair's sides swapped flip d only */
+		nd = pg_pair_diffs(b->log, b->pair, b->n, n->log, n->pair, n->n, v, NULL);
+		m = nd > 0 ? (size_t)nd : 0;
+		for (size_t k = 0; k < m; k++)
+			v[k] = fabs(v[k]);
+	} else {		/* distances from the pooled median: labels do not matter */
+		memcpy(v, b->log, b->n * sizeof(*v));
+		memcpy(v + b->n, n->log, n->n * sizeof(*v));
+		m = cap;
+		mid = pg_median(v, m);
+		for (size_t k = 0; k < m; k++)
+			v[k] = fabs(v[k] - mid);
+	}
+	for (size_t k = 0; k < m; k++)
+		sum += v[k];
+	med = m ? pg_median(v, m) : NAN;
+	free(v);
+	if (!m || !(med > 0))
+		return m && sum > 0 ? INFINITY : NAN;
+	return sum / (double)m / med;
+}
+
+int pg_analyse_cpu(struct pg_fcmp *f, double tail_self, const struct pg_sample *b,
+		   const struct pg_sample *n, const struct pg_compare_opts *o, bool compensated,
+		   struct pg_stats_ws *ws)
+{
+	double tail_cpu = pg_tail_index(b, n);
 	struct pg_fcmp c;
 	int err;
 
+	if (!(tail_cpu < tail_self))	/* NAN on either side: self time stays */
+		return 0;
 	pg_fcmp_init(&c);
 	err = pg_analyse(&c, b, n, o, compensated, ws);
-	if (err != 1 || !isfinite(c.p) || !isfinite(f->p))
+	if (err != 1 || !isfinite(c.p))
 		return err < 0 ? err : 0;
-	f->p_cpu = c.p;
-	if (c.p < f->p) {	/* judged on the test that tells more */
-		f->by_cpu = true;
-		f->base_ns = c.base_ns;
-		f->new_ns = c.new_ns;
-		f->change = c.change;
-		f->ci_lo = c.ci_lo;
-		f->ci_hi = c.ci_hi;
-	}
-	f->p = fmin(1, 2 * fmin(f->p, c.p));
+	f->by_cpu = true;
+	f->base_ns = c.base_ns;
+	f->new_ns = c.new_ns;
+	f->change = c.change;
+	f->ci_lo = c.ci_lo;
+	f->ci_hi = c.ci_hi;
+	f->p = c.p;
 	return 0;
 }
 
@@ -263,10 +294,9 @@ void pg_decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_n
 		effect_words(r, rs, f);
 		pg_append(r, rs, ": too wide to rule a %g%% regression in or out", me * 100);
 	}
-	if (isfinite(f->p_cpu))	/* PG_SPLIT_BLOCKED */
-		pg_append(r, rs, "%s%s (on-CPU p=%.2g)", r[0] ? "; " : "",
-			  f->by_cpu ? "judged on its on-CPU time" : "on-CPU time also tested",
-			  f->p_cpu);
+	if (f->by_cpu)	/* PG_SPLIT_BLOCKED */
+		pg_append(r, rs, "%sjudged on its on-CPU time (its self time varied more)",
+			  r[0] ? "; " : "");
 }
 
 void pg_calls_words(struct pg_fcmp *f)

@@ -48,14 +48,25 @@ int pg_analyse(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sam
 	       const struct pg_compare_opts *o, bool compensated, struct pg_stats_ws *ws);
 
 /*
- * @f, tested (pg_analyse() returned 1) on its self time: test it on its on-CPU time too, from
- * the samples @b and @n of PG_METRIC_CPU, and when that test can be made, set f->p_cpu and make
- * f->p twice the smaller of the two p (at most 1): Bonferroni over the two tests. When the
- * on-CPU p is the smaller, f is judged on its on-CPU time (f->by_cpu): its medians, change
- * and interval become those of on-CPU time. 0 or a negative errno.
+ * How heavy-tailed the differences of two samples are, in a way that does not depend on which
+ * side any value is on: paired, the |d| of the pairs; else the distances of all the values
+ * (log) from their pooled median. Their mean over their median: ~1.2 for normal noise, more
+ * when a few are far out (a sync that blocked 100 ms instead of 2). NAN when nothing to say,
+ * also on -ENOMEM.
  */
-int pg_analyse_cpu(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sample *n,
-		   const struct pg_compare_opts *o, bool compensated, struct pg_stats_ws *ws);
+double pg_tail_index(const struct pg_sample *b, const struct pg_sample *n);
+
+/*
+ * @f, tested (pg_analyse() returned 1) on its self time, whose self samples had the tail index
+ * @tail_self: when its on-CPU samples @b and @n (PG_METRIC_CPU) have a smaller one, and can be
+ * tested, judge it on them (f->by_cpu): its medians, change, interval and p become those of
+ * its on-CPU time. The choice looks only at what swapping a pair's sides (or the labels)
+ * leaves alone, so under no change it says nothing of the test's outcome: one test, at its
+ * level. 0 or a negative errno.
+ */
+int pg_analyse_cpu(struct pg_fcmp *f, double tail_self, const struct pg_sample *b,
+		   const struct pg_sample *n, const struct pg_compare_opts *o, bool compensated,
+		   struct pg_stats_ws *ws);
 
 /*
  * The impact of @f: its change of time per repetition, change * base_ns * new_calls, and that

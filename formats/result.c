@@ -71,7 +71,6 @@ static struct json_object *new_fcmp(const struct pg_fcmp *f)
 	    pg_json_put_num(o, "ci_lo", f->ci_lo) ||
 	    pg_json_put_num(o, "ci_hi", f->ci_hi) ||
 	    pg_json_put_num(o, "p", f->p) ||
-	    pg_json_put_num(o, "p_cpu", f->p_cpu) ||
 	    (f->by_cpu ? pg_json_put_utf8(o, "judged_on", "cpu") :
 			 pg_json_put_null(o, "judged_on")) ||
 	    pg_json_put_num(o, "q", f->q) ||
@@ -337,7 +336,6 @@ static int read_fcmp(const struct pg_jr *jr, struct json_object *o, const char *
 	err = err ?: pg_jr_get_num(jr, o, where, "ci_lo", PG_JR_OPTIONAL, &f->ci_lo);
 	err = err ?: pg_jr_get_num(jr, o, where, "ci_hi", PG_JR_OPTIONAL, &f->ci_hi);
 	err = err ?: pg_jr_get_num(jr, o, where, "p", PG_JR_OPTIONAL, &f->p);
-	err = err ?: pg_jr_get_num(jr, o, where, "p_cpu", PG_JR_OPTIONAL, &f->p_cpu);
 	err = err ?: pg_jr_get_num(jr, o, where, "q", PG_JR_OPTIONAL, &f->q);
 	err = err ?: pg_jr_get_num(jr, o, where, "probe_share", PG_JR_OPTIONAL, &f->probe_share);
 	err = err ?: pg_jr_get_num(jr, o, where, "impact_ns", PG_JR_OPTIONAL, &f->impact_ns);

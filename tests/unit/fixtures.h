@@ -220,7 +220,6 @@ static inline struct pg_fcmp *pg_fx_fcmp(struct pg_comparison *c, const char *bi
 	f->ci_lo = -0.01;
 	f->ci_hi = 0.012;
 	f->p = 0.5;
-	f->p_cpu = NAN;	/* not blocked: self time only */
 	f->q = 0.8;
 	f->impact_ns = f->impact = NAN;	/* not weighed: pg_fx_compare_notable() for that */
 	f->verdict = v;

@@ -142,7 +142,7 @@ static void test_json(void **state)
 	assert_jnum(root, "functions.0.n_base", 10);
 	assert_jnum(root, "functions.0.base_ns", 1230);
 	assert_jnum(root, "functions.0.new_ns", 1381);
-	assert_jnull(root, "functions.0.p_cpu");	/* not blocked: self time only */
+	assert_jnull(root, "functions.0.judged_on");	/* not blocked: self time only */
 	assert_jnum(root, "functions.0.base_calls", 100);
 	assert_jnum(root, "functions.0.new_calls", 120);
 	assert_true(json_object_get_boolean(jget(root, "functions.0.calls_changed")));

@@ -265,12 +265,94 @@ static void test_report(void **state)
 	pg_run_free(run);
 }
 
+/*
+ * "wait", here a sync (10 calls of @on ns on-CPU and 300 us blocked each), and "work" (10
+ * calls of 1 ms); in the repetitions below @slow, each call of wait blocks 30 ms instead: a
+ * file sync that the disk made wait.
+ */
+static struct pg_run *syncing(double on, size_t nreps, size_t slow)
+{
+	struct pg_run *run = model(1000, 1000, 0);
+
+	for (size_t r = 0; r < nreps; r++) {
+		struct pg_rep *rep = pg_fx_rep(run, 100000000);
+		double k = 1 + 0.003 * (double)((r * 7) % 10), off = r < slow ? 3e7 : 3e5;
+		struct pg_fstat *s = pg_fx_stat_each(rep, 0, 10, on * k + off, on * k + off);
+
+		s->offcpu_ns = s->self_offcpu_ns = (uint64_t)(10 * off);
+		pg_fx_stat_each(rep, 1, 10, 1e6 * k, 1e6 * k);
+	}
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+	return run;
+}
+
+/* Blocked time far out in three base repetitions hides a +25% on-CPU change from self time;
+ * judged on its on-CPU time, it is found. Not blocked, work is judged on self time. */
+static void test_judged_on_cpu(void **state)
+{
+	struct pg_run *a = syncing(1e6, 10, 3), *b = syncing(1.25e6, 10, 0);
+	struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
+	char dir[] = "/tmp/pg-test-offcpu-XXXXXX", path[64];
+	struct pg_comparison c, back;
+	const struct pg_fcmp *f;
+	struct pg_run rb, rn;
+
+	(void)state;
+	o.min_impact = 0;
+	pg_comparison_init(&c);
+	assert_int_equal(pg_compare(a, b, &o, &c), 0);
+	f = find(&c, "wait");
+	assert_true(f->by_cpu);
+	assert_int_equal(f->verdict, PG_VERDICT_REGRESSION);
+	assert_true(fabs(f->change - 0.25) < 0.02);
+	assert_true(fabs(f->base_ns - 1.0135e6) < 1e4);	/* on-CPU, per call */
+	assert_non_null(strstr(f->reason, "judged on its on-CPU time"));
+	assert_false(find(&c, "work")->by_cpu);
+	/* the result file says so: "judged_on": "cpu" */
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/result.json", dir);
+	assert_int_equal(pg_result_write(&c, a, b, path), 0);
+	pg_comparison_init(&back);
+	pg_run_init(&rb);
+	pg_run_init(&rn);
+	assert_int_equal(pg_result_read(path, false, &back, &rb, &rn), 0);
+	assert_true(find(&back, "wait")->by_cpu);
+	assert_false(find(&back, "work")->by_cpu);
+	pg_comparison_release(&back);
+	pg_run_release(&rb);
+	pg_run_release(&rn);
+	unlink(path);
+	rmdir(dir);
+	pg_comparison_release(&c);
+
+	/* by self time only (--metric total is judged as asked): not found */
+	o.metric = PG_METRIC_TOTAL;
+	pg_comparison_init(&c);
+	assert_int_equal(pg_compare(a, b, &o, &c), 0);
+	f = find(&c, "wait");
+	assert_false(f->by_cpu);
+	assert_int_not_equal(f->verdict, PG_VERDICT_REGRESSION);
+	pg_comparison_release(&c);
+	pg_run_free(b);
+
+	/* the same outliers and no change: nothing flagged */
+	b = syncing(1e6, 10, 0);
+	o.metric = PG_METRIC_SELF;
+	pg_comparison_init(&c);
+	assert_int_equal(pg_compare(a, b, &o, &c), 0);
+	assert_int_equal(c.nregressions + c.nimprovements, 0);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_invariants),
 		cmocka_unit_test(test_runfile),
 		cmocka_unit_test(test_compare_split),
+		cmocka_unit_test(test_judged_on_cpu),
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_result),
 		cmocka_unit_test(test_report),
