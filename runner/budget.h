@@ -189,7 +189,7 @@ int pg_budget_mark_sampled(const struct pg_run *run, const struct pg_rep *rep, b
  * repetition then gets. Pure; @wall_ns 0 gives PG_DEFAULT_SAMPLE_HZ. docs/sampling.md.
  */
 #define PG_AUTO_SAMPLES 300
-#define PG_AUTO_BUDGET_PCT 2.0
+#define PG_AUTO_BUDGET_PCT 1.0
 #define PG_SAMPLE_COST_NS 30000.0	/* one sample, to the benchmark, on a nested VM */
 #define PG_AUTO_MIN_HZ 49
 #define PG_AUTO_MAX_HZ 4999
