@@ -197,25 +197,38 @@ static void test_words(void **state)
 	pg_fcmp_release(&f);
 }
 
+/* @c of runs @a and @b written as a compare result and read back into @back (initialised here;
+ * the caller releases it). */
+static void round_trip(const struct pg_comparison *c, const struct pg_run *a,
+		       const struct pg_run *b, struct pg_comparison *back)
+{
+	char dir[] = "/tmp/pg-test-offcpu-XXXXXX", path[64];
+	struct pg_run rb, rn;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/result.json", dir);
+	assert_int_equal(pg_result_write(c, a, b, path), 0);
+	pg_comparison_init(back);
+	pg_run_init(&rb);
+	pg_run_init(&rn);
+	assert_int_equal(pg_result_read(path, false, back, &rb, &rn), 0);
+	pg_run_release(&rb);
+	pg_run_release(&rn);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* the compare result carries the split, and reads it back */
 static void test_result(void **state)
 {
 	struct pg_run *a = model(1000, 20000, 10), *b = model(1000, 30000, 10);
-	char dir[] = "/tmp/pg-test-offcpu-XXXXXX", path[64];
 	struct pg_comparison c, back;
-	struct pg_run rb, rn;
 	const struct pg_fcmp *f, *g;
 
 	pg_comparison_init(&c);
 	assert_int_equal(pg_compare(a, b, NULL, &c), 0);
 	assert_int_equal(find(&c, "wait")->verdict, PG_VERDICT_REGRESSION);
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/result.json", dir);
-	assert_int_equal(pg_result_write(&c, a, b, path), 0);
-	pg_comparison_init(&back);
-	pg_run_init(&rb);
-	pg_run_init(&rn);
-	assert_int_equal(pg_result_read(path, false, &back, &rb, &rn), 0);
+	round_trip(&c, a, b, &back);
 	f = find(&c, "wait");
 	g = find(&back, "wait");
 	assert_true(fabs(f->change_offcpu - g->change_offcpu) < 1e-6);
@@ -223,10 +236,6 @@ static void test_result(void **state)
 	assert_true(fabs(f->change_cpu - g->change_cpu) < 1e-6);
 	pg_comparison_release(&back);
 	pg_comparison_release(&c);
-	pg_run_release(&rb);
-	pg_run_release(&rn);
-	unlink(path);
-	rmdir(dir);
 	pg_run_free(a);
 	pg_run_free(b);
 }
@@ -292,10 +301,8 @@ static void test_judged_on_cpu(void **state)
 {
 	struct pg_run *a = syncing(1e6, 10, 3), *b = syncing(1.25e6, 10, 0);
 	struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
-	char dir[] = "/tmp/pg-test-offcpu-XXXXXX", path[64];
 	struct pg_comparison c, back;
 	const struct pg_fcmp *f;
-	struct pg_run rb, rn;
 
 	(void)state;
 	o.min_impact = 0;
@@ -309,20 +316,10 @@ static void test_judged_on_cpu(void **state)
 	assert_non_null(strstr(f->reason, "judged on its on-CPU time"));
 	assert_false(find(&c, "work")->by_cpu);
 	/* the result file says so: "judged_on": "cpu" */
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/result.json", dir);
-	assert_int_equal(pg_result_write(&c, a, b, path), 0);
-	pg_comparison_init(&back);
-	pg_run_init(&rb);
-	pg_run_init(&rn);
-	assert_int_equal(pg_result_read(path, false, &back, &rb, &rn), 0);
+	round_trip(&c, a, b, &back);
 	assert_true(find(&back, "wait")->by_cpu);
 	assert_false(find(&back, "work")->by_cpu);
 	pg_comparison_release(&back);
-	pg_run_release(&rb);
-	pg_run_release(&rn);
-	unlink(path);
-	rmdir(dir);
 	pg_comparison_release(&c);
 
 	/* by self time only (--metric total is judged as asked): not found */
