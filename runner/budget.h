@@ -11,7 +11,7 @@
  *      with every function left, whose counts are read from the kernel every 15 ms; when
  *      pg_budget_live_drop() says some run over their share, it is stopped, they are
  *      detached (pg_probes_relink()) and it starts again, so that it sees every phase. Then
- *      pg_budget_choose() drops those that resolve the least time for their cost (by step a's
+ *      pg_budget_choose() keeps those that resolve the most time for their cost (by step a's
  *      stacks) until the estimated cost fits, and the probes are attached again with the rest.
  *   c. the guard (struct pg_budget_watch, pg_budget_guard_arm()): a recorded repetition that
  *      runs far longer than the sampled pass shows a live line and, under a budget, is
@@ -87,15 +87,16 @@ struct pg_budget_choice {
  * first pass's wall time, 0 if none) when the pilot ran to its end, else the pilot's wall time less
  * the estimated cost (at least 1% of it).
  *
- * With @cov, the sampled first pass's stacks (NULL or empty: none), the functions go one at a
- * time, first the one that resolves the least time per nanosecond of its probes' cost: the CPU
- * time of the samples whose innermost kept frame it is (runner/coverage.h), plus its own time
- * blocked in the pilot; among equals the costliest. A dropped function's samples go to its
- * nearest kept caller, so a wrapper over a dropped worker is worth the worker's time, and a
- * function whose time is mostly probe, or that only passes calls on to kept callees, goes
- * first. Without @cov, first to go are the functions whose measured time is most probe cost
- * (the estimate over the pilot's total_ns, at most 1): a function that is mostly probe cannot
- * be judged (diff/compare.h, PG_MAX_PROBE_SHARE); among equal shares the costliest.
+ * When the estimated cost is over the budget, and with @cov, the sampled first pass's stacks
+ * (NULL or empty: none), pg_cov_choose() keeps what fits: functions are added one at a time,
+ * each time the one that most increases the sum of sqrt(own time) of those kept per
+ * nanosecond of its probes' cost. A function's own time is the CPU time of the samples whose
+ * innermost kept frame it is (runner/coverage.h), plus its own time blocked in the pilot; so
+ * a wrapper over a kept callee owns almost nothing and is not added, and a function of a few
+ * percent inside a large caller is. The dropped are named costliest first. Without @cov,
+ * first to go are the functions whose measured time is most probe cost (the estimate over
+ * the pilot's total_ns, at most 1): a function that is mostly probe cannot be judged
+ * (diff/compare.h, PG_MAX_PROBE_SHARE); among equal shares the costliest.
  *
  * Sets keep[] (run->nfuncs entries) and *choice; @cut says that the pilot was stopped early.
  * Returns how many functions are dropped, or -ENOMEM. Logs nothing.

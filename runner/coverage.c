@@ -118,22 +118,6 @@ cleanup:
 	return err;
 }
 
-void pg_cov_map_attribute(const struct pg_cov_map *m, const bool *keep, double *value)
-{
-	for (uint32_t i = 0; i < m->nfuncs; i++)
-		value[i] = 0;
-	for (size_t k = 0; k < m->nstacks; k++) {
-		size_t j = m->start[k + 1];
-
-		/* the innermost kept frame (of several ids for one frame, the last kept) */
-		while (j > m->start[k] && !keep[m->ids[j - 1]])
-			j--;
-		if (j == m->start[k])
-			continue;
-		value[m->ids[j - 1]] += (double)m->count[k];
-	}
-}
-
 void pg_cov_map_release(struct pg_cov_map *m)
 {
 	free(m->ids);
@@ -216,6 +200,14 @@ static uint32_t owner_of(const struct pg_cov_map *m, const struct owners *w, siz
 	return w->at[k] == SIZE_MAX ? m->nfuncs : m->ids[w->at[k]];
 }
 
+/* Does occurrence e (of some function in stack k) lie below that stack's owner? */
+static bool below_owner(const struct occ *o, const struct owners *w, size_t e)
+{
+	size_t k = o->stack[e];
+
+	return w->at[k] == SIZE_MAX || o->pos[e] > w->at[k];
+}
+
 static double worth(double samples, double ns_per, double extra)
 {
 	return sqrt(samples * ns_per + extra);
@@ -235,7 +227,7 @@ static double gain(const struct pg_cov_map *m, const struct occ *o, struct owner
 		size_t k = o->stack[e];
 		uint32_t who;
 
-		if (w->at[k] != SIZE_MAX && o->pos[e] <= w->at[k])
+		if (!below_owner(o, w, e))
 			continue;
 		who = owner_of(m, w, k);
 		if (!w->moved[who])
@@ -260,7 +252,7 @@ static void take(const struct pg_cov_map *m, const struct occ *o, struct owners 
 	for (size_t e = o->first[f]; e < o->first[f + 1]; e++) {
 		size_t k = o->stack[e];
 
-		if (w->at[k] != SIZE_MAX && o->pos[e] <= w->at[k])
+		if (!below_owner(o, w, e))
 			continue;
 		w->own[owner_of(m, w, k)] -= (double)m->count[k];
 		w->own[f] += (double)m->count[k];

@@ -6,10 +6,10 @@
  * A traced function's measured self time is its time less that of its traced callees, so what
  * tracing it shows depends on what else is traced: a wrapper above a traced worker shows
  * almost nothing, and the same wrapper with the worker left out shows the worker's time. A
- * sample's time goes to the innermost traced function on its stack; the samples a function
- * gets that way (pg_cov_map_attribute()) are the time it would resolve. pg_budget_choose()
- * drops first the functions that resolve least time per unit of probe cost, and attributes
- * again after each drop (docs/measurement.md, "How the budget chooses").
+ * sample's time goes to the innermost traced function on its stack: the samples a function
+ * gets that way are the time it would resolve. pg_cov_choose() adds functions one at a time
+ * by what they resolve per unit of probe cost, each taking its samples from the function that
+ * owned them until then (docs/measurement.md, "How the budget chooses").
  *
  * Invariant: a struct pg_coverage holds copies of the folded stacks of the runs added, as
  * they came (one entry per stack and run, count >= 1); a struct pg_cov_map holds the same
@@ -18,8 +18,8 @@
  * renumbers them: map again).
  *
  * Life cycle: zero-initialise (or PG_COVERAGE_INIT), pg_coverage_add() each sampled run,
- * pg_cov_map_build() against the run whose functions are to be chosen, pg_cov_map_attribute()
- * as often as the choice needs, pg_cov_map_release() and pg_coverage_release().
+ * pg_cov_map_build() against the run whose functions are to be chosen, pg_cov_choose(),
+ * pg_cov_map_release() and pg_coverage_release().
  *
  * Ownership: a coverage owns its copies of the stacks; a map owns its arrays; both borrow
  * nothing after the call that built them.
@@ -29,7 +29,7 @@
  *
  *	pg_coverage_add(&cov, &sampled_rep);		// for each sampled run
  *	pg_cov_map_build(&map, &cov, run);
- *	pg_cov_map_attribute(&map, keep, value);	// value[id]: samples it would resolve
+ *	pg_cov_choose(&map, cost, blocked, ns_per_sample, allowed, keep, &total);
  *	pg_cov_map_release(&map);
  *	pg_coverage_release(&cov);
  */
@@ -69,13 +69,6 @@ struct pg_cov_map {
  * is (several when names are shared; a frame that names none is left out). 0 or -ENOMEM.
  */
 int pg_cov_map_build(struct pg_cov_map *m, const struct pg_coverage *c, const struct pg_run *run);
-
-/*
- * value[id] (m->nfuncs entries, overwritten): the samples whose innermost frame naming a
- * function with keep[id] set names function id (when a frame names several kept ones, one
- * of them). Samples with no kept frame go to no one.
- */
-void pg_cov_map_attribute(const struct pg_cov_map *m, const bool *keep, double *value);
 
 void pg_cov_map_release(struct pg_cov_map *m);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_runner_coverage.c - what the sampled first pass says each function is worth
- * (runner/coverage.h): stacks mapped to function ids, samples attributed to the innermost kept
+ * (runner/coverage.h): stacks mapped to function ids, samples owned by the innermost kept
  * frame, and the choice within a budget, on a profile shaped like zstd's: a wrapper chain over
  * the main loop, and a function of a few percent (huf) under a wrapper of its own (lit).
  */
@@ -88,17 +88,19 @@ static void test_add_copies(void **state)
 	assert_int_equal(f->map.start[6] - f->map.start[5], 1);
 }
 
-static void test_attribute_innermost_kept(void **state)
+/* A sample goes to its innermost kept frame: with work not allowed, wrap owns work's samples
+ * and is worth its probes, whatever the room; lit is not allowed either, and huf owns its 6. */
+static void test_choose_innermost_kept(void **state)
 {
 	struct fixture *f = *state;
+	double cost[NFUNCS] = { 1, 1, 1, 1, 1, 1, 1 }, extra[NFUNCS] = { 0 };
 	bool keep[NFUNCS] = { [MAIN] = true, [WRAP] = true, [HUF] = true };
-	double v[NFUNCS];
+	double total;
 
-	pg_cov_map_attribute(&f->map, keep, v);
-	assert_true(v[MAIN] == 3);
-	assert_true(v[WRAP] == 93);	/* work's 92 and lit's 1 */
-	assert_true(v[HUF] == 6);
-	assert_true(v[WORK] == 0 && v[LIT] == 0 && v[IDLE] == 0);	/* idle: not kept */
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 1e9, keep, &total), 0);
+	assert_true(keep[MAIN] && keep[WRAP] && keep[HUF]);
+	assert_false(keep[WORK] || keep[LIT] || keep[IDLE] || keep[WAIT]);
+	assert_true(total == 3);
 }
 
 /* Budget for main and two of the others: work and the few percent under lit (lit or huf) split
@@ -158,16 +160,18 @@ static void test_shared_names(void **state)
 {
 	struct fixture *f = *state;
 	struct pg_cov_map m;
+	double cost[NFUNCS + 1] = { 1, 1, 1, 1, 1, 1, 1, 1 }, extra[NFUNCS + 1] = { 0 };
 	bool keep[NFUNCS + 1] = { 0 };
-	double v[NFUNCS + 1];
+	double total;
 
 	assert_int_equal(pg_run_add_func(&f->run, "/bin/prog2", "huf", NULL, 0x2000, 0x2000,
 					 PG_SITE_NOP5, false, NULL), 0);
 	assert_int_equal(pg_cov_map_build(&m, &f->cov, &f->run), 0);
 	assert_int_equal(m.start[2] - m.start[1], 5);	/* main, wrap, lit, huf, huf */
-	keep[NFUNCS] = true;
-	pg_cov_map_attribute(&m, keep, v);
-	assert_true(v[NFUNCS] == 6 && v[HUF] == 0);
+	keep[NFUNCS] = true;	/* only the second huf may be kept: it owns the frame's samples */
+	assert_int_equal(pg_cov_choose(&m, cost, extra, 1000, 1e9, keep, &total), 0);
+	assert_true(keep[NFUNCS] && !keep[HUF]);
+	assert_true(total == 1);
 	pg_cov_map_release(&m);
 }
 
@@ -205,7 +209,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_add_copies, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_attribute_innermost_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_choose_innermost_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choose_splits_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choose_nothing_owned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choose_blocked_unknown_gone, setup, teardown),
