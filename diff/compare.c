@@ -323,9 +323,9 @@ static int split_change(struct pg_fcmp *f, const struct pg_run *base, const stru
  * they are steadier. 0 or a negative errno.
  */
 static int on_cpu_instead(struct pg_fcmp *f, const struct pg_run *base, const struct pg_run *new,
-		      const struct pg_fkey *keys, size_t nb, size_t nn, const struct pg_calib *calib,
-		      bool leaf, const struct pg_compare_opts *o, struct pg_stats_ws *ws,
-		      struct pg_sample *sb, struct pg_sample *sn)
+			  const struct pg_fkey *keys, size_t nb, size_t nn,
+			  const struct pg_calib *calib, bool leaf, const struct pg_compare_opts *o,
+			  struct pg_stats_ws *ws, struct pg_sample *sb, struct pg_sample *sn)
 {
 	double cb, cn, share = sb->share, tail = pg_tail_index(sb, sn);
 	int err;
@@ -567,8 +567,8 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 		if (err == 1 && opts->metric == PG_METRIC_SELF &&
 		    pg_sample_blocked_both(base, keys + i, nb, new, keys + i + nb, nn) >=
 		    PG_SPLIT_BLOCKED) {
-			err = on_cpu_instead(f, base, new, keys + i, nb, nn, &calib, leaf, opts, &ws,
-					 &sb, &sn);
+			err = on_cpu_instead(f, base, new, keys + i, nb, nn, &calib, leaf, opts,
+					     &ws, &sb, &sn);
 			if (err < 0)
 				goto fail;
 			err = 1;

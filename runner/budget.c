@@ -96,12 +96,13 @@ static void unreached(const struct pg_run *run, const struct pg_rep *pilot,
 			pg_names_add(gone, run->funcs[i].display);
 }
 
-static int cmp_cost_desc_u32(const void *a, const void *b, void *arg)
+/* Indices (size_t) into the double array @arg, costliest first. */
+static int cmp_cost_desc_sz(const void *a, const void *b, void *arg)
 {
-	const struct drop_key *k = arg;
-	double x = k[*(const uint32_t *)a].cost, y = k[*(const uint32_t *)b].cost;
+	const double *cost = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 
-	return (x < y) - (x > y);
+	return (cost[x] < cost[y]) - (cost[x] > cost[y]);
 }
 
 /*
@@ -109,13 +110,14 @@ static int cmp_cost_desc_u32(const void *a, const void *b, void *arg)
  * functions' cost. The dropped are named costliest first. 0 or -ENOMEM.
  */
 static int choose_by_samples(const struct pg_run *run, const struct pg_coverage *cov,
-			     const struct drop_key *key, uint32_t *order, bool *keep,
-			     double *total, struct pg_budget_choice *c)
+			     const struct drop_key *key, bool *keep, double *total,
+			     struct pg_budget_choice *c)
 {
 	struct pg_cov_map map;
 	double *cost = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*cost));
 	double *blocked = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*blocked));
-	int err = cost && blocked ? pg_cov_map_build(&map, cov, run) : -ENOMEM;
+	size_t *order = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*order));
+	int err = cost && blocked && order ? pg_cov_map_build(&map, cov, run) : -ENOMEM;
 
 	if (!err) {
 		for (uint32_t i = 0; i < run->nfuncs; i++) {
@@ -128,13 +130,16 @@ static int choose_by_samples(const struct pg_run *run, const struct pg_coverage 
 		pg_cov_map_release(&map);
 	}
 	if (!err) {
-		qsort_r(order, run->nfuncs, sizeof(*order), cmp_cost_desc_u32, (void *)key);
-		for (uint32_t k = 0; k < run->nfuncs; k++)
+		for (size_t i = 0; i < run->nfuncs; i++)
+			order[i] = i;
+		qsort_r(order, run->nfuncs, sizeof(*order), cmp_cost_desc_sz, cost);
+		for (size_t k = 0; k < run->nfuncs; k++)
 			if (!keep[order[k]])
 				pg_names_add(&c->dropped, run->funcs[order[k]].display);
 	}
 	free(cost);
 	free(blocked);
+	free(order);
 	return err;
 }
 
@@ -186,7 +191,7 @@ int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, doubl
 
 		for (uint32_t i = 0; i < run->nfuncs; i++)	/* detached while the pilot ran */
 			keep[i] = !(gone && gone[i]);
-		err = choose_by_samples(run, cov, key, order, keep, &total, c);
+		err = choose_by_samples(run, cov, key, keep, &total, c);
 		c->after = total;
 		free(key);
 		free(order);
@@ -206,14 +211,6 @@ int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, doubl
 	free(key);
 	free(order);
 	return c->dropped.n;
-}
-
-static int cmp_cost_desc_sz(const void *a, const void *b, void *arg)
-{
-	const double *cost = arg;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-
-	return (cost[x] < cost[y]) - (cost[x] > cost[y]);
 }
 
 size_t pg_budget_live_drop(size_t n, const double *cost, const bool *live, double limit_ns,
