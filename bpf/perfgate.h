@@ -117,7 +117,9 @@ struct pg_bpf_rets {
  * switched in; while it does not, off_ts is when it was switched out (or woken as a new
  * thread), runnable says whether it stayed on the run queue (preempted), and wake_ts when a
  * blocked thread was woken (0: not yet). The interval is split at switch-in: runnable from
- * the wakeup (or all of it when preempted), blocked before.
+ * the wakeup (or all of it when preempted), blocked before. exec_ns is the scheduler's count
+ * of the thread's run time (se.sum_exec_runtime) at the last of these events: it dates a
+ * switch the tracepoint did not report (see switch_out() in perfgate.bpf.c).
  */
 struct pg_bpf_thread {
 	unsigned long long cpu_ns;
@@ -126,6 +128,7 @@ struct pg_bpf_thread {
 	unsigned long long on_ts;
 	unsigned long long off_ts;
 	unsigned long long wake_ts;
+	unsigned long long exec_ns;
 	unsigned int runnable;
 	unsigned int pad;
 	char comm[16];
@@ -146,6 +149,7 @@ enum pg_bpf_counter {
 				 * return probes fire in one trip into the kernel; counted per
 				 * caller in tails/desc_tails and compensated (core/calib.h) */
 	PG_CNT_NO_THREAD,	/* context switches of threads the `threads` map had no room for */
+	PG_CNT_UNSEEN_SWITCH,	/* switch-ins the tracepoint did not report, dated at switch-out */
 	PG_CNT_MAX,
 };
 

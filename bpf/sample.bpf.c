@@ -363,12 +363,14 @@ int pg_sample(struct bpf_perf_event_data *ctx)
  * is over:
  *  - switch-out of a traced thread to sleep (prev_state not TASK_RUNNING; a preempted thread
  *    stays runnable and is not profiled): the time, and the user pc and stack pointer;
- *  - its wakeup: the time (the interval is blocked time up to here);
- *  - its switch-in: the blocked time d. An interval of at least offcpu_quantum_ns is sent with
- *    weight d; a shorter one with probability d / offcpu_quantum_ns and weight
+ *  - its wakeup: the end of the blocked time d. An interval of at least offcpu_quantum_ns is
+ *    sent with weight d; a shorter one with probability d / offcpu_quantum_ns and weight
  *    offcpu_quantum_ns (so the expected weight is d for every interval, and at most about two
  *    stacks go out per quantum of blocked time). A chosen interval gets its kernel stack
- *    (bpf_get_task_stack: the thread is not running) and waits for its user stack;
+ *    (bpf_get_task_stack: the thread is not running) and waits for its user stack. Decided at
+ *    the wakeup rather than the switch-in, because the tracepoint does not report every
+ *    switch-in on every machine (switch_out() in perfgate.bpf.c); a switch-in that finds the
+ *    interval still open (its wakeup not seen) decides it there;
  *  - the thread's next system call exit, in its own context: its user stack is the one it
  *    blocked with when the user pc and stack pointer are still those of the switch-out (it
  *    has not run user code since); then the user part is taken as a CPU sample's and the
@@ -398,13 +400,41 @@ static __always_inline void drop_pending(struct pg_offcpu_state *st)
 	st->weight = 0;
 }
 
+/*
+ * The end, at @end, of the blocked interval of @t (the thread of @st, not running): chosen or
+ * not, and when chosen its weight and kernel stack.
+ */
+static __always_inline void interval_end(struct pg_offcpu_state *st, struct task_struct *t,
+					 __u64 end)
+{
+	__u64 d = end > st->t_out ? end - st->t_out : 0, w;
+
+	st->t_out = 0;
+	if (d >= offcpu_quantum_ns)
+		w = d;
+	else if (bpf_get_prandom_u32() % offcpu_quantum_ns < d)
+		w = offcpu_quantum_ns;
+	else
+		return;
+	/* a chosen interval of another user stack still waiting: it has run on since */
+	if (st->weight && (st->pc != st->wpc || st->sp != st->wsp))
+		drop_pending(st);
+	if (st->weight) {	/* blocked again in the same system call */
+		st->weight += w;
+		return;
+	}
+	st->weight = w;
+	st->wpc = st->pc;
+	st->wsp = st->sp;
+	st->kbytes = (int)bpf_get_task_stack(t, st->kips, sizeof(st->kips), 0);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
 	__u32 ptgid = (__u32)prev->tgid, ptid = (__u32)prev->pid, ntid = (__u32)next->pid;
 	struct pg_offcpu_state *st;
-	__u64 d, w, end;
 
 	if (ptgid && (prev_state & PG_TASK_DEAD)) {
 		/* no interval to time: make room, and nothing for a later thread of its id */
@@ -419,35 +449,15 @@ int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 			st->t_out = 0;
 			if (!preempt && (prev_state & 0xff) != PG_TASK_RUNNING) {
 				user_pc_sp(&st->pc, &st->sp);
-				st->t_wake = 0;
 				st->t_out = bpf_ktime_get_ns();
 			}
 		}
 	}
-	/* only a thread that was traced when it went to sleep has an entry */
+	/* only a thread that was traced when it went to sleep has an entry; its wakeup, when
+	 * seen, has ended the interval */
 	st = ntid ? bpf_map_lookup_elem(&offcpu_state, &ntid) : NULL;
-	if (!st || !st->t_out)
-		return 0;
-	end = st->t_wake ? st->t_wake : bpf_ktime_get_ns();
-	d = end > st->t_out ? end - st->t_out : 0;
-	st->t_out = 0;
-	if (d >= offcpu_quantum_ns)
-		w = d;
-	else if (bpf_get_prandom_u32() % offcpu_quantum_ns < d)
-		w = offcpu_quantum_ns;
-	else
-		return 0;
-	/* a chosen interval of another user stack still waiting: it has run on since */
-	if (st->weight && (st->pc != st->wpc || st->sp != st->wsp))
-		drop_pending(st);
-	if (st->weight) {	/* blocked again in the same system call */
-		st->weight += w;
-		return 0;
-	}
-	st->weight = w;
-	st->wpc = st->pc;
-	st->wsp = st->sp;
-	st->kbytes = (int)bpf_get_task_stack(next, st->kips, sizeof(st->kips), 0);
+	if (st && st->t_out)
+		interval_end(st, next, bpf_ktime_get_ns());
 	return 0;
 }
 
@@ -458,8 +468,8 @@ int BPF_PROG(pg_offcpu_wakeup, struct task_struct *p)
 	__u32 tid = (__u32)p->pid;
 	struct pg_offcpu_state *st = tid ? bpf_map_lookup_elem(&offcpu_state, &tid) : NULL;
 
-	if (st && st->t_out && !st->t_wake)
-		st->t_wake = bpf_ktime_get_ns();
+	if (st && st->t_out)
+		interval_end(st, p, bpf_ktime_get_ns());
 	return 0;
 }
 

@@ -85,8 +85,8 @@ struct pg_rec_exec {
 #define PG_OFFCPU_THREADS 8192	/* threads with off-CPU state at once (LRU) */
 
 struct pg_offcpu_state {
-	unsigned long long t_out;	/* ktime of the switch-out to sleep; 0: not asleep */
-	unsigned long long t_wake;	/* ktime of its wakeup, or 0 while still asleep */
+	unsigned long long t_out;	/* ktime of the switch-out to sleep; 0: not asleep (or
+					 * its interval already decided, at its wakeup) */
 	unsigned long long pc, sp;	/* user pc and stack pointer at that switch-out */
 	unsigned long long weight;	/* the chosen interval's nanoseconds, or 0: none */
 	unsigned long long wpc, wsp;	/* its user pc and stack pointer */

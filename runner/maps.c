@@ -217,4 +217,7 @@ void pg_maps_explain_counters(const __u64 c[PG_CNT_MAX])
 	if (c[PG_CNT_UNMATCHED])
 		pg_debug("%llu returns without a traced entry",
 			 (unsigned long long)c[PG_CNT_UNMATCHED]);
+	if (c[PG_CNT_UNSEEN_SWITCH])
+		pg_debug("%llu switch-ins the scheduler's tracepoint did not report: dated from "
+			 "the threads' run time", (unsigned long long)c[PG_CNT_UNSEEN_SWITCH]);
 }
