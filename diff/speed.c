@@ -24,24 +24,34 @@ void pg_speed_release(struct pg_speed *s)
 {
 	free(s->c);
 	free(s->v);
+	free(s->ref);
 	s->c = NULL;
 	s->v = NULL;
+	s->ref = NULL;
 	s->nv = s->alloc = 0;
+	s->nrefs = s->ref_alloc = 0;
 }
 
 int pg_speed_add(struct pg_speed *s, const double *d, const uint32_t *pairs, size_t nd,
 		 double time_ns)
 {
-	double w = sqrt(time_ns > 1 ? time_ns : 1);
+	double w = sqrt(time_ns > 1 ? time_ns : 1), *own;
+	size_t n = 0;
 
-	if (PG_ALLOC_GROW(s->v, s->nv + nd, s->alloc))
+	if (PG_ALLOC_GROW(s->v, s->nv + nd, s->alloc) ||
+	    PG_ALLOC_GROW(s->ref, s->nrefs + 1, s->ref_alloc))
+		return -ENOMEM;
+	own = malloc((nd ? nd : 1) * sizeof(*own));
+	if (!own)
 		return -ENOMEM;
 	for (size_t i = 0; i < nd; i++) {
 		if (pairs[i] >= s->npairs || !isfinite(d[i]))
 			continue;
 		s->v[s->nv++] = (struct pg_speed_val){ pairs[i], d[i], w };
+		own[n++] = d[i];
 	}
-	s->nrefs++;
+	s->ref[s->nrefs++] = (struct pg_speed_val){ 0, n ? pg_median(own, n) : 0, n ? w : 0 };
+	free(own);
 	return 0;
 }
 
@@ -102,7 +112,8 @@ int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
 	if (nc < PG_SPEED_MIN_PAIRS)
 		goto none;
 	s->spread = pg_median(mag, nc);
-	s->shift = pg_median(c, nc);
+	qsort(s->ref, s->nrefs, sizeof(*s->ref), cmp_val);
+	s->shift = weighted_median(s->ref, s->nrefs);
 	err = pg_wsr_test(c, nc, &w);
 	if (err)
 		goto out;

@@ -32,12 +32,17 @@
  *
  * When it is not applied (pg_speed.applied false, every correction 0):
  *  - fewer than PG_SPEED_MIN_PAIRS pairs with PG_SPEED_MIN_REFS reference functions each;
- *  - the c[k] themselves are significant (signed-rank p <= alpha of the look) and their median
- *    is at least the minimum effect: the whole program moved one way in most pairs, by as much
- *    as a function must move to count. Random order within pairs makes a machine's slow
- *    moments fall on either side, so that is a change of the program, not of the machine, and
- *    correcting for it would hide it (a build slower everywhere would flag nothing). The
- *    per-function tests then stay as measured, and the comparison says why.
+ *  - the c[k] themselves are significant (signed-rank p <= alpha of the look) and the
+ *    reference functions' typical move is at least the minimum effect: the whole program moved
+ *    one way in most pairs, by as much as a function must move to count. Random order within
+ *    pairs makes a machine's slow moments fall on either side, so that is a change of the
+ *    program, not of the machine, and correcting for it would hide it (a build slower
+ *    everywhere would flag nothing). The per-function tests then stay as measured, and the
+ *    comparison says why. The typical move is the weighted median, over the references, of
+ *    each one's median difference: one changed function among few references leaks into every
+ *    c[k] (the median of six values moves when one of them does; on tests/progs/shared_cpu,
+ *    one function of six +20% made the median of the c[k] +3.2% at p = 0.04), but it stays
+ *    one function of six there.
  * Under no change (an A/A session) the two sides are exchangeable in every pair: swapping them
  * flips the sign of every d and of c[k] alike. Each product d c, and so beta, is the same
  * whichever way the pairs are flipped, so the corrected differences d - beta c are flipped
@@ -81,11 +86,14 @@ struct pg_speed {
 		double w;	/* the reference's weight */
 	} *v;
 	size_t nv, alloc;
-	size_t nrefs;		/* reference functions added */
+	/* per reference function added: its median d (pair 0) and weight */
+	struct pg_speed_val *ref;
+	size_t nrefs, ref_alloc;	/* reference functions added */
 	bool applied;		/* corrections are not 0 (see the top) */
 	double spread;		/* median |c[k]| over the pairs with a value: the typical speed
 				 * difference of a pair, as a log ratio */
-	double shift;		/* median c[k]; the whole program's move */
+	double shift;		/* the references' weighted median of their median d: the
+				 * whole program's move */
 	double p;		/* signed-rank p of the c[k]; NAN when not tested */
 };
 
