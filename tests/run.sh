@@ -2,7 +2,7 @@
 # Runs every test: the cmocka unit tests (build/tests/test_*) and the end-to-end tests
 # (tests/e2e/test_*.sh, real BPF, need root). Prints one line per test and, last,
 # "N passed, N failed". Exit status 0 only when nothing failed.
-# Usage: tests/run.sh [PATTERN]   (only tests whose name contains PATTERN)
+# Usage: tests/run.sh [PATTERN...]   (only tests whose name contains one of the PATTERNs)
 set -u
 cd "$(dirname "$0")/.."
 export PERFGATE_SRCDIR=$PWD
@@ -10,9 +10,18 @@ export PERFGATE_SRCDIR=$PWD
 build=${PERFGATE_BUILD:-build}
 export PERFGATE=${PERFGATE:-$PWD/perfgate}
 export PROGS=$PWD/$build/progs
-pattern=${1:-}
+patterns=("$@")
 pass=0 fail=0 failed=()
 logdir=$(mktemp -d /tmp/perfgate-tests.XXXXXX)
+
+wanted() { # name: no pattern, or one it contains
+	local p
+	[ ${#patterns[@]} -eq 0 ] && return 0
+	for p in "${patterns[@]}"; do
+		[[ $1 == *"$p"* ]] && return 0
+	done
+	return 1
+}
 
 run_one() { # name, command...
 	local name=$1 log="$logdir/${1//\//_}.log" t0=$SECONDS
@@ -31,12 +40,12 @@ run_one() { # name, command...
 for t in "$build"/tests/test_*; do
 	[ -x "$t" ] || continue
 	name=unit/$(basename "$t")
-	[[ -z $pattern || $name == *"$pattern"* ]] || continue
+	wanted "$name" || continue
 	run_one "$name" "$t"
 done
 for t in tests/e2e/test_*.sh; do
 	name=e2e/$(basename "$t" .sh)
-	[[ -z $pattern || $name == *"$pattern"* ]] || continue
+	wanted "$name" || continue
 	run_one "$name" bash "$t"
 done
 echo
