@@ -677,7 +677,7 @@ out:
 }
 
 /* seen[id] for every function of @run that a frame of @cov's stacks names. 0 or -ENOMEM. */
-static int mark_seen(const struct pg_run *run, const struct pg_coverage *cov, bool *seen)
+int pg_budget_mark_sampled(const struct pg_run *run, const struct pg_coverage *cov, bool *seen)
 {
 	struct pg_cov_map map;
 	int err = pg_cov_map_build(&map, cov, run);
@@ -688,16 +688,6 @@ static int mark_seen(const struct pg_run *run, const struct pg_coverage *cov, bo
 		seen[map.ids[k]] = true;
 	pg_cov_map_release(&map);
 	return 0;
-}
-
-int pg_budget_mark_sampled(const struct pg_run *run, const struct pg_rep *rep, bool *seen)
-{
-	struct pg_coverage cov = PG_COVERAGE_INIT;
-	int err = pg_coverage_add(&cov, rep);
-
-	err = err ?: mark_seen(run, &cov, seen);
-	pg_coverage_release(&cov);
-	return err;
 }
 
 /* Samples of @rep that cannot speak for every function: unknown frames, or cut short. */
@@ -825,7 +815,7 @@ int pg_budget_sample(const struct pg_record_opts *o, struct pg_launch *l, struct
 	if (err)
 		goto out;
 	choose_hz(o, *wall_ns, samples, runs, hz);
-	err = mark_seen(run, cov, seen);
+	err = pg_budget_mark_sampled(run, cov, seen);
 	if (err)
 		goto out;
 	for (size_t i = 0; i < run->nfuncs; i++)

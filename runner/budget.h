@@ -176,10 +176,10 @@ void pg_budget_check(const struct pg_record_opts *o, const struct pg_run *run,
 		     uint64_t sampled_wall_ns);
 
 /*
- * Set seen[id] for every function of @run whose display name is a frame of one of @rep's
- * folded stacks. 0 or -ENOMEM.
+ * Set seen[id] for every function of @run whose display name is a frame of one of the stacks
+ * @cov holds (the sampled first pass's). 0 or -ENOMEM.
  */
-int pg_budget_mark_sampled(const struct pg_run *run, const struct pg_rep *rep, bool *seen);
+int pg_budget_mark_sampled(const struct pg_run *run, const struct pg_coverage *cov, bool *seen);
 
 /*
  * The sampling rate of the repetitions when the user gave no -F: about PG_AUTO_SAMPLES samples

@@ -354,11 +354,14 @@ static void test_mark_sampled(void **state)
 {
 	struct fixture *f = *state;
 	static const char *const stacks[] = { "main;hot", "main;work;warm;[unknown]" };
+	struct pg_coverage cov = PG_COVERAGE_INIT;
 	struct pg_rep rep = { 0 };
 	bool seen[NFUNCS] = { false };
 
 	add_stacks(&rep, stacks, 2);
-	assert_int_equal(pg_budget_mark_sampled(&f->run, &rep, seen), 0);
+	assert_int_equal(pg_coverage_add(&cov, &rep), 0);
+	assert_int_equal(pg_budget_mark_sampled(&f->run, &cov, seen), 0);
+	pg_coverage_release(&cov);
 	assert_true(seen[HOT]);
 	assert_true(seen[WARM]);
 	assert_true(seen[MAIN]);
