@@ -565,7 +565,7 @@ def render_sampling(sec):
 def render_realworld(sec):
     sys.path.insert(0, os.path.join(ROOT, "bench", "realworld"))
     import realworld
-    return realworld.render_lines(sec.data)
+    return realworld.render_lines(sec.data) + quote_lines(sec)
 
 
 # ---- ab -------------------------------------------------------------------------------------
