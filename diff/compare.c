@@ -394,7 +394,7 @@ static int machine_speed(struct pg_speed *sp, struct pg_comparison *out, const s
 		if ((size_t)k < PG_SPEED_MIN_PAIRS || 2 * (size_t)k < out->npairs)
 			continue;
 		err = pg_speed_add(sp, d, dp, (size_t)k, time_per_rep(sb, cb, base->nreps) +
-				   time_per_rep(sn, cn, new->nreps));
+				   time_per_rep(sn, cn, new->nreps), (uint32_t)i);
 		if (err)
 			goto out;
 	}
@@ -529,6 +529,7 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 			continue;	/* called in neither run */
 		if (sb.speed)	/* the part of the machine's speed it may follow */
 			sb.share = pg_sample_unblocked(base, keys + i, nb, opts->metric);
+		sb.speed_id = (uint32_t)i;	/* machine_speed()'s id, if a reference */
 
 		f = &out->f[out->n];
 		pg_fcmp_init(f);

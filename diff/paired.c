@@ -133,7 +133,8 @@ size_t pg_runs_npairs(const struct pg_run *base, const struct pg_run *new)
 
 ssize_t pg_paired_effect(struct pg_fcmp *f, const double *bl, const uint32_t *bp, size_t nb,
 			 const double *nl, const uint32_t *np, size_t nn, double alpha,
-			 const struct pg_speed *speed, double share, double **d)
+			 const struct pg_speed *speed, double share, uint32_t speed_id,
+			 double **d)
 {
 	size_t cap = nb < nn ? nb : nn;
 	uint32_t *dp = malloc((cap ? cap : 1) * sizeof(*dp));
@@ -148,7 +149,7 @@ ssize_t pg_paired_effect(struct pg_fcmp *f, const double *bl, const uint32_t *bp
 	}
 	k = pg_pair_diffs(bl, bp, nb, nl, np, nn, *d, dp);
 	if (k > 0)
-		pg_speed_correct(speed, *d, dp, (size_t)k, share);
+		pg_speed_correct(speed, *d, dp, (size_t)k, share, speed_id);
 	free(dp);
 	if (k <= 0)
 		return k;

@@ -84,7 +84,8 @@ ssize_t pg_pair_diffs(const double *bv, const uint32_t *bp, size_t nb, const dou
 struct pg_speed;
 ssize_t pg_paired_effect(struct pg_fcmp *f, const double *bl, const uint32_t *bp, size_t nb,
 			 const double *nl, const uint32_t *np, size_t nn, double alpha,
-			 const struct pg_speed *speed, double share, double **d);
+			 const struct pg_speed *speed, double share, uint32_t speed_id,
+			 double **d);
 
 /*
  * The Wilcoxon signed-rank test of the differences d[0..nd) at @o (alpha of the look): 1 and

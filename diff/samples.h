@@ -104,10 +104,12 @@ struct pg_sample {
 				 * self time, every descendant for total time */
 	uint32_t *pair;		/* the pair index (pg_rep.pair) of each repetition */
 	bool paired;		/* compare pair by pair (diff/paired.h) */
-	/* paired only: the machine's speed per pair (diff/speed.h; NULL: none) and this
-	 * function's time not blocked over its time, the share of it the speed moves */
+	/* paired only: the machine's speed per pair (diff/speed.h; NULL: none), this
+	 * function's time not blocked over its time, the share of it the speed moves, and its
+	 * id in pg_speed_add() when it is one of the speed's references (else PG_SPEED_NO_ID) */
 	const struct pg_speed *speed;
 	double share;
+	uint32_t speed_id;
 };
 
 /* Allocate @s for @cap values (n = 0). 0 or -ENOMEM (then pg_sample_release() it all the same). */

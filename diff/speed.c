@@ -33,7 +33,7 @@ void pg_speed_release(struct pg_speed *s)
 }
 
 int pg_speed_add(struct pg_speed *s, const double *d, const uint32_t *pairs, size_t nd,
-		 double time_ns)
+		 double time_ns, uint32_t id)
 {
 	double w = sqrt(time_ns > 1 ? time_ns : 1), *own;
 	size_t n = 0;
@@ -47,33 +47,42 @@ int pg_speed_add(struct pg_speed *s, const double *d, const uint32_t *pairs, siz
 	for (size_t i = 0; i < nd; i++) {
 		if (pairs[i] >= s->npairs || !isfinite(d[i]))
 			continue;
-		s->v[s->nv++] = (struct pg_speed_val){ pairs[i], d[i], w };
+		s->v[s->nv++] = (struct pg_speed_val){ pairs[i], id, d[i], w };
 		own[n++] = d[i];
 	}
-	s->ref[s->nrefs++] = (struct pg_speed_val){ 0, n ? pg_median(own, n) : 0, n ? w : 0 };
+	s->ref[s->nrefs++] = (struct pg_speed_val){ 0, id, n ? pg_median(own, n) : 0, n ? w : 0 };
 	free(own);
 	return 0;
 }
 
 /*
- * The weighted median of v[0..n), sorted by d: the first d at which the weights reach half
- * their sum, or the mean of it and the next when they reach it exactly (equal weights give
- * the plain median).
+ * The weighted median of the values of v[0..n) (sorted by d) but those of reference @skip: the
+ * first d at which the weights reach half their sum, or the mean of it and the next when they
+ * reach it exactly (equal weights give the plain median). 0 when no value is left.
  */
-static double weighted_median(const struct pg_speed_val *v, size_t n)
+static double weighted_median(const struct pg_speed_val *v, size_t n, uint32_t skip)
 {
 	double total = 0, cum = 0;
+	size_t t, next;
 
-	for (size_t t = 0; t < n; t++)
-		total += v[t].w;
-	for (size_t t = 0; t + 1 < n; t++) {
+	for (t = 0; t < n; t++)
+		total += v[t].id == skip ? 0 : v[t].w;
+	for (t = 0; t < n; t = next) {
+		for (; t < n && v[t].id == skip; t++)
+			;
+		if (t == n)
+			break;
+		for (next = t + 1; next < n && v[next].id == skip; next++)
+			;
 		cum += v[t].w;
+		if (next == n)
+			return v[t].d;
 		if (cum == total / 2)
-			return (v[t].d + v[t + 1].d) / 2;
+			return (v[t].d + v[next].d) / 2;
 		if (cum > total / 2)
 			return v[t].d;
 	}
-	return v[n - 1].d;
+	return 0;
 }
 
 static int cmp_val(const void *pa, const void *pb)
@@ -104,7 +113,8 @@ int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
 		n = j - i;
 		if (n < PG_SPEED_MIN_REFS)
 			continue;
-		s->c[k] = weighted_median(s->v + i, n);	/* sorted by d within the pair */
+		/* sorted by d within the pair */
+		s->c[k] = weighted_median(s->v + i, n, PG_SPEED_NO_ID);
 		c[nc] = s->c[k];
 		mag[nc++] = fabs(s->c[k]);
 	}
@@ -113,7 +123,7 @@ int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
 		goto none;
 	s->spread = pg_median(mag, nc);
 	qsort(s->ref, s->nrefs, sizeof(*s->ref), cmp_val);
-	s->shift = weighted_median(s->ref, s->nrefs);
+	s->shift = weighted_median(s->ref, s->nrefs, PG_SPEED_NO_ID);
 	err = pg_wsr_test(c, nc, &w);
 	if (err)
 		goto out;
@@ -127,28 +137,52 @@ none:
 out:
 	free(c);
 	free(mag);
-	free(s->v);
-	s->v = NULL;
-	s->nv = s->alloc = 0;
 	return err;
 }
 
-void pg_speed_correct(const struct pg_speed *s, double *d, const uint32_t *pairs, size_t nd,
-		      double share)
+/* c[k] without reference @id's values (s->v sorted by pair) */
+static double speed_without(const struct pg_speed *s, uint32_t k, uint32_t id)
 {
-	double dc = 0, cc = 0, beta;
+	size_t lo = 0, hi = s->nv, end;
+
+	while (lo < hi) {	/* the first value of pair k */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->v[mid].pair < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < s->nv && s->v[end].pair == k; end++)
+		;
+	return weighted_median(s->v + lo, end - lo, id);
+}
+
+void pg_speed_correct(const struct pg_speed *s, double *d, const uint32_t *pairs, size_t nd,
+		      double share, uint32_t id)
+{
+	double dc = 0, cc = 0, beta, *c;
+	bool ref = false;
 
 	if (!s || !s->applied)
 		return;
+	for (size_t i = 0; i < s->nrefs && id != PG_SPEED_NO_ID; i++)
+		ref = ref || s->ref[i].id == id;
+	c = malloc((nd ? nd : 1) * sizeof(*c));
+	if (!c)
+		ref = false;	/* no room: the c[k] with its own values, as before */
 	for (size_t i = 0; i < nd; i++) {
-		if (pairs[i] < s->npairs) {
-			dc += d[i] * s->c[pairs[i]];
-			cc += s->c[pairs[i]] * s->c[pairs[i]];
-		}
+		double ck = pairs[i] >= s->npairs ? 0 :
+			    ref ? speed_without(s, pairs[i], id) : s->c[pairs[i]];
+
+		if (c)
+			c[i] = ck;
+		dc += d[i] * ck;
+		cc += ck * ck;
 	}
 	/* how much of the machine's speed this function's differences follow (see the top) */
 	beta = cc > 0 ? fmin(fmax(dc / cc, 0), share) : 0;
 	for (size_t i = 0; i < nd; i++)
-		if (pairs[i] < s->npairs)
-			d[i] -= beta * s->c[pairs[i]];
+		d[i] -= beta * (c ? c[i] : pairs[i] < s->npairs ? s->c[pairs[i]] : 0);
+	free(c);
 }

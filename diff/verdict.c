@@ -90,7 +90,7 @@ static int analyse_paired(struct pg_fcmp *f, const struct pg_sample *b, const st
 	int err;
 
 	nd = pg_paired_effect(f, b->log, b->pair, b->n, n->log, n->pair, n->n, o->alpha, b->speed,
-			      b->share, &d);
+			      b->share, b->speed_id, &d);
 	if (nd < 0)
 		return (int)nd;
 	err = pg_probe_bound(f, b, n, compensated) ? 0 : pg_paired_test(f, d, (size_t)nd, o);

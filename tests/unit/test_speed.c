@@ -111,7 +111,7 @@ static void test_speed_medians(void **state)
 	for (int f = 0; f < 7; f++) {
 		for (int i = 0; i < 6; i++)
 			d[i] = c[i] + (f == 6 ? 0.5 : 0.001 * (f - 3));
-		assert_int_equal(pg_speed_add(&sp, d, pairs, 6, 1e6), 0);
+		assert_int_equal(pg_speed_add(&sp, d, pairs, 6, 1e6, (uint32_t)f), 0);
 	}
 	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 	assert_int_equal(sp.nrefs, 7);
@@ -121,19 +121,19 @@ static void test_speed_medians(void **state)
 	/* a function that follows 80% of the machine's speed: corrected by that */
 	for (int i = 0; i < 6; i++)
 		x[i] = 0.8 * c[i];
-	pg_speed_correct(&sp, x, pairs, 6, 1);
+	pg_speed_correct(&sp, x, pairs, 6, 1, PG_SPEED_NO_ID);
 	for (int i = 0; i < 6; i++)
 		assert_true(fabs(x[i]) < 1e-9);
 	/* ... but by no more than its time not blocked */
 	for (int i = 0; i < 6; i++)
 		x[i] = 0.8 * c[i];
-	pg_speed_correct(&sp, x, pairs, 6, 0.5);
+	pg_speed_correct(&sp, x, pairs, 6, 0.5, PG_SPEED_NO_ID);
 	for (int i = 0; i < 6; i++)
 		assert_true(fabs(x[i] - 0.3 * c[i]) < 1e-9);
 	/* one that does not follow it at all (or against it) is left alone */
 	for (int i = 0; i < 6; i++)
 		x[i] = -c[i];
-	pg_speed_correct(&sp, x, pairs, 6, 1);
+	pg_speed_correct(&sp, x, pairs, 6, 1, PG_SPEED_NO_ID);
 	for (int i = 0; i < 6; i++)
 		assert_true(fabs(x[i] + c[i]) < 1e-9);
 	pg_speed_release(&sp);
@@ -143,14 +143,14 @@ static void test_speed_medians(void **state)
 	for (int f = 0; f < 7; f++) {
 		for (int i = 0; i < 6; i++)
 			d[i] = 0.1 + 0.001 * i + 0.0001 * f;
-		assert_int_equal(pg_speed_add(&sp, d, pairs, 6, 1e6), 0);
+		assert_int_equal(pg_speed_add(&sp, d, pairs, 6, 1e6, (uint32_t)f), 0);
 	}
 	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 	assert_false(sp.applied);
 	assert_true(sp.p <= 0.05);
 	for (int i = 0; i < 6; i++)
 		x[i] = 0.1;
-	pg_speed_correct(&sp, x, pairs, 6, 1);
+	pg_speed_correct(&sp, x, pairs, 6, 1, PG_SPEED_NO_ID);
 	for (int i = 0; i < 6; i++)
 		assert_true(x[i] == 0.1);
 	pg_speed_release(&sp);
@@ -160,7 +160,7 @@ static void test_speed_medians(void **state)
 	for (int f = 0; f < 7; f++) {
 		for (int i = 0; i < 6; i++)
 			d[i] = 0.01 + 0.001 * i + 0.0001 * f;
-		assert_int_equal(pg_speed_add(&sp, d, pairs, 6, 1e6), 0);
+		assert_int_equal(pg_speed_add(&sp, d, pairs, 6, 1e6, (uint32_t)f), 0);
 	}
 	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 	assert_true(sp.p <= 0.05);
@@ -183,7 +183,7 @@ static void test_speed_medians(void **state)
 				p10[k] = (uint32_t)k;
 				d10[k] = f == 5 ? 0.2 : noise[(f + k) % 5];
 			}
-			assert_int_equal(pg_speed_add(&sp, d10, p10, 10, 1e6), 0);
+			assert_int_equal(pg_speed_add(&sp, d10, p10, 10, 1e6, (uint32_t)f), 0);
 		}
 		assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 		for (int k = 0; k < 10; k++)
@@ -197,7 +197,7 @@ static void test_speed_medians(void **state)
 	/* too few reference functions */
 	assert_int_equal(pg_speed_init(&sp, 6), 0);
 	for (int f = 0; f < PG_SPEED_MIN_REFS - 1; f++)
-		assert_int_equal(pg_speed_add(&sp, c, pairs, 6, 1e6), 0);
+		assert_int_equal(pg_speed_add(&sp, c, pairs, 6, 1e6, (uint32_t)f), 0);
 	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 	assert_false(sp.applied);
 	pg_speed_release(&sp);
@@ -227,10 +227,10 @@ static void test_speed_weighted(void **state)
 	for (int f = 0; f < 2; f++) {	/* 20 ms a repetition each */
 		for (int i = 0; i < 6; i++)
 			d[i] = c[i] + 0.001 * f;
-		assert_int_equal(pg_speed_add(&sp, d, pairs, 6, 2e7), 0);
+		assert_int_equal(pg_speed_add(&sp, d, pairs, 6, 2e7, (uint32_t)f), 0);
 	}
 	for (int f = 0; f < 5; f++)	/* 50 us each */
-		assert_int_equal(pg_speed_add(&sp, small[f], pairs, 6, 5e4), 0);
+		assert_int_equal(pg_speed_add(&sp, small[f], pairs, 6, 5e4, (uint32_t)(2 + f)), 0);
 	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 	assert_true(sp.applied);
 	for (int i = 0; i < 6; i++)
@@ -240,9 +240,9 @@ static void test_speed_weighted(void **state)
 	/* equal times: the plain median, the small ones' */
 	assert_int_equal(pg_speed_init(&sp, 6), 0);
 	for (int f = 0; f < 2; f++)
-		assert_int_equal(pg_speed_add(&sp, c, pairs, 6, 5e4), 0);
+		assert_int_equal(pg_speed_add(&sp, c, pairs, 6, 5e4, (uint32_t)f), 0);
 	for (int f = 0; f < 5; f++)
-		assert_int_equal(pg_speed_add(&sp, small[f], pairs, 6, 5e4), 0);
+		assert_int_equal(pg_speed_add(&sp, small[f], pairs, 6, 5e4, (uint32_t)(2 + f)), 0);
 	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 	assert_true(fabs(sp.c[0] - -0.04) < 1e-9);	/* of 0.2 0.2 -0.05 -0.04 -0.06 -0.03 -0.07 */
 	assert_true(fabs(sp.c[3] - 0.02) < 1e-9);	/* of -0.3 -0.3 0.01 0.02 ... 0.05 */
@@ -342,11 +342,56 @@ static void test_speed_blocked(void **state)
 	assert_int_equal(alarms, 0);
 }
 
+/*
+ * Leave one out: a heavy reference that changed +20% holds 3/7 of the weight. Above the four
+ * others in every pair, it makes their largest value each pair's median: c[k] 3% too high, and
+ * its own change corrected by that much. Its c[k] without its own values is the others' median.
+ */
+static void test_speed_leave_one_out(void **state)
+{
+	double c[10] = { 0.1, -0.1, 0.05, -0.05, 0.2, -0.2, 0.02, -0.02, 0.08, -0.08 };
+	double noise[4] = { -0.03, -0.01, 0.01, 0.03 };
+	double d[10], x[10];
+	uint32_t pairs[10];
+	struct pg_speed sp;
+
+	(void)state;
+	assert_int_equal(pg_speed_init(&sp, 10), 0);
+	for (int k = 0; k < 10; k++) {
+		pairs[k] = (uint32_t)k;
+		d[k] = c[k] + 0.2;
+	}
+	assert_int_equal(pg_speed_add(&sp, d, pairs, 10, 3.6e7, 0), 0);	/* weight 6000 */
+	for (int f = 1; f <= 4; f++) {						/* 2000 each */
+		for (int k = 0; k < 10; k++)
+			d[k] = c[k] + noise[(f + k) % 4];
+		assert_int_equal(pg_speed_add(&sp, d, pairs, 10, 4e6, (uint32_t)f), 0);
+	}
+	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
+	assert_true(sp.applied);
+	for (int k = 0; k < 10; k++)
+		assert_true(fabs(sp.c[k] - (c[k] + 0.03)) < 1e-9);
+	/* the changed reference, corrected without its own values: its +20% stays */
+	for (int k = 0; k < 10; k++)
+		x[k] = c[k] + 0.2;
+	pg_speed_correct(&sp, x, pairs, 10, 1, 0);
+	for (int k = 0; k < 10; k++)
+		assert_true(fabs(x[k] - 0.2) < 1e-9);
+	/* the same values as a function that is no reference: the whole c[k], 3% less */
+	for (int k = 0; k < 10; k++)
+		x[k] = c[k] + 0.2;
+	pg_speed_correct(&sp, x, pairs, 10, 1, PG_SPEED_NO_ID);
+	for (int k = 0; k < 10; k++)
+		assert_true(fabs(x[k] - 0.17) < 1e-9);
+	pg_speed_release(&sp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_speed_medians),
 		cmocka_unit_test(test_speed_weighted),
+		cmocka_unit_test(test_speed_leave_one_out),
 		cmocka_unit_test(test_speed_finds_change),
 		cmocka_unit_test(test_speed_aa),
 		cmocka_unit_test(test_speed_global_change),
