@@ -188,7 +188,8 @@ int pg_analyse_cpu(struct pg_fcmp *f, double tail_self, const struct pg_sample *
 	struct pg_fcmp c;
 	int err;
 
-	if (!(tail_cpu < tail_self))	/* NAN on either side: self time stays */
+	/* NAN on either side, or no clear difference: self time stays */
+	if (!(tail_cpu * PG_TAIL_MARGIN <= tail_self))
 		return 0;
 	pg_fcmp_init(&c);
 	err = pg_analyse(&c, b, n, o, compensated, ws);

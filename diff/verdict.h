@@ -56,10 +56,13 @@ int pg_analyse(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sam
  */
 double pg_tail_index(const struct pg_sample *b, const struct pg_sample *n);
 
+/* How much heavier self time's tails must be than on-CPU time's for the latter to judge */
+#define PG_TAIL_MARGIN 1.25
+
 /*
  * @f, tested (pg_analyse() returned 1) on its self time, whose self samples had the tail index
- * @tail_self: when its on-CPU samples @b and @n (PG_METRIC_CPU) have a smaller one, and can be
- * tested, judge it on them (f->by_cpu): its medians, change, interval and p become those of
+ * @tail_self: when its on-CPU samples @b and @n (PG_METRIC_CPU) have one PG_TAIL_MARGIN times
+ * smaller, and can be tested, judge it on them (f->by_cpu): its medians, change, interval and p become those of
  * its on-CPU time. The choice looks only at what swapping a pair's sides (or the labels)
  * leaves alone, so under no change it says nothing of the test's outcome: one test, at its
  * level. 0 or a negative errno.

@@ -343,6 +343,48 @@ static void test_judged_on_cpu(void **state)
 	pg_run_free(b);
 }
 
+/*
+ * A lock waiter whose wait grew from 20 to 30 ms a call, with ~20 us of its own on-CPU time
+ * (16 us after): both times move every repetition alike, so neither has heavy tails (self
+ * 1.14, on-CPU 1.00). On-CPU time is not clearly the steadier: it is judged on its self time
+ * and regresses. Without PG_TAIL_MARGIN, on-CPU time won this toss and hid the regression.
+ */
+static struct pg_run *waiting(double blocked, double on, double spread)
+{
+	struct pg_run *run = model(1000, 1000, 0);
+
+	for (size_t r = 0; r < 10; r++) {
+		struct pg_rep *rep = pg_fx_rep(run, 100000000);
+		double k = 1 + spread * (double)((r * 7) % 10), t = blocked * k;
+		struct pg_fstat *s = pg_fx_stat_each(rep, 0, 10, t, t);
+
+		s->offcpu_ns = s->self_offcpu_ns = (uint64_t)(10 * (t - on));
+		pg_fx_stat_each(rep, 1, 10, 1e6, 1e6);
+	}
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+	return run;
+}
+
+static void test_waiter_on_self(void **state)
+{
+	struct pg_run *a = waiting(2e7, 2e4, 0.002), *b = waiting(3e7, 1.6e4, 0.02);
+	struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
+	struct pg_comparison c;
+	const struct pg_fcmp *f;
+
+	(void)state;
+	o.min_impact = 0;
+	pg_comparison_init(&c);
+	assert_int_equal(pg_compare(a, b, &o, &c), 0);
+	f = find(&c, "wait");
+	assert_false(f->by_cpu);
+	assert_int_equal(f->verdict, PG_VERDICT_REGRESSION);
+	assert_true(f->change > 0.4);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_runfile),
 		cmocka_unit_test(test_compare_split),
 		cmocka_unit_test(test_judged_on_cpu),
+		cmocka_unit_test(test_waiter_on_self),
 		cmocka_unit_test(test_words),
 		cmocka_unit_test(test_result),
 		cmocka_unit_test(test_report),
