@@ -17,7 +17,7 @@ Sections (the order of MEASURES; render.py numbers them in the same order):
   compare   compare speed and memory for two run files of 10,000 functions x 30 repetitions
   sampling  sampled profiles: overhead by -F, effect on traced latencies, cost of one sample,
             the rate chosen without -F for benchmarks of 50 ms, 1 s and 10 s
-  realworld the default flow on zstd and leveldb (bench/realworld)
+  realworld the default flow on zstd, leveldb and lz4 (bench/realworld)
   ab        interleaved A/B recording (perfgate ab, paired statistics) beside two sequential
             recordings: A/A and 2/5/10% slowdowns of a function holding ~2% of the run time
   offcpu    off-CPU time: cost per context switch, a lock-contention regression and zstd A/A
@@ -795,7 +795,7 @@ def measure_sampling(rounds=3, reps=5):
 
 
 def measure_realworld():
-    """Section 7: the default flow on zstd and leveldb from Debian sources (its own module)."""
+    """Section 7: the default flow on zstd, leveldb and lz4 from Debian sources (its own module)."""
     sys.path.insert(0, os.path.join(ROOT, "bench", "realworld"))
     import realworld
     return realworld.measure()

@@ -2,8 +2,8 @@
 """bench/realworld/realworld.py - perfgate's default flow on real programs.
 
 Real programs built from their Debian source packages with their own build systems and default
-flags (bench/realworld/fetch.sh: zstd and leveldb, each as Debian ships it and with one known
-change). For each program this measures what a user of the default flow gets:
+flags (bench/realworld/fetch.sh: zstd, leveldb and lz4, each as Debian ships it and with one
+known change). For each program this measures what a user of the default flow gets:
 
   overhead   the traced repetitions of each A/A session (their median wall_ns) against
              untraced runs of the same command right before and right after that session
@@ -59,7 +59,7 @@ def build():
     """Fetch and build every program; {package: (base binary, changed binary)}."""
     out = subprocess.run([os.path.join(HERE, "fetch.sh")], check=True, text=True,
                          stdout=subprocess.PIPE).stdout.split()
-    return {"zstd": (out[0], out[1]), "leveldb": (out[2], out[3])}
+    return {"zstd": (out[0], out[1]), "leveldb": (out[2], out[3]), "lz4": (out[4], out[5])}
 
 
 def zstd_program(bins, work):
@@ -80,6 +80,22 @@ def leveldb_program(bins, work):
             "change": "block_builder.cc at -O0",
             "argv": lambda b: [b, "--benchmarks=fillseq,readrandom", "--num=50000",
                                "--db=" + db],
+            "bins": bins}
+
+
+def lz4_program(bins, work):
+    corpus = os.path.join(RW_DIR, "corpus.tar")
+    big = os.path.join(RW_DIR, "corpus3.tar")	# three copies: a ~60 ms run
+    if not os.path.exists(big):
+        zstd_program(bins, work)	# makes corpus.tar
+        with open(big + ".tmp", "wb") as out:
+            for _ in range(3):
+                with open(corpus, "rb") as f:
+                    shutil.copyfileobj(f, out)
+        os.replace(big + ".tmp", big)
+    out = os.path.join(work, "out.lz4")
+    return {"name": "lz4", "changed_file": "lib/lz4.c", "change": "lz4.c at -O1",
+            "argv": lambda b: [b, "-q", "-1", "-f", big, out],
             "bins": bins}
 
 
@@ -188,7 +204,10 @@ def object_symbols(new_bin, changed_file):
     default flags have none, so the declaration files above are unknown there)."""
     stem = os.path.basename(changed_file)
     want = (os.path.splitext(stem)[0] + ".o", stem + ".o")
-    for root, _, files in os.walk(os.path.dirname(new_bin)):
+    # the binary's directory, then the tree above it (lz4's tool links ../lib/lz4.o)
+    for root, _, files in [w for d in (os.path.dirname(new_bin),
+                                       os.path.dirname(os.path.dirname(new_bin)))
+                           for w in os.walk(d)]:
         for f in files:
             if f in want:
                 obj = os.path.join(root, f)
@@ -290,7 +309,8 @@ def measure(names=None):
     work = tempfile.mkdtemp(prefix="pg-realworld.")
     try:
         progs = {"zstd": zstd_program(bins["zstd"], work),
-                 "leveldb": leveldb_program(bins["leveldb"], work)}
+                 "leveldb": leveldb_program(bins["leveldb"], work),
+                 "lz4": lz4_program(bins["lz4"], work)}
         out = {"machine": machine(), "programs": []}
         flows = (["ab"] if has_ab() else []) + ["sequential"]
         for name in names or progs:
