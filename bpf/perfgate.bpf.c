@@ -601,7 +601,6 @@ static __always_inline void switch_in(const struct task_struct *t, __u64 now)
 	th->off_ts = 0;
 	th->wake_ts = 0;
 	th->on_ts = now;
-	th->exec_ns = t->se.sum_exec_runtime;
 }
 
 SEC("tp_btf/sched_switch")

@@ -118,8 +118,8 @@ struct pg_bpf_rets {
  * thread), runnable says whether it stayed on the run queue (preempted), and wake_ts when a
  * blocked thread was woken (0: not yet). The interval is split at switch-in: runnable from
  * the wakeup (or all of it when preempted), blocked before. exec_ns is the scheduler's count
- * of the thread's run time (se.sum_exec_runtime) at the last of these events: it dates a
- * switch the tracepoint did not report (see switch_out() in perfgate.bpf.c).
+ * of the thread's run time (se.sum_exec_runtime) when off_ts was set: it dates a switch-in
+ * the tracepoint did not report (see switch_out() in perfgate.bpf.c).
  */
 struct pg_bpf_thread {
 	unsigned long long cpu_ns;
