@@ -140,11 +140,19 @@ out:
 	return err;
 }
 
-/* c[k] without reference @id's values (s->v sorted by pair) */
-static double speed_without(const struct pg_speed *s, uint32_t k, uint32_t id)
+/*
+ * c[k] for the function @id: without its own values when it is a reference (PG_SPEED_NO_ID:
+ * c[k] itself). As in pg_speed_finish(), a pair with fewer than PG_SPEED_MIN_REFS values has
+ * none. s->v is sorted by pair.
+ */
+static double speed_for(const struct pg_speed *s, uint32_t k, uint32_t id)
 {
 	size_t lo = 0, hi = s->nv, end;
 
+	if (k >= s->npairs)
+		return 0;
+	if (id == PG_SPEED_NO_ID)
+		return s->c[k];
 	while (lo < hi) {	/* the first value of pair k */
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -155,34 +163,29 @@ static double speed_without(const struct pg_speed *s, uint32_t k, uint32_t id)
 	}
 	for (end = lo; end < s->nv && s->v[end].pair == k; end++)
 		;
-	return weighted_median(s->v + lo, end - lo, id);
+	return end - lo < PG_SPEED_MIN_REFS ? 0 : weighted_median(s->v + lo, end - lo, id);
 }
 
 void pg_speed_correct(const struct pg_speed *s, double *d, const uint32_t *pairs, size_t nd,
 		      double share, uint32_t id)
 {
-	double dc = 0, cc = 0, beta, *c;
+	double dc = 0, cc = 0, beta;
 	bool ref = false;
 
 	if (!s || !s->applied)
 		return;
 	for (size_t i = 0; i < s->nrefs && id != PG_SPEED_NO_ID; i++)
 		ref = ref || s->ref[i].id == id;
-	c = malloc((nd ? nd : 1) * sizeof(*c));
-	if (!c)
-		ref = false;	/* no room: the c[k] with its own values, as before */
+	if (!ref)
+		id = PG_SPEED_NO_ID;
 	for (size_t i = 0; i < nd; i++) {
-		double ck = pairs[i] >= s->npairs ? 0 :
-			    ref ? speed_without(s, pairs[i], id) : s->c[pairs[i]];
+		double ck = speed_for(s, pairs[i], id);
 
-		if (c)
-			c[i] = ck;
 		dc += d[i] * ck;
 		cc += ck * ck;
 	}
 	/* how much of the machine's speed this function's differences follow (see the top) */
 	beta = cc > 0 ? fmin(fmax(dc / cc, 0), share) : 0;
 	for (size_t i = 0; i < nd; i++)
-		d[i] -= beta * (c ? c[i] : pairs[i] < s->npairs ? s->c[pairs[i]] : 0);
-	free(c);
+		d[i] -= beta * speed_for(s, pairs[i], id);
 }
