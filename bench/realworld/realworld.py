@@ -30,6 +30,7 @@ RW_CHANGES (sessions of the change, default 3), RW_BRACKET (untraced runs before
 each A/A session, default 3), RW_DIR (the build cache, default build/realworld). The files of every A/A false alarm and of
 every change session that flagged nothing are kept under RW_DIR/alarms/ for a closer look.
 """
+import itertools
 import json
 import os
 import platform
@@ -62,11 +63,17 @@ def build():
     return {"zstd": (out[0], out[1]), "leveldb": (out[2], out[3]), "lz4": (out[4], out[5])}
 
 
-def zstd_program(bins, work):
+def corpus_tar():
+    """The compressors' input, made once: zstd's own lib/ and programs/ as a tar (~7.8 MB)."""
     corpus = os.path.join(RW_DIR, "corpus.tar")
     if not os.path.exists(corpus):
         tree = os.path.join(RW_DIR, "src", "zstd", "tree")
         subprocess.run(["tar", "-C", tree, "-cf", corpus, "lib", "programs"], check=True)
+    return corpus
+
+
+def zstd_program(bins, work):
+    corpus = corpus_tar()
     out = os.path.join(work, "out.zst")
     return {"name": "zstd", "changed_file": "lib/compress/huf_compress.c",
             "change": "huf_compress.c at -O1",
@@ -84,10 +91,9 @@ def leveldb_program(bins, work):
 
 
 def lz4_program(bins, work):
-    corpus = os.path.join(RW_DIR, "corpus.tar")
+    corpus = corpus_tar()
     big = os.path.join(RW_DIR, "corpus3.tar")	# three copies: a ~60 ms run
     if not os.path.exists(big):
-        zstd_program(bins, work)	# makes corpus.tar
         with open(big + ".tmp", "wb") as out:
             for _ in range(3):
                 with open(corpus, "rb") as f:
@@ -205,9 +211,8 @@ def object_symbols(new_bin, changed_file):
     stem = os.path.basename(changed_file)
     want = (os.path.splitext(stem)[0] + ".o", stem + ".o")
     # the binary's directory, then the tree above it (lz4's tool links ../lib/lz4.o)
-    for root, _, files in [w for d in (os.path.dirname(new_bin),
-                                       os.path.dirname(os.path.dirname(new_bin)))
-                           for w in os.walk(d)]:
+    here = os.path.dirname(new_bin)
+    for root, _, files in itertools.chain(os.walk(here), os.walk(os.path.dirname(here))):
         for f in files:
             if f in want:
                 obj = os.path.join(root, f)
