@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include "../core/log.h"
 #include "../core/strbuf.h"
 #include "../formats/folded.h"
+#include "objects.h"
 #include "sampler.h"
 #include "symbolize.h"
 #include "unwind.h"
@@ -28,6 +30,7 @@ struct space {
 	pid_t pid;
 	bool retired;		/* the process exec'd since: a new space took over */
 	struct pg_aspace *as;
+	char *exe;		/* its /proc/PID/exe when it was created, or NULL */
 };
 
 /* the space of the root process before its exec: perfgate's own forked code */
@@ -69,12 +72,51 @@ struct pg_sampler {
 	uint64_t unwind_ns, unwound;
 	uint64_t all_samples, all_lost, all_truncated;	/* over the whole recording */
 	uint64_t all_offlost;
+	/* the objects the sampled processes mapped, over the whole recording */
+	struct pg_objects objs;
+	uint32_t rep;		/* repetitions started (1-based number of the current one) */
 };
+
+/* What a space's modules tell of the objects: each file it mapped, in this repetition. */
+struct note_ctx {
+	struct pg_sampler *s;
+	const struct space *sp;
+	int err;
+};
+
+static int note_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		       void *arg)
+{
+	struct note_ctx *c = arg;
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	char hex[2 * 64 + 1] = "";
+	int len;
+
+	if (!name || name[0] != '/')
+		return DWARF_CB_OK;
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	for (int i = 0; i < len && i < 64; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+	if (!pg_objects_note(&c->s->objs, name, hex[0] ? hex : NULL,
+			     c->sp->exe && !strcmp(c->sp->exe, name), c->s->rep)) {
+		c->err = -ENOMEM;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
 
 static void drop_spaces(struct pg_sampler *s)
 {
 	for (size_t i = 0; i < s->nspaces; i++) {
+		struct note_ctx c = { .s = s, .sp = &s->spaces[i] };
+
+		if (s->spaces[i].as && s->spaces[i].as->alive)
+			dwfl_getmodules(s->spaces[i].as->dwfl, note_module, &c, 0);
+		if (c.err && !s->err)
+			s->err = c.err;
 		pg_aspace_free(s->spaces[i].as);
+		free(s->spaces[i].exe);
 	}
 	free(s->spaces);
 	s->spaces = NULL;
@@ -97,6 +139,20 @@ static void drop_spaces(struct pg_sampler *s)
 
 static int fold_pending(struct pg_sampler *s);
 
+/* The file process @pid runs (malloc'd), or NULL. */
+static char *proc_exe(pid_t pid)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	return strdup(buf);
+}
+
 /* The current address space of @pid, created (maps read) on its first sample. */
 static long space_of(struct pg_sampler *s, pid_t pid)
 {
@@ -113,6 +169,7 @@ static long space_of(struct pg_sampler *s, pid_t pid)
 	ns[s->nspaces].as = pg_aspace_new(pid);
 	if (!ns[s->nspaces].as)
 		return -ENOMEM;
+	ns[s->nspaces].exe = proc_exe(pid);
 	return (long)s->nspaces++;
 }
 
@@ -231,6 +288,7 @@ void pg_sampler_free(struct pg_sampler *s)
 	ring_buffer__free(s->rb);
 	sample_bpf__destroy(s->skel);
 	drop_spaces(s);
+	pg_objects_release(&s->objs);
 	pg_ksyms_release(&s->ksyms);
 	pg_symcache_release(&s->cache);
 	pg_srcs_release(&s->srcs);
@@ -252,6 +310,7 @@ int pg_sampler_start(struct pg_sampler *s, pid_t pid)
 
 	drop_spaces(s);
 	s->err = 0;
+	s->rep++;
 	s->root = pid;
 	s->root_execd = false;
 	s->base_samples = s->skel->bss->nsamples;
@@ -300,6 +359,19 @@ int pg_sampler_poll(struct pg_sampler *s, int timeout_ms)
 	return n < 0 ? n : 0;
 }
 
+/* The object of a sample's innermost user frame gets the sample as its own. */
+static void count_leaf(struct pg_sampler *s, const struct space *sp, uint64_t pc, bool act)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(sp->as->dwfl, act ? pc : pc - 1);
+	const char *name = mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL,
+						  NULL) : NULL;
+
+	if (name && name[0] == '/' && pg_objects_count_self(&s->objs, name, 1) && !s->err)
+		s->err = -ENOMEM;
+	if (sp->exe && pg_objects_count_ran(&s->objs, sp->exe, 1) && !s->err)
+		s->err = -ENOMEM;
+}
+
 /* Unwind and symbolize one sample into its folded stack (malloc'd). NULL on ENOMEM. */
 static char *fold(struct pg_sampler *s, const struct kept *k, bool *truncated)
 {
@@ -317,6 +389,8 @@ static char *fold(struct pg_sampler *s, const struct kept *k, bool *truncated)
 		struct space *sp = &s->spaces[k->space];
 
 		pg_unwind(sp->as, r, pcs, act, &n, truncated);
+		if (n && r->h.kind != PG_REC_OFFCPU)
+			count_leaf(s, sp, pcs[0], act[0]);
 	}
 	for (size_t i = n; i-- > 0;) {
 		struct space *sp = &s->spaces[k->space];
@@ -491,4 +565,14 @@ int pg_sampler_finish(struct pg_sampler *s, struct pg_run *run)
 		 (unsigned long long)s->skel->bss->noffcpu_nostack,
 		 (double)s->skel->bss->noffcpu_nostack_ns / 1e9);
 	return pg_srcs_finish(&s->srcs, run);
+}
+
+const struct pg_objects *pg_sampler_objects(const struct pg_sampler *s)
+{
+	return &s->objs;
+}
+
+uint32_t pg_sampler_reps(const struct pg_sampler *s)
+{
+	return s->rep;
 }

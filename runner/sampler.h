@@ -67,4 +67,14 @@ int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep);
  * 0 or -ENOMEM. */
 int pg_sampler_finish(struct pg_sampler *s, struct pg_run *run);
 
+/*
+ * The objects the sampled processes mapped so far (runner/objects.h), over every repetition
+ * this sampler ran; each mapped in repetition pg_sampler_reps() has that as its last_rep.
+ * Only processes that were sampled at least once are seen. Borrowed: valid until the next
+ * pg_sampler_start() or pg_sampler_free().
+ */
+struct pg_objects;
+const struct pg_objects *pg_sampler_objects(const struct pg_sampler *s);
+uint32_t pg_sampler_reps(const struct pg_sampler *s);
+
 #endif
