@@ -91,10 +91,15 @@ static int split_command(const char *side, const char *text, wordexp_t *we, bool
 /* The program of @side's command can be run (a path, or found on PATH). 0 or -1. */
 static int check_command(const char *side, char *const *argv)
 {
-	char *path = pg_resolve_command(argv[0]);
+	const char *prog = pg_command_program(argv);
+	char *path = *prog ? pg_find_command(prog) : NULL;
 
+	if (!*prog) {
+		pg_err("ab: the %s command '%s' sets variables but names no program", side, argv[0]);
+		return -1;
+	}
 	if (!path) {
-		pg_err("ab: the %s command's program '%s' was not found", side, argv[0]);
+		pg_err("ab: the %s command's program '%s' was not found", side, prog);
 		return -1;
 	}
 	free(path);

@@ -19,6 +19,7 @@
 #include "calibrate.h"
 #include "launch.h"
 #include "meta.h"
+#include "resolve.h"
 
 /* splitmix64: the running order's generator (not for secrets; seeded per session) */
 static uint64_t next_random(uint64_t *state)
@@ -78,6 +79,8 @@ static int mark_sides(struct pg_run *base, struct pg_run *new)
 static int select_new(struct pg_ab *s)
 {
 	struct pg_record_opts o = s->o->rec;
+	struct pg_discovery disc = PG_DISCOVERY_INIT;
+	struct pg_launch *l = &s->rec.launch;
 	char why[256] = "";
 	int err;
 
@@ -85,7 +88,16 @@ static int select_new(struct pg_ab *s)
 	o.argc = s->o->new_argc;
 	o.functions_of = s->base;
 	o.functions_of_path = s->o->base_name;
-	err = pg_recording_select(&o, s->new);
+	o.functions_of_base = true;	/* not the user's --functions-of: messages say so */
+	/* the new side's own objects, from its own runs: a library of its build tree */
+	err = pg_launch_set_command(l, s->o->new_argv);
+	l->side = "new";
+	err = err ?: pg_recording_discover(&o, l, &disc, "the new side: ");
+	l->side = NULL;
+	err = err ?: pg_recording_select(&o, l->argv[0], &disc, s->new);
+	pg_discovery_release(&disc);
+	if (!err)	/* the base side's, as pg_recording_begin() set it */
+		err = pg_launch_set_command(l, s->o->rec.argv);
 	err = err ?: pg_meta_collect(&s->new->meta);
 	err = err ?: pg_meta_record_opts(&s->new->meta, &o);
 	if (err == -ENOMEM)
@@ -177,7 +189,9 @@ int pg_ab_begin(struct pg_ab *s, const struct pg_ab_opts *o, struct pg_run *base
 	s->seed = o->seed ? o->seed : random_seed();
 	s->rng = s->seed;
 	pg_run_init(&s->probed);
+	r->launch.side = "base";	/* the base side's unrecorded runs say so */
 	err = pg_recording_begin(r, &o->rec, base);
+	r->launch.side = NULL;
 	err = err ?: select_new(s);
 	if (!err && map_new_probes(s)) {
 		pg_err("out of memory");
@@ -202,8 +216,8 @@ int pg_ab_begin(struct pg_ab *s, const struct pg_ab_opts *o, struct pg_run *base
 	new->meta.sample_hz = base->meta.sample_hz;
 	new->meta.offcpu = base->meta.offcpu;
 	/* two builds in two work trees: each side's commit is its executable's */
-	pg_meta_git_commit_of(&base->meta, o->rec.argv[0]);
-	pg_meta_git_commit_of(&new->meta, o->new_argv[0]);
+	pg_meta_git_commit_of(&base->meta, pg_command_program(o->rec.argv));
+	pg_meta_git_commit_of(&new->meta, pg_command_program(o->new_argv));
 	err = mark_sides(base, new);
 	if (err) {
 		pg_err("out of memory");
@@ -212,7 +226,7 @@ int pg_ab_begin(struct pg_ab *s, const struct pg_ab_opts *o, struct pg_run *base
 	pg_debug("ab: session %s, running order seed %" PRIu64, base->meta.ab_session, s->seed);
 	if (!o->rec.quiet)
 		pg_info("tracing %zu functions in pairs of: %s (base) and %s (new)", base->nfuncs,
-			o->rec.argv[0], o->new_argv[0]);
+			pg_command_program(o->rec.argv), pg_command_program(o->new_argv));
 	return 0;
 }
 
@@ -280,7 +294,9 @@ static int run_side(struct pg_ab *s, enum pg_ab_side side, uint32_t pair, uint32
 		return -ENOMEM;
 	rep->pair = pair;
 	rep->seq = seq;
-	l->argv = is_base ? s->o->rec.argv : s->o->new_argv;
+	err = pg_launch_set_command(l, is_base ? s->o->rec.argv : s->o->new_argv);
+	if (err)
+		return err;
 	l->side = is_base ? "base" : "new";
 	pg_rep_release(&s->scratch);
 	err = pg_recording_once(&s->rec, s->table, seq, rep, direct ? rep : &s->scratch);
@@ -300,7 +316,11 @@ static int run_side(struct pg_ab *s, enum pg_ab_side side, uint32_t pair, uint32
 	*wall = rep->wall_ns;
 	if (pair == 0)
 		pg_calib_warn_overhead(run, rep);
-	return pg_launch_verdict(&s->o->rec, l, pair, rep, &s->rec.probes.fix);
+	err = pg_launch_verdict(&s->o->rec, l, pair, rep, &s->rec.probes.fix);
+	if (!err && pair == 0)
+		err = pg_recording_check_first(&s->rec, run, rep, is_base ? "base side: " :
+					       "new side: ");
+	return err;
 }
 
 void pg_ab_order(uint64_t *rng, uint32_t n, bool *new_first)

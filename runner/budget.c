@@ -17,23 +17,16 @@
 #include "../core/log.h"
 #include "budget.h"
 #include "coverage.h"
+#include "covered.h"
+#include "discover.h"
 #include "maps.h"
 #include "sampler.h"
 #include "perfgate.skel.h"
 
-/* --budget: the sampled first pass, and how much longer than it the pilot may run */
-#define PILOT_SAMPLE_HZ 999
+/* --budget: the sampled first pass (runner/discover.h), and how much longer than it the pilot
+ * may run */
+#define PILOT_SAMPLE_HZ PG_DISCOVER_HZ
 #define PILOT_MIN_SAMPLES 50
-/*
- * The sampled first pass runs the benchmark again until it has this many samples (a function
- * holding 0.5% of the time then shows up with ~10 on average, and is missed with p ~ 1e-4),
- * at most PILOT_SAMPLE_RUNS times and, after the first, while it has run under
- * PILOT_SAMPLE_NS in all. One 55 ms run of zstd gave 55 samples and missed every HUF_
- * function, which hold a few percent of the time together.
- */
-#define PILOT_WANT_SAMPLES 2000
-#define PILOT_SAMPLE_RUNS 50
-#define PILOT_SAMPLE_NS 5000000000ULL
 #define PILOT_MAX_FACTOR 10
 #define PILOT_MIN_NS 1000000000ULL	/* but never before it ran this much longer */
 /* the pilot's live drops: how often the counts are read; without the sampled run's wall time,
@@ -110,8 +103,8 @@ static int cmp_cost_desc_sz(const void *a, const void *b, void *arg)
  * functions' cost. The dropped are named costliest first. 0 or -ENOMEM.
  */
 static int choose_by_samples(const struct pg_run *run, const struct pg_coverage *cov,
-			     const struct drop_key *key, bool *keep, double *total,
-			     struct pg_budget_choice *c)
+			     const struct drop_key *key, double min_share, bool *keep,
+			     double *total, struct pg_budget_choice *c)
 {
 	struct pg_cov_map map;
 	double *cost = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*cost));
@@ -125,8 +118,10 @@ static int choose_by_samples(const struct pg_run *run, const struct pg_coverage 
 			blocked[i] = key[i].blocked;
 		}
 		/* a sample's CPU time, per run */
-		err = pg_cov_choose(&map, cost, blocked, 1e9 / PILOT_SAMPLE_HZ / cov->runs,
-				    c->allowed, keep, total);
+		double ns_per = 1e9 / PILOT_SAMPLE_HZ / cov->runs;
+
+		err = pg_cov_choose(&map, cost, blocked, ns_per, c->allowed,
+				    min_share * ns_per * (double)cov->samples, keep, total);
 		pg_cov_map_release(&map);
 	}
 	if (!err) {
@@ -145,7 +140,8 @@ static int choose_by_samples(const struct pg_run *run, const struct pg_coverage 
 
 int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, double budget_pct,
 		     uint64_t sampled_wall_ns, bool cut, const bool *gone,
-		     const struct pg_coverage *cov, bool *keep, struct pg_budget_choice *c)
+		     const struct pg_coverage *cov, double min_share, bool *keep,
+		     struct pg_budget_choice *c)
 {
 	struct drop_key *key = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*key));
 	uint32_t *order = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*order));
@@ -186,12 +182,12 @@ int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, doubl
 		keep[i] = true;
 		order[i] = i;
 	}
-	if (cov && cov->samples && total > c->allowed) {
+	if (cov && cov->samples && (total > c->allowed || min_share > 0)) {
 		int err;
 
 		for (uint32_t i = 0; i < run->nfuncs; i++)	/* detached while the pilot ran */
 			keep[i] = !(gone && gone[i]);
-		err = choose_by_samples(run, cov, key, keep, &total, c);
+		err = choose_by_samples(run, cov, key, min_share, keep, &total, c);
 		c->after = total;
 		free(key);
 		free(order);
@@ -246,6 +242,21 @@ size_t pg_budget_live_drop(size_t n, const double *cost, const bool *live, doubl
 	return ndrop;
 }
 
+/* What the kept functions cover of the first pass's CPU time, in one block (covered.h). */
+static void say_covered(const struct pg_run *run, const struct pg_coverage *cov, const bool *keep,
+			size_t nkept)
+{
+	struct pg_cov_map map;
+	struct pg_covered c;
+
+	if (pg_cov_map_build(&map, cov, run))
+		return;
+	if (!pg_covered_count(&map, keep, &c))
+		pg_covered_say(&c, run, keep, nkept);
+	pg_covered_release(&c);
+	pg_cov_map_release(&map);
+}
+
 /*
  * What pg_budget_choose() decided from the pilot, as pg_budget_pilot() says it. With @cut (the
  * pilot was stopped), also names the functions none of whose calls returned (calls count when
@@ -253,7 +264,7 @@ size_t pg_budget_live_drop(size_t n, const double *cost, const bool *live, doubl
  */
 static void budget_report(const struct pg_record_opts *o, const struct pg_run *run,
 			  const struct pg_rep *pilot, uint64_t sampled_wall_ns, bool cut,
-			  const struct pg_budget_choice *c)
+			  bool block, const struct pg_budget_choice *c)
 {
 	if (cut && !o->quiet)
 		pg_info("--budget: the pilot ran past %.1f s (%dx the sampled run's %.2f s, or 1 s "
@@ -265,7 +276,12 @@ static void budget_report(const struct pg_record_opts *o, const struct pg_run *r
 			"it traced had returned (%s%s; those still running then, such as main, are "
 			"among them): their cost is unknown, and they stay traced", c->unreached.n,
 			run->nfuncs, c->unreached.s, pg_names_more(&c->unreached));
-	if (!o->quiet && c->dropped.n)
+	if (!o->quiet && c->dropped.n && block)
+		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the benchmark's "
+			"own time; without the %d function%s left out it would be ~%.1f%%",
+			o->budget_pct, 100 * c->before / c->own, c->dropped.n,
+			c->dropped.n == 1 ? "" : "s", c->after > 0 ? 100 * c->after / c->own : 0.0);
+	else if (!o->quiet && c->dropped.n)
 		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the benchmark's "
 			"own time; without %s%s it would be ~%.1f%%", o->budget_pct,
 			100 * c->before / c->own, c->dropped.s, pg_names_more(&c->dropped),
@@ -273,30 +289,6 @@ static void budget_report(const struct pg_record_opts *o, const struct pg_run *r
 	else if (!o->quiet)
 		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the benchmark's "
 			"own time: every function stays", o->budget_pct, 100 * c->before / c->own);
-}
-
-/*
- * Did --budget's unrecorded run @what (the sampled first pass, the pilot) fail, without
- * --allow-failure? One message and -ETIME (the user's --timeout ended it) or -ECHILD; else 0.
- */
-static int budget_run_failed(const struct pg_record_opts *o, const char *what,
-			     const struct pg_rep *rep, bool timed_out)
-{
-	if (o->allow_failure)
-		return 0;
-	if (timed_out) {
-		pg_err("the --budget %s ran past --timeout %g s: its processes were ended; no run "
-		       "file written (--allow-failure goes on)", what,
-		       (double)o->timeout_ms / 1000);
-		return -ETIME;
-	}
-	if (rep->signal || rep->exit_code) {
-		pg_err("the --budget %s %s %d; no run file written", what,
-		       rep->signal ? "was killed by signal" : "exited with status",
-		       rep->signal ? rep->signal : rep->exit_code);
-		return -ECHILD;
-	}
-	return 0;
 }
 
 /* The probes' cost so far of @w's live functions, read from the kernel; returns the total. */
@@ -500,7 +492,7 @@ int pg_budget_narrow(const struct pg_record_opts *o, struct pg_probes *p, struct
 	if (!err && top != UINT32_MAX)
 		gone[top] = true;	/* at least the costliest goes */
 	if (!err)
-		err = pg_budget_choose(run, part, o->budget_pct, sampled_wall_ns, false, gone, NULL,
+		err = pg_budget_choose(run, part, o->budget_pct, sampled_wall_ns, false, gone, NULL, 0,
 				       keep, &c);
 	if (err <= 0) {
 		free(keep);
@@ -642,7 +634,7 @@ int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct 
 	l->timed_out = false;
 	err = err ?: pg_maps_read(p->skel, run->nfuncs, ncpu, &pilot, counters);
 	if (!err && !cut)	/* stopped by us, the pilot did not fail */
-		err = budget_run_failed(o, "pilot run", &pilot, timed_out);
+		err = pg_unrecorded_run_failed(o, l, "--budget pilot run", &pilot, timed_out);
 	if (err)
 		goto out;
 	keep = calloc(run->nfuncs, sizeof(*keep));
@@ -654,12 +646,14 @@ int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct 
 	for (size_t i = 0; i < run->nfuncs; i++)
 		w.drop[i] = !w.live[i];
 	ndrop = pg_budget_choose(run, &pilot, o->budget_pct, sampled_wall_ns, cut, w.drop, cov,
-				 keep, &choice);
+				 o->default_budget ? PG_BUDGET_MIN_OWN : 0, keep, &choice);
 	for (size_t i = 0; i < run->nfuncs; i++)	/* what they cost until detached */
 		if (w.drop[i])
 			choice.before += w.cost[i];
 	if (ndrop >= 0)
-		budget_report(o, run, &pilot, sampled_wall_ns, cut, &choice);
+		budget_report(o, run, &pilot, sampled_wall_ns, cut, cov && cov->samples, &choice);
+	if (ndrop >= 0 && cov && cov->samples && !o->quiet)
+		say_covered(run, cov, keep, run->nfuncs - (size_t)ndrop);
 	if (ndrop <= 0) {
 		err = ndrop;
 		goto out;
@@ -688,17 +682,6 @@ int pg_budget_mark_sampled(const struct pg_run *run, const struct pg_coverage *c
 		seen[map.ids[k]] = true;
 	pg_cov_map_release(&map);
 	return 0;
-}
-
-/* Samples of @rep that cannot speak for every function: unknown frames, or cut short. */
-static uint64_t unsure_samples(const struct pg_rep *rep)
-{
-	uint64_t n = rep->samples_truncated;
-
-	for (size_t k = 0; k < rep->nstacks; k++)
-		if (strstr(rep->stacks[k].folded, "[unknown]"))
-			n += rep->stacks[k].count;
-	return n;
 }
 
 uint32_t pg_budget_sample_hz(uint64_t wall_ns, double cpus, uint64_t *per_rep)
@@ -748,99 +731,51 @@ static void choose_hz(const struct pg_record_opts *o, uint64_t wall_ns, uint64_t
 }
 
 /*
- * --budget's sampled first pass: the benchmark runs once more, unrecorded, sampled at
- * PILOT_SAMPLE_HZ with no probe attached, and only the selected functions seen on its stacks
- * (by name) go on to the pilot. A function that never showed up holds little of the time, and
- * the pilot need not pay for its probes. All of them go on when sampling is off (--no-sample)
- * or does not work here, when the run took fewer than PILOT_MIN_SAMPLES samples, when more
- * than a tenth of them have unknown frames or were cut short, or when none of the functions
- * showed up. *@wall_ns: the run's wall time when it completed (it bounds the pilot), else 0.
- * Before the probes are attached and capabilities dropped.
+ * --budget after the sampled first pass (runner/discover.h): only the selected functions seen
+ * on its stacks (by name) go on to the pilot. A function that never showed up holds little of
+ * the time, and the pilot need not pay for its probes. All of them go on when the pass did not
+ * run (sampling does not work here), when it took fewer than PILOT_MIN_SAMPLES samples, when
+ * more than a tenth of them have unknown frames or were cut short, or when none of the
+ * functions showed up; then @d's stacks are released (too thin to weigh the functions by).
  */
-int pg_budget_sample(const struct pg_record_opts *o, struct pg_launch *l, struct pg_run *run,
-		     uint64_t *wall_ns, uint32_t *hz, struct pg_coverage *cov)
+int pg_budget_sample(const struct pg_record_opts *o, struct pg_discovery *d, struct pg_run *run,
+		     uint64_t *wall_ns, uint32_t *hz)
 {
-	struct pg_probes sp = { 0 };
-	bool *seen = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*seen)), timed_out = false;
+	bool *seen = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*seen));
 	size_t before = run->nfuncs, nseen = 0;
-	uint64_t unsure = 0, samples = 0, spent = 0;
-	int err, runs = 0;
+	int err;
 
 	if (!seen)
 		return -ENOMEM;
-	if (!o->sample_hz) {
-		if (!o->quiet)
-			pg_info("--budget: no sampled first pass (--no-sample): the pilot traces "
-				"all %zu selected functions", before);
+	if (!d->done)
 		goto out_ok;
-	}
-	err = pg_probes_open_bare(&sp);
-	if (err)
-		goto out;
-	sp.sampler = pg_sampler_open(PILOT_SAMPLE_HZ, bpf_map__fd(sp.skel->maps.traced), false);
-	for (int k = 0; k < PILOT_SAMPLE_RUNS; k++) {
-		struct pg_rep one = { .exit_code = -1 };
-
-		if (k && (samples >= PILOT_WANT_SAMPLES || spent >= PILOT_SAMPLE_NS))
-			break;
-		l->stop_signal = pg_signals_wait(0);
-		if (l->stop_signal) {
-			err = pg_launch_stopped_by(l->stop_signal);
-			goto out;
-		}
-		err = sp.sampler ? pg_launch_run(&sp, l, &one) : -EIO;
-		if (err == -EIO && !k) {	/* the sampler could not load or start */
-			pg_rep_release(&one);
-			pg_warn("--budget: no sampled first pass (sampling does not work here): the "
-				"pilot traces all %zu selected functions", before);
-			goto out_ok;
-		}
-		err = err ?: pg_sampler_stop(sp.sampler, &one);
-		timed_out = l->timed_out;
-		l->timed_out = false;
-		err = err ?: budget_run_failed(o, "sampled first pass", &one, timed_out);
-		/* the benchmark's own time: the fastest complete run, the least disturbed */
-		if (!err && !timed_out && !one.signal && !one.exit_code &&
-		    (!*wall_ns || one.wall_ns < *wall_ns))
-			*wall_ns = one.wall_ns;
-		err = err ?: pg_coverage_add(cov, &one);
-		samples += one.samples;
-		unsure += unsure_samples(&one);
-		spent += one.wall_ns;
-		runs++;
-		pg_rep_release(&one);
-		if (err || timed_out)
-			break;
-	}
-	if (err)
-		goto out;
-	choose_hz(o, *wall_ns, samples, runs, hz);
-	err = pg_budget_mark_sampled(run, cov, seen);
+	*wall_ns = d->wall_ns;
+	choose_hz(o, d->wall_ns, d->samples, d->runs, hz);
+	err = pg_budget_mark_sampled(run, &d->cov, seen);
 	if (err)
 		goto out;
 	for (size_t i = 0; i < run->nfuncs; i++)
 		nseen += seen[i];
-	if (samples < PILOT_MIN_SAMPLES || !nseen || 10 * unsure > samples) {
+	if (d->samples < PILOT_MIN_SAMPLES || !nseen || 10 * d->unsure > d->samples) {
 		if (!o->quiet)
 			pg_info("--budget: the sampled first pass took %llu samples (%llu with "
 				"unknown frames or cut short) and saw %zu of the selected "
 				"functions: too few to choose from, the pilot traces all %zu",
-				(unsigned long long)samples, (unsigned long long)unsure, nseen,
+				(unsigned long long)d->samples, (unsigned long long)d->unsure, nseen,
 				before);
-		pg_coverage_release(cov);	/* too thin to weigh the functions by, either */
-		goto out;
+		pg_coverage_release(&d->cov);
+		goto out_ok;
 	}
 	err = pg_run_retain_funcs(run, seen);
-	if (!err && !o->quiet)
+	if (!err && !o->quiet && nseen < before)
 		pg_info("--budget: a sampled first pass (%llu samples in %d run%s) saw %zu of the "
 			"%zu selected functions on its stacks; the pilot traces those, the others "
-			"hold little of the time", (unsigned long long)samples, runs,
-			runs == 1 ? "" : "s", nseen, before);
+			"hold little of the time", (unsigned long long)d->samples, d->runs,
+			d->runs == 1 ? "" : "s", nseen, before);
 	goto out;
 out_ok:
 	err = 0;
 out:
-	pg_probes_release(&sp);
 	free(seen);
 	return err;
 }

@@ -4,9 +4,10 @@
  * --all-functions): trace only the functions whose probes fit in PCT% of the benchmark's own
  * time (docs/measurement.md, "Budget"), chosen by running the benchmark before the recorded
  * repetitions (part of step 2 of runner/record.h), and kept to it while they run (step 3):
- *   a. pg_budget_sample(), before the probes are attached: one run sampled at 999 Hz with no
- *      probe; only the selected functions seen on its stacks go on to the pilot (all of them
- *      when the profile is too thin to tell). Its wall time is the benchmark's own time.
+ *   a. pg_budget_sample(), after the sampled first pass (runner/discover.h: runs at 999 Hz
+ *      with no probe); only the selected functions seen on its stacks go on to the pilot (all
+ *      of them when the profile is too thin to tell). Its wall time is the benchmark's own
+ *      time.
  *   b. pg_budget_pilot(), once the probes are attached and calibrated: an unrecorded run
  *      with every function left, whose counts are read from the kernel every 15 ms; when
  *      pg_budget_live_drop() says some run over their share, it is stopped, they are
@@ -30,8 +31,8 @@
  *
  *	bool *keep = calloc(run->nfuncs, sizeof(*keep));
  *	struct pg_budget_choice c;
- *	int ndrop = pg_budget_choose(run, &pilot, 5.0, sampled_wall_ns, false, NULL, &cov, keep,
- *				     &c);
+ *	int ndrop = pg_budget_choose(run, &pilot, 5.0, sampled_wall_ns, false, NULL, &cov, 0,
+ *				     keep, &c);
  *
  *	if (ndrop > 0)
  *		printf("without %s%s: ~%.1f%%\n", c.dropped.s, pg_names_more(&c.dropped),
@@ -98,12 +99,19 @@ struct pg_budget_choice {
  * the pilot's total_ns, at most 1): a function that is mostly probe cannot be judged
  * (diff/compare.h, PG_MAX_PROBE_SHARE); among equal shares the costliest.
  *
+ * With @min_share > 0 (the default selection: PG_BUDGET_MIN_OWN) and @cov, the choice by the
+ * stacks is made even when everything fits, and a function that would own less than that
+ * share of the sampled CPU time is dropped whatever its cost: it holds almost none of the
+ * time (harness, set-up, argument parsing), and its measured self time would be mostly probe.
+ *
  * Sets keep[] (run->nfuncs entries) and *choice; @cut says that the pilot was stopped early.
  * Returns how many functions are dropped, or -ENOMEM. Logs nothing.
  */
+#define PG_BUDGET_MIN_OWN 0.005
 int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, double budget_pct,
 		     uint64_t sampled_wall_ns, bool cut, const bool *gone,
-		     const struct pg_coverage *cov, bool *keep, struct pg_budget_choice *choice);
+		     const struct pg_coverage *cov, double min_share, bool *keep,
+		     struct pg_budget_choice *choice);
 
 /*
  * The pilot's live rule, applied every few ms while it runs (pure; logs nothing). @cost[i]:
@@ -197,16 +205,15 @@ int pg_budget_mark_sampled(const struct pg_run *run, const struct pg_coverage *c
 uint32_t pg_budget_sample_hz(uint64_t wall_ns, double cpus, uint64_t *per_rep);
 
 /*
- * Step a: the sampled first pass (when opts.sample_hz; said when not). Keeps in @run only the
- * functions it saw, when it saw enough; *wall_ns: its wall time when it completed, else 0.
- * *@hz: the repetitions' sampling rate; when opts.auto_hz and the pass completed, chosen from
- * its fastest run by pg_budget_sample_hz() (said in a line), else left as it is. @cov
- * (initialised, empty): the pass's stacks when it saw enough to choose from, else left empty.
- * Before the probes are attached and capabilities dropped. 0 or -errno (logged): -ETIME or
- * -ECHILD when the run failed without --allow-failure.
+ * Step a, after the sampled first pass @d (runner/discover.h): keeps in @run only the
+ * functions it saw, when it saw enough (else @d's stacks are released); *wall_ns: its fastest
+ * complete run, else 0. *@hz: the repetitions' sampling rate; when opts.auto_hz and the pass
+ * completed, chosen from its fastest run by pg_budget_sample_hz() (said in a line), else left
+ * as it is. 0 or -ENOMEM.
  */
-int pg_budget_sample(const struct pg_record_opts *o, struct pg_launch *l, struct pg_run *run,
-		     uint64_t *wall_ns, uint32_t *hz, struct pg_coverage *cov);
+struct pg_discovery;
+int pg_budget_sample(const struct pg_record_opts *o, struct pg_discovery *d, struct pg_run *run,
+		     uint64_t *wall_ns, uint32_t *hz);
 
 /*
  * Step b: the pilot with the attached, calibrated probes @p, started again (at most 50 times)

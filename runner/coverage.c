@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "../core/strv.h"
 #include "coverage.h"
 
 int pg_coverage_add(struct pg_coverage *c, const struct pg_rep *rep)
@@ -218,7 +219,7 @@ static double worth(double samples, double ns_per, double extra)
  * the samples in which it lies below their owner, from each of those owners (or from no one).
  */
 static double gain(const struct pg_cov_map *m, const struct occ *o, struct owners *w, uint32_t f,
-		   const double *extra, double ns_per)
+		   const double *extra, double ns_per, double *own)
 {
 	double taken = 0, g = 0;
 	size_t nt = 0;
@@ -244,6 +245,7 @@ static double gain(const struct pg_cov_map *m, const struct occ *o, struct owner
 			     worth(w->own[who], ns_per, extra[who]);
 		w->moved[who] = 0;
 	}
+	*own = taken * ns_per + extra[f];
 	return g + worth(taken, ns_per, extra[f]);
 }
 
@@ -261,7 +263,7 @@ static void take(const struct pg_cov_map *m, const struct occ *o, struct owners 
 }
 
 int pg_cov_choose(const struct pg_cov_map *m, const double *cost, const double *extra,
-		  double ns_per, double allowed, bool *keep, double *total)
+		  double ns_per, double allowed, double min_own, bool *keep, double *total)
 {
 	uint32_t nf = m->nfuncs;
 	struct occ o = { 0 };
@@ -297,11 +299,13 @@ int pg_cov_choose(const struct pg_cov_map *m, const double *cost, const double *
 		double best_v = 0;
 
 		for (uint32_t f = 0; f < nf; f++) {
-			double v;
+			double v, own;
 
 			if (!may[f] || keep[f] || *total + cost[f] > allowed)
 				continue;
-			v = gain(m, &o, &w, f, extra, ns_per) / cost[f];
+			v = gain(m, &o, &w, f, extra, ns_per, &own) / cost[f];
+			if (own < min_own || own <= 0)
+				continue;
 			if (v > best_v) {
 				best = f;
 				best_v = v;
@@ -321,4 +325,64 @@ cleanup:
 	occ_release(&o);
 	free(may);
 	return err;
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The innermost user frame of @stack (modified in place: its kernel frames cut), or NULL. */
+static char *leaf_frame(char *stack)
+{
+	char *leaf = NULL, *save = NULL;
+
+	for (char *fr = strtok_r(stack, ";", &save); fr; fr = strtok_r(NULL, ";", &save)) {
+		size_t len = strlen(fr);
+
+		if (len >= 4 && !strcmp(fr + len - 4, " [k]"))
+			break;
+		leaf = fr;
+	}
+	return leaf;
+}
+
+int pg_coverage_frames(const struct pg_coverage *c, bool leaves, char ***frames, size_t *n)
+{
+	size_t w = 0;
+
+	*frames = NULL;
+	*n = 0;
+	for (size_t k = 0; k < c->n; k++) {
+		char *stack = strdup(c->stacks[k].folded), *save = NULL, *leaf;
+		int err = stack ? 0 : -ENOMEM;
+
+		if (!err && leaves && (leaf = leaf_frame(stack)))
+			err = pg_strv_push(frames, n, leaf);
+		for (char *fr = err || leaves ? NULL : strtok_r(stack, ";", &save); fr && !err;
+		     fr = strtok_r(NULL, ";", &save))
+			err = pg_strv_push(frames, n, fr);
+		free(stack);
+		if (err) {
+			pg_strv_free(*frames, *n);
+			*frames = NULL;
+			*n = 0;
+			return err;
+		}
+	}
+	if (*n > 1)
+		qsort(*frames, *n, sizeof(**frames), cmp_strp);
+	for (size_t r = 0; r < *n; r++) {	/* each once */
+		if (w && !strcmp((*frames)[w - 1], (*frames)[r]))
+			free((*frames)[r]);
+		else
+			(*frames)[w++] = (*frames)[r];
+	}
+	*n = w;
+	return 0;
+}
+
+bool pg_frames_have(char *const *frames, size_t n, const char *name)
+{
+	return n && bsearch(&name, frames, n, sizeof(*frames), cmp_strp);
 }

@@ -29,7 +29,7 @@
  *
  *	pg_coverage_add(&cov, &sampled_rep);		// for each sampled run
  *	pg_cov_map_build(&map, &cov, run);
- *	pg_cov_choose(&map, cost, blocked, ns_per_sample, allowed, keep, &total);
+ *	pg_cov_choose(&map, cost, blocked, ns_per_sample, allowed, 0, keep, &total);
  *	pg_cov_map_release(&map);
  *	pg_coverage_release(&cov);
  */
@@ -50,6 +50,17 @@ struct pg_coverage {
 };
 
 #define PG_COVERAGE_INIT { 0 }
+
+/*
+ * Every frame name of @c's stacks (with @leaves, only each stack's innermost user frame: the
+ * functions that hold samples as their own), sorted, each once, into the string vector
+ * *@frames, *@n (core/strv.h; the caller frees it with pg_strv_free()). 0 or -ENOMEM (nothing
+ * allocated).
+ */
+int pg_coverage_frames(const struct pg_coverage *c, bool leaves, char ***frames, size_t *n);
+
+/* Is @name among @frames (pg_coverage_frames())? */
+bool pg_frames_have(char *const *frames, size_t n, const char *name);
 
 /* Copy @rep's on-CPU stacks into @c (and count the run). 0 or -ENOMEM (@c as it was). */
 int pg_coverage_add(struct pg_coverage *c, const struct pg_rep *rep);
@@ -82,13 +93,14 @@ void pg_cov_map_release(struct pg_cov_map *m);
  * kept function owns count for nothing: covering them is all gain). The square
  * root makes splitting a large own time worth more than moving it whole: a wrapper whose
  * callee is kept is worth little, and a function of a few percent inside a large caller is
- * worth its probes. A function that would own nothing is not added.
+ * worth its probes. A function that would own less than @min_own ns a run (or nothing) is not
+ * added, whatever its cost: harness, set-up and argument parsing hold almost none of the time.
  *
  * keep[id] on entry: whether function id may be kept; on return: whether it is. A function
  * with cost[id] <= 0 (unknown) that may be kept is. *@total: the kept functions' cost.
  * 0 or -ENOMEM (keep[] then undefined).
  */
 int pg_cov_choose(const struct pg_cov_map *m, const double *cost, const double *extra,
-		  double ns_per, double allowed, bool *keep, double *total);
+		  double ns_per, double allowed, double min_own, bool *keep, double *total);
 
 #endif

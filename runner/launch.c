@@ -18,6 +18,7 @@
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "launch.h"
+#include "resolve.h"
 #include "sampler.h"
 #include "perfgate.skel.h"
 
@@ -100,6 +101,20 @@ static int stop_step(struct pg_launch *l, pid_t pgid, uint64_t t0, uint64_t *kil
 	return wait_ms;
 }
 
+int pg_launch_set_command(struct pg_launch *l, char **cmd)
+{
+	size_t nassign, prog = pg_command_env(cmd, &nassign);
+
+	if (!cmd[prog]) {
+		pg_err("the command '%s' sets variables but names no program to run", cmd[0]);
+		return -EINVAL;
+	}
+	l->assign = cmd;
+	l->nassign = prog;
+	l->argv = cmd + prog;
+	return 0;
+}
+
 /* What the forked benchmark child reports through its pipe before it execs. */
 enum child_msg {
 	CHILD_EXEC_FAILED,	/* and the errno */
@@ -148,7 +163,11 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 			if (unreadable && write(fail, note, sizeof(note)) < 0)
 				_exit(127);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);	/* cleared by setuid: set after */
-			execvpe(argv[0], argv, envp);
+			environ = envp;
+			for (size_t i = 0; i < l->nassign; i++)
+				if (strchr(l->assign[i], '='))
+					putenv(l->assign[i]);
+			execvp(argv[0], argv);
 			msg[0] = CHILD_EXEC_FAILED;
 			msg[1] = errno;
 		}

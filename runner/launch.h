@@ -45,7 +45,9 @@
 #include "record.h"
 
 struct pg_launch {
-	char **argv;		/* the command, NULL-terminated (borrowed) */
+	char **argv;		/* the program and its arguments, NULL-terminated (borrowed) */
+	char **assign;		/* words before it: NAME=value (and "env") for its environment */
+	size_t nassign;
 	char *preload;		/* the C++ exception fix's library, NULL if off */
 	bool preload_noted;	/* said that the benchmark's user cannot read it */
 	struct pg_creds creds;	/* whom the benchmark runs as */
@@ -67,6 +69,14 @@ struct pg_launch {
 	bool tick_stopped;	/* the last repetition was stopped by tick */
 	uint64_t next_tick_ns;	/* private to pg_launch_run() */
 };
+
+/*
+ * Run the command @cmd (NULL-terminated, borrowed) from now on: its leading NAME=value words
+ * and `env NAME=value...` (runner/resolve.h, pg_command_env()) go into the program's
+ * environment, as a shell and env(1) would put them; l->argv is the rest. 0, or -EINVAL
+ * (logged) when no program is left.
+ */
+int pg_launch_set_command(struct pg_launch *l, char **cmd);
 
 /*
  * Choose whom the benchmark runs as (@user, NULL: the invoking user) and block the stop

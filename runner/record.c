@@ -20,6 +20,7 @@
 #include "launch.h"
 #include "maps.h"
 #include "meta.h"
+#include "objects.h"
 #include "privs.h"
 #include "probes.h"
 #include "record.h"
@@ -30,13 +31,14 @@
 
 _Static_assert(PG_NSITES == PG_SITE_COUNT, "bpf/perfgate.h and core/run.h disagree on sites");
 
-int pg_recording_select(const struct pg_record_opts *o, struct pg_run *run)
+int pg_recording_select(const struct pg_record_opts *o, const char *argv0,
+			const struct pg_discovery *disc, struct pg_run *run)
 {
 	struct pg_selection sel = { 0 };
 	size_t site[PG_SITE_COUNT] = { 0 };
 	int err;
 
-	err = pg_selection_init(&sel, o->argv[0]);
+	err = pg_selection_init(&sel, argv0, disc && disc->done ? disc : NULL);
 	err = err ?: pg_select(&sel, o);
 	err = err ?: pg_selection_build(&sel, run, site);
 	pg_selection_release(&sel);
@@ -59,18 +61,84 @@ static int check_before_running(const struct pg_run *run)
 	return err;
 }
 
+/* Was any function of @binary called in @rep (stats of @run's ids)? */
+static bool binary_called(const struct pg_run *run, const struct pg_rep *rep, const char *binary)
+{
+	for (size_t i = 0; i < rep->nstats; i++)
+		if (rep->stats[i].calls && rep->stats[i].func < run->nfuncs &&
+		    !strcmp(run->funcs[rep->stats[i].func].binary, binary))
+			return true;
+	return false;
+}
+
+int pg_recording_check_first(const struct pg_recording *r, const struct pg_run *run,
+			     const struct pg_rep *rep, const char *side)
+{
+	const struct pg_objects *objs = r->probes.sampler ? pg_sampler_objects(r->probes.sampler) :
+					NULL;
+	uint32_t now = r->probes.sampler ? pg_sampler_reps(r->probes.sampler) : 0;
+	bool any = false;
+
+	for (size_t i = 0; i < run->nfuncs; i++) {
+		const char *bin = run->funcs[i].binary;
+		const struct pg_object *it, *other;
+
+		if (i && !strcmp(bin, run->funcs[i - 1].binary))
+			continue;	/* grouped by binary: each once */
+		if (binary_called(run, rep, bin)) {
+			any = true;
+			continue;
+		}
+		if (!objs || !objs->n)
+			continue;
+		it = pg_objects_find(objs, bin);
+		other = pg_objects_by_name(objs, pg_basename(bin));
+		if ((!it || it->last_rep != now) && other && other != it && other->last_rep == now) {
+			pg_err("%sthe first repetition never loaded %s, which is traced: its processes "
+			       "loaded %s, of the same name (trace that file; in perfgate ab each "
+			       "side's own libraries are found from its runs)", side, bin,
+			       other->path);
+			return -ENOENT;
+		}
+	}
+	if (!any) {
+		pg_err("%sno traced function was called in the first repetition (%zu traced, in "
+		       "%s%s): there is nothing to measure; choose functions the program runs (-f), "
+		       "or let perfgate choose (no -f)", side, run->nfuncs,
+		       run->nfuncs ? pg_basename(run->funcs[0].binary) : "no file",
+		       run->nfuncs && strcmp(run->funcs[0].binary,
+					     run->funcs[run->nfuncs - 1].binary) ? ", ..." : "");
+		return -ENOENT;
+	}
+	return 0;
+}
+
 /* how often the guard may narrow the selection and start the repetitions again */
 #define GUARD_MAX_NARROW 4
 
+int pg_recording_discover(const struct pg_record_opts *o, struct pg_launch *l,
+			  struct pg_discovery *d, const char *side)
+{
+	int err;
+
+	if (!pg_discovery_needed(o, l->argv[0]))
+		return 0;
+	err = pg_discover(o, l, d);
+	if (!err)
+		pg_discovery_explain(d, l->argv[0], side, o->quiet);
+	return err;
+}
+
 int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, struct pg_run *run)
 {
-	struct pg_coverage cov = PG_COVERAGE_INIT;	/* the sampled first pass's stacks */
 	size_t nselected;
 	int err;
 
 	r->hz = o->sample_hz;
-	r->launch.argv = o->argv;
 	r->launch.timeout_ns = o->timeout_ms * 1000000ULL;
+	err = pg_launch_set_command(&r->launch, o->argv);
+	if (err)
+		return err;
 	if (!pg_can_record()) {
 		pg_err("recording needs root, or the CAP_BPF and CAP_PERFMON capabilities "
 		       "(try: sudo perfgate record ...)");
@@ -82,8 +150,9 @@ int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, s
 	if (err)
 		return err;
 
-	/* 1. select the functions; the run's metadata */
-	err = pg_recording_select(o, run);
+	/* 1. what the processes run; select the functions; the run's metadata */
+	err = pg_recording_discover(o, &r->launch, &r->disc, "");
+	err = err ?: pg_recording_select(o, r->launch.argv[0], &r->disc, run);
 	nselected = run->nfuncs;
 	err = err ?: pg_meta_collect(&run->meta);
 	err = err ?: pg_meta_record_opts(&run->meta, o);
@@ -101,30 +170,28 @@ int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, s
 	}
 	pg_launch_choose_fix(&r->launch, o, run);
 	if (o->budget_pct > 0) {
-		err = pg_budget_sample(o, &r->launch, run, &r->sampled_wall, &r->hz, &cov);
+		err = pg_budget_sample(o, &r->disc, run, &r->sampled_wall, &r->hz);
 		if (err)
-			goto cleanup;
+			return err;
 	}
 	r->probes.offcpu = !o->no_offcpu;
 	err = pg_probes_attach(&r->probes, run, o->single_attach, r->launch.preload);
 	if (err)
-		goto cleanup;
+		return err;
 	pg_calib_report(pg_calib_run(&r->probes, run, r->ncpu, &run->calib), &run->calib,
 			o->quiet);
 	pg_launch_excfix_open(&r->probes, &r->launch);
 	if (o->budget_pct > 0) {
 		err = pg_budget_pilot(o, &r->probes, &r->launch, run, r->ncpu, r->sampled_wall,
-				      &cov);
+				      &r->disc.cov);
 		if (err)
-			goto cleanup;
+			return err;
 		if (!o->quiet)
 			pg_info("--budget %g%%%s: tracing %zu of the %zu functions selected",
 				o->budget_pct, o->default_budget ? " (the default without -f; "
 				"--all-functions traces them all)" : "", run->nfuncs, nselected);
 	}
-cleanup:
-	pg_coverage_release(&cov);
-	return err;
+	return 0;
 }
 
 int pg_recording_arm(struct pg_recording *r, const struct pg_record_opts *o, struct pg_run *run,
@@ -190,6 +257,7 @@ int pg_recording_end(struct pg_recording *r, const struct pg_record_opts *o, str
 	/* 4. detach everything */
 	pg_budget_watch_release(&r->guard);
 	pg_probes_release(&r->probes);
+	pg_discovery_release(&r->disc);
 	return r->begun ? pg_launch_end(&r->launch, err) : err;
 }
 
@@ -208,7 +276,8 @@ static int record_rep(const struct pg_record_opts *o, struct pg_recording *r, st
 	pg_launch_progress(o, i, rep, rep->nstats);
 	if (i == 0)
 		pg_calib_warn_overhead(run, rep);
-	return pg_launch_verdict(o, &r->launch, i, rep, &r->probes.fix);
+	err = pg_launch_verdict(o, &r->launch, i, rep, &r->probes.fix);
+	return err || i ? err : pg_recording_check_first(r, run, rep, "");
 }
 
 int pg_record(const struct pg_record_opts *o, struct pg_run *run)
@@ -224,7 +293,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	/* 3. the repetitions, each a fresh process tree read into one struct pg_rep */
 	if (!o->quiet)
 		pg_info("tracing %zu functions, %u repetitions of: %s", run->nfuncs,
-			o->repetitions, o->argv[0]);
+			o->repetitions, r.launch.argv[0]);
 	for (uint32_t i = 0; i < o->repetitions && !err; i++) {
 		err = record_rep(o, &r, run, i);
 		if (err != PG_GUARD_STOPPED)

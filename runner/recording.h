@@ -46,6 +46,7 @@
 #include "../bpf/perfgate.h"
 #include "../core/run.h"
 #include "budget.h"
+#include "discover.h"
 #include "launch.h"
 #include "probes.h"
 #include "record.h"
@@ -57,6 +58,7 @@ struct pg_recording {
 	uint64_t sampled_wall;	/* --budget's sampled first pass, when complete; else 0 */
 	uint32_t hz;		/* -F, or chosen from the sampled first pass; 0: no profile */
 	struct pg_budget_watch guard;
+	struct pg_discovery disc;	/* the sampled first pass, when it ran */
 	int ncpu;
 	bool begun;		/* pg_recording_begin() initialised the launch */
 	bool armed;		/* pg_recording_arm() succeeded */
@@ -66,10 +68,27 @@ struct pg_recording {
 #define PG_GUARD_STOPPED 1
 
 /*
- * Step 1: choose the functions of o->argv as @o says into @run's function table (initialised,
- * empty), and say what their sites cost. 0 or -errno (logged).
+ * Step 1: choose the functions of @argv0 (the program of o->argv) as @o says into @run's
+ * function table (initialised, empty), from what the sampled first pass @disc found (NULL:
+ * none ran), and say what their sites cost. 0 or -errno (logged).
  */
-int pg_recording_select(const struct pg_record_opts *o, struct pg_run *run);
+int pg_recording_select(const struct pg_record_opts *o, const char *argv0,
+			const struct pg_discovery *disc, struct pg_run *run);
+
+/*
+ * The sampled first pass for @l's command into @d when @o needs one (pg_discovery_needed());
+ * says what it found (@side: "" or "the new side: "). 0 or -errno (logged).
+ */
+int pg_recording_discover(const struct pg_record_opts *o, struct pg_launch *l,
+			  struct pg_discovery *d, const char *side);
+
+/*
+ * After the first repetition, read into @stats for the functions of @probed: a recording in
+ * which no traced function was called, or which traces a file that the processes did not map
+ * while they mapped another of its name, cannot judge anything. -ENOENT (logged), else 0.
+ */
+int pg_recording_check_first(const struct pg_recording *r, const struct pg_run *probed,
+			     const struct pg_rep *stats, const char *side);
 
 /*
  * Steps 1 and 2 for o->argv: choose @run's functions (initialised, empty) and fill its

@@ -21,19 +21,20 @@ static bool is_exec_file(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
 }
 
-char *pg_resolve_command(const char *argv0)
+/* The executable @argv0 names, silently: NULL when there is none (*why says why). */
+static char *find_command(const char *argv0, const char **why)
 {
 	const char *path = getenv("PATH");
 	char buf[PATH_MAX];
 
+	*why = "command not found";
 	if (!*argv0) {
-		pg_err("empty command");
+		*why = "empty command";
 		return NULL;
 	}
 	if (strchr(argv0, '/')) {
 		if (!is_exec_file(argv0)) {
-			pg_err("%s: %s", argv0, access(argv0, F_OK) ? "no such file" :
-			       "not an executable file");
+			*why = access(argv0, F_OK) ? "no such file" : "not an executable file";
 			return NULL;
 		}
 		return realpath(argv0, NULL);
@@ -49,8 +50,73 @@ char *pg_resolve_command(const char *argv0)
 			return realpath(buf, NULL);
 		path = *end ? end + 1 : end;
 	}
-	pg_err("command not found: %s (searched $PATH)", argv0);
 	return NULL;
+}
+
+char *pg_find_command(const char *argv0)
+{
+	const char *why;
+
+	return find_command(argv0, &why);
+}
+
+char *pg_resolve_command(const char *argv0)
+{
+	const char *why;
+	char *exe = find_command(argv0, &why);
+
+	if (exe)
+		return exe;
+	if (!*argv0)
+		pg_err("%s", why);
+	else if (strchr(argv0, '/'))
+		pg_err("%s: %s", argv0, why);
+	else
+		pg_err("command not found: %s (searched $PATH)", argv0);
+	return NULL;
+}
+
+/* NAME=value, with NAME a shell variable name */
+static bool is_assignment(const char *w)
+{
+	const char *c = w;
+
+	if (!(*c == '_' || (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z')))
+		return false;
+	while (*c == '_' || (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+	       (*c >= '0' && *c <= '9'))
+		c++;
+	return *c == '=';
+}
+
+size_t pg_command_env(char *const *argv, size_t *nassign)
+{
+	size_t i = 0, first;
+
+	*nassign = 0;
+	while (argv[i] && is_assignment(argv[i]))
+		i++;
+	first = i;
+	if (argv[i] && !strcmp(argv[i], "env")) {
+		size_t k = i + 1;
+
+		while (argv[k] && is_assignment(argv[k]))
+			k++;
+		/* env with options, or with no program, is a program like any other */
+		if (argv[k] && argv[k][0] != '-') {
+			*nassign = first + (k - i - 1);
+			return k;
+		}
+	}
+	*nassign = first;
+	return first;
+}
+
+const char *pg_command_program(char *const *argv)
+{
+	size_t nassign, prog = pg_command_env(argv, &nassign);
+
+	return argv[prog] ? argv[prog] : "";
 }
 
 char *pg_capture(char *const argv[])

@@ -8,8 +8,24 @@
 #ifndef PG_RESOLVE_H
 #define PG_RESOLVE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* The executable that execvp(@argv0) would run: a path, or the first match on $PATH. */
 char *pg_resolve_command(const char *argv0);
+/* The same, silent: NULL when there is none. */
+char *pg_find_command(const char *argv0);
+
+/*
+ * Where the program of the command @argv (NULL-terminated) starts, as a shell and env(1) see
+ * it: after leading NAME=value words, and after `env NAME=value...` (env without options).
+ * The index of the program's word; *@nassign: how many assignments come before it (they are
+ * argv's words other than "env", in order). A command of assignments only: its word count.
+ */
+size_t pg_command_env(char *const *argv, size_t *nassign);
+
+/* The program word of @argv (pg_command_env()): "" for a command of assignments only. */
+const char *pg_command_program(char *const *argv);
 
 /*
  * The ELF file named by @spec in a -f/-x BINARY: prefix. A spec with a '/' is a path. Otherwise

@@ -4,12 +4,16 @@
  * --functions-of over the symbol tables of the executable and its libraries. See select.h.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/alloc.h"
 #include "../core/log.h"
+#include "../core/strbuf.h"
+#include "../core/strv.h"
+#include "coverage.h"
 #include "resolve.h"
 #include "select.h"
 #include "srcline.h"
@@ -57,14 +61,32 @@ void pg_selection_release(struct pg_selection *sel)
 	free(sel->bins);
 	free(sel->exe);
 	free(sel->exe_interp);
+	pg_strv_free(sel->frames, sel->nframes);
+	pg_strv_free(sel->leaves, sel->nleaves);
 	memset(sel, 0, sizeof(*sel));
 }
 
-int pg_selection_init(struct pg_selection *sel, const char *argv0)
+int pg_selection_init(struct pg_selection *sel, const char *argv0,
+		      const struct pg_discovery *disc)
 {
+	const struct pg_object *prog;
+
 	sel->exe = pg_resolve_command(argv0);
 	if (!sel->exe)
 		return -ENOENT;
+	prog = disc ? pg_discovery_program(disc, sel->exe) : NULL;
+	if (prog && strcmp(prog->path, sel->exe)) {
+		free(sel->exe);
+		sel->exe = strdup(prog->path);
+		if (!sel->exe)
+			return -ENOMEM;
+	}
+	if (disc && disc->done) {
+		sel->disc = disc;
+		if (pg_coverage_frames(&disc->cov, false, &sel->frames, &sel->nframes) ||
+		    pg_coverage_frames(&disc->cov, true, &sel->leaves, &sel->nleaves))
+			return -ENOMEM;
+	}
 	sel->exe_interp = pg_elf_interp(sel->exe);
 	return 0;
 }
@@ -105,15 +127,42 @@ struct pg_bin *pg_selection_bin(struct pg_selection *sel, const char *path)
 	return &sel->bins[sel->nbins - 1];
 }
 
+/*
+ * The file a -f/-x BINARY (@what: the option as given) names, as the benchmark's processes
+ * load it: a name answers to the file they mapped (a build tree's library before an
+ * installed one of the same name), and a path that names a file they did not map, beside one
+ * of that name that they did, is refused. Malloc'd; NULL after logging why.
+ */
+static char *resolve_spec(const struct pg_selection *sel, const char *what, const char *spec)
+{
+	const struct pg_objects *objs = sel->disc ? &sel->disc->objs : NULL;
+	const struct pg_object *o;
+	char *path;
+
+	if (objs && !strchr(spec, '/') && (o = pg_objects_by_name(objs, spec)))
+		return strdup(o->path);
+	path = pg_resolve_binary(spec, sel->exe, sel->exe_interp);
+	if (!path || !objs || pg_objects_find(objs, path))
+		return path;
+	o = pg_objects_by_name(objs, pg_basename(path));
+	if (o) {
+		pg_err("%s: %s is not the file the benchmark's processes load: they map %s, of "
+		       "the same name; name that one (%s:GLOB)", what, path, o->path, o->path);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 /* Resolve the BINARY part of a filter (NULL: the executable) to a loaded binary. */
-static struct pg_bin *filter_bin(struct pg_selection *sel, const char *spec)
+static struct pg_bin *filter_bin(struct pg_selection *sel, const char *what, const char *spec)
 {
 	struct pg_bin *b;
 	char *path;
 
 	if (!spec)
 		return pg_selection_bin(sel, sel->exe);
-	path = pg_resolve_binary(spec, sel->exe, sel->exe_interp);
+	path = resolve_spec(sel, what, spec);
 	if (!path)
 		return NULL;
 	b = pg_selection_bin(sel, path);
@@ -135,7 +184,7 @@ static int apply_filters(struct pg_selection *sel, const struct pg_record_opts *
 			pg_err("-f '%s': expected [BINARY:]GLOB", o->filters[i]);
 			break;
 		}
-		b = filter_bin(sel, spec);
+		b = filter_bin(sel, o->filters[i], spec);
 		if (!b) {
 			err = -ENOENT;
 			if (!spec)
@@ -159,6 +208,92 @@ static int apply_filters(struct pg_selection *sel, const struct pg_record_opts *
 		spec = glob = NULL;
 	}
 	return err;
+}
+
+static int cmp_self_desc(const void *a, const void *b, void *arg)
+{
+	const struct pg_object *v = arg;
+	uint64_t x = v[*(const size_t *)a].self, y = v[*(const size_t *)b].self;
+
+	return (x < y) - (x > y);
+}
+
+/*
+ * Choose in @b the functions that are on the first pass's stacks (in a system object, only
+ * those that hold samples as their own: not the C runtime's start-up frames under every
+ * stack) and not C run-time helpers, while *@n < o->max_funcs; count those past the cap in
+ * *@capped.
+ */
+static void choose_seen(struct pg_selection *sel, struct pg_bin *b,
+			const struct pg_record_opts *o, size_t *n, size_t *capped)
+{
+	bool sys = pg_object_is_system(b->path);
+	char **names = sys ? sel->leaves : sel->frames;
+	size_t nnames = sys ? sel->nleaves : sel->nframes;
+
+	for (size_t k = 0; k < b->syms.n; k++) {
+		const struct pg_sym *s = &b->syms.syms[k];
+
+		if (pg_sym_is_runtime(s->name) ||
+		    !pg_frames_have(names, nnames, s->display ? s->display : s->name))
+			continue;
+		if (*n >= o->max_funcs) {
+			(*capped)++;
+			continue;
+		}
+		b->chosen[k] = true;
+		(*n)++;
+	}
+}
+
+/*
+ * The default selection after a sampled first pass: the functions on its stacks, in the
+ * objects that hold its samples (pg_objects_candidates(): the project's code first, the
+ * system's libraries only when they hold much of the time), most sampled objects first.
+ * Returns how many were chosen (0: none, the caller falls back), or -ENOMEM.
+ */
+static long apply_discovered(struct pg_selection *sel, const struct pg_record_opts *o)
+{
+	const struct pg_objects *objs = &sel->disc->objs;
+	bool *take = calloc(objs->n ? objs->n : 1, sizeof(*take));
+	size_t *order = calloc(objs->n ? objs->n : 1, sizeof(*order));
+	size_t n = 0, capped = 0;
+	struct pg_strbuf where = PG_STRBUF_INIT;
+	int err;
+
+	if (!take || !order) {
+		free(take);
+		free(order);
+		return -ENOMEM;
+	}
+	pg_objects_candidates(objs, take);
+	for (size_t i = 0; i < objs->n; i++)
+		order[i] = i;
+	qsort_r(order, objs->n, sizeof(*order), cmp_self_desc, objs->v);
+	for (size_t j = 0; j < objs->n; j++) {
+		const struct pg_object *ob = &objs->v[order[j]];
+		struct pg_bin *b;
+		size_t before = n;
+
+		if (!take[order[j]] || !(b = pg_selection_bin(sel, ob->path)))
+			continue;
+		choose_seen(sel, b, o, &n, &capped);
+		if (n > before)
+			pg_strbuf_addf(&where, "%s%s (%.0f%% of the samples)", where.len ? ", " : "",
+				       pg_basename(ob->path),
+				       100.0 * (double)ob->self / (double)objs->samples_user);
+	}
+	if (n && capped)
+		pg_warn("%zu more functions on the first pass's stacks are past --max-funcs %u",
+			capped, o->max_funcs);
+	if (n && !o->quiet)
+		pg_info("no -f given: %zu candidate function%s on the first pass's stacks, in %s",
+			n, n == 1 ? "" : "s", where.len ? where.s : "?");
+	err = where.err;
+	pg_strbuf_release(&where);
+	free(take);
+	free(order);
+	return err ? err : (long)n;
 }
 
 static int apply_default(struct pg_selection *sel, const struct pg_record_opts *o)
@@ -202,7 +337,7 @@ static int apply_excludes(struct pg_selection *sel, const struct pg_record_opts 
 			return -EINVAL;
 		}
 		if (spec) {
-			path = pg_resolve_binary(spec, sel->exe, sel->exe_interp);
+			path = resolve_spec(sel, o->excludes[i], spec);
 			if (!path) {
 				free(spec);
 				free(glob);
@@ -305,7 +440,10 @@ static long choose_named(struct pg_bin *b, char **keys, size_t n, bool *found)
  */
 static char *functions_of_binary(const struct pg_selection *sel, const char *recorded)
 {
-	char *path = pg_find_binary(pg_basename(recorded), sel->exe, sel->exe_interp);
+	const struct pg_object *o = sel->disc ?
+		pg_objects_by_name(&sel->disc->objs, pg_basename(recorded)) : NULL;
+	char *path = o ? strdup(o->path) :
+		pg_find_binary(pg_basename(recorded), sel->exe, sel->exe_interp);
 
 	return path ?: realpath(recorded, NULL);
 }
@@ -323,9 +461,13 @@ static int apply_functions_of(struct pg_selection *sel, const struct pg_record_o
 	char **names = calloc(nf, sizeof(*names));
 	bool *found = calloc(nf, sizeof(*found));
 	const char *bin_gone = NULL;
-	char *example = NULL;
+	char *example = NULL, what[PATH_MAX + 32];
 	int err = ids && names && found ? 0 : -ENOMEM;
 
+	if (o->functions_of_base)
+		snprintf(what, sizeof(what), "the base side");
+	else
+		snprintf(what, sizeof(what), "--functions-of %s", o->functions_of_path);
 	for (size_t i = 0, j; i < src->nfuncs && !err; i = j) {
 		const struct pg_func *first = &src->funcs[ids[i]];
 		const char *base = pg_basename(first->binary);
@@ -376,24 +518,22 @@ static int apply_functions_of(struct pg_selection *sel, const struct pg_record_o
 			free(names[k]);
 	}
 	if (!err && nbins_gone)
-		pg_warn("--functions-of %s: %zu of its binaries (%s%s) cannot be found by name among "
-			"%s's libraries, nor at the recorded path: their functions are not traced",
-			o->functions_of_path, nbins_gone, bin_gone, nbins_gone > 1 ? ", ..." : "",
-			pg_basename(sel->exe));
+		pg_warn("%s: %zu of its binaries (%s%s) cannot be found by name among %s's "
+			"libraries, nor at the recorded path: their functions are not traced", what,
+			nbins_gone, bin_gone, nbins_gone > 1 ? ", ..." : "", pg_basename(sel->exe));
 	if (!err && example)
-		pg_warn("--functions-of %s: some of its functions are not in the binaries now (%s): "
-			"the code changed, and compare will list them as removed", o->functions_of_path,
+		pg_warn("%s: some of its functions are not in %s's binaries (%s): the code "
+			"changed, and compare will list them as removed", what, pg_basename(sel->exe),
 			example);
 	if (!err && !chosen) {
-		pg_err("--functions-of %s: none of its functions is in %s's binaries",
-		       o->functions_of_path, pg_basename(sel->exe));
+		pg_err("%s: none of its functions is in %s's binaries", what, pg_basename(sel->exe));
 		err = -ENOENT;
 	}
-	if (!err && !o->quiet)
-		pg_info("--functions-of %s: tracing %zu functions (%zu of its %zu not found)",
-			o->functions_of_path, chosen, missing, src->nfuncs);
+	if (!err && !o->quiet && !o->functions_of_base)
+		pg_info("%s: tracing %zu functions (%zu of its %zu not found)", what, chosen,
+			missing, src->nfuncs);
 	if (err == -ENOMEM)
-		pg_err("--functions-of %s: out of memory", o->functions_of_path);
+		pg_err("%s: out of memory", what);
 	free(ids);
 	free(names);
 	free(found);
@@ -405,10 +545,15 @@ int pg_select(struct pg_selection *sel, const struct pg_record_opts *o)
 {
 	int err;
 
-	if (o->functions_of)
+	if (o->functions_of) {
 		err = apply_functions_of(sel, o);
-	else
-		err = o->nfilters ? apply_filters(sel, o) : apply_default(sel, o);
+	} else if (o->nfilters) {
+		err = apply_filters(sel, o);
+	} else {
+		long n = sel->disc ? apply_discovered(sel, o) : 0;
+
+		err = n < 0 ? (int)n : n ? 0 : apply_default(sel, o);
+	}
 	return err ?: apply_excludes(sel, o);
 }
 

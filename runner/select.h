@@ -11,8 +11,10 @@
  * chosen; every binary is in sel->bins once, by canonical path; bins[i].chosen has
  * bins[i].syms.n entries. The order of the choices (pg_select()):
  *   --functions-of FILE: the source run's functions, by symbol name, binary by base name;
- *   else every -f [BINARY:]GLOB (each must match something), or without -f the first
- *   opts.max_funcs functions of the executable that are not C run-time helpers;
+ *   else every -f [BINARY:]GLOB (each must match something), or without -f the functions
+ *   of the objects that hold the first pass's samples (pg_objects_candidates()) that are
+ *   on its stacks, up to opts.max_funcs (without a first pass: the first opts.max_funcs
+ *   functions of the executable that are not C run-time helpers);
  *   then every -x [BINARY:]GLOB unchooses what it matches (in its binary, or in all).
  * pg_selection_build() turns the choice into the run's function table: one function per
  * address, grouped by binary in the order the binaries were loaded.
@@ -24,7 +26,7 @@
  *	struct pg_selection sel = { 0 };
  *	size_t sites[PG_SITE_COUNT] = { 0 };
  *
- *	err = pg_selection_init(&sel, opts->argv[0]);
+ *	err = pg_selection_init(&sel, opts->argv[0], disc);
  *	err = err ?: pg_select(&sel, opts);
  *	err = err ?: pg_selection_build(&sel, run, sites);
  *	pg_selection_release(&sel);
@@ -40,6 +42,7 @@
 #include <stddef.h>
 
 #include "../core/run.h"
+#include "discover.h"
 #include "elfsyms.h"
 #include "record.h"
 
@@ -51,8 +54,14 @@ struct pg_bin {
 };
 
 struct pg_selection {
-	char *exe;		/* the command's executable */
+	char *exe;		/* the command's executable: the program the processes ran */
 	char *exe_interp;	/* its PT_INTERP, NULL for a static executable */
+	/* the sampled first pass (runner/discover.h), or NULL: what the processes mapped */
+	const struct pg_discovery *disc;
+	char **frames;		/* its stacks' frame names, sorted (core/strv.h) */
+	size_t nframes;
+	char **leaves;		/* the innermost user frame of each of its stacks, sorted */
+	size_t nleaves;
 	size_t nbins, alloc;
 	struct pg_bin *bins;
 };
@@ -64,8 +73,14 @@ struct pg_selection {
  */
 int pg_parse_filter(const char *spec, char **binary, char **glob);
 
-/* Find the executable @argv0 runs and its interpreter. 0 or -ENOENT (logged). */
-int pg_selection_init(struct pg_selection *sel, const char *argv0);
+/*
+ * Find the executable @argv0 runs and its interpreter. With @disc (a sampled first pass that
+ * ran, or NULL), the executable is the program the processes ran (the one holding the most
+ * samples) when @argv0 names a script or a program that runs another, and library names
+ * resolve to the files the processes mapped. 0, -ENOENT (logged) or -ENOMEM.
+ */
+int pg_selection_init(struct pg_selection *sel, const char *argv0,
+		      const struct pg_discovery *disc);
 
 /*
  * Add the binary at canonical @path with its symbol table @syms, taken over (*syms is zeroed):

@@ -2,7 +2,7 @@
 # bench/realworld/fetch.sh - the Debian source packages perfgate is tried on, built with their
 # own build systems and default flags, cached under $RW_DIR (default build/realworld).
 #
-# Usage: bench/realworld/fetch.sh [PACKAGE...]   (default: zstd leveldb lz4)
+# Usage: bench/realworld/fetch.sh [PACKAGE...]   (default: zstd leveldb lz4 jq)
 # Prints the paths of the built benchmarks, two lines a package: the package as Debian ships
 # it ("base") and the same source with one known change ("change", below); exit 2 when a
 # package cannot be fetched or built.
@@ -13,7 +13,10 @@
 #   leveldb  table/block_builder.cc compiled at -O0 (likewise): BlockBuilder's methods get
 #            slower; their callers (TableBuilder::Add, ...) may show it in total time.
 #   lz4      lib/lz4.c compiled at -O1: the block compressor, inlined into
-#            LZ4_compress_fast_extState_fastReset, gets ~4% slower (the whole run ~3%). Reaches nothing but Debian's archive: the deb-src entry it adds names the
+#            LZ4_compress_fast_extState_fastReset, gets ~4% slower (the whole run ~3%).
+#   jq       src/jv_parse.c compiled at -O0: the JSON parser in the build's own libjq.so.1,
+#            which ./jq (a libtool wrapper script) loads; a third line gives a tree with
+#            src/execute.c at -O1 instead (the interpreter's loop, for sampled verdicts). Reaches nothing but Debian's archive: the deb-src entry it adds names the
 # same archive as the machine's own deb entries.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,8 +59,18 @@ fetch() {
 	[ -f "$dir/.fetched" ] && return 0
 	ensure_deb_src
 	rm -rf "$dir" && mkdir -p "$dir"
-	(cd "$dir" && apt-get source -q --download-only "$pkg" >/dev/null 2>&1) ||
-		die "apt-get source $pkg failed"
+	# the newest version first; an update whose source the archive does not serve (a
+	# security update, say) gives way to the version before it
+	local v ok=
+	for v in "" $(apt-cache showsrc "$pkg" | awk '/^Version:/ { print $2 }' | sort -Vru); do
+		rm -f "$dir"/*
+		if (cd "$dir" && apt-get source -q --download-only "$pkg${v:+=$v}" >/dev/null 2>&1)
+		then
+			ok=1
+			break
+		fi
+	done
+	[ -n "$ok" ] || die "apt-get source $pkg failed"
 	(cd "$dir" && dpkg-source -x ./*.dsc tree >/dev/null 2>&1) ||
 		(cd "$dir" && dpkg-source -x ./*.dsc tree >/dev/null) ||
 		die "dpkg-source -x $pkg failed"
@@ -67,8 +80,8 @@ fetch() {
 # A copy of the package's tree with FILE compiled at optimization level LEVEL (a pragma at the
 # top of the file, so that the package's own build system and flags build everything else).
 # Prints the copy's path.
-changed_tree() { # package file level
-	local src=$RW_DIR/src/$1/tree dst=$RW_DIR/src/$1/tree-change
+changed_tree() { # package file level [name]
+	local src=$RW_DIR/src/$1/tree dst=$RW_DIR/src/$1/${4:-tree-change}
 	if [ ! -f "$dst/.changed" ]; then
 		rm -rf "$dst"
 		cp -a "$src" "$dst"
@@ -121,8 +134,31 @@ build_lz4() {
 	make_lz4 "$(changed_tree lz4 lib/lz4.c O1)"
 }
 
+# jq as Debian builds it: its own autotools, libjq shared (Debian's patches), the tool a libtool
+# wrapper script in the build tree that runs .libs/jq with the build's .libs/libjq.so.1
+make_jq() { # tree
+	if [ ! -x "$1/.libs/jq" ]; then
+		(cd "$1" && autoreconf -fi && ./configure --disable-docs --disable-valgrind \
+			--disable-maintainer-mode && make -j"$(nproc)") >"$RW_DIR/jq-build.log" 2>&1 ||
+			die "jq build failed (see $RW_DIR/jq-build.log)"
+	fi
+	echo "$1/jq"
+}
+
+build_jq() {
+	local src=$RW_DIR/src/jq/tree base=$RW_DIR/src/jq/tree-base
+	# built in a copy: libtool's wrappers hold absolute paths, so the pristine tree stays
+	# unbuilt for the changed copies
+	if [ ! -f "$base/.copied" ]; then
+		rm -rf "$base" && cp -a "$src" "$base" && touch "$base/.copied"
+	fi
+	make_jq "$base"
+	make_jq "$(changed_tree jq src/jv_parse.c O0)"
+	make_jq "$(changed_tree jq src/execute.c O1 tree-change-exec)"
+}
+
 pkgs=("$@")
-[ ${#pkgs[@]} -gt 0 ] || pkgs=(zstd leveldb lz4)
+[ ${#pkgs[@]} -gt 0 ] || pkgs=(zstd leveldb lz4 jq)
 for p in "${pkgs[@]}"; do
 	declare -F "build_$p" >/dev/null || die "no build recipe for $p"
 	fetch "$p"

@@ -75,7 +75,7 @@ static int teardown(void **state)
 static int choose(struct fixture *f, double pct, uint64_t sampled_wall_ns, bool cut)
 {
 	memset(f->keep, 0xff, sizeof(f->keep));
-	return pg_budget_choose(&f->run, &f->pilot, pct, sampled_wall_ns, cut, NULL, NULL, f->keep,
+	return pg_budget_choose(&f->run, &f->pilot, pct, sampled_wall_ns, cut, NULL, NULL, 0, f->keep,
 				&f->c);
 }
 
@@ -261,7 +261,7 @@ static void test_many_dropped(void **state)
 		assert_non_null(pg_rep_add_stat(&pilot, i));
 		pilot.stats[i].calls = 1000 * (i + 1);	/* the last is the costliest */
 	}
-	assert_int_equal(pg_budget_choose(&run, &pilot, 0.001, 0, false, NULL, NULL, keep, &c), 20);
+	assert_int_equal(pg_budget_choose(&run, &pilot, 0.001, 0, false, NULL, NULL, 0, keep, &c), 20);
 	assert_int_equal(c.dropped.n, 20);
 	assert_string_equal(pg_names_more(&c.dropped), ", ...");
 	assert_true(!strncmp(c.dropped.s, "function_number_19_with_a_long_name, "
@@ -280,7 +280,7 @@ static void test_gone_always_dropped(void **state)
 
 	gone[COLD] = true;
 	memset(f->keep, 0xff, sizeof(f->keep));
-	assert_int_equal(pg_budget_choose(&f->run, &f->pilot, 100, 0, false, gone, NULL, f->keep,
+	assert_int_equal(pg_budget_choose(&f->run, &f->pilot, 100, 0, false, gone, NULL, 0, f->keep,
 					  &f->c), 1);
 	assert_kept(f, want);
 	assert_string_equal(f->c.dropped.s, "cold");

@@ -97,7 +97,7 @@ static void test_choose_innermost_kept(void **state)
 	bool keep[NFUNCS] = { [MAIN] = true, [WRAP] = true, [HUF] = true };
 	double total;
 
-	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 1e9, keep, &total), 0);
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 1e9, 0, keep, &total), 0);
 	assert_true(keep[MAIN] && keep[WRAP] && keep[HUF]);
 	assert_false(keep[WORK] || keep[LIT] || keep[IDLE] || keep[WAIT]);
 	assert_true(total == 3);
@@ -113,7 +113,7 @@ static void test_choose_splits_time(void **state)
 	double total;
 
 	memset(keep, 1, sizeof(keep));
-	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 401, keep, &total), 0);
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 401, 0, keep, &total), 0);
 	assert_true(keep[MAIN] && keep[WORK] && (keep[HUF] || keep[LIT]));
 	assert_false(keep[WRAP] || keep[IDLE] || keep[WAIT]);
 	assert_true(total == 401);
@@ -128,7 +128,7 @@ static void test_choose_nothing_owned(void **state)
 	double total;
 
 	memset(keep, 1, sizeof(keep));
-	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 1e9, keep, &total), 0);
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 1e9, 0, keep, &total), 0);
 	assert_true(keep[MAIN] && keep[WORK] && keep[HUF] && keep[LIT] && keep[IDLE]);
 	/* wrap owns nothing once work and lit are kept; wait is on no stack */
 	assert_false(keep[WRAP]);
@@ -146,7 +146,7 @@ static void test_choose_blocked_unknown_gone(void **state)
 
 	memset(keep, 1, sizeof(keep));
 	keep[HUF] = false;
-	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 251, keep, &total), 0);
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 251, 0, keep, &total), 0);
 	assert_true(keep[WRAP]);	/* cost 0: unknown */
 	assert_true(keep[WAIT]);
 	assert_false(keep[HUF]);
@@ -169,7 +169,7 @@ static void test_shared_names(void **state)
 	assert_int_equal(pg_cov_map_build(&m, &f->cov, &f->run), 0);
 	assert_int_equal(m.start[2] - m.start[1], 5);	/* main, wrap, lit, huf, huf */
 	keep[NFUNCS] = true;	/* only the second huf may be kept: it owns the frame's samples */
-	assert_int_equal(pg_cov_choose(&m, cost, extra, 1000, 1e9, keep, &total), 0);
+	assert_int_equal(pg_cov_choose(&m, cost, extra, 1000, 1e9, 0, keep, &total), 0);
 	assert_true(keep[NFUNCS] && !keep[HUF]);
 	assert_true(total == 1);
 	pg_cov_map_release(&m);
@@ -196,7 +196,7 @@ static void test_budget_choose_by_samples(void **state)
 		s->calls = calls[i];
 	}
 	/* 5% of 8.1 ms: 405 us, room for main and two of the 200 us ones */
-	assert_int_equal(pg_budget_choose(&f->run, &pilot, 5, 8100000, false, NULL, &f->cov, keep,
+	assert_int_equal(pg_budget_choose(&f->run, &pilot, 5, 8100000, false, NULL, &f->cov, 0, keep,
 					  &c), 4);
 	assert_true(keep[MAIN] && keep[WORK] && keep[HUF]);
 	assert_string_equal(c.dropped.s, "idle, lit, wrap, wait");

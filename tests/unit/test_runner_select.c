@@ -308,7 +308,7 @@ static void test_real_binary(void **state)
 
 	(void)state;
 	assert_true(asprintf(&path, "%s/nested", dir ? dir : "build/progs") > 0);
-	assert_int_equal(pg_selection_init(&sel, path), 0);
+	assert_int_equal(pg_selection_init(&sel, path, NULL), 0);
 	assert_non_null(strstr(sel.exe, "/nested"));
 	pg_run_init(&run);
 	assert_int_equal(pg_select(&sel, &default_opts), 0);

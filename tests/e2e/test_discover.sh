@@ -1,0 +1,65 @@
+# What the process really runs is what gets measured: the program behind a wrapper script or
+# env, a build tree's library that shadows another of the same name, and a default selection
+# that takes the functions holding the time (docs/recording.md, "Which code is measured").
+source "$(dirname "$0")/lib.sh"
+
+# two copies of libpgtest.so: uses_lib loads whichever LD_LIBRARY_PATH points at first
+mkdir -p "$TMP/a" "$TMP/b"
+cp libpgtest.so "$TMP/a/" && cp libpgtest.so "$TMP/b/"
+A=$(realpath "$TMP/a/libpgtest.so") B=$(realpath "$TMP/b/libpgtest.so")
+# binary_of RUN.json FUNCTION: the file the function was traced in
+binary_of() { python3 -c 'import sys, pgtest; print(pgtest.func(pgtest.load(sys.argv[1]), sys.argv[2])["binary"])' "$@"; }
+
+# a wrapper script in front of the program, as libtool writes them: the program behind it
+printf '#!/bin/sh\n# a wrapper\nexec %s/uses_lib_spin 20000000 "$@"\n' "$PROGS" >"$TMP/wrap"
+chmod +x "$TMP/wrap"
+expect_exit 0 "$PERFGATE" record -o "$TMP/wrap.json" -r 2 -- "$TMP/wrap"
+has "is a script .*; the program it ran is .*uses_lib_spin"
+check_eq "the wrapper: the library's hot function is traced" \
+	"$(realpath libpgtest.so)" "$(pgtest get "$TMP/wrap.json" functions.0.binary)"
+check "the wrapper: pgtest_lib_spin traced" grep -qx pgtest_lib_spin \
+	<(pgtest names "$TMP/wrap.json")
+
+# -f LIB: names the file the processes load, whatever the loader would pick for perfgate
+for cmd in "env LD_LIBRARY_PATH=$TMP/b ./uses_lib" "LD_LIBRARY_PATH=$TMP/b ./uses_lib"; do
+	# shellcheck disable=SC2086
+	expect_exit 0 "$PERFGATE" record -q -o "$TMP/lib.json" -r 2 \
+		-f 'libpgtest.so:pgtest_lib_func' -- $cmd
+	check_eq "$cmd: the loaded copy is traced" "$B" "$(binary_of "$TMP/lib.json" pgtest_lib_func)"
+	check_eq "$cmd: its calls" 100 "$(pgtest calls "$TMP/lib.json" pgtest_lib_func)"
+	check_eq "$cmd: the command recorded as given" "${cmd%% *}" \
+		"$(pgtest get "$TMP/lib.json" meta.command.0)"
+done
+
+# a copy the processes do not load: refused before any repetition, naming both files (the
+# program runs long enough for the sampled first pass to see what it maps)
+expect_exit 2 "$PERFGATE" record -q -o "$TMP/other.json" -r 2 -f "$A:pgtest_*" \
+	-- env LD_LIBRARY_PATH="$TMP/b" ./uses_lib_spin 20000000
+has "$A is not the file the benchmark's processes load: they map $B"
+check "no run file for a copy never loaded" test ! -e "$TMP/other.json"
+
+# a recording in which no traced function is ever called measures nothing: exit 2
+expect_exit 2 "$PERFGATE" record -q -o "$TMP/none.json" -r 3 -f 'libpgtest.so:pgtest_lib_spin' \
+	-- ./uses_lib
+has "no traced function was called in the first repetition"
+check "no run file when nothing was called" test ! -e "$TMP/none.json"
+
+# ab: each side its own environment and its own copy, paired by name
+expect_exit 0 "$PERFGATE" ab -q -o "$TMP/ab" -r 5 --max-reps 5 -f 'libpgtest.so:pgtest_lib_func' \
+	-f main --min-effect 1000 "LD_LIBRARY_PATH=$TMP/a ./uses_lib" \
+	"env LD_LIBRARY_PATH=$TMP/b ./uses_lib"
+check_eq "ab: the base side's copy" "$A" "$(binary_of "$TMP/ab/base.json" pgtest_lib_func)"
+check_eq "ab: the new side's copy" "$B" "$(binary_of "$TMP/ab/new.json" pgtest_lib_func)"
+check_eq "ab: nothing removed or added" "" \
+	"$(pgtest verdicts "$TMP/ab/compare.json" | grep -E ' (removed|added)$' || true)"
+check "ab: no --functions-of the user did not give" not grep -q -- "--functions-of" \
+	"$TMP/stderr"
+
+# the default selection: the kernel that holds the time, not the constructor called 10,000
+# times whose probes would cost as much as its work
+expect_exit 0 "$PERFGATE" record -o "$TMP/kc.json" -r 2 -- ./kernel_ctor
+pgtest names "$TMP/kc.json" >"$TMP/kc.names"
+check "the kernel is traced" grep -qx kernel "$TMP/kc.names"
+check "the constructor is not" not grep -qx obj_init "$TMP/kc.names"
+has "what the exact probes cover"
+has "obj_init"
