@@ -230,7 +230,8 @@ clean:
 # cost attach accuracy stats compare sampling) and stores their results, stamped, in
 # bench/results.json, keeping the other sections' results; bench/render.py then writes
 # BENCHMARKS.md from that file. bench-render writes BENCHMARKS.md alone, measuring nothing.
-BENCH_DEBIAN := libbpf-tools bpftrace uftrace hyperfine python3-scipy time dpkg-dev cmake
+BENCH_DEBIAN := libbpf-tools bpftrace uftrace hyperfine python3-scipy time dpkg-dev cmake \
+	autoconf automake libtool flex bison libonig-dev
 bench: deps all
 	@if ! dpkg -s $(BENCH_DEBIAN) >/dev/null 2>&1; then \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BENCH_DEBIAN); fi
@@ -243,7 +244,7 @@ bench-render:
 # real programs (issue 17): zstd, leveldb and lz4 from their Debian source packages, built with
 # their own build systems under build/realworld, gated with the default flow; the bench's
 # realworld section, measured alone (RW_REPS, RW_PAIRS: bench/realworld/realworld.py)
-REALWORLD_DEBIAN := dpkg-dev cmake
+REALWORLD_DEBIAN := dpkg-dev cmake autoconf automake libtool flex bison libonig-dev
 realworld: deps all
 	@if ! dpkg -s $(REALWORLD_DEBIAN) >/dev/null 2>&1; then \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \

@@ -92,7 +92,8 @@ static int select_new(struct pg_ab *s)
 	/* the new side's own objects, from its own runs: a library of its build tree */
 	err = pg_launch_set_command(l, s->o->new_argv);
 	l->side = "new";
-	err = err ?: pg_recording_discover(&o, l, &disc, "the new side: ");
+	/* when the base side needed the pass (its options), or the new side is a script */
+	err = err ?: pg_recording_discover(&s->o->rec, l, &disc, "the new side: ");
 	l->side = NULL;
 	err = err ?: pg_recording_select(&o, l->argv[0], &disc, s->new);
 	pg_discovery_release(&disc);

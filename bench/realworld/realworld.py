@@ -2,8 +2,8 @@
 """bench/realworld/realworld.py - perfgate's default flow on real programs.
 
 Real programs built from their Debian source packages with their own build systems and default
-flags (bench/realworld/fetch.sh: zstd, leveldb and lz4, each as Debian ships it and with one
-known change). For each program this measures what a user of the default flow gets:
+flags (bench/realworld/fetch.sh: zstd, leveldb, lz4 and jq, each as Debian ships it and with one
+known change; jq twice: its parser on a large input, its interpreter on a loop of tiny calls). For each program this measures what a user of the default flow gets:
 
   overhead   the traced repetitions of each A/A session (their median wall_ns) against
              untraced runs of the same command right before and right after that session
@@ -26,7 +26,9 @@ interleaved in one session, compared pair by pair; skipped when this perfgate ha
 measure() returns a dict (JSON-able) and render() turns it into Markdown; run alone
 (`realworld.py [PROGRAM...]`) it prints both. Environment: PERFGATE (the binary, default
 ./perfgate), RW_REPS (repetitions a side, default 10), RW_PAIRS (A/A pairs, default 10),
-RW_CHANGES (sessions of the change, default 3), RW_BRACKET (untraced runs before and after
+RW_CHANGES (sessions of the change, default 3), RW_SELECTIONS (one-repetition recordings
+whose default selections are compared, for stability, default 10), RW_BRACKET (untraced runs
+before and after
 each A/A session, default 3), RW_DIR (the build cache, default build/realworld). The files of every A/A false alarm and of
 every change session that flagged nothing are kept under RW_DIR/alarms/ for a closer look.
 """
@@ -50,6 +52,7 @@ REPS = int(os.environ.get("RW_REPS", "10"))
 PAIRS = int(os.environ.get("RW_PAIRS", "10"))
 CHANGES = int(os.environ.get("RW_CHANGES", "3"))
 BRACKET = int(os.environ.get("RW_BRACKET", "3"))
+SELECTIONS = int(os.environ.get("RW_SELECTIONS", "10"))
 
 
 def log(*a):
@@ -60,7 +63,8 @@ def build():
     """Fetch and build every program; {package: (base binary, changed binary)}."""
     out = subprocess.run([os.path.join(HERE, "fetch.sh")], check=True, text=True,
                          stdout=subprocess.PIPE).stdout.split()
-    return {"zstd": (out[0], out[1]), "leveldb": (out[2], out[3]), "lz4": (out[4], out[5])}
+    return {"zstd": (out[0], out[1]), "leveldb": (out[2], out[3]), "lz4": (out[4], out[5]),
+            "jq": (out[6], out[7]), "jq-interp": (out[6], out[8])}
 
 
 def corpus_tar():
@@ -102,6 +106,38 @@ def lz4_program(bins, work):
     out = os.path.join(work, "out.lz4")
     return {"name": "lz4", "changed_file": "lib/lz4.c", "change": "lz4.c at -O1",
             "argv": lambda b: [b, "-q", "-1", "-f", big, out],
+            "bins": bins}
+
+
+def jq_input():
+    """jq's input, made once: a JSON array of 250,000 small records (~25 MB)."""
+    path = os.path.join(RW_DIR, "jq-big.json")
+    if not os.path.exists(path):
+        import random
+        rng = random.Random(1)
+        recs = [{"x": rng.randint(0, 9), "name": "item%d" % i, "v": rng.random() * 1000,
+                 "tags": ["a", "b", "c"][:rng.randint(0, 3)], "ok": bool(i % 2)}
+                for i in range(250000)]
+        with open(path + ".tmp", "w") as f:
+            json.dump(recs, f)
+        os.replace(path + ".tmp", path)
+    return path
+
+
+def jq_program(bins, work):
+    """jq as its developers run it from the build tree: ./jq, a libtool wrapper script, with
+    the time in the build's own libjq.so.1 (Debian's libjq1, of the same soname, is installed
+    beside it); the change is the JSON parser's source file."""
+    data = jq_input()
+    return {"name": "jq", "changed_file": "src/jv_parse.c", "change": "jv_parse.c at -O0",
+            "argv": lambda b: [b, "-c", "map(select(.x > 3)) | length", data],
+            "bins": bins}
+
+
+def jq_interp_program(bins, work):
+    """jq's interpreter on a loop of a million tiny calls; the change is the interpreter."""
+    return {"name": "jq-interp", "changed_file": "src/execute.c", "change": "execute.c at -O1",
+            "argv": lambda b: [b, "-n", "[range(1000000)] | map(.*2) | add"],
             "bins": bins}
 
 
@@ -153,6 +189,22 @@ def gate(base_argv, new_argv, work, tag):
     rc = compare(b, n, c)
     return {"base": rb, "new": rn, "cmp": rc, "wall": time.monotonic() - t0, "files": (b, n),
             "cmp_file": c}
+
+
+def selections(argv, work):
+    """The default selection of @argv in SELECTIONS recordings of one repetition each: how
+    many chose the set chosen most often, and the sets' sizes."""
+    sets = []
+    for i in range(SELECTIONS):
+        out = os.path.join(work, "sel%d.json" % i)
+        r = run([PERFGATE, "record", "-q", "-r", "1", "-o", out, "--", *argv])
+        if r.returncode != 0:
+            raise RuntimeError("record failed (%d): %s" % (r.returncode, r.stderr.strip()[-2000:]))
+        with open(out) as f:
+            sets.append(tuple(sorted(fn["display"] for fn in json.load(f)["functions"])))
+    top = max(set(sets), key=sets.count)
+    return {"runs": len(sets), "same": sets.count(top), "sizes": [len(x) for x in sets],
+            "top": list(top)}
 
 
 def keep_alarm(g, tag):
@@ -271,6 +323,8 @@ def measure_program(p, work, flow="sequential"):
         if g["cmp"]["exit"] == 1:
             aa[-1]["kept"] = keep_alarm(g, "%s-%s-aa%d" % (p["name"], flow, i))
     res["aa"] = aa
+    if flow == "ab" and SELECTIONS:
+        res["selections"] = selections(argv_b, work)
     res["traced_s"] = statistics.median(a["traced_s"] for a in aa)
     res["untraced_s"] = statistics.median(walls)
     res["ratio"] = statistics.median(a["traced_s"] / a["untraced_s"] for a in aa)
@@ -315,12 +369,15 @@ def measure(names=None):
     try:
         progs = {"zstd": zstd_program(bins["zstd"], work),
                  "leveldb": leveldb_program(bins["leveldb"], work),
-                 "lz4": lz4_program(bins["lz4"], work)}
+                 "lz4": lz4_program(bins["lz4"], work),
+                 "jq": jq_program(bins["jq"], work),
+                 "jq-interp": jq_interp_program(bins["jq-interp"], work)}
         out = {"machine": machine(), "programs": []}
         flows = (["ab"] if has_ab() else []) + ["sequential"]
         for name in names or progs:
             for flow in flows:
                 out["programs"].append(measure_program(progs[name], work, flow))
+                out["programs"][-1]["machine"] = machine()
         return out
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -344,20 +401,21 @@ def render_lines(res):
              "",
              "| program | flow | untraced | traced (median rep) | ratio | A/A false alarms | "
              "change found | change: flagged (changed / caller / untouched) | "
-             "gate wall time (change) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "gate wall time (change) | measured |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for p in res["programs"]:
         fa = sum(1 for a in p["aa"] if a["exit"] == 1)
         ch = p["changes"]
         cls = [f["class"] for c in ch for f in c["flagged"]]
         found = sum(1 for c in ch if c["flagged"])
         ratio = p["ratio"]
+        m = p.get("machine") or res["machine"]
         lines.append("| %s | %s | %.3f s | %.3f s | %.2fx | %d / %d | %d / %d | %d (%d / %d / %d) "
-                     "| %.1f s |"
+                     "| %.1f s | %s, %s |"
                      % (p["name"], p["flow"], p["untraced_s"], p["traced_s"],
                         ratio, fa, len(p["aa"]), found, len(ch), len(cls),
                         cls.count("changed"), cls.count("caller"), cls.count("untouched"),
-                        statistics.median(c["wall"] for c in ch)))
+                        statistics.median(c["wall"] for c in ch), m["date"], m["commit"]))
     lines.append("")
     for p in res["programs"]:
         alarms = sorted({f for a in p["aa"] for f in a["flagged"]})
@@ -365,6 +423,11 @@ def render_lines(res):
         fa = sum(1 for a in p["aa"] if a["exit"] == 1)
         ch = p["changes"]
         cls = [f["class"] for c in ch for f in c["flagged"]]
+        sel = p.get("selections")
+        if sel:
+            lines.append("- **%s**: the default selection was the same in %d of %d recordings "
+                         "(%s functions)." % (p["name"], sel["same"], sel["runs"],
+                                              "/".join(str(n) for n in sel["sizes"])))
         met = [("overhead at most %.2fx" % TARGET_RATIO, ratio <= TARGET_RATIO),
                ("no A/A false alarm", fa == 0),
                ("the change found", all(c["flagged"] for c in ch)),
