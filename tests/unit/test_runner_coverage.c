@@ -15,7 +15,9 @@
 #include <string.h>
 
 #include "../../runner/budget.h"
+#include "../../core/strv.h"
 #include "../../runner/coverage.h"
+#include "../../runner/covered.h"
 
 enum { MAIN, WRAP, WORK, LIT, HUF, WAIT, IDLE, NFUNCS };
 
@@ -205,6 +207,61 @@ static void test_budget_choose_by_samples(void **state)
 	pg_rep_release(&pilot);
 }
 
+/* Under a minimum own time, a function that would own less is not kept, whatever the room:
+ * with 1% of 103 samples (1.03 at 1000 ns each, 1030 ns), main's 3 stay and idle's 1 goes. */
+static void test_choose_min_own(void **state)
+{
+	struct fixture *f = *state;
+	double cost[NFUNCS] = { 1, 1, 1, 1, 1, 1, 1 }, extra[NFUNCS] = { 0 };
+	bool keep[NFUNCS];
+	double total;
+
+	memset(keep, 1, sizeof(keep));
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 1e9, 1030, keep, &total), 0);
+	assert_true(keep[WORK] && keep[HUF] && keep[MAIN]);
+	assert_false(keep[IDLE]);
+	assert_false(keep[LIT]);	/* its 1 sample, under the minimum */
+	memset(keep, 1, sizeof(keep));
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 1e9, 0, keep, &total), 0);
+	assert_true(keep[IDLE]);
+	assert_true(total > 1);
+}
+
+/* The frames of the stacks, each once; with leaves, only the innermost user frame of each. */
+static void test_frames_and_leaves(void **state)
+{
+	struct fixture *f = *state;
+	char **v;
+	size_t n;
+
+	assert_int_equal(pg_coverage_frames(&f->cov, false, &v, &n), 0);
+	assert_int_equal(n, 11);	/* _start main wrap work lit huf memcpy page_fault [k] ... */
+	assert_true(pg_frames_have(v, n, "_start") && pg_frames_have(v, n, "page_fault [k]"));
+	pg_strv_free(v, n);
+	assert_int_equal(pg_coverage_frames(&f->cov, true, &v, &n), 0);
+	assert_int_equal(n, 6);		/* huf idle lit main memcpy work */
+	assert_true(pg_frames_have(v, n, "memcpy") && pg_frames_have(v, n, "lit"));
+	assert_false(pg_frames_have(v, n, "_start") || pg_frames_have(v, n, "wrap") ||
+		     pg_frames_have(v, n, "page_fault [k]"));
+	pg_strv_free(v, n);
+}
+
+/* What a choice covers: each sample for its innermost candidate, exact when that is kept. */
+static void test_covered(void **state)
+{
+	struct fixture *f = *state;
+	bool keep[NFUNCS] = { [MAIN] = true, [WORK] = true };
+	struct pg_covered c;
+
+	assert_int_equal(pg_covered_count(&f->map, keep, &c), 0);
+	assert_int_equal(c.samples, 103);
+	assert_int_equal(c.exact, 92 + 3);	/* work's 90 and 2, main's 3 */
+	assert_int_equal(c.unprobed, 6 + 1 + 1);	/* huf, lit, idle */
+	assert_int_equal(c.elsewhere, 0);
+	assert_int_equal(c.leaf[HUF], 6);
+	pg_covered_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +272,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_choose_blocked_unknown_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shared_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_budget_choose_by_samples, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_choose_min_own, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frames_and_leaves, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_covered, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
