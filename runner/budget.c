@@ -69,15 +69,23 @@ static int cmp_drop_first(const void *a, const void *b, void *arg)
 
 void pg_names_add(struct pg_names *l, const char *name)
 {
+	const char *paren = strchr(name, '(');
+	int n = (int)strlen(name);
+
+	/* a long C++ name loses its parameters whole, then its end: never half a parameter */
+	if (n > PG_NAME_MAX && paren && paren - name <= PG_NAME_MAX - 5)
+		n = (int)(paren - name);
 	if (l->len < sizeof(l->s) - 80)
-		l->len += (size_t)snprintf(l->s + l->len, sizeof(l->s) - l->len, "%s%.60s",
-					   l->n ? ", " : "", name);
+		l->len += (size_t)snprintf(l->s + l->len, sizeof(l->s) - l->len, "%s%.*s%s",
+					   l->n ? "; " : "", n > PG_NAME_MAX ? PG_NAME_MAX - 3 : n,
+					   name, n > PG_NAME_MAX ? "..." : n < (int)strlen(name) ?
+					   "(...)" : "");
 	l->n++;
 }
 
 const char *pg_names_more(const struct pg_names *l)
 {
-	return l->len >= sizeof(l->s) - 80 ? ", ..." : "";
+	return l->len >= sizeof(l->s) - 80 ? "; ..." : "";
 }
 
 /* The functions of @run none of whose calls returned in @pilot. */

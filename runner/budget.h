@@ -55,9 +55,12 @@
 #include "record.h"
 
 /*
- * Function names for a message, "a, b, c": each cut to 60 characters, the first ~170
- * characters' worth in s, and how many were added in n (all of them, also those left out).
+ * Function names for a message, "a; b; c" (C++ parameter lists hold ", "): a name over
+ * PG_NAME_MAX characters loses its parameter list whole ("ns::f(...)"), then, if still too
+ * long, its end ("..."), never half a parameter; the first ~170 characters' worth in s, and
+ * how many were added in n (all of them, also those left out).
  */
+#define PG_NAME_MAX 60
 struct pg_names {
 	char s[256];
 	size_t len;

@@ -102,7 +102,7 @@ static void test_drops_costliest_first(void **state)
 
 	assert_int_equal(choose(f, 5, 0, false), 2);
 	assert_kept(f, want);
-	assert_string_equal(f->c.dropped.s, "hot, warm");
+	assert_string_equal(f->c.dropped.s, "hot; warm");
 	assert_int_equal(f->c.dropped.n, 2);
 	assert_string_equal(pg_names_more(&f->c.dropped), "");
 	assert_near(f->c.before, 401001000.0, 1);
@@ -144,7 +144,7 @@ static void test_unknown_cost_stays(void **state)
 
 	assert_int_equal(choose(f, 1e-9, 0, false), 4);
 	assert_kept(f, want);
-	assert_string_equal(f->c.dropped.s, "hot, warm, cold, main");
+	assert_string_equal(f->c.dropped.s, "hot; warm; cold; main");
 	assert_near(f->c.after, 0, 1e-6);
 }
 
@@ -158,7 +158,7 @@ static void test_sampled_wall_is_own_time(void **state)
 	assert_near(f->c.own, 2e9, 1);
 	assert_string_equal(f->c.dropped.s, "hot");
 	assert_int_equal(choose(f, 5, 2000000000, false), 2);
-	assert_string_equal(f->c.dropped.s, "hot, warm");
+	assert_string_equal(f->c.dropped.s, "hot; warm");
 }
 
 /* A stopped pilot: the sampled wall time no longer counts (6% of the pilot's own time drops
@@ -182,7 +182,7 @@ static void test_own_time_floor(void **state)
 	f->pilot.wall_ns = 300000000;	/* 0.3 s, less than the probes' 0.401 s */
 	assert_int_equal(choose(f, 10, 0, false), 3);
 	assert_near(f->c.own, 3e6, 1);
-	assert_string_equal(f->c.dropped.s, "hot, warm, cold");
+	assert_string_equal(f->c.dropped.s, "hot; warm; cold");
 }
 
 /* Without a valid calibration nothing has a cost: nothing is dropped. */
@@ -214,7 +214,7 @@ static void test_probe_bound_go_first(void **state)
 	f->pilot.wall_ns = 11000000000ULL;
 	assert_int_equal(choose(f, 0.95, 0, false), 2);
 	assert_kept(f, want);
-	assert_string_equal(f->c.dropped.s, "hot, cold");
+	assert_string_equal(f->c.dropped.s, "hot; cold");
 }
 
 /* A message's list: each name cut to 60 characters, the first ~170 characters, all counted. */
@@ -230,17 +230,29 @@ static void test_names_list(void **state)
 	for (int i = 0; i < 10; i++)
 		pg_names_add(&l, longname);
 	assert_int_equal(l.n, 10);
-	assert_string_equal(pg_names_more(&l), ", ...");
+	assert_string_equal(pg_names_more(&l), "; ...");
 	assert_true(strlen(l.s) < sizeof(l.s));
-	assert_int_equal(strspn(l.s, "a"), 60);
-	assert_memory_equal(l.s + 60, ", ", 2);
-	assert_int_equal(strspn(l.s + 62, "a"), 60);
+	assert_int_equal(strspn(l.s, "a"), 57);
+	assert_memory_equal(l.s + 57, "...; ", 5);
+	assert_int_equal(strspn(l.s + 62, "a"), 57);
 	assert_int_equal(l.len, strlen(l.s));
 	/* three fit (3 * 60 + 2 * 2 = 184 characters), the fourth does not */
 	assert_int_equal(l.len, 184);
 }
 
-/* The budget's messages list many dropped functions as "a, b, ..." with the count. */
+/* A long C++ name loses its parameter list whole, never half a parameter. */
+static void test_names_cxx(void **state)
+{
+	struct pg_names l = { 0 };
+
+	(void)state;
+	pg_names_add(&l, "snappy::internal::CompressFragment(char const*, unsigned long, char*, "
+			 "unsigned short*, int)");
+	pg_names_add(&l, "f(int, int)");
+	assert_string_equal(l.s, "snappy::internal::CompressFragment(...); f(int, int)");
+}
+
+/* The budget's messages list many dropped functions as "a; b; ..." with the count. */
 static void test_many_dropped(void **state)
 {
 	struct pg_run run;
@@ -263,8 +275,8 @@ static void test_many_dropped(void **state)
 	}
 	assert_int_equal(pg_budget_choose(&run, &pilot, 0.001, 0, false, NULL, NULL, 0, keep, &c), 20);
 	assert_int_equal(c.dropped.n, 20);
-	assert_string_equal(pg_names_more(&c.dropped), ", ...");
-	assert_true(!strncmp(c.dropped.s, "function_number_19_with_a_long_name, "
+	assert_string_equal(pg_names_more(&c.dropped), "; ...");
+	assert_true(!strncmp(c.dropped.s, "function_number_19_with_a_long_name; "
 			     "function_number_18_with_a_long_name", 72));
 	assert_null(strstr(c.dropped.s, "function_number_00"));
 	pg_rep_release(&pilot);
@@ -405,6 +417,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_own_time_floor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_calibration, setup, teardown),
 		cmocka_unit_test(test_names_list),
+		cmocka_unit_test(test_names_cxx),
 		cmocka_unit_test(test_many_dropped),
 		cmocka_unit_test_setup_teardown(test_gone_always_dropped, setup, teardown),
 		cmocka_unit_test(test_live_over_its_share),

@@ -201,7 +201,7 @@ static void test_budget_choose_by_samples(void **state)
 	assert_int_equal(pg_budget_choose(&f->run, &pilot, 5, 8100000, false, NULL, &f->cov, 0, keep,
 					  &c), 4);
 	assert_true(keep[MAIN] && keep[WORK] && keep[HUF]);
-	assert_string_equal(c.dropped.s, "idle, lit, wrap, wait");
+	assert_string_equal(c.dropped.s, "idle; lit; wrap; wait");
 	assert_true(c.after == 401000);
 	assert_true(c.before == 1221000);
 	pg_rep_release(&pilot);
