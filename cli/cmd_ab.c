@@ -310,8 +310,8 @@ int do_ab(int argc, char **argv)
 		goto cleanup;
 	commands_differ_by_design(&cmp);
 	if (!o.rec.quiet)
-		pg_info("wrote %s and %s: %zu pairs, %zu functions", base_path, new_path,
-			base.nreps, base.nfuncs);
+		pg_info("wrote %s and %s: %zu pair%s, %zu function%s", base_path, new_path,
+			base.nreps, pg_s(base.nreps), base.nfuncs, pg_s(base.nfuncs));
 	ret = pg_compare_args_emit(&ca, &cmp, &base, &new);
 cleanup:
 	if (made_base)

@@ -113,7 +113,8 @@ int do_record(int argc, char **argv)
 	if (pg_runfile_write(&run, out))
 		goto cleanup;
 	if (!a.o.quiet)
-		pg_info("wrote %s: %zu repetitions, %zu functions", out, run.nreps, run.nfuncs);
+		pg_info("wrote %s: %zu repetition%s, %zu function%s", out, run.nreps,
+			pg_s(run.nreps), run.nfuncs, pg_s(run.nfuncs));
 	ret = PG_EXIT_OK;
 cleanup:
 	pg_record_args_release(&a);

@@ -226,7 +226,8 @@ int pg_ab_begin(struct pg_ab *s, const struct pg_ab_opts *o, struct pg_run *base
 	}
 	pg_debug("ab: session %s, running order seed %" PRIu64, base->meta.ab_session, s->seed);
 	if (!o->rec.quiet)
-		pg_info("tracing %zu functions in pairs of: %s (base) and %s (new)", base->nfuncs,
+		pg_info("tracing %zu function%s in pairs of: %s (base) and %s (new)", base->nfuncs,
+			pg_s(base->nfuncs),
 			pg_command_program(o->rec.argv), pg_command_program(o->new_argv));
 	return 0;
 }
@@ -299,6 +300,8 @@ static int run_side(struct pg_ab *s, enum pg_ab_side side, uint32_t pair, uint32
 	if (err)
 		return err;
 	l->side = is_base ? "base" : "new";
+	pg_launch_phase(l, run->nreps > 1 ? run->reps[run->nreps - 2].wall_ns : s->rec.sampled_wall,
+			"pair %u, %s side", pair + 1, l->side);
 	pg_rep_release(&s->scratch);
 	err = pg_recording_once(&s->rec, s->table, seq, rep, direct ? rep : &s->scratch);
 	if (err == PG_GUARD_STOPPED)	/* not with narrow off; counted as it is */
@@ -365,10 +368,15 @@ int pg_ab_pairs(struct pg_ab *s, uint32_t n)
 		if (err)
 			break;
 		s->npairs = pair + 1;
-		if (!s->o->rec.quiet)
-			pg_info("pair %u/%u: base %.3f s, new %.3f s%s", pair + 1, end,
+		if (!s->o->rec.quiet) {
+			char eta[32];
+
+			pg_eta(eta, sizeof(eta), (end - pair - 1) * (wall[PG_AB_BASE] +
+								   wall[PG_AB_NEW]));
+			pg_info("pair %u/%u: base %.3f s, new %.3f s%s%s%s", pair + 1, end,
 				(double)wall[PG_AB_BASE] / 1e9, (double)wall[PG_AB_NEW] / 1e9,
-				new_first[k] ? " (new first)" : "");
+				new_first[k] ? " (new first)" : "", eta[0] ? "; " : "", eta);
+		}
 	}
 	free(new_first);
 	return err;

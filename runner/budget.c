@@ -623,6 +623,9 @@ int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct 
 		l->tick_ms = LIVE_TICK_MS;
 		pg_rep_release(&pilot);
 		pilot = (struct pg_rep){ .exit_code = -1 };
+		pg_launch_phase(l, sampled_wall_ns, "the --budget pilot, run %d (%zu function%s "
+				"traced)", attempt + 1, run->nfuncs - w.ndropped,
+				pg_s(run->nfuncs - w.ndropped));
 		err = pg_maps_reset(p->skel, run->nfuncs, ncpu);
 		err = err ?: pg_launch_run(p, l, &pilot);
 		l->tick = NULL;
@@ -633,9 +636,9 @@ int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct 
 			break;
 	}
 	if (!err && w.ndropped && !o->quiet)
-		pg_info("--budget: the pilot detached %zu functions whose probes ran over their "
+		pg_info("--budget: the pilot detached %zu function%s whose probes ran over their "
 			"share as soon as they did, and started again (%s%s)", w.ndropped,
-			w.dropped.s, pg_names_more(&w.dropped));
+			pg_s(w.ndropped), w.dropped.s, pg_names_more(&w.dropped));
 	cut = bound && l->timed_out;
 	timed_out = !bound && l->timed_out;	/* the user's --timeout */
 	l->timeout_ns = user_timeout;

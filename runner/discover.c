@@ -117,6 +117,9 @@ static int discover_once(const struct pg_record_opts *o, struct pg_launch *l,
 	l->stop_signal = pg_signals_wait(0);
 	if (l->stop_signal)
 		return pg_launch_stopped_by(l->stop_signal);
+	pg_launch_phase(l, d->wall_ns, "%s%sthe sampled first pass, run %d (%llu of %d samples)",
+			l->side ? l->side : "", l->side ? " side: " : "", d->runs + 1,
+			(unsigned long long)d->samples, PG_DISCOVER_WANT);
 	err = sp->sampler ? pg_launch_run(sp, l, &one) : -EIO;
 	err = err ?: pg_sampler_stop(sp->sampler, &one);
 	timed_out = l->timed_out;

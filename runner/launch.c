@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,10 +73,54 @@ int pg_launch_stopped_by(int sig)
  * stopped processes), then SIGKILL once PG_KILL_GRACE_MS have passed, again at every step for what
  * was forked meanwhile. Returns how long the next wait may take, in ms.
  */
+void pg_launch_phase(struct pg_launch *l, uint64_t expect_ns, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(l->phase, sizeof(l->phase), fmt, ap);
+	va_end(ap);
+	l->expect_ns = expect_ns;
+}
+
+const char *pg_eta(char *buf, size_t n, uint64_t left_ns)
+{
+	if (left_ns < 1000000000ULL)
+		snprintf(buf, n, "%s", "");
+	else if (left_ns < 120000000000ULL)
+		snprintf(buf, n, "~%.0f s left", (double)left_ns / 1e9);
+	else
+		snprintf(buf, n, "~%.0f min left", (double)left_ns / 60e9);
+	return buf;
+}
+
+/* The live line of a run that has lasted @elapsed_ns. */
+static void live_line(const struct pg_launch *l, uint64_t elapsed_ns)
+{
+	char eta[32];
+
+	if (l->expect_ns && elapsed_ns + 1000000000ULL <= l->expect_ns)
+		pg_info("%s: running for %.0f s, %s", l->phase, (double)elapsed_ns / 1e9,
+			pg_eta(eta, sizeof(eta), l->expect_ns - elapsed_ns));
+	else if (l->expect_ns && elapsed_ns <= l->expect_ns)
+		pg_info("%s: running for %.0f s, nearly done", l->phase, (double)elapsed_ns / 1e9);
+	else if (l->expect_ns)
+		pg_info("%s: running for %.0f s (longer than the %.1f s expected)", l->phase,
+			(double)elapsed_ns / 1e9, (double)l->expect_ns / 1e9);
+	else
+		pg_info("%s: running for %.0f s", l->phase, (double)elapsed_ns / 1e9);
+}
+
 static int stop_step(struct pg_launch *l, pid_t pgid, uint64_t t0, uint64_t *kill_at)
 {
 	uint64_t now = pg_now_ns();
 	int wait_ms;
+
+	if (!*kill_at && l->phase[0] && !l->quiet && now - t0 >= PG_LIVE_FIRST_NS &&
+	    now >= l->next_live_ns) {
+		l->next_live_ns = now + PG_LIVE_EVERY_NS;
+		live_line(l, now - t0);
+	}
 
 	if (!*kill_at && l->tick && now >= l->next_tick_ns) {
 		l->next_tick_ns = now + (uint64_t)l->tick_ms * 1000000ULL;
@@ -195,6 +240,7 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 	pg_tty_give(pid);
 	t0 = pg_now_ns();
 	l->next_tick_ns = t0 + (uint64_t)l->tick_ms * 1000000ULL;
+	l->next_live_ns = 0;
 	if (write(go, &c, 1) != 1)
 		pg_debug("write to the start pipe: %s", strerror(errno));
 	close(go);
@@ -274,17 +320,21 @@ static const char *abort_hint(const struct pg_rep *rep, const struct pg_excfix *
 }
 
 void pg_launch_progress(const struct pg_record_opts *o, uint32_t i, const struct pg_rep *rep,
-			size_t nfuncs_called)
+			size_t nfuncs_called, uint64_t left_ns)
 {
+	char eta[32];
+
 	if (o->quiet)
 		return;
+	pg_eta(eta, sizeof(eta), left_ns);
 	if (rep->signal)
-		pg_info("repetition %u/%u: %.3f s, killed by signal %d (%s)", i + 1,
+		pg_info("repetition %u/%u: %.3f s, killed by signal %d (%s)%s%s", i + 1,
 			o->repetitions, (double)rep->wall_ns / 1e9, rep->signal,
-			strsignal(rep->signal));
+			strsignal(rep->signal), eta[0] ? "; " : "", eta);
 	else
-		pg_info("repetition %u/%u: %.3f s, exit %d, %zu functions called", i + 1,
-			o->repetitions, (double)rep->wall_ns / 1e9, rep->exit_code, nfuncs_called);
+		pg_info("repetition %u/%u: %.3f s, exit %d, %zu function%s called%s%s", i + 1,
+			o->repetitions, (double)rep->wall_ns / 1e9, rep->exit_code, nfuncs_called,
+			nfuncs_called == 1 ? "" : "s", eta[0] ? "; " : "", eta);
 }
 
 /* perfgate ab's form of the verdict's messages: the side and its command first */

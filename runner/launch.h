@@ -68,7 +68,26 @@ struct pg_launch {
 	int tick_ms;
 	bool tick_stopped;	/* the last repetition was stopped by tick */
 	uint64_t next_tick_ns;	/* private to pg_launch_run() */
+	/*
+	 * The live line: while a run of the command lasts over PG_LIVE_FIRST_NS, a line every
+	 * PG_LIVE_EVERY_NS says what runs (phase: "the sampled first pass, run 2"; "" for no
+	 * line) and for how long, with what is left of @expect_ns (0: unknown). quiet: none.
+	 */
+	char phase[96];
+	uint64_t expect_ns;
+	bool quiet;
+	uint64_t next_live_ns;	/* private to pg_launch_run() */
 };
+
+#define PG_LIVE_FIRST_NS 2000000000ULL
+#define PG_LIVE_EVERY_NS 2000000000ULL
+
+/* Set l->phase (printf-style) and l->expect_ns for the runs that follow. */
+void pg_launch_phase(struct pg_launch *l, uint64_t expect_ns, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "~12 s left" of @left_ns into @buf (n bytes), "" when under a second. */
+const char *pg_eta(char *buf, size_t n, uint64_t left_ns);
 
 /*
  * Run the command @cmd (NULL-terminated, borrowed) from now on: its leading NAME=value words
@@ -112,10 +131,10 @@ int pg_launch_stopped_by(int sig);
 
 /*
  * One progress line for repetition @i (0-based) unless opts.quiet; @nfuncs_called of the
- * run's functions were called.
+ * run's functions were called; @left_ns: the estimated time the rest will take (0: none).
  */
 void pg_launch_progress(const struct pg_record_opts *o, uint32_t i, const struct pg_rep *rep,
-			size_t nfuncs_called);
+			size_t nfuncs_called, uint64_t left_ns);
 
 /*
  * May the recording go on after repetition @i (0-based; with l->side, pair @i), @rep? 0; or,

@@ -136,6 +136,7 @@ int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, s
 
 	r->hz = o->sample_hz;
 	r->launch.timeout_ns = o->timeout_ms * 1000000ULL;
+	r->launch.quiet = o->quiet;
 	err = pg_launch_set_command(&r->launch, o->argv);
 	if (err)
 		return err;
@@ -153,7 +154,6 @@ int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, s
 	/* 1. what the processes run; select the functions; the run's metadata */
 	err = pg_recording_discover(o, &r->launch, &r->disc, "");
 	err = err ?: pg_recording_select(o, r->launch.argv[0], &r->disc, run);
-	nselected = run->nfuncs;
 	err = err ?: pg_meta_collect(&run->meta);
 	err = err ?: pg_meta_record_opts(&run->meta, o);
 	err = err ?: check_before_running(run);
@@ -174,6 +174,7 @@ int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, s
 		if (err)
 			return err;
 	}
+	nselected = run->nfuncs;	/* what the pilot weighs */
 	r->probes.offcpu = !o->no_offcpu;
 	err = pg_probes_attach(&r->probes, run, o->single_attach, r->launch.preload);
 	if (err)
@@ -187,9 +188,10 @@ int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, s
 		if (err)
 			return err;
 		if (!o->quiet)
-			pg_info("--budget %g%%%s: tracing %zu of the %zu functions selected",
-				o->budget_pct, o->default_budget ? " (the default without -f; "
-				"--all-functions traces them all)" : "", run->nfuncs, nselected);
+			pg_info("--budget %g%%%s: tracing %zu of the %zu function%s the pilot "
+				"weighed", o->budget_pct, o->default_budget ? " (the default "
+				"without -f; --all-functions traces them all)" : "", run->nfuncs,
+				nselected, pg_s(nselected));
 	}
 	return 0;
 }
@@ -270,10 +272,12 @@ static int record_rep(const struct pg_record_opts *o, struct pg_recording *r, st
 
 	if (!rep)
 		return -ENOMEM;
+	pg_launch_phase(&r->launch, i ? run->reps[i - 1].wall_ns : r->sampled_wall,
+			"repetition %u/%u", i + 1, o->repetitions);
 	err = pg_recording_once(r, run, i, rep, rep);
 	if (err)
 		return err;
-	pg_launch_progress(o, i, rep, rep->nstats);
+	pg_launch_progress(o, i, rep, rep->nstats, rep->wall_ns * (o->repetitions - i - 1));
 	if (i == 0)
 		pg_calib_warn_overhead(run, rep);
 	err = pg_launch_verdict(o, &r->launch, i, rep, &r->probes.fix);
@@ -292,8 +296,8 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 
 	/* 3. the repetitions, each a fresh process tree read into one struct pg_rep */
 	if (!o->quiet)
-		pg_info("tracing %zu functions, %u repetitions of: %s", run->nfuncs,
-			o->repetitions, r.launch.argv[0]);
+		pg_info("tracing %zu function%s, %u repetition%s of: %s", run->nfuncs,
+			pg_s(run->nfuncs), o->repetitions, pg_s(o->repetitions), r.launch.argv[0]);
 	for (uint32_t i = 0; i < o->repetitions && !err; i++) {
 		err = record_rep(o, &r, run, i);
 		if (err != PG_GUARD_STOPPED)

@@ -322,7 +322,8 @@ static int apply_default(struct pg_selection *sel, const struct pg_record_opts *
 		pg_debug("no -f given: %zu functions of %s to choose from", n,
 			 pg_basename(sel->exe));
 	else
-		pg_info("no -f given: tracing all %zu functions of %s", n, pg_basename(sel->exe));
+		pg_info("no -f given: tracing %s %zu function%s of %s", n == 1 ? "the" : "all", n,
+			pg_s(n), pg_basename(sel->exe));
 	return 0;
 }
 
@@ -530,7 +531,8 @@ static int apply_functions_of(struct pg_selection *sel, const struct pg_record_o
 		err = -ENOENT;
 	}
 	if (!err && !o->quiet && !o->functions_of_base)
-		pg_info("%s: tracing %zu functions (%zu of its %zu not found)", what, chosen,
+		pg_info("%s: tracing %zu function%s (%zu of its %zu not found)", what, chosen,
+			pg_s(chosen),
 			missing, src->nfuncs);
 	if (err == -ENOMEM)
 		pg_err("%s: out of memory", what);
