@@ -98,6 +98,34 @@ int pg_record_args_opt(struct pg_record_args *a, int c, const char *arg)
 	return 1;
 }
 
+/*
+ * --functions-of: the baseline's sampling rate and off-CPU hooks unless given here, so that
+ * the two runs' profiles and times are measured alike; said in one line.
+ */
+static void keep_recording_options(struct pg_record_args *a, const char *cmd)
+{
+	struct pg_record_opts *o = &a->o;
+	const struct pg_meta *m = &a->of.meta;
+	char hz[48] = "", off[48] = "";
+
+	if (o->auto_hz && !a->no_sample && m->sample_hz != o->sample_hz) {
+		o->sample_hz = m->sample_hz;
+		o->auto_hz = false;
+		if (m->sample_hz)
+			snprintf(hz, sizeof(hz), "sampling at %u Hz", m->sample_hz);
+		else
+			snprintf(hz, sizeof(hz), "no sampled profile");
+	}
+	if (!m->offcpu && !o->no_offcpu) {
+		o->no_offcpu = true;
+		snprintf(off, sizeof(off), "no off-CPU hooks");
+	}
+	if ((hz[0] || off[0]) && !o->quiet)
+		pg_info("%s: --functions-of %s: %s%s%s as it was recorded (-F, --no-sample and "
+			"--no-offcpu set others)", cmd, a->of_path, hz, hz[0] && off[0] ? ", " : "",
+			off);
+}
+
 int pg_record_args_finish(struct pg_record_args *a, const char *cmd)
 {
 	struct pg_record_opts *o = &a->o;
@@ -128,6 +156,7 @@ int pg_record_args_finish(struct pg_record_args *a, const char *cmd)
 			return -1;
 		o->functions_of = &a->of;
 		o->functions_of_path = a->of_path;
+		keep_recording_options(a, cmd);
 	}
 	return 0;
 }

@@ -63,3 +63,13 @@ check "the kernel is traced" grep -qx kernel "$TMP/kc.names"
 check "the constructor is not" not grep -qx obj_init "$TMP/kc.names"
 has "what the exact probes cover"
 has "obj_init"
+
+# --functions-of records as the baseline was recorded: its sampling rate, unless given
+expect_exit 0 "$PERFGATE" record -q -o "$TMP/f1.json" -r 2 -F 321 -- ./nested
+expect_exit 0 "$PERFGATE" record -o "$TMP/f2.json" -r 2 --functions-of "$TMP/f1.json" -- ./nested
+has "--functions-of .*f1.json: sampling at 321 Hz as it was recorded"
+check_eq "--functions-of keeps the sampling rate" 321 \
+	"$(pgtest get "$TMP/f2.json" meta.options.sample_hz)"
+expect_exit 0 "$PERFGATE" record -q -o "$TMP/f3.json" -r 2 -F 199 --functions-of "$TMP/f1.json" \
+	-- ./nested
+check_eq "--functions-of: -F given wins" 199 "$(pgtest get "$TMP/f3.json" meta.options.sample_hz)"
