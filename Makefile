@@ -240,7 +240,7 @@ bench: deps all
 bench-render:
 	/usr/bin/python3 bench/render.py
 
-# real programs (issue 17): zstd, leveldb and lz4 from their Debian source packages, built with
+# real programs: zstd, leveldb and lz4 from their Debian source packages, built with
 # their own build systems under build/realworld, gated with the default flow; the bench's
 # realworld section, measured alone (RW_REPS, RW_PAIRS: bench/realworld/realworld.py)
 REALWORLD_DEBIAN := dpkg-dev cmake

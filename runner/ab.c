@@ -252,7 +252,7 @@ static int split_base(struct pg_ab *s, struct pg_rep *rep)
 }
 
 /*
- * The threads the maps hold (issue 20) are the repetition's whichever side it is: moved from
+ * The threads the maps hold (their on-/off-CPU split) are the repetition's whichever side it is: moved from
  * the scratch into @rep, which is new and has none. (The sampler writes its samples and
  * off-CPU stacks into @rep itself: pg_recording_once().)
  */

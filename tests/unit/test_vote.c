@@ -191,7 +191,7 @@ static void test_hosts_or_commands_differ(void **state)
 {
 	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "./bench", "laptop", 0, "neutral",
 	      "different hosts (ci-1 and laptop)");
-	/* compared as two binaries are (issue 21): the verdict is voted on, the message says */
+	/* compared as two builds of one benchmark are: the verdict is voted on, the message says */
 	check(PG_OVERALL_PASS, PG_VERDICT_UNCHANGED, "./other", "ci-1", 1, "success",
 	      "compared (the runs are of different commands: './bench 3' and './other 3')");
 	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "./other", "ci-1", -1, "failure",
