@@ -54,8 +54,8 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 		  -fno-omit-frame-pointer -fvisibility=hidden
 
 .SECONDARY:
-.PHONY: all deps deps-build check check-layers test unit e2e demo clean bench bench-render realworld fuzz \
-	fuzz-build
+.PHONY: all deps deps-build check check-layers test unit e2e-progs demo clean bench bench-render \
+	realworld fuzz fuzz-build
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
 $(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(BUILD)/libpgcore.a
@@ -68,9 +68,13 @@ $(PRELOAD_LIB): runner/preload/preload.c bpf/perfgate.h
 $(BUILD)/libpgcore.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-$(BUILD)/%.o: %.c $(wildcard */*.h)
+# the headers an object includes come from the compiler (-MMD, the .d files included at the
+# end; -MP keeps a build going when a header is removed). The generated headers are named
+# here too: a clean build has no .d files yet, and they must exist before the first compile.
+DEPFLAGS = -MMD -MP
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -c -o $@ $<
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(RUNNER_OBJS) $(CLI_OBJS): $(SKELS)
 
@@ -101,11 +105,11 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 # unit tests: cmocka, linked against the library; test_runner_* also against the runner
 $(BUILD)/tests/test_runner_%: tests/unit/test_runner_%.c $(RUNNER_OBJS) $(BUILD)/libpgcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libpgcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 # small programs the end-to-end tests trace; -fno-inline keeps every function a real call
 $(BUILD)/progs/%: tests/progs/%.c
@@ -175,9 +179,9 @@ $(FUZZ_EMBED_HDRS): $(FUZZ_BUILD)/%.h: %
 $(FUZZ_BUILD)/reporters/flamegraph.o: $(FUZZ_EMBED_HDRS)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-$(FUZZ_BUILD)/%.o: %.c $(wildcard */*.h)
+$(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -c -o $@ $<
+	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(LDLIBS)
@@ -223,7 +227,8 @@ clean:
 	rm -rf build build-asan build-fuzz perfgate
 
 # (not the dependency files of the real programs bench/realworld builds under build/realworld)
--include $(shell find $(BUILD) -path $(BUILD)/realworld -prune -o -name '*.d' -print 2>/dev/null)
+-include $(shell find $(BUILD) $(FUZZ_BUILD) \
+	-path $(BUILD)/realworld -prune -o -name '*.d' -print 2>/dev/null)
 
 # the benchmark suite (root; tens of minutes, section 3 the longest: ACC_PROCS=N runs fewer
 # processes than its 300 per build). bench/measure.py runs the SECTIONS named (all if none:
