@@ -564,6 +564,44 @@ uint32_t *pg_run_ids_by_key(const struct pg_run *run)
 	return ids;
 }
 
+static int cmp_by_display(const void *a, const void *b)
+{
+	const struct pg_func *x = *(const struct pg_func *const *)a;
+	const struct pg_func *y = *(const struct pg_func *const *)b;
+	int c = strcmp(x->display, y->display);
+
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+const struct pg_func **pg_run_by_display(const struct pg_run *run)
+{
+	const struct pg_func **v = malloc((run->nfuncs ? run->nfuncs : 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < run->nfuncs; i++)
+		v[i] = &run->funcs[i];
+	qsort(v, run->nfuncs, sizeof(*v), cmp_by_display);
+	return v;
+}
+
+const struct pg_func *pg_func_by_display(const struct pg_func *const *v, size_t n,
+					 const char *display)
+{
+	size_t lo = 0, hi = n;
+
+	/* the first of equal names: the lowest bound */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(v[mid]->display, display) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(v[lo]->display, display) ? v[lo] : NULL;
+}
+
 const char *pg_ab_side_name(enum pg_ab_side side)
 {
 	return side == PG_AB_BASE ? "base" : side == PG_AB_NEW ? "new" : "none";

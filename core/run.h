@@ -288,4 +288,14 @@ int pg_func_key_cmp(const struct pg_func *a, const struct pg_func *b);
 int pg_func_set_scope(struct pg_func *f, const char *scope);
 uint32_t *pg_run_ids_by_key(const struct pg_run *run);
 
+/*
+ * A sampled frame of a traced function is named by its display name. pg_run_by_display()
+ * returns @run's functions sorted by display name (ties: the lower id first), malloc'd (the
+ * caller frees the array, not the functions; NULL on -ENOMEM); pg_func_by_display() finds
+ * the first function of @display in such an array of @n, or returns NULL.
+ */
+const struct pg_func **pg_run_by_display(const struct pg_run *run);
+const struct pg_func *pg_func_by_display(const struct pg_func *const *v, size_t n,
+					 const char *display);
+
 #endif
