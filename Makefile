@@ -105,11 +105,13 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 # unit tests: cmocka, linked against the library; test_runner_* also against the runner
 $(BUILD)/tests/test_runner_%: tests/unit/test_runner_%.c $(RUNNER_OBJS) $(BUILD)/libpgcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \
+		$(LDLIBS) -lcmocka
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libpgcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \
+		$(LDLIBS) -lcmocka
 
 # small programs the end-to-end tests trace; -fno-inline keeps every function a real call
 $(BUILD)/progs/%: tests/progs/%.c
