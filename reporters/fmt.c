@@ -133,3 +133,16 @@ char *pg_fmt_command(const struct pg_meta *meta)
 	}
 	return buf;
 }
+
+const char *pg_fmt_relative(const char *file, const char *root)
+{
+	size_t n = root ? strlen(root) : 0;
+
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (n == 1 && root[0] == '/')	/* the root directory: every absolute path */
+		return file[0] == '/' ? file + 1 : file;
+	if (n && file[0] == '/' && !strncmp(file, root, n) && file[n] == '/')
+		return file + n + 1;
+	return file;
+}

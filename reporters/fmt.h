@@ -38,6 +38,10 @@ void pg_fmt_ellipsize(char *s, size_t max);
 /* Shorten an ASCII string in place to at most @max characters (max >= 4), ending in "...". */
 void pg_fmt_truncate(char *s, size_t max);
 
+/* @file relative to the directory @root when it lies under it (a pointer into @file), else
+ * @file itself. NULL or "" @root: @file. */
+const char *pg_fmt_relative(const char *file, const char *root);
+
 /* The benchmark command of @meta as one line, arguments shell-quoted where needed
  * ("./bench --name 'a b'"); "" when there is none. NULL @meta is fine. */
 char *pg_fmt_command(const struct pg_meta *meta);

@@ -321,18 +321,6 @@ char *pg_compare_markdown(const struct pg_comparison *c, const struct pg_run *ba
 
 /* ---- GitHub annotations ---- */
 
-/* @file relative to @workspace when it lies under it. */
-static const char *relative_to(const char *file, const char *workspace)
-{
-	size_t n = workspace ? strlen(workspace) : 0;
-
-	while (n > 1 && workspace[n - 1] == '/')
-		n--;
-	if (n && file[0] == '/' && !strncmp(file, workspace, n) && file[n] == '/')
-		return file + n + 1;
-	return file;
-}
-
 /* "::error file=F,line=L,title=T::MESSAGE" with the properties and the data escaped. */
 static int gh_command(FILE *out, const char *cmd, const char *file, uint32_t line,
 		      const char *title, const char *msg)
@@ -377,7 +365,7 @@ static int gh_regression(FILE *out, const struct pg_comparison *c, const struct 
 		return -1;
 	}
 	err = gh_command(out, "error", f->src_file && f->src_line ?
-			 relative_to(f->src_file, workspace) : NULL, f->src_line, title, msg);
+			 pg_fmt_relative(f->src_file, workspace) : NULL, f->src_line, title, msg);
 	free(msg);
 	free(name);
 	return err;
