@@ -38,13 +38,16 @@ PROG_BINS := $(patsubst tests/progs/%.c,$(BUILD)/progs/%,$(PROG_SRCS))
 PROG_CXX_SRCS := $(wildcard tests/progs/*.cc)
 PROG_BINS += $(patsubst tests/progs/%.cc,$(BUILD)/progs/%,$(PROG_CXX_SRCS))
 
+# the package that holds $(BPFTOOL): Debian's bpftool. Ubuntu ships bpftool in the kernel's
+# linux-tools-$(uname -r) (ci-templates/perfgate-ci.sh sets both there)
+BPFTOOL_DEBIAN ?= bpftool
 # everything `make check` needs; add a package here when a test needs it
-DEPS_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev libdw-dev \
-	       libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 g++ \
-	       yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev \
+DEPS_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
+	       libdw-dev libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 \
+	       g++ yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev \
 	       chromium golang-go
 # what building perfgate needs (the CI templates install only these: make deps-build)
-DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev \
+DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
 	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev
 
 # the C++ exception fix (docs/recording.md): preloaded into the benchmark, not part of perfgate.
