@@ -2,8 +2,8 @@
 /*
  * cli/profile.c - what perfgate folded (cmd_folded.c), perfgate flamegraph
  * (cmd_flamegraph.c) and perfgate pprof (cmd_pprof.c) share: their options, RUN.json [--rep N]
- * [-o FILE] [--title TEXT] [--keep-probe-frames] [--offcpu], and the checks of the run they
- * read (see cli.h).
+ * [-o FILE] [--keep-probe-frames] [--offcpu] (and flamegraph's --title), and the checks of the
+ * run they read (see cli.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -15,18 +15,9 @@
 #include "../diff/probes.h"
 #include "cli.h"
 
-int pg_profile_args_parse(int argc, char **argv, const char *usage, bool two_runs,
-			  struct pg_profile_args *a)
+int pg_profile_args_parse(int argc, char **argv, const char *usage,
+			  const struct option *longopts, bool two_runs, struct pg_profile_args *a)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "rep", required_argument, NULL, 'r' },
-		{ "title", required_argument, NULL, 't' },
-		{ "keep-probe-frames", no_argument, NULL, 'k' },
-		{ "offcpu", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned int rep;
 	int c;
 
