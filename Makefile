@@ -3,6 +3,14 @@ CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
+INSTALL ?= install
+# make install: DESTDIR (staging), PREFIX and the directories below it
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+PKGLIBDIR ?= $(LIBDIR)/perfgate
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
 # each build mode has its own directory, so that switching modes never mixes objects
 BUILD := build$(if $(filter 1,$(SANITIZE)),-asan)
@@ -58,7 +66,7 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 
 .SECONDARY:
 .PHONY: all deps deps-build check check-layers test unit e2e-progs demo clean bench bench-render \
-	realworld fuzz fuzz-build
+	realworld fuzz fuzz-build install uninstall
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
 $(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(BUILD)/libpgcore.a
@@ -80,6 +88,33 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(RUNNER_OBJS) $(CLI_OBJS): $(SKELS)
+
+# the preload library's installed directory, compiled in (runner/excfix.c; the build tree and
+# a moved installed tree are found next to the executable first)
+$(BUILD)/runner/excfix.o: CFLAGS += -DPG_LIBDIR='"$(PKGLIBDIR)"'
+
+# the manual page from the program's help texts, the bash completion from the option tables
+# of cli/ (tools/; tests/e2e/test_help_sync.sh keeps the two in step)
+MAN_PAGE := $(BUILD)/perfgate.1
+COMPLETION := $(BUILD)/perfgate.bash
+$(MAN_PAGE): $(PERFGATE_BIN) tools/gen-man.py
+	python3 tools/gen-man.py ./$(PERFGATE_BIN) >$@.tmp && mv $@.tmp $@
+$(COMPLETION): $(CLI_SRCS) cli/cli.h tools/gen-completion.py tools/cli_tables.py
+	@mkdir -p $(dir $@)
+	python3 tools/gen-completion.py . >$@.tmp && mv $@.tmp $@
+
+install: all $(MAN_PAGE) $(COMPLETION)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 755 $(PERFGATE_BIN) $(DESTDIR)$(BINDIR)/perfgate
+	$(INSTALL) -m 644 $(PRELOAD_LIB) $(DESTDIR)$(PKGLIBDIR)/libperfgate-preload.so
+	$(INSTALL) -m 644 $(MAN_PAGE) $(DESTDIR)$(MANDIR)/man1/perfgate.1
+	$(INSTALL) -m 644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/perfgate
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/perfgate $(DESTDIR)$(PKGLIBDIR)/libperfgate-preload.so \
+		$(DESTDIR)$(MANDIR)/man1/perfgate.1 $(DESTDIR)$(BASHCOMPDIR)/perfgate
+	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
 
 # files embedded into the program at build time: reporters/x.js -> $(BUILD)/reporters/x.js.h
 # holding `static const unsigned char x_js[]`, the bytes and a final NUL (od and sed: POSIX,

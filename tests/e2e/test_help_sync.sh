@@ -1,5 +1,5 @@
 # Help text, documentation and option tables agree, as bpftool's test_bpftool_synctypes.py keeps
-# bpftool's: every long option of each subcommand's getopt table (tests/e2e/cli_tables.py reads
+# bpftool's: every long option of each subcommand's getopt table (tools/cli_tables.py reads
 # them from cli/*.c) is listed by `perfgate SUBCOMMAND --help` (as --long, or its short form),
 # and is named in README.md or docs/; every option line of a --help (one that starts with -x or
 # --long) names an option of the table; every subcommand is in `perfgate --help` and README.
@@ -10,7 +10,7 @@ SRC=$PERFGATE_SRCDIR
 
 python3 - "$SRC" "$PERFGATE" <<'PY'
 import glob, os, re, subprocess, sys
-sys.path.insert(0, os.path.join(sys.argv[1], "tests", "e2e"))
+sys.path.insert(0, os.path.join(sys.argv[1], "tools"))
 import cli_tables
 
 src, perfgate = sys.argv[1], sys.argv[2]
@@ -70,4 +70,4 @@ cp "$SRC"/cli/*.c "$SRC"/cli/*.h "$T/cli/"
 sed -i 's/{ "system", required_argument, NULL, .s. },/&\n\t\t{ "no-such-option", no_argument, NULL, 0x777 },/' \
 	"$T/cli/cmd_vote.c"
 check_eq "the checker does not see an option added to a table" "vote --no-such-option" \
-	"$(python3 "$SRC/tests/e2e/cli_tables.py" "$T" | grep -- --no-such-option)"
+	"$(python3 "$SRC/tools/cli_tables.py" "$T" | grep -- --no-such-option)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The subcommands of perfgate and their options, read from the C sources (cli/*.c, cli/cli.h),
-as bpftool's test_bpftool_synctypes.py reads bpftool's: what the help text, the documentation
-and the shell completion are checked against (tests/e2e/test_help_sync.sh).
+as bpftool's test_bpftool_synctypes.py reads bpftool's: what the help texts and the
+documentation are checked against (tests/e2e/test_help_sync.sh), and what the bash completion
+is generated from (tools/gen-completion.py).
 
   cli_tables.py SRCDIR      print "SUBCOMMAND --long[=-s]" lines, one per option
 
