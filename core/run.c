@@ -37,7 +37,7 @@ void pg_rep_release(struct pg_rep *rep)
 		free(rep->threads[i].comm);
 	free(rep->threads);
 	rep->stats = NULL;
-	rep->nstats = 0;
+	rep->nstats = rep->astats = 0;
 	rep->stacks = NULL;
 	rep->nstacks = 0;
 	rep->offcpu = NULL;
@@ -186,11 +186,27 @@ struct pg_rep *pg_run_add_rep(struct pg_run *run)
 	return rep;
 }
 
+int pg_rep_reserve_stats(struct pg_rep *rep, size_t n)
+{
+	struct pg_fstat *v;
+
+	if (n <= rep->astats)
+		return 0;
+	if (n > SIZE_MAX / sizeof(*v))
+		return -ENOMEM;
+	v = realloc(rep->stats, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	rep->stats = v;
+	rep->astats = n;
+	return 0;
+}
+
 struct pg_fstat *pg_rep_add_stat(struct pg_rep *rep, uint32_t func)
 {
 	struct pg_fstat *s;
 
-	if (PG_ALLOC_GROW_POW2(rep->stats, rep->nstats))
+	if (PG_ALLOC_GROW(rep->stats, rep->nstats + 1, rep->astats))
 		return NULL;
 	s = &rep->stats[rep->nstats++];
 	memset(s, 0, sizeof(*s));
