@@ -4,6 +4,7 @@
 
 #include "../formats/runfile.h"
 #include "../core/log.h"
+#include "../core/numfmt.h"
 #include "../runner/record.h"
 #include "cli.h"
 
@@ -110,7 +111,8 @@ int do_record(int argc, char **argv)
 	if (pg_runfile_write(&run, out))
 		goto cleanup;
 	if (!a.o.quiet)
-		pg_info("wrote %s: %zu repetitions, %zu functions", out, run.nreps, run.nfuncs);
+		pg_info("wrote %s: %zu repetition%s, %zu function%s", out, run.nreps,
+			pg_plural(run.nreps), run.nfuncs, pg_plural(run.nfuncs));
 	ret = PG_EXIT_OK;
 cleanup:
 	pg_record_args_release(&a);

@@ -12,6 +12,7 @@
 #include "../formats/folded.h"
 #include "../formats/runfile.h"
 #include "../core/log.h"
+#include "../core/numfmt.h"
 #include "../diff/probes.h"
 #include "cli.h"
 
@@ -78,8 +79,8 @@ int pg_profile_load(const struct pg_profile_args *a, const char *path, struct pg
 	if (pg_runfile_read(path, run))
 		return -1;
 	if (a->rep >= 0 && (size_t)a->rep >= run->nreps) {
-		pg_err("%s has %zu repetitions: there is no repetition %ld", path, run->nreps,
-		       a->rep + 1);
+		pg_err("%s has %zu repetition%s: there is no repetition %ld", path, run->nreps,
+		       pg_plural(run->nreps), a->rep + 1);
 		return -1;
 	}
 	if (a->offcpu) {

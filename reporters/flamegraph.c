@@ -372,31 +372,32 @@ static int header(struct pg_xmlw *s, const struct pg_flame *f, const char *title
 		snprintf(line, sizeof(line), "Off-CPU time: %.3f s blocked in %zu repetition%s. "
 			 "Width = share of the off-CPU time. Hover for details, click to zoom, "
 			 "Ctrl-F to search.", (double)f->total / 1e9, f->nnew,
-			 f->nnew == 1 ? "" : "s");
+			 pg_plural(f->nnew));
 		label(s, XPAD, y, "legend", NULL, NULL, line);
 		return s->err;
 	}
 	if (!f->diff) {
 		snprintf(line, sizeof(line), "%llu samples in %zu repetition%s. Width = share of "
 			 "samples. Hover for details, click to zoom, Ctrl-F to search.",
-			 (unsigned long long)f->total, f->nnew, f->nnew == 1 ? "" : "s");
+			 (unsigned long long)f->total, f->nnew, pg_plural(f->nnew));
 		label(s, XPAD, y, "legend", NULL, NULL, line);
 		return s->err;
 	}
 	if (f->offcpu)
 		snprintf(line, sizeof(line), "Differential off-CPU flame graph. Widths: NEW. "
-			 "Off-CPU time: BASE %.3f s in %zu repetitions (%.3f s a repetition), NEW "
-			 "%.3f s in %zu repetitions (%.3f s a repetition).",
-			 (double)f->base_total / 1e9, f->nbase,
+			 "Off-CPU time: BASE %.3f s in %zu repetition%s (%.3f s a repetition), NEW "
+			 "%.3f s in %zu repetition%s (%.3f s a repetition).",
+			 (double)f->base_total / 1e9, f->nbase, pg_plural(f->nbase),
 			 f->nbase ? (double)f->base_total / 1e9 / (double)f->nbase : 0.0,
-			 (double)f->total / 1e9, f->nnew,
+			 (double)f->total / 1e9, f->nnew, pg_plural(f->nnew),
 			 f->nnew ? (double)f->total / 1e9 / (double)f->nnew : 0.0);
 	else
 		snprintf(line, sizeof(line), "Differential flame graph. Widths: NEW. Samples: "
-			 "BASE %llu in %zu repetitions (%.0f a repetition), NEW %llu in %zu "
-			 "repetitions (%.0f a repetition).", (unsigned long long)f->base_total,
-			 f->nbase, f->nbase ? (double)f->base_total / (double)f->nbase : 0.0,
-			 (unsigned long long)f->total, f->nnew,
+			 "BASE %llu in %zu repetition%s (%.0f a repetition), NEW %llu in %zu "
+			 "repetition%s (%.0f a repetition).", (unsigned long long)f->base_total,
+			 f->nbase, pg_plural(f->nbase),
+			 f->nbase ? (double)f->base_total / (double)f->nbase : 0.0,
+			 (unsigned long long)f->total, f->nnew, pg_plural(f->nnew),
 			 f->nnew ? (double)f->total / (double)f->nnew : 0.0);
 	label(s, XPAD, y, "legend", NULL, NULL, line);
 	y += 18;

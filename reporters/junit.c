@@ -219,11 +219,11 @@ static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, cons
 	fprintf(m, "symbol: %s\n", f->name ? f->name : "");
 	if (f->src_file && f->src_line)
 		fprintf(m, "source: %s:%u\n", f->src_file, f->src_line);
-	fprintf(m, "base: %s per call (median of %zu repetitions), %s calls per repetition\n",
-		pg_fmt_ns(a, sizeof(a), f->base_ns), f->n_base,
+	fprintf(m, "base: %s per call (median of %zu repetition%s), %s calls per repetition\n",
+		pg_fmt_ns(a, sizeof(a), f->base_ns), f->n_base, pg_plural(f->n_base),
 		pg_fmt_count(ca, sizeof(ca), f->base_calls));
-	fprintf(m, "new: %s per call (median of %zu repetitions), %s calls per repetition\n",
-		pg_fmt_ns(b, sizeof(b), f->new_ns), f->n_new,
+	fprintf(m, "new: %s per call (median of %zu repetition%s), %s calls per repetition\n",
+		pg_fmt_ns(b, sizeof(b), f->new_ns), f->n_new, pg_plural(f->n_new),
 		pg_fmt_count(cb, sizeof(cb), f->new_calls));
 	fprintf(m, "change: %s, %g%% interval %s, p=%.3g, q=%.3g (alpha %g, min effect %g%%)\n",
 		ch, (1 - c->opts.alpha) * 100, in, f->p, f->q, c->opts.alpha,

@@ -70,11 +70,11 @@ static int decide_verdict(const struct pg_vote_result *r, char *why, size_t whyl
 	switch (r->cmp.overall) {
 	case PG_OVERALL_REGRESSION:
 		snprintf(why, whylen, "regression in %zu function%s", r->cmp.nregressions,
-			 r->cmp.nregressions == 1 ? "" : "s");
+			 pg_plural(r->cmp.nregressions));
 		return -1;
 	case PG_OVERALL_PASS:
 		snprintf(why, whylen, "no regression in %zu function%s compared", r->cmp.n,
-			 r->cmp.n == 1 ? "" : "s");
+			 pg_plural(r->cmp.n));
 		return 1;
 	case PG_OVERALL_INCONCLUSIVE:
 	default:
@@ -172,9 +172,11 @@ static char *gerrit_message(const struct pg_vote_result *r, int vote, const char
 	if (more)
 		fprintf(out, "* ... and %zu more\n", more);
 	if (r) {
-		fprintf(out, "\nbase %s (%zu repetitions), new %s (%zu repetitions)\n",
+		fprintf(out, "\nbase %s (%zu repetition%s), new %s (%zu repetition%s)\n",
 			pg_fmt_commit(a, sizeof(a), r->base.meta.git_commit), r->cmp.base_reps,
-			pg_fmt_commit(b, sizeof(b), r->new.meta.git_commit), r->cmp.new_reps);
+			pg_plural(r->cmp.base_reps),
+			pg_fmt_commit(b, sizeof(b), r->new.meta.git_commit), r->cmp.new_reps,
+			pg_plural(r->cmp.new_reps));
 		for (size_t i = 0; i < r->cmp.nwarnings; i++)
 			fprintf(out, "warning: %s\n", r->cmp.warnings[i]);
 	}

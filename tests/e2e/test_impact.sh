@@ -42,7 +42,7 @@ check_contains "the vote message names it" "$TMP/vote.json" 'once_small.*notable
 
 # the rule off: the same change fails
 expect_exit 1 "$PERFGATE" compare "$TMP/base.json" "$TMP/slow.json" --min-impact 0
-check_contains "--min-impact 0: a regression" "$TMP/stdout" '^perfgate: REGRESSION in 1 function(s): once_small'
+check_contains "--min-impact 0: a regression" "$TMP/stdout" '^perfgate: REGRESSION in 1 function: once_small'
 
 # Differing selections: a run that traced work only, against the base run
 # that traced once_small too. once_small was not traced in the new run: not judged (not

@@ -16,7 +16,7 @@
 
 static void test_fmt(void **state)
 {
-	char b[PG_FMT_LEN], *s;
+	char b[PG_FMT_LEN], *s, *a;
 	struct pg_meta m = { 0 };
 	char *argv[] = { "./a", "it's", "", "x=1" };
 
@@ -45,6 +45,44 @@ static void test_fmt(void **state)
 	assert_string_equal(s, "abcd...wxyz");
 	pg_fmt_truncate(s, 6);
 	assert_string_equal(s, "abc...");
+	free(s);
+
+	/* two commands that differ in the middle: each keeps where it differs */
+	a = strdup("/tmp/perfgate-e2e.abcdef/base/imgfilter 10");
+	s = strdup("/tmp/perfgate-e2e.abcdef/new/imgfilter 10");
+	pg_fmt_ellipsize_pair(a, 20, s, 24);
+	assert_string_equal(a, "...cdef/base/imgf...");
+	assert_string_equal(s, "...abcdef/new/imgfilt...");
+	free(a);
+	free(s);
+	/* where they differ is at the end, or the start: the other end is cut */
+	a = strdup("./imgfilter --frames 10 --width 640 --height 480 --seed 1");
+	s = strdup("./imgfilter --frames 10 --width 640 --height 480 --seed 2");
+	pg_fmt_ellipsize_pair(a, 20, s, 20);
+	assert_string_equal(a, "...ight 480 --seed 1");
+	assert_string_equal(s, "...ight 480 --seed 2");
+	free(a);
+	free(s);
+	a = strdup("/a/bench --frames 10 --width 640 --height 480");
+	s = strdup("/b/bench --frames 10 --width 640 --height 480");
+	pg_fmt_ellipsize_pair(a, 20, s, 20);
+	assert_string_equal(a, "/a/bench --frames...");
+	assert_string_equal(s, "/b/bench --frames...");
+	free(a);
+	free(s);
+	/* equal ones as pg_fmt_ellipsize; short ones untouched */
+	a = strdup("abcdefghijklmnopqrstuvwxyz");
+	s = strdup("abcdefghijklmnopqrstuvwxyz");
+	pg_fmt_ellipsize_pair(a, 11, s, 11);
+	assert_string_equal(a, "abcd...wxyz");
+	assert_string_equal(s, "abcd...wxyz");
+	free(a);
+	free(s);
+	a = strdup("./bench 1");
+	s = strdup("./bench 2");
+	pg_fmt_ellipsize_pair(a, 20, s, 20);
+	assert_string_equal(a, "./bench 1");
+	free(a);
 	free(s);
 
 	s = pg_fmt_utf8("a\xc3\xa9\xed\xa0\x80\xf4\x90\x80\x80\x01z\xef\xbf\xbe", true);

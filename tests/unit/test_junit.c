@@ -180,7 +180,7 @@ static void test_junit_valid(void **state)
 
 	/* the table in system-out, warnings in system-err */
 	assert_xpath_has(x, "string(/testsuite/system-out)",
-			 "perfgate: REGRESSION in 1 function(s)");
+			 "perfgate: REGRESSION in 1 function");
 	assert_xpath_has(x, "string(/testsuite/system-err)", "ci-1 and ci-2 <&>");
 }
 
