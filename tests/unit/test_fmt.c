@@ -14,9 +14,24 @@
 
 #include "../../reporters/fmt.h"
 
+/* pg_fmt_ellipsize_pair() of copies of @a and @b: @wa and @wb */
+static void pair(const char *a, size_t amax, const char *wa, const char *b, size_t bmax,
+		 const char *wb)
+{
+	char *x = strdup(a), *y = strdup(b);
+
+	assert_non_null(x);
+	assert_non_null(y);
+	pg_fmt_ellipsize_pair(x, amax, y, bmax);
+	assert_string_equal(x, wa);
+	assert_string_equal(y, wb);
+	free(x);
+	free(y);
+}
+
 static void test_fmt(void **state)
 {
-	char b[PG_FMT_LEN], *s, *a;
+	char b[PG_FMT_LEN], *s;
 	struct pg_meta m = { 0 };
 	char *argv[] = { "./a", "it's", "", "x=1" };
 
@@ -48,42 +63,19 @@ static void test_fmt(void **state)
 	free(s);
 
 	/* two commands that differ in the middle: each keeps where it differs */
-	a = strdup("/tmp/perfgate-e2e.abcdef/base/imgfilter 10");
-	s = strdup("/tmp/perfgate-e2e.abcdef/new/imgfilter 10");
-	pg_fmt_ellipsize_pair(a, 20, s, 24);
-	assert_string_equal(a, "...cdef/base/imgf...");
-	assert_string_equal(s, "...abcdef/new/imgfilt...");
-	free(a);
-	free(s);
+	pair("/tmp/perfgate-e2e.abcdef/base/imgfilter 10", 20, "...cdef/base/imgf...",
+	     "/tmp/perfgate-e2e.abcdef/new/imgfilter 10", 24, "...abcdef/new/imgfilt...");
 	/* where they differ is at the end, or the start: the other end is cut */
-	a = strdup("./imgfilter --frames 10 --width 640 --height 480 --seed 1");
-	s = strdup("./imgfilter --frames 10 --width 640 --height 480 --seed 2");
-	pg_fmt_ellipsize_pair(a, 20, s, 20);
-	assert_string_equal(a, "...ight 480 --seed 1");
-	assert_string_equal(s, "...ight 480 --seed 2");
-	free(a);
-	free(s);
-	a = strdup("/a/bench --frames 10 --width 640 --height 480");
-	s = strdup("/b/bench --frames 10 --width 640 --height 480");
-	pg_fmt_ellipsize_pair(a, 20, s, 20);
-	assert_string_equal(a, "/a/bench --frames...");
-	assert_string_equal(s, "/b/bench --frames...");
-	free(a);
-	free(s);
+	pair("./imgfilter --frames 10 --width 640 --height 480 --seed 1", 20,
+	     "...ight 480 --seed 1",
+	     "./imgfilter --frames 10 --width 640 --height 480 --seed 2", 20,
+	     "...ight 480 --seed 2");
+	pair("/a/bench --frames 10 --width 640 --height 480", 20, "/a/bench --frames...",
+	     "/b/bench --frames 10 --width 640 --height 480", 20, "/b/bench --frames...");
 	/* equal ones as pg_fmt_ellipsize; short ones untouched */
-	a = strdup("abcdefghijklmnopqrstuvwxyz");
-	s = strdup("abcdefghijklmnopqrstuvwxyz");
-	pg_fmt_ellipsize_pair(a, 11, s, 11);
-	assert_string_equal(a, "abcd...wxyz");
-	assert_string_equal(s, "abcd...wxyz");
-	free(a);
-	free(s);
-	a = strdup("./bench 1");
-	s = strdup("./bench 2");
-	pg_fmt_ellipsize_pair(a, 20, s, 20);
-	assert_string_equal(a, "./bench 1");
-	free(a);
-	free(s);
+	pair("abcdefghijklmnopqrstuvwxyz", 11, "abcd...wxyz",
+	     "abcdefghijklmnopqrstuvwxyz", 11, "abcd...wxyz");
+	pair("./bench 1", 20, "./bench 1", "./bench 2", 20, "./bench 2");
 
 	s = pg_fmt_utf8("a\xc3\xa9\xed\xa0\x80\xf4\x90\x80\x80\x01z\xef\xbf\xbe", true);
 	assert_string_equal(s, "a\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"

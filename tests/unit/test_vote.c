@@ -54,6 +54,23 @@ static void set_meta(struct pg_run *run, const char *cmd, const char *host, cons
 	run->meta.git_commit = strdup(commit);
 }
 
+/* @f: function @name of bench, verdict @v, 30% slower [+25%, +35%], 1.00 us -> 1.30 us */
+static void fill_fcmp(struct pg_fcmp *f, const char *name, enum pg_verdict v)
+{
+	f->binary = strdup("bench");
+	f->name = strdup(name);
+	f->display = strdup(name);
+	f->n_base = f->n_new = 10;
+	f->base_ns = 1000;
+	f->new_ns = 1300;
+	f->base_calls = f->new_calls = 5;
+	f->change = 0.3;
+	f->ci_lo = 0.25;
+	f->ci_hi = 0.35;
+	f->p = f->q = 0.001;
+	f->verdict = v;
+}
+
 /* Write a compare result with @overall and one function of verdict @v; runs of @cmd_b and
  * @host_b on the new side. */
 static void write_result(enum pg_overall overall, enum pg_verdict v, const char *cmd_b,
@@ -73,20 +90,10 @@ static void write_result(enum pg_overall overall, enum pg_verdict v, const char 
 	c.f = calloc(1, sizeof(*c.f));
 	c.n = 1;
 	f = &c.f[0];
-	f->binary = strdup("bench");
-	f->name = strdup("parse");
-	f->display = strdup("parse");
+	fill_fcmp(f, "parse", v);
 	f->src_file = strdup("src/parse.c");
 	f->src_line = 12;
-	f->n_base = f->n_new = 10;
-	f->base_ns = 1000;
-	f->new_ns = 1300;
-	f->base_calls = f->new_calls = 5;
-	f->change = 0.3;
-	f->ci_lo = 0.25;
 	f->ci_hi = INFINITY;
-	f->p = f->q = 0.001;
-	f->verdict = v;
 	c.nregressions = v == PG_VERDICT_REGRESSION;
 	c.ninconclusive = v == PG_VERDICT_INCONCLUSIVE;
 	c.nunchanged = v == PG_VERDICT_UNCHANGED;
@@ -268,23 +275,13 @@ static void write_many(size_t n, const enum pg_verdict *v, size_t nv, const char
 		char name[32];
 
 		snprintf(name, sizeof(name), "f%zu", i);
-		f->binary = strdup("bench");
-		f->name = strdup(name);
-		f->display = strdup(name);
+		fill_fcmp(f, name, v[i % nv]);
 		if (srcdir) {
 			assert_true(asprintf(&f->src_file, "%s/%s.c", srcdir, name) > 0);
 			f->src_line = (uint32_t)i + 1;
 		}
-		f->n_base = f->n_new = 10;
-		f->base_ns = 1000;
-		f->new_ns = 1300;
-		f->base_calls = f->new_calls = 5;
-		f->change = 0.3;
-		f->ci_lo = 0.25;
 		f->ci_hi = 0.35;
-		f->p = f->q = 0.001;
 		f->impact = f->impact_ns = NAN;
-		f->verdict = v[i % nv];
 		if (f->verdict == PG_VERDICT_INCONCLUSIVE)
 			strcpy(f->reason, "too few repetitions");
 		c.nregressions += f->verdict == PG_VERDICT_REGRESSION;
