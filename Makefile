@@ -3,6 +3,14 @@ CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
 PKG_CONFIG ?= pkg-config
+INSTALL ?= install
+# make install: DESTDIR (staging), PREFIX and the directories below it
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+PKGLIBDIR ?= $(LIBDIR)/perfgate
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
 # each build mode has its own directory, so that switching modes never mixes objects
 BUILD := build$(if $(filter 1,$(SANITIZE)),-asan)
@@ -38,13 +46,16 @@ PROG_BINS := $(patsubst tests/progs/%.c,$(BUILD)/progs/%,$(PROG_SRCS))
 PROG_CXX_SRCS := $(wildcard tests/progs/*.cc)
 PROG_BINS += $(patsubst tests/progs/%.cc,$(BUILD)/progs/%,$(PROG_CXX_SRCS))
 
+# the package that holds $(BPFTOOL): Debian's bpftool. Ubuntu ships bpftool in the kernel's
+# linux-tools-$(uname -r) (ci-templates/perfgate-ci.sh sets both there)
+BPFTOOL_DEBIAN ?= bpftool
 # everything `make check` needs; add a package here when a test needs it
-DEPS_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev libdw-dev \
-	       libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 g++ \
-	       yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev \
+DEPS_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
+	       libdw-dev libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 \
+	       g++ yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev \
 	       chromium golang-go
 # what building perfgate needs (the CI templates install only these: make deps-build)
-DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev \
+DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
 	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev
 
 # the C++ exception fix (docs/recording.md): preloaded into the benchmark, not part of perfgate.
@@ -54,8 +65,8 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 		  -fno-omit-frame-pointer -fvisibility=hidden
 
 .SECONDARY:
-.PHONY: all deps deps-build check check-layers test unit e2e demo clean bench bench-render realworld fuzz \
-	fuzz-build
+.PHONY: all deps deps-build check check-layers test unit e2e-progs demo clean bench bench-render \
+	realworld fuzz fuzz-build install uninstall
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
 $(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(BUILD)/libpgcore.a
@@ -68,11 +79,42 @@ $(PRELOAD_LIB): runner/preload/preload.c bpf/perfgate.h
 $(BUILD)/libpgcore.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-$(BUILD)/%.o: %.c $(wildcard */*.h)
+# the headers an object includes come from the compiler (-MMD, the .d files included at the
+# end; -MP keeps a build going when a header is removed). The generated headers are named
+# here too: a clean build has no .d files yet, and they must exist before the first compile.
+DEPFLAGS = -MMD -MP
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -c -o $@ $<
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(RUNNER_OBJS) $(CLI_OBJS): $(SKELS)
+
+# the preload library's installed directory, compiled in (runner/excfix.c; the build tree and
+# a moved installed tree are found next to the executable first)
+$(BUILD)/runner/excfix.o: CFLAGS += -DPG_LIBDIR='"$(PKGLIBDIR)"'
+
+# the manual page from the program's help texts, the bash completion from the option tables
+# of cli/ (tools/; tests/e2e/test_help_sync.sh keeps the two in step)
+MAN_PAGE := $(BUILD)/perfgate.1
+COMPLETION := $(BUILD)/perfgate.bash
+$(MAN_PAGE): $(PERFGATE_BIN) tools/gen-man.py
+	python3 tools/gen-man.py ./$(PERFGATE_BIN) >$@.tmp && mv $@.tmp $@
+$(COMPLETION): $(CLI_SRCS) cli/cli.h tools/gen-completion.py tools/cli_tables.py
+	@mkdir -p $(dir $@)
+	python3 tools/gen-completion.py . >$@.tmp && mv $@.tmp $@
+
+install: all $(MAN_PAGE) $(COMPLETION)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 755 $(PERFGATE_BIN) $(DESTDIR)$(BINDIR)/perfgate
+	$(INSTALL) -m 644 $(PRELOAD_LIB) $(DESTDIR)$(PKGLIBDIR)/libperfgate-preload.so
+	$(INSTALL) -m 644 $(MAN_PAGE) $(DESTDIR)$(MANDIR)/man1/perfgate.1
+	$(INSTALL) -m 644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/perfgate
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/perfgate $(DESTDIR)$(PKGLIBDIR)/libperfgate-preload.so \
+		$(DESTDIR)$(MANDIR)/man1/perfgate.1 $(DESTDIR)$(BASHCOMPDIR)/perfgate
+	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
 
 # files embedded into the program at build time: reporters/x.js -> $(BUILD)/reporters/x.js.h
 # holding `static const unsigned char x_js[]`, the bytes and a final NUL (od and sed: POSIX,
@@ -101,11 +143,13 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 # unit tests: cmocka, linked against the library; test_runner_* also against the runner
 $(BUILD)/tests/test_runner_%: tests/unit/test_runner_%.c $(RUNNER_OBJS) $(BUILD)/libpgcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \
+		$(LDLIBS) -lcmocka
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libpgcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \
+		$(LDLIBS) -lcmocka
 
 # small programs the end-to-end tests trace; -fno-inline keeps every function a real call
 $(BUILD)/progs/%: tests/progs/%.c
@@ -175,9 +219,9 @@ $(FUZZ_EMBED_HDRS): $(FUZZ_BUILD)/%.h: %
 $(FUZZ_BUILD)/reporters/flamegraph.o: $(FUZZ_EMBED_HDRS)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
-$(FUZZ_BUILD)/%.o: %.c $(wildcard */*.h)
+$(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -c -o $@ $<
+	$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(LDLIBS)
@@ -223,7 +267,8 @@ clean:
 	rm -rf build build-asan build-fuzz perfgate
 
 # (not the dependency files of the real programs bench/realworld builds under build/realworld)
--include $(shell find $(BUILD) -path $(BUILD)/realworld -prune -o -name '*.d' -print 2>/dev/null)
+-include $(shell find $(BUILD) $(FUZZ_BUILD) \
+	-path $(BUILD)/realworld -prune -o -name '*.d' -print 2>/dev/null)
 
 # the benchmark suite (root; tens of minutes, section 3 the longest: ACC_PROCS=N runs fewer
 # processes than its 300 per build). bench/measure.py runs the SECTIONS named (all if none:
@@ -241,7 +286,7 @@ bench: deps all
 bench-render:
 	/usr/bin/python3 bench/render.py
 
-# real programs (issue 17): zstd, leveldb and lz4 from their Debian source packages, built with
+# real programs: zstd, leveldb and lz4 from their Debian source packages, built with
 # their own build systems under build/realworld, gated with the default flow; the bench's
 # realworld section, measured alone (RW_REPS, RW_PAIRS: bench/realworld/realworld.py)
 REALWORLD_DEBIAN := dpkg-dev cmake autoconf automake libtool flex bison libonig-dev

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""bench/offcpu.py - the off-CPU section of the benchmark suite (issue 20): what perfgate's
+"""bench/offcpu.py - the off-CPU section of the benchmark suite: what perfgate's
 context-switch hooks cost, and which metric gates better.
 
   switch   bench/switch.c, two threads handing a token through a mutex and a condition

@@ -472,12 +472,14 @@ def render_compare(sec):
                     p["functions"], p["repetitions"], o["file_mb"], p["slowdown_pct"],
                     o["seconds"], o["max_rss_mb"], p["repeats"], ", ".join(o["found"]) or
                     "nothing")] + quote_lines(sec)
-    s = ["Two synthetic run files of {:,} functions x {} repetitions, one function {}% slower, "
-         "in each encoding of run files: `perfgate compare BASE NEW --json OUT`, the median "
-         "wall time of {} runs (in brackets the fastest: other work on the machine only adds "
-         "time), the median CPU time (user and system) and the largest peak memory (maximum "
-         "resident set, /usr/bin/time).".format(p["functions"], p["repetitions"],
-                                                 p["slowdown_pct"], p["repeats"]), "",
+    heavy = (" ({:,} calls a repetition in both files, about a fifth of it, where the others "
+             "make 100)".format(p["slow_calls"]) if p.get("slow_calls") else "")
+    s = ["Two synthetic run files of {:,} functions x {} repetitions, one function{} {}% "
+         "slower, in each encoding of run files: `perfgate compare BASE NEW --json OUT`, the "
+         "median wall time of {} runs (in brackets the fastest: other work on the machine only "
+         "adds time), the median CPU time (user and system) and the largest peak memory "
+         "(maximum resident set, /usr/bin/time).".format(p["functions"], p["repetitions"], heavy,
+                                                         p["slowdown_pct"], p["repeats"]), "",
          "| run files | size each | wall time | CPU time | peak memory | flagged |",
          "| --- | --- | --- | --- | --- | --- |"]
     for e in o["encodings"]:

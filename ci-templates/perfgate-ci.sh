@@ -35,6 +35,11 @@
 #   PG_PUSH         publish pushes the baseline ref to origin (true)
 #   PERFGATE        a perfgate binary to use; else built from PERFGATE_SRC (the perfgate tree)
 #   PG_SKIP_DEPS    1: do not install packages
+#   BPFTOOL         the bpftool that builds perfgate's BPF skeletons (default: Debian's bpftool;
+#                   on Ubuntu /usr/lib/linux-tools/$(uname -r)/bpftool, from the packages
+#                   linux-tools-common and linux-tools-$(uname -r), which setup installs)
+#   PG_OS_RELEASE   the os-release file that names the distribution (/etc/os-release); with
+#   PG_LINUX_TOOLS (/usr/lib/linux-tools) and PG_BTF (/sys/kernel/btf/vmlinux), for tests
 #
 # Steps: setup, baseline, record, compare (publish in publish mode). Exit status: 0 pass,
 # 1 regression (compare), 2 error. With PG_AB the baseline step builds the merge base in a
@@ -82,16 +87,79 @@ perfgate() {
 	"$PERFGATE" "$@"
 }
 
+# The distribution, as os-release's ID (or lsb_release's): "ubuntu" for Ubuntu and its
+# derivatives (ID_LIKE), else the ID in lower case ("debian"), "" when unknown.
+distro() {
+	local id="" like="" f=${PG_OS_RELEASE:-/etc/os-release}
+	if [ -r "$f" ]; then
+		# shellcheck disable=SC1090
+		id=$(. "$f" && echo "${ID:-}")
+		# shellcheck disable=SC1090
+		like=$(. "$f" && echo "${ID_LIKE:-}")
+	elif command -v lsb_release >/dev/null; then
+		id=$(lsb_release -si 2>/dev/null || true)
+	fi
+	id=${id,,}
+	case " $id $like " in
+	*" ubuntu "*) echo ubuntu ;;
+	*) echo "$id" ;;
+	esac
+}
+
+# The packages and the bpftool of this distribution. Debian packages bpftool; Ubuntu's bpftool
+# package is a wrapper (in linux-tools-common) that runs the copy in the running kernel's
+# linux-tools-$(uname -r), and fails without it; 22.04 has no bpftool package at all. Sets
+# BPFTOOL (unless given) and BPFTOOL_PKGS.
+choose_bpftool() {
+	local kver
+	BPFTOOL_PKGS=bpftool
+	if [ "$(distro)" = ubuntu ]; then
+		kver=$(uname -r)
+		BPFTOOL_PKGS="linux-tools-common linux-tools-$kver"
+		: "${BPFTOOL:=${PG_LINUX_TOOLS:-/usr/lib/linux-tools}/$kver/bpftool}"
+	fi
+	: "${BPFTOOL:=bpftool}"
+}
+
+# What recording needs of the runner: root (directly or through sudo without a password), and
+# the kernel's BTF (perfgate's BPF programs attach to BTF tracepoints). Linux 6.6 or later
+# attaches every probe with one uprobe_multi link; older kernels take one link per probe.
+check_runner() {
+	local kver major minor
+	if [ "$(id -u)" != 0 ] && ! sudo -n true 2>/dev/null; then
+		die "recording needs root: run the job as root, or allow sudo without a password"
+	fi
+	if [ ! -r "${PG_BTF:-/sys/kernel/btf/vmlinux}" ]; then
+		die "this kernel has no BTF (${PG_BTF:-/sys/kernel/btf/vmlinux}): perfgate cannot" \
+			"load its BPF programs (a kernel built with CONFIG_DEBUG_INFO_BTF is needed)"
+	fi
+	kver=$(uname -r)
+	IFS=. read -r major minor _ <<<"$kver"
+	minor=${minor%%[!0-9]*}
+	if [ "${major:-0}" -lt 6 ] 2>/dev/null ||
+		{ [ "${major:-0}" = 6 ] && [ "${minor:-0}" -lt 6 ] 2>/dev/null; }; then
+		say "warning: Linux $kver is older than 6.6: probes attach one at a time (slower)"
+	fi
+}
+
 cmd_setup() {
 	[ -n "${PG_COMMAND:-}" ] || die "PG_COMMAND (the benchmark command) is empty"
 	case "$PG_MODE" in compare | publish) ;; *) die "PG_MODE must be compare or publish" ;; esac
+	check_runner
 	if [ -n "${PERFGATE:-}" ]; then
 		[ -x "$PERFGATE" ] || die "PERFGATE=$PERFGATE is not an executable"
 	else
 		[ -n "${PERFGATE_SRC:-}" ] || die "set PERFGATE (a binary) or PERFGATE_SRC (its tree)"
-		if [ "${PG_SKIP_DEPS:-0}" != 1 ]; then as_root make -C "$PERFGATE_SRC" deps-build; fi
+		choose_bpftool
+		if [ "${PG_SKIP_DEPS:-0}" != 1 ]; then
+			say "installing the build dependencies ($(distro); bpftool: $BPFTOOL)"
+			as_root make -C "$PERFGATE_SRC" deps-build BPFTOOL_DEBIAN="$BPFTOOL_PKGS" >&2
+		fi
+		"$BPFTOOL" version >/dev/null 2>&1 ||
+			die "bpftool ($BPFTOOL) does not run: install it, or set BPFTOOL (the action's" \
+				"bpftool input)"
 		# all: perfgate and the library its C++ exception fix preloads (docs/recording.md)
-		make -C "$PERFGATE_SRC" -j"$(nproc)" all >&2
+		make -C "$PERFGATE_SRC" -j"$(nproc)" all BPFTOOL="$BPFTOOL" >&2
 		PERFGATE=$(realpath "$PERFGATE_SRC/perfgate")
 	fi
 	perfgate version >&2

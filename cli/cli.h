@@ -32,9 +32,15 @@ int do_ab(int argc, char **argv);
 
 /*
  * The options perfgate folded, flamegraph and pprof share (cli/profile.c): RUN.json (or, where
- * two runs are allowed, BASE.json NEW.json), --rep N, -o/--output FILE, --title TEXT,
- * --keep-probe-frames, --offcpu.
+ * two runs are allowed, BASE.json NEW.json), --rep N, -o/--output FILE, --keep-probe-frames,
+ * --offcpu; flamegraph also --title TEXT. Each command's table is PG_PROFILE_LONGOPTS and its
+ * own, ending with { "help" } and the zero entry.
  */
+#define PG_PROFILE_LONGOPTS \
+	{ "output", required_argument, NULL, 'o' }, \
+	{ "rep", required_argument, NULL, 'r' }, \
+	{ "keep-probe-frames", no_argument, NULL, 'k' }, \
+	{ "offcpu", no_argument, NULL, 'c' }
 struct pg_profile_args {
 	const char *run, *out, *title;
 	const char *base;	/* BASE.json of two runs (then run is NEW.json), or NULL */
@@ -42,10 +48,10 @@ struct pg_profile_args {
 	bool keep_probes;	/* leave perfgate's own frames unfolded (diff/probes.h) */
 	bool offcpu;		/* the off-CPU stacks (counts in ns), not the sampled ones */
 };
-/* Parse them (@two_runs: BASE NEW is allowed too); -1 to go on, or the exit code (after
- * --help, or a logged error). */
-int pg_profile_args_parse(int argc, char **argv, const char *usage, bool two_runs,
-			  struct pg_profile_args *a);
+/* Parse them with the command's table @longopts (@two_runs: BASE NEW is allowed too); -1 to
+ * go on, or the exit code (after --help, or a logged error). */
+int pg_profile_args_parse(int argc, char **argv, const char *usage,
+			  const struct option *longopts, bool two_runs, struct pg_profile_args *a);
 /* Read a->run into @run and check it has repetition a->rep and sampled stacks (with
  * a->offcpu: off-CPU stacks, which then become the run's stacks, pg_run_offcpu_as_stacks());
  * fold perfgate's own frames (unless a->keep_probes). 0, or -1 after logging. */

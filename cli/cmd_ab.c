@@ -14,6 +14,7 @@
 #include <wordexp.h>
 
 #include "../core/log.h"
+#include "../core/numfmt.h"
 #include "../diff/compare.h"
 #include "../formats/runfile.h"
 #include "../runner/ab.h"
@@ -44,10 +45,10 @@ static const char ab_usage[] =
 	"  record options           -f, -x, --all-functions, --max-funcs, --budget,\n"
 	"                           --functions-of, --allow-failure, --timeout, --user,\n"
 	"                           --single-attach, --no-exception-fix, --exception-fix, -F,\n"
-	"                           --no-sample, --no-offcpu, -q: as perfgate record --help\n"
-	"                           says\n"
+	"                           --no-sample, --no-offcpu, --offcpu-stacks, -q: as\n"
+	"                           perfgate record --help says\n"
 	"  compare options          --alpha, --min-effect, --min-impact, --metric, --min-reps,\n"
-	"                           --raw, --no-speed-correction, --junit, --markdown,\n"
+	"                           --raw, --no-speed-correction, --junit, --json, --markdown,\n"
 	"                           --artifact, --flamegraph, --flame-color,\n"
 	"                           --keep-probe-frames, --all, --strict: as perfgate\n"
 	"                           compare --help says\n"
@@ -311,7 +312,7 @@ int do_ab(int argc, char **argv)
 	commands_differ_by_design(&cmp);
 	if (!o.rec.quiet)
 		pg_info("wrote %s and %s: %zu pair%s, %zu function%s", base_path, new_path,
-			base.nreps, pg_s(base.nreps), base.nfuncs, pg_s(base.nfuncs));
+			base.nreps, pg_plural(base.nreps), base.nfuncs, pg_plural(base.nfuncs));
 	ret = pg_compare_args_emit(&ca, &cmp, &base, &new);
 cleanup:
 	if (made_base)

@@ -32,9 +32,15 @@ static const char flamegraph_usage[] =
 
 int do_flamegraph(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		PG_PROFILE_LONGOPTS,
+		{ "title", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct pg_profile_args a;
 	struct pg_run run, base;
-	int ret = pg_profile_args_parse(argc, argv, flamegraph_usage, true, &a);
+	int ret = pg_profile_args_parse(argc, argv, flamegraph_usage, longopts, true, &a);
 
 	if (ret >= 0)
 		return ret;

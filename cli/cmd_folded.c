@@ -23,12 +23,17 @@ static const char folded_usage[] =
 
 int do_folded(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		PG_PROFILE_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct pg_profile_args a;
 	struct pg_stack *v = NULL;
 	struct pg_atomic at;
 	struct pg_run run;
 	size_t n = 0;
-	int ret = pg_profile_args_parse(argc, argv, folded_usage, false, &a);
+	int ret = pg_profile_args_parse(argc, argv, folded_usage, longopts, false, &a);
 	FILE *f = stdout;
 
 	if (ret >= 0)

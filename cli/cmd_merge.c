@@ -7,6 +7,7 @@
 #include "../formats/merge.h"
 #include "../formats/runfile.h"
 #include "../core/log.h"
+#include "../core/numfmt.h"
 #include "cli.h"
 
 static const char merge_usage[] =
@@ -74,8 +75,8 @@ int do_merge(int argc, char **argv)
 	if (pg_run_merge(rp, (const char *const *)argv + optind, n, &out) ||
 	    pg_runfile_write(&out, output))
 		goto out;
-	pg_info("merged %zu run%s (%zu repetitions, %zu functions) into %s", n, n == 1 ? "" : "s",
-		out.nreps, out.nfuncs, output);
+	pg_info("merged %zu run%s (%zu repetition%s, %zu function%s) into %s", n, pg_plural(n),
+		out.nreps, pg_plural(out.nreps), out.nfuncs, pg_plural(out.nfuncs), output);
 	ret = PG_EXIT_OK;
 out:
 	for (size_t i = 0; i < n; i++)

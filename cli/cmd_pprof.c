@@ -24,11 +24,16 @@ static const char pprof_usage[] =
 
 int do_pprof(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		PG_PROFILE_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct pg_profile_args a;
 	struct pg_stack *v = NULL;
 	struct pg_run run;
 	size_t n = 0;
-	int ret = pg_profile_args_parse(argc, argv, pprof_usage, false, &a);
+	int ret = pg_profile_args_parse(argc, argv, pprof_usage, longopts, false, &a);
 
 	if (ret >= 0)
 		return ret;

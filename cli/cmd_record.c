@@ -4,6 +4,7 @@
 
 #include "../formats/runfile.h"
 #include "../core/log.h"
+#include "../core/numfmt.h"
 #include "../runner/record.h"
 #include "cli.h"
 
@@ -16,9 +17,8 @@ static const char record_usage[] =
 	"  -o, --output FILE        run file to write (atomically; nothing on failure)\n"
 	"  -r, --repetitions N      how many times to run CMD (default 10)\n"
 	"  -f, --function [BIN:]GLOB  trace functions matching GLOB (name or demangled name);\n"
-	"                           BIN is a path or a shared library name (libfoo.so.1:\n"
-	"                           the file CMD's processes map), default the program CMD\n"
-	"                           runs; repeatable\n"
+	"                           BIN is a path or a shared library name (libfoo.so.1),\n"
+	"                           default the command's executable; repeatable\n"
 	"  -x, --exclude [BIN:]GLOB do not trace these; without BIN, in every binary\n"
 	"      --all-functions      trace every function of the executable (C runtime helpers\n"
 	"                           aside), whatever it costs: no budget (as -f '*')\n"
@@ -41,7 +41,7 @@ static const char record_usage[] =
 	"                           of CMD's own time (default 5 without -f, --functions-of\n"
 	"                           or --all-functions; docs/measurement.md, \"Budget\")\n"
 	"  -F, --frequency HZ       sampled CPU profile: cpu-clock samples per second\n"
-	"                           (default: ~300 a repetition within 2% of the run, from\n"
+	"                           (default: ~300 a repetition within 1% of the run, from\n"
 	"                           --budget's sampled first pass; else 199; docs/sampling.md)\n"
 	"      --no-sample          no sampled profile, exact tracing only\n"
 	"      --no-offcpu          no context-switch hooks: no on-/off-CPU split per\n"
@@ -52,11 +52,9 @@ static const char record_usage[] =
 	"                           recording (docs/sampling.md, \"Off-CPU stacks\")\n"
 	"  -q, --quiet              no progress lines\n"
 	"\n"
-	"Without -f, a sampled first pass finds what CMD's processes run (through wrapper\n"
-	"scripts, env and sh -c) and perfgate chooses, among the functions of the project's\n"
-	"code that hold its samples, those whose probes fit in --budget (5%) of CMD's own\n"
-	"time, and says what it chose and what that covers; -f '*' or --all-functions trace\n"
-	"them all. CMD may start with VAR=value words, as in a shell.\n"
+	"Without -f, perfgate chooses among the executable's functions those whose probes fit\n"
+	"in --budget (5%) of CMD's own time, and says what it chose and why; -f '*' or\n"
+	"--all-functions trace them all.\n"
 	"Needs root, or CAP_BPF and CAP_PERFMON. SIGINT, SIGTERM or SIGHUP end the benchmark's\n"
 	"processes, detach the probes and write no run file (exit 2). docs/security.md.\n";
 
@@ -114,7 +112,7 @@ int do_record(int argc, char **argv)
 		goto cleanup;
 	if (!a.o.quiet)
 		pg_info("wrote %s: %zu repetition%s, %zu function%s", out, run.nreps,
-			pg_s(run.nreps), run.nfuncs, pg_s(run.nfuncs));
+			pg_plural(run.nreps), run.nfuncs, pg_plural(run.nfuncs));
 	ret = PG_EXIT_OK;
 cleanup:
 	pg_record_args_release(&a);

@@ -22,7 +22,11 @@ static const char vote_usage[] =
 	"  --system gerrit     a Gerrit ReviewInput: {\"labels\": {LABEL: -1|0|1}, \"message\",\n"
 	"                      \"tag\"} for 'ssh HOST gerrit review --json' or the REST API\n"
 	"  --system github     a GitHub check run: name, head_sha, status, conclusion\n"
-	"                      (failure|success|neutral), output.title, output.summary\n"
+	"                      (failure|success|neutral), output.title, output.summary,\n"
+	"                      output.annotations (file:line of regressions, notable,\n"
+	"                      inconclusive and improved functions; at most 50)\n"
+	"  --repo-root DIR     annotation paths are made relative to DIR (default: the git\n"
+	"                      work tree of the current directory, else $GITHUB_WORKSPACE)\n"
 	"  --label NAME        Gerrit label, or check run name (default Performance)\n"
 	"  -o, --output FILE   write the payload to FILE (atomically) instead of stdout\n"
 	"  --missing-ok        a missing RESULT.json (compare failed) gives a 0 vote\n"
@@ -31,6 +35,34 @@ static const char vote_usage[] =
 	"Exit status: 0 payload written (whatever the vote), 2 bad input. docs/ci.md shows\n"
 	"how to post the payloads.\n";
 
+/*
+ * The repository root the annotation paths are relative to: @given, else the top of the git
+ * work tree of the current directory, else $GITHUB_WORKSPACE; canonical (realpath), so that it
+ * matches the absolute paths DWARF gives. malloc'd; NULL when there is none.
+ */
+static char *repo_root(const char *given)
+{
+	char line[4096] = "", *dir = NULL;
+	const char *ws = getenv("GITHUB_WORKSPACE");
+	FILE *p;
+
+	if (given)
+		return realpath(given, NULL) ?: strdup(given);
+	p = popen("git rev-parse --show-toplevel 2>/dev/null", "r");
+	if (p) {
+		if (!fgets(line, sizeof(line), p))
+			line[0] = 0;
+		line[strcspn(line, "\n")] = 0;
+		if (pclose(p))
+			line[0] = 0;
+	}
+	if (line[0])
+		dir = realpath(line, NULL);
+	if (!dir && ws && *ws)
+		dir = realpath(ws, NULL);
+	return dir;
+}
+
 int do_vote(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -38,14 +70,15 @@ int do_vote(int argc, char **argv)
 		{ "label", required_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "missing-ok", no_argument, NULL, 'm' },
+		{ "repo-root", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *label = "Performance", *output = NULL, *system = NULL;
+	const char *label = "Performance", *output = NULL, *system = NULL, *root_opt = NULL;
 	enum pg_vote_system sys = PG_VOTE_GERRIT;
 	struct pg_vote_result res;
 	bool missing_ok = false, have = false;
-	char *payload = NULL;
+	char *payload = NULL, *root = NULL;
 	int c, err, ret = PG_EXIT_ERROR;
 
 	pg_vote_result_init(&res);
@@ -63,6 +96,9 @@ int do_vote(int argc, char **argv)
 			break;
 		case 'm':
 			missing_ok = true;
+			break;
+		case 'r':
+			root_opt = optarg;
 			break;
 		case 'h':
 			fputs(vote_usage, stdout);
@@ -94,7 +130,9 @@ int do_vote(int argc, char **argv)
 	have = !err;
 	if (!have)
 		pg_warn("%s does not exist: voting 0 (no result)", argv[optind]);
-	payload = pg_vote_payload(have ? &res : NULL, sys, label);
+	if (have && sys == PG_VOTE_GITHUB)
+		root = repo_root(root_opt);
+	payload = pg_vote_payload(have ? &res : NULL, sys, label, root);
 	if (!payload) {
 		pg_err("vote: out of memory");
 		goto out;
@@ -108,6 +146,7 @@ int do_vote(int argc, char **argv)
 	}
 	ret = PG_EXIT_OK;
 out:
+	free(root);
 	free(payload);
 	pg_vote_result_release(&res);
 	return ret;

@@ -2,8 +2,8 @@
 /*
  * cli/profile.c - what perfgate folded (cmd_folded.c), perfgate flamegraph
  * (cmd_flamegraph.c) and perfgate pprof (cmd_pprof.c) share: their options, RUN.json [--rep N]
- * [-o FILE] [--title TEXT] [--keep-probe-frames] [--offcpu], and the checks of the run they
- * read (see cli.h).
+ * [-o FILE] [--keep-probe-frames] [--offcpu] (and flamegraph's --title), and the checks of the
+ * run they read (see cli.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -12,21 +12,13 @@
 #include "../formats/folded.h"
 #include "../formats/runfile.h"
 #include "../core/log.h"
+#include "../core/numfmt.h"
 #include "../diff/probes.h"
 #include "cli.h"
 
-int pg_profile_args_parse(int argc, char **argv, const char *usage, bool two_runs,
-			  struct pg_profile_args *a)
+int pg_profile_args_parse(int argc, char **argv, const char *usage,
+			  const struct option *longopts, bool two_runs, struct pg_profile_args *a)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "rep", required_argument, NULL, 'r' },
-		{ "title", required_argument, NULL, 't' },
-		{ "keep-probe-frames", no_argument, NULL, 'k' },
-		{ "offcpu", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned int rep;
 	int c;
 
@@ -87,8 +79,8 @@ int pg_profile_load(const struct pg_profile_args *a, const char *path, struct pg
 	if (pg_runfile_read(path, run))
 		return -1;
 	if (a->rep >= 0 && (size_t)a->rep >= run->nreps) {
-		pg_err("%s has %zu repetitions: there is no repetition %ld", path, run->nreps,
-		       a->rep + 1);
+		pg_err("%s has %zu repetition%s: there is no repetition %ld", path, run->nreps,
+		       pg_plural(run->nreps), a->rep + 1);
 		return -1;
 	}
 	if (a->offcpu) {

@@ -34,7 +34,7 @@
 enum pg_metric {
 	PG_METRIC_SELF = 0,	/* self time per call (default) */
 	PG_METRIC_TOTAL,	/* inclusive time per call */
-	PG_METRIC_CPU,		/* on-CPU self time per call: self_ns - self_offcpu_ns (issue 20;
+	PG_METRIC_CPU,		/* on-CPU self time per call: self_ns - self_offcpu_ns (only
 				 * runs recorded with pg_meta.offcpu) */
 };
 
@@ -148,7 +148,7 @@ struct pg_fcmp {
 	/*
 	 * Of the change, the part on-CPU and the part off-CPU (both runs pg_meta.offcpu; else
 	 * NAN): the change of the per-call on-CPU and off-CPU time of the metric (self or total),
-	 * each over base_ns, so that change_cpu + change_offcpu ~ change (issue 20).
+	 * each over base_ns, so that change_cpu + change_offcpu ~ change.
 	 */
 	double change_cpu, change_offcpu;
 	double change_runq;	/* of change_offcpu, the part waiting for a CPU (runnable); the
@@ -170,7 +170,7 @@ struct pg_comparison {
 	bool commands_differ;		/* not pg_meta_same_benchmark(): compared all the same,
 					 * with a warning naming both commands */
 	bool paired;			/* the two runs are the sides of one perfgate ab session
-					 * and were compared pair by pair (issue 18) */
+					 * and were compared pair by pair */
 	size_t npairs;			/* pairs used when paired, else 0 */
 	/*
 	 * Paired: the machine's speed per pair (diff/speed.h). speed_refs reference functions

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
 #include "hist.h"
 
 void pg_hist_init(struct pg_hist *h)
@@ -14,9 +13,31 @@ void pg_hist_init(struct pg_hist *h)
 
 void pg_hist_release(struct pg_hist *h)
 {
-	free(h->idx);
-	free(h->count);
+	free(h->count);		/* the block idx lives in too */
 	pg_hist_init(h);
+}
+
+/* Move the buckets into one new block with room for @n (>= h->n). 0 or -ENOMEM. */
+static int hist_realloc(struct pg_hist *h, size_t n)
+{
+	uint64_t *block;
+	uint32_t *idx;
+
+	if (n > PG_HIST_NBUCKETS)	/* never more buckets than there are */
+		n = PG_HIST_NBUCKETS;
+	block = malloc(n * (sizeof(*block) + sizeof(*idx)));
+	if (!block)
+		return -ENOMEM;
+	idx = (uint32_t *)(block + n);
+	if (h->n) {
+		memcpy(block, h->count, h->n * sizeof(*block));
+		memcpy(idx, h->idx, h->n * sizeof(*idx));
+	}
+	free(h->count);
+	h->count = block;
+	h->idx = idx;
+	h->alloc = (uint32_t)n;
+	return 0;
 }
 
 uint64_t pg_hist_bucket_lo(uint32_t idx)
@@ -42,21 +63,7 @@ uint64_t pg_hist_bucket_width(uint32_t idx)
 
 int pg_hist_reserve(struct pg_hist *h, size_t n)
 {
-	uint32_t *idx;
-	uint64_t *count;
-
-	if (n <= h->alloc)
-		return 0;
-	idx = realloc(h->idx, n * sizeof(*idx));
-	if (!idx)
-		return -ENOMEM;
-	h->idx = idx;	/* more room in idx than alloc says is harmless */
-	count = realloc(h->count, n * sizeof(*count));
-	if (!count)
-		return -ENOMEM;
-	h->count = count;
-	h->alloc = n;
-	return 0;
+	return n <= h->alloc ? 0 : hist_realloc(h, n);
 }
 
 int pg_hist_add(struct pg_hist *h, uint32_t idx, uint64_t count)
@@ -84,14 +91,10 @@ int pg_hist_add(struct pg_hist *h, uint32_t idx, uint64_t count)
 			return 0;
 		}
 	}
-	if (h->n == h->alloc) {
-		/* two arrays, one capacity: the smaller, should only one of them have grown */
-		size_t ai = h->alloc, ac = h->alloc;
-
-		if (PG_ALLOC_GROW(h->idx, h->n + 1, ai) || PG_ALLOC_GROW(h->count, h->n + 1, ac))
-			return -ENOMEM;
-		h->alloc = ai < ac ? ai : ac;
-	}
+	if (h->n == h->alloc &&
+	    hist_realloc(h, h->alloc + h->alloc / 2 > h->alloc + 4 ? h->alloc + h->alloc / 2 :
+			 h->alloc + 4))
+		return -ENOMEM;
 	memmove(h->idx + lo + 1, h->idx + lo, (h->n - lo) * sizeof(*h->idx));
 	memmove(h->count + lo + 1, h->count + lo, (h->n - lo) * sizeof(*h->count));
 	h->idx[lo] = idx;

@@ -3,8 +3,11 @@
  * core/hist.h - sparse log-linear latency histograms (scheme in core/hist_bucket.h).
  *
  * struct pg_hist holds only non-empty buckets, sorted by strictly increasing bucket index.
- * The histogram owns its arrays; pg_hist_release() frees them and leaves an empty histogram.
- * A zero-initialised struct pg_hist (or PG_HIST_INIT) is a valid empty histogram.
+ * The histogram owns its arrays, which share one allocation (count first, then idx: a run
+ * file holds one histogram per function per repetition, most with a few buckets, and one
+ * block each halves what malloc spends on them); only the functions here grow or free them,
+ * and pg_hist_release() leaves an empty histogram. A zero-initialised struct pg_hist (or
+ * PG_HIST_INIT) is a valid empty histogram.
  */
 #ifndef PG_HIST_H
 #define PG_HIST_H
@@ -15,10 +18,13 @@
 #include "hist_bucket.h"
 
 struct pg_hist {
-	size_t n;		/* number of non-empty buckets */
-	size_t alloc;		/* capacity of idx/count */
-	uint32_t *idx;		/* bucket indexes, strictly increasing, each < PG_HIST_NBUCKETS */
-	uint64_t *count;	/* count[i] > 0 is the number of values in bucket idx[i] */
+	uint32_t n;		/* number of non-empty buckets (<= PG_HIST_NBUCKETS) */
+	uint32_t alloc;		/* capacity of idx/count (32 bits: a run file holds one
+				 * histogram per function per repetition) */
+	uint32_t *idx;		/* bucket indexes, strictly increasing, each < PG_HIST_NBUCKETS;
+				 * at count + alloc, in count's block */
+	uint64_t *count;	/* count[i] > 0 is the number of values in bucket idx[i]; the
+				 * block both live in (NULL when alloc is 0) */
 };
 
 #define PG_HIST_INIT { 0, 0, NULL, NULL }

@@ -27,10 +27,4 @@ void pg_log(enum pg_log_level level, const char *fmt, ...) __attribute__((format
 #define pg_info(...) pg_log(PG_LOG_INFO, __VA_ARGS__)
 #define pg_debug(...) pg_log(PG_LOG_DEBUG, __VA_ARGS__)
 
-/* The plural ending of a count in a message: "%zu function%s", n, pg_s(n). */
-static inline const char *pg_s(unsigned long long n)
-{
-	return n == 1 ? "" : "s";
-}
-
 #endif

@@ -22,6 +22,12 @@
 
 #define PG_FMT_LEN 48
 
+/* The plural ending of a count of @n things: "s", or "" for one ("1 function", "2 functions"). */
+static inline const char *pg_plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /* Per-call time in human units, 3 significant digits: "812 ns", "1.23 us", "45.6 ms", "2.00 s";
  * "-" for NAN (absent) or a negative value, "inf". ASCII only (us, not the micro sign). */
 const char *pg_fmt_ns(char *buf, size_t len, double ns);

@@ -37,7 +37,7 @@ void pg_rep_release(struct pg_rep *rep)
 		free(rep->threads[i].comm);
 	free(rep->threads);
 	rep->stats = NULL;
-	rep->nstats = 0;
+	rep->nstats = rep->astats = 0;
 	rep->stacks = NULL;
 	rep->nstacks = 0;
 	rep->offcpu = NULL;
@@ -186,11 +186,27 @@ struct pg_rep *pg_run_add_rep(struct pg_run *run)
 	return rep;
 }
 
+int pg_rep_reserve_stats(struct pg_rep *rep, size_t n)
+{
+	struct pg_fstat *v;
+
+	if (n <= rep->astats)
+		return 0;
+	if (n > SIZE_MAX / sizeof(*v))
+		return -ENOMEM;
+	v = realloc(rep->stats, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	rep->stats = v;
+	rep->astats = n;
+	return 0;
+}
+
 struct pg_fstat *pg_rep_add_stat(struct pg_rep *rep, uint32_t func)
 {
 	struct pg_fstat *s;
 
-	if (PG_ALLOC_GROW_POW2(rep->stats, rep->nstats))
+	if (PG_ALLOC_GROW(rep->stats, rep->nstats + 1, rep->astats))
 		return NULL;
 	s = &rep->stats[rep->nstats++];
 	memset(s, 0, sizeof(*s));
@@ -562,6 +578,44 @@ uint32_t *pg_run_ids_by_key(const struct pg_run *run)
 		ids[i] = i;
 	qsort_r(ids, run->nfuncs, sizeof(*ids), cmp_ids_by_key, run->funcs);
 	return ids;
+}
+
+static int cmp_by_display(const void *a, const void *b)
+{
+	const struct pg_func *x = *(const struct pg_func *const *)a;
+	const struct pg_func *y = *(const struct pg_func *const *)b;
+	int c = strcmp(x->display, y->display);
+
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+const struct pg_func **pg_run_by_display(const struct pg_run *run)
+{
+	const struct pg_func **v = malloc((run->nfuncs ? run->nfuncs : 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < run->nfuncs; i++)
+		v[i] = &run->funcs[i];
+	qsort(v, run->nfuncs, sizeof(*v), cmp_by_display);
+	return v;
+}
+
+const struct pg_func *pg_func_by_display(const struct pg_func *const *v, size_t n,
+					 const char *display)
+{
+	size_t lo = 0, hi = n;
+
+	/* the first of equal names: the lowest bound */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(v[mid]->display, display) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(v[lo]->display, display) ? v[lo] : NULL;
 }
 
 const char *pg_ab_side_name(enum pg_ab_side side)

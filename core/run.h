@@ -139,6 +139,7 @@ struct pg_rep {
 	int exit_code;		/* exit status when the root process exited, else -1 */
 	int signal;		/* terminating signal of the root process, else 0 */
 	size_t nstats;
+	size_t astats;		/* room in stats (pg_rep_add_stat, pg_rep_reserve_stats) */
 	struct pg_fstat *stats;	/* sorted by func id */
 	/* sampled profile (all 0 / NULL when sampling was off) */
 	uint64_t samples;		/* samples taken, including lost ones */
@@ -252,6 +253,9 @@ struct pg_rep *pg_run_add_rep(struct pg_run *run);
 /* Append a stat to @rep (func ids in increasing order); returns it (valid until the next
  * add) or NULL. */
 struct pg_fstat *pg_rep_add_stat(struct pg_rep *rep, uint32_t func);
+/* Make room for @n stats in all, exactly (a reader that knows how many it will add allocates no
+ * more: a run of 10,000 functions holds 10,000 in each repetition). 0 or -ENOMEM. */
+int pg_rep_reserve_stats(struct pg_rep *rep, size_t n);
 /* The stat of @func in @rep, or NULL if it was not called there (binary search). */
 const struct pg_fstat *pg_rep_find(const struct pg_rep *rep, uint32_t func);
 /* Look up a function by binary path and symbol name; NULL if absent. */
@@ -287,5 +291,15 @@ int pg_func_key_cmp(const struct pg_func *a, const struct pg_func *b);
  * display name. 0 or -ENOMEM (@f unchanged). */
 int pg_func_set_scope(struct pg_func *f, const char *scope);
 uint32_t *pg_run_ids_by_key(const struct pg_run *run);
+
+/*
+ * A sampled frame of a traced function is named by its display name. pg_run_by_display()
+ * returns @run's functions sorted by display name (ties: the lower id first), malloc'd (the
+ * caller frees the array, not the functions; NULL on -ENOMEM); pg_func_by_display() finds
+ * the first function of @display in such an array of @n, or returns NULL.
+ */
+const struct pg_func **pg_run_by_display(const struct pg_run *run);
+const struct pg_func *pg_func_by_display(const struct pg_func *const *v, size_t n,
+					 const char *display);
 
 #endif

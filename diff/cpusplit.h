@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff/cpusplit.h - how much of a function's change was on-CPU and how much off-CPU (issue 20),
+ * diff/cpusplit.h - how much of a function's change was on-CPU and how much off-CPU,
  * for runs recorded with off-CPU time (pg_meta.offcpu on both sides).
  *
  * Per side, the median over repetitions of the per-call on-CPU time of the metric (self or

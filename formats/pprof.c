@@ -166,6 +166,7 @@ static int frame_fill(struct frame *fr, const struct pg_run *run, const struct p
 	const struct pg_source *src = bsearch(fr->name, run->sources, run->nsources,
 					      sizeof(*run->sources), cmp_source);
 	size_t len = strlen(fr->name);
+	const struct pg_func *fn;
 	int ret;
 
 	fr->sysname = fr->name;
@@ -177,38 +178,20 @@ static int frame_fill(struct frame *fr, const struct pg_run *run, const struct p
 		fr->mapping = KERNEL_MAPPING;
 		return 0;
 	}
-	for (size_t lo = 0, hi = run->nfuncs; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(fr->name, bydisp[mid]->display);
-
-		if (!c) {
-			fr->mapping = bydisp[mid]->binary;
-			fr->sysname = bydisp[mid]->name;
-			if (!fr->file && bydisp[mid]->src_file) {
-				fr->file = bydisp[mid]->src_file;
-				fr->line = bydisp[mid]->src_line;
-			}
-			return 0;
+	fn = pg_func_by_display(bydisp, run->nfuncs, fr->name);
+	if (fn) {
+		fr->mapping = fn->binary;
+		fr->sysname = fn->name;
+		if (!fr->file && fn->src_file) {
+			fr->file = fn->src_file;
+			fr->line = fn->src_line;
 		}
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
+		return 0;
 	}
 	ret = parse_module_addr(fr->name, &fr->module, &fr->addr);
 	if (ret > 0)
 		fr->mapping = fr->module;
 	return ret < 0 ? ret : 0;
-}
-
-static int cmp_func_display(const void *a, const void *b)
-{
-	const struct pg_func *x = *(const struct pg_func *const *)a;
-	const struct pg_func *y = *(const struct pg_func *const *)b;
-	int c = strcmp(x->display, y->display);
-
-	/* the first function of a display name wins: deterministic */
-	return c ? c : (x->id > y->id) - (x->id < y->id);
 }
 
 /* Everything the encoding needs, built from the stacks. */
@@ -277,14 +260,11 @@ static int tables_build(struct tables *t, const struct pg_run *run, const struct
 	t->nnames = nflat;
 	sort_unique(t->names, &t->nnames);
 
-	bydisp = malloc((run->nfuncs ? run->nfuncs : 1) * sizeof(*bydisp));
+	bydisp = pg_run_by_display(run);
 	t->frames = calloc(t->nnames ? t->nnames : 1, sizeof(*t->frames));
 	t->maps = malloc((t->nnames ? t->nnames : 1) * sizeof(*t->maps));
 	if (!bydisp || !t->frames || !t->maps)
 		goto out;
-	for (size_t i = 0; i < run->nfuncs; i++)
-		bydisp[i] = &run->funcs[i];
-	qsort(bydisp, run->nfuncs, sizeof(*bydisp), cmp_func_display);
 	for (size_t i = 0; i < t->nnames; i++) {
 		t->frames[i].name = t->names[i];
 		if (frame_fill(&t->frames[i], run, bydisp))

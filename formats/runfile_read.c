@@ -9,6 +9,7 @@
  * (sampled stacks, calibration, ...) without breaking older readers.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -700,6 +701,12 @@ static int read_tree(const struct pg_jr *rd, struct json_object *root, struct pg
 	int err = read_root(rd, root, run);
 
 	json_object_put(root);
+	/*
+	 * The tree was freed in small pieces among the run's own allocations, and malloc keeps
+	 * the pages: give the free ones back, or the next file (compare reads two) is read on
+	 * top of them (about 4 MB of 200 for two files of 10,000 functions x 30 repetitions).
+	 */
+	malloc_trim(0);
 	if (!err) {
 		err = pg_runfile_check(run, why, sizeof(why));
 		if (err)

@@ -286,8 +286,16 @@ int pg_stats_decode(const char *s, size_t len, const struct pg_statcols *c, size
 		    struct pg_rep *rep, char *why, size_t whylen)
 {
 	const char *p = s, *end = s + len;
+	size_t rows = len ? 1 : 0;
 	char ch[16];
 
+	/* one row a function, ';' between them: the repetition's statistics, allocated once */
+	for (const char *q = memchr(p, ';', len); q; q = memchr(q + 1, ';', (size_t)(end - q - 1)))
+		rows++;
+	if (pg_rep_reserve_stats(rep, rep->nstats + rows)) {
+		WHY("out of memory");
+		return -ENOMEM;
+	}
 	for (size_t row = 0; p < end; row++) {
 		struct pg_fstat st = { 0 }, *dst;
 		char msg[200];

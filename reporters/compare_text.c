@@ -101,41 +101,66 @@ static void print_speed(const struct pg_comparison *c, FILE *out)
 		fprintf(out, "  machine speed: not corrected (--no-speed-correction)\n");
 	else if (c->speed_applied)
 		fprintf(out, "  machine speed: each pair corrected for it (a pair's sides differed "
-			"by %.1f%% typically, from %zu functions)\n", 100 * c->speed_spread,
-			c->speed_refs);
+			"by %.1f%% typically, from %zu function%s)\n", 100 * c->speed_spread,
+			c->speed_refs, pg_plural(c->speed_refs));
 	else if (!isnan(c->speed_p))
 		fprintf(out, "  machine speed: not corrected: the whole program moved %+.1f%% in "
 			"most pairs (p=%.2g), a change of the program\n", 100 * c->speed_shift,
 			c->speed_p);
 	else if (c->speed_refs < PG_SPEED_MIN_REFS)
-		fprintf(out, "  machine speed: not corrected: %zu functions to tell it from, %d "
-			"needed\n", c->speed_refs, PG_SPEED_MIN_REFS);
+		fprintf(out, "  machine speed: not corrected: %zu function%s to tell it from, %d "
+			"needed\n", c->speed_refs, pg_plural(c->speed_refs), PG_SPEED_MIN_REFS);
 	else
 		fprintf(out, "  machine speed: not corrected: fewer than %d pairs to tell it in\n",
 			PG_SPEED_MIN_PAIRS);
 }
 
-static void print_header(const struct pg_run *run, const char *side, size_t reps, FILE *out)
+/* "(10 repetitions, commit 0123456789ab, host ci-1)" of one side, into @buf */
+static void header_suffix(char *buf, size_t len, const struct pg_meta *m, size_t reps)
 {
-	char suffix[PG_TEXT_WIDTH * 2], commit[PG_FMT_LEN];
-	const struct pg_meta *m = run ? &run->meta : NULL;
-	char *cmd = pg_fmt_command(m), *acmd = cmd ? pg_fmt_ascii(cmd) : NULL;
-	char *host = pg_fmt_ascii(m && m->host ? m->host : "?");
-	size_t room;
+	char commit[PG_FMT_LEN], *host = pg_fmt_ascii(m && m->host ? m->host : "?");
 
 	if (host)
 		pg_fmt_ellipsize(host, 32);
 	pg_fmt_commit(commit, sizeof(commit), m ? m->git_commit : NULL);
-	snprintf(suffix, sizeof(suffix), "(%zu repetition%s, commit %s, host %s)", reps,
-		 reps == 1 ? "" : "s", commit, host ? host : "?");
-	/* "  base  " + command + "  " + suffix */
-	room = PG_TEXT_WIDTH - 8 - SEP - strlen(suffix);
-	if (acmd)
-		pg_fmt_ellipsize(acmd, room < 20 ? 20 : room);
-	fprintf(out, "  %-4s  %s%s%s\n", side, acmd && *acmd ? acmd : "?", "  ", suffix);
+	snprintf(buf, len, "(%zu repetition%s, commit %s, host %s)", reps, pg_plural(reps), commit,
+		 host ? host : "?");
 	free(host);
-	free(acmd);
-	free(cmd);
+}
+
+/*
+ * The two lines that say what was compared, "  base  COMMAND  (N repetitions, commit C, host
+ * H)" and the same for new. Commands too long for the line are shortened where they do not
+ * differ, so that two builds in different directories still read as two.
+ */
+static void print_headers(const struct pg_run *base, const struct pg_run *new, size_t base_reps,
+			  size_t new_reps, FILE *out)
+{
+	const struct pg_meta *m[2] = { base ? &base->meta : NULL, new ? &new->meta : NULL };
+	static const char *const side[2] = { "base", "new" };
+	char suffix[2][PG_TEXT_WIDTH * 2], *acmd[2];
+	size_t room[2], reps[2] = { base_reps, new_reps };
+
+	for (int i = 0; i < 2; i++) {
+		char *cmd = pg_fmt_command(m[i]);
+
+		acmd[i] = cmd ? pg_fmt_ascii(cmd) : NULL;
+		free(cmd);
+		header_suffix(suffix[i], sizeof(suffix[i]), m[i], reps[i]);
+		/* "  base  " + command + "  " + suffix */
+		room[i] = PG_TEXT_WIDTH - 8 - SEP - strlen(suffix[i]);
+		if (room[i] < 20 || room[i] > PG_TEXT_WIDTH)
+			room[i] = 20;
+	}
+	if (acmd[0] && acmd[1])
+		pg_fmt_ellipsize_pair(acmd[0], room[0], acmd[1], room[1]);
+	for (int i = 0; i < 2; i++) {
+		if (acmd[i] && !acmd[1 - i])
+			pg_fmt_ellipsize(acmd[i], room[i]);
+		fprintf(out, "  %-4s  %s%s%s\n", side[i], acmd[i] && *acmd[i] ? acmd[i] : "?", "  ",
+			suffix[i]);
+		free(acmd[i]);
+	}
 }
 
 /* "+40.2 us in a 200 ms repetition (0.02%): too little of the run to fail" (malloc'd). */
@@ -240,7 +265,7 @@ static void print_inconclusive(size_t n, const size_t *causes, FILE *out)
 	for (size_t k = 1; k < PG_CAUSE_COUNT; k++)
 		if (causes[k] > causes[top])
 			top = k;
-	fprintf(out, "%zu inconclusive function%s not shown", n, n == 1 ? "" : "s");
+	fprintf(out, "%zu inconclusive function%s not shown", n, pg_plural(n));
 	if (top != PG_CAUSE_NONE && causes[top] == n)
 		fprintf(out, ": %s", pg_cause_words(top));
 	else if (top != PG_CAUSE_NONE)
@@ -262,7 +287,7 @@ static void print_wall(const struct pg_fcmp *w, FILE *out)
 	fprintf(out, " (informational)\n");
 }
 
-/* "perfgate: REGRESSION in 2 function(s): a, b", names added while the line has room. */
+/* "perfgate: REGRESSION in 2 functions: a, b", names added while the line has room. */
 static void print_regressions(const struct pg_comparison *c, FILE *out)
 {
 	char line[PG_TEXT_WIDTH + 1], more[PG_FMT_LEN];
@@ -270,8 +295,9 @@ static void print_regressions(const struct pg_comparison *c, FILE *out)
 
 	for (i = 0; i < c->n; i++)
 		total += c->f[i].verdict == PG_VERDICT_REGRESSION;
-	len = snprintf(line, sizeof(line), "perfgate: REGRESSION in %zu function(s)",
-		       c->nregressions > total ? c->nregressions : total);
+	total = c->nregressions > total ? c->nregressions : total;
+	len = snprintf(line, sizeof(line), "perfgate: REGRESSION in %zu function%s", total,
+		       pg_plural(total));
 	for (i = 0; i < c->n && len < sizeof(line); i++) {
 		const struct pg_fcmp *f = &c->f[i];
 		char *name;
@@ -306,8 +332,8 @@ static void print_verdict(const struct pg_comparison *c, FILE *out)
 
 	switch (c->overall) {
 	case PG_OVERALL_PASS:
-		fprintf(out, "perfgate: PASS (%zu functions compared, %zu unchanged, ", c->n,
-			c->nunchanged);
+		fprintf(out, "perfgate: PASS (%zu function%s compared, %zu unchanged, ", c->n,
+			pg_plural(c->n), c->nunchanged);
 		if (c->nnotable)
 			fprintf(out, "%zu notable (too little of the run to fail), ", c->nnotable);
 		fprintf(out, "%zu inconclusive)\n", c->ninconclusive);
@@ -323,8 +349,8 @@ static void print_verdict(const struct pg_comparison *c, FILE *out)
 		if (reason && *reason)
 			fprintf(out, "perfgate: INCONCLUSIVE: %s\n", reason);
 		else
-			fprintf(out, "perfgate: INCONCLUSIVE: %zu function(s) could not be "
-				"decided\n", c->ninconclusive);
+			fprintf(out, "perfgate: INCONCLUSIVE: %zu function%s could not be "
+				"decided\n", c->ninconclusive, pg_plural(c->ninconclusive));
 		free(reason);
 		break;
 	}
@@ -370,16 +396,15 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 		c->compensated ? "compensated for probe overhead" : "raw", c->opts.alpha,
 		c->opts.min_effect * 100, c->opts.min_reps);
 	if (c->paired) {
-		fprintf(out, "  paired: %zu pairs of one interleaved session, compared pair by "
-			"pair\n", c->npairs);
+		fprintf(out, "  paired: %zu pair%s of one interleaved session, compared pair by "
+			"pair\n", c->npairs, pg_plural(c->npairs));
 		print_speed(c, out);
 	}
 	if (c->opts.min_impact > 0)
 		fprintf(out, "  min impact %g%%: a change counts (fails, or improves) only if it "
 			"moves a repetition's time by %g%% or more\n", c->opts.min_impact * 100,
 			c->opts.min_impact * 100);
-	print_header(base, "base", c->base_reps, out);
-	print_header(new, "new", c->new_reps, out);
+	print_headers(base, new, c->base_reps, c->new_reps, out);
 	if (c->n && !multi_bin) {
 		bin = pg_fmt_ascii(c->f[0].binary);
 		if (bin) {
@@ -397,7 +422,7 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 		print_inconclusive(hidden_inc, causes, out);
 	if (hidden)
 		fprintf(out, "%zu unchanged function%s not shown (--all shows all)\n", hidden,
-			hidden == 1 ? "" : "s");
+			pg_plural(hidden));
 	if (nrows || hidden || hidden_inc)
 		fputc('\n', out);
 

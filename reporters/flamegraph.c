@@ -155,6 +155,7 @@ struct layout {
 	double fw;		/* frame area width, px */
 	double base_y;		/* y of the root frame */
 	struct pg_strbuf tip;
+	const struct pg_func **bydisp;	/* src's functions by display name (pg_run_by_display) */
 };
 
 static const struct pg_source *find_source(const struct pg_run *run, const char *frame)
@@ -217,10 +218,30 @@ static void amount(struct pg_strbuf *b, const struct pg_flame *f, uint64_t v)
 		pg_strbuf_addf(b, "%.3f us off-CPU", (double)v / 1e3);
 }
 
+/*
+ * The tooltip's last line: where @frame is declared. The run's frame sources hold what the
+ * sampler symbolized with its DWARF; a traced function's frame is named by its display name,
+ * and its declaration is in the function table even where the sampler found none.
+ */
+static void source_line(struct pg_strbuf *b, const struct layout *l, const char *frame)
+{
+	const struct pg_source *src = find_source(l->src, frame);
+	const struct pg_func *fn;
+
+	if (src && src->line) {
+		pg_strbuf_addf(b, "\n%s:%u", src->file, src->line);
+		return;
+	}
+	fn = l->bydisp ? pg_func_by_display(l->bydisp, l->src->nfuncs, frame) : NULL;
+	if (fn && fn->src_file && fn->src_line)
+		pg_strbuf_addf(b, "\n%s:%u", fn->src_file, fn->src_line);
+	else if (src)
+		pg_strbuf_addf(b, "\n%s", src->file);
+}
+
 static void tooltip(struct layout *l, const struct pg_flame_node *nd)
 {
 	const struct pg_flame *f = l->f;
-	const struct pg_source *src = find_source(l->src, nd->name);
 	struct pg_strbuf *b = &l->tip;
 
 	pg_strbuf_reset(b);
@@ -276,10 +297,7 @@ static void tooltip(struct layout *l, const struct pg_flame_node *nd)
 	if (!strcmp(nd->name, PG_PROBE_FRAME))
 		pg_strbuf_add(b, "\nperfgate's own cost: the kernel's work for its probes and BPF "
 			      "programs (--keep-probe-frames shows its frames)");
-	if (src && src->line)
-		pg_strbuf_addf(b, "\n%s:%u", src->file, src->line);
-	else if (src)
-		pg_strbuf_addf(b, "\n%s", src->file);
+	source_line(b, l, nd->name);
 }
 
 static void frame(struct pg_xmlw *s, struct layout *l, size_t id, double x0)
@@ -354,31 +372,32 @@ static int header(struct pg_xmlw *s, const struct pg_flame *f, const char *title
 		snprintf(line, sizeof(line), "Off-CPU time: %.3f s blocked in %zu repetition%s. "
 			 "Width = share of the off-CPU time. Hover for details, click to zoom, "
 			 "Ctrl-F to search.", (double)f->total / 1e9, f->nnew,
-			 f->nnew == 1 ? "" : "s");
+			 pg_plural(f->nnew));
 		label(s, XPAD, y, "legend", NULL, NULL, line);
 		return s->err;
 	}
 	if (!f->diff) {
 		snprintf(line, sizeof(line), "%llu samples in %zu repetition%s. Width = share of "
 			 "samples. Hover for details, click to zoom, Ctrl-F to search.",
-			 (unsigned long long)f->total, f->nnew, f->nnew == 1 ? "" : "s");
+			 (unsigned long long)f->total, f->nnew, pg_plural(f->nnew));
 		label(s, XPAD, y, "legend", NULL, NULL, line);
 		return s->err;
 	}
 	if (f->offcpu)
 		snprintf(line, sizeof(line), "Differential off-CPU flame graph. Widths: NEW. "
-			 "Off-CPU time: BASE %.3f s in %zu repetitions (%.3f s a repetition), NEW "
-			 "%.3f s in %zu repetitions (%.3f s a repetition).",
-			 (double)f->base_total / 1e9, f->nbase,
+			 "Off-CPU time: BASE %.3f s in %zu repetition%s (%.3f s a repetition), NEW "
+			 "%.3f s in %zu repetition%s (%.3f s a repetition).",
+			 (double)f->base_total / 1e9, f->nbase, pg_plural(f->nbase),
 			 f->nbase ? (double)f->base_total / 1e9 / (double)f->nbase : 0.0,
-			 (double)f->total / 1e9, f->nnew,
+			 (double)f->total / 1e9, f->nnew, pg_plural(f->nnew),
 			 f->nnew ? (double)f->total / 1e9 / (double)f->nnew : 0.0);
 	else
 		snprintf(line, sizeof(line), "Differential flame graph. Widths: NEW. Samples: "
-			 "BASE %llu in %zu repetitions (%.0f a repetition), NEW %llu in %zu "
-			 "repetitions (%.0f a repetition).", (unsigned long long)f->base_total,
-			 f->nbase, f->nbase ? (double)f->base_total / (double)f->nbase : 0.0,
-			 (unsigned long long)f->total, f->nnew,
+			 "BASE %llu in %zu repetition%s (%.0f a repetition), NEW %llu in %zu "
+			 "repetition%s (%.0f a repetition).", (unsigned long long)f->base_total,
+			 f->nbase, pg_plural(f->nbase),
+			 f->nbase ? (double)f->base_total / (double)f->nbase : 0.0,
+			 (unsigned long long)f->total, f->nnew, pg_plural(f->nnew),
 			 f->nnew ? (double)f->total / (double)f->nnew : 0.0);
 	label(s, XPAD, y, "legend", NULL, NULL, line);
 	y += 18;
@@ -423,8 +442,16 @@ static int write_doc(struct pg_xmlw *s, const struct pg_flame *f, const struct p
 		     const char *title)
 {
 	const double width = PG_FLAMEGRAPH_WIDTH;
-	struct layout l = { f, src, width - 2 * XPAD, 0, PG_STRBUF_INIT };
+	struct layout l = { f, src, width - 2 * XPAD, 0, PG_STRBUF_INIT, NULL };
 	double height;
+
+	if (src && src->nfuncs) {
+		l.bydisp = pg_run_by_display(src);
+		if (!l.bydisp) {
+			s->err = -ENOMEM;
+			return s->err;
+		}
+	}
 
 	pg_xmlw_start(s, "svg");
 	pg_xmlw_attr(s, "xmlns", "http://www.w3.org/2000/svg");
@@ -458,6 +485,7 @@ static int write_doc(struct pg_xmlw *s, const struct pg_flame *f, const struct p
 	if (l.tip.err && !s->err)
 		s->err = l.tip.err;
 	pg_strbuf_release(&l.tip);
+	free(l.bydisp);
 	return s->err;
 }
 

@@ -81,6 +81,43 @@ void pg_fmt_ellipsize(char *s, size_t max)
 	memmove(s + head + 3, s + len - tail, tail + 1);
 }
 
+/* @s (of @len > @max >= 10 characters) shortened to @max, keeping s[lo..hi) in sight. */
+static void ellipsize_around(char *s, size_t len, size_t max, size_t lo, size_t hi)
+{
+	size_t ctx = hi - lo + 6 < max ? (max - 6 - (hi - lo)) / 2 : 0;
+	size_t start = lo > ctx ? lo - ctx : 0;
+
+	if (!start) {				/* the start is in sight: cut the end */
+		memcpy(s + max - 3, "...", 4);
+	} else if (start + max - 3 >= len) {	/* the end is in sight: cut the start */
+		memmove(s + 3, s + len - (max - 3), max - 3 + 1);
+		memcpy(s, "...", 3);
+	} else {				/* both ends cut */
+		memmove(s + 3, s + start, max - 6);
+		memcpy(s + max - 3, "...", 4);
+		memcpy(s, "...", 3);
+	}
+}
+
+void pg_fmt_ellipsize_pair(char *a, size_t amax, char *b, size_t bmax)
+{
+	size_t la = strlen(a), lb = strlen(b), pre = 0, suf = 0;
+
+	if (!strcmp(a, b) || amax < 10 || bmax < 10) {
+		pg_fmt_ellipsize(a, amax);
+		pg_fmt_ellipsize(b, bmax);
+		return;
+	}
+	while (a[pre] && a[pre] == b[pre])
+		pre++;
+	while (suf < la - pre && suf < lb - pre && a[la - 1 - suf] == b[lb - 1 - suf])
+		suf++;
+	if (la > amax)
+		ellipsize_around(a, la, amax, pre, la - suf);
+	if (lb > bmax)
+		ellipsize_around(b, lb, bmax, pre, lb - suf);
+}
+
 void pg_fmt_truncate(char *s, size_t max)
 {
 	if (strlen(s) <= max || max < 4)
@@ -132,4 +169,17 @@ char *pg_fmt_command(const struct pg_meta *meta)
 		return NULL;
 	}
 	return buf;
+}
+
+const char *pg_fmt_relative(const char *file, const char *root)
+{
+	size_t n = root ? strlen(root) : 0;
+
+	while (n > 1 && root[n - 1] == '/')
+		n--;
+	if (n == 1 && root[0] == '/')	/* the root directory: every absolute path */
+		return file[0] == '/' ? file + 1 : file;
+	if (n && file[0] == '/' && !strncmp(file, root, n) && file[n] == '/')
+		return file + n + 1;
+	return file;
 }

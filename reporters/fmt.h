@@ -35,8 +35,19 @@ char *pg_fmt_ascii(const char *s);
 /* Shorten an ASCII string in place to at most @max characters (max >= 5) by replacing its
  * middle with "...". */
 void pg_fmt_ellipsize(char *s, size_t max);
+/*
+ * Shorten two ASCII strings in place, @a to at most @amax characters and @b to @bmax (each >=
+ * 10), so that where they differ stays in sight: each keeps the part between their common
+ * prefix and common suffix (as much of it as fits, from its start), with context around it,
+ * and "..." where text was cut. Equal strings are shortened as pg_fmt_ellipsize() does.
+ */
+void pg_fmt_ellipsize_pair(char *a, size_t amax, char *b, size_t bmax);
 /* Shorten an ASCII string in place to at most @max characters (max >= 4), ending in "...". */
 void pg_fmt_truncate(char *s, size_t max);
+
+/* @file relative to the directory @root when it lies under it (a pointer into @file), else
+ * @file itself. NULL or "" @root: @file. */
+const char *pg_fmt_relative(const char *file, const char *root);
 
 /* The benchmark command of @meta as one line, arguments shell-quoted where needed
  * ("./bench --name 'a b'"); "" when there is none. NULL @meta is fine. */

@@ -5,6 +5,7 @@
  *
  *	<testsuite name="perfgate" timestamp hostname tests failures errors skipped time>
  *	  <properties> <property name value/>... </properties>
+ *	  (a function's source: <property name="file:CLASSNAME/NAME" value="FILE:LINE"/>)
  *	  <testcase classname="BINARY" name="FUNCTION" time="SECONDS">
  *	    [<failure> | <skipped/>]
  *	  </testcase>...
@@ -12,8 +13,10 @@
  *	  <system-err>the warnings, one a line</system-err>
  *	</testsuite>
  *
- * The schema allows nothing inside a testcase but one of skipped, error or failure, and requires
- * system-out and system-err (possibly empty) after the testcases. docs/compare-format.md has
+ * The schema allows nothing inside a testcase but one of skipped, error or failure, and no
+ * attributes but name, classname and time (so no file or line: a function's declaration is a
+ * suite property, and in its failure or skipped text); it requires system-out and system-err
+ * (possibly empty) after the testcases. docs/compare-format.md has
  * the mapping. Every string goes through pg_fmt_utf8/pg_fmt_token first: libxml2 escapes
  * markup characters but would pass invalid UTF-8 and control characters through.
  */
@@ -117,6 +120,36 @@ static double suite_seconds(const struct pg_comparison *c, const struct pg_run *
 	return ns / 1e9;
 }
 
+/*
+ * Where each function is declared, as compare.json has it: "file:CLASSNAME/NAME" =
+ * "FILE:LINE", the testcase's classname (a basename: no '/') and name, so that the property
+ * names its testcase unambiguously.
+ */
+static void write_sources(struct pg_xmlw *j, const struct pg_comparison *c)
+{
+	for (size_t i = 0; i < c->n && !j->err; i++) {
+		const struct pg_fcmp *f = &c->f[i];
+		char *bin, *name, *key = NULL, *loc = NULL;
+
+		if (!f->src_file || !f->src_line)
+			continue;
+		bin = pg_fmt_token(f->binary, "unknown");
+		name = pg_fmt_token(f->display && *f->display ? f->display : f->name, "?");
+		if (!bin || !name || asprintf(&key, "file:%s/%s", bin, name) < 0)
+			key = NULL;
+		if (asprintf(&loc, "%s:%u", f->src_file, f->src_line) < 0)
+			loc = NULL;
+		if (key && loc)
+			property(j, key, loc);
+		else
+			j->err = -ENOMEM;
+		free(bin);
+		free(name);
+		free(key);
+		free(loc);
+	}
+}
+
 static void write_properties(struct pg_xmlw *j, const struct pg_comparison *c,
 			     const struct pg_run *base, const struct pg_run *new)
 {
@@ -156,6 +189,7 @@ static void write_properties(struct pg_xmlw *j, const struct pg_comparison *c,
 		property(j, name, cmd);
 		free(cmd);
 	}
+	write_sources(j, c);
 	pg_xmlw_end(j);
 }
 
@@ -183,11 +217,13 @@ static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, cons
 	}
 	fprintf(m, "function: %s\n", f->display ? f->display : "");
 	fprintf(m, "symbol: %s\n", f->name ? f->name : "");
-	fprintf(m, "base: %s per call (median of %zu repetitions), %s calls per repetition\n",
-		pg_fmt_ns(a, sizeof(a), f->base_ns), f->n_base,
+	if (f->src_file && f->src_line)
+		fprintf(m, "source: %s:%u\n", f->src_file, f->src_line);
+	fprintf(m, "base: %s per call (median of %zu repetition%s), %s calls per repetition\n",
+		pg_fmt_ns(a, sizeof(a), f->base_ns), f->n_base, pg_plural(f->n_base),
 		pg_fmt_count(ca, sizeof(ca), f->base_calls));
-	fprintf(m, "new: %s per call (median of %zu repetitions), %s calls per repetition\n",
-		pg_fmt_ns(b, sizeof(b), f->new_ns), f->n_new,
+	fprintf(m, "new: %s per call (median of %zu repetition%s), %s calls per repetition\n",
+		pg_fmt_ns(b, sizeof(b), f->new_ns), f->n_new, pg_plural(f->n_new),
 		pg_fmt_count(cb, sizeof(cb), f->new_calls));
 	fprintf(m, "change: %s, %g%% interval %s, p=%.3g, q=%.3g (alpha %g, min effect %g%%)\n",
 		ch, (1 - c->opts.alpha) * 100, in, f->p, f->q, c->opts.alpha,
@@ -214,6 +250,25 @@ static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, cons
 	pg_xmlw_end(j);
 }
 
+/* "inconclusive: REASON (FILE:LINE)", the parts that are known */
+static void skipped_message(struct pg_xmlw *j, const struct pg_fcmp *f)
+{
+	char *msg = NULL;
+	int n;
+
+	if (f->src_file && f->src_line)
+		n = asprintf(&msg, "inconclusive%s%s (%s:%u)", f->reason[0] ? ": " : "",
+			     f->reason, f->src_file, f->src_line);
+	else
+		n = asprintf(&msg, "inconclusive%s%s", f->reason[0] ? ": " : "", f->reason);
+	if (n < 0) {
+		j->err = -ENOMEM;
+		return;
+	}
+	pg_xmlw_attr(j, "message", msg);
+	free(msg);
+}
+
 static void write_testcase(struct pg_xmlw *j, const struct pg_comparison *c,
 			   const struct pg_fcmp *f)
 {
@@ -230,8 +285,7 @@ static void write_testcase(struct pg_xmlw *j, const struct pg_comparison *c,
 		write_failure(j, c, f);
 	} else if (f->verdict == PG_VERDICT_INCONCLUSIVE) {
 		pg_xmlw_start(j, "skipped");
-		pg_xmlw_attrf(j, "message", "inconclusive%s%s", f->reason[0] ? ": " : "",
-			      f->reason);
+		skipped_message(j, f);
 		pg_xmlw_end(j);
 	}
 	pg_xmlw_end(j);

@@ -112,17 +112,17 @@ static void md_heading(FILE *out, const struct pg_comparison *c)
 	case PG_OVERALL_PASS:
 		fprintf(out, "### :white_check_mark: perfgate: pass\n\nNo regression in %zu "
 			"function%s compared (%zu unchanged, %zu improved, ", c->n,
-			c->n == 1 ? "" : "s", c->nunchanged, c->nimprovements);
+			pg_plural(c->n), c->nunchanged, c->nimprovements);
 		if (c->nnotable)
 			fprintf(out, "%zu notable change%s too small for the run to count, ",
-				c->nnotable, c->nnotable == 1 ? "" : "s");
+				c->nnotable, pg_plural(c->nnotable));
 		fprintf(out, "%zu inconclusive).\n", c->ninconclusive);
 		break;
 	case PG_OVERALL_REGRESSION:
 		fprintf(out, "### :x: perfgate: regression in %zu function%s\n\n", nreg,
-			nreg == 1 ? "" : "s");
-		fprintf(out, "%zu of %zu functions compared got slower by more than the minimum "
-			"effect (%.1f%%)", nreg, c->n, c->opts.min_effect * 100);
+			pg_plural(nreg));
+		fprintf(out, "%zu of %zu function%s compared got slower by more than the minimum "
+			"effect (%.1f%%)", nreg, c->n, pg_plural(c->n), c->opts.min_effect * 100);
 		if (c->opts.min_impact > 0)
 			fprintf(out, ", by at least %g%% of a repetition", c->opts.min_impact * 100);
 		fputs(".\n", out);
@@ -133,7 +133,8 @@ static void md_heading(FILE *out, const struct pg_comparison *c)
 		if (c->overall_reason[0])
 			md_text(out, c->overall_reason);
 		else
-			fprintf(out, "%zu function(s) could not be decided", c->ninconclusive);
+			fprintf(out, "%zu function%s could not be decided", c->ninconclusive,
+				pg_plural(c->ninconclusive));
 		fputs(".\n", out);
 		break;
 	}
@@ -146,7 +147,7 @@ static void md_side(FILE *out, const char *label, const struct pg_run *run, size
 	pg_fmt_commit(commit, sizeof(commit), run ? run->meta.git_commit : NULL);
 	fprintf(out, "%s ", label);
 	md_code(out, commit, PG_FMT_LEN);
-	fprintf(out, " (%zu repetition%s", reps, reps == 1 ? "" : "s");
+	fprintf(out, " (%zu repetition%s", reps, pg_plural(reps));
 	if (run && run->meta.host) {
 		fputs(", ", out);
 		md_text(out, run->meta.host);
@@ -166,7 +167,8 @@ static void md_context(FILE *out, const struct pg_comparison *c, const struct pg
 	fprintf(out, "; %s time per call, alpha %g, minimum effect %.1f%%", pg_metric_name(c->opts.metric),
 		c->opts.alpha, c->opts.min_effect * 100);
 	if (c->paired)
-		fprintf(out, "; paired (%zu pairs of one interleaved session%s)", c->npairs,
+		fprintf(out, "; paired (%zu pair%s of one interleaved session%s)", c->npairs,
+			pg_plural(c->npairs),
 			c->speed_applied ? ", each corrected for the machine's speed" : "");
 	if (cmd && *cmd) {
 		fputs("; command ", out);
@@ -241,10 +243,10 @@ static void md_table(FILE *out, const struct pg_comparison *c, size_t top)
 	}
 	if (more_reg || more_imp || more_not) {
 		fprintf(out, "\n... and %zu more regression%s and %zu more improvement%s", more_reg,
-			more_reg == 1 ? "" : "s", more_imp, more_imp == 1 ? "" : "s");
+			pg_plural(more_reg), more_imp, pg_plural(more_imp));
 		if (more_not)
 			fprintf(out, " and %zu more notable change%s", more_not,
-				more_not == 1 ? "" : "s");
+				pg_plural(more_not));
 		fputs(" (see the JUnit report or the full JSON result).\n", out);
 	}
 	if (c->nnotable)
@@ -258,8 +260,8 @@ static void md_counts(FILE *out, const struct pg_comparison *c)
 	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
 	const struct pg_fcmp *w = &c->wall;
 
-	fprintf(out, "\n%zu functions: %zu regressed, %zu improved, ", c->n, c->nregressions,
-		c->nimprovements);
+	fprintf(out, "\n%zu function%s: %zu regressed, %zu improved, ", c->n, pg_plural(c->n),
+		c->nregressions, c->nimprovements);
 	if (c->nnotable)
 		fprintf(out, "%zu notable, ", c->nnotable);
 	fprintf(out, "%zu unchanged, %zu inconclusive, %zu added, %zu removed.", c->nunchanged,
@@ -321,18 +323,6 @@ char *pg_compare_markdown(const struct pg_comparison *c, const struct pg_run *ba
 
 /* ---- GitHub annotations ---- */
 
-/* @file relative to @workspace when it lies under it. */
-static const char *relative_to(const char *file, const char *workspace)
-{
-	size_t n = workspace ? strlen(workspace) : 0;
-
-	while (n > 1 && workspace[n - 1] == '/')
-		n--;
-	if (n && file[0] == '/' && !strncmp(file, workspace, n) && file[n] == '/')
-		return file + n + 1;
-	return file;
-}
-
 /* "::error file=F,line=L,title=T::MESSAGE" with the properties and the data escaped. */
 static int gh_command(FILE *out, const char *cmd, const char *file, uint32_t line,
 		      const char *title, const char *msg)
@@ -377,7 +367,7 @@ static int gh_regression(FILE *out, const struct pg_comparison *c, const struct 
 		return -1;
 	}
 	err = gh_command(out, "error", f->src_file && f->src_line ?
-			 relative_to(f->src_file, workspace) : NULL, f->src_line, title, msg);
+			 pg_fmt_relative(f->src_file, workspace) : NULL, f->src_line, title, msg);
 	free(msg);
 	free(name);
 	return err;
@@ -403,7 +393,7 @@ char *pg_compare_gh_annotations(const struct pg_comparison *c, size_t max, const
 	}
 	if (!err && shown < nreg) {
 		snprintf(msg, sizeof(msg), "%zu more function%s regressed: see the job summary",
-			 nreg - shown, nreg - shown == 1 ? "" : "s");
+			 nreg - shown, pg_plural(nreg - shown));
 		err = gh_command(out, "error", NULL, 0, "perfgate: more regressions", msg);
 	}
 	if (!err && c->overall == PG_OVERALL_INCONCLUSIVE)

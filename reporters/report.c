@@ -356,7 +356,7 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 	fputs("perfgate report: ", out);
 	put_name(out, cmd);
 	fprintf(out, "\n%zu repetition%s, mean wall time %s", run->nreps,
-		run->nreps == 1 ? "" : "s", wall);
+		pg_plural(run->nreps), wall);
 	if (m->start_time) {
 		fputs(", recorded ", out);
 		put_name(out, m->start_time);

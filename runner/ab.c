@@ -13,6 +13,7 @@
 #include <sys/random.h>
 
 #include "../core/log.h"
+#include "../core/numfmt.h"
 #include "../core/strv.h"
 #include "../formats/runfile.h"
 #include "ab.h"
@@ -227,7 +228,7 @@ int pg_ab_begin(struct pg_ab *s, const struct pg_ab_opts *o, struct pg_run *base
 	pg_debug("ab: session %s, running order seed %" PRIu64, base->meta.ab_session, s->seed);
 	if (!o->rec.quiet)
 		pg_info("tracing %zu function%s in pairs of: %s (base) and %s (new)", base->nfuncs,
-			pg_s(base->nfuncs),
+			pg_plural(base->nfuncs),
 			pg_command_program(o->rec.argv), pg_command_program(o->new_argv));
 	return 0;
 }
@@ -268,7 +269,7 @@ static int split_base(struct pg_ab *s, struct pg_rep *rep)
 }
 
 /*
- * The threads the maps hold (issue 20) are the repetition's whichever side it is: moved from
+ * The threads the maps hold (their on-/off-CPU split) are the repetition's whichever side it is: moved from
  * the scratch into @rep, which is new and has none. (The sampler writes its samples and
  * off-CPU stacks into @rep itself: pg_recording_once().)
  */

@@ -15,6 +15,7 @@
 
 #include "../core/clock.h"
 #include "../core/log.h"
+#include "../core/numfmt.h"
 #include "budget.h"
 #include "coverage.h"
 #include "covered.h"
@@ -625,7 +626,7 @@ int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct 
 		pilot = (struct pg_rep){ .exit_code = -1 };
 		pg_launch_phase(l, sampled_wall_ns, "the --budget pilot, run %d (%zu function%s "
 				"traced)", attempt + 1, run->nfuncs - w.ndropped,
-				pg_s(run->nfuncs - w.ndropped));
+				pg_plural(run->nfuncs - w.ndropped));
 		err = pg_maps_reset(p->skel, run->nfuncs, ncpu);
 		err = err ?: pg_launch_run(p, l, &pilot);
 		l->tick = NULL;
@@ -638,7 +639,7 @@ int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct 
 	if (!err && w.ndropped && !o->quiet)
 		pg_info("--budget: the pilot detached %zu function%s whose probes ran over their "
 			"share as soon as they did, and started again (%s%s)", w.ndropped,
-			pg_s(w.ndropped), w.dropped.s, pg_names_more(&w.dropped));
+			pg_plural(w.ndropped), w.dropped.s, pg_names_more(&w.dropped));
 	cut = bound && l->timed_out;
 	timed_out = !bound && l->timed_out;	/* the user's --timeout */
 	l->timeout_ns = user_timeout;

@@ -22,10 +22,21 @@ static const char *const fix_vars[] = { "LD_PRELOAD=", "PERFGATE_RETS_FD=",
 					"PERFGATE_RETS_MAP_ID=" };
 #define NVARS (sizeof(fix_vars) / sizeof(fix_vars[0]))
 
+/*
+ * Where `make install` puts the library (Makefile: $(PKGLIBDIR)), compiled in; the build tree
+ * and an installed tree moved elsewhere are found next to the executable first.
+ */
+#ifndef PG_LIBDIR
+#define PG_LIBDIR "/usr/local/lib/perfgate"
+#endif
+
 char *pg_excfix_find(void)
 {
 	const char *env = getenv("PERFGATE_PRELOAD");
 	char exe[PATH_MAX], cand[PATH_MAX + 64], *slash, *path;
+	/* relative to the executable's directory: a build tree, the same directory, an installed
+	 * tree (bin/ and lib/perfgate/ side by side); then the compiled-in directory */
+	static const char *const below[] = { "/build", "", "/../lib/perfgate" };
 	ssize_t n;
 
 	if (env && *env) {
@@ -43,13 +54,16 @@ char *pg_excfix_find(void)
 	if (!slash)
 		return NULL;
 	*slash = '\0';
-	for (int k = 0; k < 2; k++) {
-		snprintf(cand, sizeof(cand), "%s/%s%s", exe, k ? "" : "build/", PG_PRELOAD_NAME);
+	for (size_t k = 0; k <= sizeof(below) / sizeof(below[0]); k++) {
+		if (k < sizeof(below) / sizeof(below[0]))
+			snprintf(cand, sizeof(cand), "%s%s/%s", exe, below[k], PG_PRELOAD_NAME);
+		else
+			snprintf(cand, sizeof(cand), "%s/%s", PG_LIBDIR, PG_PRELOAD_NAME);
 		if (!access(cand, R_OK))
 			return realpath(cand, NULL);
 	}
-	pg_debug("no %s in %s or %s/build: the C++ exception fix is off", PG_PRELOAD_NAME, exe,
-		 exe);
+	pg_debug("no %s in %s, %s/build, %s/../lib/perfgate or %s: the C++ exception fix is off",
+		 PG_PRELOAD_NAME, exe, exe, exe, PG_LIBDIR);
 	return NULL;
 }
 

@@ -32,9 +32,11 @@ struct pg_excfix {
 };
 
 /*
- * The preload library: $PERFGATE_PRELOAD, else build/libperfgate-preload.so in the directory
- * of perfgate's executable, else libperfgate-preload.so there. A malloc'd canonical path, or
- * NULL when there is none (logged at debug level).
+ * The preload library: $PERFGATE_PRELOAD, else libperfgate-preload.so in build/ of the
+ * directory of perfgate's executable, in that directory, in ../lib/perfgate/ from it (an
+ * installed tree, wherever it was installed), then in PG_LIBDIR (where `make install` put it:
+ * $(PREFIX)/lib/perfgate). A malloc'd canonical path, or NULL when there is none (logged at
+ * debug level).
  */
 char *pg_excfix_find(void);
 

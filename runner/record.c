@@ -13,6 +13,7 @@
 
 #include "../bpf/perfgate.h"
 #include "../core/log.h"
+#include "../core/numfmt.h"
 #include "../formats/runfile.h"
 #include "budget.h"
 #include "calibrate.h"
@@ -191,7 +192,7 @@ int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, s
 			pg_info("--budget %g%%%s: tracing %zu of the %zu function%s the pilot "
 				"weighed", o->budget_pct, o->default_budget ? " (the default "
 				"without -f; --all-functions traces them all)" : "", run->nfuncs,
-				nselected, pg_s(nselected));
+				nselected, pg_plural(nselected));
 	}
 	return 0;
 }
@@ -297,7 +298,7 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	/* 3. the repetitions, each a fresh process tree read into one struct pg_rep */
 	if (!o->quiet)
 		pg_info("tracing %zu function%s, %u repetition%s of: %s", run->nfuncs,
-			pg_s(run->nfuncs), o->repetitions, pg_s(o->repetitions), r.launch.argv[0]);
+			pg_plural(run->nfuncs), o->repetitions, pg_plural(o->repetitions), r.launch.argv[0]);
 	for (uint32_t i = 0; i < o->repetitions && !err; i++) {
 		err = record_rep(o, &r, run, i);
 		if (err != PG_GUARD_STOPPED)

@@ -11,6 +11,7 @@
 
 #include "../core/alloc.h"
 #include "../core/log.h"
+#include "../core/numfmt.h"
 #include "../core/strbuf.h"
 #include "../core/strv.h"
 #include "coverage.h"
@@ -323,7 +324,7 @@ static int apply_default(struct pg_selection *sel, const struct pg_record_opts *
 			 pg_basename(sel->exe));
 	else
 		pg_info("no -f given: tracing %s %zu function%s of %s", n == 1 ? "the" : "all", n,
-			pg_s(n), pg_basename(sel->exe));
+			pg_plural(n), pg_basename(sel->exe));
 	return 0;
 }
 
@@ -532,7 +533,7 @@ static int apply_functions_of(struct pg_selection *sel, const struct pg_record_o
 	}
 	if (!err && !o->quiet && !o->functions_of_base)
 		pg_info("%s: tracing %zu function%s (%zu of its %zu not found)", what, chosen,
-			pg_s(chosen),
+			pg_plural(chosen),
 			missing, src->nfuncs);
 	if (err == -ENOMEM)
 		pg_err("%s: out of memory", what);

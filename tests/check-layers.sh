@@ -3,8 +3,7 @@
 # (`make check-layers`; tests/e2e/test_layers.sh runs it in `make check`).
 #
 #   core/                 only core/
-#   formats/ (baseline/)  core/ (baseline/ and formats/ are one layer: the directory is being
-#                         renamed)
+#   formats/              core/ (the on-disk formats: run files, results, folded stacks)
 #   diff/                 core/, and pure computation: no core/log.h, no stdio output or files
 #   runner/               core/, formats/, bpf/
 #   reporters/            core/, formats/, diff/
@@ -39,8 +38,7 @@ DIFF_IO+='|open_memstream)[[:space:]]*\(|std(out|err)\>)'
 layer_of() { # PATH (relative to the root) -> layer name, or "" outside the layers
 	local top=${1%%/*}
 	case $top in
-	baseline | formats) echo formats ;;
-	core | diff | runner | reporters | cli | bpf) echo "$top" ;;
+	core | formats | diff | runner | reporters | cli | bpf) echo "$top" ;;
 	*) echo "" ;;
 	esac
 }
@@ -106,6 +104,6 @@ while IFS= read -r file; do
 			bad=1
 		done < <(grep -nE "$DIFF_IO" "$file" | grep -vE '^[0-9]+:[[:space:]]*(/?\*|//)')
 	fi
-done < <(find core baseline formats diff runner reporters cli bpf \
+done < <(find core formats diff runner reporters cli bpf \
 	\( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
 exit $bad

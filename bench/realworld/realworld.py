@@ -383,7 +383,7 @@ def measure(names=None):
         shutil.rmtree(work, ignore_errors=True)
 
 
-TARGET_RATIO = 1.15	# traced / untraced repetition time at the default budget (issue 17)
+TARGET_RATIO = 1.15	# traced / untraced repetition time at the default budget: the realworld target
 
 
 def render_lines(res):

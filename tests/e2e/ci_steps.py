@@ -2,18 +2,22 @@
 """Run the shell steps of perfgate's CI templates outside CI, as the CI systems would.
 
   ci_steps.py github ACTION.yml DIR [--input NAME=VALUE]... [--github KEY=VALUE]...
-  ci_steps.py gitlab TEMPLATE.yml JOB DIR [--var NAME=VALUE]...
+                                   [--strategy KEY=VALUE]...
+  ci_steps.py gitlab TEMPLATE.yml[,PIPELINE.yml] JOB DIR [--var NAME=VALUE]...
 
 github: every `run:` step of a composite action, in order, in DIR, with bash -eo pipefail;
-${{ }} expressions (inputs.*, github.*, steps.*.outputs.*, ||, 'literals') evaluated; a fresh
+${{ }} expressions (inputs.*, github.*, strategy.*, steps.*.outputs.*, ||, 'literals')
+evaluated, in the inputs' defaults too (strategy: job-index 0, job-total 1 unless given); a fresh
 GITHUB_OUTPUT per step; GITHUB_ENV and GITHUB_STEP_SUMMARY honoured (their paths come from the
 environment); GITHUB_ACTION_PATH set. `uses:` steps are listed, not run. Stops at the first
 failing step, like Actions. Prints "step NAME: exit N" lines and, last, the action's outputs as
 one JSON line. Exit status: the failing step's, else 0.
 
-gitlab: the job's variables ($VAR expanded, --var overriding them, as a job that `extends:` the
-template would), then before_script and script in one bash -eo pipefail shell in DIR. Exit
-status: the script's.
+gitlab: JOB of the YAML files (a template and the pipeline that includes it), with `extends:`
+merged as GitLab does (mappings deeply, anything else replaced) and `!reference [JOB, KEY]`
+resolved; the job's variables ($VAR expanded, --var overriding them), then before_script and
+script (nested lists flattened) in one bash -eo pipefail shell in DIR. Exit status: the
+script's.
 """
 import json
 import os
@@ -86,11 +90,12 @@ def run_bash(script, cwd, env):
         os.unlink(f.name)
 
 
-def github(action_path, workdir, inputs, gh):
+def github(action_path, workdir, inputs, gh, strategy):
     action = yaml.safe_load(open(action_path))
-    ctx = {"inputs": {}, "github": gh, "steps": {}, "env": {}}
+    ctx = {"inputs": {}, "github": gh, "steps": {}, "env": {},
+           "strategy": {"job-index": "0", "job-total": "1", **strategy}}
     for name, spec in (action.get("inputs") or {}).items():
-        ctx["inputs"][name] = str(spec.get("default", ""))
+        ctx["inputs"][name] = substitute(spec.get("default", ""), ctx)
     ctx["inputs"].update(inputs)
     gh.setdefault("action_path", os.path.dirname(os.path.abspath(action_path)))
     env = dict(os.environ)
@@ -125,9 +130,61 @@ def github(action_path, workdir, inputs, gh):
     return status
 
 
-def gitlab(template_path, job, workdir, variables):
-    tpl = yaml.safe_load(open(template_path))
-    spec = tpl[job]
+class Reference(list):
+    """GitLab's !reference [JOB, KEY...]: the value at that path, resolved after merging."""
+
+
+yaml.SafeLoader.add_constructor(
+    "!reference", lambda loader, node: Reference(loader.construct_sequence(node)))
+
+
+def merge(base, over):
+    """GitLab's extends: mappings merged key by key, deeply; anything else replaced."""
+    if isinstance(base, dict) and isinstance(over, dict):
+        out = dict(base)
+        for k, v in over.items():
+            out[k] = merge(base.get(k), v) if k in base else v
+        return out
+    return over
+
+
+def expand(jobs, name, depth=0):
+    spec = jobs[name]
+    parents = spec.get("extends") or []
+    if isinstance(parents, str):
+        parents = [parents]
+    out = {}
+    for p in parents:
+        out = merge(out, expand(jobs, p, depth + 1))
+    return merge(out, {k: v for k, v in spec.items() if k != "extends"})
+
+
+def resolve(value, jobs):
+    if isinstance(value, Reference):
+        cur = expand(jobs, value[0])
+        for key in value[1:]:
+            cur = cur[key]
+        return resolve(cur, jobs)
+    if isinstance(value, list):
+        return [resolve(v, jobs) for v in value]
+    if isinstance(value, dict):
+        return {k: resolve(v, jobs) for k, v in value.items()}
+    return value
+
+
+def flatten(lines):
+    for line in lines:
+        if isinstance(line, list):
+            yield from flatten(line)
+        else:
+            yield line
+
+
+def gitlab(files, job, workdir, variables):
+    jobs = {}
+    for path in files.split(","):
+        jobs.update(yaml.safe_load(open(path)))
+    spec = resolve(expand(jobs, job), jobs)
     env = dict(os.environ)
     merged = {k: str(v) for k, v in (spec.get("variables") or {}).items()}
     merged.update(variables)
@@ -138,7 +195,7 @@ def gitlab(template_path, job, workdir, variables):
         env[k] = os.path.expandvars(v)
         os.environ.clear()
         os.environ.update(old)
-    script = "\n".join(spec.get("before_script", []) + spec.get("script", []))
+    script = "\n".join(flatten(spec.get("before_script", []) + spec.get("script", [])))
     return run_bash(script + "\n", workdir, env)
 
 
@@ -154,7 +211,7 @@ def pairs(args, flag):
 def main(argv):
     if len(argv) >= 4 and argv[1] == "github":
         return github(argv[2], os.path.abspath(argv[3]), pairs(argv[4:], "--input"),
-                      pairs(argv[4:], "--github"))
+                      pairs(argv[4:], "--github"), pairs(argv[4:], "--strategy"))
     if len(argv) >= 5 and argv[1] == "gitlab":
         return gitlab(argv[2], argv[3], os.path.abspath(argv[4]), pairs(argv[5:], "--var"))
     sys.stderr.write(__doc__)

@@ -44,7 +44,7 @@ import sys, pgtest
 r = pgtest.load(sys.argv[1])
 assert r["overall"] != "regression", r["overall"]
 assert not pgtest.with_verdict(r, "regression")
-# compared pair by pair (issue 18, item 2): the result says so and how many pairs
+# compared pair by pair: the result says so and how many pairs
 assert r["paired"] is True, r.get("paired")
 assert r["npairs"] == 10, r.get("npairs")
 PY

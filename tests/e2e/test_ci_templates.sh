@@ -11,7 +11,10 @@
 # recordings in a row), or found in refs/perfgate/baselines once published; a clean change exits 0, a regression 1 with
 # the files, outputs, job summary and ::error annotation (file:line from DWARF) in place; the
 # GitLab job downloads the default branch's artifact with its job token, or records the merge
-# base when there is none.
+# base when there is none, also in a job with its own before_script. The setup step on stock
+# runners, with fake apt-get, dpkg, uname, id, sudo, lsb_release and os-release files on PATH:
+# Ubuntu installs linux-tools-common and linux-tools-$(uname -r) and builds with that kernel's
+# bpftool, Debian its bpftool package; no root, no sudo or no BTF stop it with exit 2.
 source "$(dirname "$0")/lib.sh"
 SRC=$PERFGATE_SRCDIR
 CI=$SRC/tests/e2e/ci_steps.py
@@ -21,6 +24,96 @@ GITLAB=$SRC/ci-templates/gitlab/perfgate.gitlab-ci.yml
 yamllint -s -c "$SRC/ci-templates/.yamllint" "$SRC/ci-templates" ||
 	fail "yamllint finds problems in ci-templates/"
 bash -n "$SRC/ci-templates/perfgate-ci.sh"
+
+# ---- setup on stock runners: fakes on PATH, a tree with the Makefile only ----
+FK=$TMP/fake
+mkdir -p "$FK/bin" "$FK/src" "$FK/tools"
+cp "$SRC/Makefile" "$FK/src/"
+fake() { # NAME BODY: a script on the fake PATH
+	printf '#!/bin/bash\n%s\n' "$2" >"$FK/bin/$1"
+	chmod +x "$FK/bin/$1"
+}
+# apt-get logs what it installs and "installs" a kernel's bpftool; dpkg knows no package
+fake apt-get 'echo "apt-get $*" >>"$FK_LOG"
+for p; do case $p in linux-tools-[0-9]*) v=${p#linux-tools-}; mkdir -p "$FK_TOOLS/$v"
+	printf "#!/bin/sh\necho bpftool v7\n" >"$FK_TOOLS/$v/bpftool"
+	chmod +x "$FK_TOOLS/$v/bpftool" ;; esac; done'
+fake dpkg 'exit 1'
+fake uname '[ "$1" = -r ] && { echo "$FK_KVER"; exit 0; }; exec /usr/bin/uname "$@"'
+fake id '[ "$1" = -u ] && [ -n "${FK_UID:-}" ] && { echo "$FK_UID"; exit 0; }; exec /usr/bin/id "$@"'
+fake sudo 'echo "sudo $*" >>"$FK_LOG"; [ -z "${FK_NOSUDO:-}" ] || exit 1
+while [[ $1 == -* ]]; do shift; done; "$@"'
+fake lsb_release 'echo "${FK_LSB:-Debian}"'
+# make: the real one for deps-build; "building" writes a perfgate that prints its version
+fake make 'echo "make $*" >>"$FK_LOG"
+for a; do [ "$a" = all ] || continue
+	printf "#!/bin/sh\necho perfgate fake\n" >"$FK_SRC/perfgate"; chmod +x "$FK_SRC/perfgate"
+	exit 0; done
+exec /usr/bin/make "$@"'
+printf 'NAME="Ubuntu"\nID=ubuntu\nVERSION_ID="24.04"\n' >"$FK/ubuntu"
+printf 'NAME="Debian GNU/Linux"\nID=debian\nVERSION_ID="12"\n' >"$FK/debian"
+printf 'NAME="Linux Mint"\nID=linuxmint\nID_LIKE="ubuntu debian"\n' >"$FK/mint"
+# setup_on NAME [VAR=VALUE...]: the setup step with the fakes; exit status in $st, log in $FK_LOG
+setup_on() {
+	local name=$1
+	shift
+	rm -f "$FK/src/perfgate"
+	rm -rf "$FK/tools"/*
+	FK_LOG=$TMP/fake-$name.log
+	: >"$FK_LOG"
+	st=0
+	env -u PERFGATE -u BPFTOOL -u GITHUB_ENV -u GITHUB_OUTPUT PATH="$FK/bin:$PATH" \
+		FK_LOG="$FK_LOG" FK_TOOLS="$FK/tools" FK_SRC="$FK/src" FK_KVER=6.8.0-1017-azure \
+		PG_LINUX_TOOLS="$FK/tools" PERFGATE_SRC="$FK/src" PG_COMMAND=./bench \
+		PG_OUT="$TMP/fake-out" PG_OS_RELEASE="$FK/ubuntu" "$@" \
+		bash "$SRC/ci-templates/perfgate-ci.sh" setup >>"$FK_LOG" 2>&1 || st=$?
+}
+installed() { grep '^apt-get install' "$FK_LOG" | tr ' ' '\n' | grep -v '^-' || true; }
+K=6.8.0-1017-azure
+
+setup_on ubuntu
+check_eq "ubuntu: setup exited" 0 "$st"
+check "ubuntu: linux-tools-common not installed" grep -qx linux-tools-common <(installed)
+check "ubuntu: linux-tools-\$(uname -r) not installed" grep -qx "linux-tools-$K" <(installed)
+check "ubuntu: the bpftool package was asked for" not grep -qx bpftool <(installed)
+check "ubuntu: libbpf-dev not installed" grep -qx libbpf-dev <(installed)
+check_contains "ubuntu: not built with the kernel's bpftool" "$FK_LOG" \
+	"^make -C $FK/src -j[0-9]* all BPFTOOL=$FK/tools/$K/bpftool\$"
+check_contains "ubuntu: perfgate version" "$FK_LOG" '^perfgate fake$'
+setup_on mint PG_OS_RELEASE="$FK/mint"
+check "ubuntu derivative: not linux-tools" grep -qx "linux-tools-$K" <(installed)
+setup_on lsb PG_OS_RELEASE="$FK/none" FK_LSB=Ubuntu
+check "lsb_release Ubuntu: not linux-tools" grep -qx "linux-tools-$K" <(installed)
+setup_on debian PG_OS_RELEASE="$FK/debian"
+check_eq "debian: setup exited" 0 "$st"
+check "debian: the bpftool package not installed" grep -qx bpftool <(installed)
+check "debian: linux-tools installed" not grep -q linux-tools <(installed)
+check_contains "debian: not built with bpftool" "$FK_LOG" \
+	"^make -C $FK/src -j[0-9]* all BPFTOOL=bpftool\$"
+# the action's bpftool input (BPFTOOL) wins; without packages a missing bpftool is an error
+printf '#!/bin/sh\necho mine\n' >"$FK/mybpftool" && chmod +x "$FK/mybpftool"
+setup_on given BPFTOOL="$FK/mybpftool"
+check_contains "BPFTOOL: not built with it" "$FK_LOG" "all BPFTOOL=$FK/mybpftool\$"
+setup_on skip PG_SKIP_DEPS=1
+check_eq "ubuntu without linux-tools: setup exited" 2 "$st"
+check_contains "ubuntu without linux-tools: no message" "$FK_LOG" 'bpftool (.*) does not run'
+check "PG_SKIP_DEPS: apt-get ran" not grep -q apt-get "$FK_LOG"
+# runner requirements: root through sudo, BTF
+setup_on sudo FK_UID=1001
+check_eq "sudo: setup exited" 0 "$st"
+check_contains "sudo: packages not installed through sudo" "$FK_LOG" \
+	'^sudo -E make -C .* deps-build'
+setup_on nosudo FK_UID=1001 FK_NOSUDO=1
+check_eq "no sudo: setup exited" 2 "$st"
+check_contains "no sudo: no message" "$FK_LOG" 'recording needs root'
+setup_on nobtf PG_BTF="$FK/none"
+check_eq "no BTF: setup exited" 2 "$st"
+check_contains "no BTF: no message" "$FK_LOG" 'this kernel has no BTF'
+python3 - "$ACTION" <<'PY' || fail "the action does not pass its bpftool input as BPFTOOL"
+import sys, yaml
+steps = yaml.safe_load(open(sys.argv[1]))["runs"]["steps"]
+assert steps[0]["env"]["BPFTOOL"] == "${{ inputs.bpftool }}", steps[0]["env"]
+PY
 
 # ---- the repository ----
 R=$TMP/repo
@@ -53,7 +146,7 @@ BUILD='clang -O2 -g -fpatchable-function-entry=5 -o imgfilter imgfilter.c'
 IN=(--input "command=./imgfilter 3" --input "build=$BUILD" --input "perfgate=$PERFGATE"
     --input repetitions=10 --input min-effect=50 --input compare-args=--raw
     --input "functions=*_row"
-    --github base_ref=main)
+    --github base_ref=main --github run_id=4242 --github run_attempt=1 --github job=perf)
 
 # github SCENARIO ARGS...: run the action in $R with fresh GitHub files; exit status in $st
 github() {
@@ -103,6 +196,10 @@ cmp -s "$TMP/clean/summary" "$R/perfgate-out/summary.md" ||
 check "clean: ::error annotations" not grep -q -- '^::error' "$TMP/clean/stdout"
 grep -q 'uses actions/upload-artifact@v4.*"path": "perfgate-out/"' "$TMP/clean/stdout" ||
 	fail "the upload step does not upload perfgate-out/"
+artifact() { # SCENARIO: the name of the uploaded artifact
+	sed -n 's/^step .*: uses actions\/upload-artifact@v4 //p' "$TMP/$1/stdout" | pgtest get - name
+}
+check_eq "clean: the artifact's name" perfgate-4242-1-perf-0 "$(artifact clean)"
 [ -z "$(git worktree list | sed 1d)" ] || fail "a worktree was left behind"
 check_contains "clean: not recorded interleaved" "$TMP/clean/stderr" 'interleaved'
 # the two sides of one perfgate ab session, each built in its own tree
@@ -119,7 +216,8 @@ PY
 check "clean: base.json and run.json are not one ab session" ab_sides "$R/perfgate-out"
 
 # 2b. ab=false: two recordings in a row, as before
-github seq --input baseline=record --input ab=false
+github seq --input baseline=record --input ab=false --strategy job-index=3
+check_eq "another matrix leg: the artifact's name" perfgate-4242-1-perf-3 "$(artifact seq)"
 [ "$st" = 0 ] || { cat "$TMP/seq/stderr"; fail "sequential: the action exited $st"; }
 check_eq "sequential: the baseline was not recorded at C1" "$C1" \
 	"$(pgtest get "$R/perfgate-out/base.json" meta.git_commit)"
@@ -216,7 +314,8 @@ gitlab() { # SCENARIO VARS...
 	shift
 	rm -rf "$R/perfgate-out"
 	st=0
-	python3 "$CI" gitlab "$GITLAB" .perfgate "$R" "${GL[@]}" "$@" >"$TMP/gl-$s.log" 2>&1 ||
+	python3 "$CI" gitlab "$GITLAB" "${JOB:-.perfgate}" "$R" "${GL[@]}" "$@" \
+		>"$TMP/gl-$s.log" 2>&1 ||
 		st=$?
 }
 
@@ -229,20 +328,34 @@ A=$TMP/www/api/v4/projects/7/jobs/artifacts/main/raw/perfgate-out
 mkdir -p "$A"
 cp "$R/perfgate-out/run.json" "$A/run.json"
 
-# 5. a merge request with a regression: baseline from the artifact, job fails
+# 5. a merge request with a regression: baseline from the artifact, job fails. The pipeline's
+# job extends .perfgate with its own before_script, which must not drop the setup
+cat >"$TMP/pipeline.yml" <<YML
+perfgate:
+  extends: .perfgate
+  before_script:
+    - echo "own before_script" >"$TMP/own-before"
+YML
+GITLAB=$GITLAB,$TMP/pipeline.yml JOB=perfgate
 git checkout -q slow
 gitlab slow --var CI_COMMIT_BRANCH=slow --var CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main \
 	--var CI_PIPELINE_SOURCE=merge_request_event --var "CI_MERGE_REQUEST_DIFF_BASE_SHA=$C1"
 [ "$st" = 1 ] || { cat "$TMP/gl-slow.log"; fail "gitlab regression: exited $st, not 1"; }
+check "gitlab: the job's own before_script did not run" test -s "$TMP/own-before"
+check_contains "gitlab: no setup with the job's own before_script" "$TMP/gl-slow.log" \
+	'^perfgate [0-9]'
 grep -q '^/api/v4/projects/7/jobs/artifacts/main/raw/perfgate-out/run.json?job=perfgate tok123$' \
 	"$TMP/requests" || fail "gitlab: the artifact was not requested with the job token"
 check_eq "gitlab: the baseline is the default branch's artifact" "$C2" \
 	"$(pgtest get "$R/perfgate-out/base.json" meta.git_commit)"
 grep -qx 'PERFGATE_RESULT=regression' "$R/perfgate-out/perfgate.env" || fail "gitlab: result"
 grep -qx 'PERFGATE_EXIT_CODE=1' "$R/perfgate-out/perfgate.env" || fail "gitlab: exit code"
-python3 - "$GITLAB" "$R" <<'PY'
+python3 - "${GITLAB%%,*}" "$R" <<'PY'
 import os, sys, yaml
+yaml.SafeLoader.add_constructor("!reference", lambda l, n: l.construct_sequence(n))
 job = yaml.safe_load(open(sys.argv[1]))[".perfgate"]
+assert job["script"][0] == [".perfgate_setup", "script"], job["script"]
+assert "before_script" not in job, "the setup must not depend on before_script"
 art = job["artifacts"]
 assert art["when"] == "always" and art["expose_as"]
 assert "perfgate-out/flamegraph.svg" in art["paths"]

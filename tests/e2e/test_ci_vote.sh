@@ -58,6 +58,24 @@ py 'm = pgtest.load(sys.argv[1])["message"]; assert "* leaf_hash (knob): slower 
 check_eq "regression: check run is not failure" failure "$(conclusion "$TMP/ab.github")"
 py 'c = pgtest.load(sys.argv[1]); assert len(c.get("head_sha", "x" * 40)) == 40
 assert "leaf_hash" in c["output"]["summary"]' "$TMP/ab.github"
+# check-run annotations at the declaration, relative to the repository (the git work tree of
+# the current directory; --repo-root; GITHUB_WORKSPACE outside a work tree)
+annot() { # PAYLOAD: leaf_hash's annotation as "path line end level", regressions first
+	py 'a = pgtest.load(sys.argv[1])["output"].get("annotations", [])
+assert a and a[0]["annotation_level"] == "failure", a
+print(*[" ".join(str(x[k]) for k in ("path", "start_line", "end_line", "annotation_level"))
+        for x in a if x["message"].startswith("leaf_hash (knob): slower +")])' "$1"
+}
+check_eq "regression: leaf_hash's check-run annotation" "tests/progs/knob.c 12 12 failure" \
+	"$(annot "$TMP/ab.github")"
+"$PERFGATE" vote "$TMP/ab.json" --system github --repo-root "$PERFGATE_SRCDIR/tests" \
+	-o "$TMP/ab-root.github"
+check_eq "--repo-root: the annotation's path" "progs/knob.c 12 12 failure" \
+	"$(annot "$TMP/ab-root.github")"
+(cd / && GITHUB_WORKSPACE=$PERFGATE_SRCDIR "$PERFGATE" vote "$TMP/ab.json" --system github \
+	-o "$TMP/ab-ws.github")
+check_eq "GITHUB_WORKSPACE: the annotation's path" "tests/progs/knob.c 12 12 failure" \
+	"$(annot "$TMP/ab-ws.github")"
 
 # ---- inconclusive: too few repetitions; different hosts ----
 expect_exit 0 "$PERFGATE" compare "$TMP/b3.json" "$TMP/slow.json" --json "$TMP/in.json"

@@ -48,3 +48,22 @@ PG_SLOW=25 "$PERFGATE" record -q -o "$TMP/s3.json" -r 3 "${F[@]}" -- ./knob
 expect_exit 0 "$PERFGATE" compare "$TMP/b3.json" "$TMP/s3.json"
 check_contains "3 vs 3 repetitions must be inconclusive" "$TMP/stdout" 'INCONCLUSIVE'
 expect_exit 2 "$PERFGATE" compare --strict "$TMP/b3.json" "$TMP/s3.json"
+
+# two builds of one benchmark in directories with long names: the header lines tell the sides
+# apart, each command shortened around where the two differ
+D=/work/builds/$(printf 'x%.0s' {1..60})
+python3 - "$TMP/base.json" "$TMP/slow.json" "$D" <<'PY'
+import json, sys, pgtest
+for path, side in zip(sys.argv[1:3], ("base-build", "new-build")):
+    r = pgtest.load(path)
+    r["meta"]["command"][0] = "%s/%s/knob" % (sys.argv[3], side)
+    r["meta"]["command"] += ["--iterations", "1000000", "--size", "4096"]
+    json.dump(r, open(path.replace(".json", "-long.json"), "w"))
+PY
+expect_exit 1 "$PERFGATE" compare "$TMP/base-long.json" "$TMP/slow-long.json"
+check_contains "long commands: the base line hides where they differ" "$TMP/stdout" \
+	'^  base  \.\.\..*/base-build/knob.* (10 repetitions, commit'
+check_contains "long commands: the new line hides where they differ" "$TMP/stdout" \
+	'^  new   \.\.\..*/new-build/knob.* (10 repetitions, commit'
+check_contains "one regression: not '1 function'" "$TMP/stdout" \
+	'^perfgate: REGRESSION in 1 function: leaf_hash$'

@@ -33,7 +33,7 @@ check_contains "report: the C++ clone of c2.cc" "$TMP/stdout" '\[clone .constpro
 # only b.c's step gets slower (twice the work): compare names it and not a.c's. Recorded as one
 # interleaved session (perfgate ab): two recordings one after the other failed here about one
 # time in six when the machine ran the whole base recording at half speed (every function
-# "improved" by ~50%, b.c's doubled step came out unchanged: drift, issue 18)
+# "improved" by ~50%, b.c's doubled step came out unchanged: drift between the two recordings)
 PG_SLOW_B=1 "$PERFGATE" record -q -o "$TMP/slow.json" -r 10 \
 	--functions-of "$TMP/base.json" -- ./dupnames
 expect_exit 1 "$PERFGATE" ab -q -o "$TMP/ab" -r 10 --max-reps 10 "${F[@]}" \

@@ -1,8 +1,8 @@
 # The differential flame graph agrees with compare: the demo's change (blur_row slower, built
 # like `make demo` does) is a REGRESSION, and in the SVG rendered by headless Chromium the
 # pixels of the blur_row frame are red, not only its fill attribute. Every frame of a traced
-# function takes the colour of its verdict, its tooltip gives the verdict, change and
-# interval, and the header gives both sides' samples.
+# function takes the colour of its verdict, its tooltip gives the verdict, change, interval and
+# the function's file:line, and the header gives both sides' samples.
 source "$(dirname "$0")/lib.sh"
 if ! command -v chromium >/dev/null; then
 	echo "SKIP: chromium is not installed (make deps installs it): cannot render the SVG" >&2
@@ -46,7 +46,9 @@ import xml.etree.ElementTree as ET
 import pgtest
 NS = "{http://www.w3.org/2000/svg}"
 
-verdict = {f["name"]: f["verdict"] for f in pgtest.load(sys.argv[3])["functions"]}
+funcs = pgtest.load(sys.argv[3])["functions"]
+verdict = {f["name"]: f["verdict"] for f in funcs}
+where = {f["name"]: "%s:%d" % (f["file"], f["line"]) for f in funcs if f.get("line")}
 w, h, px = pgtest.png_read(sys.argv[2])
 
 def kind(fill):
@@ -68,6 +70,9 @@ for g in ET.parse(sys.argv[1]).getroot().iter(NS + "g"):
     assert kind(rect.get("fill")) == want.get(verdict[name], "grey"), (name, rect.get("fill"))
     assert "traced (exact self time per call): " + verdict[name].upper() in tip, tip
     assert "NEW: " in tip and "BASE: " in tip and " share: " in tip, tip
+    # the declaration's file:line, as compare has it (a traced function's frame is named by
+    # its display name, whatever the sampler's own DWARF lookup found)
+    assert tip.endswith("\n" + where[name]), (tip, where.get(name))
     if name != "blur_row":
         continue
     assert re.search(r"REGRESSION, \+[0-9.]+% \[\+[0-9.]+%, \+[0-9.]+%\], q = ", tip), tip

@@ -1,4 +1,4 @@
-# Verdicts that matter to the program (issue 17): once_small (tests/progs/negligible.c, ~20 us
+# Verdicts that matter to the program: once_small (tests/progs/negligible.c, ~20 us
 # once a run) made three times as slow (PG_SLOW_SMALL=1) is a real, significant +200%, but
 # ~40 us of a ~200 ms repetition: compare reports it as notable and passes (exit 0), in the
 # table, the JSON result, the JUnit report (no failure) and the Markdown summary alike. With
@@ -42,9 +42,9 @@ check_contains "the vote message names it" "$TMP/vote.json" 'once_small.*notable
 
 # the rule off: the same change fails
 expect_exit 1 "$PERFGATE" compare "$TMP/base.json" "$TMP/slow.json" --min-impact 0
-check_contains "--min-impact 0: a regression" "$TMP/stdout" '^perfgate: REGRESSION in 1 function(s): once_small'
+check_contains "--min-impact 0: a regression" "$TMP/stdout" '^perfgate: REGRESSION in 1 function: once_small'
 
-# Differing selections (issue 17, item 5): a run that traced work only, against the base run
+# Differing selections: a run that traced work only, against the base run
 # that traced once_small too. once_small was not traced in the new run: not judged (not
 # "removed"); work, traced in both, is compared.
 "$PERFGATE" record -q -o "$TMP/w.json" -r 10 -f work -- ./negligible

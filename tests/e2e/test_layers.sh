@@ -5,19 +5,19 @@ CL=$PERFGATE_SRCDIR/tests/check-layers.sh
 
 expect_exit 0 "$CL" "$PERFGATE_SRCDIR"
 
-# a tree that keeps the rules: formats/ and baseline/ are the same layer
+# a tree that keeps the rules
 T=$TMP/good
-mkdir -p "$T"/{core,formats,baseline,diff,runner,reporters,cli,bpf}
+mkdir -p "$T"/{core,formats,diff,runner,reporters,cli,bpf}
 echo '#include <stdio.h>' >"$T/core/run.h"
 printf '#include "run.h"\n#include "../core/run.h"\n' >"$T/core/run.c"
 echo '#include "../core/run.h"' >"$T/formats/runfile.h"
-echo '#include "../core/run.h"' >"$T/baseline/merge.h"
+echo '#include "../core/run.h"' >"$T/formats/merge.h"
 printf '#include "../core/run.h"\nint f(char *b) { return snprintf(b, 2, "x"); }\n' \
 	>"$T/diff/compare.c"
-printf '#include "../formats/runfile.h"\n#include "../baseline/merge.h"\n' >"$T/runner/record.c"
+printf '#include "../formats/runfile.h"\n#include "../formats/merge.h"\n' >"$T/runner/record.c"
 printf '#include "../bpf/perfgate.h"\n#include "perfgate.skel.h"\n#include <bpf/libbpf.h>\n' \
 	>>"$T/runner/record.c"
-printf '#include "../diff/compare.h"\n#include "../baseline/merge.h"\n' >"$T/reporters/junit.c"
+printf '#include "../diff/compare.h"\n#include "../formats/merge.h"\n' >"$T/reporters/junit.c"
 printf '#include "../runner/record.h"\n#include "../bpf/perfgate.h"\n' >"$T/cli/main.c"
 echo '#include "../core/hist_bucket.h"' >"$T/bpf/perfgate.bpf.c"
 expect_exit 0 "$CL" "$T"
@@ -27,7 +27,7 @@ B=$TMP/bad
 cp -r "$T" "$B"
 echo '#include "../diff/compare.h"' >>"$B/core/run.c"
 echo '#include "../reporters/fmt.h"' >>"$B/formats/runfile.h"
-echo '#include "../runner/record.h"' >>"$B/baseline/merge.h"
+echo '#include "../runner/record.h"' >>"$B/formats/merge.h"
 echo '#include "../core/log.h"' >>"$B/diff/compare.c"
 echo 'void g(void) { printf("x"); }' >>"$B/diff/compare.c"
 echo 'void h(void) { pg_err("x"); }' >>"$B/diff/compare.c"
@@ -40,7 +40,7 @@ cat "$TMP/stdout"
 for want in \
 	'core/run.c:3: #include "../diff/compare.h": core may not include diff' \
 	'formats/runfile.h:2: #include "../reporters/fmt.h": formats may not include reporters' \
-	'baseline/merge.h:2: #include "../runner/record.h": formats may not include runner' \
+	'formats/merge.h:2: #include "../runner/record.h": formats may not include runner' \
 	'diff/compare.c:3: #include "../core/log.h": diff/ does no logging' \
 	'diff/compare.c:4: void g(void) { printf("x"); }: diff/ does no I/O' \
 	'diff/compare.c:5: void h(void) { pg_err("x"); }: diff/ does no I/O' \

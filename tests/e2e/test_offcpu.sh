@@ -1,4 +1,4 @@
-# On-CPU and off-CPU time per function and per thread (issue 20), exactly, from the scheduler's
+# On-CPU and off-CPU time per function and per thread, exactly, from the scheduler's
 # context switches: tests/progs/offcpu.c has a function that sleeps 20 ms, one that spins 20 ms
 # of CPU time, one that waits ~20 ms for a mutex another thread holds, one that reads a pipe a
 # child process writes to after 20 ms, in three threads at once. Each split must be within 10%

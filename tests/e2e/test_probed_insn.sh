@@ -1,4 +1,4 @@
-# Samples inside probed instructions (issue 19 item 2): xol_leaf is built with gcc -O2 without
+# Samples inside probed instructions: xol_leaf is built with gcc -O2 without
 # frame pointers, and leaf() starts with an instruction the kernel single-steps out of line in
 # the [uprobes] page. A sample taken during that step, or in the uretprobe trampoline, must
 # join its real stack (main;caller;leaf, or main;caller after leaf returned) instead of a root

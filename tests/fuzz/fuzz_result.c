@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (v < -1 || v > 1)
 			abort();
 		for (int sys = PG_VOTE_GERRIT; sys <= PG_VOTE_GITHUB; sys++)
-			free(pg_vote_payload(&r, (enum pg_vote_system)sys, "Performance"));
+			free(pg_vote_payload(&r, (enum pg_vote_system)sys, "Performance", NULL));
 	}
 	pg_vote_result_release(&r);
 	free(text);

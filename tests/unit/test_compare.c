@@ -412,7 +412,7 @@ static void test_different_argv(void **state)
 	assert_true(pg_meta_same_benchmark(&a->meta, &b->meta));
 	pg_comparison_release(&c);
 
-	/* different commands are compared all the same, with a warning naming both (issue 21) */
+	/* different commands are compared all the same, with a warning naming both */
 	free(b->meta.argv[1]);
 	b->meta.argv[1] = strdup("--full");
 	assert_false(pg_meta_same_benchmark(&a->meta, &b->meta));

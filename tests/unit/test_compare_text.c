@@ -105,7 +105,7 @@ static void test_text(void **state)
 	free(l);
 	assert_non_null(strstr(s, "warning: the runs come from different hosts"));
 	l = line_with(s, "perfgate: REGRESSION");
-	assert_string_equal(l, "perfgate: REGRESSION in 1 function(s): operator<<(std::ostream&, "
+	assert_string_equal(l, "perfgate: REGRESSION in 1 function: operator<<(std::ostream&, "
 			    "Foo const&) \"q\" 'x'");
 	free(l);
 	/* the verdict line is the last one */
@@ -167,7 +167,7 @@ static void test_text_verdicts(void **state)
 	s = text(fx, 0);
 	assert_layout(s);
 	l = line_with(s, "perfgate: REGRESSION");
-	assert_non_null(strstr(l, "perfgate: REGRESSION in 6 function(s): operator<<"));
+	assert_non_null(strstr(l, "perfgate: REGRESSION in 6 functions: operator<<"));
 	assert_non_null(strstr(l, "more)"));
 	free(l);
 	free(s);

@@ -14,6 +14,21 @@
 
 #include "../../reporters/fmt.h"
 
+/* pg_fmt_ellipsize_pair() of copies of @a and @b: @wa and @wb */
+static void pair(const char *a, size_t amax, const char *wa, const char *b, size_t bmax,
+		 const char *wb)
+{
+	char *x = strdup(a), *y = strdup(b);
+
+	assert_non_null(x);
+	assert_non_null(y);
+	pg_fmt_ellipsize_pair(x, amax, y, bmax);
+	assert_string_equal(x, wa);
+	assert_string_equal(y, wb);
+	free(x);
+	free(y);
+}
+
 static void test_fmt(void **state)
 {
 	char b[PG_FMT_LEN], *s;
@@ -46,6 +61,21 @@ static void test_fmt(void **state)
 	pg_fmt_truncate(s, 6);
 	assert_string_equal(s, "abc...");
 	free(s);
+
+	/* two commands that differ in the middle: each keeps where it differs */
+	pair("/tmp/perfgate-e2e.abcdef/base/imgfilter 10", 20, "...cdef/base/imgf...",
+	     "/tmp/perfgate-e2e.abcdef/new/imgfilter 10", 24, "...abcdef/new/imgfilt...");
+	/* where they differ is at the end, or the start: the other end is cut */
+	pair("./imgfilter --frames 10 --width 640 --height 480 --seed 1", 20,
+	     "...ight 480 --seed 1",
+	     "./imgfilter --frames 10 --width 640 --height 480 --seed 2", 20,
+	     "...ight 480 --seed 2");
+	pair("/a/bench --frames 10 --width 640 --height 480", 20, "/a/bench --frames...",
+	     "/b/bench --frames 10 --width 640 --height 480", 20, "/b/bench --frames...");
+	/* equal ones as pg_fmt_ellipsize; short ones untouched */
+	pair("abcdefghijklmnopqrstuvwxyz", 11, "abcd...wxyz",
+	     "abcdefghijklmnopqrstuvwxyz", 11, "abcd...wxyz");
+	pair("./bench 1", 20, "./bench 1", "./bench 2", 20, "./bench 2");
 
 	s = pg_fmt_utf8("a\xc3\xa9\xed\xa0\x80\xf4\x90\x80\x80\x01z\xef\xbf\xbe", true);
 	assert_string_equal(s, "a\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"

@@ -102,6 +102,12 @@ static void test_junit_valid(void **state)
 	const char *x = fx->xml;
 	char *s;
 
+	/* the regression's and the inconclusive function's declarations (compare.json's file
+	 * and line): the schema allows no file or line attribute on a testcase */
+	fx->c.f[0].src_file = strdup("src/parse.c");
+	fx->c.f[0].src_line = 42;
+	fx->c.f[2].src_file = strdup("lib/tiny.c");
+	fx->c.f[2].src_line = 7;
 	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, x), 0);
 	validate(x);
 
@@ -130,6 +136,16 @@ static void test_junit_valid(void **state)
 	assert_xpath_has(x, "string(//failure)", "100 -> 120");
 	assert_xpath_has(x, "string(//failure)", "repetitions: base 10, new 10");
 	assert_xpath_has(x, "string(//failure)", "regression reason, in the JUnit failure only");
+
+	assert_xpath_has(x, "string(//failure)", "source: src/parse.c:42");
+	/* (the name holds both quotes: no XPath literal can) */
+	assert_xpath(x, "string(//property[starts-with(@name, 'file:prog/operator<<')]/@value)",
+		     "src/parse.c:42");
+	assert_xpath(x, "string-length(//property[starts-with(@name, 'file:prog/')]/@name)",
+		     "55");
+	assert_xpath(x, "string(//property[@name='file:libfoo.so/tiny']/@value)", "lib/tiny.c:7");
+	assert_xpath(x, "count(//property[starts-with(@name, 'file:')])", "2");
+	assert_xpath_has(x, "string(//skipped/@message)", "(lib/tiny.c:7)");
 
 	/* inconclusive: skipped; the others pass */
 	assert_xpath(x, "string(/testsuite/testcase[3]/@name)", "tiny");
@@ -164,7 +180,7 @@ static void test_junit_valid(void **state)
 
 	/* the table in system-out, warnings in system-err */
 	assert_xpath_has(x, "string(/testsuite/system-out)",
-			 "perfgate: REGRESSION in 1 function(s)");
+			 "perfgate: REGRESSION in 1 function");
 	assert_xpath_has(x, "string(/testsuite/system-err)", "ci-1 and ci-2 <&>");
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/unit/test_offcpu.c - off-CPU time (issue 20) without BPF: its invariants, the run file
+ * tests/unit/test_offcpu.c - off-CPU time without BPF: its invariants, the run file
  * (columns, threads, meta.options.offcpu), the cpu metric and the split of a change
  * (diff/cpusplit.h), and the compare result's fields.
  */

@@ -273,6 +273,8 @@ static void test_encode_decode(void **state)
 	assert_int_equal(pg_stats_decode(sb.s, sb.len, &c, run.nfuncs, &back, why, sizeof(why)),
 			 0);
 	assert_int_equal(back.nstats, 2);
+	/* one row a statistic: the repetition's array is allocated to its size, once */
+	assert_int_equal(back.astats, 2);
 	for (size_t i = 0; i < 2; i++) {
 		const struct pg_fstat *a = &rep->stats[i], *b = &back.stats[i];
 

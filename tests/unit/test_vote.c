@@ -54,6 +54,23 @@ static void set_meta(struct pg_run *run, const char *cmd, const char *host, cons
 	run->meta.git_commit = strdup(commit);
 }
 
+/* @f: function @name of bench, verdict @v, 30% slower [+25%, +35%], 1.00 us -> 1.30 us */
+static void fill_fcmp(struct pg_fcmp *f, const char *name, enum pg_verdict v)
+{
+	f->binary = strdup("bench");
+	f->name = strdup(name);
+	f->display = strdup(name);
+	f->n_base = f->n_new = 10;
+	f->base_ns = 1000;
+	f->new_ns = 1300;
+	f->base_calls = f->new_calls = 5;
+	f->change = 0.3;
+	f->ci_lo = 0.25;
+	f->ci_hi = 0.35;
+	f->p = f->q = 0.001;
+	f->verdict = v;
+}
+
 /* Write a compare result with @overall and one function of verdict @v; runs of @cmd_b and
  * @host_b on the new side. */
 static void write_result(enum pg_overall overall, enum pg_verdict v, const char *cmd_b,
@@ -73,20 +90,10 @@ static void write_result(enum pg_overall overall, enum pg_verdict v, const char 
 	c.f = calloc(1, sizeof(*c.f));
 	c.n = 1;
 	f = &c.f[0];
-	f->binary = strdup("bench");
-	f->name = strdup("parse");
-	f->display = strdup("parse");
+	fill_fcmp(f, "parse", v);
 	f->src_file = strdup("src/parse.c");
 	f->src_line = 12;
-	f->n_base = f->n_new = 10;
-	f->base_ns = 1000;
-	f->new_ns = 1300;
-	f->base_calls = f->new_calls = 5;
-	f->change = 0.3;
-	f->ci_lo = 0.25;
 	f->ci_hi = INFINITY;
-	f->p = f->q = 0.001;
-	f->verdict = v;
 	c.nregressions = v == PG_VERDICT_REGRESSION;
 	c.ninconclusive = v == PG_VERDICT_INCONCLUSIVE;
 	c.nunchanged = v == PG_VERDICT_UNCHANGED;
@@ -109,7 +116,7 @@ static struct json_object *vote(enum pg_vote_system sys, bool have)
 	pg_vote_result_init(&r);
 	if (have)
 		assert_int_equal(pg_vote_read(path, false, &r), 0);
-	text = pg_vote_payload(have ? &r : NULL, sys, "Performance");
+	text = pg_vote_payload(have ? &r : NULL, sys, "Performance", NULL);
 	assert_non_null(text);
 	assert_int_equal(text[strlen(text) - 1], '\n');
 	o = json_tokener_parse(text);
@@ -191,7 +198,7 @@ static void test_hosts_or_commands_differ(void **state)
 {
 	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "./bench", "laptop", 0, "neutral",
 	      "different hosts (ci-1 and laptop)");
-	/* compared as two binaries are (issue 21): the verdict is voted on, the message says */
+	/* compared as two builds of one benchmark are: the verdict is voted on, the message says */
 	check(PG_OVERALL_PASS, PG_VERDICT_UNCHANGED, "./other", "ci-1", 1, "success",
 	      "compared (the runs are of different commands: './bench 3' and './other 3')");
 	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "./other", "ci-1", -1, "failure",
@@ -249,6 +256,120 @@ static void test_result_round_trip(void **state)
 	pg_run_release(&new);
 }
 
+/* Write a regression result of @n functions: function i has verdict @v[i % nv] and is declared
+ * at line i + 1 of "@srcdir/fI.c" (@srcdir NULL: no declaration). */
+static void write_many(size_t n, const enum pg_verdict *v, size_t nv, const char *srcdir)
+{
+	struct pg_comparison c;
+	struct pg_run base, new;
+
+	pg_comparison_init(&c);
+	set_meta(&base, "./bench", "ci-1", "1111111111111111111111111111111111111111");
+	set_meta(&new, "./bench", "ci-1", "2222222222222222222222222222222222222222");
+	c.base_reps = c.new_reps = 10;
+	c.overall = PG_OVERALL_REGRESSION;
+	c.f = calloc(n, sizeof(*c.f));
+	c.n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct pg_fcmp *f = &c.f[i];
+		char name[32];
+
+		snprintf(name, sizeof(name), "f%zu", i);
+		fill_fcmp(f, name, v[i % nv]);
+		if (srcdir) {
+			assert_true(asprintf(&f->src_file, "%s/%s.c", srcdir, name) > 0);
+			f->src_line = (uint32_t)i + 1;
+		}
+		f->ci_hi = 0.35;
+		f->impact = f->impact_ns = NAN;
+		if (f->verdict == PG_VERDICT_INCONCLUSIVE)
+			strcpy(f->reason, "too few repetitions");
+		c.nregressions += f->verdict == PG_VERDICT_REGRESSION;
+		c.ninconclusive += f->verdict == PG_VERDICT_INCONCLUSIVE;
+		c.nunchanged += f->verdict == PG_VERDICT_UNCHANGED;
+		c.nnotable += f->verdict == PG_VERDICT_NOTABLE;
+	}
+	assert_int_equal(pg_result_write(&c, &base, &new, path), 0);
+	pg_comparison_release(&c);
+	pg_run_release(&base);
+	pg_run_release(&new);
+}
+
+static struct json_object *annotations(const char *root)
+{
+	struct pg_vote_result r;
+	struct json_object *o, *out, *a = NULL;
+	char *text;
+
+	pg_vote_result_init(&r);
+	assert_int_equal(pg_vote_read(path, false, &r), 0);
+	text = pg_vote_payload(&r, PG_VOTE_GITHUB, "Performance", root);
+	assert_non_null(text);
+	o = json_tokener_parse(text);
+	assert_non_null(o);
+	free(text);
+	pg_vote_result_release(&r);
+	assert_true(json_object_object_get_ex(o, "output", &out));
+	if (json_object_object_get_ex(out, "annotations", &a))
+		json_object_get(a);
+	json_object_put(o);
+	return a;	/* NULL: none */
+}
+
+/* output.annotations: file:line relative to the repository, regressions first, at most 50 */
+static void test_github_annotations(void **state)
+{
+	static const enum pg_verdict mix[] = {
+		PG_VERDICT_UNCHANGED, PG_VERDICT_INCONCLUSIVE, PG_VERDICT_IMPROVEMENT,
+		PG_VERDICT_NOTABLE, PG_VERDICT_REGRESSION,
+	};
+	static const enum pg_verdict reg[] = { PG_VERDICT_REGRESSION };
+	struct json_object *a, *e;
+
+	write_many(5, mix, 5, "/repo/src");
+	a = annotations("/repo/");
+	assert_non_null(a);
+	assert_int_equal(json_object_array_length(a), 4);	/* not the unchanged one */
+	e = json_object_array_get_idx(a, 0);
+	assert_string_equal(str(e, "path"), "src/f4.c");
+	assert_string_equal(str(e, "annotation_level"), "failure");
+	assert_string_equal(str(e, "start_line"), "5");
+	assert_string_equal(str(e, "end_line"), "5");
+	assert_string_equal(str(e, "title"), "perfgate: f4 regression");
+	assert_string_equal(str(e, "message"),
+			    "f4 (bench): slower +30.0% [+25.0%, +35.0%], 1.00 us -> 1.30 us per call");
+	e = json_object_array_get_idx(a, 1);
+	assert_string_equal(str(e, "path"), "src/f3.c");
+	assert_string_equal(str(e, "annotation_level"), "warning");
+	e = json_object_array_get_idx(a, 2);
+	assert_string_equal(str(e, "path"), "src/f1.c");
+	assert_string_equal(str(e, "annotation_level"), "warning");
+	assert_string_equal(str(e, "message"), "f1 (bench): inconclusive: too few repetitions");
+	e = json_object_array_get_idx(a, 3);
+	assert_string_equal(str(e, "path"), "src/f2.c");
+	assert_string_equal(str(e, "annotation_level"), "notice");
+	json_object_put(a);
+
+	/* declared outside the repository, or nowhere: no annotation, no empty array */
+	assert_null(annotations("/elsewhere"));
+	assert_null(annotations(NULL));
+	write_many(5, mix, 5, NULL);
+	assert_null(annotations("/repo"));
+	/* relative paths (DWARF's, as compiled) are taken as they are */
+	write_many(5, mix, 5, "lib");
+	a = annotations(NULL);
+	assert_non_null(a);
+	assert_string_equal(str(json_object_array_get_idx(a, 0), "path"), "lib/f4.c");
+	json_object_put(a);
+
+	/* GitHub takes 50 per request: the first 50 regressions */
+	write_many(70, reg, 1, "/repo");
+	a = annotations("/repo");
+	assert_int_equal(json_object_array_length(a), 50);
+	assert_string_equal(str(json_object_array_get_idx(a, 49), "path"), "f49.c");
+	json_object_put(a);
+}
+
 static void test_no_result(void **state)
 {
 	struct pg_vote_result r;
@@ -300,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_hosts_or_commands_differ),
 		cmocka_unit_test(test_same_benchmark_other_directory),
 		cmocka_unit_test(test_result_round_trip),
+		cmocka_unit_test(test_github_annotations),
 		cmocka_unit_test(test_no_result),
 		cmocka_unit_test(test_bad_input),
 	};

@@ -1,0 +1,73 @@
+# make install and make uninstall into a staging directory (DESTDIR) under another PREFIX: the
+# installed binary runs, records (the exact calls of ./calls) and finds the preload library
+# where it was installed (LD_PRELOAD of the benchmark); the manual page renders without groff
+# warnings and has every command's section; the bash completion completes the subcommands,
+# every option of each subcommand's getopt table (tools/cli_tables.py) and the words of
+# options that take one of a few; uninstall removes every file it installed.
+source "$(dirname "$0")/lib.sh"
+SRC=$PERFGATE_SRCDIR
+MK=(make -C "$SRC" --no-print-directory)
+[ "${PERFGATE_BUILD:-build}" != build-asan ] || MK+=(SANITIZE=1)
+D=$TMP/root
+P=$D/opt/pg
+
+"${MK[@]}" install DESTDIR="$D" PREFIX=/opt/pg >"$TMP/install.log" 2>&1 ||
+	{ cat "$TMP/install.log"; fail "make install failed"; }
+for f in bin/perfgate lib/perfgate/libperfgate-preload.so share/man/man1/perfgate.1 \
+	share/bash-completion/completions/perfgate; do
+	check "installed: $f" test -s "$P/$f"
+done
+check "installed: bin/perfgate is executable" test -x "$P/bin/perfgate"
+check_eq "the installed files" 4 "$(find "$D" -type f | wc -l)"
+
+# the installed binary: help, version, a tiny recording
+check_eq "installed: version" "$("$PERFGATE" version)" "$("$P/bin/perfgate" version)"
+"$P/bin/perfgate" record --help >"$TMP/help"
+check_contains "installed: record --help" "$TMP/help" '^usage: perfgate record'
+"$P/bin/perfgate" record -q --no-sample -o "$TMP/run.json" -r 2 -f count_a -f count_b -- ./calls
+calls "$TMP/run.json" >"$TMP/calls"
+printf 'count_a 1000\ncount_b 37\n' >"$TMP/want"
+expect_same "$TMP/want" "$TMP/calls"
+# the exception fix preloads the installed library (found from the binary's own directory)
+"$P/bin/perfgate" record -q --no-sample -o "$TMP/e.json" -r 1 --exception-fix \
+	-f ./calls:count_a -- sh -c 'echo "$LD_PRELOAD"' >"$TMP/preload"
+check_eq "installed: the preload library" "$(realpath "$P/lib/perfgate/libperfgate-preload.so")" \
+	"$(cat "$TMP/preload")"
+
+# the manual page
+MANWIDTH=100 man -l "$P/share/man/man1/perfgate.1" >"$TMP/man" 2>"$TMP/man.err"
+check "man: no warnings" test ! -s "$TMP/man.err"
+if command -v groff >/dev/null; then
+	check "groff: no warnings" test -z "$(groff -man -Tutf8 -ww -z \
+		"$P/share/man/man1/perfgate.1" 2>&1)"
+fi
+for cmd in record ab report compare merge vote folded flamegraph pprof; do
+	check_contains "man: the $cmd section" "$TMP/man" "^ *usage: perfgate $cmd"
+done
+check_contains "man: ab's --offcpu-stacks" "$TMP/man" '--offcpu-stacks, -q'
+
+# the bash completion: every subcommand and every option of the tables
+complete_words() { # WORDS...: what completing the last word offers, sorted
+	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _perfgate
+		printf "%s\n" "${COMPREPLY[@]}" | sort' _ "$P/share/bash-completion/completions/perfgate" \
+		"$@"
+}
+check_eq "completion: subcommands" "ab compare flamegraph folded help merge pprof record \
+report version vote" "$(complete_words perfgate '' | grep -v '^-' | xargs)"
+check_eq "completion: ab --offcpu-s" --offcpu-stacks "$(complete_words perfgate ab --offcpu-s)"
+check_eq "completion: --metric" "cpu self total" \
+	"$(complete_words perfgate compare --metric '' | xargs)"
+check_eq "completion: vote --system" "gerrit github" \
+	"$(complete_words perfgate -q vote r.json --system '' | xargs)"
+python3 "$SRC/tools/cli_tables.py" "$SRC" >"$TMP/tables"
+while read -r cmd opt; do
+	opt=${opt%%=*}
+	complete_words perfgate "$cmd" -- >"$TMP/offered"
+	check "completion: $cmd $opt" grep -qx -- "$opt" "$TMP/offered"
+done <"$TMP/tables"
+
+# uninstall removes what install put there
+"${MK[@]}" uninstall DESTDIR="$D" PREFIX=/opt/pg >"$TMP/uninstall.log" 2>&1 ||
+	{ cat "$TMP/uninstall.log"; fail "make uninstall failed"; }
+check_eq "uninstall: files left" "" "$(find "$D" -type f)"
+check "uninstall: lib/perfgate left" test ! -e "$P/lib/perfgate"
