@@ -146,6 +146,15 @@ $(BUILD)/tests/test_runner_%: tests/unit/test_runner_%.c $(RUNNER_OBJS) $(BUILD)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \
 		$(LDLIBS) -lcmocka
 
+# the budget's pure decisions (runner/choose.h) link without libbpf: these two tests prove it
+PURE_RUNNER_OBJS := $(patsubst %,$(BUILD)/runner/%.o,choose coverage covered)
+PURE_TESTS := $(BUILD)/tests/test_runner_budget $(BUILD)/tests/test_runner_coverage
+$(PURE_TESTS): $(BUILD)/tests/test_runner_%: tests/unit/test_runner_%.c $(PURE_RUNNER_OBJS) \
+		$(BUILD)/libpgcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \
+		$(filter-out -lbpf,$(LDLIBS)) -lcmocka
+
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libpgcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \

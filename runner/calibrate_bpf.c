@@ -19,7 +19,6 @@
 #include "calibrate.h"
 #include "maps.h"
 #include "probes.h"
-#include "perfgate.skel.h"
 
 /*
  * Calibration target @id as the maps hold it: the median of its latency histogram and the mean
@@ -33,8 +32,8 @@ static int read_target(struct pg_probes *p, __u32 id, int ncpu, double *median,
 	int err = -ENOMEM;
 
 	if (v) {
-		pg_maps_read_fstat(bpf_map__fd(p->skel->maps.fstats), id, ncpu, v, &s);
-		err = pg_maps_read_hists(bpf_map__fd(p->skel->maps.hist), id, 1, &s);
+		pg_maps_read_fstat(pg_probes_map_fd(p, PG_MAP_FSTATS), id, ncpu, v, &s);
+		err = pg_maps_read_hists(pg_probes_map_fd(p, PG_MAP_HIST), id, 1, &s);
 	}
 	*median = pg_hist_quantile(&s.hist, 0.5);
 	*bpf_ns = s.calls ? (double)s.probe_ns / (double)s.calls : NAN;
@@ -72,7 +71,7 @@ static int calibrate_once(struct pg_probes *p, const struct pg_run *run, int ncp
 	if (pid < 0)
 		return pid;
 	key = (__u32)pid;
-	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &key, &one, BPF_ANY) ||
+	if (bpf_map_update_elem(pg_probes_map_fd(p, PG_MAP_TRACED), &key, &one, BPF_ANY) ||
 	    write(go, "g", 1) != 1)
 		err = -errno;
 	close(go);
@@ -136,7 +135,7 @@ int pg_calib_run(struct pg_probes *p, const struct pg_run *run, int ncpu, struct
 			break;
 		}
 		/* the targets' counts and histograms start again */
-		err = pg_maps_reset(p->skel, run->nfuncs + PG_CALIB_NTARGETS, ncpu);
+		err = pg_maps_reset(p, run->nfuncs + PG_CALIB_NTARGETS, ncpu);
 	}
 	if (err)	/* not an earlier try's figures: uncompensated */
 		memset(out, 0, sizeof(*out));
@@ -147,15 +146,15 @@ int pg_calib_run(struct pg_probes *p, const struct pg_run *run, int ncpu, struct
 void pg_calib_compensate_hists(struct pg_probes *p, struct pg_run *run)
 {
 	const struct pg_calib *c = &run->calib;
+	double desc[PG_SITE_COUNT], trip[PG_SITE_COUNT];
 
 	if (!c->valid || !c->measured)
 		return;
 	for (int k = 0; k < PG_SITE_COUNT; k++) {
-		p->skel->bss->hist_own_ns[k] = (__u64)llround(c->in_ns[k]);
-		p->skel->bss->hist_desc_ns[k] = (__u64)llround(pg_calib_desc_ns(c, k));
-		p->skel->bss->hist_trip_ns[k] = (__u64)llround(pg_calib_trip_ns(c, k));
+		desc[k] = pg_calib_desc_ns(c, k);
+		trip[k] = pg_calib_trip_ns(c, k);
 	}
-	p->skel->bss->hist_compensate = true;
+	pg_probes_compensate(p, c->in_ns, desc, trip);
 	run->hist_compensated = true;
 }
 

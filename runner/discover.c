@@ -16,7 +16,6 @@
 #include "probes.h"
 #include "resolve.h"
 #include "sampler.h"
-#include "perfgate.skel.h"
 
 void pg_discovery_release(struct pg_discovery *d)
 {
@@ -146,7 +145,7 @@ int pg_discover(const struct pg_record_opts *o, struct pg_launch *l, struct pg_d
 	err = pg_probes_open_bare(&sp);
 	if (err)
 		return err;
-	sp.sampler = pg_sampler_open(PG_DISCOVER_HZ, bpf_map__fd(sp.skel->maps.traced), false);
+	sp.sampler = pg_sampler_open(PG_DISCOVER_HZ, pg_probes_map_fd(&sp, PG_MAP_TRACED), false);
 	for (int k = 0; k < PG_DISCOVER_RUNS; k++) {
 		if (k && (d->samples >= PG_DISCOVER_WANT || spent >= PG_DISCOVER_NS))
 			break;

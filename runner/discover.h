@@ -21,12 +21,13 @@
 #include <stdint.h>
 
 #include "../core/run.h"
+#include "choose.h"
 #include "coverage.h"
 #include "launch.h"
 #include "objects.h"
 #include "record.h"
 
-#define PG_DISCOVER_HZ 999
+#define PG_DISCOVER_HZ PG_FIRST_PASS_HZ
 #define PG_DISCOVER_WANT 2000
 #define PG_DISCOVER_RUNS 50
 #define PG_DISCOVER_NS 5000000000ULL

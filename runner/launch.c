@@ -21,7 +21,6 @@
 #include "launch.h"
 #include "resolve.h"
 #include "sampler.h"
-#include "perfgate.skel.h"
 
 int pg_launch_init(struct pg_launch *l, const char *user)
 {
@@ -222,7 +221,7 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 	}
 	setpgid(pid, pid);	/* as the child does: whichever runs first */
 	key = (__u32)pid;
-	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.traced), &key, &one, BPF_ANY)) {
+	if (bpf_map_update_elem(pg_probes_map_fd(p, PG_MAP_TRACED), &key, &one, BPF_ANY)) {
 		int err = -errno;
 
 		pg_err("cannot register the benchmark's pid: %s", strerror(errno));
@@ -300,7 +299,7 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 void pg_launch_excfix_open(struct pg_probes *p, const struct pg_launch *l)
 {
 	if (l->preload)
-		pg_excfix_open(&p->fix, l->preload, bpf_map__fd(p->skel->maps.rets));
+		pg_excfix_open(&p->fix, l->preload, pg_probes_map_fd(p, PG_MAP_RETS));
 }
 
 /* Why a benchmark may have aborted: a C++ exception through a traced function. */

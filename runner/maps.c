@@ -12,7 +12,6 @@
 #include "../core/alloc.h"
 #include "../core/log.h"
 #include "maps.h"
-#include "perfgate.skel.h"
 
 static int clear_hash(int fd, size_t keysz)
 {
@@ -30,7 +29,7 @@ static int clear_hash(int fd, size_t keysz)
 	return err;
 }
 
-int pg_maps_reset(struct perfgate_bpf *skel, size_t nfuncs, int ncpu)
+int pg_maps_reset(const struct pg_probes *p, size_t nfuncs, int ncpu)
 {
 	struct pg_bpf_fstat *zero = calloc((size_t)ncpu, sizeof(*zero));
 	__u64 *zc = calloc((size_t)ncpu, sizeof(*zc));
@@ -41,16 +40,16 @@ int pg_maps_reset(struct perfgate_bpf *skel, size_t nfuncs, int ncpu)
 		goto cleanup;
 	}
 	for (__u32 i = 0; i < nfuncs; i++)
-		bpf_map_update_elem(bpf_map__fd(skel->maps.fstats), &i, zero, BPF_ANY);
+		bpf_map_update_elem(pg_probes_map_fd(p, PG_MAP_FSTATS), &i, zero, BPF_ANY);
 	for (__u32 i = 0; i < PG_CNT_MAX; i++)
-		bpf_map_update_elem(bpf_map__fd(skel->maps.counters), &i, zc, BPF_ANY);
-	err = clear_hash(bpf_map__fd(skel->maps.hist), sizeof(struct pg_bpf_hkey));
+		bpf_map_update_elem(pg_probes_map_fd(p, PG_MAP_COUNTERS), &i, zc, BPF_ANY);
+	err = clear_hash(pg_probes_map_fd(p, PG_MAP_HIST), sizeof(struct pg_bpf_hkey));
 	if (!err)
-		err = clear_hash(bpf_map__fd(skel->maps.stacks), sizeof(__u32));
+		err = clear_hash(pg_probes_map_fd(p, PG_MAP_STACKS), sizeof(__u32));
 	if (!err)
-		err = clear_hash(bpf_map__fd(skel->maps.traced), sizeof(__u32));
+		err = clear_hash(pg_probes_map_fd(p, PG_MAP_TRACED), sizeof(__u32));
 	if (!err)
-		err = clear_hash(bpf_map__fd(skel->maps.threads), sizeof(__u32));
+		err = clear_hash(pg_probes_map_fd(p, PG_MAP_THREADS), sizeof(__u32));
 cleanup:
 	free(zero);
 	free(zc);
@@ -139,10 +138,10 @@ int pg_maps_read_hists(int fd, __u32 first, size_t n, struct pg_fstat *s)
 	return 0;
 }
 
-int pg_maps_read(struct perfgate_bpf *skel, size_t nfuncs, int ncpu, struct pg_rep *rep,
+int pg_maps_read(const struct pg_probes *p, size_t nfuncs, int ncpu, struct pg_rep *rep,
 		 __u64 counters[PG_CNT_MAX])
 {
-	int fst = bpf_map__fd(skel->maps.fstats), hfd = bpf_map__fd(skel->maps.hist);
+	int fst = pg_probes_map_fd(p, PG_MAP_FSTATS), hfd = pg_probes_map_fd(p, PG_MAP_HIST);
 	struct pg_bpf_fstat *v = calloc((size_t)ncpu, sizeof(*v));
 	struct pg_fstat *tmp = calloc(nfuncs, sizeof(*tmp));
 	__u64 *cv = calloc((size_t)ncpu, sizeof(*cv));
@@ -155,11 +154,11 @@ int pg_maps_read(struct perfgate_bpf *skel, size_t nfuncs, int ncpu, struct pg_r
 	for (__u32 i = 0; i < nfuncs; i++)
 		pg_maps_read_fstat(fst, i, ncpu, v, &tmp[i]);
 	err = pg_maps_read_hists(hfd, 0, nfuncs, tmp);
-	err = err ?: pg_maps_read_threads(bpf_map__fd(skel->maps.threads), rep);
+	err = err ?: pg_maps_read_threads(pg_probes_map_fd(p, PG_MAP_THREADS), rep);
 	if (err)
 		goto cleanup;
 	for (__u32 i = 0; i < PG_CNT_MAX; i++) {
-		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.counters), &i, cv))
+		if (bpf_map_lookup_elem(pg_probes_map_fd(p, PG_MAP_COUNTERS), &i, cv))
 			continue;
 		for (int c = 0; c < ncpu; c++)
 			counters[i] += cv[c];

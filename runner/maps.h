@@ -14,13 +14,14 @@
  * its calls; a histogram map too small to hold them all is an error (-ENOSPC), never a
  * silently partial result.
  *
- * Nothing here owns a map: the skeleton belongs to struct pg_probes (runner/probes.h).
+ * Nothing here owns a map: they belong to struct pg_probes (runner/probes.h), whose
+ * pg_probes_map_fd() gives them by name.
  *
  *	__u64 counters[PG_CNT_MAX] = { 0 };
  *
- *	err = pg_maps_reset(p.skel, run->nfuncs, ncpu);
+ *	err = pg_maps_reset(&p, run->nfuncs, ncpu);
  *	...			// the benchmark runs (runner/launch.h)
- *	err = err ?: pg_maps_read(p.skel, run->nfuncs, ncpu, rep, counters);
+ *	err = err ?: pg_maps_read(&p, run->nfuncs, ncpu, rep, counters);
  *	...
  *	pg_maps_explain_counters(counters);
  */
@@ -32,11 +33,11 @@
 
 #include "../bpf/perfgate.h"
 #include "../core/run.h"
+#include "probes.h"
 
-struct perfgate_bpf;
 
 /* Clear the maps for functions 0..nfuncs-1 and everything else they hold. 0 or -ENOMEM. */
-int pg_maps_reset(struct perfgate_bpf *skel, size_t nfuncs, int ncpu);
+int pg_maps_reset(const struct pg_probes *p, size_t nfuncs, int ncpu);
 
 /*
  * Add up the per-CPU totals of function @id in the fstats map @fd into @s (zeroed by the
@@ -62,7 +63,7 @@ int pg_maps_read_threads(int fd, struct pg_rep *rep);
  * Read this repetition's maps into @rep (one stat per function called); add the event
  * counters to @counters. 0, -ENOSPC (the histogram map overflowed: logged) or -ENOMEM.
  */
-int pg_maps_read(struct perfgate_bpf *skel, size_t nfuncs, int ncpu, struct pg_rep *rep,
+int pg_maps_read(const struct pg_probes *p, size_t nfuncs, int ncpu, struct pg_rep *rep,
 		 __u64 counters[PG_CNT_MAX]);
 
 /* What the event counters of all repetitions say: calls not timed, never returned. */

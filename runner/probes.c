@@ -4,6 +4,7 @@
  * probes.h; the uprobe_multi links are made with a raw BPF_LINK_CREATE (runner/uprobe_multi.h).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,4 +322,38 @@ int pg_probes_relink(struct pg_probes *p, const struct pg_run *run, const bool *
 	err = attach_run(p, run, live);
 	pg_debug("probes attached again in %.1f ms", (double)(pg_now_ns() - t0) / 1e6);
 	return err;
+}
+
+int pg_probes_map_fd(const struct pg_probes *p, enum pg_probes_map m)
+{
+	if (!p->skel)
+		return -EBADF;
+	switch (m) {
+	case PG_MAP_TRACED:
+		return bpf_map__fd(p->skel->maps.traced);
+	case PG_MAP_FSTATS:
+		return bpf_map__fd(p->skel->maps.fstats);
+	case PG_MAP_HIST:
+		return bpf_map__fd(p->skel->maps.hist);
+	case PG_MAP_COUNTERS:
+		return bpf_map__fd(p->skel->maps.counters);
+	case PG_MAP_STACKS:
+		return bpf_map__fd(p->skel->maps.stacks);
+	case PG_MAP_THREADS:
+		return bpf_map__fd(p->skel->maps.threads);
+	case PG_MAP_RETS:
+		return bpf_map__fd(p->skel->maps.rets);
+	}
+	return -EINVAL;
+}
+
+void pg_probes_compensate(struct pg_probes *p, const double *own_ns, const double *desc_ns,
+			  const double *trip_ns)
+{
+	for (int k = 0; k < PG_SITE_COUNT; k++) {
+		p->skel->bss->hist_own_ns[k] = (__u64)llround(own_ns[k]);
+		p->skel->bss->hist_desc_ns[k] = (__u64)llround(desc_ns[k]);
+		p->skel->bss->hist_trip_ns[k] = (__u64)llround(trip_ns[k]);
+	}
+	p->skel->bss->hist_compensate = true;
 }

@@ -63,6 +63,30 @@ struct pg_probes {
 	struct pg_excfix fix;	/* the C++ exception fix (runner/excfix.h), zeroed if off */
 };
 
+/*
+ * The maps of the loaded object, by name: what runner/maps.h, the launch and the calibration
+ * read and write. Only runner/probes.c includes the skeleton; the rest goes through these.
+ */
+enum pg_probes_map {
+	PG_MAP_TRACED,		/* the traced processes (pid -> 1) */
+	PG_MAP_FSTATS,		/* per-function statistics, per CPU */
+	PG_MAP_HIST,		/* latency histograms */
+	PG_MAP_COUNTERS,	/* the programs' event counters, per CPU */
+	PG_MAP_STACKS,		/* per-thread call stacks */
+	PG_MAP_THREADS,		/* per-thread on-/off-CPU time */
+	PG_MAP_RETS,		/* published return addresses (the exception fix) */
+};
+
+/* The fd of map @m of the loaded object (-EBADF when none is loaded). */
+int pg_probes_map_fd(const struct pg_probes *p, enum pg_probes_map m);
+
+/*
+ * Have the BPF programs compensate the histograms' durations for the probes' own time, per
+ * kind of site: @own_ns, @desc_ns and @trip_ns have PG_SITE_COUNT entries (core/calib.h).
+ */
+void pg_probes_compensate(struct pg_probes *p, const double *own_ns, const double *desc_ns,
+			  const double *trip_ns);
+
 /* libbpf's warnings to stderr, its info and debug lines only with -v. */
 void pg_probes_log_to_stderr(void);
 

@@ -28,7 +28,6 @@
 #include "recording.h"
 #include "sampler.h"
 #include "select.h"
-#include "perfgate.skel.h"
 
 _Static_assert(PG_NSITES == PG_SITE_COUNT, "bpf/perfgate.h and core/run.h disagree on sites");
 
@@ -205,7 +204,7 @@ int pg_recording_arm(struct pg_recording *r, const struct pg_record_opts *o, str
 	/* after the pilot, which may attach again */
 	pg_calib_compensate_hists(&r->probes, run);
 	if (r->hz) {
-		int traced = bpf_map__fd(r->probes.skel->maps.traced);
+		int traced = pg_probes_map_fd(&r->probes, PG_MAP_TRACED);
 
 		r->probes.sampler = pg_sampler_open(r->hz, traced,
 						     o->offcpu_stacks && !o->no_offcpu);
@@ -234,7 +233,7 @@ int pg_recording_once(struct pg_recording *r, const struct pg_run *probed, uint3
 	l->stop_signal = pg_signals_wait(0);
 	if (l->stop_signal)
 		return pg_launch_stopped_by(l->stop_signal);
-	err = pg_maps_reset(p->skel, probed->nfuncs, r->ncpu);
+	err = pg_maps_reset(p, probed->nfuncs, r->ncpu);
 	if (err)
 		return err;
 	pg_budget_guard_arm(&r->guard, l, i);
@@ -242,7 +241,7 @@ int pg_recording_once(struct pg_recording *r, const struct pg_run *probed, uint3
 	l->tick = NULL;
 	if (!err && p->sampler)
 		err = pg_sampler_stop(p->sampler, rep);
-	err = err ?: pg_maps_read(p->skel, probed->nfuncs, r->ncpu, stats, r->counters);
+	err = err ?: pg_maps_read(p, probed->nfuncs, r->ncpu, stats, r->counters);
 	if (err)
 		return err;
 	return l->tick_stopped ? PG_GUARD_STOPPED : 0;	/* then pg_budget_narrow() */

@@ -15,8 +15,8 @@ echo '#include "../core/run.h"' >"$T/formats/merge.h"
 printf '#include "../core/run.h"\nint f(char *b) { return snprintf(b, 2, "x"); }\n' \
 	>"$T/diff/compare.c"
 printf '#include "../formats/runfile.h"\n#include "../formats/merge.h"\n' >"$T/runner/record.c"
-printf '#include "../bpf/perfgate.h"\n#include "perfgate.skel.h"\n#include <bpf/libbpf.h>\n' \
-	>>"$T/runner/record.c"
+printf '#include "../bpf/perfgate.h"\n#include <bpf/libbpf.h>\n' >>"$T/runner/record.c"
+echo '#include "perfgate.skel.h"' >"$T/runner/probes.c"
 printf '#include "../diff/compare.h"\n#include "../formats/merge.h"\n' >"$T/reporters/junit.c"
 printf '#include "../runner/record.h"\n#include "../bpf/perfgate.h"\n' >"$T/cli/main.c"
 echo '#include "../core/hist_bucket.h"' >"$T/bpf/perfgate.bpf.c"
@@ -32,6 +32,7 @@ echo '#include "../core/log.h"' >>"$B/diff/compare.c"
 echo 'void g(void) { printf("x"); }' >>"$B/diff/compare.c"
 echo 'void h(void) { pg_err("x"); }' >>"$B/diff/compare.c"
 echo '#include "../reporters/junit.h"' >>"$B/runner/record.c"
+echo '#include "perfgate.skel.h"' >>"$B/runner/record.c"
 echo '#include "../bpf/perfgate.h"' >>"$B/reporters/junit.c"
 echo '#include <bpf/libbpf.h>' >>"$B/reporters/junit.c"
 echo '#include "../cli/cli.h"' >>"$B/reporters/junit.c"
@@ -44,10 +45,11 @@ for want in \
 	'diff/compare.c:3: #include "../core/log.h": diff/ does no logging' \
 	'diff/compare.c:4: void g(void) { printf("x"); }: diff/ does no I/O' \
 	'diff/compare.c:5: void h(void) { pg_err("x"); }: diff/ does no I/O' \
-	'runner/record.c:6: #include "../reporters/junit.h": runner may not include reporters' \
+	'runner/record.c:5: #include "../reporters/junit.h": runner may not include reporters' \
+	'runner/record.c:6: #include "perfgate.skel.h": only runner/probes.c includes perfgate.skel.h' \
 	'reporters/junit.c:3: #include "../bpf/perfgate.h": reporters may not include bpf' \
 	'reporters/junit.c:4: #include <bpf/libbpf.h>: reporters may not include libbpf' \
 	'reporters/junit.c:5: #include "../cli/cli.h": reporters may not include cli'; do
 	check "names: $want" grep -qF -- "$want" "$TMP/stdout"
 done
-check_eq "one line per violation" 10 "$(wc -l <"$TMP/stdout")"
+check_eq "one line per violation" 11 "$(wc -l <"$TMP/stdout")"
