@@ -168,6 +168,9 @@ $(BUILD)/progs/%: tests/progs/%.c
 
 comma := ,
 # the statistics tests want cheap, quiet probes: clang's patchable entry (see docs/recording.md)
+$(BUILD)/progs/kernel_ctor: tests/progs/kernel_ctor.c
+	@mkdir -p $(dir $@)
+	$(CLANG) -O1 -g -fno-inline -fpatchable-function-entry=5 -o $@ $<
 $(BUILD)/progs/knob: tests/progs/knob.c
 	@mkdir -p $(dir $@)
 	$(CLANG) -O1 -g -fno-inline -fpatchable-function-entry=5 -o $@ $<

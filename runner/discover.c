@@ -24,8 +24,7 @@ void pg_discovery_release(struct pg_discovery *d)
 	*d = (struct pg_discovery)PG_DISCOVERY_INIT;
 }
 
-/* Is @path an ELF file (by its magic)? */
-static bool is_elf(const char *path)
+bool pg_is_elf(const char *path)
 {
 	unsigned char m[4] = { 0 };
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -62,7 +61,7 @@ bool pg_discovery_needed(const struct pg_record_opts *o, const char *argv0)
 	    names_binary(o->excludes, o->nexcludes))
 		return true;
 	exe = pg_find_command(argv0);
-	elf = exe && is_elf(exe);
+	elf = exe && pg_is_elf(exe);
 	free(exe);
 	return !elf;
 }
@@ -194,7 +193,7 @@ void pg_discovery_explain(const struct pg_discovery *d, const char *argv0, const
 
 	if (prog && named && strcmp(named, prog->path) && !quiet)
 		pg_info("%s%s is %s; the program it ran is %s", side, argv0,
-			is_elf(named) ? "a program that runs another" :
+			pg_is_elf(named) ? "a program that runs another" :
 			"a script (a wrapper such as libtool's)", prog->path);
 	free(named);
 }

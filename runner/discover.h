@@ -44,6 +44,9 @@ struct pg_discovery {
 
 #define PG_DISCOVERY_INIT { .cov = PG_COVERAGE_INIT, .objs = PG_OBJECTS_INIT }
 
+/* Is @path an ELF file (by its magic)? */
+bool pg_is_elf(const char *path);
+
 /*
  * Whether a recording as @o asks needs the pass before choosing: a default selection (the
  * budget weighs by it), a command that is not an ELF executable (a script, `env`), a -f/-x

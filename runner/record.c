@@ -6,6 +6,7 @@
  * and 3), launch.c and maps.c (3).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 
@@ -26,6 +27,7 @@
 #include "probes.h"
 #include "record.h"
 #include "recording.h"
+#include "resolve.h"
 #include "sampler.h"
 #include "select.h"
 
@@ -119,8 +121,12 @@ int pg_recording_check_first(const struct pg_recording *r, const struct pg_run *
 int pg_recording_discover(const struct pg_record_opts *o, struct pg_launch *l,
 			  struct pg_discovery *d, const char *side)
 {
+	char *exe = pg_resolve_command(l->argv[0]);	/* says why when there is none */
 	int err;
 
+	if (!exe)
+		return -ENOENT;
+	free(exe);
 	if (!pg_discovery_needed(o, l->argv[0]))
 		return 0;
 	err = pg_discover(o, l, d);

@@ -61,6 +61,7 @@ void pg_selection_release(struct pg_selection *sel)
 	}
 	free(sel->bins);
 	free(sel->exe);
+	free(sel->named);
 	free(sel->exe_interp);
 	pg_strv_free(sel->frames, sel->nframes);
 	pg_strv_free(sel->leaves, sel->nleaves);
@@ -75,6 +76,10 @@ int pg_selection_init(struct pg_selection *sel, const char *argv0,
 	sel->exe = pg_resolve_command(argv0);
 	if (!sel->exe)
 		return -ENOENT;
+	sel->named = strdup(sel->exe);
+	if (!sel->named)
+		return -ENOMEM;
+	sel->script = !pg_is_elf(sel->exe);
 	prog = disc ? pg_discovery_program(disc, sel->exe) : NULL;
 	if (prog && strcmp(prog->path, sel->exe)) {
 		free(sel->exe);
@@ -260,6 +265,7 @@ static long apply_discovered(struct pg_selection *sel, const struct pg_record_op
 	size_t *order = calloc(objs->n ? objs->n : 1, sizeof(*order));
 	size_t n = 0, capped = 0;
 	struct pg_strbuf where = PG_STRBUF_INIT;
+	bool project = false;
 	int err;
 
 	if (!take || !order) {
@@ -268,8 +274,19 @@ static long apply_discovered(struct pg_selection *sel, const struct pg_record_op
 		return -ENOMEM;
 	}
 	pg_objects_candidates(objs, take);
-	for (size_t i = 0; i < objs->n; i++)
+	for (size_t i = 0; i < objs->n; i++) {
 		order[i] = i;
+		project |= take[i] && !pg_object_is_system(objs->v[i].path);
+	}
+	if (!project && sel->script) {
+		pg_err("%s is a script whose processes ran only the system's programs and "
+		       "libraries (%s, ...): no code of a project to measure; run the program "
+		       "itself, or name what to trace with -f BINARY:GLOB", sel->named,
+		       pg_basename(sel->exe));
+		free(take);
+		free(order);
+		return -ENOENT;
+	}
 	qsort_r(order, objs->n, sizeof(*order), cmp_self_desc, objs->v);
 	for (size_t j = 0; j < objs->n; j++) {
 		const struct pg_object *ob = &objs->v[order[j]];

@@ -56,6 +56,8 @@ struct pg_bin {
 struct pg_selection {
 	char *exe;		/* the command's executable: the program the processes ran */
 	char *exe_interp;	/* its PT_INTERP, NULL for a static executable */
+	char *named;		/* the file the command names (a script, when not exe) */
+	bool script;		/* that file is not an ELF executable */
 	/* the sampled first pass (runner/discover.h), or NULL: what the processes mapped */
 	const struct pg_discovery *disc;
 	char **frames;		/* its stacks' frame names, sorted (core/strv.h) */
