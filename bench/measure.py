@@ -859,7 +859,11 @@ def stamp(start):
             # the binary measured may differ from the commit (the files this suite writes
             # do not count)
             "perfgate_dirty": bool(git("status", "--porcelain", "--untracked-files=no", "--",
-                                       ".", ":!bench/results.json", ":!BENCHMARKS.md"))}
+                                       ".", ":!bench/results.json", ":!BENCHMARKS.md")),
+            # how busy the machine was (the 5-minute load average at the section's end), and
+            # what the person running the suite said of it (BENCH_NOTE)
+            "loadavg5": round(os.getloadavg()[1], 1),
+            "note": os.environ.get("BENCH_NOTE") or None}
 
 
 def load_results(path):

@@ -63,8 +63,11 @@ def stamp_line(st):
     commit = st.get("perfgate_commit") or "unknown"
     if st.get("perfgate_dirty"):
         commit += " with uncommitted changes"
-    return "Run: %s; perfgate %s; %s, nproc %s, Linux %s." % (
+    s = "Run: %s; perfgate %s; %s, nproc %s, Linux %s" % (
         span, commit, st.get("cpu_model") or "CPU unknown", st.get("nproc"), st.get("kernel"))
+    if st.get("loadavg5") is not None:
+        s += "; load average %.1f" % st["loadavg5"]
+    return s + "." + (" " + st["note"] if st.get("note") else "")
 
 
 def quote_lines(sec, part=None):
