@@ -121,6 +121,10 @@ struct win {
 	double *P;		/* L x L: P[c * L + t] = sum of D(idx[i], idx[c]), a <= i < t */
 	size_t *idx;		/* the permutation within segments (identity when not testing) */
 	uint64_t rng;
+	/* the coefficients of Q-hat by n and m (< W each), at [n * W + m]: 2/(m+n), then those
+	 * of the X and the Y within-sums (0 when that side has one value) */
+	size_t W;
+	double *cxy, *cxx, *cyy;
 };
 
 static uint64_t next_rand(uint64_t *s)
@@ -130,6 +134,21 @@ static uint64_t next_rand(uint64_t *s)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+static void coefficients(struct win *w)
+{
+	size_t W = w->W;
+
+	w->cxx = w->cxy + W * W;
+	w->cyy = w->cxx + W * W;
+	for (size_t i = 0; i < W * W; i++) {
+		double n = (double)(i / W), m = (double)(i % W);
+
+		w->cxy[i] = n + m > 0 ? 2 / (m + n) : 0;
+		w->cxx[i] = n > 1 ? 2 * m / ((m + n) * (n - 1)) : 0;
+		w->cyy[i] = m > 1 ? 2 * n / ((m + n) * (m - 1)) : 0;
+	}
 }
 
 /* The largest Q-hat over the splits of [a, b) (b - a >= 2) and its tau. */
@@ -147,19 +166,16 @@ static double best_split(struct win *w, size_t a, size_t b, size_t *tau_out)
 			row[t + 1] = row[t] + dc[w->idx[t]];
 	}
 	for (size_t tau = a + 1; tau < b; tau++) {
-		double sxy = 0, syy = 0, n = (double)(tau - a);
+		double sxy = 0, syy = 0;
 
 		for (size_t kappa = tau + 1; kappa <= b; kappa++) {
 			const double *row = w->P + (kappa - 1) * L;
-			double m = (double)(kappa - tau), q;
+			size_t c = (tau - a) * w->W + kappa - tau;
+			double q;
 
 			sxy += row[tau];
 			syy += row[kappa - 1] - row[tau];
-			q = 2 / (m + n) * sxy;
-			if (n > 1)
-				q -= 2 * m / ((m + n) * (n - 1)) * wxx;
-			if (m > 1)
-				q -= 2 * n / ((m + n) * (m - 1)) * syy;
+			q = w->cxy[c] * sxy - w->cxx[c] * wxx - w->cyy[c] * syy;
 			if (q > best) {
 				best = q;
 				*tau_out = tau;
@@ -341,19 +357,22 @@ int pg_changepoints(const double *x, size_t n, const struct pg_cp_opts *opts,
 	if (n < 2)
 		return 0;
 	y = malloc(n * sizeof(*y));
+	w.W = W;
 	w.D = malloc(W * W * sizeof(*w.D));
+	w.cxy = malloc(3 * W * W * sizeof(*w.cxy));
 	w.P = malloc(W * W * sizeof(*w.P));
 	w.idx = malloc(W * sizeof(*w.idx));
 	lc = malloc(W * sizeof(*lc));
 	qs = malloc(W * sizeof(*qs));
 	ps = malloc(W * sizeof(*ps));
 	cps = calloc(n, sizeof(*cps));
-	if (!y || !w.D || !w.P || !w.idx || !lc || !qs || !ps || !cps) {
+	if (!y || !w.D || !w.cxy || !w.P || !w.idx || !lc || !qs || !ps || !cps) {
 		err = -ENOMEM;
 		goto done;
 	}
 	for (size_t i = 0; i < n; i++)
 		y[i] = log(x[i]);
+	coefficients(&w);
 	while (start < n) {
 		size_t end = start + W < n ? start + W : n, m, last = 0;
 
@@ -387,6 +406,7 @@ done:
 	free(cps);
 	free(y);
 	free(w.D);
+	free(w.cxy);
 	free(w.P);
 	free(w.idx);
 	free(lc);
