@@ -29,6 +29,14 @@ int do_folded(int argc, char **argv);
 int do_flamegraph(int argc, char **argv);
 int do_pprof(int argc, char **argv);
 int do_ab(int argc, char **argv);
+int do_history(int argc, char **argv);
+
+/* perfgate history plot (cli/history_plot.c), and what the history commands share
+ * (cli/cmd_history.c): an ISO 8601 time as UTC "YYYY-MM-DDTHH:MM:SSZ" into @out, and
+ * --metric self|total|cpu as an enum pg_hmetric; 0 or -EINVAL after logging. */
+int pg_history_plot(int argc, char **argv);
+int pg_history_time(const char *s, char *out, size_t len);
+int pg_history_metric(const char *s, int *metric);
 
 /*
  * The options perfgate folded, flamegraph and pprof share (cli/profile.c): RUN.json (or, where

@@ -232,3 +232,38 @@ done:
 	free(tested);
 	return err;
 }
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int pg_median_interval(const double *v, size_t n, double alpha, double *lo, double *hi)
+{
+	double tail = 0, term, *s;
+	size_t k = 0;
+
+	*lo = *hi = NAN;
+	/* the largest k with P(Bin(n, 1/2) < k) <= alpha / 2: [x_(k), x_(n+1-k)], 1-based */
+	term = pow(0.5, (double)n);
+	while (k < n / 2 && tail + term <= alpha / 2) {
+		tail += term;
+		term *= (double)(n - k) / (double)(k + 1);
+		k++;
+	}
+	if (!k && n < 2)
+		return 0;
+	/* too few for the level: the range, the interval of the highest confidence there is */
+	k = k ? k : 1;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	*lo = s[k - 1];
+	*hi = s[n - k];
+	free(s);
+	return 0;
+}

@@ -48,4 +48,12 @@ int pg_history_compare(const struct pg_hfunc *f, size_t n, const struct pg_hfunc
 		       size_t nsessions, size_t new_reps, const struct pg_compare_opts *opts,
 		       struct pg_comparison *out);
 
+/*
+ * The distribution-free 1 - @alpha interval of the median of v[0..n) from its order
+ * statistics (binomial with p = 1/2) into *@lo and *@hi; when n is too small for that level
+ * (n < 6 at 0.05), the range min..max (confidence 1 - 2^(1-n)); NAN and NAN for n < 2.
+ * 0 or -ENOMEM.
+ */
+int pg_median_interval(const double *v, size_t n, double alpha, double *lo, double *hi);
+
 #endif
