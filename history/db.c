@@ -143,7 +143,9 @@ static int pg_fail(struct hdb *d, const char *what)
 	char msg[512];
 	size_t len;
 
+	/* the first line: what went wrong (the rest quotes the statement) */
 	snprintf(msg, sizeof(msg), "%s", PQerrorMessage(d->pg));
+	msg[strcspn(msg, "\n")] = '\0';
 	len = strlen(msg);
 	while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
 		msg[--len] = '\0';

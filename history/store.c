@@ -88,7 +88,8 @@ int pg_hstore_objects(struct pg_hstore *s, struct pg_hobject **v, int64_t **ids,
 	struct obj_id *all = NULL, *tmp;
 	size_t cap = 0, k = 0;
 	struct hstmt *st;
-	int err = hstmt_prepare(s->db, "SELECT id, binary, name, scope, display FROM object", &st);
+	int err = hstmt_prepare(s->db, "SELECT id, binary_file, name, scope, display FROM object",
+				&st);
 
 	*v = NULL;
 	*ids = NULL;
@@ -161,7 +162,7 @@ static int object_ids(struct pg_hstore *s, const struct pg_hrecord *r, int64_t *
 	struct hstmt *ins = NULL;
 	int err = pg_hstore_objects(s, &known, &kid, &nk);
 
-	err = err ?: hstmt_prepare(s->db, "INSERT INTO object(binary, name, scope, display) "
+	err = err ?: hstmt_prepare(s->db, "INSERT INTO object(binary_file, name, scope, display) "
 				   "VALUES(?, ?, ?, ?) RETURNING id", &ins);
 	/* both sorted by key: one merge */
 	for (size_t i = 0; !err && i < r->nobjects; i++) {
