@@ -102,8 +102,13 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/*.h core/hist_bucket.h
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-# unit tests: cmocka, linked against the library; test_runner_* also against the runner
+# unit tests: cmocka, linked against the library; test_runner_* also against the runner,
+# test_history_* against the history store
 $(BUILD)/tests/test_runner_%: tests/unit/test_runner_%.c $(RUNNER_OBJS) $(BUILD)/libpgcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/test_history_%: tests/unit/test_history_%.c $(HIST_OBJS) $(BUILD)/libpgcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 

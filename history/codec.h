@@ -9,6 +9,8 @@
  *        series spread within 3% of their median
  *   'c'  counts (whole numbers from 0 to 2^53): n, then runs of (value, length), varints
  *   'd'  anything else: n, then n little-endian doubles, exactly
+ *   '='  followed by one byte, a metric: the same values as that metric's series of the same
+ *        object in the same session (a leaf's total time is its self time)
  * A session's summary of a metric over all objects is two blobs: the objects' ids and the
  * values as floats (7 significant digits: the change points need no more).
  */
@@ -19,6 +21,8 @@
 #include <stdint.h>
 
 #define PG_HCODEC_STEP (1.0 / 2048)
+#define PG_HCODEC_ALIAS '='
+
 /* A blob never holds more values than this (a run's repetitions are far fewer). */
 #define PG_HCODEC_MAX_VALUES 1000000
 

@@ -218,6 +218,27 @@ static int insert_session(struct pg_hstore *s, const struct pg_hrecord *r, int64
 	return err;
 }
 
+/*
+ * A function's total time that is its self time (a leaf's) as an alias of it: *@blob
+ * (malloc'd) and 1 returned; 0 otherwise.
+ */
+static int alias(const struct pg_hrecord *r, const struct pg_hseries *x, uint8_t **blob,
+		 size_t *len)
+{
+	const struct pg_hseries *self = x->metric == PG_HM_TOTAL ?
+					pg_hrecord_find(r, x->object, PG_HM_SELF) : NULL;
+
+	if (!self || self->n != x->n || memcmp(self->v, x->v, x->n * sizeof(*x->v)))
+		return 0;
+	*blob = malloc(2);
+	if (!*blob)
+		return -ENOMEM;
+	(*blob)[0] = PG_HCODEC_ALIAS;
+	(*blob)[1] = PG_HM_SELF;
+	*len = 2;
+	return 1;
+}
+
 static int insert_series(struct pg_hstore *s, const struct pg_hrecord *r, int64_t session,
 			 const int64_t *ids)
 {
@@ -229,7 +250,12 @@ static int insert_series(struct pg_hstore *s, const struct pg_hrecord *r, int64_
 		uint8_t *blob;
 		size_t len;
 
-		err = pg_hcodec_encode(x->v, x->n, x->metric == PG_HM_CALLS, &blob, &len);
+		blob = NULL;
+		err = alias(r, x, &blob, &len);
+		if (!err)
+			err = pg_hcodec_encode(x->v, x->n, x->metric == PG_HM_CALLS, &blob, &len);
+		else if (err == 1)
+			err = 0;
 		if (err) {
 			free(blob);
 			err = nomem();
@@ -426,7 +452,7 @@ int pg_hstore_series(struct pg_hstore *s, int64_t session, int64_t object, int m
 {
 	struct hstmt *st;
 	int err = hstmt_prepare(s->db, "SELECT vals FROM series WHERE session_id = ? AND "
-				"object_id = ? AND metric_id = ?", &st);
+				"object_id = ? AND metric_id = ?", &st), other = 0;
 
 	*v = NULL;
 	*n = 0;
@@ -437,12 +463,22 @@ int pg_hstore_series(struct pg_hstore *s, int64_t session, int64_t object, int m
 		size_t len;
 		const uint8_t *b = hstmt_blob(st, 0, &len);
 
-		err = pg_hcodec_decode(b, len, v, n);
+		if (len == 2 && b[0] == PG_HCODEC_ALIAS && b[1] != metric)
+			other = b[1];
+		else
+			err = pg_hcodec_decode(b, len, v, n);
 		if (err == -EINVAL)
 			err = corrupt(s, "a series cannot be read");
-		else if (err)
+		else if (err < 0)
 			err = nomem();
+		else
+			err = 0;
 	}
 	hstmt_free(st);
-	return err;
+	/* an alias: the series it names (which is no alias) */
+	if (!err && other && pg_hmetric_name(other))
+		err = pg_hstore_series(s, session, object, other, v, n);
+	else if (!err && other)
+		err = corrupt(s, "a series names an unknown metric");
+	return err < 0 ? err : 0;
 }
