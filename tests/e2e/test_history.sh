@@ -167,3 +167,31 @@ for p in "${pids[@]}"; do check "concurrent add $p" wait "$p"; done
 check_eq "six concurrent adds, six sessions" 6 "$(sessions "$C")"
 check_eq "each session complete" 6 \
 	"$(sqlite3 "$C" 'SELECT count(DISTINCT session_id) FROM summary')"
+
+# --- the CI templates' history step (ci-templates/perfgate-ci.sh): publish adds the run of
+# HEAD to the history, compare mode checks a run against it
+R=$TMP/repo
+mkdir -p "$R/out"
+git -C "$R" init -q -b main
+git -C "$R" -c user.email=t@e -c user.name=t commit -q --allow-empty -m one
+ci_history() { # MODE DB [VAR=VALUE]...: the history step of $R/out/run.json
+	local mode=$1 db=$2
+	shift 2
+	(cd "$R" && env PERFGATE="$PERFGATE" PG_OUT="$R/out" PG_BASE_REF=main PG_MODE="$mode" \
+		PG_HISTORY="$db" "$@" bash "$PERFGATE_SRCDIR/ci-templates/perfgate-ci.sh" history)
+}
+for i in 00 01 02 03 04 05; do
+	cp "$TMP/slow/s$i.json" "$R/out/run.json"
+	check "CI publish $i" ci_history publish "$R/out/h.db"
+done
+check_eq "CI: six sessions of main at HEAD" "6|main|$(git -C "$R" rev-parse HEAD)" \
+	"$(sqlite3 "$R/out/h.db" 'SELECT count(*), branch, commit_id FROM session')"
+check "CI: changes written" test -s "$R/out/history-changes.json"
+cp "$TMP/slow/s12.json" "$R/out/run.json"
+expect_exit 1 ci_history compare "$R/out/h.db"
+check "CI: history check's outputs" test -s "$R/out/history-check.json" -a \
+	-s "$R/out/history-summary.md"
+expect_exit 0 ci_history compare "$R/out/h.db" PG_HISTORY_GATE=false
+expect_exit 0 ci_history compare "$R/out/none.db"
+has "history: none yet"
+expect_exit 0 ci_history compare ""
