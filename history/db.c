@@ -189,6 +189,37 @@ void hdb_rollback(struct hdb *d)
 	PQclear(PQexec(d->pg, "ROLLBACK"));
 }
 
+int hdb_copy_begin(struct hdb *d, const char *sql)
+{
+	PGresult *res = PQexec(d->pg, sql);
+	int ok = PQresultStatus(res) == PGRES_COPY_IN;
+
+	PQclear(res);
+	return ok ? 0 : pg_fail(d, "cannot copy rows in");
+}
+
+int hdb_copy_row(struct hdb *d, const char *line, size_t len)
+{
+	return PQputCopyData(d->pg, line, (int)len) == 1 ? 0 : pg_fail(d, "cannot copy a row");
+}
+
+int hdb_copy_end(struct hdb *d, bool abort)
+{
+	PGresult *res;
+	int ok;
+
+	if (PQputCopyEnd(d->pg, abort ? "abandoned" : NULL) != 1)
+		return abort ? -EIO : pg_fail(d, "cannot end the copy");
+	res = PQgetResult(d->pg);
+	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+	PQclear(res);
+	while ((res = PQgetResult(d->pg)))
+		PQclear(res);
+	if (abort)
+		return -EIO;
+	return ok ? 0 : pg_fail(d, "the copy failed");
+}
+
 /* @sql with '?' numbered $1, $2... (no '?' appears in perfgate's SQL otherwise) */
 static char *number_params(const char *sql, int *n)
 {

@@ -48,6 +48,15 @@ int hdb_begin(struct hdb *d, bool write);
 int hdb_commit(struct hdb *d);
 void hdb_rollback(struct hdb *d);
 
+/*
+ * PostgreSQL only: rows in bulk with COPY @sql (... FROM STDIN, text format). hdb_copy_row()
+ * takes one row's line, tab-separated, ending in a newline, escaped as COPY's text format
+ * wants; hdb_copy_end() finishes (or, with @abort, abandons) it.
+ */
+int hdb_copy_begin(struct hdb *d, const char *sql);
+int hdb_copy_row(struct hdb *d, const char *line, size_t len);
+int hdb_copy_end(struct hdb *d, bool abort);
+
 int hstmt_prepare(struct hdb *d, const char *sql, struct hstmt **st);
 void hstmt_free(struct hstmt *st);	/* NULL is fine */
 /* Parameters are numbered from 1; text may be NULL (SQL NULL). */

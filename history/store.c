@@ -239,6 +239,24 @@ static int alias(const struct pg_hrecord *r, const struct pg_hseries *x, uint8_t
 	return 1;
 }
 
+/* A series' blob, its alias or its encoding: *@blob (malloc'd). 0 or -ENOMEM (logged). */
+static int series_blob(const struct pg_hrecord *r, const struct pg_hseries *x, uint8_t **blob,
+		       size_t *len)
+{
+	int err;
+
+	*blob = NULL;
+	err = alias(r, x, blob, len);
+	if (!err)
+		err = pg_hcodec_encode(x->v, x->n, x->metric == PG_HM_CALLS, blob, len);
+	if (err < 0) {
+		free(*blob);
+		*blob = NULL;
+		return nomem();
+	}
+	return 0;
+}
+
 static int insert_series(struct pg_hstore *s, const struct pg_hrecord *r, int64_t session,
 			 const int64_t *ids)
 {
@@ -250,25 +268,58 @@ static int insert_series(struct pg_hstore *s, const struct pg_hrecord *r, int64_
 		uint8_t *blob;
 		size_t len;
 
-		blob = NULL;
-		err = alias(r, x, &blob, &len);
-		if (!err)
-			err = pg_hcodec_encode(x->v, x->n, x->metric == PG_HM_CALLS, &blob, &len);
-		else if (err == 1)
-			err = 0;
-		if (err) {
-			free(blob);
-			err = nomem();
-			break;
-		}
-		err = hstmt_bind_int(st, 1, session) ?: hstmt_bind_int(st, 2, ids[x->object]) ?:
-		      hstmt_bind_int(st, 3, x->metric) ?: hstmt_bind_blob(st, 4, blob, len);
+		err = series_blob(r, x, &blob, &len);
+		err = err ?: hstmt_bind_int(st, 1, session) ?:
+		      hstmt_bind_int(st, 2, ids[x->object]) ?: hstmt_bind_int(st, 3, x->metric) ?:
+		      hstmt_bind_blob(st, 4, blob, len);
 		err = err ?: hstmt_step(st);
 		hstmt_reset(st);
 		free(blob);
 	}
 	hstmt_free(st);
 	return err < 0 ? err : 0;
+}
+
+/* The same with PostgreSQL's COPY: one round trip, not one a series. */
+static int copy_series(struct pg_hstore *s, const struct pg_hrecord *r, int64_t session,
+		       const int64_t *ids)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *line = NULL;
+	size_t cap = 0;
+	int err = hdb_copy_begin(s->db, "COPY series(session_id, object_id, metric_id, vals) "
+				 "FROM STDIN");
+
+	if (err)
+		return err;
+	for (size_t i = 0; !err && i < r->nseries; i++) {
+		const struct pg_hseries *x = &r->series[i];
+		uint8_t *blob;
+		size_t len, k;
+		char *tmp;
+
+		err = series_blob(r, x, &blob, &len);
+		if (!err && cap < 2 * len + 96) {
+			cap = 2 * len + 96;
+			tmp = realloc(line, cap);
+			err = tmp ? 0 : nomem();
+			line = tmp ? tmp : line;
+		}
+		if (!err) {
+			/* bytea's hex form, its backslash doubled for COPY's text format */
+			k = (size_t)snprintf(line, cap, "%lld\t%lld\t%d\t\\\\x", (long long)session,
+					     (long long)ids[x->object], x->metric);
+			for (size_t b = 0; b < len; b++) {
+				line[k++] = hex[blob[b] >> 4];
+				line[k++] = hex[blob[b] & 15];
+			}
+			line[k++] = '\n';
+			err = hdb_copy_row(s->db, line, k);
+		}
+		free(blob);
+	}
+	free(line);
+	return hdb_copy_end(s->db, err != 0) ?: err;
 }
 
 /* objects' ids and values of one metric, to sort by id */
@@ -334,7 +385,7 @@ int pg_hstore_add(struct pg_hstore *s, const struct pg_hrecord *r, int64_t *id)
 		err = hdb_exec(s->db, "SELECT pg_advisory_xact_lock(" PG_HSCHEMA_LOCK ")");
 	err = err ?: insert_session(s, r, &session);
 	err = err ?: object_ids(s, r, ids);
-	err = err ?: insert_series(s, r, session, ids);
+	err = err ?: (hdb_postgres(s->db) ? copy_series : insert_series)(s, r, session, ids);
 	err = err ?: insert_summaries(s, r, session, ids);
 	err = err ?: hdb_commit(s->db);
 	if (err)
