@@ -46,13 +46,15 @@ def log(*a):
 
 
 def timed(argv, env=None):
-    """(wall seconds, peak RSS MB, CompletedProcess) of @argv under /usr/bin/time."""
+    """(wall seconds, peak RSS MB, CompletedProcess) of @argv under /usr/bin/time; the CPU
+    seconds (user + system) in r.cpu."""
     t0 = time.monotonic()
-    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, capture_output=True, text=True,
-                       env=env)
+    r = subprocess.run(["/usr/bin/time", "-f", "%U %S %M"] + argv, capture_output=True,
+                       text=True, env=env)
     sec = time.monotonic() - t0
-    kb = int(r.stderr.strip().splitlines()[-1])
-    return sec, kb / 1024.0, r
+    user, sys_, kb = r.stderr.strip().splitlines()[-1].split()
+    r.cpu = float(user) + float(sys_)
+    return sec, int(kb) / 1024.0, r
 
 
 def session_time(i):
@@ -89,7 +91,7 @@ def scan(pg, db, out):
     if r.returncode not in (0, 1):
         raise RuntimeError("history changes: %s" % r.stderr[-500:])
     found = [line.split()[0] for line in r.stdout.splitlines()[1:-1]]
-    return {"seconds": sec, "max_rss_mb": mb, "change_points": len(found),
+    return {"seconds": sec, "cpu_seconds": r.cpu, "max_rss_mb": mb, "change_points": len(found),
             "functions_with_change_points": sorted(set(found))[:10]}
 
 
@@ -209,10 +211,10 @@ def engine_row(name, e, p):
         return "| %s | not measured: %s | | | |" % (name, e["skipped"])
     i = e["ingest"]["seconds"]
     return ("| %s | %.2f s (%.2f-%.2f s), %.0f MB | %.0f MB (%.2f MB a session) | %.0f MB | "
-            "%.1f s, %.0f MB |" % (
+            "%.1f s (CPU %.1f s), %.0f MB |" % (
                 name, median(i), min(i), max(i), e["ingest"]["max_rss_mb"], e["size_mb"],
                 e["size_mb"] / p["sessions"], e["big_size_mb"], e["scan"]["seconds"],
-                e["scan"]["max_rss_mb"]))
+                e["scan"].get("cpu_seconds", float("nan")), e["scan"]["max_rss_mb"]))
 
 
 def render_lines(d):
@@ -224,7 +226,9 @@ def render_lines(d):
          "over {} sessions, and its peak memory. Size: the database after {} sessions, and "
          "after their rows were copied in SQL to {:,} sessions (measured, not extrapolated). "
          "Scan: `perfgate history changes` over the {:,} sessions x {:,} functions (every "
-         "function's change points and the program's), wall time and peak memory. The "
+         "function's change points and the program's, on all CPUs), wall time, CPU time "
+         "(user and system, all threads) and peak memory. The copies repeat the 20% step, "
+         "so the slow function has a change point at each copy's step up and down. The "
          "machine ({} CPUs) was shared: other agents were building and testing perfgate on "
          "it during this run, so the times are upper bounds.".format(
              p["functions"], p["repetitions"], d["run_file_mb"], p["distinct_files"],

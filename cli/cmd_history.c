@@ -36,7 +36,7 @@ static const char history_usage[] =
 	"method. Exit status: 0 pass, 1 regression, 2 perfgate could not do its job.\n";
 
 /* "2026-11-21T10:22:22Z", "...T10:22:22.5+01:00" or without a zone (UTC) -> UTC, seconds */
-int pg_history_time(const char *s, char *out, size_t len)
+static int history_time(const char *s, char *out, size_t len)
 {
 	struct tm tm = { 0 };
 	const char *p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
@@ -67,7 +67,47 @@ int pg_history_time(const char *s, char *out, size_t len)
 	return 0;
 }
 
-enum { OPT_DB = 0x300, OPT_COMMIT, OPT_BRANCH, OPT_TIME, OPT_FUNCTION, OPT_UNTIL, OPT_MAXP };
+enum { OPT_COMMIT = PG_HOPT_FIRST_FREE, OPT_TIME, OPT_FUNCTION, OPT_UNTIL, OPT_MAXP };
+
+void pg_history_args_init(struct pg_history_args *h)
+{
+	h->db = PG_HSTORE_DEFAULT;
+	h->branch = NULL;
+	h->metric = PG_HM_SELF;
+	h->min_effect = 0.05;
+}
+
+int pg_history_args_opt(struct pg_history_args *h, int c, const char *arg)
+{
+	double pct;
+
+	switch (c) {
+	case PG_HOPT_DB:
+		h->db = arg;
+		return 0;
+	case PG_HOPT_BRANCH:
+		h->branch = arg;
+		return 0;
+	case PG_COPT_METRIC:
+		if (!strcmp(arg, "self")) {
+			h->metric = PG_HM_SELF;
+		} else if (!strcmp(arg, "total")) {
+			h->metric = PG_HM_TOTAL;
+		} else if (!strcmp(arg, "cpu")) {
+			h->metric = PG_HM_CPU;
+		} else {
+			pg_err("invalid --metric '%s': expected self, total or cpu", arg);
+			return -1;
+		}
+		return 0;
+	case PG_COPT_MIN_EFFECT:
+		if (pg_parse_double("--min-effect", arg, 0, 1000, &pct))
+			return -1;
+		h->min_effect = pct / 100;
+		return 0;
+	}
+	return 1;
+}
 
 static const char add_usage[] =
 	"usage: perfgate history add RUN.json [options]\n"
@@ -85,14 +125,14 @@ static const char add_usage[] =
 static int do_add(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, OPT_DB },
+		PG_HISTORY_LONGOPTS,
 		{ "commit", required_argument, NULL, OPT_COMMIT },
-		{ "branch", required_argument, NULL, OPT_BRANCH },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = PG_HSTORE_DEFAULT, *commit = NULL, *branch = NULL, *when = NULL;
+	const char *commit = NULL, *when = NULL;
+	struct pg_history_args h;
 	struct pg_hstore *store = NULL;
 	struct pg_hrecord rec;
 	struct pg_run run;
@@ -102,25 +142,17 @@ static int do_add(int argc, char **argv)
 
 	pg_run_init(&run);
 	pg_hrecord_init(&rec);
+	pg_history_args_init(&h);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
+		if (c == 'h') {
 			fputs(add_usage, stdout);
 			return PG_EXIT_OK;
-		case OPT_DB:
-			db = optarg;
-			break;
-		case OPT_COMMIT:
+		} else if (c == OPT_COMMIT) {
 			commit = optarg;
-			break;
-		case OPT_BRANCH:
-			branch = optarg;
-			break;
-		case OPT_TIME:
+		} else if (c == OPT_TIME) {
 			when = optarg;
-			break;
-		default:
+		} else if (c == '?' || pg_history_args_opt(&h, c, optarg)) {
 			fputs(add_usage, stderr);
 			return PG_EXIT_ERROR;
 		}
@@ -137,35 +169,20 @@ static int do_add(int argc, char **argv)
 		pg_err("history add: %s has no start time; give one with --time", argv[optind]);
 		goto out;
 	}
-	if (pg_history_time(when, utc, sizeof(utc)) ||
-	    pg_hrecord_from_run(&rec, &run, commit, branch, utc))
+	if (history_time(when, utc, sizeof(utc)) ||
+	    pg_hrecord_from_run(&rec, &run, commit, h.branch, utc))
 		goto out;
-	store = pg_hstore_open(db, true);
+	store = pg_hstore_open(h.db, true);
 	if (!store || pg_hstore_add(store, &rec, &id))
 		goto out;
 	pg_info("history: session %lld (commit %.12s, %zu objects) added to %s", (long long)id,
-		rec.commit ? rec.commit : "?", rec.nobjects, db);
+		rec.commit ? rec.commit : "?", rec.nobjects, h.db);
 	ret = PG_EXIT_OK;
 out:
 	pg_hstore_close(store);
 	pg_hrecord_release(&rec);
 	pg_run_release(&run);
 	return ret;
-}
-
-int pg_history_metric(const char *s, int *metric)
-{
-	if (!strcmp(s, "self"))
-		*metric = PG_HM_SELF;
-	else if (!strcmp(s, "total"))
-		*metric = PG_HM_TOTAL;
-	else if (!strcmp(s, "cpu"))
-		*metric = PG_HM_CPU;
-	else {
-		pg_err("invalid --metric '%s': expected self, total or cpu", s);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 static const char changes_usage[] =
@@ -221,8 +238,7 @@ out:
 static int do_changes(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "branch", required_argument, NULL, OPT_BRANCH },
+		PG_HISTORY_LONGOPTS,
 		{ "function", required_argument, NULL, OPT_FUNCTION },
 		{ "metric", required_argument, NULL, PG_COPT_METRIC },
 		{ "min-effect", required_argument, NULL, PG_COPT_MIN_EFFECT },
@@ -232,42 +248,25 @@ static int do_changes(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pg_cp_opts o = PG_CP_OPTS_DEFAULT;
-	const char *db = PG_HSTORE_DEFAULT, *branch = NULL, *glob = NULL, *json = NULL;
+	const char *glob = NULL, *json = NULL;
+	struct pg_history_args h;
 	struct pg_hstore *store;
-	double pct = 5;
-	int c, metric = PG_HM_SELF, ret;
+	int c, ret;
 
+	pg_history_args_init(&h);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
+		if (c == 'h') {
 			fputs(changes_usage, stdout);
 			return PG_EXIT_OK;
-		case OPT_DB:
-			db = optarg;
-			break;
-		case OPT_BRANCH:
-			branch = optarg;
-			break;
-		case OPT_FUNCTION:
+		} else if (c == OPT_FUNCTION) {
 			glob = optarg;
-			break;
-		case PG_COPT_JSON:
+		} else if (c == PG_COPT_JSON) {
 			json = optarg;
-			break;
-		case PG_COPT_METRIC:
-			if (pg_history_metric(optarg, &metric))
-				return PG_EXIT_ERROR;
-			break;
-		case PG_COPT_MIN_EFFECT:
-			if (pg_parse_double("--min-effect", optarg, 0, 1000, &pct))
-				return PG_EXIT_ERROR;
-			break;
-		case OPT_MAXP:
+		} else if (c == OPT_MAXP) {
 			if (pg_parse_double("--max-p", optarg, 1e-6, 0.5, &o.max_p))
 				return PG_EXIT_ERROR;
-			break;
-		default:
+		} else if (c == '?' || pg_history_args_opt(&h, c, optarg)) {
 			fputs(changes_usage, stderr);
 			return PG_EXIT_ERROR;
 		}
@@ -276,11 +275,11 @@ static int do_changes(int argc, char **argv)
 		pg_err("history changes: unexpected argument '%s'", argv[optind]);
 		return PG_EXIT_ERROR;
 	}
-	o.min_magnitude = pct / 100;
-	store = pg_hstore_open(db, false);
+	o.min_magnitude = h.min_effect;
+	store = pg_hstore_open(h.db, false);
 	if (!store)
 		return PG_EXIT_ERROR;
-	ret = changes_run(store, branch, glob, metric, &o, json);
+	ret = changes_run(store, h.branch, glob, h.metric, &o, json);
 	pg_hstore_close(store);
 	return ret;
 }
@@ -370,13 +369,13 @@ static int do_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		PG_COMPARE_LONGOPTS,
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "branch", required_argument, NULL, OPT_BRANCH },
+		PG_HISTORY_LONGOPTS,
 		{ "until", required_argument, NULL, OPT_UNTIL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = PG_HSTORE_DEFAULT, *branch = NULL, *until = NULL;
+	const char *until = NULL;
+	struct pg_history_args h;
 	struct pg_hstore *store = NULL;
 	struct pg_compare_args a;
 	struct pg_hrecord rec;
@@ -386,16 +385,15 @@ static int do_check(int argc, char **argv)
 	pg_run_init(&new);
 	pg_hrecord_init(&rec);
 	pg_compare_args_init(&a);
+	pg_history_args_init(&h);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(check_usage, stdout);
 			ret = PG_EXIT_OK;
 			goto out;
-		} else if (c == OPT_DB) {
-			db = optarg;
-		} else if (c == OPT_BRANCH) {
-			branch = optarg;
+		} else if (c == PG_HOPT_DB || c == PG_HOPT_BRANCH) {
+			pg_history_args_opt(&h, c, optarg);
 		} else if (c == OPT_UNTIL) {
 			until = optarg;
 		} else if (c == PG_COPT_FLAMEGRAPH || c == PG_COPT_FLAME_COLOR ||
@@ -414,12 +412,12 @@ static int do_check(int argc, char **argv)
 		goto out;
 	}
 	if (pg_runfile_read(argv[optind], &new) ||
-	    pg_hrecord_from_run(&rec, &new, NULL, branch, new.meta.start_time ?
+	    pg_hrecord_from_run(&rec, &new, NULL, h.branch, new.meta.start_time ?
 				new.meta.start_time : "1970-01-01T00:00:00Z"))
 		goto out;
-	store = pg_hstore_open(db, false);
+	store = pg_hstore_open(h.db, false);
 	if (store)
-		ret = check_run(&a, store, branch, until, &new, &rec);
+		ret = check_run(&a, store, h.branch, until, &new, &rec);
 out:
 	pg_hstore_close(store);
 	pg_hrecord_release(&rec);

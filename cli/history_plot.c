@@ -35,8 +35,6 @@ static const char plot_usage[] =
 	"  --metric self|total|cpu  per-call self time (default), inclusive, on-CPU\n"
 	"  --min-effect PCT smallest change point marked (default 5)\n";
 
-enum { OPT_DB = 0x300, OPT_BRANCH };
-
 /* one panel's storage */
 struct panel {
 	struct pg_trend t;
@@ -180,43 +178,27 @@ static int plot(struct pg_hstore *store, const char *branch, int metric, double 
 int pg_history_plot(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		PG_HISTORY_LONGOPTS,
 		{ "output", required_argument, NULL, 'o' },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "branch", required_argument, NULL, OPT_BRANCH },
 		{ "metric", required_argument, NULL, PG_COPT_METRIC },
 		{ "min-effect", required_argument, NULL, PG_COPT_MIN_EFFECT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = PG_HSTORE_DEFAULT, *branch = NULL, *out = NULL;
+	struct pg_history_args h;
 	struct pg_hstore *store;
-	double pct = 5;
-	int c, metric = PG_HM_SELF, ret;
+	const char *out = NULL;
+	int c, ret;
 
+	pg_history_args_init(&h);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
+		if (c == 'h') {
 			fputs(plot_usage, stdout);
 			return PG_EXIT_OK;
-		case 'o':
+		} else if (c == 'o') {
 			out = optarg;
-			break;
-		case OPT_DB:
-			db = optarg;
-			break;
-		case OPT_BRANCH:
-			branch = optarg;
-			break;
-		case PG_COPT_METRIC:
-			if (pg_history_metric(optarg, &metric))
-				return PG_EXIT_ERROR;
-			break;
-		case PG_COPT_MIN_EFFECT:
-			if (pg_parse_double("--min-effect", optarg, 0, 1000, &pct))
-				return PG_EXIT_ERROR;
-			break;
-		default:
+		} else if (c == '?' || pg_history_args_opt(&h, c, optarg)) {
 			fputs(plot_usage, stderr);
 			return PG_EXIT_ERROR;
 		}
@@ -226,10 +208,11 @@ int pg_history_plot(int argc, char **argv)
 		fputs(plot_usage, stderr);
 		return PG_EXIT_ERROR;
 	}
-	store = pg_hstore_open(db, false);
+	store = pg_hstore_open(h.db, false);
 	if (!store)
 		return PG_EXIT_ERROR;
-	ret = plot(store, branch, metric, pct / 100, argv + optind, (size_t)(argc - optind), out);
+	ret = plot(store, h.branch, h.metric, h.min_effect, argv + optind,
+		   (size_t)(argc - optind), out);
 	pg_hstore_close(store);
 	return ret;
 }

@@ -151,8 +151,16 @@ static void coefficients(struct win *w)
 	}
 }
 
-/* The largest Q-hat over the splits of [a, b) (b - a >= 2) and its tau. */
-static double best_split(struct win *w, size_t a, size_t b, size_t *tau_out)
+/* A split: x[a..tau) | x[tau..kappa) */
+struct split {
+	size_t a, tau, kappa;
+};
+
+/*
+ * The largest Q-hat over the splits of [a, b) (b - a >= 2) and its split; or, as soon as one
+ * reaches @enough, that one (the permutation test needs no more).
+ */
+static double best_split(struct win *w, size_t a, size_t b, double enough, struct split *out)
 {
 	size_t L = w->L;
 	double best = -INFINITY, wxx = 0;
@@ -178,7 +186,9 @@ static double best_split(struct win *w, size_t a, size_t b, size_t *tau_out)
 			q = w->cxy[c] * sxy - w->cxx[c] * wxx - w->cyy[c] * syy;
 			if (q > best) {
 				best = q;
-				*tau_out = tau;
+				*out = (struct split){ a, tau, kappa };
+				if (q >= enough)
+					return q;
 			}
 		}
 		wxx += w->P[tau * L + tau];
@@ -186,21 +196,28 @@ static double best_split(struct win *w, size_t a, size_t b, size_t *tau_out)
 	return best;
 }
 
-/* The best candidate over the segments that the sorted change points cps[0..k) make. */
-static double best_candidate(struct win *w, const size_t *cps, size_t k, size_t *tau)
+/*
+ * The best candidate over the segments that the sorted change points cps[0..k) make (or the
+ * first to reach @enough).
+ */
+static double best_candidate(struct win *w, const size_t *cps, size_t k, double enough,
+			     struct split *sp)
 {
 	double best = -INFINITY;
 
 	for (size_t s = 0; s <= k; s++) {
-		size_t a = s ? cps[s - 1] : 0, b = s < k ? cps[s] : w->L, t = a + 1;
+		size_t a = s ? cps[s - 1] : 0, b = s < k ? cps[s] : w->L;
+		struct split t = { a, a + 1, b };
 		double q;
 
 		if (b - a < 2)
 			continue;
-		q = best_split(w, a, b, &t);
+		q = best_split(w, a, b, enough, &t);
 		if (q > best) {
 			best = q;
-			*tau = t;
+			*sp = t;
+			if (q >= enough)
+				break;
 		}
 	}
 	return best;
@@ -224,12 +241,13 @@ static void shuffle_segments(struct win *w, const size_t *cps, size_t k)
 static double perm_p(struct win *w, const size_t *cps, size_t k, double q,
 		     const struct pg_cp_opts *o)
 {
+	double enough = q * (1 - 1e-12);
 	uint32_t reached = 0, i;
-	size_t tau;
+	struct split sp;
 
 	for (i = 1; i <= o->max_perms; i++) {
 		shuffle_segments(w, cps, k);
-		if (best_candidate(w, cps, k, &tau) >= q * (1 - 1e-12) && ++reached >= o->stop_after)
+		if (best_candidate(w, cps, k, enough, &sp) >= enough && ++reached >= o->stop_after)
 			break;
 	}
 	for (size_t j = 0; j < w->L; j++)
@@ -255,7 +273,8 @@ static void insert_sorted(size_t *v, size_t *k, size_t x)
 static size_t detect_window(struct win *w, size_t *cps, double *qs, double *ps,
 			    const struct pg_cp_opts *o)
 {
-	size_t k = 0, tau = 0;
+	struct split sp = { 0, 0, 0 };
+	size_t k = 0, tau;
 
 	for (size_t i = 0; i < w->L; i++) {
 		w->idx[i] = i;
@@ -263,11 +282,12 @@ static size_t detect_window(struct win *w, size_t *cps, double *qs, double *ps,
 			w->D[i * w->L + j] = fabs(w->y[i] - w->y[j]);
 	}
 	while (k + 1 < w->L) {
-		double q = best_candidate(w, cps, k, &tau), p;
+		double q = best_candidate(w, cps, k, INFINITY, &sp), p;
 		size_t at;
 
 		if (!isfinite(q) || q <= 0)
 			break;
+		tau = sp.tau;
 		p = perm_p(w, cps, k, q, o);
 		if (p > o->max_p)
 			break;

@@ -35,12 +35,12 @@ struct pg_cp_opts {
 	double max_p;		/* significance of a change point (default 0.01) */
 	uint32_t max_perms;	/* permutations at most (default 999) */
 	uint32_t stop_after;	/* stop once this many permuted Q-hats reached the observed
-				 * one (default 5) */
+				 * one (default 3) */
 	double min_magnitude;	/* smallest |change| kept, relative (default 0: any) */
 	uint64_t seed;		/* of the permutations (default 1) */
 };
 
-#define PG_CP_OPTS_DEFAULT { 50, 0.01, 999, 5, 0.0, 1 }
+#define PG_CP_OPTS_DEFAULT { 50, 0.01, 999, 3, 0.0, 1 }
 
 /* One change point: the level changed between x[index - 1] and x[index]. */
 struct pg_cp {
