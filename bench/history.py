@@ -217,6 +217,23 @@ def engine_row(name, e, p):
                 e["scan"].get("cpu_seconds", float("nan")), e["scan"]["max_rss_mb"]))
 
 
+def targets(e, p):
+    """Which targets the SQLite figures @e met, in words."""
+    ing, big = median(e["ingest"]["seconds"]), e["big_size_mb"]
+    scan = e["scan"]
+    words = ["SQLite: ingestion %s (median %.2f s)" % ("met" if ing < 1 else "missed", ing),
+             "size %s (%.2f GB at %s sessions)" % ("met" if big < 2000 else "missed", big / 1000,
+                                                   "{:,}".format(p["big_sessions"])),
+             "scan %s (%.0f s wall" % ("met" if scan["seconds"] < 30 else "missed",
+                                       scan["seconds"])]
+    if "cpu_seconds" in scan:
+        words[-1] += "; its %.0f s of CPU time over %d CPUs would take about %.0f s on the " \
+                     "machine alone" % (scan["cpu_seconds"], p["nproc"],
+                                        scan["cpu_seconds"] / p["nproc"])
+    words[-1] += ")"
+    return ", ".join(words)
+
+
 def render_lines(d):
     p = d["params"]
     s = ["Sessions of {:,} functions x {} repetitions (synthetic run files of {:.0f} MB, as in "
@@ -241,9 +258,14 @@ def render_lines(d):
          engine_row("SQLite (file)", d["sqlite"], p),
          engine_row("PostgreSQL 15 (Unix socket)", d["postgres"], p), "",
          "Targets: ingestion under 1 s a session into SQLite, 1,000 sessions under 2 GB, the "
-         "scan under 30 s. Change points the scan found: %d in SQLite (%s)." % (
-             d["sqlite"]["scan"]["change_points"],
+         "scan under 30 s. %s. Change points the scan found: %d in SQLite (%s)." % (
+             targets(d["sqlite"], p), d["sqlite"]["scan"]["change_points"],
              ", ".join(d["sqlite"]["scan"]["functions_with_change_points"]) or "none")]
+    if "big_size_mb" in d["postgres"]:
+        s[-1] += (" PostgreSQL holds the same rows in %.2f GB (%.1f times SQLite's file: a "
+                  "row header and a primary-key index entry per series row)." % (
+                      d["postgres"]["big_size_mb"] / 1000,
+                      d["postgres"]["big_size_mb"] / d["sqlite"]["big_size_mb"]))
     pw = d["power"]
     afters = sorted({x["after"] for x in pw["power"]})
     steps = sorted({x["step_sd"] for x in pw["power"]})

@@ -77,9 +77,14 @@ void pg_history_args_init(struct pg_history_args *h)
 	h->min_effect = 0.05;
 }
 
+/* compare's metric as the history's series */
+static const int hmetric_of[] = { [PG_METRIC_SELF] = PG_HM_SELF, [PG_METRIC_TOTAL] = PG_HM_TOTAL,
+				  [PG_METRIC_CPU] = PG_HM_CPU };
+
 int pg_history_args_opt(struct pg_history_args *h, int c, const char *arg)
 {
-	double pct;
+	struct pg_compare_args a;
+	int ret;
 
 	switch (c) {
 	case PG_HOPT_DB:
@@ -89,22 +94,14 @@ int pg_history_args_opt(struct pg_history_args *h, int c, const char *arg)
 		h->branch = arg;
 		return 0;
 	case PG_COPT_METRIC:
-		if (!strcmp(arg, "self")) {
-			h->metric = PG_HM_SELF;
-		} else if (!strcmp(arg, "total")) {
-			h->metric = PG_HM_TOTAL;
-		} else if (!strcmp(arg, "cpu")) {
-			h->metric = PG_HM_CPU;
-		} else {
-			pg_err("invalid --metric '%s': expected self, total or cpu", arg);
-			return -1;
-		}
-		return 0;
 	case PG_COPT_MIN_EFFECT:
-		if (pg_parse_double("--min-effect", arg, 0, 1000, &pct))
-			return -1;
-		h->min_effect = pct / 100;
-		return 0;
+		/* as compare reads them */
+		pg_compare_args_init(&a);
+		ret = pg_compare_args_opt(&a, c, arg);
+		h->metric = c == PG_COPT_METRIC ? hmetric_of[a.opts.metric] : h->metric;
+		h->min_effect = c == PG_COPT_MIN_EFFECT ? a.opts.min_effect : h->min_effect;
+		pg_compare_args_release(&a);
+		return ret ? -1 : 0;
 	}
 	return 1;
 }
@@ -331,14 +328,11 @@ nomem:
 static int check_run(struct pg_compare_args *a, struct pg_hstore *store, const char *branch,
 		     const char *until, struct pg_run *new, const struct pg_hrecord *rec)
 {
-	static const int metrics[] = { [PG_METRIC_SELF] = PG_HM_SELF,
-				       [PG_METRIC_TOTAL] = PG_HM_TOTAL,
-				       [PG_METRIC_CPU] = PG_HM_CPU };
 	const struct pg_cp_opts cpo = PG_CP_OPTS_DEFAULT;
 	struct pg_hmatrix m, calls, wall;
 	struct pg_comparison cmp;
 	struct pg_run base;
-	int ret = PG_EXIT_ERROR, metric = metrics[a->opts.metric];
+	int ret = PG_EXIT_ERROR, metric = hmetric_of[a->opts.metric];
 
 	pg_run_init(&base);
 	pg_comparison_init(&cmp);

@@ -164,22 +164,12 @@ fail:
 long pg_hmatrix_find(const struct pg_hmatrix *m, const char *binary, const char *name,
 		     const char *scope)
 {
-	size_t lo = 0, hi = m->nobjects;
+	const struct pg_hobject key = { (char *)binary, (char *)name, (char *)(scope ? scope : ""),
+					NULL };
+	const struct pg_hobject *o = bsearch(&key, m->objects, m->nobjects, sizeof(*o),
+					     pg_hobject_cmp);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const struct pg_hobject *o = &m->objects[mid];
-		int d = strcmp(o->binary, binary) ?: strcmp(o->name, name) ?:
-			strcmp(o->scope, scope ? scope : "");
-
-		if (!d)
-			return (long)mid;
-		if (d < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return o ? (long)(o - m->objects) : -1;
 }
 
 /*
@@ -381,15 +371,12 @@ static int add_removed(const struct pg_hmatrix *m, const struct pg_hmatrix *call
 
 	for (size_t o = 0; !err && o < m->nobjects; o++) {
 		const struct pg_hobject *ob = &m->objects[o];
-		bool found = false;
+		const struct pg_hobject *in = bsearch(ob, rec->objects, rec->nobjects, sizeof(*ob),
+						      pg_hobject_cmp);
 
-		if (!(m->v[o * m->nsessions + last] >= 0) || !strcmp(ob->name, PG_HPROGRAM))
-			continue;
-		for (size_t i = 0; i < rec->nobjects && !found; i++)
-			found = !strcmp(rec->objects[i].binary, ob->binary) &&
-				!strcmp(rec->objects[i].name, ob->name) &&
-				!strcmp(rec->objects[i].scope, ob->scope);
-		if (found)
+		/* listed in the new run but not called there counts as missing */
+		if (!(m->v[o * m->nsessions + last] >= 0) || !strcmp(ob->name, PG_HPROGRAM) ||
+		    (in && pg_hrecord_find(rec, (uint32_t)(in - rec->objects), m->metric)))
 			continue;
 		memset(&f[*n], 0, sizeof(f[*n]));
 		hfunc_names(&f[*n], ob);

@@ -167,7 +167,7 @@ static int program_series(struct pg_hrecord *r, const struct pg_run *run, double
 	return err;
 }
 
-static int cmp_object(const void *pa, const void *pb)
+int pg_hobject_cmp(const void *pa, const void *pb)
 {
 	const struct pg_hobject *a = pa, *b = pb;
 
@@ -196,12 +196,12 @@ static int sort_objects(struct pg_hrecord *r)
 		return -ENOMEM;
 	}
 	memcpy(sorted, r->objects, r->nobjects * sizeof(*sorted));
-	qsort(sorted, r->nobjects, sizeof(*sorted), cmp_object);
+	qsort(sorted, r->nobjects, sizeof(*sorted), pg_hobject_cmp);
 	/* keys are unique: each object's new place by its key */
 	for (size_t i = 0; i < r->nobjects; i++) {
 		struct pg_hobject key = r->objects[i];
 		struct pg_hobject *at = bsearch(&key, sorted, r->nobjects, sizeof(*sorted),
-						cmp_object);
+						pg_hobject_cmp);
 
 		newid[i] = (uint32_t)(at - sorted);
 	}

@@ -49,6 +49,9 @@ struct pg_hobject {
 	char *display;
 };
 
+/* Objects in key order: (binary, name, scope) with strcmp (qsort and bsearch style). */
+int pg_hobject_cmp(const void *a, const void *b);
+
 struct pg_hseries {
 	uint32_t object;	/* index in pg_hrecord.objects */
 	int metric;		/* enum pg_hmetric */

@@ -66,12 +66,6 @@ void pg_hobjects_free(struct pg_hobject *v, int64_t *ids, size_t n)
 	free(ids);
 }
 
-static int cmp_key(const struct pg_hobject *a, const struct pg_hobject *b)
-{
-	return strcmp(a->binary, b->binary) ?: strcmp(a->name, b->name) ?:
-	       strcmp(a->scope, b->scope);
-}
-
 /* objects with their ids, to sort together */
 struct obj_id {
 	struct pg_hobject o;
@@ -80,7 +74,7 @@ struct obj_id {
 
 static int cmp_obj_id(const void *a, const void *b)
 {
-	return cmp_key(&((const struct obj_id *)a)->o, &((const struct obj_id *)b)->o);
+	return pg_hobject_cmp(&((const struct obj_id *)a)->o, &((const struct obj_id *)b)->o);
 }
 
 int pg_hstore_objects(struct pg_hstore *s, struct pg_hobject **v, int64_t **ids, size_t *n)
@@ -168,9 +162,9 @@ static int object_ids(struct pg_hstore *s, const struct pg_hrecord *r, int64_t *
 	for (size_t i = 0; !err && i < r->nobjects; i++) {
 		const struct pg_hobject *o = &r->objects[i];
 
-		while (j < nk && cmp_key(&known[j], o) < 0)
+		while (j < nk && pg_hobject_cmp(&known[j], o) < 0)
 			j++;
-		if (j < nk && !cmp_key(&known[j], o)) {
+		if (j < nk && !pg_hobject_cmp(&known[j], o)) {
 			ids[i] = kid[j];
 			continue;
 		}

@@ -10,13 +10,15 @@ H() { "$PERFGATE" -q history "$@"; }
 sessions() { sqlite3 "$1" 'SELECT count(*) FROM session'; }
 
 "$PERFGATE" record -q -o "$TMP/t.json" -r 6 -f leaf_hash -f leaf_mix -f checksum -- ./knob
-mkdir "$TMP/slow" "$TMP/flat" "$TMP/late" "$TMP/aa"
+mkdir "$TMP/slow" "$TMP/flat" "$TMP/late" "$TMP/aa" "$TMP/drop"
 # c00..c15, leaf_hash slower from c10 on
 $RUNS "$TMP/t.json" "$TMP/slow" 16 --slow leaf_hash=1.3@10
 # c00..c11, leaf_hash slower from c08 on, which is also the newest commit (c08 x 4)
 $RUNS "$TMP/t.json" "$TMP/late" 12 --slow leaf_hash=1.3@8 --same-commit-from 8
 # no change, other noise: new sessions for A/A checks
 $RUNS "$TMP/t.json" "$TMP/aa" 3 --seed 7
+# leaf_mix no longer called
+$RUNS "$TMP/t.json" "$TMP/drop" 1 --seed 9 --drop leaf_mix
 
 # --- add: 16 sessions, each a transaction
 DB=$TMP/h.db
@@ -89,6 +91,14 @@ for i in 00 01 02; do
 	expect_exit 0 "$PERFGATE" history check "$TMP/aa/s$i.json" --db "$FLAT" --json "$TMP/aa$i.json"
 	check_contains "A/A $i passes" "$TMP/stdout" '^perfgate: PASS'
 done
+# a function the new run no longer calls is removed, the others still judged
+expect_exit 0 "$PERFGATE" history check "$TMP/drop/s00.json" --db "$FLAT" --json "$TMP/drop.json"
+check_eq "removed: leaf_mix" "removed unchanged" "$(python3 - "$TMP/drop.json" <<'PY'
+import sys, pgtest
+r = pgtest.load(sys.argv[1])
+print(pgtest.func(r, "leaf_mix")["verdict"], pgtest.func(r, "leaf_hash")["verdict"])
+PY
+)"
 # after the change point only the slower sessions are the baseline: a slow session passes...
 expect_exit 0 "$PERFGATE" history check "$TMP/slow/s15.json" --db "$DB"
 # ...and --until before it takes the earlier level: the same session is a regression
