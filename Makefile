@@ -17,7 +17,7 @@ BUILD := build$(if $(filter 1,$(SANITIZE)),-asan)
 # the sanitized binary stays in its build directory; tests/run.sh is told which one to test
 PERFGATE_BIN := $(if $(filter 1,$(SANITIZE)),$(BUILD)/perfgate,perfgate)
 TEST_ENV := PERFGATE_BUILD=$(BUILD) PERFGATE=$(CURDIR)/$(PERFGATE_BIN)
-PKGS := libbpf libelf libdw libxml-2.0 json-c libcap zlib
+PKGS := libbpf libelf libdw libxml-2.0 json-c libcap zlib sqlite3 libpq
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -D_GNU_SOURCE \
@@ -33,9 +33,12 @@ endif
 LIB_SRCS := $(wildcard core/*.c formats/*.c diff/*.c reporters/*.c)
 RUNNER_SRCS := $(wildcard runner/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
+# the history store: the only user of the database libraries (sqlite3, libpq)
+HIST_SRCS := $(wildcard history/*.c)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
 RUNNER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(RUNNER_SRCS))
 CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
+HIST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HIST_SRCS))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
@@ -53,10 +56,11 @@ BPFTOOL_DEBIAN ?= bpftool
 DEPS_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
 	       libdw-dev libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 \
 	       g++ yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev \
-	       chromium golang-go
+	       chromium golang-go libsqlite3-dev libpq-dev postgresql sqlite3
 # what building perfgate needs (the CI templates install only these: make deps-build)
 DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
-	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev
+	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev libsqlite3-dev \
+	       libpq-dev
 
 # the C++ exception fix (docs/recording.md): preloaded into the benchmark, not part of perfgate.
 # Never sanitized (ASan in a preloaded library breaks programs built without it), libc only.
@@ -69,7 +73,7 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 	realworld fuzz fuzz-build install uninstall
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
-$(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(BUILD)/libpgcore.a
+$(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(HIST_OBJS) $(BUILD)/libpgcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(PRELOAD_LIB): runner/preload/preload.c bpf/perfgate.h
@@ -140,7 +144,8 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/*.h core/hist_bucket.h
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-# unit tests: cmocka, linked against the library; test_runner_* also against the runner
+# unit tests: cmocka, linked against the library; test_runner_* also against the runner,
+# test_history_* against the history store
 $(BUILD)/tests/test_runner_%: tests/unit/test_runner_%.c $(RUNNER_OBJS) $(BUILD)/libpgcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \
@@ -154,6 +159,11 @@ $(PURE_TESTS): $(BUILD)/tests/test_runner_%: tests/unit/test_runner_%.c $(PURE_R
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \
 		$(filter-out -lbpf,$(LDLIBS)) -lcmocka
+
+$(BUILD)/tests/test_history_%: tests/unit/test_history_%.c $(HIST_OBJS) $(BUILD)/libpgcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \
+		$(LDLIBS) -lcmocka
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libpgcore.a
 	@mkdir -p $(dir $@)

@@ -22,6 +22,9 @@ Sections (the order of MEASURES; render.py numbers them in the same order):
             recordings: A/A and 2/5/10% slowdowns of a function holding ~2% of the run time
   offcpu    off-CPU time: cost per context switch, a lock-contention regression and zstd A/A
             pairs judged by self and by on-CPU self time (bench/offcpu.py)
+  history   perfgate history: ingestion, size and change-point scan of 10,000 functions x 30
+            repetitions a session in SQLite and PostgreSQL, the change points' power
+            (bench/history.py)
 
 results.json holds one entry per section:
 
@@ -45,6 +48,7 @@ render function in bench/render.py's RENDERERS under the same name.
 Needs /usr/bin/python3 with python3-scipy (Debian) for the Welch test of the stats section;
 the Makefile's bench target installs it and the peer tools (funclatency, bpftrace, uftrace).
 Environment: ACC_PROCS, ACC_CALLS (accuracy: processes per build, calls per process),
+HIST_FUNCS, HIST_SESSIONS, HIST_BIG (history: smaller trial runs),
 AB_TRIALS (ab: trials per condition, default 20),
 BENCH_RESULTS (another results file, e.g. for a trial run).
 """
@@ -827,11 +831,18 @@ def measure_offcpu():
     return offcpu.measure()
 
 
+def measure_history():
+    """Section 10: perfgate history's store and scan at scale (its own module)."""
+    sys.path.insert(0, BENCH)
+    import history
+    return history.measure(PG, TMP, synth_run)
+
+
 MEASURES = [("cost", measure_cost), ("attach", measure_attach),
             ("accuracy", measure_accuracy), ("stats", measure_stats),
             ("compare", measure_compare), ("sampling", measure_sampling),
             ("realworld", measure_realworld), ("ab", measure_ab),
-            ("offcpu", measure_offcpu)]
+            ("offcpu", measure_offcpu), ("history", measure_history)]
 
 
 def git(*args):

@@ -651,6 +651,12 @@ def render_offcpu(sec):
     return offcpu.render_lines(sec.data) + quote_lines(sec)
 
 
+def render_history(sec):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import history
+    return history.render_lines(sec.data) + quote_lines(sec)
+
+
 RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("attach", "Attaching and detaching", render_attach),
              ("accuracy", "Accuracy of compensated latencies", render_accuracy),
@@ -662,7 +668,9 @@ RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("ab", "Interleaved A/B recording (`perfgate ab`) beside sequential recordings",
               render_ab),
              ("offcpu", "Off-CPU time: cost per context switch, and which metric gates",
-              render_offcpu)]
+              render_offcpu),
+             ("history", "perfgate history: the store and the change-point scan at scale",
+              render_history)]
 
 
 def render(res):

@@ -40,9 +40,15 @@
 #                   linux-tools-common and linux-tools-$(uname -r), which setup installs)
 #   PG_OS_RELEASE   the os-release file that names the distribution (/etc/os-release); with
 #   PG_LINUX_TOOLS (/usr/lib/linux-tools) and PG_BTF (/sys/kernel/btf/vmlinux), for tests
+#   PG_HISTORY      a perfgate history database (docs/history.md): a SQLite file such as
+#                   perfgate-out/perfgate-history.db, or a postgresql:// URI; empty (default):
+#                   none. The history step adds the run to it in publish mode, and checks the
+#                   change against it otherwise (perfgate history check, failing on a
+#                   regression unless PG_HISTORY_GATE=false). Under GitLab a missing file is
+#                   first fetched from the default branch's latest job's artifacts
 #
-# Steps: setup, baseline, record, compare (publish in publish mode). Exit status: 0 pass,
-# 1 regression (compare), 2 error. With PG_AB the baseline step builds the merge base in a
+# Steps: setup, baseline, record, compare (publish in publish mode), history (with PG_HISTORY).
+# Exit status: 0 pass, 1 regression (compare), 2 error. With PG_AB the baseline step builds the merge base in a
 # worktree, the record step records both in one perfgate ab session (which also compares and
 # writes the reports), and the compare step reports its result; published baselines (ref,
 # file, gitlab-artifact) are sequential recordings, compared with the change as before.
@@ -481,7 +487,58 @@ report_result() {
 	say "result: $result (exit status $status)"
 }
 
+# The history database from the default branch's latest job (GitLab artifacts), if any.
+history_from_gitlab() {
+	local url
+	[ -n "${GITLAB_CI:-}" ] && [ -n "${CI_API_V4_URL:-}" ] && [ -n "${CI_PROJECT_ID:-}" ] ||
+		return 0
+	url="$CI_API_V4_URL/projects/$CI_PROJECT_ID/jobs/artifacts/${CI_DEFAULT_BRANCH:-main}"
+	url+="/raw/$PG_HISTORY?job=${PG_BASELINE_JOB:-${CI_JOB_NAME:-perfgate}}"
+	if curl --fail --silent --location --header "JOB-TOKEN: ${CI_JOB_TOKEN:-}" \
+		--output "$PG_HISTORY.tmp" "$url"; then
+		mv "$PG_HISTORY.tmp" "$PG_HISTORY"
+		say "history: $PG_HISTORY from ${CI_DEFAULT_BRANCH:-main}'s latest job"
+	else
+		rm -f "$PG_HISTORY.tmp"
+	fi
+}
+
+# Publish mode: add the run to the history and list its change points (never failing the
+# job on them). Otherwise: perfgate history check of the run against the stored sessions.
+cmd_history() {
+	local run=$PG_OUT/run.json status=0 args=() branch=${PG_BASE_REF:-main}
+	[ -n "${PG_HISTORY:-}" ] || return 0
+	[ -f "$run" ] || die "no run ($run): run the record step first"
+	if [[ $PG_HISTORY != postgres://* && $PG_HISTORY != postgresql://* ]]; then
+		mkdir -p "$(dirname "$PG_HISTORY")"
+		[ -e "$PG_HISTORY" ] || history_from_gitlab
+	fi
+	if [ "$PG_MODE" = publish ]; then
+		perfgate history add "$run" --db "$PG_HISTORY" --commit "$(git rev-parse HEAD)" \
+			--branch "$branch" || return 2
+		perfgate history changes --db "$PG_HISTORY" --branch "$branch" \
+			--json "$PG_OUT/history-changes.json" >&2 || status=$?
+		[ "$status" != 2 ] || return 2
+		return 0
+	fi
+	if [[ $PG_HISTORY != postgres* ]] && [ ! -s "$PG_HISTORY" ]; then
+		say "history: none yet at $PG_HISTORY (publish on $branch adds runs)"
+		return 0
+	fi
+	read -ra args <<<"$PG_COMPARE_ARGS"
+	perfgate history check "$run" --db "$PG_HISTORY" --branch "$branch" \
+		--min-effect "$PG_MIN_EFFECT" --alpha "$PG_ALPHA" --json "$PG_OUT/history-check.json" \
+		--junit "$PG_OUT/history-junit.xml" --markdown "$PG_OUT/history-summary.md" \
+		"${args[@]}" || status=$?
+	ci_output history-exit-code "$status"
+	say "history check: exit status $status"
+	if [ "$status" = 1 ] && [ "${PG_HISTORY_GATE:-true}" != true ]; then
+		status=0
+	fi
+	return "$status"
+}
+
 case "${1:-}" in
-setup | baseline | record | compare | publish) "cmd_$1" ;;
-*) die "usage: $0 setup|baseline|record|compare|publish" ;;
+setup | baseline | record | compare | publish | history) "cmd_$1" ;;
+*) die "usage: $0 setup|baseline|record|compare|publish|history" ;;
 esac

@@ -29,6 +29,29 @@ int do_folded(int argc, char **argv);
 int do_flamegraph(int argc, char **argv);
 int do_pprof(int argc, char **argv);
 int do_ab(int argc, char **argv);
+int do_history(int argc, char **argv);
+
+/* perfgate history plot (cli/history_plot.c) */
+int pg_history_plot(int argc, char **argv);
+
+/*
+ * The options the history commands share (cli/cmd_history.c): --db and --branch (all), and
+ * --metric self|total|cpu and --min-effect PCT (changes and plot; check takes compare's).
+ * A command hands each option to pg_history_args_opt(): 0 taken, 1 not one of these, -1
+ * invalid (logged).
+ */
+enum { PG_HOPT_DB = 0x300, PG_HOPT_BRANCH, PG_HOPT_FIRST_FREE };
+#define PG_HISTORY_LONGOPTS \
+	{ "db", required_argument, NULL, PG_HOPT_DB }, \
+	{ "branch", required_argument, NULL, PG_HOPT_BRANCH }
+struct pg_history_args {
+	const char *db;		/* default PG_HSTORE_DEFAULT */
+	const char *branch;	/* NULL: all */
+	int metric;		/* enum pg_hmetric, default self */
+	double min_effect;	/* relative, default 0.05 */
+};
+void pg_history_args_init(struct pg_history_args *h);
+int pg_history_args_opt(struct pg_history_args *h, int c, const char *arg);
 
 /*
  * The options perfgate folded, flamegraph and pprof share (cli/profile.c): RUN.json (or, where

@@ -37,6 +37,9 @@ static const char usage[] =
 	"          interactive SVG flame graph of the sampled profile\n"
 	"  pprof   RUN.json -o FILE.pb.gz [--rep N]\n"
 	"          the sampled profile for go tool pprof, Parca, Pyroscope, speedscope\n"
+	"  history add|changes|check|plot [--db DB] ...\n"
+	"          a store of runs over commits: change points, checks against the\n"
+	"          sessions since the last one, trend plots (docs/history.md)\n"
 	"  version print the version\n"
 	"\n"
 	"Exit status: 0 pass, 1 regression found, 2 perfgate could not do its job.\n"
@@ -67,6 +70,7 @@ static const struct cmd {
 	{ "flamegraph", do_flamegraph },
 	{ "pprof", do_pprof },
 	{ "vote", do_vote },
+	{ "history", do_history },
 	{ "version", do_version },
 	{ "help", do_help },
 	{ "--help", do_help },

@@ -7,6 +7,8 @@
 #   diff/                 core/, and pure computation: no core/log.h, no stdio output or files
 #   runner/               core/, formats/, bpf/
 #   reporters/            core/, formats/, diff/
+#   history/              core/, formats/, diff/; the only layer that includes the database
+#                         libraries' headers (<sqlite3.h>, <libpq-fe.h>), not even cli/ does
 #   cli/                  anything
 #   bpf/                  core/ (the shared histogram buckets)
 # A layer may always include its own headers and the system's (<...>), except that only
@@ -26,6 +28,7 @@ declare -A allowed=(
 	[diff]="core"
 	[runner]="core formats bpf"
 	[reporters]="core formats diff"
+	[history]="core formats diff"
 	[cli]="*"
 	[bpf]="core"
 )
@@ -38,7 +41,7 @@ DIFF_IO+='|open_memstream)[[:space:]]*\(|std(out|err)\>)'
 layer_of() { # PATH (relative to the root) -> layer name, or "" outside the layers
 	local top=${1%%/*}
 	case $top in
-	core | formats | diff | runner | reporters | cli | bpf) echo "$top" ;;
+	core | formats | diff | runner | reporters | history | cli | bpf) echo "$top" ;;
 	*) echo "" ;;
 	esac
 }
@@ -61,9 +64,18 @@ violation() { # FILE LINE INCLUDE MESSAGE
 	bad=1
 }
 
+# the database libraries' headers
+DB_HEADERS='^[[:space:]]*#[[:space:]]*include[[:space:]]*<(sqlite3\.h|libpq-fe\.h|libpq/|postgresql/)'
+
 while IFS= read -r file; do
 	from=$(layer_of "$file")
 	[ -n "$from" ] || continue
+	if [ "$from" != history ]; then
+		while IFS=: read -r line text; do
+			inc=$(sed -n "s/$INCLUDE/\\1/p" <<<"$text")
+			violation "$file" "$line" "$inc" "only history/ may include a database library"
+		done < <(grep -nE "$DB_HEADERS" "$file")
+	fi
 	[ "${allowed[$from]}" = "*" ] && continue
 	while IFS=: read -r line text; do
 		inc=$(sed -n "s/$INCLUDE/\\1/p" <<<"$text")
@@ -107,6 +119,6 @@ while IFS= read -r file; do
 			bad=1
 		done < <(grep -nE "$DIFF_IO" "$file" | grep -vE '^[0-9]+:[[:space:]]*(/?\*|//)')
 	fi
-done < <(find core formats diff runner reporters cli bpf \
+done < <(find core formats diff runner reporters history cli bpf \
 	\( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
 exit $bad

@@ -7,7 +7,7 @@ expect_exit 0 "$CL" "$PERFGATE_SRCDIR"
 
 # a tree that keeps the rules
 T=$TMP/good
-mkdir -p "$T"/{core,formats,diff,runner,reporters,cli,bpf}
+mkdir -p "$T"/{core,formats,diff,runner,reporters,history,cli,bpf}
 echo '#include <stdio.h>' >"$T/core/run.h"
 printf '#include "run.h"\n#include "../core/run.h"\n' >"$T/core/run.c"
 echo '#include "../core/run.h"' >"$T/formats/runfile.h"
@@ -20,6 +20,9 @@ echo '#include "perfgate.skel.h"' >"$T/runner/probes.c"
 printf '#include "../diff/compare.h"\n#include "../formats/merge.h"\n' >"$T/reporters/junit.c"
 printf '#include "../runner/record.h"\n#include "../bpf/perfgate.h"\n' >"$T/cli/main.c"
 echo '#include "../core/hist_bucket.h"' >"$T/bpf/perfgate.bpf.c"
+printf '#include "../diff/compare.h"\n#include <sqlite3.h>\n#include <libpq-fe.h>\n' \
+	>"$T/history/store.c"
+echo '#include "../history/store.h"' >>"$T/cli/main.c"
 expect_exit 0 "$CL" "$T"
 
 # one violation of each rule: each named with its file, line and include
@@ -36,6 +39,8 @@ echo '#include "perfgate.skel.h"' >>"$B/runner/record.c"
 echo '#include "../bpf/perfgate.h"' >>"$B/reporters/junit.c"
 echo '#include <bpf/libbpf.h>' >>"$B/reporters/junit.c"
 echo '#include "../cli/cli.h"' >>"$B/reporters/junit.c"
+echo '#include "../reporters/fmt.h"' >>"$B/history/store.c"
+echo '#include <sqlite3.h>' >>"$B/cli/main.c"
 expect_exit 1 "$CL" "$B"
 cat "$TMP/stdout"
 for want in \
@@ -49,7 +54,9 @@ for want in \
 	'runner/record.c:6: #include "perfgate.skel.h": only runner/probes.c includes perfgate.skel.h' \
 	'reporters/junit.c:3: #include "../bpf/perfgate.h": reporters may not include bpf' \
 	'reporters/junit.c:4: #include <bpf/libbpf.h>: reporters may not include libbpf' \
-	'reporters/junit.c:5: #include "../cli/cli.h": reporters may not include cli'; do
+	'reporters/junit.c:5: #include "../cli/cli.h": reporters may not include cli' \
+	'history/store.c:4: #include "../reporters/fmt.h": history may not include reporters' \
+	'cli/main.c:4: #include <sqlite3.h>: only history/ may include a database library'; do
 	check "names: $want" grep -qF -- "$want" "$TMP/stdout"
 done
-check_eq "one line per violation" 11 "$(wc -l <"$TMP/stdout")"
+check_eq "one line per violation" 13 "$(wc -l <"$TMP/stdout")"

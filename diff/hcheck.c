@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: MIT
+/*
+ * diff/hcheck.c - a new session against stored sessions, the session the unit of replication
+ * (method: hcheck.h and docs/history.md).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "changepoint.h"
+#include "hcheck.h"
+#include "stats.h"
+#include "verdict.h"
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+/*
+ * The effect and p of @f from @h (both sides present): 1 tested, 0 not (cause and reason
+ * set), -ENOMEM.
+ */
+static int analyse(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_compare_opts *o)
+{
+	double mean = 0, ss = 0, lnew, s, se, t, q, k = (double)h->nsessions;
+
+	f->new_ns = pg_median(h->reps, h->nreps);
+	if (isnan(f->new_ns))
+		return -ENOMEM;
+	for (size_t i = 0; i < h->nsessions; i++)
+		mean += log(h->sessions[i]);
+	mean /= k;
+	for (size_t i = 0; i < h->nsessions; i++)
+		ss += (log(h->sessions[i]) - mean) * (log(h->sessions[i]) - mean);
+	f->base_ns = exp(mean);
+	if (h->nsessions < PG_HCHECK_MIN_SESSIONS || h->nreps < o->min_reps) {
+		f->verdict = PG_VERDICT_INCONCLUSIVE;
+		f->cause = PG_CAUSE_REPS;
+		snprintf(f->reason, sizeof(f->reason),
+			 "%zu baseline sessions and %zu repetitions (at least %d and %u needed)",
+			 h->nsessions, h->nreps, PG_HCHECK_MIN_SESSIONS, o->min_reps);
+		return 0;
+	}
+	lnew = log(f->new_ns > PG_MIN_NS ? f->new_ns : PG_MIN_NS);
+	s = sqrt(ss / (k - 1));
+	se = s * sqrt(1 + 1 / k);
+	f->change = expm1(lnew - mean);
+	if (!(se > 0)) {
+		f->p = lnew == mean ? 1 : 0;
+		f->ci_lo = f->ci_hi = f->change;
+		return 1;
+	}
+	t = (lnew - mean) / se;
+	f->p = fmin(1, 2 * pg_t_sf(fabs(t), k - 1));
+	q = pg_t_isf(o->alpha / 2, k - 1);
+	f->ci_lo = expm1(lnew - mean - q * se);
+	f->ci_hi = expm1(lnew - mean + q * se);
+	return 1;
+}
+
+/* Fill @f from @h: names, calls, and the verdict for added/removed ones; returns analyse()'s. */
+static int fill(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_compare_opts *o)
+{
+	f->binary = strdup(h->binary);
+	f->name = strdup(h->name);
+	f->display = strdup(h->display ? h->display : h->name);
+	f->scope = dup_or_null(h->scope);
+	if (!f->binary || !f->name || !f->display || (h->scope && *h->scope && !f->scope))
+		return -ENOMEM;
+	f->n_base = h->nsessions;
+	f->n_new = h->nreps;
+	f->base_calls = h->nsessions ? h->base_calls : 0;
+	f->new_calls = h->nreps ? h->new_calls : 0;
+	f->calls_changed = h->nsessions && h->nreps &&
+			   fabs(f->new_calls - f->base_calls) > 1e-3 * f->base_calls;
+	if (!h->nsessions || !h->nreps) {
+		f->verdict = h->nreps ? PG_VERDICT_ADDED : PG_VERDICT_REMOVED;
+		if (h->nsessions)
+			f->base_ns = pg_median(h->sessions, h->nsessions);
+		else
+			f->new_ns = pg_median(h->reps, h->nreps);
+		return 0;
+	}
+	return analyse(f, h, o);
+}
+
+static int rank(enum pg_verdict v)
+{
+	static const int r[PG_VERDICT_COUNT] = {
+		[PG_VERDICT_REGRESSION] = 0, [PG_VERDICT_IMPROVEMENT] = 1,
+		[PG_VERDICT_NOTABLE] = 2, [PG_VERDICT_INCONCLUSIVE] = 3, [PG_VERDICT_ADDED] = 4,
+		[PG_VERDICT_REMOVED] = 5, [PG_VERDICT_UNCHANGED] = 6,
+	};
+
+	return r[v];
+}
+
+/* compare's order: by verdict, then the largest |change| first, then by name */
+static int by_verdict(const void *pa, const void *pb)
+{
+	const struct pg_fcmp *a = pa, *b = pb;
+	double x = isnan(a->change) ? -1 : fabs(a->change);
+	double y = isnan(b->change) ? -1 : fabs(b->change);
+
+	if (rank(a->verdict) != rank(b->verdict))
+		return rank(a->verdict) - rank(b->verdict);
+	if (x != y)
+		return x > y ? -1 : 1;
+	return strcmp(a->binary, b->binary) ?: strcmp(a->name, b->name);
+}
+
+static void count(struct pg_comparison *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		switch (c->f[i].verdict) {
+		case PG_VERDICT_REGRESSION:
+			c->nregressions++;
+			break;
+		case PG_VERDICT_IMPROVEMENT:
+			c->nimprovements++;
+			break;
+		case PG_VERDICT_NOTABLE:
+			c->nnotable++;
+			break;
+		case PG_VERDICT_INCONCLUSIVE:
+			c->ninconclusive++;
+			break;
+		case PG_VERDICT_ADDED:
+			c->nadded++;
+			break;
+		case PG_VERDICT_REMOVED:
+			c->nremoved++;
+			break;
+		case PG_VERDICT_UNCHANGED:
+			c->nunchanged++;
+		}
+	}
+	if (c->nregressions) {
+		c->overall = PG_OVERALL_REGRESSION;
+	} else if (c->ntested) {
+		c->overall = PG_OVERALL_PASS;
+	} else {
+		c->overall = PG_OVERALL_INCONCLUSIVE;
+		snprintf(c->overall_reason, sizeof(c->overall_reason),
+			 "no function could be judged: at least %d baseline sessions and %u "
+			 "repetitions with calls needed", PG_HCHECK_MIN_SESSIONS, c->opts.min_reps);
+	}
+}
+
+/* The tested functions' q, impact and verdict; @tested marks them. */
+static int decide(struct pg_comparison *c, const char *tested, double wall_ns)
+{
+	double *p = malloc((c->n + 1) * sizeof(*p));
+	size_t k = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++)
+		if (tested[i])
+			p[k++] = c->f[i].p;
+	if (k && pg_bh_adjust(p, k, p)) {
+		free(p);
+		return -ENOMEM;
+	}
+	c->ntested = k;
+	k = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		struct pg_fcmp *f = &c->f[i];
+
+		if (!tested[i])
+			continue;
+		f->q = p[k++];
+		pg_impact(f, wall_ns);
+		pg_decide(f, &c->opts, wall_ns);
+		pg_calls_words(f);
+	}
+	free(p);
+	return 0;
+}
+
+int pg_history_compare(const struct pg_hfunc *f, size_t n, const struct pg_hfunc *wall,
+		       size_t nsessions, size_t new_reps, const struct pg_compare_opts *opts,
+		       struct pg_comparison *out)
+{
+	const struct pg_compare_opts def = PG_COMPARE_OPTS_DEFAULT;
+	double wall_ns = NAN;
+	char *tested = NULL;
+	int err = 0;
+
+	out->opts = opts ? *opts : def;
+	if (!(out->opts.alpha > 0 && out->opts.alpha < 1)) {
+		snprintf(out->error, sizeof(out->error), "invalid alpha %g", out->opts.alpha);
+		return -EINVAL;
+	}
+	out->base_reps = nsessions;
+	out->new_reps = new_reps;
+	out->f = calloc(n ? n : 1, sizeof(*out->f));
+	tested = calloc(n ? n : 1, 1);
+	if (!out->f || !tested) {
+		err = -ENOMEM;
+		goto done;
+	}
+	for (; out->n < n; out->n++) {
+		pg_fcmp_init(&out->f[out->n]);
+		err = fill(&out->f[out->n], &f[out->n], &out->opts);
+		if (err < 0)
+			goto done;
+		tested[out->n] = err == 1;
+		err = 0;
+	}
+	if (wall && wall->nsessions && wall->nreps) {
+		err = fill(&out->wall, wall, &out->opts);
+		if (err < 0)
+			goto done;
+		out->wall.q = out->wall.p;
+		if (err == 1)
+			pg_decide(&out->wall, &out->opts, NAN);
+		wall_ns = out->wall.base_ns;
+		err = 0;
+	}
+	err = decide(out, tested, wall_ns);
+	if (err)
+		goto done;
+	qsort(out->f, out->n, sizeof(*out->f), by_verdict);
+	count(out);
+done:
+	if (err == -ENOMEM)
+		snprintf(out->error, sizeof(out->error), "out of memory");
+	free(tested);
+	return err;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int pg_median_interval(const double *v, size_t n, double alpha, double *lo, double *hi)
+{
+	double tail = 0, term, *s;
+	size_t k = 0;
+
+	*lo = *hi = NAN;
+	/* the largest k with P(Bin(n, 1/2) < k) <= alpha / 2: [x_(k), x_(n+1-k)], 1-based */
+	term = pow(0.5, (double)n);
+	while (k < n / 2 && tail + term <= alpha / 2) {
+		tail += term;
+		term *= (double)(n - k) / (double)(k + 1);
+		k++;
+	}
+	if (!k && n < 2)
+		return 0;
+	/* too few for the level: the range, the interval of the highest confidence there is */
+	k = k ? k : 1;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	*lo = s[k - 1];
+	*hi = s[n - k];
+	free(s);
+	return 0;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff/hcheck.h - a new session against stored sessions (perfgate history check), where the
+ * session is the unit of replication. Pure computation: no I/O, no logging.
+ *
+ * Method (docs/history.md, "history check"): each baseline session is summarised by its
+ * median over repetitions of the per-call metric (what compare tests per repetition); the new
+ * session by the same median of its repetitions. Under no change the new session's median is
+ * one more draw from the distribution the baseline sessions' medians come from, which holds
+ * the machine's drift between sessions as well as the noise between repetitions. On logs,
+ * with k baseline sessions of mean m and standard deviation s:
+ *     t = (log new - m) / (s * sqrt(1 + 1/k)),  k - 1 degrees of freedom
+ * (Student's prediction interval for one more observation): a two-sided p, and the change
+ * exp(log new - m) - 1 with its 1 - alpha interval from the same t. p-values go through
+ * Benjamini-Hochberg; the verdict is compare's (diff/verdict.h, pg_decide(): significant,
+ * the interval beyond min_effect, the impact beyond min_impact). Fewer than
+ * PG_HCHECK_MIN_SESSIONS baseline sessions, or a new session with fewer than opts.min_reps
+ * repetitions: inconclusive.
+ */
+#ifndef PG_HCHECK_H
+#define PG_HCHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/comparison.h"
+
+#define PG_HCHECK_MIN_SESSIONS 3
+
+/* One function (or the wall time) as history check sees it; the caller owns everything. */
+struct pg_hfunc {
+	const char *binary, *name, *scope, *display;	/* scope "" or NULL: none */
+	const double *sessions;	/* the baseline sessions' medians, ns (> 0) */
+	size_t nsessions;	/* 0: the function is new */
+	const double *reps;	/* the new session's per-repetition values, ns */
+	size_t nreps;		/* 0: the function was not called in the new session */
+	double base_calls;	/* mean calls per repetition over the baseline sessions */
+	double new_calls;	/* in the new session */
+};
+
+/*
+ * Judge @f[0..n) and the wall time @wall (its sessions and repetitions; nsessions 0: none)
+ * into @out (initialised; filled as pg_compare() fills it, sorted the same way; base_reps is
+ * the number of baseline sessions, n_base of a function its sessions). 0, -EINVAL (bad
+ * options) or -ENOMEM, with out->error set.
+ */
+int pg_history_compare(const struct pg_hfunc *f, size_t n, const struct pg_hfunc *wall,
+		       size_t nsessions, size_t new_reps, const struct pg_compare_opts *opts,
+		       struct pg_comparison *out);
+
+/*
+ * The distribution-free 1 - @alpha interval of the median of v[0..n) from its order
+ * statistics (binomial with p = 1/2) into *@lo and *@hi; when n is too small for that level
+ * (n < 6 at 0.05), the range min..max (confidence 1 - 2^(1-n)); NAN and NAN for n < 2.
+ * 0 or -ENOMEM.
+ */
+int pg_median_interval(const double *v, size_t n, double alpha, double *lo, double *hi);
+
+#endif

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * history/analysis.h - what perfgate history changes, check and plot compute from the store:
+ * the per-session summaries of a metric as a matrix of objects by sessions, the change points
+ * of each object's series (diff/changepoint.h), and a new session against the baseline the
+ * change points leave (diff/hcheck.h). docs/history.md describes the method.
+ *
+ * Ownership: a struct pg_hmatrix owns its sessions, objects and values; pg_hmatrix_release()
+ * frees them and leaves it zeroed. Functions log where they fail and return a negative errno.
+ */
+#ifndef PG_HISTORY_ANALYSIS_H
+#define PG_HISTORY_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/comparison.h"
+#include "../diff/changepoint.h"
+#include "record.h"
+#include "store.h"
+
+/* history check: at most this many sessions before the new one are searched for change
+ * points (the baseline starts at the last one) */
+#define PG_HCHECK_LOOKBACK 100
+
+struct pg_hmatrix {
+	struct pg_hsession *sessions;	/* the sessions, oldest first */
+	size_t nsessions;
+	struct pg_hobject *objects;	/* every stored object, sorted by key */
+	int64_t *ids;
+	size_t nobjects;
+	int metric;
+	double *v;		/* v[o * nsessions + s]: object o's summary in session s, or NAN */
+};
+
+/*
+ * Load @metric's summaries of the sessions of @branch (NULL: all) into @m: of those up to and
+ * including the newest one of commit @until (NULL: the newest session), the last @max (0: all).
+ * -ENOENT (logged) when @until is no stored session's commit, or nothing is stored.
+ */
+int pg_hmatrix_load(struct pg_hmatrix *m, struct pg_hstore *s, const char *branch, int metric,
+		    const char *until, size_t max);
+void pg_hmatrix_release(struct pg_hmatrix *m);
+
+/* The row of object (binary, name, scope) in @m, or -1. */
+long pg_hmatrix_find(const struct pg_hmatrix *m, const char *binary, const char *name,
+		     const char *scope);
+
+/* One change point of object @object's series: at session @session (the first of the new
+ * level, an index into m->sessions). */
+struct pg_hchange {
+	size_t object;
+	size_t session;
+	struct pg_cp cp;
+};
+
+/*
+ * The change points of each object of @m whose display or symbol name matches @glob (NULL:
+ * all; fnmatch) into *@out (malloc'd, by object then session) and *@n; objects with values in
+ * fewer than 4 sessions have none. Objects are spread over the CPUs.
+ */
+int pg_hmatrix_changes(const struct pg_hmatrix *m, const struct pg_cp_opts *o,
+		       const char *glob, struct pg_hchange **out, size_t *n);
+
+/*
+ * The new session @rec against the baseline in @m (@calls and @wall: the PG_HM_CALLS and
+ * PG_HM_WALL matrices of the same sessions): per function, the sessions since its last change
+ * point (found with @cpo), into @out as diff/hcheck.h fills it. @metric: PG_HM_SELF, _TOTAL or
+ * _CPU. 0, or a negative errno after logging.
+ */
+int pg_hcheck(const struct pg_hmatrix *m, const struct pg_hmatrix *calls,
+	      const struct pg_hmatrix *wall, const struct pg_hrecord *rec, int metric,
+	      const struct pg_cp_opts *cpo, const struct pg_compare_opts *opts,
+	      struct pg_comparison *out);
+
+#endif

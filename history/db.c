@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+/*
+ * history/db.c - SQLite and PostgreSQL behind one small interface (db.h).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <libpq-fe.h>
+#include <sqlite3.h>
+
+#include "../core/log.h"
+#include "db.h"
+
+#define HSTMT_MAX_PARAMS 12
+
+struct hdb {
+	sqlite3 *lite;
+	PGconn *pg;
+	char *name;
+	unsigned nstmts;	/* PostgreSQL statement names */
+};
+
+struct hstmt {
+	struct hdb *db;
+	sqlite3_stmt *lite;
+	/* PostgreSQL */
+	char name[24];
+	int nparams;
+	const char *values[HSTMT_MAX_PARAMS];
+	int lengths[HSTMT_MAX_PARAMS], formats[HSTMT_MAX_PARAMS];
+	char bin[HSTMT_MAX_PARAMS][8];
+	PGresult *res;
+	int row, nrows;
+	bool run;
+};
+
+bool hdb_is_postgres(const char *db)
+{
+	return !strncmp(db, "postgresql://", 13) || !strncmp(db, "postgres://", 11);
+}
+
+bool hdb_postgres(const struct hdb *d)
+{
+	return d->pg != NULL;
+}
+
+const char *hdb_name(const struct hdb *d)
+{
+	return d->name;
+}
+
+/* @uri without its password ("postgresql://user:secret@host" -> "postgresql://user@host") */
+static char *redact(const char *uri)
+{
+	const char *at = strchr(uri, '@'), *scheme = strstr(uri, "://"), *colon;
+	char *s;
+
+	if (!at || !scheme)
+		return strdup(uri);
+	colon = memchr(scheme + 3, ':', (size_t)(at - scheme - 3));
+	if (!colon)
+		return strdup(uri);
+	if (asprintf(&s, "%.*s%s", (int)(colon - uri), uri, at) < 0)
+		return NULL;
+	return s;
+}
+
+static struct hdb *open_sqlite(struct hdb *d, const char *path, bool create)
+{
+	struct stat sb;
+	int rc;
+
+	if (!create && stat(path, &sb)) {
+		pg_err("history: no history database at %s", path);
+		return NULL;
+	}
+	rc = sqlite3_open_v2(path, &d->lite,
+			     SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), NULL);
+	if (rc != SQLITE_OK) {
+		pg_err("history: cannot open %s: %s", path,
+		       d->lite ? sqlite3_errmsg(d->lite) : sqlite3_errstr(rc));
+		return NULL;
+	}
+	sqlite3_busy_timeout(d->lite, PG_HDB_BUSY_MS);
+	sqlite3_extended_result_codes(d->lite, 1);
+	return d;
+}
+
+static struct hdb *open_pg(struct hdb *d, const char *uri)
+{
+	d->pg = PQconnectdb(uri);
+	if (!d->pg || PQstatus(d->pg) != CONNECTION_OK) {
+		pg_err("history: cannot connect to %s: %s", d->name,
+		       d->pg ? PQerrorMessage(d->pg) : "out of memory");
+		return NULL;
+	}
+	/* notices (CREATE ... IF NOT EXISTS) are not for the user */
+	PQsetNoticeProcessor(d->pg, NULL, NULL);
+	return d;
+}
+
+struct hdb *hdb_open(const char *db, bool create)
+{
+	struct hdb *d = calloc(1, sizeof(*d)), *ok;
+
+	if (!d || !(d->name = redact(db))) {
+		pg_err("history: out of memory");
+		free(d);
+		return NULL;
+	}
+	ok = hdb_is_postgres(db) ? open_pg(d, db) : open_sqlite(d, db, create);
+	if (!ok)
+		hdb_close(d);
+	return ok;
+}
+
+void hdb_close(struct hdb *d)
+{
+	if (!d)
+		return;
+	if (d->lite)
+		sqlite3_close(d->lite);
+	if (d->pg)
+		PQfinish(d->pg);
+	free(d->name);
+	free(d);
+}
+
+static int lite_err(struct hdb *d, const char *what)
+{
+	int rc = sqlite3_extended_errcode(d->lite);
+
+	pg_err("history: %s: %s: %s", d->name, what, sqlite3_errmsg(d->lite));
+	return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED ? -EBUSY : -EIO;
+}
+
+static int pg_fail(struct hdb *d, const char *what)
+{
+	char msg[512];
+	size_t len;
+
+	/* the first line: what went wrong (the rest quotes the statement) */
+	snprintf(msg, sizeof(msg), "%s", PQerrorMessage(d->pg));
+	msg[strcspn(msg, "\n")] = '\0';
+	len = strlen(msg);
+	while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
+		msg[--len] = '\0';
+	pg_err("history: %s: %s: %s", d->name, what, msg);
+	return -EIO;
+}
+
+int hdb_exec(struct hdb *d, const char *sql)
+{
+	PGresult *res;
+	int ok;
+
+	if (d->lite)
+		return sqlite3_exec(d->lite, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 :
+		       lite_err(d, "cannot run a statement");
+	res = PQexec(d->pg, sql);
+	ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
+	PQclear(res);
+	return ok ? 0 : pg_fail(d, "cannot run a statement");
+}
+
+int hdb_begin(struct hdb *d, bool write)
+{
+	if (d->lite)
+		return hdb_exec(d, write ? "BEGIN IMMEDIATE" : "BEGIN");
+	return hdb_exec(d, "BEGIN");
+}
+
+int hdb_commit(struct hdb *d)
+{
+	return hdb_exec(d, "COMMIT");
+}
+
+void hdb_rollback(struct hdb *d)
+{
+	if (d->lite) {
+		if (!sqlite3_get_autocommit(d->lite))
+			sqlite3_exec(d->lite, "ROLLBACK", NULL, NULL, NULL);
+		return;
+	}
+	PQclear(PQexec(d->pg, "ROLLBACK"));
+}
+
+int hdb_copy_begin(struct hdb *d, const char *sql)
+{
+	PGresult *res = PQexec(d->pg, sql);
+	int ok = PQresultStatus(res) == PGRES_COPY_IN;
+
+	PQclear(res);
+	return ok ? 0 : pg_fail(d, "cannot copy rows in");
+}
+
+int hdb_copy_row(struct hdb *d, const char *line, size_t len)
+{
+	return PQputCopyData(d->pg, line, (int)len) == 1 ? 0 : pg_fail(d, "cannot copy a row");
+}
+
+int hdb_copy_end(struct hdb *d, bool abort)
+{
+	PGresult *res;
+	int ok;
+
+	if (PQputCopyEnd(d->pg, abort ? "abandoned" : NULL) != 1)
+		return abort ? -EIO : pg_fail(d, "cannot end the copy");
+	res = PQgetResult(d->pg);
+	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+	PQclear(res);
+	while ((res = PQgetResult(d->pg)))
+		PQclear(res);
+	if (abort)
+		return -EIO;
+	return ok ? 0 : pg_fail(d, "the copy failed");
+}
+
+/* @sql with '?' numbered $1, $2... (no '?' appears in perfgate's SQL otherwise) */
+static char *number_params(const char *sql, int *n)
+{
+	char *out = malloc(strlen(sql) * 4 + 1), *o = out;
+
+	*n = 0;
+	if (!out)
+		return NULL;
+	for (; *sql; sql++) {
+		if (*sql == '?')
+			o += sprintf(o, "$%d", ++*n);
+		else
+			*o++ = *sql;
+	}
+	*o = '\0';
+	return out;
+}
+
+int hstmt_prepare(struct hdb *d, const char *sql, struct hstmt **out)
+{
+	struct hstmt *st = calloc(1, sizeof(*st));
+	PGresult *res;
+	char *pgsql;
+	int ok;
+
+	*out = NULL;
+	if (!st) {
+		pg_err("history: out of memory");
+		return -ENOMEM;
+	}
+	st->db = d;
+	if (d->lite) {
+		if (sqlite3_prepare_v2(d->lite, sql, -1, &st->lite, NULL) != SQLITE_OK) {
+			free(st);
+			return lite_err(d, "cannot prepare a statement");
+		}
+		*out = st;
+		return 0;
+	}
+	pgsql = number_params(sql, &st->nparams);
+	if (!pgsql || st->nparams > HSTMT_MAX_PARAMS) {
+		free(pgsql);
+		free(st);
+		pg_err("history: out of memory");
+		return -ENOMEM;
+	}
+	snprintf(st->name, sizeof(st->name), "pg%u", d->nstmts++);
+	res = PQprepare(d->pg, st->name, pgsql, st->nparams, NULL);
+	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+	PQclear(res);
+	free(pgsql);
+	if (!ok) {
+		free(st);
+		return pg_fail(d, "cannot prepare a statement");
+	}
+	*out = st;
+	return 0;
+}
+
+void hstmt_free(struct hstmt *st)
+{
+	if (!st)
+		return;
+	if (st->lite)
+		sqlite3_finalize(st->lite);
+	PQclear(st->res);
+	free(st);
+}
+
+static int lite_bind(struct hstmt *st, int rc)
+{
+	return rc == SQLITE_OK ? 0 : lite_err(st->db, "cannot bind a parameter");
+}
+
+static void pg_bind(struct hstmt *st, int i, const void *p, int len, int fmt)
+{
+	st->values[i - 1] = p;
+	st->lengths[i - 1] = len;
+	st->formats[i - 1] = fmt;
+}
+
+int hstmt_bind_int(struct hstmt *st, int i, int64_t v)
+{
+	uint64_t be = htobe64((uint64_t)v);
+
+	if (st->lite)
+		return lite_bind(st, sqlite3_bind_int64(st->lite, i, v));
+	/* int8 in binary: the parameter's type is inferred as bigint */
+	memcpy(st->bin[i - 1], &be, 8);
+	pg_bind(st, i, st->bin[i - 1], 8, 1);
+	return 0;
+}
+
+int hstmt_bind_double(struct hstmt *st, int i, double v)
+{
+	uint64_t u;
+
+	if (st->lite)
+		return lite_bind(st, sqlite3_bind_double(st->lite, i, v));
+	memcpy(&u, &v, 8);
+	u = htobe64(u);
+	memcpy(st->bin[i - 1], &u, 8);
+	pg_bind(st, i, st->bin[i - 1], 8, 1);
+	return 0;
+}
+
+int hstmt_bind_text(struct hstmt *st, int i, const char *s)
+{
+	if (st->lite)
+		return lite_bind(st, s ? sqlite3_bind_text(st->lite, i, s, -1, SQLITE_TRANSIENT) :
+				     sqlite3_bind_null(st->lite, i));
+	pg_bind(st, i, s, 0, 0);
+	return 0;
+}
+
+int hstmt_bind_blob(struct hstmt *st, int i, const void *p, size_t n)
+{
+	if (st->lite)
+		return lite_bind(st, sqlite3_bind_blob64(st->lite, i, p, n, SQLITE_TRANSIENT));
+	pg_bind(st, i, p, (int)n, 1);
+	return 0;
+}
+
+int hstmt_step(struct hstmt *st)
+{
+	ExecStatusType status;
+	int rc;
+
+	if (st->lite) {
+		rc = sqlite3_step(st->lite);
+		if (rc == SQLITE_ROW)
+			return 1;
+		if (rc == SQLITE_DONE)
+			return 0;
+		return lite_err(st->db, "statement failed");
+	}
+	if (!st->run) {
+		st->res = PQexecPrepared(st->db->pg, st->name, st->nparams, st->values,
+					 st->lengths, st->formats, 1);
+		status = PQresultStatus(st->res);
+		if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK)
+			return pg_fail(st->db, "statement failed");
+		st->run = true;
+		st->nrows = PQntuples(st->res);
+		st->row = -1;
+	}
+	return ++st->row < st->nrows;
+}
+
+void hstmt_reset(struct hstmt *st)
+{
+	if (st->lite) {
+		sqlite3_reset(st->lite);
+		return;
+	}
+	PQclear(st->res);
+	st->res = NULL;
+	st->run = false;
+}
+
+int64_t hstmt_int(struct hstmt *st, int col)
+{
+	uint64_t be;
+
+	if (st->lite)
+		return sqlite3_column_int64(st->lite, col);
+	if (PQgetisnull(st->res, st->row, col) || PQgetlength(st->res, st->row, col) != 8)
+		return 0;
+	memcpy(&be, PQgetvalue(st->res, st->row, col), 8);
+	return (int64_t)be64toh(be);
+}
+
+double hstmt_double(struct hstmt *st, int col)
+{
+	uint64_t be;
+	double v;
+
+	if (st->lite)
+		return sqlite3_column_double(st->lite, col);
+	if (PQgetisnull(st->res, st->row, col) || PQgetlength(st->res, st->row, col) != 8)
+		return 0;
+	memcpy(&be, PQgetvalue(st->res, st->row, col), 8);
+	be = be64toh(be);
+	memcpy(&v, &be, 8);
+	return v;
+}
+
+const char *hstmt_text(struct hstmt *st, int col)
+{
+	if (st->lite)
+		return (const char *)sqlite3_column_text(st->lite, col);
+	return PQgetisnull(st->res, st->row, col) ? NULL : PQgetvalue(st->res, st->row, col);
+}
+
+const void *hstmt_blob(struct hstmt *st, int col, size_t *len)
+{
+	if (st->lite) {
+		const void *p = sqlite3_column_blob(st->lite, col);
+
+		*len = (size_t)sqlite3_column_bytes(st->lite, col);
+		return p;
+	}
+	*len = (size_t)PQgetlength(st->res, st->row, col);
+	return PQgetvalue(st->res, st->row, col);
+}

@@ -1,0 +1,207 @@
+# perfgate history with SQLite (docs/history.md): add, changes, check and plot on sessions
+# made from one recording of tests/progs/knob (tests/e2e/hist_runs.py scales its times per
+# session: a drift of 1% between sessions, and leaf_hash 30% slower from a known session on),
+# and the store's refusals: a corrupt file, another program's database, a failed add that
+# leaves nothing behind, concurrent adds that all land.
+source "$(dirname "$0")/lib.sh"
+XSD=$PERFGATE_SRCDIR/tests/data/JUnit.xsd
+RUNS="python3 $PERFGATE_SRCDIR/tests/e2e/hist_runs.py"
+H() { "$PERFGATE" -q history "$@"; }
+sessions() { sqlite3 "$1" 'SELECT count(*) FROM session'; }
+
+"$PERFGATE" record -q -o "$TMP/t.json" -r 6 -f leaf_hash -f leaf_mix -f checksum -- ./knob
+mkdir "$TMP/slow" "$TMP/flat" "$TMP/late" "$TMP/aa" "$TMP/drop"
+# c00..c15, leaf_hash slower from c10 on
+$RUNS "$TMP/t.json" "$TMP/slow" 16 --slow leaf_hash=1.3@10
+# c00..c11, leaf_hash slower from c08 on, which is also the newest commit (c08 x 4)
+$RUNS "$TMP/t.json" "$TMP/late" 12 --slow leaf_hash=1.3@8 --same-commit-from 8
+# no change, other noise: new sessions for A/A checks
+$RUNS "$TMP/t.json" "$TMP/aa" 3 --seed 7
+# leaf_mix no longer called
+$RUNS "$TMP/t.json" "$TMP/drop" 1 --seed 9 --drop leaf_mix
+
+# --- add: 16 sessions, each a transaction
+DB=$TMP/h.db
+for f in "$TMP"/slow/s*.json; do
+	check "add $(basename "$f")" H add "$f" --db "$DB" --branch main
+done
+check_eq "16 sessions stored" 16 "$(sessions "$DB")"
+check_eq "schema version 1" 1 "$(sqlite3 "$DB" 'SELECT version FROM schema_version')"
+check_eq "commit from the run" c100000000000000000000000000000000000000 \
+	"$(sqlite3 "$DB" "SELECT commit_id FROM session WHERE time = '2026-01-01T10:00:00Z'")"
+check_eq "branch given" main "$(sqlite3 "$DB" 'SELECT DISTINCT branch FROM session')"
+check_eq "a series per function, metric and program" 1 \
+	"$(sqlite3 "$DB" "SELECT count(*) > 16 * 4 FROM series")"
+# --commit, --branch and --time (with a zone: stored in UTC)
+T2=$TMP/t2.db
+check "add with options" H add "$TMP/aa/s00.json" --db "$T2" --commit abc123 \
+	--branch dev --time 2026-02-03T05:30:00.25+02:00
+check_eq "options stored" "abc123|dev|2026-02-03T03:30:00Z" \
+	"$(sqlite3 "$T2" 'SELECT commit_id, branch, time FROM session')"
+expect_exit 2 "$PERFGATE" history add "$TMP/aa/s00.json" --db "$T2" --time yesterday
+has "invalid time 'yesterday'"
+check_eq "a refused add adds nothing" 1 "$(sessions "$T2")"
+
+# --- changes: one change point, at c10, a regression, not at the newest commit
+expect_exit 0 "$PERFGATE" history changes --db "$DB" --json "$TMP/ch.json"
+cat "$TMP/stdout"
+check_contains "table row" "$TMP/stdout" '^leaf_hash  *c09000000000  c10000000000  *+[0-9.]*%.*regression$'
+python3 - "$TMP/ch.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "perfgate-history-changes" and d["sessions"] == 16, d
+c = d["changes"]
+assert len(c) == 1, c
+c = c[0]
+assert c["name"] == "leaf_hash" and c["metric"] == "self", c
+assert c["commit"].startswith("c10") and c["previous_commit"].startswith("c09"), c
+assert c["regression"] and not c["newest"], c
+assert c["change"] > 0.2 and c["ci_lo"] > 0.1, c
+assert c["sessions_before"] == 10 and c["sessions_after"] == 6, c
+assert d["newest_regressions"] == 0
+PY
+expect_exit 0 "$PERFGATE" history changes --db "$DB" --function 'leaf_m*'
+check_contains "no change in leaf_mix" "$TMP/stdout" '^perfgate: no change point in 16 sessions'
+# the newest commit starts a slowdown (four sessions of it): exit 1, for a nightly job
+for f in "$TMP"/late/s*.json; do H add "$f" --db "$TMP/late.db"; done
+expect_exit 1 "$PERFGATE" history changes --db "$TMP/late.db" --json "$TMP/late.json"
+check_contains "regression at the newest commit" "$TMP/stdout" '1 regression(s) starting at the newest'
+check_eq "JSON says newest" "True 1" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["changes"][0]["newest"], d["newest_regressions"])' "$TMP/late.json")"
+
+# --- check: the sessions since the last change point are the baseline
+FLAT=$TMP/flat.db
+for i in 00 01 02 03 04 05 06 07 08 09; do H add "$TMP/slow/s$i.json" --db "$FLAT"; done
+expect_exit 1 "$PERFGATE" history check "$TMP/slow/s12.json" --db "$FLAT" --json "$TMP/r.json" \
+	--junit "$TMP/r.xml" --markdown "$TMP/r.md"
+cat "$TMP/stdout"
+check_contains "REGRESSION line" "$TMP/stdout" '^perfgate: REGRESSION in 1 function(s): leaf_hash'
+check_contains "base: the newest stored session" "$TMP/stdout" 'commit c09000000000'
+check "JUnit validates" xmllint --noout --schema "$XSD" "$TMP/r.xml"
+check_contains "Markdown names it" "$TMP/r.md" 'leaf_hash'
+check_eq "JSON result: leaf_hash regressed over 10 sessions" "regression regression 10" \
+	"$(python3 - "$TMP/r.json" <<'PY'
+import sys, pgtest
+r = pgtest.load(sys.argv[1])
+f = pgtest.func(r, "leaf_hash")
+print(r["overall"], f["verdict"], f["n_base"])
+PY
+)"
+# A/A: new sessions of the same code pass, also through compare's writers
+for i in 00 01 02; do
+	expect_exit 0 "$PERFGATE" history check "$TMP/aa/s$i.json" --db "$FLAT" --json "$TMP/aa$i.json"
+	check_contains "A/A $i passes" "$TMP/stdout" '^perfgate: PASS'
+done
+# a function the new run no longer calls is removed, the others still judged
+expect_exit 0 "$PERFGATE" history check "$TMP/drop/s00.json" --db "$FLAT" --json "$TMP/drop.json"
+check_eq "removed: leaf_mix" "removed unchanged" "$(python3 - "$TMP/drop.json" <<'PY'
+import sys, pgtest
+r = pgtest.load(sys.argv[1])
+print(pgtest.func(r, "leaf_mix")["verdict"], pgtest.func(r, "leaf_hash")["verdict"])
+PY
+)"
+# after the change point only the slower sessions are the baseline: a slow session passes...
+expect_exit 0 "$PERFGATE" history check "$TMP/slow/s15.json" --db "$DB"
+# ...and --until before it takes the earlier level: the same session is a regression
+expect_exit 1 "$PERFGATE" history check "$TMP/slow/s15.json" --db "$DB" --until c05
+check_contains "--until: base commit" "$TMP/stdout" 'commit c05000000000'
+expect_exit 2 "$PERFGATE" history check "$TMP/slow/s15.json" --db "$DB" --until deadbeef
+has "no stored session of commit 'deadbeef'"
+expect_exit 2 "$PERFGATE" history check "$TMP/slow/s15.json" --db "$DB" --flamegraph x.svg
+has "is for two runs"
+# too few sessions to judge: inconclusive, never PASS
+TWO=$TMP/two.db
+H add "$TMP/slow/s00.json" --db "$TWO"
+H add "$TMP/slow/s01.json" --db "$TWO"
+expect_exit 0 "$PERFGATE" history check "$TMP/slow/s12.json" --db "$TWO"
+check_contains "two sessions: inconclusive" "$TMP/stdout" '^perfgate: INCONCLUSIVE'
+expect_exit 2 "$PERFGATE" history check "$TMP/slow/s12.json" --db "$TWO" --strict
+
+# --- plot: SVG and HTML, one point per session, the change point marked, commits on hover
+expect_exit 0 "$PERFGATE" history plot leaf_hash '[program]' --db "$DB" -o "$TMP/p.svg"
+check "SVG is XML" xmllint --noout "$TMP/p.svg"
+check_eq "16 points per panel, 2 panels" 32 "$(grep -o '<circle' "$TMP/p.svg" | wc -l)"
+check_eq "one change point line" 1 "$(grep -o 'class="cp"' "$TMP/p.svg" | wc -l)"
+check_contains "commit on hover" "$TMP/p.svg" '<title>commit c100000000000000000000000000000000000000'
+expect_exit 0 "$PERFGATE" history plot 'leaf_*' --db "$DB" -o "$TMP/p.html"
+check_contains "HTML page" "$TMP/p.html" '<html><head><meta charset="utf-8"/>'
+render_svg "file://$TMP/p.html" "$TMP/p.png"
+python3 - "$TMP/p.png" <<'PY'
+import sys
+from pgtest import png_pixels
+px = png_pixels(sys.argv[1])
+red = sum(1 for r, g, b in px if r > 180 and g < 90 and b < 90)
+blue = sum(1 for r, g, b in px if b > 150 and r < 80 and 90 < g < 160)
+assert red > 50, ("no change point drawn", red)
+assert blue > 300, ("no points drawn", blue)
+PY
+expect_exit 2 "$PERFGATE" history plot nosuchfunc --db "$DB" -o "$TMP/n.svg"
+has "no stored session has a function matching 'nosuchfunc'"
+check "no plot file" test ! -e "$TMP/n.svg"
+
+# --- refusals: exit 2, one message, the file untouched
+head -c 8192 /dev/urandom >"$TMP/corrupt.db"
+cp "$TMP/corrupt.db" "$TMP/corrupt.orig"
+expect_exit 2 "$PERFGATE" history add "$TMP/aa/s00.json" --db "$TMP/corrupt.db"
+has "corrupt.db: .*file is not a database"
+check_eq "one line" 1 "$(wc -l <"$TMP/stderr")"
+check "corrupt file unchanged" cmp -s "$TMP/corrupt.db" "$TMP/corrupt.orig"
+expect_exit 2 "$PERFGATE" history changes --db "$TMP/corrupt.db"
+sqlite3 "$TMP/foreign.db" 'CREATE TABLE notes(x); INSERT INTO notes VALUES (1)'
+expect_exit 2 "$PERFGATE" history add "$TMP/aa/s00.json" --db "$TMP/foreign.db"
+has "foreign.db is not a perfgate history database (it holds other tables)"
+check_eq "foreign database unchanged" notes "$(sqlite3 "$TMP/foreign.db" .tables)"
+expect_exit 2 "$PERFGATE" history changes --db "$TMP/missing.db"
+has "no history database at"
+check "not created" test ! -e "$TMP/missing.db"
+sqlite3 "$T2" 'UPDATE schema_version SET version = 99'
+expect_exit 2 "$PERFGATE" history changes --db "$T2"
+has "schema version 99, newer than this perfgate's"
+# an add that fails half-way (the summaries' table is gone) leaves no trace
+cp "$FLAT" "$TMP/broken.db"
+sqlite3 "$TMP/broken.db" 'DROP TABLE summary'
+expect_exit 2 "$PERFGATE" history add "$TMP/aa/s00.json" --db "$TMP/broken.db"
+check_eq "rolled back: no session" 10 "$(sessions "$TMP/broken.db")"
+check_eq "rolled back: no series" "$(sqlite3 "$FLAT" 'SELECT count(*) FROM series')" \
+	"$(sqlite3 "$TMP/broken.db" 'SELECT count(*) FROM series')"
+expect_exit 2 "$PERFGATE" history nosuch
+has "unknown command 'nosuch'"
+
+# --- concurrent adds to one new file: all land
+C=$TMP/conc.db
+pids=()
+for i in 00 01 02 03 04 05; do
+	"$PERFGATE" -q history add "$TMP/slow/s$i.json" --db "$C" 2>"$TMP/conc$i.err" &
+	pids+=($!)
+done
+for p in "${pids[@]}"; do check "concurrent add $p" wait "$p"; done
+check_eq "six concurrent adds, six sessions" 6 "$(sessions "$C")"
+check_eq "each session complete" 6 \
+	"$(sqlite3 "$C" 'SELECT count(DISTINCT session_id) FROM summary')"
+
+# --- the CI templates' history step (ci-templates/perfgate-ci.sh): publish adds the run of
+# HEAD to the history, compare mode checks a run against it
+R=$TMP/repo
+mkdir -p "$R/out"
+git -C "$R" init -q -b main
+git -C "$R" -c user.email=t@e -c user.name=t commit -q --allow-empty -m one
+ci_history() { # MODE DB [VAR=VALUE]...: the history step of $R/out/run.json
+	local mode=$1 db=$2
+	shift 2
+	(cd "$R" && env PERFGATE="$PERFGATE" PG_OUT="$R/out" PG_BASE_REF=main PG_MODE="$mode" \
+		PG_HISTORY="$db" "$@" bash "$PERFGATE_SRCDIR/ci-templates/perfgate-ci.sh" history)
+}
+for i in 00 01 02 03 04 05; do
+	cp "$TMP/slow/s$i.json" "$R/out/run.json"
+	check "CI publish $i" ci_history publish "$R/out/h.db"
+done
+check_eq "CI: six sessions of main at HEAD" "6|main|$(git -C "$R" rev-parse HEAD)" \
+	"$(sqlite3 "$R/out/h.db" 'SELECT count(*), branch, commit_id FROM session')"
+check "CI: changes written" test -s "$R/out/history-changes.json"
+cp "$TMP/slow/s12.json" "$R/out/run.json"
+expect_exit 1 ci_history compare "$R/out/h.db"
+check "CI: history check's outputs" test -s "$R/out/history-check.json" -a \
+	-s "$R/out/history-summary.md"
+expect_exit 0 ci_history compare "$R/out/h.db" PG_HISTORY_GATE=false
+expect_exit 0 ci_history compare "$R/out/none.db"
+has "history: none yet"
+expect_exit 0 ci_history compare ""

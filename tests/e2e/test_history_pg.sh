@@ -1,0 +1,67 @@
+# perfgate history against a real PostgreSQL server (docs/history.md): the test starts
+# Debian's PostgreSQL 15 itself, as the postgres user, with initdb in a temporary directory,
+# its Unix socket there and no TCP (listen_addresses ''), and stops it at the end. Every
+# command, the schema check, a refused foreign database, concurrent adds.
+source "$(dirname "$0")/lib.sh"
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+RUNS="python3 $PERFGATE_SRCDIR/tests/e2e/hist_runs.py"
+if [ ! -x "$PGBIN/initdb" ] || ! id postgres >/dev/null 2>&1; then
+	echo "SKIP: no PostgreSQL 15 server binaries in $PGBIN (make deps installs postgresql)"
+	exit 0
+fi
+
+# the server's directory must belong to postgres; $TMP (mode 700, root's) is not reachable
+PGD=$(mktemp -d /tmp/perfgate-pg.XXXXXX)
+chown postgres "$PGD"
+as_pg() { su postgres -s /bin/sh -c "$*"; }
+ON_EXIT="as_pg '$PGBIN/pg_ctl -D $PGD/data -m immediate stop' >/dev/null 2>&1; rm -rf '$PGD'"
+as_pg "$PGBIN/initdb -D $PGD/data -A trust -U postgres" >"$TMP/initdb.log" 2>&1 ||
+	{ cat "$TMP/initdb.log" >&2; fail "initdb failed"; }
+as_pg "$PGBIN/pg_ctl -D $PGD/data -l $PGD/server.log -w -o \"-c listen_addresses='' -k $PGD\" start" \
+	>"$TMP/start.log" 2>&1 || { cat "$TMP/start.log" "$PGD/server.log" >&2; fail "no server"; }
+URI="postgresql:///postgres?host=$PGD&user=postgres"
+psql() { "$PGBIN/psql" -X -q -t -A "$URI" -c "$1"; }
+check_eq "no TCP listener" "" "$(psql 'SHOW listen_addresses')"
+H() { "$PERFGATE" -q history "$@"; }
+
+"$PERFGATE" record -q -o "$TMP/t.json" -r 6 -f leaf_hash -f leaf_mix -f checksum -- ./knob
+mkdir "$TMP/s" "$TMP/aa"
+$RUNS "$TMP/t.json" "$TMP/s" 16 --slow leaf_hash=1.3@10
+$RUNS "$TMP/t.json" "$TMP/aa" 1 --seed 7
+
+# a database that holds a table of ours but not our marker: refused, untouched
+psql 'CREATE TABLE session(x int)'
+expect_exit 2 "$PERFGATE" history add "$TMP/aa/s00.json" --db "$URI"
+has "is not a perfgate history database (it holds other tables)"
+check_eq "the foreign table untouched, nothing created" "session" \
+	"$(psql "SELECT string_agg(tablename, ',') FROM pg_tables WHERE schemaname = 'public'")"
+psql 'DROP TABLE session'
+expect_exit 2 "$PERFGATE" history changes --db "$URI"
+has "holds no history yet"
+
+for f in "$TMP"/s/s*.json; do check "add $(basename "$f")" H add "$f" --db "$URI"; done
+check_eq "16 sessions" 16 "$(psql 'SELECT count(*) FROM session')"
+check_eq "schema version" 1 "$(psql 'SELECT version FROM schema_version')"
+check_eq "the password is never shown" 0 "$("$PERFGATE" history changes \
+	--db "postgresql://postgres:hunter2@/nosuchdb?host=$PGD" 2>&1 | grep -c hunter2)"
+
+expect_exit 0 "$PERFGATE" history changes --db "$URI" --json "$TMP/ch.json"
+check_contains "change at c10" "$TMP/stdout" '^leaf_hash  *c09000000000  c10000000000 .*regression$'
+check_eq "one change point" 1 "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["changes"]))' "$TMP/ch.json")"
+expect_exit 0 "$PERFGATE" history check "$TMP/s/s15.json" --db "$URI"
+expect_exit 1 "$PERFGATE" history check "$TMP/s/s15.json" --db "$URI" --until c09 \
+	--json "$TMP/r.json"
+check_contains "regression against the earlier level" "$TMP/stdout" \
+	'^perfgate: REGRESSION in 1 function(s): leaf_hash'
+expect_exit 0 "$PERFGATE" history plot leaf_hash --db "$URI" -o "$TMP/p.svg"
+check_eq "16 points" 16 "$(grep -o '<circle' "$TMP/p.svg" | wc -l)"
+
+# concurrent adds: all land (the writers' advisory lock)
+pids=()
+for i in 00 01 02 03; do
+	"$PERFGATE" -q history add "$TMP/s/s$i.json" --db "$URI" --branch conc &
+	pids+=($!)
+done
+for p in "${pids[@]}"; do check "concurrent add $p" wait "$p"; done
+check_eq "four more sessions" 4 "$(psql "SELECT count(*) FROM session WHERE branch = 'conc'")"
+check_eq "each complete" 4 "$(psql "SELECT count(DISTINCT s.session_id) FROM summary s JOIN session x ON x.id = s.session_id WHERE x.branch = 'conc'")"
