@@ -296,7 +296,9 @@ static const char check_usage[] =
 	"  compare options: --alpha, --min-effect, --min-impact, --metric, --min-reps,\n"
 	"                   --junit, --json, --markdown, --artifact, --all, --strict (see\n"
 	"                   perfgate compare --help; the stored times are compensated for\n"
-	"                   probe overhead: no --raw; no --flamegraph)\n"
+	"                   probe overhead and hold no profile: --raw,\n"
+	"                   --no-speed-correction, --flamegraph, --flame-color and\n"
+	"                   --keep-probe-frames are refused)\n"
 	"\n"
 	"Exit status: 0 no regression, 1 regression, 2 error (or inconclusive with --strict).\n";
 

@@ -9,7 +9,8 @@ is generated from (tools/gen-completion.py).
 A subcommand is an entry { "name", do_name } of main.c's cmds[] (help and version aside). Its
 options are the entries { "long", ARG, NULL, VAL } of the `longopts[]` tables in its do_name()
 and in the cli/ functions it calls (pg_profile_args_parse() for folded, flamegraph, pprof),
-with the PG_*_LONGOPTS macros of cli.h expanded; VAL 'c' is the option's short form -c when
+and, for a subcommand with subcommands of its own (history), in the other functions of its
+cmd_*.c file and of the NAME_*.c files beside it; with the PG_*_LONGOPTS macros of cli.h expanded; VAL 'c' is the option's short form -c when
 the getopt string of that function (PG_*_SHORTOPTS expanded) has c.
 """
 import os
@@ -48,6 +49,7 @@ def functions(src, defs):
     bodies = {}
     parsers = ""
     found = []
+    files = {}
     cli = os.path.join(src, "cli")
     for f in sorted(os.listdir(cli)):
         if not f.endswith(".c"):
@@ -57,6 +59,7 @@ def functions(src, defs):
             if "longopts" in params:
                 parsers += getopt_string(body, defs)
             found.append((name, body))
+            files[name] = f
     for name, body in found:
         table = re.search(r"longopts\[\]\s*=\s*\{(.*?)\n\t\};", body, re.S)
         if table:
@@ -66,7 +69,7 @@ def functions(src, defs):
                 c = val[1] if val.startswith("'") else None
                 opts.append((lng, c if c and c in shorts.replace(":", "") else None))
             out[name] = opts
-    return out, bodies
+    return out, bodies, files
 
 
 def commands(src):
@@ -80,13 +83,19 @@ def commands(src):
 def options(src):
     """{subcommand: [(long, short or None)]}, the options of each, "help" left out."""
     defs = macros(src)
-    tables, bodies = functions(src, defs)
+    tables, bodies, files = functions(src, defs)
     out = {}
     for name, fn in commands(src):
         opts = list(tables.get(fn, []))
         for callee in re.findall(r"\b(\w+)\(", bodies.get(fn, "")):
             if callee != fn and callee in tables:
                 opts += tables[callee]
+        # a command with subcommands of its own (a local table of handlers, as bpftool's):
+        # the handlers' tables, in the command's file
+        for other in tables:
+            if other != fn and (files.get(other) == files.get(fn) or
+                                files.get(other, "").startswith(name + "_")):
+                opts += tables[other]
         seen = set()
         out[name] = [o for o in opts if o[0] != "help" and not (o[0] in seen or seen.add(o[0]))]
     return out

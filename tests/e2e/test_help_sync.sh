@@ -38,15 +38,23 @@ for cmd, opts in tables.items():
     r = subprocess.run([perfgate, cmd, "--help"], capture_output=True, text=True)
     if r.returncode != 0 or not r.stdout.startswith("usage: perfgate %s" % cmd):
         problems.append("perfgate %s --help: exit %d, %r" % (cmd, r.returncode, r.stdout[:60]))
+    text = r.stdout
+    # a subcommand with commands of its own (history): their help texts too
+    if re.match(r"usage: perfgate %s COMMAND" % re.escape(cmd), text):
+        for sub in re.findall(r"^  ([a-z]+) ", r.stdout, re.M):
+            s = subprocess.run([perfgate, cmd, sub, "--help"], capture_output=True, text=True)
+            if s.returncode != 0 or not s.stdout.startswith("usage: perfgate %s %s" % (cmd, sub)):
+                problems.append("perfgate %s %s --help: exit %d" % (cmd, sub, s.returncode))
+            text += s.stdout
     for lng, short in opts:
-        if not has(r.stdout, lng, short):
+        if not has(text, lng, short):
             problems.append("perfgate %s --help does not list --%s" % (cmd, lng))
         if not has(docs, lng, short):
             problems.append("README.md and docs/ do not mention %s's --%s" % (cmd, lng))
     # the other way: an option line of the help text names an option of the table
     longs = {lng for lng, _ in opts} | {"help"}
     shorts = {s for _, s in opts if s} | {"h"}
-    for line in r.stdout.splitlines():
+    for line in text.splitlines():
         m = re.match(r"^\s+(?:-(\w)(?:,\s+|\s))?\s*(?:--([a-z0-9-]+))?", line)
         # (an option line is indented by at most 8 spaces; its description goes on deeper)
         if not m or not (m.group(1) or m.group(2)) or not re.match(r"^ {1,8}-", line):

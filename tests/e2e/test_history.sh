@@ -74,7 +74,7 @@ for i in 00 01 02 03 04 05 06 07 08 09; do H add "$TMP/slow/s$i.json" --db "$FLA
 expect_exit 1 "$PERFGATE" history check "$TMP/slow/s12.json" --db "$FLAT" --json "$TMP/r.json" \
 	--junit "$TMP/r.xml" --markdown "$TMP/r.md"
 cat "$TMP/stdout"
-check_contains "REGRESSION line" "$TMP/stdout" '^perfgate: REGRESSION in 1 function(s): leaf_hash'
+check_contains "REGRESSION line" "$TMP/stdout" '^perfgate: REGRESSION in 1 function: leaf_hash'
 check_contains "base: the newest stored session" "$TMP/stdout" 'commit c09000000000'
 check "JUnit validates" xmllint --noout --schema "$XSD" "$TMP/r.xml"
 check_contains "Markdown names it" "$TMP/r.md" 'leaf_hash'

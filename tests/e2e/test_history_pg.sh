@@ -52,7 +52,7 @@ expect_exit 0 "$PERFGATE" history check "$TMP/s/s15.json" --db "$URI"
 expect_exit 1 "$PERFGATE" history check "$TMP/s/s15.json" --db "$URI" --until c09 \
 	--json "$TMP/r.json"
 check_contains "regression against the earlier level" "$TMP/stdout" \
-	'^perfgate: REGRESSION in 1 function(s): leaf_hash'
+	'^perfgate: REGRESSION in 1 function: leaf_hash'
 expect_exit 0 "$PERFGATE" history plot leaf_hash --db "$URI" -o "$TMP/p.svg"
 check_eq "16 points" 16 "$(grep -o '<circle' "$TMP/p.svg" | wc -l)"
 
