@@ -26,7 +26,7 @@
 /* --budget: the sampled first pass (runner/discover.h), and how much longer than it the pilot
  * may run */
 #define PILOT_SAMPLE_HZ PG_DISCOVER_HZ
-#define PILOT_MIN_SAMPLES 50
+#define PILOT_MIN_SAMPLES PG_DISCOVER_MIN_SAMPLES
 #define PILOT_MAX_FACTOR 10
 #define PILOT_MIN_NS 1000000000ULL	/* but never before it ran this much longer */
 /* the pilot's live drops: how often the counts are read; without the sampled run's wall time,

@@ -31,6 +31,9 @@
 #define PG_DISCOVER_WANT 2000
 #define PG_DISCOVER_RUNS 50
 #define PG_DISCOVER_NS 5000000000ULL
+/* fewer samples than this cannot tell where the time goes: the program's own functions are
+ * the candidates then (a benchmark of a few ms, run 50 times) */
+#define PG_DISCOVER_MIN_SAMPLES 50
 
 struct pg_discovery {
 	struct pg_coverage cov;	/* the runs' on-CPU stacks */

@@ -273,6 +273,13 @@ static long apply_discovered(struct pg_selection *sel, const struct pg_record_op
 		free(order);
 		return -ENOMEM;
 	}
+	if (sel->disc->samples < PG_DISCOVER_MIN_SAMPLES) {	/* too thin: the program's own */
+		pg_debug("the first pass took %llu samples: too few to find the code that holds "
+			 "the time", (unsigned long long)sel->disc->samples);
+		free(take);
+		free(order);
+		return 0;
+	}
 	pg_objects_candidates(objs, take);
 	for (size_t i = 0; i < objs->n; i++) {
 		order[i] = i;
