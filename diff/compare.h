@@ -127,8 +127,9 @@ int pg_compare_look(const struct pg_run *base, const struct pg_run *new,
 		    struct pg_comparison *out);
 
 /*
- * Could more pairs decide something @c left undecided: a function inconclusive for too few
- * repetitions, an interval too wide, or not (surely) significant yet? (Not for the probe
+ * Could more pairs decide something @c left undecided: an entry (exact, sampled, the whole
+ * program) slower but not (surely) significant yet, or an exact function or the program's CPU
+ * time inconclusive for too few repetitions or an interval too wide? (Not for the probe
  * share, the callee time, differing callees or one side only: more pairs change none.)
  */
 bool pg_comparison_undecided(const struct pg_comparison *c);
