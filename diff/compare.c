@@ -216,20 +216,6 @@ static size_t reps_needed(const struct pg_compare_opts *o)
 	return n;
 }
 
-/* The most frequent cause of the inconclusive entries of @c. */
-static enum pg_cause top_cause(const struct pg_comparison *c)
-{
-	size_t n[PG_CAUSE_COUNT] = { 0 }, top = 0;
-
-	for (size_t i = 0; i < c->n; i++)
-		if (c->f[i].verdict == PG_VERDICT_INCONCLUSIVE && c->f[i].cause < PG_CAUSE_COUNT)
-			n[c->f[i].cause]++;
-	for (size_t k = 1; k < PG_CAUSE_COUNT; k++)
-		if (n[k] > n[top])
-			top = k;
-	return (enum pg_cause)top;
-}
-
 /*
  * No regression, something tested: a pass only with evidence (docs/statistics.md, "No pass
  * without evidence"): something judged, and either the whole program or functions holding
@@ -247,9 +233,8 @@ static enum pg_overall evidence(struct pg_comparison *c, size_t ncommon)
 		return PG_OVERALL_INCONCLUSIVE;
 	}
 	if (!c->njudged_exact && !c->njudged_sampled) {
-		snprintf(r, rs, "nothing could be judged: %zu of %zu compared inconclusive "
-			 "(most often: %s), and so is the whole program", c->ninconclusive, c->n,
-			 pg_cause_words(top_cause(c)));
+		snprintf(r, rs, "nothing could be judged: %zu of %zu inconclusive, the whole "
+			 "program too", c->ninconclusive, c->n);
 		return PG_OVERALL_INCONCLUSIVE;
 	}
 	if (!isnan(c->judged_share) && c->judged_share < PG_MIN_JUDGED_SHARE) {

@@ -128,8 +128,9 @@ void pg_program_explain(struct pg_comparison *c, const bool *inside)
 	for (size_t i = 0; i < c->n; i++) {
 		const struct pg_fcmp *f = &c->f[i];
 
+		/* a change of under 0.1% of the program's CPU time explains nothing of it */
 		if (f->origin == PG_ORIGIN_PROGRAM || !counts(f) || isnan(f->impact_ns) ||
-		    (inside && inside[i]))
+		    fabs(f->impact_ns) < 0.001 * prog->base_ns || (inside && inside[i]))
 			continue;
 		idx[n++] = i;
 		sum += f->impact_ns;
@@ -149,7 +150,7 @@ void pg_program_explain(struct pg_comparison *c, const bool *inside)
 	if (n > 5)
 		pg_append(prog->explain, sizeof(prog->explain), "%zu more, ", n - 5);
 	if (!n)
-		pg_append(prog->explain, sizeof(prog->explain), "no function's change counts; ");
+		pg_append(prog->explain, sizeof(prog->explain), "no function's change explains it; ");
 	pg_append(prog->explain, sizeof(prog->explain), "unexplained %+.1f%%",
 		  100 * (prog->impact_ns - sum) / base);
 	free(idx);

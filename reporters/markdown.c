@@ -193,14 +193,21 @@ static void md_row(FILE *out, const struct pg_fcmp *f)
 		fputc(')', out);
 	}
 	fputs(" | ", out);
-	md_text(out, f->binary);
+	if (f->origin == PG_ORIGIN_SAMPLED)
+		fprintf(out, "sampled (%s samples)", pg_fmt_count(a, sizeof(a), (double)f->samples));
+	else if (f->origin == PG_ORIGIN_PROGRAM)
+		fputs("the whole program", out);
+	else
+		md_text(out, f->binary);
 	fprintf(out, " | %s | %s | %s %s", pg_fmt_ns(a, sizeof(a), f->base_ns),
 		pg_fmt_ns(b, sizeof(b), f->new_ns), pg_fmt_pct(ch, sizeof(ch), f->change),
 		pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi));
 	if (*pg_cpusplit_words(f, split, sizeof(split)))
 		fprintf(out, ": %s", split);	/* diff/cpusplit.h */
 	fputs(" | ", out);
-	if (f->calls_changed) {
+	if (f->origin == PG_ORIGIN_SAMPLED) {
+		fputs("-", out);	/* samples count no calls */
+	} else if (f->calls_changed) {
 		double rel = f->base_calls > 0 ? f->new_calls / f->base_calls - 1 : INFINITY;
 
 		fprintf(out, "%s &rarr; %s (%s)", pg_fmt_count(a, sizeof(a), f->base_calls),
@@ -212,6 +219,29 @@ static void md_row(FILE *out, const struct pg_fcmp *f)
 	if (!isnan(f->impact))
 		fprintf(out, "%+.2g%%", 100 * f->impact);
 	fputs(" |\n", out);
+}
+
+/* What explains the changes shown (struct pg_fcmp explain), one line each. */
+static void md_explained(FILE *out, const struct pg_comparison *c, size_t top)
+{
+	bool first = true;
+
+	for (size_t i = 0, shown = 0; i < c->n && shown < top; i++) {
+		const struct pg_fcmp *f = &c->f[i];
+
+		if (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT &&
+		    f->verdict != PG_VERDICT_NOTABLE)
+			continue;
+		shown++;
+		if (!f->explain[0])
+			continue;
+		fputs(first ? "\n- " : "- ", out);
+		first = false;
+		md_code(out, fn_name(f), NAME_MAX_LEN);
+		fputs(": ", out);
+		md_text(out, f->explain);
+		fputc('\n', out);
+	}
 }
 
 static void md_table(FILE *out, const struct pg_comparison *c, size_t top)
@@ -239,6 +269,8 @@ static void md_table(FILE *out, const struct pg_comparison *c, size_t top)
 			      "|---|---|---|---:|---:|---:|---:|---:|\n", out);
 		md_row(out, f);
 	}
+	if (shown)
+		md_explained(out, c, top);
 	if (more_reg || more_imp || more_not) {
 		fprintf(out, "\n... and %zu more regression%s and %zu more improvement%s", more_reg,
 			more_reg == 1 ? "" : "s", more_imp, more_imp == 1 ? "" : "s");
@@ -270,8 +302,15 @@ static void md_counts(FILE *out, const struct pg_comparison *c)
 		if (!isnan(w->change))
 			fprintf(out, ", %s %s", pg_fmt_pct(ch, sizeof(ch), w->change),
 				pg_fmt_interval(in, sizeof(in), w->ci_lo, w->ci_hi));
-		fputs(" (informational).", out);
+		fputc('.', out);
 	}
+	if (isnan(c->judged_share))
+		fprintf(out, " Judged: %zu functions exact, %zu sampled%s.", c->njudged_exact,
+			c->njudged_sampled, c->program_judged ? ", the whole program" : "");
+	else
+		fprintf(out, " Judged %.0f%% of the CPU time: %zu functions exact, %zu sampled%s.",
+			100 * c->judged_share, c->njudged_exact, c->njudged_sampled,
+			c->program_judged ? ", the whole program" : "");
 	fputc('\n', out);
 }
 
