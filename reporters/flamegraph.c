@@ -191,7 +191,8 @@ static void exact_tip(struct pg_strbuf *b, const struct pg_flame *f, const struc
 		verdict[i] = (char)(verdict[i] >= 'a' && verdict[i] <= 'z' ? verdict[i] - 32 :
 				    verdict[i]);
 	if (fc->origin == PG_ORIGIN_SAMPLED)
-		pg_strbuf_addf(b, "\nsampled (%s time a repetition, from %llu samples): %s",
+		pg_strbuf_addf(b, "\nsampled verdict of the function, all its frames (%s time a "
+			       "repetition, from %llu samples): %s",
 			       pg_metric_name(f->exact_metric), (unsigned long long)fc->samples,
 			       verdict);
 	else
@@ -264,9 +265,7 @@ static void tooltip(struct layout *l, const struct pg_flame_node *nd)
 		pg_strbuf_addf(b, "\n%s share: %.2f%% in BASE -> %.2f%% in NEW (%+.2f points)",
 			       what, 100 * nd->base_share, 100 * nd->new_share, 100 * nd->delta);
 		if (nd->exact)
-			pg_strbuf_add(b, nd->exact->origin == PG_ORIGIN_SAMPLED ?
-				      ": colour from the sampled verdict" :
-				      ": colour from the exact verdict");
+			pg_strbuf_add(b, ": colour from the exact verdict");
 		else if (nd->change == PG_FLAME_GREW)
 			pg_strbuf_addf(b, ": GREW (q = %.3g)", nd->q);
 		else if (nd->change == PG_FLAME_SHRANK)
@@ -277,6 +276,8 @@ static void tooltip(struct layout *l, const struct pg_flame_node *nd)
 			pg_strbuf_add(b, ": not tested");
 		if (nd->exact)
 			exact_tip(b, f, nd->exact);
+		else if (nd->sampled)	/* the function's, over all its frames */
+			exact_tip(b, f, nd->sampled);
 		if (nd->only_new)
 			pg_strbuf_add(b, "\nonly in NEW");
 	}
@@ -390,9 +391,9 @@ static int header(struct pg_xmlw *s, const struct pg_flame *f, const char *title
 	label(s, XPAD, y, "legend", NULL, NULL, line);
 	y += 18;
 	if (f->exact)
-		snprintf(line, sizeof(line), "Colour: compared functions by perfgate compare's "
-			 "verdict (exact %s time per call, or sampled; %zu frames: %zu regressed, "
-			 "%zu improved); other frames by the change of their %s share of %s.",
+		snprintf(line, sizeof(line), "Colour: traced functions by perfgate compare's "
+			 "verdict (exact %s time per call; %zu frames: %zu regressed, %zu "
+			 "improved); other frames by the change of their %s share of %s.",
 			 pg_metric_name(f->exact_metric), f->nexact, f->nexact_grew,
 			 f->nexact_shrank, f->metric == PG_FLAME_SELF ? "self" : "inclusive",
 			 f->offcpu ? "the off-CPU time" : "samples");

@@ -392,26 +392,58 @@ static int gh_command(FILE *out, const char *cmd, const char *file, uint32_t lin
 	return err;
 }
 
+/* The annotation text of a sampled function or the whole program: times a repetition. */
+static char *gh_rep_message(const struct pg_comparison *c, const struct pg_fcmp *f,
+			    const char *name)
+{
+	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN], n[PG_FMT_LEN];
+	char *msg = NULL;
+
+	if (asprintf(&msg, "%s%s time a repetition %s -> %s, %s with %g%% interval %s, q=%.2g%s%s%s%s",
+		     name, f->origin == PG_ORIGIN_SAMPLED ? " (sampled, not traced)" : "",
+		     pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns),
+		     pg_fmt_pct(ch, sizeof(ch), f->change), 100 * (1 - c->opts.alpha),
+		     pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi), f->q,
+		     f->samples ? "; samples " : "",
+		     f->samples ? pg_fmt_count(n, sizeof(n), (double)f->samples) : "",
+		     f->explain[0] ? "; " : "", f->explain) < 0)
+		return NULL;
+	return msg;
+}
+
+/* The annotation text of a traced function: per-call times and calls. */
+static char *gh_call_message(const struct pg_comparison *c, const struct pg_fcmp *f,
+			     const char *name)
+{
+	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
+	char ca[PG_FMT_LEN], cb[PG_FMT_LEN];
+	char *msg = NULL;
+
+	if (asprintf(&msg, "%s (%s) per-call %s time %s -> %s, %s with %g%% interval %s, q=%.2g; "
+		     "calls per repetition %s -> %s", name, f->binary, pg_metric_name(c->opts.metric),
+		     pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns),
+		     pg_fmt_pct(ch, sizeof(ch), f->change), 100 * (1 - c->opts.alpha),
+		     pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi), f->q,
+		     pg_fmt_count(ca, sizeof(ca), f->base_calls),
+		     pg_fmt_count(cb, sizeof(cb), f->new_calls)) < 0)
+		return NULL;
+	return msg;
+}
+
 static int gh_regression(FILE *out, const struct pg_comparison *c, const struct pg_fcmp *f,
 			 const char *workspace)
 {
-	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN], q[PG_FMT_LEN];
-	char ca[PG_FMT_LEN], cb[PG_FMT_LEN];
-	char title[NAME_MAX_LEN + 64], *name = ascii_short(fn_name(f), NAME_MAX_LEN, true);
-	char *msg = NULL;
+	char ch[PG_FMT_LEN], title[NAME_MAX_LEN + 64];
+	char *name = ascii_short(fn_name(f), NAME_MAX_LEN, true), *msg;
+	bool exact = f->origin == PG_ORIGIN_EXACT;
 	int err;
 
 	if (!name)
 		return -1;
-	pg_fmt_pct(ch, sizeof(ch), f->change);
-	snprintf(title, sizeof(title), "perfgate: %s %s slower per call", name, ch);
-	snprintf(q, sizeof(q), "%.2g", f->q);
-	if (asprintf(&msg, "%s (%s) per-call %s time %s -> %s, %s with %g%% interval %s, q=%s; "
-		     "calls per repetition %s -> %s", name, f->binary, pg_metric_name(c->opts.metric),
-		     pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns), ch,
-		     100 * (1 - c->opts.alpha), pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi),
-		     q, pg_fmt_count(ca, sizeof(ca), f->base_calls),
-		     pg_fmt_count(cb, sizeof(cb), f->new_calls)) < 0) {
+	snprintf(title, sizeof(title), "perfgate: %s %s slower %s", name,
+		 pg_fmt_pct(ch, sizeof(ch), f->change), exact ? "per call" : "a repetition");
+	msg = exact ? gh_call_message(c, f, name) : gh_rep_message(c, f, name);
+	if (!msg) {
 		free(name);
 		return -1;
 	}

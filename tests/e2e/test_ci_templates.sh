@@ -139,10 +139,10 @@ grep -q "baseline: $C1.json from refs/perfgate/baselines" "$TMP/slow/stderr" ||
 	fail "the published baseline of C1 was not used"
 check_eq "regression: result is not 'regression'" regression "$(output slow result)"
 check_contains "compare step: not exit 1" "$TMP/slow/stdout" '^step perfgate - compare: exit 1'
-grep -q '^::error file=imgfilter.c,line=26,title=perfgate%3A blur_row' "$TMP/slow/stdout" ||
-	fail "no ::error annotation for blur_row at imgfilter.c:26"
+grep -q '^::error file=imgfilter.c,line=28,title=perfgate%3A blur_row' "$TMP/slow/stdout" ||
+	fail "no ::error annotation for blur_row at imgfilter.c:28"
 check_contains "no regression in the summary" "$TMP/slow/summary" ':x: perfgate: regression'
-grep -q '`blur_row` (imgfilter.c:26)' "$R/perfgate-out/summary.md" ||
+grep -q '`blur_row` (imgfilter.c:28)' "$R/perfgate-out/summary.md" ||
 	fail "blur_row missing from summary.md"
 xmllint --noout --schema "$SRC/tests/data/JUnit.xsd" "$R/perfgate-out/junit.xml"
 check_contains "no JUnit failure" "$R/perfgate-out/junit.xml" '<failure type="regression"'

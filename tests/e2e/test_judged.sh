@@ -49,8 +49,8 @@ check_contains "leaf: Markdown explains the program" "$TMP/leaf.md" \
 	'`the program: CPU time`: of its +[0-9.]*%: hot.*leaf +[0-9.]*% (sampled)'
 expect_exit 1 "$PERFGATE" compare "$TMP/leaf/base.json" "$TMP/leaf/new.json" \
 	--flamegraph "$TMP/leaf.svg"
-check_contains "leaf: the flame graph colours hot_leaf by its sampled verdict" "$TMP/leaf.svg" \
-	'sampled (self time a repetition, from [0-9]* samples): REGRESSION'
+check_contains "leaf: the flame graph gives hot_leaf's sampled verdict" "$TMP/leaf.svg" \
+	'sampled verdict of the function, all its frames (self time a repetition, from [0-9]* samples): REGRESSION'
 
 # ---- the whole program alone: no samples, the traced function unchanged ----
 R=(-q -r 8 --no-sample -f setup)
