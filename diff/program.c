@@ -94,12 +94,6 @@ int pg_compare_program(struct pg_comparison *out, const struct pg_run *base,
 	return err;
 }
 
-static bool counts(const struct pg_fcmp *f)
-{
-	return f->verdict == PG_VERDICT_REGRESSION || f->verdict == PG_VERDICT_IMPROVEMENT ||
-	       f->verdict == PG_VERDICT_NOTABLE;
-}
-
 static const struct pg_comparison *sort_c;
 
 /* by |impact_ns|, largest first */
@@ -120,7 +114,7 @@ void pg_program_explain(struct pg_comparison *c, const bool *inside)
 	for (size_t i = 0; i < c->n; i++)
 		if (c->f[i].origin == PG_ORIGIN_PROGRAM && !strcmp(c->f[i].name, PG_PROGRAM_CPU))
 			prog = &c->f[i];
-	if (!prog || !counts(prog) || isnan(prog->impact_ns) || !(prog->base_ns > 0))
+	if (!prog || !pg_change_counts(prog) || isnan(prog->impact_ns) || !(prog->base_ns > 0))
 		return;
 	idx = malloc((c->n ? c->n : 1) * sizeof(*idx));
 	if (!idx)
@@ -129,7 +123,7 @@ void pg_program_explain(struct pg_comparison *c, const bool *inside)
 		const struct pg_fcmp *f = &c->f[i];
 
 		/* a change of under 0.1% of the program's CPU time explains nothing of it */
-		if (f->origin == PG_ORIGIN_PROGRAM || !counts(f) || isnan(f->impact_ns) ||
+		if (f->origin == PG_ORIGIN_PROGRAM || !pg_change_counts(f) || isnan(f->impact_ns) ||
 		    fabs(f->impact_ns) < 0.001 * prog->base_ns || (inside && inside[i]))
 			continue;
 		idx[n++] = i;

@@ -45,7 +45,8 @@ double pg_program_cpu_ns(const struct pg_run *run);
  * The explanation (explain) of the whole program's CPU time when its change counts: the exact
  * and sampled functions whose changes count, largest first, as shares of the program's CPU
  * time, and the rest unexplained. Sampled functions with inside[i] set (under a traced
- * function, whose self time holds theirs) are left out of the sum; @inside may be NULL.
+ * function whose change counts, and whose self time holds theirs) are left out of the sum;
+ * @inside may be NULL.
  */
 void pg_program_explain(struct pg_comparison *c, const bool *inside);
 

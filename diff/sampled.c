@@ -109,6 +109,8 @@ static int collect(const struct pg_run *run, bool inclusive, struct fents *e)
 				return -ENOMEM;
 		}
 	}
+	if (!e->n)
+		return 0;
 	qsort(e->v, e->n, sizeof(*e->v), cmp_fent);
 	for (size_t i = 0; i < e->n; i++) {
 		if (m && !cmp_fent(&e->v[m - 1], &e->v[i]))
@@ -326,12 +328,6 @@ out:
 
 /* ---- what explains a traced function's change ---- */
 
-static bool counts(const struct pg_fcmp *f)
-{
-	return f->verdict == PG_VERDICT_REGRESSION || f->verdict == PG_VERDICT_IMPROVEMENT ||
-	       f->verdict == PG_VERDICT_NOTABLE;
-}
-
 struct named {
 	const char *name;
 	size_t i;
@@ -381,10 +377,11 @@ static int stack_under(const struct pg_comparison *c, const char *s, const struc
 			t = hit->i;
 			continue;
 		}
-		if (t == SIZE_MAX)
+		if (t == SIZE_MAX || !pg_change_counts(&c->f[t]))
 			continue;
+		/* its change is in the traced function's, which explains the program's */
 		inside[hit->i] = true;
-		if (!counts(&c->f[t]) || !counts(&c->f[hit->i]) ||
+		if (!pg_change_counts(&c->f[hit->i]) ||
 		    (c->f[t].change > 0) != (c->f[hit->i].change > 0))
 			continue;
 		if (*nu == *cap) {
@@ -404,6 +401,8 @@ static int stack_under(const struct pg_comparison *c, const char *s, const struc
 /* "sampled under it: a +12.0%, b +3.1%" into each traced function's explain. */
 static void explain_words(struct pg_comparison *c, struct under *u, size_t nu)
 {
+	if (!nu)
+		return;
 	qsort(u, nu, sizeof(*u), cmp_under);
 	for (size_t k = 0; k < nu; k++) {
 		struct pg_fcmp *t = &c->f[u[k].t];

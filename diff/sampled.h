@@ -55,7 +55,8 @@ int pg_compare_sampled(struct pg_comparison *out, const struct pg_run *base,
  * Once verdicts are decided: the explain of every traced function whose change counts names
  * the sampled functions under it (its nearest traced ancestor in @new's stacks) whose change
  * counts the same way; inside[i] (c->n entries, set false first) marks the sampled entries
- * under some traced function. 0 or -ENOMEM.
+ * under a traced function whose change counts (the program's explanation names that one). 0 or
+ * -ENOMEM.
  */
 int pg_sampled_explain(struct pg_comparison *c, const struct pg_run *new, bool *inside);
 

@@ -300,6 +300,12 @@ void pg_decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_n
 			  r[0] ? "; " : "");
 }
 
+bool pg_change_counts(const struct pg_fcmp *f)
+{
+	return f->verdict == PG_VERDICT_REGRESSION || f->verdict == PG_VERDICT_IMPROVEMENT ||
+	       f->verdict == PG_VERDICT_NOTABLE;
+}
+
 void pg_calls_words(struct pg_fcmp *f)
 {
 	if (!f->calls_changed)

@@ -83,6 +83,9 @@ void pg_impact(struct pg_fcmp *f, double wall_ns);
  */
 void pg_decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_ns);
 
+/* Does @f's change count: a regression, an improvement or a notable change? */
+bool pg_change_counts(const struct pg_fcmp *f);
+
 /* "calls 10 -> 12 per repetition" appended to f->reason when its calls changed. */
 void pg_calls_words(struct pg_fcmp *f);
 

@@ -270,7 +270,8 @@ assert base["meta"]["options"]["budget_pct"] == 50, base["meta"]["options"]
 assert run["meta"]["options"]["functions_of"] == sys.argv[1] + "/base.json", run["meta"]
 names = pgtest.names
 assert names(base) == names(run) and set(names(run)) <= {"blur_row", "checksum_row", "fill_row",
-                                                         "sharpen_row"}, (names(base), names(run))
+                                                         "sharpen_row", "tone_row"}, \
+    (names(base), names(run))
 PY
 check "gitlab fallback: not one ab session" ab_sides "$R/perfgate-out"
 echo "all CI template scenarios passed"

