@@ -351,12 +351,13 @@ static void print_regressions(const struct pg_comparison *c, FILE *out)
 {
 	char line[PG_TEXT_WIDTH + 1], more[PG_FMT_LEN];
 	size_t len, listed = 0, total = 0, i;
-
 	size_t prog = program_entries(c, PG_VERDICT_REGRESSION), nfun;
 
+	/* the functions by name; the whole program's lines above say which of its times */
 	for (i = 0; i < c->n; i++)
-		total += c->f[i].verdict == PG_VERDICT_REGRESSION;
-	nfun = (c->nregressions > total ? c->nregressions : total) - prog;
+		total += c->f[i].verdict == PG_VERDICT_REGRESSION &&
+			 c->f[i].origin != PG_ORIGIN_PROGRAM;
+	nfun = c->nregressions - prog > total ? c->nregressions - prog : total;
 	if (!prog)
 		len = snprintf(line, sizeof(line), "perfgate: REGRESSION in %zu function(s)", nfun);
 	else if (!nfun)
@@ -369,7 +370,7 @@ static void print_regressions(const struct pg_comparison *c, FILE *out)
 		char *name;
 		size_t nlen;
 
-		if (f->verdict != PG_VERDICT_REGRESSION)
+		if (f->verdict != PG_VERDICT_REGRESSION || f->origin == PG_ORIGIN_PROGRAM)
 			continue;
 		name = pg_fmt_ascii(f->display ? f->display : f->name);
 		if (!name)

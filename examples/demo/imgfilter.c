@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The demo benchmark: filters a synthetic 4096x100 grayscale image row by row.
- * Built with -DDEMO_SLOW, blur_row() uses a 7-tap kernel instead of 5, and tone_px() one more
- * round: the "change that made two functions slower" which perfgate must find. blur_row runs
- * 1000 times a run, cheap enough to trace; tone_px runs for every pixel, 4 million times a
- * run, far too often to probe: its change must be found in the sampled profile.
+ * Built with -DDEMO_SLOW, blur_row() uses a 7-tap kernel instead of 5, and tone_px() 13 rounds
+ * instead of 10: the "change that made two functions slower" which perfgate must find.
+ * blur_row runs 1000 times a run, cheap enough to trace; tone_px runs for every pixel, 4
+ * million times a run, far too often to probe: its change must be found in the samples.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -56,9 +56,9 @@ __attribute__((noinline)) void sharpen_row(const uint8_t *in, uint8_t *o)
 __attribute__((noinline)) uint8_t tone_px(uint8_t v)
 {
 #ifdef DEMO_SLOW
-	const int rounds = 4;
+	const int rounds = 13;
 #else
-	const int rounds = 3;
+	const int rounds = 10;
 #endif
 	uint32_t x = v;
 

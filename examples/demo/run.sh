@@ -16,14 +16,16 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 # Without -f, perfgate traces the functions whose probes fit a budget of the program's time:
 # 5% by default. blur_row and sharpen_row (1000 calls of ~6 us a run) cost their probes ~2.5%
 # each, so the demo allows 20%; the change traces the baseline's functions (--functions-of).
+# What is not traced is judged from the sampled profile: -F 999 takes enough samples of tone_px.
 say "1. Build the baseline and record it (20 repetitions of 10 frames, what fits 20% of its time)"
 clang $CFLAGS -o "$OUT/imgfilter" examples/demo/imgfilter.c
-$PG record -o "$OUT/base.json" -r 20 --budget 20 -- "$OUT/imgfilter" 10 >/dev/null
+$PG record -o "$OUT/base.json" -r 20 --budget 20 -F 999 -- "$OUT/imgfilter" 10 >/dev/null
 $PG report "$OUT/base.json"
 
 say "2. The change: blur_row gets a wider kernel, tone_px one more round. Rebuild, record again"
 clang $CFLAGS -DDEMO_SLOW -o "$OUT/imgfilter" examples/demo/imgfilter.c
-$PG record -o "$OUT/new.json" -r 20 --functions-of "$OUT/base.json" -- "$OUT/imgfilter" 10 >/dev/null
+$PG record -o "$OUT/new.json" -r 20 --functions-of "$OUT/base.json" -F 999 -- "$OUT/imgfilter" 10 \
+	>/dev/null
 
 say "3. Compare: per function, repetition by repetition"
 status=0

@@ -89,7 +89,7 @@ check_eq "the baseline was recorded at the merge base C1" "$C1" \
 check_eq "the run was recorded at HEAD" "$(git rev-parse HEAD)" \
 	"$(pgtest get "$R/perfgate-out/run.json" meta.git_commit)"
 check_contains "clean: the baseline was not recorded" "$TMP/clean/stderr" 'recording it'
-check_eq "clean: the functions input was used" "blur_row checksum_row fill_row sharpen_row" \
+check_eq "clean: the functions input was used" "blur_row checksum_row fill_row sharpen_row tone_row" \
 	"$(pgtest names "$R/perfgate-out/run.json" | xargs)"
 res=$(output clean result)
 [ "$res" = pass ] || [ "$res" = inconclusive ] || fail "clean change: result $res"
