@@ -95,34 +95,46 @@ static const char *fn_name(const struct pg_fcmp *f)
 	return f->display ? f->display : f->name;
 }
 
-static size_t count_verdict(const struct pg_comparison *c, enum pg_verdict v)
+/* Entries of @c with verdict @v (PG_VERDICT_COUNT: any): functions, or (@program) the whole
+ * program's. */
+static size_t count_verdict(const struct pg_comparison *c, enum pg_verdict v, bool program)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->n; i++)
-		n += c->f[i].verdict == v;
+		n += (v == PG_VERDICT_COUNT || c->f[i].verdict == v) &&
+		     (c->f[i].origin == PG_ORIGIN_PROGRAM) == program;
 	return n;
 }
 
 static void md_heading(FILE *out, const struct pg_comparison *c)
 {
-	size_t nreg = count_verdict(c, PG_VERDICT_REGRESSION);
+	size_t nreg = count_verdict(c, PG_VERDICT_REGRESSION, false);
+	size_t nfun = count_verdict(c, PG_VERDICT_COUNT, false);
+	bool prog = count_verdict(c, PG_VERDICT_REGRESSION, true) > 0;
 
 	switch (c->overall) {
 	case PG_OVERALL_PASS:
 		fprintf(out, "### :white_check_mark: perfgate: pass\n\nNo regression in %zu "
-			"function%s compared (%zu unchanged, %zu improved, ", c->n,
-			c->n == 1 ? "" : "s", c->nunchanged, c->nimprovements);
+			"function%s compared (%zu unchanged, %zu improved, ", nfun,
+			nfun == 1 ? "" : "s", count_verdict(c, PG_VERDICT_UNCHANGED, false),
+			count_verdict(c, PG_VERDICT_IMPROVEMENT, false));
 		if (c->nnotable)
 			fprintf(out, "%zu notable change%s too small for the run to count, ",
 				c->nnotable, c->nnotable == 1 ? "" : "s");
-		fprintf(out, "%zu inconclusive).\n", c->ninconclusive);
+		fprintf(out, "%zu inconclusive).\n",
+			count_verdict(c, PG_VERDICT_INCONCLUSIVE, false));
 		break;
 	case PG_OVERALL_REGRESSION:
-		fprintf(out, "### :x: perfgate: regression in %zu function%s\n\n", nreg,
-			nreg == 1 ? "" : "s");
+		fputs("### :x: perfgate: regression", out);
+		if (prog)
+			fputs(" of the whole program", out);
+		if (nreg || !prog)
+			fprintf(out, "%s in %zu function%s", prog ? " and" : "", nreg,
+				nreg == 1 ? "" : "s");
+		fputs("\n\n", out);
 		fprintf(out, "%zu of %zu functions compared got slower by more than the minimum "
-			"effect (%.1f%%)", nreg, c->n, c->opts.min_effect * 100);
+			"effect (%.1f%%)", nreg, nfun, c->opts.min_effect * 100);
 		if (c->opts.min_impact > 0)
 			fprintf(out, ", by at least %g%% of a repetition", c->opts.min_impact * 100);
 		fputs(".\n", out);
@@ -456,7 +468,8 @@ static int gh_regression(FILE *out, const struct pg_comparison *c, const struct 
 
 char *pg_compare_gh_annotations(const struct pg_comparison *c, size_t max, const char *workspace)
 {
-	size_t nreg = count_verdict(c, PG_VERDICT_REGRESSION), shown = 0, size = 0;
+	size_t nreg = count_verdict(c, PG_VERDICT_REGRESSION, false) +
+		      count_verdict(c, PG_VERDICT_REGRESSION, true), shown = 0, size = 0;
 	char *buf = NULL, msg[128];
 	FILE *out = open_memstream(&buf, &size);
 	int err = 0;
