@@ -17,6 +17,7 @@
 
 #include "../../core/run.h"
 #include "../../diff/compare.h"
+#include "../../formats/result.h"
 #include "fixtures.h"
 
 /*
@@ -67,6 +68,38 @@ static const struct pg_fcmp *find(const struct pg_comparison *c, enum pg_origin 
 	return NULL;
 }
 
+/* The JSON result keeps what the reports need: origin, samples, explain, what was judged. */
+static void round_trip(const struct pg_comparison *c)
+{
+	char path[] = "/tmp/pg-judged-XXXXXX";
+	struct pg_comparison r;
+	struct pg_run b, n;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	pg_comparison_init(&r);
+	pg_run_init(&b);
+	pg_run_init(&n);
+	assert_int_equal(pg_result_write(c, NULL, NULL, path), 0);
+	assert_int_equal(pg_result_read(path, false, &r, &b, &n), 0);
+	unlink(path);
+	assert_int_equal(r.n, c->n);
+	for (size_t i = 0; i < c->n; i++) {
+		assert_int_equal(r.f[i].origin, c->f[i].origin);
+		assert_int_equal(r.f[i].samples, c->f[i].samples);
+		assert_string_equal(r.f[i].explain, c->f[i].explain);
+	}
+	assert_int_equal(r.nsampled, c->nsampled);
+	assert_int_equal(r.njudged_exact, c->njudged_exact);
+	assert_int_equal(r.njudged_sampled, c->njudged_sampled);
+	assert_int_equal(r.program_judged, c->program_judged);
+	assert_true(fabs(r.judged_share - c->judged_share) < 1e-9);
+	pg_comparison_release(&r);
+	pg_run_release(&b);
+	pg_run_release(&n);
+}
+
 /* leaf 30% slower: a sampled regression; traced's exact self time grows, explained by it */
 static void test_sampled_regression(void **state)
 {
@@ -107,6 +140,7 @@ static void test_sampled_regression(void **state)
 	assert_true(c.program_judged);
 	/* a sequential look keeps sampled and program verdicts as it keeps exact ones */
 	assert_false(pg_comparison_undecided(&c));
+	round_trip(&c);
 	pg_comparison_release(&c);
 	pg_run_free(a);
 	pg_run_free(b);
