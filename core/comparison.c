@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* core/comparison.c - the data model of a comparison (core/comparison.h). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,30 @@ const char *pg_overall_name(enum pg_overall v)
 	return "unknown";
 }
 
+static const char *const origin_names[] = {
+	[PG_ORIGIN_EXACT] = "exact",
+	[PG_ORIGIN_SAMPLED] = "sampled",
+	[PG_ORIGIN_PROGRAM] = "program",
+};
+
+const char *pg_origin_name(enum pg_origin s)
+{
+	if ((unsigned int)s >= sizeof(origin_names) / sizeof(origin_names[0]))
+		return "unknown";
+	return origin_names[s];
+}
+
+int pg_origin_parse(const char *s, enum pg_origin *out)
+{
+	for (size_t i = 0; i < sizeof(origin_names) / sizeof(origin_names[0]); i++) {
+		if (!strcmp(s, origin_names[i])) {
+			*out = (enum pg_origin)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 const char *pg_metric_name(enum pg_metric m)
 {
 	switch (m) {
@@ -118,6 +143,7 @@ void pg_comparison_init(struct pg_comparison *c)
 	memset(c, 0, sizeof(*c));
 	c->opts = def;
 	c->speed_spread = c->speed_shift = c->speed_p = NAN;
+	c->judged_share = NAN;
 	pg_fcmp_init(&c->wall);
 }
 
@@ -131,12 +157,30 @@ void pg_comparison_release(struct pg_comparison *c)
 	pg_comparison_init(c);
 }
 
+struct pg_fcmp *pg_comparison_add(struct pg_comparison *c)
+{
+	/* f[] holds a power of two entries (at least 16) once it holds any */
+	if (c->n >= 16 && !(c->n & (c->n - 1))) {
+		struct pg_fcmp *f = realloc(c->f, 2 * c->n * sizeof(*f));
+
+		if (!f)
+			return NULL;
+		c->f = f;
+	} else if (!c->f) {
+		c->f = malloc(16 * sizeof(*c->f));
+		if (!c->f)
+			return NULL;
+	}
+	pg_fcmp_init(&c->f[c->n]);
+	return &c->f[c->n++];
+}
+
 size_t pg_comparison_matched(const struct pg_comparison *c)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->n; i++)
-		if (c->f[i].n_base && c->f[i].n_new)
+		if (c->f[i].origin == PG_ORIGIN_EXACT && c->f[i].n_base && c->f[i].n_new)
 			n++;
 	return n;
 }

@@ -73,6 +73,30 @@ enum pg_cause {
 
 #define PG_CAUSE_COUNT (PG_CAUSE_NOT_SURELY + 1)
 
+/* What a compared entry's values are of, and where they come from. */
+enum pg_origin {
+	PG_ORIGIN_EXACT = 0,	/* a traced function: exact per-call times from its probes */
+	PG_ORIGIN_SAMPLED,	/* a function of the sampled CPU profile, not traced: its samples'
+				 * share of each repetition times the repetition's CPU time */
+	PG_ORIGIN_PROGRAM,	/* the whole process tree: its CPU time or wall time a repetition */
+};
+
+/* "exact", "sampled", "program"; pg_origin_parse(): 0 or -EINVAL */
+const char *pg_origin_name(enum pg_origin s);
+int pg_origin_parse(const char *s, enum pg_origin *out);
+
+/* Names (pg_fcmp.name) of the two whole-program entries, binary PG_PROGRAM_BINARY. */
+#define PG_PROGRAM_BINARY "[program]"
+#define PG_PROGRAM_CPU "cpu-time"
+#define PG_PROGRAM_WALL "wall-time"
+
+/*
+ * Below this share of the CPU time in the self time of judged functions (exact and sampled),
+ * with the whole program's CPU time not judged either, a comparison that found no regression
+ * is inconclusive, not a pass (docs/statistics.md, "No pass without evidence").
+ */
+#define PG_MIN_JUDGED_SHARE 0.5
+
 enum pg_overall {
 	PG_OVERALL_PASS = 0,		/* no regression, and the data could decide */
 	PG_OVERALL_REGRESSION,		/* at least one function regressed */
@@ -115,8 +139,16 @@ struct pg_compare_opts {
 	{ 0.05, 0.05, PG_METRIC_SELF, 5, false, PG_MIN_IMPACT_DEFAULT, 0, 0, false }
 
 struct pg_fcmp {
-	char *binary;		/* basename of the ELF file */
-	char *name;		/* symbol name */
+	enum pg_origin origin;	/* exact (traced), sampled, or the whole program */
+	/*
+	 * sampled: the samples its values rest on, both runs together (self samples, inclusive
+	 * with PG_METRIC_TOTAL); 0 otherwise
+	 */
+	uint64_t samples;
+	char *binary;		/* basename of the ELF file; "" for a sampled function (frames
+				 * name no object), PG_PROGRAM_BINARY for the whole program */
+	char *name;		/* symbol name; the frame name of a sampled function;
+				 * PG_PROGRAM_CPU or PG_PROGRAM_WALL */
 	char *display;		/* demangled name (or name) */
 	char *scope;		/* what tells functions of one name apart (struct pg_func), or
 				 * NULL */
@@ -158,6 +190,13 @@ struct pg_fcmp {
 	enum pg_verdict verdict;
 	enum pg_cause cause;	/* why inconclusive; PG_CAUSE_NONE otherwise */
 	char reason[160];	/* a short human explanation of the verdict; "" when obvious */
+	/*
+	 * What explains a change that counts (regression, improvement, notable): for the whole
+	 * program's CPU time, the functions whose changes of time a repetition add up to it and
+	 * the rest ("f +6.1% (sampled), g +2.0%; unexplained +2.1%"); for a traced function,
+	 * the sampled functions under it that changed the same way. "" when none.
+	 */
+	char explain[256];
 };
 
 struct pg_comparison {
@@ -166,6 +205,16 @@ struct pg_comparison {
 	size_t ntested;			/* functions in the Benjamini-Hochberg family */
 	size_t nregressions, nimprovements, nunchanged, ninconclusive, nadded, nremoved;
 	size_t nnotable;
+	size_t nsampled;		/* entries of f[] that are sampled functions */
+	/*
+	 * What was judged (any verdict but inconclusive, added, removed): exact and sampled
+	 * functions, the whole program's CPU time; and the share of the CPU time of a repetition
+	 * (the base run's median) held by the self time of the judged functions, NAN when the
+	 * runs have no CPU time (older run files).
+	 */
+	size_t njudged_exact, njudged_sampled;
+	bool program_judged;
+	double judged_share;
 	bool compensated;		/* both sides compensated with the joint calibration */
 	bool commands_differ;		/* not pg_meta_same_benchmark(): compared all the same,
 					 * with a warning naming both commands */
@@ -183,10 +232,13 @@ struct pg_comparison {
 	double speed_spread, speed_shift, speed_p;
 	enum pg_overall overall;
 	char overall_reason[256];	/* why inconclusive, or "" */
-	struct pg_fcmp wall;		/* whole-process wall time per repetition (informational:
-					 * never counted as a regression); binary = name = "[wall]" */
+	struct pg_fcmp wall;		/* whole-process wall time per repetition, tested alone
+					 * (kept for readers of older results; the judged whole
+					 * program is in f[], source PG_ORIGIN_PROGRAM);
+					 * binary = name = "[wall]" */
 	size_t n;
-	struct pg_fcmp *f;		/* sorted: regressions (largest change first), improvements
+	struct pg_fcmp *f;		/* exact, sampled and whole-program entries, sorted:
+					 * regressions (largest change first), improvements
 					 * (largest first), notable (largest impact first),
 					 * inconclusive, added, removed, unchanged */
 	size_t nwarnings;
@@ -202,7 +254,14 @@ void pg_fcmp_release(struct pg_fcmp *f);
 void pg_comparison_init(struct pg_comparison *c);
 void pg_comparison_release(struct pg_comparison *c);
 
-/* Functions of @c called in both runs (n_base and n_new not 0: not added, removed, or
+/*
+ * Append an entry (pg_fcmp_init()ed) to c->f and return it, or NULL on ENOMEM (@c unchanged).
+ * Only for an f[] that this function grew from empty: it keeps f[] at a power of two entries.
+ * Pointers into f[] are valid until the next add.
+ */
+struct pg_fcmp *pg_comparison_add(struct pg_comparison *c);
+
+/* Exact functions of @c called in both runs (n_base and n_new not 0: not added, removed, or
  * inconclusive for being traced in one run only). */
 size_t pg_comparison_matched(const struct pg_comparison *c);
 

@@ -136,6 +136,11 @@ struct pg_source {
 
 struct pg_rep {
 	uint64_t wall_ns;	/* wall time from exec to the end of the process tree */
+	/*
+	 * CPU time (user + system) of the whole process tree, every process and thread of it
+	 * reaped; 0 when not measured (run files from before perfgate measured it)
+	 */
+	uint64_t cpu_ns;
 	int exit_code;		/* exit status when the root process exited, else -1 */
 	int signal;		/* terminating signal of the root process, else 0 */
 	size_t nstats;

@@ -20,6 +20,8 @@
 #include "compare.h"
 #include "cpusplit.h"
 #include "paired.h"
+#include "program.h"
+#include "sampled.h"
 #include "samples.h"
 #include "speed.h"
 #include "stats.h"
@@ -175,7 +177,12 @@ static int verdict_rank(enum pg_verdict v)
 static int cmp_fcmp(const void *pa, const void *pb)
 {
 	const struct pg_fcmp *a = pa, *b = pb;
-	int d = verdict_rank(a->verdict) - verdict_rank(b->verdict);
+	int d = (a->origin == PG_ORIGIN_PROGRAM) - (b->origin == PG_ORIGIN_PROGRAM);
+
+	/* the whole program's entries last: the functions' table, then the program's lines */
+	if (d)
+		return d;
+	d = verdict_rank(a->verdict) - verdict_rank(b->verdict);
 
 	if (d)
 		return d;
@@ -209,6 +216,36 @@ static size_t reps_needed(const struct pg_compare_opts *o)
 	return n;
 }
 
+/*
+ * No regression, something tested: a pass only with evidence (docs/statistics.md, "No pass
+ * without evidence"): something judged, and either the whole program or functions holding
+ * PG_MIN_JUDGED_SHARE of the CPU time. Else inconclusive, saying why.
+ */
+static enum pg_overall evidence(struct pg_comparison *c, size_t ncommon)
+{
+	char *r = c->overall_reason;
+	size_t rs = sizeof(c->overall_reason);
+
+	if (c->program_judged)
+		return PG_OVERALL_PASS;
+	if (!ncommon && !c->nsampled) {
+		snprintf(r, rs, "no function was called in both runs: nothing to compare");
+		return PG_OVERALL_INCONCLUSIVE;
+	}
+	if (!c->njudged_exact && !c->njudged_sampled) {
+		snprintf(r, rs, "nothing could be judged: %zu of %zu inconclusive, the whole "
+			 "program too", c->ninconclusive, c->n);
+		return PG_OVERALL_INCONCLUSIVE;
+	}
+	if (!isnan(c->judged_share) && c->judged_share < PG_MIN_JUDGED_SHARE) {
+		snprintf(r, rs, "the judged functions hold %.0f%% of the CPU time (%.0f%% needed) "
+			 "and the whole program could not be judged", 100 * c->judged_share,
+			 100 * PG_MIN_JUDGED_SHARE);
+		return PG_OVERALL_INCONCLUSIVE;
+	}
+	return PG_OVERALL_PASS;
+}
+
 /* The overall verdict; @o: the options the tests used (alpha of this look). */
 static void overall(struct pg_comparison *c, const struct pg_compare_opts *o, size_t ncommon)
 {
@@ -223,7 +260,7 @@ static void overall(struct pg_comparison *c, const struct pg_compare_opts *o, si
 		return;
 	}
 	if (c->ntested) {
-		c->overall = PG_OVERALL_PASS;
+		c->overall = evidence(c, ncommon);
 		return;
 	}
 	c->overall = PG_OVERALL_INCONCLUSIVE;
@@ -431,234 +468,319 @@ static int pairing(struct pg_comparison *out, const struct pg_run *base, const s
 		    "its base side: compared as given, so a slower new side is an improvement");
 }
 
-/* pg_compare() and pg_compare_look() (@prev: the previous look, or NULL). */
-static int compare_runs(const struct pg_run *base, const struct pg_run *new,
-			const struct pg_compare_opts *opts, const struct pg_comparison *prev,
-			struct pg_comparison *out)
+/* The state of one comparison, shared by its steps. */
+struct cmp {
+	const struct pg_run *base, *new;
+	struct pg_comparison *out;
+	struct pg_compare_opts look;	/* the options this look tests at */
+	struct pg_sample sb, sn;
+	struct pg_stats_ws ws;		/* shared by the functions' tests */
+	struct pg_fkey *keys;
+	size_t nkeys;
+	struct pg_family fam;		/* the Benjamini-Hochberg family */
+	struct pg_calib calib;
+	struct pg_speed speed;
+	bool sets_differ;
+	double wall_ns;
+	size_t ncommon;			/* exact functions called in both runs */
+};
+
+/* Step 1: the options; out->opts the caller's, x->look this look's. 0 or -EINVAL. */
+static int check_options(struct cmp *x, const struct pg_compare_opts *opts)
 {
 	const struct pg_compare_opts def = PG_COMPARE_OPTS_DEFAULT;
-	struct pg_compare_opts look;	/* the options this look tests at */
-	struct pg_sample sb = { 0 }, sn = { 0 };
-	struct pg_stats_ws ws = PG_STATS_WS_INIT;	/* shared by the functions' tests */
-	struct pg_fkey *keys = NULL;
-	size_t nkeys, ntested = 0, ncommon = 0, *tested = NULL;
-	double *p = NULL;
-	char cmd_a[100], cmd_b[100];
-	struct pg_calib calib;
-	struct pg_speed speed = { 0 };
-	bool sets_differ = false;
-	double wall_ns;
-	int err;
+	struct pg_comparison *out = x->out;
+	const struct pg_compare_opts *o = &out->opts;
 
-	pg_comparison_release(out);
 	out->opts = opts ? *opts : def;
-	opts = &out->opts;
-	if (!(opts->alpha > 0 && opts->alpha < 1) || !(opts->min_effect >= 0) ||
-	    !isfinite(opts->min_effect) || !(opts->min_impact >= 0) ||
-	    !isfinite(opts->min_impact) || opts->look > opts->looks ||
-	    (opts->looks && !opts->look)) {
+	if (!(o->alpha > 0 && o->alpha < 1) || !(o->min_effect >= 0) ||
+	    !isfinite(o->min_effect) || !(o->min_impact >= 0) || !isfinite(o->min_impact) ||
+	    o->look > o->looks || (o->looks && !o->look)) {
 		snprintf(out->error, sizeof(out->error), "invalid options: alpha must be in "
 			 "(0, 1), min_effect and min_impact >= 0, look in 1..looks");
 		return -EINVAL;
 	}
 	/* a sequential look tests at its share of alpha (diff/paired.h) */
-	look = *opts;
-	look.alpha = pg_look_alpha(opts);
-	opts = &look;
+	x->look = *o;
+	x->look.alpha = pg_look_alpha(o);
+	return 0;
+}
+
+/* Step 2: the buffers, the pairing, the run-level warnings, the joint calibration. */
+static int prepare(struct cmp *x)
+{
+	const struct pg_run *base = x->base, *new = x->new;
+	struct pg_comparison *out = x->out;
+	char cmd_a[100], cmd_b[100];
+	int err;
+
 	out->base_reps = base->nreps;
 	out->new_reps = new->nreps;
-
-	err = -ENOMEM;
-	nkeys = base->nfuncs + new->nfuncs;
-	keys = malloc((nkeys ? nkeys : 1) * sizeof(*keys));
-	tested = malloc((nkeys ? nkeys : 1) * sizeof(*tested));
-	p = malloc((nkeys ? nkeys : 1) * sizeof(*p));
-	out->f = calloc(nkeys ? nkeys : 1, sizeof(*out->f));
-	if (!keys || !tested || !p || !out->f)
-		goto fail;
-	if (pg_sample_init(&sb, base->nreps) || pg_sample_init(&sn, new->nreps))
-		goto fail;
-	err = pairing(out, base, new, &sb, &sn);
+	x->nkeys = base->nfuncs + new->nfuncs;
+	x->keys = malloc((x->nkeys ? x->nkeys : 1) * sizeof(*x->keys));
+	if (!x->keys || pg_sample_init(&x->sb, base->nreps) || pg_sample_init(&x->sn, new->nreps))
+		return -ENOMEM;
+	err = pairing(out, base, new, &x->sb, &x->sn);
 	if (err)
-		goto fail;
+		return err;
 	/* compared all the same, as Google Benchmark's compare.py compares two binaries */
 	out->commands_differ = !pg_meta_same_benchmark(&base->meta, &new->meta);
 	if (out->commands_differ) {
 		pg_meta_command_words(cmd_a, sizeof(cmd_a), &base->meta);
 		pg_meta_command_words(cmd_b, sizeof(cmd_b), &new->meta);
 		err = warn(out, "the runs are of different commands: '%s' and '%s'", cmd_a, cmd_b);
-		if (err)
-			goto fail;
 	}
-	err = warnings(out, base, new);
-	if (!err && opts->metric == PG_METRIC_CPU && (!base->meta.offcpu || !new->meta.offcpu))
+	err = err ?: warnings(out, base, new);
+	if (!err && x->look.metric == PG_METRIC_CPU && (!base->meta.offcpu || !new->meta.offcpu))
 		err = warn(out, "--metric cpu: the %s run has no off-CPU time (recorded with "
 			   "--no-offcpu or by an older perfgate): its on-CPU time is taken as its "
 			   "self time", !base->meta.offcpu ? "base" : "new");
 	if (err)
-		goto fail;
-	pg_joint_calib(base, new, opts, &calib);
-	out->compensated = calib.valid;
-	err = compare_wall(out, opts, base, new, &sb, &sn, &ws, &wall_ns);
+		return err;
+	pg_joint_calib(base, new, &x->look, &x->calib);
+	out->compensated = x->calib.valid;
+	err = compare_wall(out, &x->look, base, new, &x->sb, &x->sn, &x->ws, &x->wall_ns);
 	if (err)
-		goto fail;
+		return err;
+	pg_fkeys_fill(x->keys, base, new);
+	err = warn_sets(out, base, new, x->keys, x->nkeys, &x->sets_differ);
+	if (err || !out->paired || x->look.no_speed)
+		return err;
+	err = machine_speed(&x->speed, out, base, new, x->keys, x->nkeys, &x->calib, &x->look,
+			    x->sets_differ, &x->sb, &x->sn);
+	x->sb.speed = &x->speed;
+	return err;
+}
 
-	pg_fkeys_fill(keys, base, new);
-	err = warn_sets(out, base, new, keys, nkeys, &sets_differ);
-	if (err)
-		goto fail;
-	if (out->paired && !opts->no_speed) {
-		err = machine_speed(&speed, out, base, new, keys, nkeys, &calib, opts, sets_differ,
-				    &sb, &sn);
-		if (err)
-			goto fail;
-		sb.speed = &speed;
+/* A new entry of out->f for the exact function of keys[i..j). 0 or -ENOMEM. */
+static int exact_entry(struct cmp *x, size_t i, size_t j, struct pg_fcmp **fp)
+{
+	const struct pg_fkey *keys = x->keys;
+	struct pg_fcmp *f = pg_comparison_add(x->out);
+
+	*fp = f;
+	if (!f)
+		return -ENOMEM;
+	f->binary = strdup(keys[i].binary);
+	f->name = strdup(keys[i].name);
+	/* the new run's display name: keys of the new side come last in the group */
+	f->display = strdup(keys[j - 1].display);
+	f->scope = *keys[i].scope ? strdup(keys[i].scope) : NULL;
+	if (!f->binary || !f->name || !f->display || (*keys[i].scope && !f->scope))
+		return -ENOMEM;
+	/* the source position: the new run's (last) that is known */
+	for (size_t k = j; k-- > i;) {
+		if (!keys[k].src_file || !keys[k].src_line)
+			continue;
+		f->src_file = strdup(keys[k].src_file);
+		if (!f->src_file)
+			return -ENOMEM;
+		f->src_line = keys[k].src_line;
+		break;
 	}
+	return 0;
+}
 
-	for (size_t i = 0, j; i < nkeys; i = j) {
-		size_t nb, nn;
-		double cb, cn;
-		bool leaf;
-		struct pg_fcmp *f;
+/* Called in one run only: added, removed, or not traced in the other (not judged). */
+static void one_side(struct pg_fcmp *f, bool sets_differ, size_t nb, size_t nn, bool in_base)
+{
+	if (sets_differ && (!nb || !nn)) {
+		/* not even listed on the other side: not traced there, not judged */
+		f->cause = PG_CAUSE_ONE_SIDE;
+		snprintf(f->reason, sizeof(f->reason), "traced only in the %s run (the runs "
+			 "chose different functions): not judged", !nn ? "base" : "new");
+	} else if (!in_base) {
+		f->verdict = PG_VERDICT_ADDED;
+		snprintf(f->reason, sizeof(f->reason), "called only in the new run");
+	} else {
+		f->verdict = PG_VERDICT_REMOVED;
+		snprintf(f->reason, sizeof(f->reason), "called only in the base run");
+	}
+}
 
-		j = pg_fkeys_group(keys, nkeys, i, base, new, &nb, &leaf);
-		nn = j - i - nb;
-		pg_sample_gather(&sb, &cb, base, keys + i, nb, &calib, opts->metric, leaf);
-		pg_sample_gather(&sn, &cn, new, keys + i + nb, nn, &calib, opts->metric, leaf);
-		if (!sb.n && !sn.n)
-			continue;	/* called in neither run */
-		if (sb.speed)	/* the part of the machine's speed it may follow */
-			sb.share = pg_sample_unblocked(base, keys + i, nb, opts->metric);
-		sb.speed_id = (uint32_t)i;	/* machine_speed()'s id, if a reference */
+/* Step 3: judge the exact function of keys[i..j) (test it, into the family). */
+static int judge_exact(struct cmp *x, size_t i, size_t j)
+{
+	const struct pg_compare_opts *o = &x->look;
+	const struct pg_fkey *keys = x->keys;
+	struct pg_sample *sb = &x->sb, *sn = &x->sn;
+	size_t nb, nn;
+	struct pg_fcmp *f;
+	double cb, cn;
+	bool leaf;
+	int err;
 
-		f = &out->f[out->n];
-		pg_fcmp_init(f);
-		f->binary = strdup(keys[i].binary);
-		f->name = strdup(keys[i].name);
-		/* the new run's display name: keys of the new side come last in the group */
-		f->display = strdup(keys[j - 1].display);
-		f->scope = *keys[i].scope ? strdup(keys[i].scope) : NULL;
-		out->n++;
-		if (!f->binary || !f->name || !f->display || (*keys[i].scope && !f->scope)) {
-			err = -ENOMEM;
-			goto fail;
-		}
-		/* the source position: the new run's (last) that is known */
-		for (size_t k = j; k-- > i;) {
-			if (!keys[k].src_file || !keys[k].src_line)
-				continue;
-			f->src_file = strdup(keys[k].src_file);
-			if (!f->src_file) {
-				err = -ENOMEM;
-				goto fail;
-			}
-			f->src_line = keys[k].src_line;
-			break;
-		}
-		f->base_calls = base->nreps ? cb / (double)base->nreps : 0;
-		f->new_calls = new->nreps ? cn / (double)new->nreps : 0;
-		f->calls_changed = f->base_calls != f->new_calls;
-		err = pg_analyse(f, &sb, &sn, opts, calib.valid, &ws);
+	pg_fkeys_group(keys, x->nkeys, i, x->base, x->new, &nb, &leaf);
+	nn = j - i - nb;
+	pg_sample_gather(sb, &cb, x->base, keys + i, nb, &x->calib, o->metric, leaf);
+	pg_sample_gather(sn, &cn, x->new, keys + i + nb, nn, &x->calib, o->metric, leaf);
+	if (!sb->n && !sn->n)
+		return 0;	/* called in neither run */
+	if (sb->speed)	/* the part of the machine's speed it may follow */
+		sb->share = pg_sample_unblocked(x->base, keys + i, nb, o->metric);
+	sb->speed_id = (uint32_t)i;	/* machine_speed()'s id, if a reference */
+	err = exact_entry(x, i, j, &f);
+	if (err)
+		return err;
+	f->base_calls = x->base->nreps ? cb / (double)x->base->nreps : 0;
+	f->new_calls = x->new->nreps ? cn / (double)x->new->nreps : 0;
+	f->calls_changed = f->base_calls != f->new_calls;
+	err = pg_analyse(f, sb, sn, o, x->calib.valid, &x->ws);
+	if (err < 0)
+		return err;
+	/* compensated total time does not depend on which callees were traced */
+	if (err == 1 && x->sets_differ && (o->metric != PG_METRIC_TOTAL || o->raw) &&
+	    pg_callees_differ(f, sb, cb, sn, cn))
+		err = 0;
+	if (err == 1 && o->metric == PG_METRIC_SELF &&
+	    pg_sample_blocked_both(x->base, keys + i, nb, x->new, keys + i + nb, nn) >=
+	    PG_SPLIT_BLOCKED) {
+		err = on_cpu_instead(f, x->base, x->new, keys + i, nb, nn, &x->calib, leaf, o,
+				     &x->ws, sb, sn);
 		if (err < 0)
-			goto fail;
-		/* compensated total time does not depend on which callees were traced */
-		if (err == 1 && sets_differ && (opts->metric != PG_METRIC_TOTAL || opts->raw) &&
-		    pg_callees_differ(f, &sb, cb, &sn, cn))
-			err = 0;
-		if (err == 1 && opts->metric == PG_METRIC_SELF &&
-		    pg_sample_blocked_both(base, keys + i, nb, new, keys + i + nb, nn) >=
-		    PG_SPLIT_BLOCKED) {
-			err = on_cpu_instead(f, base, new, keys + i, nb, nn, &calib, leaf, opts,
-					     &ws, &sb, &sn);
-			if (err < 0)
-				goto fail;
-			err = 1;
-		}
-		if (err == 1) {
-			tested[ntested] = out->n - 1;
-			p[ntested++] = f->p;
-		}
-		pg_impact(f, wall_ns);
-		err = split_change(f, base, new, keys + i, nb, nn, &calib, opts->metric);
-		if (err)
-			goto fail;
-		if (sb.n && sn.n) {
-			ncommon++;
-		} else if (sets_differ && (!nb || !nn)) {
-			/* not even listed on the other side: not traced there, not judged */
-			f->cause = PG_CAUSE_ONE_SIDE;
-			snprintf(f->reason, sizeof(f->reason), "traced only in the %s run (the runs "
-				 "chose different functions): not judged", !nn ? "base" : "new");
-		} else if (!sb.n) {
-			f->verdict = PG_VERDICT_ADDED;
-			snprintf(f->reason, sizeof(f->reason), "called only in the new run");
-		} else {
-			f->verdict = PG_VERDICT_REMOVED;
-			snprintf(f->reason, sizeof(f->reason), "called only in the base run");
-		}
+			return err;
+		err = 1;
 	}
-
-	err = pg_bh_adjust(p, ntested, p);
+	if (err == 1 && pg_family_add(&x->fam, x->out->n - 1, f->p))
+		return -ENOMEM;
+	pg_impact(f, x->wall_ns);
+	err = split_change(f, x->base, x->new, keys + i, nb, nn, &x->calib, o->metric);
 	if (err)
-		goto fail;
-	out->ntested = ntested;
-	for (size_t t = 0; t < ntested; t++) {
-		struct pg_fcmp *f = &out->f[tested[t]];
+		return err;
+	if (sb->n && sn->n)
+		x->ncommon++;
+	else
+		one_side(f, x->sets_differ, nb, nn, sb->n > 0);
+	return 0;
+}
 
-		f->q = p[t];
-		pg_decide(f, opts, wall_ns);
+/* Step 4: Benjamini-Hochberg over the family, each tested entry's verdict, earlier looks'. */
+static int decide_all(struct cmp *x, const struct pg_comparison *prev)
+{
+	struct pg_comparison *out = x->out;
+	int err = pg_bh_adjust(x->fam.p, x->fam.n, x->fam.p);
+
+	if (err)
+		return err;
+	out->ntested = x->fam.n;
+	for (size_t t = 0; t < x->fam.n; t++) {
+		struct pg_fcmp *f = &out->f[x->fam.idx[t]];
+
+		f->q = x->fam.p[t];
+		pg_decide(f, &x->look, x->wall_ns);
 		pg_cpusplit_reason(f);
 	}
 	for (size_t i = 0; i < out->n; i++)
 		pg_calls_words(&out->f[i]);
 	/* a sequential look: what an earlier look decided stays decided */
-	err = pg_keep_decided(out, prev);
-	if (err)
-		goto fail;
+	return pg_keep_decided(out, prev);
+}
+
+/* Step 5: what explains the changes that count (the whole program's, traced functions'). */
+static int explain(struct cmp *x)
+{
+	bool *inside = calloc(x->out->n ? x->out->n : 1, sizeof(*inside));
+	int err;
+
+	if (!inside)
+		return -ENOMEM;
+	err = pg_sampled_explain(x->out, x->new, inside);
+	if (!err)
+		pg_program_explain(x->out, inside);
+	free(inside);
+	return err;
+}
+
+static bool judged(enum pg_verdict v)
+{
+	return v == PG_VERDICT_REGRESSION || v == PG_VERDICT_IMPROVEMENT ||
+	       v == PG_VERDICT_NOTABLE || v == PG_VERDICT_UNCHANGED;
+}
+
+/* The time a repetition of a judged function: per call x calls, or per repetition. */
+static double rep_time(const struct pg_fcmp *f)
+{
+	double t = f->origin == PG_ORIGIN_SAMPLED ? f->base_ns : f->base_ns * f->base_calls;
+
+	return isnan(t) ? 0 : t;
+}
+
+/* Step 6: count the verdicts, what was judged and its share of the CPU time. */
+static void count_verdicts(struct cmp *x)
+{
+	struct pg_comparison *out = x->out;
+	size_t *const counts[PG_VERDICT_COUNT] = {
+		[PG_VERDICT_UNCHANGED] = &out->nunchanged,
+		[PG_VERDICT_REGRESSION] = &out->nregressions,
+		[PG_VERDICT_IMPROVEMENT] = &out->nimprovements,
+		[PG_VERDICT_INCONCLUSIVE] = &out->ninconclusive,
+		[PG_VERDICT_ADDED] = &out->nadded,
+		[PG_VERDICT_REMOVED] = &out->nremoved,
+		[PG_VERDICT_NOTABLE] = &out->nnotable,
+	};
+	double cpu = pg_program_cpu_ns(x->base), held = 0;
+
 	for (size_t i = 0; i < out->n; i++) {
-		struct pg_fcmp *f = &out->f[i];
+		const struct pg_fcmp *f = &out->f[i];
 
-		switch (f->verdict) {
-		case PG_VERDICT_REGRESSION:
-			out->nregressions++;
-			break;
-		case PG_VERDICT_IMPROVEMENT:
-			out->nimprovements++;
-			break;
-		case PG_VERDICT_UNCHANGED:
-			out->nunchanged++;
-			break;
-		case PG_VERDICT_INCONCLUSIVE:
-			out->ninconclusive++;
-			break;
-		case PG_VERDICT_ADDED:
-			out->nadded++;
-			break;
-		case PG_VERDICT_REMOVED:
-			out->nremoved++;
-			break;
-		case PG_VERDICT_NOTABLE:
-			out->nnotable++;
-			break;
+		if ((unsigned int)f->verdict < PG_VERDICT_COUNT)
+			(*counts[f->verdict])++;
+		if (!judged(f->verdict))
+			continue;
+		if (f->origin == PG_ORIGIN_PROGRAM) {
+			/* its CPU time: the wall time may be mostly waiting */
+			out->program_judged |= !strcmp(f->name, PG_PROGRAM_CPU);
+			continue;
 		}
+		held += rep_time(f);
+		if (f->origin == PG_ORIGIN_SAMPLED)
+			out->njudged_sampled++;
+		else
+			out->njudged_exact++;
 	}
-	qsort(out->f, out->n, sizeof(*out->f), cmp_fcmp);
+	out->judged_share = cpu > 0 ? (held < cpu ? held / cpu : 1) : NAN;
+}
 
-	overall(out, opts, ncommon);
-	err = 0;
-	goto out;
+/* pg_compare() and pg_compare_look() (@prev: the previous look, or NULL). */
+static int compare_runs(const struct pg_run *base, const struct pg_run *new,
+			const struct pg_compare_opts *opts, const struct pg_comparison *prev,
+			struct pg_comparison *out)
+{
+	struct cmp x = { .base = base, .new = new, .out = out, .ws = PG_STATS_WS_INIT };
+	int err;
 
-fail:
 	pg_comparison_release(out);
-	snprintf(out->error, sizeof(out->error), "%s", strerror(-err));
-out:
-	pg_speed_release(&speed);
-	pg_sample_release(&sb);
-	pg_sample_release(&sn);
-	pg_stats_ws_release(&ws);
-	free(keys);
-	free(tested);
-	free(p);
+	err = check_options(&x, opts);
+	if (err)
+		return err;
+	err = prepare(&x);
+	for (size_t i = 0, j; !err && i < x.nkeys; i = j) {
+		size_t nb;
+		bool leaf;
+
+		j = pg_fkeys_group(x.keys, x.nkeys, i, base, new, &nb, &leaf);
+		err = judge_exact(&x, i, j);
+	}
+	err = err ?: pg_compare_sampled(out, base, new, &x.look, x.keys, x.nkeys, x.wall_ns,
+					&x.sb, &x.sn, &x.ws, &x.fam);
+	err = err ?: pg_compare_program(out, base, new, &x.look, x.sets_differ, x.wall_ns,
+					&x.sb, &x.sn, &x.ws, &x.fam);
+	err = err ?: decide_all(&x, prev);
+	err = err ?: explain(&x);
+	if (!err) {
+		count_verdicts(&x);
+		qsort(out->f, out->n, sizeof(*out->f), cmp_fcmp);
+		overall(out, &x.look, x.ncommon);
+	} else {
+		pg_comparison_release(out);
+		snprintf(out->error, sizeof(out->error), "%s", strerror(-err));
+	}
+	pg_speed_release(&x.speed);
+	pg_sample_release(&x.sb);
+	pg_sample_release(&x.sn);
+	pg_stats_ws_release(&x.ws);
+	pg_family_release(&x.fam);
+	free(x.keys);
 	return err;
 }
 

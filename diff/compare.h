@@ -56,6 +56,14 @@
  *  - Call counts are exact (uprobes see every call): base_calls and new_calls are the mean
  *    calls per repetition; calls_changed is set when the sides' per-repetition counts differ.
  *    A change of calls alone is reported, never a regression.
+ *  - Beyond the traced functions (origin PG_ORIGIN_EXACT): the untraced functions of the
+ *    sampled profile (diff/sampled.h, PG_ORIGIN_SAMPLED) and the whole program's CPU time and
+ *    wall time (diff/program.h, PG_ORIGIN_PROGRAM, last in f[]) are judged with the same tests
+ *    and rules, in the same Benjamini-Hochberg family; their explain says what explains a
+ *    change that counts.
+ *  - overall: REGRESSION when any entry regressed; else PASS only with evidence (the program's
+ *    CPU time judged, or judged functions holding PG_MIN_JUDGED_SHARE of the CPU time), else
+ *    INCONCLUSIVE with overall_reason (docs/statistics.md, "No pass without evidence").
  *
  * The result's data types (struct pg_comparison, struct pg_fcmp, verdicts, options) are the
  * data model in core/comparison.h, so that formats/result.c reads and writes them without
@@ -127,8 +135,9 @@ int pg_compare_look(const struct pg_run *base, const struct pg_run *new,
 		    struct pg_comparison *out);
 
 /*
- * Could more pairs decide something @c left undecided: a function inconclusive for too few
- * repetitions, an interval too wide, or not (surely) significant yet? (Not for the probe
+ * Could more pairs decide something @c left undecided: an entry (exact, sampled, the whole
+ * program) slower but not (surely) significant yet, or an exact function or the program's CPU
+ * time inconclusive for too few repetitions or an interval too wide? (Not for the probe
  * share, the callee time, differing callees or one side only: more pairs change none.)
  */
 bool pg_comparison_undecided(const struct pg_comparison *c);

@@ -300,7 +300,14 @@ static int attach_verdicts(struct pg_flame *f, const struct pg_comparison *cmp)
 	f->exact = true;
 	f->exact_metric = cmp->opts.metric;
 	for (size_t i = 1; i < f->n; i++) {
-		f->nodes[i].exact = find_fcmp(cmp, idx, cmp->n, f->nodes[i].name);
+		const struct pg_fcmp *fc = find_fcmp(cmp, idx, cmp->n, f->nodes[i].name);
+
+		/* a sampled verdict is the function's over all its paths: it does not colour one */
+		if (fc && fc->origin == PG_ORIGIN_SAMPLED) {
+			f->nodes[i].sampled = fc;
+			continue;
+		}
+		f->nodes[i].exact = fc;
 		f->nexact += f->nodes[i].exact && f->nodes[i].total;
 	}
 	free(idx);

@@ -26,7 +26,9 @@
  * Traced functions: given perfgate compare's result (pg_flame_diff_exact()), every node whose
  * frame names a compared function (its display name, as frames are named) takes its change
  * from the exact verdict instead: REGRESSION grew, IMPROVEMENT shrank, anything else NEUTRAL
- * (node.exact points to the function's result, with the reason). Such nodes are not in the
+ * (node.exact points to the function's result, with the reason); a frame of a function judged
+ * from the samples (origin PG_ORIGIN_SAMPLED) keeps its path's colour and points to that
+ * verdict in node.sampled, for the tooltip. Nodes of traced functions are not in the
  * sample test's family; their intensity is |change| relative to the largest |change| of a
  * regression or improvement in the tree. When two compared functions share a display name
  * (two binaries), the first in the comparison's order (regressions first) colours the frame.
@@ -80,8 +82,12 @@ struct pg_flame_node {
 	enum pg_flame_change change;
 	double intensity;	/* 0..1 for GREW and SHRANK, else 0 */
 	bool only_new;		/* in NEW, in no BASE repetition */
-	const struct pg_fcmp *exact;	/* the compared function of this frame, or NULL: change
-					 * then comes from its verdict, not from the samples */
+	const struct pg_fcmp *exact;	/* the compared traced function of this frame, or NULL:
+					 * change then comes from its verdict, not from the
+					 * samples */
+	const struct pg_fcmp *sampled;	/* the sampled verdict of this frame's function (over
+					 * all its frames: it does not colour this path), or
+					 * NULL */
 	uint64_t *cnt;		/* private: per-repetition counts */
 };
 

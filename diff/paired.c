@@ -307,7 +307,8 @@ static bool decided(enum pg_verdict v)
 
 static bool same_func(const struct pg_fcmp *a, const struct pg_fcmp *b)
 {
-	return !strcmp(a->binary, b->binary) && !strcmp(a->name, b->name) &&
+	return a->origin == b->origin && !strcmp(a->binary, b->binary) &&
+	       !strcmp(a->name, b->name) &&
 	       !strcmp(a->scope ? a->scope : "", b->scope ? b->scope : "");
 }
 
@@ -358,11 +359,19 @@ int pg_keep_decided(struct pg_comparison *out, const struct pg_comparison *prev)
 bool pg_comparison_undecided(const struct pg_comparison *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
-		enum pg_cause k = c->f[i].cause;
+		const struct pg_fcmp *f = &c->f[i];
+		enum pg_cause k = f->cause;
+		bool all = f->origin == PG_ORIGIN_EXACT ||
+			   (f->origin == PG_ORIGIN_PROGRAM && !strcmp(f->name, PG_PROGRAM_CPU));
 
-		/* not probe share, callee time, callees or one side: more pairs change none */
-		if (k == PG_CAUSE_REPS || k == PG_CAUSE_WIDE || k == PG_CAUSE_NOT_SIG ||
-		    k == PG_CAUSE_NOT_SURELY)
+		/* a slowdown not yet sure: more pairs may decide it, whatever it is of */
+		if (k == PG_CAUSE_NOT_SIG || k == PG_CAUSE_NOT_SURELY)
+			return true;
+		/* too few pairs or too wide: only for the exact functions and the program's CPU
+		 * time (the many sampled functions and the wall time would keep every session to
+		 * its maximum); not probe share, callee time, callees or one side: more pairs
+		 * change none */
+		if (all && (k == PG_CAUSE_REPS || k == PG_CAUSE_WIDE))
 			return true;
 	}
 	return false;

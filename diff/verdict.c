@@ -300,6 +300,12 @@ void pg_decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_n
 			  r[0] ? "; " : "");
 }
 
+bool pg_change_counts(const struct pg_fcmp *f)
+{
+	return f->verdict == PG_VERDICT_REGRESSION || f->verdict == PG_VERDICT_IMPROVEMENT ||
+	       f->verdict == PG_VERDICT_NOTABLE;
+}
+
 void pg_calls_words(struct pg_fcmp *f)
 {
 	if (!f->calls_changed)
@@ -328,3 +334,47 @@ bool pg_callees_differ(struct pg_fcmp *f, const struct pg_sample *b, double cb,
 	return true;
 }
 
+
+int pg_family_add(struct pg_family *fam, size_t idx, double p)
+{
+	if (fam->n == fam->cap) {
+		size_t cap = fam->cap ? 2 * fam->cap : 64;
+		size_t *i = realloc(fam->idx, cap * sizeof(*i));
+		double *q;
+
+		if (!i)
+			return -ENOMEM;
+		fam->idx = i;
+		q = realloc(fam->p, cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		fam->p = q;
+		fam->cap = cap;
+	}
+	fam->idx[fam->n] = idx;
+	fam->p[fam->n++] = p;
+	return 0;
+}
+
+void pg_family_release(struct pg_family *fam)
+{
+	free(fam->idx);
+	free(fam->p);
+	memset(fam, 0, sizeof(*fam));
+}
+
+int pg_judge_alone(struct pg_fcmp *f, size_t idx, const struct pg_sample *b,
+		   const struct pg_sample *n, const struct pg_compare_opts *o, double wall_ns,
+		   struct pg_stats_ws *ws, struct pg_family *fam)
+{
+	int t = pg_analyse(f, b, n, o, false, ws);
+
+	if (t < 0)
+		return t;
+	if (!isnan(f->change) && !isnan(f->base_ns)) {
+		f->impact_ns = f->change * f->base_ns;
+		if (wall_ns > 0)
+			f->impact = f->impact_ns / wall_ns;
+	}
+	return t == 1 ? pg_family_add(fam, idx, f->p) : 0;
+}

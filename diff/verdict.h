@@ -83,6 +83,9 @@ void pg_impact(struct pg_fcmp *f, double wall_ns);
  */
 void pg_decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_ns);
 
+/* Does @f's change count: a regression, an improvement or a notable change? */
+bool pg_change_counts(const struct pg_fcmp *f);
+
 /* "calls 10 -> 12 per repetition" appended to f->reason when its calls changed. */
 void pg_calls_words(struct pg_fcmp *f);
 
@@ -94,5 +97,29 @@ void pg_calls_words(struct pg_fcmp *f);
  */
 bool pg_callees_differ(struct pg_fcmp *f, const struct pg_sample *b, double cb,
 		       const struct pg_sample *n, double cn);
+
+/*
+ * The Benjamini-Hochberg family of one comparison: the entries of its f[] that were tested
+ * (by index, pointers move as f[] grows) and their p. Zeroed is empty; release frees it.
+ */
+struct pg_family {
+	size_t n, cap;
+	size_t *idx;
+	double *p;
+};
+
+/* Add entry @idx with p-value @p. 0 or -ENOMEM. */
+int pg_family_add(struct pg_family *fam, size_t idx, double p);
+void pg_family_release(struct pg_family *fam);
+
+/*
+ * An entry of @out tested alone from the samples @b and @n (not compensated for probes: the
+ * whole program, a sampled function): pg_analyse(), its impact (its change of time a
+ * repetition, change * base_ns, over @wall_ns), and into @fam when tested. @f is
+ * out->f[idx]. 0 or a negative errno.
+ */
+int pg_judge_alone(struct pg_fcmp *f, size_t idx, const struct pg_sample *b,
+		   const struct pg_sample *n, const struct pg_compare_opts *o, double wall_ns,
+		   struct pg_stats_ws *ws, struct pg_family *fam);
 
 #endif

@@ -166,6 +166,7 @@ static int copy_rep(struct pg_run *out, const struct pg_rep *src, const uint32_t
 	if (!rep)
 		return -ENOMEM;
 	rep->wall_ns = src->wall_ns;
+	rep->cpu_ns = src->cpu_ns;
 	rep->exit_code = src->exit_code;
 	rep->signal = src->signal;
 	rep->samples = src->samples;

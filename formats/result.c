@@ -83,7 +83,10 @@ static struct json_object *new_fcmp(const struct pg_fcmp *f)
 	    pg_json_put_utf8(o, "file", f->src_file) ||
 	    (f->src_file && f->src_line ? pg_json_put_int(o, "line", f->src_line) :
 					  pg_json_put_null(o, "line")) ||
-	    (f->scope && pg_json_put_utf8(o, "scope", f->scope)) || put_split(o, f)) {
+	    (f->scope && pg_json_put_utf8(o, "scope", f->scope)) || put_split(o, f) ||
+	    pg_json_put_utf8(o, "origin", pg_origin_name(f->origin)) ||
+	    pg_json_put_u64(o, "samples", f->samples) ||
+	    pg_json_put_utf8(o, "explain", f->explain)) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -119,11 +122,27 @@ static int put_counts(struct json_object *root, const struct pg_comparison *c)
 	    pg_json_put_u64(o, "inconclusive", c->ninconclusive) ||
 	    pg_json_put_u64(o, "added", c->nadded) ||
 	    pg_json_put_u64(o, "removed", c->nremoved) ||
-	    pg_json_put_u64(o, "notable", c->nnotable)) {
+	    pg_json_put_u64(o, "notable", c->nnotable) ||
+	    pg_json_put_u64(o, "sampled", c->nsampled)) {
 		json_object_put(o);
 		return -ENOMEM;
 	}
 	return pg_json_put(root, "counts", o);
+}
+
+/* "judged": what the verdict rests on (struct pg_comparison) */
+static int put_judged(struct json_object *root, const struct pg_comparison *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o || pg_json_put_u64(o, "exact", c->njudged_exact) ||
+	    pg_json_put_u64(o, "sampled", c->njudged_sampled) ||
+	    pg_json_put_bool(o, "program", c->program_judged) ||
+	    pg_json_put_num(o, "cpu_share", c->judged_share)) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
+	return pg_json_put(root, "judged", o);
 }
 
 /* "speed": the machine's speed correction of a paired comparison (diff/speed.h) */
@@ -155,7 +174,7 @@ static struct json_object *new_result(const struct pg_comparison *c, const struc
 	    put_options(root, c) ||
 	    pg_json_put(root, "base", new_side(base, c->base_reps)) ||
 	    pg_json_put(root, "new", new_side(new, c->new_reps)) ||
-	    put_counts(root, c) ||
+	    put_counts(root, c) || put_judged(root, c) ||
 	    pg_json_put(root, "warnings", pg_json_new_utf8v(c->warnings, c->nwarnings)) ||
 	    pg_json_put_bool(root, "paired", c->paired) ||
 	    pg_json_put_u64(root, "npairs", c->npairs) ||
@@ -266,6 +285,53 @@ static int read_judged_on(const struct pg_jr *jr, struct json_object *o, const c
 	return err;
 }
 
+/* "origin", "samples" and "explain": absent in results from before (exact, 0, "") */
+static int read_origin(const struct pg_jr *jr, struct json_object *o, const char *where,
+		       struct pg_fcmp *f)
+{
+	const char *s = NULL, *e = NULL;
+	uint64_t n = 0;
+	int err = pg_jr_get_str(jr, o, where, "origin", PG_JR_OPTIONAL, &s);
+
+	if (!err && s && pg_origin_parse(s, &f->origin))
+		return pg_jr_bad(jr, where, "\"origin\" is \"%.40s\", not exact, sampled or "
+				 "program", s);
+	err = err ?: pg_jr_opt_u64(jr, o, where, "samples", UINT64_MAX, &n);
+	err = err ?: pg_jr_get_str(jr, o, where, "explain", PG_JR_OPTIONAL, &e);
+	f->samples = n;
+	if (!err && e)
+		snprintf(f->explain, sizeof(f->explain), "%s", e);
+	return err;
+}
+
+/* "judged" and counts.sampled: absent in results from before (none, share unknown) */
+static int read_judged(const struct pg_jr *jr, struct json_object *root,
+		       struct json_object *counts, struct pg_comparison *c)
+{
+	struct json_object *o;
+	uint64_t n = 0;
+	int err = pg_jr_opt_u64(jr, counts, "counts", "sampled", SIZE_MAX, &n);
+
+	c->nsampled = (size_t)n;
+	err = err ?: pg_jr_member(jr, root, "", "judged", json_type_object, PG_JR_OPTIONAL, &o);
+	if (err || !o)
+		return err;
+	err = pg_jr_opt_u64(jr, o, "judged", "exact", SIZE_MAX, &n);
+	c->njudged_exact = (size_t)n;
+	err = err ?: pg_jr_opt_u64(jr, o, "judged", "sampled", SIZE_MAX, &n);
+	c->njudged_sampled = (size_t)n;
+	err = err ?: pg_jr_get_num(jr, o, "judged", "cpu_share", PG_JR_OPTIONAL,
+				   &c->judged_share);
+	if (!err) {
+		struct json_object *v;
+
+		err = pg_jr_member(jr, o, "judged", "program", json_type_boolean, PG_JR_OPTIONAL,
+				   &v);
+		c->program_judged = !err && v && json_object_get_boolean(v);
+	}
+	return err;
+}
+
 static const char *overall_name(int k)
 {
 	return pg_overall_name((enum pg_overall)k);
@@ -346,6 +412,7 @@ static int read_fcmp(const struct pg_jr *jr, struct json_object *o, const char *
 	err = err ?: pg_jr_get_num(jr, o, where, "change_runq", PG_JR_OPTIONAL, &f->change_runq);
 	err = err ?: read_cause(jr, o, where, &f->cause);
 	err = err ?: read_judged_on(jr, o, where, &f->by_cpu);
+	err = err ?: read_origin(jr, o, where, f);
 	err = err ?: pg_jr_get_str(jr, o, where, "reason", PG_JR_OPTIONAL, &reason);
 	err = err ?: pg_jr_dup_str(jr, o, where, "file", PG_JR_OPTIONAL, &f->src_file);
 	err = err ?: pg_jr_dup_str(jr, o, where, "scope", PG_JR_OPTIONAL, &f->scope);
@@ -460,6 +527,7 @@ static int read_root(const struct pg_jr *jr, struct json_object *root, struct pg
 		err = pg_jr_opt_u64(jr, o, "counts", "notable", SIZE_MAX, &notable);
 		c->nnotable = (size_t)notable;
 	}
+	err = err ?: read_judged(jr, root, o, c);
 
 	err = err ?: pg_jr_dup_strv(jr, root, "", "warnings", PG_JR_REQUIRED, &c->warnings,
 				    &c->nwarnings);

@@ -524,7 +524,7 @@ static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
 {
 	struct json_object *stats = NULL;
 	struct pg_rep *rep;
-	uint64_t wall = 0, pair = 0, seq = 0;
+	uint64_t wall = 0, cpu = 0, pair = 0, seq = 0;
 	int exit_code = 0, sig = 0;
 	char where[48];
 	size_t n;
@@ -533,6 +533,8 @@ static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
 	snprintf(where, sizeof(where), "repetitions[%zu]", r);
 	err = pg_jr_want(rd, o, where, "the entry", json_type_object, false);
 	err = err ?: pg_jr_get_u64(rd, o, where, "wall_ns", UINT64_MAX, &wall);
+	/* the process tree's CPU time (absent in files from before: 0, not measured) */
+	err = err ?: pg_jr_opt_u64(rd, o, where, "cpu_ns", UINT64_MAX, &cpu);
 	err = err ?: pg_jr_get_int(rd, o, where, "exit_code", PG_RUNFILE_EXIT_CODE_MIN,
 				   PG_RUNFILE_EXIT_CODE_MAX, &exit_code);
 	err = err ?: pg_jr_get_int(rd, o, where, "signal", 0, PG_RUNFILE_SIGNAL_MAX, &sig);
@@ -547,6 +549,7 @@ static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
 	if (!rep)
 		return pg_jr_oom(rd);
 	rep->wall_ns = wall;
+	rep->cpu_ns = cpu;
 	rep->exit_code = exit_code;
 	rep->signal = sig;
 	rep->pair = (uint32_t)pair;

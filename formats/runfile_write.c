@@ -232,6 +232,7 @@ static struct json_object *new_rep(const struct pg_rep *rep, const struct pg_sta
 	    (ab && (pg_json_put_u64(o, "pair", rep->pair) ||
 		    pg_json_put_u64(o, "seq", rep->seq))) ||
 	    pg_json_put_u64(o, "wall_ns", rep->wall_ns) ||
+	    (rep->cpu_ns && pg_json_put_u64(o, "cpu_ns", rep->cpu_ns)) ||
 	    pg_json_put_int(o, "exit_code", rep->exit_code) ||
 	    pg_json_put_int(o, "signal", rep->signal) ||
 	    pg_json_put(o, "stats", json_object_new_string_len(rows.s, (int)rows.len)) ||

@@ -190,6 +190,30 @@ static void print_split(const struct pg_fcmp *f, FILE *out)
 		fprintf(out, "    %s: %s\n", pg_fmt_pct(ch, sizeof(ch), f->change), w);
 }
 
+/* An ASCII note line under a row, cut to the width. */
+static void note_line(const char *what, const char *text, FILE *out)
+{
+	char *t = pg_fmt_ascii(text);
+
+	if (!t)
+		return;
+	pg_fmt_truncate(t, PG_TEXT_WIDTH - 4 - strlen(what));
+	fprintf(out, "    %s%s\n", what, t);
+	free(t);
+}
+
+/* A sampled function's samples; what explains a change (struct pg_fcmp explain). */
+static void print_notes(const struct pg_fcmp *f, FILE *out)
+{
+	char n[PG_FMT_LEN];
+
+	if (f->origin == PG_ORIGIN_SAMPLED)
+		fprintf(out, "    sampled: time a repetition estimated from %s samples\n",
+			pg_fmt_count(n, sizeof(n), (double)f->samples));
+	if (f->explain[0])
+		note_line("", f->explain, out);
+}
+
 static void print_rows(struct row *rows, size_t nrows, bool multi_bin, FILE *out)
 {
 	size_t w_fn = strlen("function"), w_bin = strlen("binary"), w_base = strlen("base");
@@ -239,6 +263,7 @@ static void print_rows(struct row *rows, size_t nrows, bool multi_bin, FILE *out
 			fprintf(out, "  %s", r->calls);
 		fputc('\n', out);
 		print_split(r->f, out);
+		print_notes(r->f, out);
 		/* the reason only where the columns do not say it all: why it is inconclusive */
 		show_reason = r->f->reason[0] && r->f->verdict == PG_VERDICT_INCONCLUSIVE;
 		if (r->f->verdict == PG_VERDICT_NOTABLE)
@@ -287,23 +312,91 @@ static void print_wall(const struct pg_fcmp *w, FILE *out)
 	fprintf(out, " (informational)\n");
 }
 
+/*
+ * "the program: CPU time a repetition 1.20 s -> 1.32 s, +10.2% [+8.1%, +12.0%]: regression"
+ * and what explains it, for each whole-program entry; the informational wall line when a
+ * result has none (from an older perfgate).
+ */
+static void print_program(const struct pg_comparison *c, FILE *out)
+{
+	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
+	bool any = false;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct pg_fcmp *f = &c->f[i];
+
+		if (f->origin != PG_ORIGIN_PROGRAM)
+			continue;
+		any = true;
+		fprintf(out, "%s a repetition: %s -> %s", f->display,
+			pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns));
+		if (!isnan(f->change))
+			fprintf(out, ", %s %s", pg_fmt_pct(ch, sizeof(ch), f->change),
+				pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi));
+		fprintf(out, ": %s", verdict_label(f->verdict));
+		if (!isnan(f->q))
+			fprintf(out, " q=%.2g", f->q);
+		fputc('\n', out);
+		if (f->verdict == PG_VERDICT_INCONCLUSIVE && f->reason[0])
+			note_line("", f->reason, out);
+		if (f->explain[0])
+			note_line("", f->explain, out);
+	}
+	if (!any)
+		print_wall(&c->wall, out);
+}
+
+/* "judged 94% of the CPU time: 12 functions exact, 40 sampled, the whole program" */
+static void print_judged(const struct pg_comparison *c, FILE *out)
+{
+	if (isnan(c->judged_share))
+		fprintf(out, "judged: %zu function%s exact, %zu sampled%s\n", c->njudged_exact,
+			c->njudged_exact == 1 ? "" : "s", c->njudged_sampled,
+			c->program_judged ? ", the whole program" : "");
+	else
+		fprintf(out, "judged %.0f%% of the CPU time: %zu function%s exact, %zu sampled%s\n",
+			100 * c->judged_share, c->njudged_exact,
+			c->njudged_exact == 1 ? "" : "s", c->njudged_sampled,
+			c->program_judged ? ", the whole program" : "");
+}
+
+/* The whole-program entries of @c with verdict @v (PG_VERDICT_COUNT: any). */
+static size_t program_entries(const struct pg_comparison *c, enum pg_verdict v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		n += c->f[i].origin == PG_ORIGIN_PROGRAM &&
+		     (v == PG_VERDICT_COUNT || c->f[i].verdict == v);
+	return n;
+}
+
 /* "perfgate: REGRESSION in 2 functions: a, b", names added while the line has room. */
 static void print_regressions(const struct pg_comparison *c, FILE *out)
 {
 	char line[PG_TEXT_WIDTH + 1], more[PG_FMT_LEN];
 	size_t len, listed = 0, total = 0, i;
+	size_t prog = program_entries(c, PG_VERDICT_REGRESSION), nfun;
 
+	/* the functions by name; the whole program's lines above say which of its times */
 	for (i = 0; i < c->n; i++)
-		total += c->f[i].verdict == PG_VERDICT_REGRESSION;
-	total = c->nregressions > total ? c->nregressions : total;
-	len = snprintf(line, sizeof(line), "perfgate: REGRESSION in %zu function%s", total,
-		       pg_plural(total));
+		total += c->f[i].verdict == PG_VERDICT_REGRESSION &&
+			 c->f[i].origin != PG_ORIGIN_PROGRAM;
+	nfun = c->nregressions - prog > total ? c->nregressions - prog : total;
+	if (!prog)
+		len = snprintf(line, sizeof(line), "perfgate: REGRESSION in %zu function%s", nfun,
+			       pg_plural(nfun));
+	else if (!nfun)
+		len = snprintf(line, sizeof(line), "perfgate: REGRESSION of the whole program");
+	else
+		len = snprintf(line, sizeof(line), "perfgate: REGRESSION of the whole program and "
+			       "in %zu function%s", nfun, pg_plural(nfun));
 	for (i = 0; i < c->n && len < sizeof(line); i++) {
 		const struct pg_fcmp *f = &c->f[i];
 		char *name;
 		size_t nlen;
 
-		if (f->verdict != PG_VERDICT_REGRESSION)
+		if (f->verdict != PG_VERDICT_REGRESSION || f->origin == PG_ORIGIN_PROGRAM)
 			continue;
 		name = pg_fmt_ascii(f->display ? f->display : f->name);
 		if (!name)
@@ -332,11 +425,15 @@ static void print_verdict(const struct pg_comparison *c, FILE *out)
 
 	switch (c->overall) {
 	case PG_OVERALL_PASS:
-		fprintf(out, "perfgate: PASS (%zu function%s compared, %zu unchanged, ", c->n,
-			pg_plural(c->n), c->nunchanged);
+		fprintf(out, "perfgate: PASS (%zu function%s compared, %zu unchanged, ",
+			c->n - program_entries(c, PG_VERDICT_COUNT),
+			pg_plural(c->n - program_entries(c, PG_VERDICT_COUNT)),
+			c->nunchanged - program_entries(c, PG_VERDICT_UNCHANGED));
 		if (c->nnotable)
-			fprintf(out, "%zu notable (too little of the run to fail), ", c->nnotable);
-		fprintf(out, "%zu inconclusive)\n", c->ninconclusive);
+			fprintf(out, "%zu notable (too little of the run to fail), ",
+				c->nnotable - program_entries(c, PG_VERDICT_NOTABLE));
+		fprintf(out, "%zu inconclusive)\n",
+			c->ninconclusive - program_entries(c, PG_VERDICT_INCONCLUSIVE));
 		break;
 	case PG_OVERALL_REGRESSION:
 		print_regressions(c, out);
@@ -362,6 +459,7 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 	struct row *rows = calloc(c->n ? c->n : 1, sizeof(*rows));
 	size_t nrows = 0, hidden = 0, hidden_inc = 0, causes[PG_CAUSE_COUNT] = { 0 }, i;
 	bool multi_bin = false;
+	const char *b0 = NULL;	/* the first exact function's binary */
 	char *bin = NULL;
 	int err = 0;
 
@@ -371,10 +469,13 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 	}
 	for (i = 0; i < c->n; i++) {
 		const struct pg_fcmp *f = &c->f[i];
-		const char *b0 = c->f[0].binary ? c->f[0].binary : "";
 
-		if (strcmp(f->binary ? f->binary : "", b0))
+		if (f->origin == PG_ORIGIN_PROGRAM)
+			continue;	/* print_program() */
+		if (f->origin == PG_ORIGIN_EXACT && b0 && strcmp(f->binary ? f->binary : "", b0))
 			multi_bin = true;
+		if (f->origin == PG_ORIGIN_EXACT && !b0)
+			b0 = f->binary ? f->binary : "";
 		if (!verbose && f->verdict == PG_VERDICT_UNCHANGED) {
 			hidden++;
 			continue;
@@ -405,8 +506,8 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 			"moves a repetition's time by %g%% or more\n", c->opts.min_impact * 100,
 			c->opts.min_impact * 100);
 	print_headers(base, new, c->base_reps, c->new_reps, out);
-	if (c->n && !multi_bin) {
-		bin = pg_fmt_ascii(c->f[0].binary);
+	if (b0 && !multi_bin) {
+		bin = pg_fmt_ascii(b0);
 		if (bin) {
 			pg_fmt_ellipsize(bin, PG_TEXT_WIDTH - 10);
 			fprintf(out, "  binary  %s\n", bin);
@@ -426,7 +527,8 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 	if (nrows || hidden || hidden_inc)
 		fputc('\n', out);
 
-	print_wall(&c->wall, out);
+	print_program(c, out);
+	print_judged(c, out);
 	for (i = 0; i < c->nwarnings; i++) {
 		char *w = pg_fmt_ascii(c->warnings[i]);
 

@@ -191,8 +191,14 @@ static void exact_tip(struct pg_strbuf *b, const struct pg_flame *f, const struc
 	for (i = 0; verdict[i]; i++)
 		verdict[i] = (char)(verdict[i] >= 'a' && verdict[i] <= 'z' ? verdict[i] - 32 :
 				    verdict[i]);
-	pg_strbuf_addf(b, "\ntraced (exact %s time per call): %s", pg_metric_name(f->exact_metric),
-		       verdict);
+	if (fc->origin == PG_ORIGIN_SAMPLED)
+		pg_strbuf_addf(b, "\nsampled verdict of the function, all its frames (%s time a "
+			       "repetition, from %llu samples): %s",
+			       pg_metric_name(f->exact_metric), (unsigned long long)fc->samples,
+			       verdict);
+	else
+		pg_strbuf_addf(b, "\ntraced (exact %s time per call): %s",
+			       pg_metric_name(f->exact_metric), verdict);
 	if (isfinite(fc->change))
 		pg_strbuf_addf(b, ", %+.1f%% [%+.1f%%, %+.1f%%]", 100 * fc->change,
 			       100 * fc->ci_lo, 100 * fc->ci_hi);
@@ -291,6 +297,8 @@ static void tooltip(struct layout *l, const struct pg_flame_node *nd)
 			pg_strbuf_add(b, ": not tested");
 		if (nd->exact)
 			exact_tip(b, f, nd->exact);
+		else if (nd->sampled)	/* the function's, over all its frames */
+			exact_tip(b, f, nd->sampled);
 		if (nd->only_new)
 			pg_strbuf_add(b, "\nonly in NEW");
 	}

@@ -206,9 +206,12 @@ static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, cons
 	pg_xmlw_start(j, "failure");
 	pg_xmlw_attr(j, "type", "regression");
 	pg_cpusplit_words(f, split, sizeof(split));	/* diff/cpusplit.h */
-	pg_xmlw_attrf(j, "message", "%s slower per call (%s time), %g%% interval %s, q=%.2g%s%s",
-		      ch, pg_metric_name(c->opts.metric), (1 - c->opts.alpha) * 100, in, f->q,
-		      *split ? ": " : "", split);
+	pg_xmlw_attrf(j, "message", "%s slower %s (%s time%s), %g%% interval %s, q=%.2g%s%s",
+		      ch, f->origin == PG_ORIGIN_EXACT ? "per call" : "a repetition",
+		      f->origin == PG_ORIGIN_PROGRAM ? "the whole program's" :
+		      pg_metric_name(c->opts.metric),
+		      f->origin == PG_ORIGIN_SAMPLED ? ", sampled" : "",
+		      (1 - c->opts.alpha) * 100, in, f->q, *split ? ": " : "", split);
 
 	m = open_memstream(&body, &size);
 	if (!m) {
@@ -238,8 +241,14 @@ static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, cons
 	fprintf(m, "repetitions: base %zu, new %zu\n", c->base_reps, c->new_reps);
 	if (f->calls_changed)
 		fprintf(m, "calls per repetition changed: %s -> %s\n", ca, cb);
+	if (f->origin == PG_ORIGIN_SAMPLED)
+		fprintf(m, "sampled: not traced; its time a repetition estimated from %llu samples "
+			"(the times above are a repetition's, not a call's)\n",
+			(unsigned long long)f->samples);
 	if (f->reason[0])
 		fprintf(m, "%s\n", f->reason);
+	if (f->explain[0])
+		fprintf(m, "%s\n", f->explain);
 	if (fclose(m)) {
 		free(body);
 		j->err = -ENOMEM;
@@ -278,7 +287,9 @@ static void write_testcase(struct pg_xmlw *j, const struct pg_comparison *c,
 	pg_xmlw_start(j, "testcase");
 	pg_xmlw_attr_take(j, "name",
 			  pg_fmt_token(f->display && *f->display ? f->display : f->name, "?"));
-	pg_xmlw_attr_take(j, "classname", pg_fmt_token(f->binary, "unknown"));
+	/* sampled functions name no binary; the whole program is its own class */
+	pg_xmlw_attr_take(j, "classname", pg_fmt_token(f->origin == PG_ORIGIN_SAMPLED ? "sampled" :
+						       f->binary, "unknown"));
 	/* xs:decimal: no exponent; the per-call time, so that CI history graphs follow it */
 	pg_xmlw_attrf(j, "time", "%.9f", isfinite(ns) && ns > 0 ? ns / 1e9 : 0.0);
 	if (f->verdict == PG_VERDICT_REGRESSION) {

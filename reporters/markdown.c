@@ -95,34 +95,46 @@ static const char *fn_name(const struct pg_fcmp *f)
 	return f->display ? f->display : f->name;
 }
 
-static size_t count_verdict(const struct pg_comparison *c, enum pg_verdict v)
+/* Entries of @c with verdict @v (PG_VERDICT_COUNT: any): functions, or (@program) the whole
+ * program's. */
+static size_t count_verdict(const struct pg_comparison *c, enum pg_verdict v, bool program)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->n; i++)
-		n += c->f[i].verdict == v;
+		n += (v == PG_VERDICT_COUNT || c->f[i].verdict == v) &&
+		     (c->f[i].origin == PG_ORIGIN_PROGRAM) == program;
 	return n;
 }
 
 static void md_heading(FILE *out, const struct pg_comparison *c)
 {
-	size_t nreg = count_verdict(c, PG_VERDICT_REGRESSION);
+	size_t nreg = count_verdict(c, PG_VERDICT_REGRESSION, false);
+	size_t nfun = count_verdict(c, PG_VERDICT_COUNT, false);
+	bool prog = count_verdict(c, PG_VERDICT_REGRESSION, true) > 0;
 
 	switch (c->overall) {
 	case PG_OVERALL_PASS:
 		fprintf(out, "### :white_check_mark: perfgate: pass\n\nNo regression in %zu "
-			"function%s compared (%zu unchanged, %zu improved, ", c->n,
-			pg_plural(c->n), c->nunchanged, c->nimprovements);
+			"function%s compared (%zu unchanged, %zu improved, ", nfun,
+			pg_plural(nfun), count_verdict(c, PG_VERDICT_UNCHANGED, false),
+			count_verdict(c, PG_VERDICT_IMPROVEMENT, false));
 		if (c->nnotable)
 			fprintf(out, "%zu notable change%s too small for the run to count, ",
 				c->nnotable, pg_plural(c->nnotable));
-		fprintf(out, "%zu inconclusive).\n", c->ninconclusive);
+		fprintf(out, "%zu inconclusive).\n",
+			count_verdict(c, PG_VERDICT_INCONCLUSIVE, false));
 		break;
 	case PG_OVERALL_REGRESSION:
-		fprintf(out, "### :x: perfgate: regression in %zu function%s\n\n", nreg,
-			pg_plural(nreg));
+		fputs("### :x: perfgate: regression", out);
+		if (prog)
+			fputs(" of the whole program", out);
+		if (nreg || !prog)
+			fprintf(out, "%s in %zu function%s", prog ? " and" : "", nreg,
+				pg_plural(nreg));
+		fputs("\n\n", out);
 		fprintf(out, "%zu of %zu function%s compared got slower by more than the minimum "
-			"effect (%.1f%%)", nreg, c->n, pg_plural(c->n), c->opts.min_effect * 100);
+			"effect (%.1f%%)", nreg, nfun, pg_plural(nfun), c->opts.min_effect * 100);
 		if (c->opts.min_impact > 0)
 			fprintf(out, ", by at least %g%% of a repetition", c->opts.min_impact * 100);
 		fputs(".\n", out);
@@ -195,14 +207,21 @@ static void md_row(FILE *out, const struct pg_fcmp *f)
 		fputc(')', out);
 	}
 	fputs(" | ", out);
-	md_text(out, f->binary);
+	if (f->origin == PG_ORIGIN_SAMPLED)
+		fprintf(out, "sampled (%s samples)", pg_fmt_count(a, sizeof(a), (double)f->samples));
+	else if (f->origin == PG_ORIGIN_PROGRAM)
+		fputs("the whole program", out);
+	else
+		md_text(out, f->binary);
 	fprintf(out, " | %s | %s | %s %s", pg_fmt_ns(a, sizeof(a), f->base_ns),
 		pg_fmt_ns(b, sizeof(b), f->new_ns), pg_fmt_pct(ch, sizeof(ch), f->change),
 		pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi));
 	if (*pg_cpusplit_words(f, split, sizeof(split)))
 		fprintf(out, ": %s", split);	/* diff/cpusplit.h */
 	fputs(" | ", out);
-	if (f->calls_changed) {
+	if (f->origin == PG_ORIGIN_SAMPLED) {
+		fputs("-", out);	/* samples count no calls */
+	} else if (f->calls_changed) {
 		double rel = f->base_calls > 0 ? f->new_calls / f->base_calls - 1 : INFINITY;
 
 		fprintf(out, "%s &rarr; %s (%s)", pg_fmt_count(a, sizeof(a), f->base_calls),
@@ -214,6 +233,29 @@ static void md_row(FILE *out, const struct pg_fcmp *f)
 	if (!isnan(f->impact))
 		fprintf(out, "%+.2g%%", 100 * f->impact);
 	fputs(" |\n", out);
+}
+
+/* What explains the changes shown (struct pg_fcmp explain), one line each. */
+static void md_explained(FILE *out, const struct pg_comparison *c, size_t top)
+{
+	bool first = true;
+
+	for (size_t i = 0, shown = 0; i < c->n && shown < top; i++) {
+		const struct pg_fcmp *f = &c->f[i];
+
+		if (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT &&
+		    f->verdict != PG_VERDICT_NOTABLE)
+			continue;
+		shown++;
+		if (!f->explain[0])
+			continue;
+		fputs(first ? "\n- " : "- ", out);
+		first = false;
+		md_code(out, fn_name(f), NAME_MAX_LEN);
+		fputs(": ", out);
+		md_text(out, f->explain);
+		fputc('\n', out);
+	}
 }
 
 static void md_table(FILE *out, const struct pg_comparison *c, size_t top)
@@ -241,6 +283,8 @@ static void md_table(FILE *out, const struct pg_comparison *c, size_t top)
 			      "|---|---|---|---:|---:|---:|---:|---:|\n", out);
 		md_row(out, f);
 	}
+	if (shown)
+		md_explained(out, c, top);
 	if (more_reg || more_imp || more_not) {
 		fprintf(out, "\n... and %zu more regression%s and %zu more improvement%s", more_reg,
 			pg_plural(more_reg), more_imp, pg_plural(more_imp));
@@ -272,8 +316,15 @@ static void md_counts(FILE *out, const struct pg_comparison *c)
 		if (!isnan(w->change))
 			fprintf(out, ", %s %s", pg_fmt_pct(ch, sizeof(ch), w->change),
 				pg_fmt_interval(in, sizeof(in), w->ci_lo, w->ci_hi));
-		fputs(" (informational).", out);
+		fputc('.', out);
 	}
+	if (isnan(c->judged_share))
+		fprintf(out, " Judged: %zu functions exact, %zu sampled%s.", c->njudged_exact,
+			c->njudged_sampled, c->program_judged ? ", the whole program" : "");
+	else
+		fprintf(out, " Judged %.0f%% of the CPU time: %zu functions exact, %zu sampled%s.",
+			100 * c->judged_share, c->njudged_exact, c->njudged_sampled,
+			c->program_judged ? ", the whole program" : "");
 	fputc('\n', out);
 }
 
@@ -343,26 +394,58 @@ static int gh_command(FILE *out, const char *cmd, const char *file, uint32_t lin
 	return err;
 }
 
+/* The annotation text of a sampled function or the whole program: times a repetition. */
+static char *gh_rep_message(const struct pg_comparison *c, const struct pg_fcmp *f,
+			    const char *name)
+{
+	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN], n[PG_FMT_LEN];
+	char *msg = NULL;
+
+	if (asprintf(&msg, "%s%s time a repetition %s -> %s, %s with %g%% interval %s, q=%.2g%s%s%s%s",
+		     name, f->origin == PG_ORIGIN_SAMPLED ? " (sampled, not traced)" : "",
+		     pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns),
+		     pg_fmt_pct(ch, sizeof(ch), f->change), 100 * (1 - c->opts.alpha),
+		     pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi), f->q,
+		     f->samples ? "; samples " : "",
+		     f->samples ? pg_fmt_count(n, sizeof(n), (double)f->samples) : "",
+		     f->explain[0] ? "; " : "", f->explain) < 0)
+		return NULL;
+	return msg;
+}
+
+/* The annotation text of a traced function: per-call times and calls. */
+static char *gh_call_message(const struct pg_comparison *c, const struct pg_fcmp *f,
+			     const char *name)
+{
+	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
+	char ca[PG_FMT_LEN], cb[PG_FMT_LEN];
+	char *msg = NULL;
+
+	if (asprintf(&msg, "%s (%s) per-call %s time %s -> %s, %s with %g%% interval %s, q=%.2g; "
+		     "calls per repetition %s -> %s", name, f->binary, pg_metric_name(c->opts.metric),
+		     pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns),
+		     pg_fmt_pct(ch, sizeof(ch), f->change), 100 * (1 - c->opts.alpha),
+		     pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi), f->q,
+		     pg_fmt_count(ca, sizeof(ca), f->base_calls),
+		     pg_fmt_count(cb, sizeof(cb), f->new_calls)) < 0)
+		return NULL;
+	return msg;
+}
+
 static int gh_regression(FILE *out, const struct pg_comparison *c, const struct pg_fcmp *f,
 			 const char *workspace)
 {
-	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN], q[PG_FMT_LEN];
-	char ca[PG_FMT_LEN], cb[PG_FMT_LEN];
-	char title[NAME_MAX_LEN + 64], *name = ascii_short(fn_name(f), NAME_MAX_LEN, true);
-	char *msg = NULL;
+	char ch[PG_FMT_LEN], title[NAME_MAX_LEN + 64];
+	char *name = ascii_short(fn_name(f), NAME_MAX_LEN, true), *msg;
+	bool exact = f->origin == PG_ORIGIN_EXACT;
 	int err;
 
 	if (!name)
 		return -1;
-	pg_fmt_pct(ch, sizeof(ch), f->change);
-	snprintf(title, sizeof(title), "perfgate: %s %s slower per call", name, ch);
-	snprintf(q, sizeof(q), "%.2g", f->q);
-	if (asprintf(&msg, "%s (%s) per-call %s time %s -> %s, %s with %g%% interval %s, q=%s; "
-		     "calls per repetition %s -> %s", name, f->binary, pg_metric_name(c->opts.metric),
-		     pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns), ch,
-		     100 * (1 - c->opts.alpha), pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi),
-		     q, pg_fmt_count(ca, sizeof(ca), f->base_calls),
-		     pg_fmt_count(cb, sizeof(cb), f->new_calls)) < 0) {
+	snprintf(title, sizeof(title), "perfgate: %s %s slower %s", name,
+		 pg_fmt_pct(ch, sizeof(ch), f->change), exact ? "per call" : "a repetition");
+	msg = exact ? gh_call_message(c, f, name) : gh_rep_message(c, f, name);
+	if (!msg) {
 		free(name);
 		return -1;
 	}
@@ -375,7 +458,8 @@ static int gh_regression(FILE *out, const struct pg_comparison *c, const struct 
 
 char *pg_compare_gh_annotations(const struct pg_comparison *c, size_t max, const char *workspace)
 {
-	size_t nreg = count_verdict(c, PG_VERDICT_REGRESSION), shown = 0, size = 0;
+	size_t nreg = count_verdict(c, PG_VERDICT_REGRESSION, false) +
+		      count_verdict(c, PG_VERDICT_REGRESSION, true), shown = 0, size = 0;
 	char *buf = NULL, msg[128];
 	FILE *out = open_memstream(&buf, &size);
 	int err = 0;

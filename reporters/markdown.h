@@ -29,7 +29,7 @@ struct pg_md_opts {
 
 /*
  * The summary, GitHub-flavoured Markdown:
- *  - a verdict heading: pass / regression in N function(s) / inconclusive with its reason;
+ *  - a verdict heading: pass / regression in N functions / inconclusive with its reason;
  *  - one line of context: commits, repetitions, metric, alpha, minimum effect, command;
  *  - a table of regressions then improvements, largest change first, at most opts->top rows
  *    ("... and N more"): function (with file:line when known), binary, base and new latency,

@@ -67,14 +67,31 @@ int pg_vote_read(const char *path, bool quiet_enoent, struct pg_vote_result *out
 /* The verdict's vote and sentence, without the note on different commands. */
 static int decide_verdict(const struct pg_vote_result *r, char *why, size_t whylen)
 {
+	size_t nfun = 0, nreg = 0, prog = 0;
+
+	/* functions by count; the whole program by name */
+	for (size_t i = 0; i < r->cmp.n; i++) {
+		bool p = r->cmp.f[i].origin == PG_ORIGIN_PROGRAM;
+		bool reg = r->cmp.f[i].verdict == PG_VERDICT_REGRESSION;
+
+		nfun += !p;
+		nreg += !p && reg;
+		prog += p && reg;
+	}
 	switch (r->cmp.overall) {
 	case PG_OVERALL_REGRESSION:
-		snprintf(why, whylen, "regression in %zu function%s", r->cmp.nregressions,
-			 pg_plural(r->cmp.nregressions));
+		/* a result may give its counts without its entries */
+		if (!nreg && r->cmp.nregressions > prog)
+			nreg = r->cmp.nregressions - prog;
+		if (prog && !nreg)
+			snprintf(why, whylen, "regression of the whole program");
+		else
+			snprintf(why, whylen, "regression %sin %zu function%s",
+				 prog ? "of the whole program and " : "", nreg, pg_plural(nreg));
 		return -1;
 	case PG_OVERALL_PASS:
-		snprintf(why, whylen, "no regression in %zu function%s compared", r->cmp.n,
-			 pg_plural(r->cmp.n));
+		snprintf(why, whylen, "no regression in %zu function%s compared", nfun,
+			 pg_plural(nfun));
 		return 1;
 	case PG_OVERALL_INCONCLUSIVE:
 	default:
@@ -116,23 +133,25 @@ int pg_vote_decide(const struct pg_vote_result *r, char *why, size_t whylen)
 
 /*
  * One function's change in words: "parse (bench): slower +12.3% [+9.8%, +14.0%], 1.23 us ->
- * 1.38 us per call" and, with @where, its declaration "(src/parse.c:42)"; an inconclusive one
+ * 1.38 us per call" ("(sampled)", "a repetition" for a verdict from the samples) and, with @where, its declaration "(src/parse.c:42)"; an inconclusive one
  * "parse (bench): inconclusive: REASON".
  */
 static void describe(FILE *out, const struct pg_fcmp *f, bool where)
 {
 	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
 
-	fprintf(out, "%s (%s): ", f->display ? f->display : f->name, f->binary);
+	fprintf(out, "%s (%s): ", f->display ? f->display : f->name,
+		f->origin == PG_ORIGIN_SAMPLED ? "sampled" : f->binary);
 	if (f->verdict == PG_VERDICT_INCONCLUSIVE) {
 		fprintf(out, "inconclusive%s%s", f->reason[0] ? ": " : "", f->reason);
 	} else {
-		fprintf(out, "%s%s %s %s, %s -> %s per call",
+		fprintf(out, "%s%s %s %s, %s -> %s %s",
 			f->verdict == PG_VERDICT_NOTABLE ? "notable, " : "",
 			f->change > 0 ? "slower" : "faster",
 			pg_fmt_pct(ch, sizeof(ch), f->change),
 			pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi),
-			pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns));
+			pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns),
+			f->origin == PG_ORIGIN_EXACT ? "per call" : "a repetition");
 	}
 	if (where && f->src_file && f->src_line)
 		fprintf(out, " (%s:%u)", f->src_file, f->src_line);

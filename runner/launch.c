@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,17 @@
 #include "launch.h"
 #include "resolve.h"
 #include "sampler.h"
+
+/* CPU time (user + system) of the children reaped so far, ns. */
+static uint64_t children_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru))
+		return 0;
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ULL +
+	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
+}
 
 int pg_launch_init(struct pg_launch *l, const char *user)
 {
@@ -169,14 +181,15 @@ enum child_msg {
 /*
  * Start the command as a fresh process group whose pid is in the traced set before it execs
  * (as the user of l->creds, with the C++ exception fix when it is on), and wait for its whole
- * process tree; stop it on a stop signal or the timeout. Fills wall time and exit status of
- * @rep.
+ * process tree; stop it on a stop signal or the timeout. Fills wall time, CPU time and exit
+ * status of @rep. The CPU time is what reaping added to our RUSAGE_CHILDREN: perfgate is the
+ * subreaper of the tree, so every process of it, orphans included, is reaped here.
  */
 int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 {
 	int go, fail, status = 0, msg[2] = { 0, 0 }, sig;
 	char **argv = l->argv;
-	uint64_t t0, kill_at = 0;
+	uint64_t t0, kill_at = 0, cpu0 = children_cpu_ns();
 	__u8 one = 1;
 	pid_t pid, w;
 	char c = 'g';
@@ -274,6 +287,7 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 			l->stop_signal = sig;
 	}
 	rep->wall_ns = pg_now_ns() - t0;
+	rep->cpu_ns = children_cpu_ns() - cpu0;
 	pg_tty_take_back();
 	if (l->stop_signal)
 		return pg_launch_stopped_by(l->stop_signal);

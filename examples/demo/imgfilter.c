@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The demo benchmark: filters a synthetic 4096x100 grayscale image row by row.
- * Built with -DDEMO_SLOW, blur_row() uses a 7-tap kernel instead of 5: the "change that made
- * one function slower" which perfgate must find.
+ * Built with -DDEMO_SLOW, blur_row() uses a 7-tap kernel instead of 5, and tone_px() 13 rounds
+ * instead of 10: the "change that made two functions slower" which perfgate must find.
+ * blur_row runs 1000 times a run, cheap enough to trace; tone_px runs for every pixel, 4
+ * million times a run, far too often to probe: its change must be found in the samples.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +53,26 @@ __attribute__((noinline)) void sharpen_row(const uint8_t *in, uint8_t *o)
 		}
 }
 
+__attribute__((noinline)) uint8_t tone_px(uint8_t v)
+{
+#ifdef DEMO_SLOW
+	const int rounds = 13;
+#else
+	const int rounds = 10;
+#endif
+	uint32_t x = v;
+
+	for (int i = 0; i < rounds; i++)
+		x = (x * x + 7) % 257;
+	return (uint8_t)x;
+}
+
+__attribute__((noinline)) void tone_row(uint8_t *row)
+{
+	for (int x = 0; x < W; x++)
+		row[x] = tone_px(row[x]);
+}
+
 __attribute__((noinline)) uint32_t checksum_row(const uint8_t *row)
 {
 	uint32_t h = 2166136261u;
@@ -69,6 +91,7 @@ __attribute__((noinline)) uint32_t process_image(void)
 		fill_row(img[y], y);
 		blur_row(img[y], out[y]);
 		sharpen_row(out[y], img[y]);
+		tone_row(img[y]);
 		h ^= checksum_row(img[y]);
 	}
 	return h;

@@ -108,13 +108,25 @@ def calls(run, name):
 
 
 def verdicts(result):
-    """{function name: verdict} of a compare result."""
-    return {f["name"]: f["verdict"] for f in result["functions"]}
+    """{function name: verdict} of a compare result's functions (exact and sampled; not the
+    whole program's entries: program())."""
+    return {f["name"]: f["verdict"] for f in result["functions"]
+            if f.get("origin") != "program"}
 
 
 def with_verdict(result, verdict):
-    """The names of a compare result's functions of @verdict, in the result's order."""
-    return [f["name"] for f in result["functions"] if f["verdict"] == verdict]
+    """The names of a compare result's functions (exact and sampled, not the whole program) of
+    @verdict, in the result's order."""
+    return [f["name"] for f in result["functions"]
+            if f["verdict"] == verdict and f.get("origin") != "program"]
+
+
+def program(result, name="cpu-time"):
+    """The whole program's entry @name ("cpu-time" or "wall-time") of a compare result."""
+    found = [f for f in result["functions"] if f.get("origin") == "program" and f["name"] == name]
+    if not found:
+        raise KeyError("no program entry %r" % name)
+    return found[0]
 
 
 def calls_per_rep(rows, reps_):

@@ -182,7 +182,7 @@ check_eq "the baseline was recorded at the merge base C1" "$C1" \
 check_eq "the run was recorded at HEAD" "$(git rev-parse HEAD)" \
 	"$(pgtest get "$R/perfgate-out/run.json" meta.git_commit)"
 check_contains "clean: the baseline was not recorded" "$TMP/clean/stderr" 'recording it'
-check_eq "clean: the functions input was used" "blur_row checksum_row fill_row sharpen_row" \
+check_eq "clean: the functions input was used" "blur_row checksum_row fill_row sharpen_row tone_row" \
 	"$(pgtest names "$R/perfgate-out/run.json" | xargs)"
 res=$(output clean result)
 [ "$res" = pass ] || [ "$res" = inconclusive ] || fail "clean change: result $res"
@@ -237,10 +237,10 @@ grep -q "baseline: $C1.json from refs/perfgate/baselines" "$TMP/slow/stderr" ||
 	fail "the published baseline of C1 was not used"
 check_eq "regression: result is not 'regression'" regression "$(output slow result)"
 check_contains "compare step: not exit 1" "$TMP/slow/stdout" '^step perfgate - compare: exit 1'
-grep -q '^::error file=imgfilter.c,line=26,title=perfgate%3A blur_row' "$TMP/slow/stdout" ||
-	fail "no ::error annotation for blur_row at imgfilter.c:26"
+grep -q '^::error file=imgfilter.c,line=28,title=perfgate%3A blur_row' "$TMP/slow/stdout" ||
+	fail "no ::error annotation for blur_row at imgfilter.c:28"
 check_contains "no regression in the summary" "$TMP/slow/summary" ':x: perfgate: regression'
-grep -q '`blur_row` (imgfilter.c:26)' "$R/perfgate-out/summary.md" ||
+grep -q '`blur_row` (imgfilter.c:28)' "$R/perfgate-out/summary.md" ||
 	fail "blur_row missing from summary.md"
 xmllint --noout --schema "$SRC/tests/data/JUnit.xsd" "$R/perfgate-out/junit.xml"
 check_contains "no JUnit failure" "$R/perfgate-out/junit.xml" '<failure type="regression"'
@@ -383,7 +383,8 @@ assert base["meta"]["options"]["budget_pct"] == 50, base["meta"]["options"]
 assert run["meta"]["options"]["functions_of"] == sys.argv[1] + "/base.json", run["meta"]
 names = pgtest.names
 assert names(base) == names(run) and set(names(run)) <= {"blur_row", "checksum_row", "fill_row",
-                                                         "sharpen_row"}, (names(base), names(run))
+                                                         "sharpen_row", "tone_row"}, \
+    (names(base), names(run))
 PY
 check "gitlab fallback: not one ab session" ab_sides "$R/perfgate-out"
 echo "all CI template scenarios passed"

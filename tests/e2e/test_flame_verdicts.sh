@@ -2,7 +2,9 @@
 # like `make demo` does) is a REGRESSION, and in the SVG rendered by headless Chromium the
 # pixels of the blur_row frame are red, not only its fill attribute. Every frame of a traced
 # function takes the colour of its verdict, its tooltip gives the verdict, change, interval and
-# the function's file:line, and the header gives both sides' samples.
+# the function's file:line, and the header gives both sides' samples. A function judged from
+# the samples (the per-pixel tone_px) keeps its paths' colours; its tooltip gives its sampled
+# verdict.
 source "$(dirname "$0")/lib.sh"
 if ! command -v chromium >/dev/null; then
 	echo "SKIP: chromium is not installed (make deps installs it): cannot render the SVG" >&2
@@ -46,8 +48,11 @@ import xml.etree.ElementTree as ET
 import pgtest
 NS = "{http://www.w3.org/2000/svg}"
 
+# the traced functions' verdicts colour their frames; a sampled function's verdict is only in
+# its frames' tooltips (it is the function's over all its frames, not one path's)
 funcs = pgtest.load(sys.argv[3])["functions"]
-verdict = {f["name"]: f["verdict"] for f in funcs}
+verdict = {f["name"]: f["verdict"] for f in funcs if f.get("origin", "exact") == "exact"}
+sampled = {f["name"]: f["verdict"] for f in funcs if f.get("origin") == "sampled"}
 where = {f["name"]: "%s:%d" % (f["file"], f["line"]) for f in funcs if f.get("line")}
 w, h, px = pgtest.png_read(sys.argv[2])
 
@@ -65,6 +70,9 @@ for g in ET.parse(sys.argv[1]).getroot().iter(NS + "g"):
     name, rect = tip.split("\n")[0], g.find(NS + "rect")
     if name not in verdict:
         assert "traced (exact" not in tip, tip
+        if name in sampled:
+            assert "sampled verdict of the function, all its frames (self time a repetition, " \
+                "from " in tip and sampled[name].upper() in tip, tip
         continue
     # a frame of a traced function: the colour and the words of its verdict
     assert kind(rect.get("fill")) == want.get(verdict[name], "grey"), (name, rect.get("fill"))

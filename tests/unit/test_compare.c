@@ -114,9 +114,9 @@ static void test_identical(void **state)
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	assert_int_equal(c.overall, PG_OVERALL_PASS);
 	assert_string_equal(c.overall_reason, "");
-	assert_int_equal(c.n, 3);
-	assert_int_equal(c.ntested, 3);
-	assert_int_equal(c.nunchanged, 3);
+	assert_int_equal(c.n, 4);	/* + the program's wall time */
+	assert_int_equal(c.ntested, 4);	/* + the program's wall time */
+	assert_int_equal(c.nunchanged, 4);	/* + the program's wall time */
 	assert_int_equal(c.nregressions + c.nimprovements + c.ninconclusive, 0);
 	assert_int_equal(c.nwarnings, 0);
 	assert_int_equal(c.base_reps, 10);
@@ -131,8 +131,9 @@ static void test_identical(void **state)
 		assert_true(fabs(f->change) < 0.02);
 		assert_true(f->ci_lo <= f->change && f->change <= f->ci_hi);
 		assert_true(f->p > 0 && f->p <= 1 && f->q >= f->p && f->q <= 1);
-		assert_string_equal(f->binary, "prog");
+		assert_string_equal(f->binary, i + 1 < c.n ? "prog" : PG_PROGRAM_BINARY);
 	}
+	assert_int_equal(c.f[c.n - 1].origin, PG_ORIGIN_PROGRAM);
 	assert_string_equal(c.wall.name, "[wall]");
 	assert_int_equal(c.wall.verdict, PG_VERDICT_UNCHANGED);
 	/* defaults recorded */
@@ -156,8 +157,8 @@ static void test_regression(void **state)
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
 	assert_int_equal(c.nregressions, 1);
-	assert_int_equal(c.nunchanged, 2);
-	assert_int_equal(c.ntested, 3);
+	assert_int_equal(c.nunchanged, 3);	/* + the program's wall time */
+	assert_int_equal(c.ntested, 4);	/* + the program's wall time */
 	f = &c.f[0];
 	assert_string_equal(f->name, "work");
 	assert_int_equal(f->verdict, PG_VERDICT_REGRESSION);
@@ -312,11 +313,11 @@ static void test_added_removed(void **state)
 	struct pg_comparison c;
 
 	assert_int_equal(compare(a, b, NULL, &c), 0);
-	assert_int_equal(c.n, 4);
+	assert_int_equal(c.n, 5);	/* + the program's wall time */
 	assert_int_equal(c.nadded, 2);
 	assert_int_equal(c.nremoved, 1);
-	assert_int_equal(c.nunchanged, 1);
-	assert_int_equal(c.ntested, 1);
+	assert_int_equal(c.nunchanged, 2);	/* + the program's wall time */
+	assert_int_equal(c.ntested, 2);	/* + the program's wall time */
 	assert_int_equal(c.overall, PG_OVERALL_PASS);
 	/* added (by name), removed, unchanged */
 	assert_string_equal(c.f[0].name, "late");
@@ -350,7 +351,7 @@ static void test_too_few_reps(void **state)
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	assert_int_equal(c.overall, PG_OVERALL_INCONCLUSIVE);
 	assert_int_equal(c.ntested, 0);
-	assert_int_equal(c.ninconclusive, 3);
+	assert_int_equal(c.ninconclusive, 4);	/* + the program's wall time */
 	assert_int_equal(c.nregressions, 0);
 	assert_true(strstr(c.overall_reason, "too few repetitions (3 and 3)") != NULL);
 	assert_true(strstr(c.overall_reason, "at least 5 repetitions per side") != NULL);
@@ -382,17 +383,18 @@ static void test_too_few_reps(void **state)
 
 		o.min_reps = 4;
 		assert_int_equal(compare(a, b, &o, &c), 0);
-		assert_int_equal(c.ntested, 3);
+		assert_int_equal(c.ntested, 4);	/* + the program's wall time */
 		/*
 		 * work is 50% slower in all 4 repetitions: p = 2/70, the smallest possible,
-		 * but among 3 tests BH makes that q = 3 * 2/70 > alpha: not a regression
+		 * but among 4 tests (3 functions and the program's wall time) BH makes that
+		 * q = 4 * 2/70 > alpha: not a regression
 		 */
 		f = pg_fx_find(&c, "work");
 		assert_true(fabs(f->p - 2.0 / 70) < 1e-15);
-		assert_true(fabs(f->q - 3 * 2.0 / 70) < 1e-15);
+		assert_true(fabs(f->q - 4 * 2.0 / 70) < 1e-15);
 		assert_true(f->ci_lo > 0.3);
 		assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
-		assert_true(strstr(f->reason, "but q=0.086 > alpha 0.05") != NULL);
+		assert_true(strstr(f->reason, "but q=0.11 > alpha 0.05") != NULL);
 		assert_int_equal(c.overall, PG_OVERALL_PASS);
 		pg_comparison_release(&c);
 	}
@@ -423,7 +425,7 @@ static void test_different_argv(void **state)
 	assert_true(strstr(c.warnings[0], "/x/prog --quick") != NULL);
 	assert_true(strstr(c.warnings[0], "/y/prog --full") != NULL);
 	assert_true(c.n > 0);
-	assert_int_equal(pg_comparison_matched(&c), c.n);
+	assert_int_equal(pg_comparison_matched(&c), c.n - 1);
 	pg_comparison_release(&c);
 
 	free(b->meta.argv[0]);
@@ -639,7 +641,7 @@ static void test_bh_family(void **state)
 
 	assert_int_equal(compare(a, b, NULL, &c), 0);
 	/* f0-f4 and f6 tested; f5 too few repetitions; f7 added */
-	assert_int_equal(c.ntested, 6);
+	assert_int_equal(c.ntested, 7);	/* + the program's wall time */
 	assert_int_equal(pg_fx_find(&c, "f5")->verdict, PG_VERDICT_INCONCLUSIVE);
 	assert_int_equal(pg_fx_find(&c, "f5")->n_base, 3);
 	assert_true(isnan(pg_fx_find(&c, "f5")->q));
@@ -652,7 +654,7 @@ static void test_bh_family(void **state)
 		q[k] = c.f[i].q;
 		k++;
 	}
-	assert_int_equal(k, 6);
+	assert_int_equal(k, 7);	/* + the program's wall time */
 	assert_int_equal(pg_bh_adjust(p, k, p), 0);
 	for (size_t i = 0; i < k; i++)
 		assert_true(p[i] == q[i]);
@@ -680,8 +682,8 @@ static void test_sort_order(void **state)
 	struct pg_comparison c;
 
 	assert_int_equal(compare(a, b, NULL, &c), 0);
-	assert_int_equal(c.n, 8);
-	for (size_t i = 0; i < c.n; i++) {
+	assert_int_equal(c.n, 9);	/* + the program's wall time, last */
+	for (size_t i = 0; i + 1 < c.n; i++) {
 		if (c.f[i].verdict != want[i] || strcmp(c.f[i].name, want_names[i]))
 			fail_msg("position %zu: %s %s, want %s %s", i, c.f[i].name,
 				 pg_verdict_name(c.f[i].verdict), want_names[i],
@@ -692,7 +694,7 @@ static void test_sort_order(void **state)
 	assert_int_equal(c.ninconclusive, 1);
 	assert_int_equal(c.nadded, 1);
 	assert_int_equal(c.nremoved, 1);
-	assert_int_equal(c.nunchanged, 2);
+	assert_int_equal(c.nunchanged, 3);
 	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
 	pg_comparison_release(&c);
 	pg_run_free(a);
@@ -722,7 +724,10 @@ static void test_calls_changed(void **state)
 	pg_run_free(b);
 }
 
-/* Wall time is compared, but never makes the comparison fail. */
+/*
+ * The whole program's wall time is judged like a function, in the family: +20% everywhere
+ * else unchanged fails the comparison (the informational wall line stays tested alone).
+ */
 static void test_wall(void **state)
 {
 	struct prog slow = base_prog;
@@ -736,9 +741,12 @@ static void test_wall(void **state)
 	assert_int_equal(c.wall.verdict, PG_VERDICT_REGRESSION);
 	assert_true(fabs(c.wall.change - 0.2) < 0.03);
 	assert_true(c.wall.q == c.wall.p);
-	assert_int_equal(c.nregressions, 0);
-	assert_int_equal(c.ntested, 3);
-	assert_int_equal(c.overall, PG_OVERALL_PASS);
+	assert_int_equal(c.nregressions, 1);
+	assert_int_equal(c.f[c.n - 1].origin, PG_ORIGIN_PROGRAM);
+	assert_string_equal(c.f[c.n - 1].name, PG_PROGRAM_WALL);
+	assert_int_equal(c.f[c.n - 1].verdict, PG_VERDICT_REGRESSION);
+	assert_int_equal(c.ntested, 4);	/* + the program's wall time */
+	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
 	pg_comparison_release(&c);
 	pg_run_free(a);
 	pg_run_free(b);
@@ -759,7 +767,7 @@ static void test_zero_ns(void **state)
 		b->reps[r].stats[0].self_ns = r % 2;	/* 0 or 0.5 ns per call */
 	}
 	assert_int_equal(compare(a, b, NULL, &c), 0);
-	assert_int_equal(c.n, 1);
+	assert_int_equal(c.n, 2);	/* + the program's wall time */
 	assert_true(c.f[0].change == 0);
 	assert_true(isfinite(c.f[0].ci_lo) && isfinite(c.f[0].ci_hi));
 	assert_true(c.f[0].p == 1);
@@ -786,7 +794,7 @@ static void test_nothing_common(void **state)
 	/* pg_compare() may reuse a result: the old one is released first */
 	assert_int_equal(pg_compare(a, a, NULL, &c), 0);
 	assert_int_equal(c.overall, PG_OVERALL_PASS);
-	assert_int_equal(c.n, 1);
+	assert_int_equal(c.n, 2);	/* + the program's wall time */
 	pg_comparison_release(&c);
 	pg_run_free(a);
 	pg_run_free(b);
@@ -918,7 +926,7 @@ static void test_little_own_time(void **state)
 	assert_int_equal(f->verdict, PG_VERDICT_INCONCLUSIVE);
 	assert_non_null(strstr(f->reason, "per call to a traced function"));
 	assert_true(isnan(f->q));
-	assert_int_equal(c.ntested, 2);
+	assert_int_equal(c.ntested, 3);	/* + the program's wall time */
 	pg_comparison_release(&c);
 	pg_run_free(a);
 	pg_run_free(b);
@@ -1108,7 +1116,7 @@ static void test_selection_one_side(void **state)
 	assert_int_equal(pg_fx_find(&c, "same")->verdict, PG_VERDICT_UNCHANGED);
 	assert_int_equal(c.nadded, 0);
 	assert_int_equal(c.nremoved, 1);
-	assert_int_equal(c.ninconclusive, 2);
+	assert_int_equal(c.ninconclusive, 3);	/* + the program's wall time */
 	assert_int_equal(c.ntested, 1);
 	assert_int_equal(pg_comparison_matched(&c), 1);
 	assert_int_equal(c.overall, PG_OVERALL_PASS);

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * diff/program.c - the whole program's CPU time and wall time judged like a function, and
+ * what explains a change of its CPU time (program.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "program.h"
+
+double pg_program_cpu_ns(const struct pg_run *run)
+{
+	double *v = malloc((run->nreps ? run->nreps : 1) * sizeof(*v)), m;
+
+	if (!v || !run->nreps) {
+		free(v);
+		return NAN;
+	}
+	for (size_t r = 0; r < run->nreps; r++) {
+		if (!run->reps[r].cpu_ns) {
+			free(v);
+			return NAN;
+		}
+		v[r] = (double)run->reps[r].cpu_ns;
+	}
+	m = pg_median(v, run->nreps);
+	free(v);
+	return m;
+}
+
+/* @s := the per-repetition values of @run's CPU time (@cpu) or wall time; 0 ones left out. */
+static void gather(struct pg_sample *s, const struct pg_run *run, bool cpu)
+{
+	s->n = 0;
+	s->measured = s->compensated = s->callees = 0;
+	for (size_t r = 0; r < run->nreps; r++) {
+		uint64_t v = cpu ? run->reps[r].cpu_ns : run->reps[r].wall_ns;
+
+		if (v)
+			pg_sample_push(s, (double)v, run->reps[r].pair);
+	}
+}
+
+/* One entry: the CPU time (@cpu) or the wall time. */
+static int program_entry(struct pg_comparison *out, const struct pg_run *base,
+			 const struct pg_run *new, const struct pg_compare_opts *o,
+			 bool sets_differ, bool cpu, double wall_ns, struct pg_sample *sb,
+			 struct pg_sample *sn, struct pg_stats_ws *ws, struct pg_family *fam)
+{
+	struct pg_fcmp *f = pg_comparison_add(out);
+
+	if (!f)
+		return -ENOMEM;
+	f->origin = PG_ORIGIN_PROGRAM;
+	f->binary = strdup(PG_PROGRAM_BINARY);
+	f->name = strdup(cpu ? PG_PROGRAM_CPU : PG_PROGRAM_WALL);
+	f->display = strdup(cpu ? "the program: CPU time" : "the program: wall time");
+	if (!f->binary || !f->name || !f->display)
+		return -ENOMEM;
+	f->base_calls = f->new_calls = 1;	/* one run of it a repetition */
+	gather(sb, base, cpu);
+	gather(sn, new, cpu);
+	if (sets_differ) {
+		pg_analyse(f, sb, sn, o, false, ws);
+		f->p = NAN;
+		f->cause = PG_CAUSE_ONE_SIDE;
+		snprintf(f->reason, sizeof(f->reason), "the runs traced different functions, whose "
+			 "probes cost differently: not judged");
+		return 0;
+	}
+	return pg_judge_alone(f, out->n - 1, sb, sn, o, wall_ns, ws, fam);
+}
+
+int pg_compare_program(struct pg_comparison *out, const struct pg_run *base,
+		       const struct pg_run *new, const struct pg_compare_opts *o, bool sets_differ,
+		       double wall_ns, struct pg_sample *sb, struct pg_sample *sn,
+		       struct pg_stats_ws *ws, struct pg_family *fam)
+{
+	const struct pg_speed *speed = sb->speed;
+	int err = 0;
+
+	/* the machine's speed is estimated from the program's own functions: a change of the
+	 * whole program moves them all, and correcting it by them would hide it */
+	sb->speed = sn->speed = NULL;
+	if (!isnan(pg_program_cpu_ns(base)) && !isnan(pg_program_cpu_ns(new)))
+		err = program_entry(out, base, new, o, sets_differ, true, wall_ns, sb, sn, ws,
+				    fam);
+	err = err ?: program_entry(out, base, new, o, sets_differ, false, wall_ns, sb, sn, ws,
+				   fam);
+	sb->speed = speed;
+	return err;
+}
+
+static const struct pg_comparison *sort_c;
+
+/* by |impact_ns|, largest first */
+static int cmp_impact(const void *a, const void *b)
+{
+	double x = fabs(sort_c->f[*(const size_t *)a].impact_ns);
+	double y = fabs(sort_c->f[*(const size_t *)b].impact_ns);
+
+	return x > y ? -1 : x < y;
+}
+
+void pg_program_explain(struct pg_comparison *c, const bool *inside)
+{
+	struct pg_fcmp *prog = NULL;
+	size_t *idx, n = 0;
+	double sum = 0, base;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->f[i].origin == PG_ORIGIN_PROGRAM && !strcmp(c->f[i].name, PG_PROGRAM_CPU))
+			prog = &c->f[i];
+	if (!prog || !pg_change_counts(prog) || isnan(prog->impact_ns) || !(prog->base_ns > 0))
+		return;
+	idx = malloc((c->n ? c->n : 1) * sizeof(*idx));
+	if (!idx)
+		return;	/* no explanation: nothing wrong is said */
+	for (size_t i = 0; i < c->n; i++) {
+		const struct pg_fcmp *f = &c->f[i];
+
+		/* a change of under 0.1% of the program's CPU time explains nothing of it */
+		if (f->origin == PG_ORIGIN_PROGRAM || !pg_change_counts(f) || isnan(f->impact_ns) ||
+		    fabs(f->impact_ns) < 0.001 * prog->base_ns || (inside && inside[i]))
+			continue;
+		idx[n++] = i;
+		sum += f->impact_ns;
+	}
+	sort_c = c;
+	qsort(idx, n, sizeof(*idx), cmp_impact);
+	base = prog->base_ns;
+	snprintf(prog->explain, sizeof(prog->explain), "of its %+.1f%%: ",
+		 100 * prog->impact_ns / base);
+	for (size_t k = 0; k < n && k < 5; k++) {
+		const struct pg_fcmp *f = &c->f[idx[k]];
+
+		pg_append(prog->explain, sizeof(prog->explain), "%s %+.1f%%%s, ", f->display,
+			  100 * f->impact_ns / base,
+			  f->origin == PG_ORIGIN_SAMPLED ? " (sampled)" : "");
+	}
+	if (n > 5)
+		pg_append(prog->explain, sizeof(prog->explain), "%zu more, ", n - 5);
+	if (!n)
+		pg_append(prog->explain, sizeof(prog->explain), "no function's change explains it; ");
+	pg_append(prog->explain, sizeof(prog->explain), "unexplained %+.1f%%",
+		  100 * (prog->impact_ns - sum) / base);
+	free(idx);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff/sampled.h - verdicts from the sampled CPU profile for the functions that are not
+ * traced. Pure computation: no I/O, no logging. docs/statistics.md, "Sampled verdicts".
+ *
+ * A function's value in a repetition is an estimate of its time there: its samples (self
+ * samples: stacks that end in it; with PG_METRIC_TOTAL, stacks that hold it, once each) over
+ * the repetition's samples, times the repetition's CPU time (pg_rep.cpu_ns). A repetition
+ * in which it has no sample counts half a sample (less than one, more than none: the
+ * logarithm needs a value). These values are tested as exact ones are (paired in an ab
+ * session, with the machine's speed correction, else Mann-Whitney), with the same minimum
+ * effect and impact, in the same false-discovery family.
+ *
+ * Which: frames are function names (docs/sampling.md, "Frame names"), the same in two builds
+ * of one program. A frame is judged when it holds on average PG_SAMPLED_MIN_SAMPLES samples a
+ * repetition on either side and has samples on both; not when a traced function of either
+ * run has that name (its exact verdict decides), nor perfgate's probe frame, "[unknown]",
+ * "[pre-exec]" or an unnamed address ("module+0x..."). Entries: source PG_ORIGIN_SAMPLED,
+ * binary "", name and display the frame, samples its samples over both runs.
+ *
+ * Used by diff/compare.c only:
+ *
+ *	pg_compare_sampled(out, base, new, o, keys, nkeys, wall_ns, &sb, &sn, &ws, &fam);
+ *	... Benjamini-Hochberg, verdicts ...
+ *	pg_sampled_explain(out, new, inside);
+ */
+#ifndef PG_DIFF_SAMPLED_H
+#define PG_DIFF_SAMPLED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/comparison.h"
+#include "../core/run.h"
+#include "samples.h"
+#include "stats.h"
+#include "verdict.h"
+
+/* Mean samples a repetition a frame needs on one side at least to be judged. */
+#define PG_SAMPLED_MIN_SAMPLES 10
+
+/*
+ * Append the sampled functions of @base and @new to out->f and test them into @fam (nothing
+ * when either run has no CPU time or no sampled profile). keys[0..nkeys): the traced
+ * functions of both runs (pg_fkeys_fill()). @sb, @sn: scratch samples, their speed kept.
+ * 0 or a negative errno.
+ */
+int pg_compare_sampled(struct pg_comparison *out, const struct pg_run *base,
+		       const struct pg_run *new, const struct pg_compare_opts *o,
+		       const struct pg_fkey *keys, size_t nkeys, double wall_ns,
+		       struct pg_sample *sb, struct pg_sample *sn, struct pg_stats_ws *ws,
+		       struct pg_family *fam);
+
+/*
+ * Once verdicts are decided: the explain of every traced function whose change counts names
+ * the sampled functions under it (its nearest traced ancestor in @new's stacks) whose change
+ * counts the same way; inside[i] (c->n entries, set false first) marks the sampled entries
+ * under a traced function whose change counts (the program's explanation names that one). 0 or
+ * -ENOMEM.
+ */
+int pg_sampled_explain(struct pg_comparison *c, const struct pg_run *new, bool *inside);
+
+#endif

@@ -1,0 +1,92 @@
+# What a comparison judges beyond the traced functions: a hot leaf that only the samples see
+# (hotleaf, traced with -f setup), made 30% slower, fails the build as a sampled regression
+# with its sample count, in the table, JSON, JUnit, Markdown and the flame graph; the whole program's CPU time
+# fails with it, explained by that leaf; a whole-program slowdown with no sampled profile fails
+# on the program alone, its change unexplained; a benchmark nothing can be judged on (noisy)
+# is INCONCLUSIVE everywhere, exit 0, and exit 2 with --strict; its Gerrit vote is 0.
+source "$(dirname "$0")/lib.sh"
+
+# ---- a sampled-only regression, with the whole program explained by it ----
+expect_exit 1 "$PERFGATE" ab -o "$TMP/leaf" -r 10 --max-reps 10 -F 999 -f setup \
+	--junit "$TMP/leaf.xml" --markdown "$TMP/leaf.md" ./hotleaf './hotleaf 30'
+cat "$TMP/stdout"
+check_contains "leaf: the row says sampled and its samples" "$TMP/stdout" \
+	'sampled: time a repetition estimated from [0-9,]* samples'
+check_contains "leaf: the REGRESSION line names hot_leaf" "$TMP/stdout" \
+	'^perfgate: REGRESSION.*hot_leaf'
+check_contains "leaf: the program's CPU time line" "$TMP/stdout" \
+	'^the program: CPU time a repetition: .* +[0-9.]*% \[.*\]: REGRESSION'
+check_contains "leaf: the summary counts the judged" "$TMP/stdout" \
+	'^judged [0-9]*% of the CPU time: [0-9]* functions\? exact, [1-9][0-9]* sampled, the whole program'
+python3 - "$TMP/leaf/compare.json" <<'PY'
+import sys, pgtest
+r = pgtest.load(sys.argv[1])
+assert r["overall"] == "regression", r["overall"]
+f = pgtest.func(r, "hot_leaf")
+assert f["origin"] == "sampled" and f["verdict"] == "regression", f
+assert f["samples"] > 200 and f["change"] > 0.1, f
+assert f["binary"] == "", f
+# the traced function is judged exactly, never from its samples
+assert pgtest.func(r, "setup")["origin"] == "exact"
+assert all(g["origin"] != "sampled" for g in r["functions"] if g["name"] == "setup")
+# nothing else fails: the other half of the run did not change
+bad = [g["name"] for g in r["functions"] if g["verdict"] == "regression"
+       and g["origin"] != "program" and g["name"] != "hot_leaf"]
+assert not bad, bad
+cpu = [g for g in r["functions"] if g["origin"] == "program" and g["name"] == "cpu-time"]
+assert len(cpu) == 1 and cpu[0]["verdict"] == "regression", cpu
+assert "hot_leaf" in cpu[0]["explain"] and "(sampled)" in cpu[0]["explain"], cpu[0]
+assert "unexplained" in cpu[0]["explain"], cpu[0]
+j = r["judged"]
+assert j["program"] is True and j["sampled"] >= 1 and j["exact"] <= 1, j
+assert r["counts"]["sampled"] >= 1, r["counts"]
+PY
+check_contains "leaf: JUnit fails hot_leaf, class sampled" "$TMP/leaf.xml" \
+	'<testcase name="hot_leaf" classname="sampled"'
+check_contains "leaf: JUnit says it was sampled" "$TMP/leaf.xml" 'estimated from [0-9]* samples'
+check_contains "leaf: Markdown marks it sampled" "$TMP/leaf.md" '`hot_leaf` | sampled ([0-9,]* samples)'
+check_contains "leaf: Markdown explains the program" "$TMP/leaf.md" \
+	'`the program: CPU time`: of its +[0-9.]*%: hot.*leaf +[0-9.]*% (sampled)'
+expect_exit 1 "$PERFGATE" compare "$TMP/leaf/base.json" "$TMP/leaf/new.json" \
+	--flamegraph "$TMP/leaf.svg"
+check_contains "leaf: the flame graph gives hot_leaf's sampled verdict" "$TMP/leaf.svg" \
+	'sampled verdict of the function, all its frames (self time a repetition, from [0-9]* samples): REGRESSION'
+
+# ---- the whole program alone: no samples, the traced function unchanged ----
+R=(-q -r 8 --no-sample -f setup)
+"$PERFGATE" record "${R[@]}" -o "$TMP/pb.json" -- ./hotleaf
+"$PERFGATE" record "${R[@]}" -o "$TMP/pn.json" -- ./hotleaf 30
+expect_exit 1 "$PERFGATE" compare "$TMP/pb.json" "$TMP/pn.json" --json "$TMP/prog.json"
+cat "$TMP/stdout"
+check_contains "program: fails on the whole program" "$TMP/stdout" \
+	'^perfgate: REGRESSION of the whole program'
+check_contains "program: explained as unexplained" "$TMP/stdout" \
+	"no function's change explains it; unexplained +[0-9.]*%"
+python3 - "$TMP/prog.json" <<'PY'
+import sys, pgtest
+r = pgtest.load(sys.argv[1])
+assert r["overall"] == "regression" and not r["paired"], (r["overall"], r["paired"])
+reg = [(g["origin"], g["name"]) for g in r["functions"] if g["verdict"] == "regression"]
+assert ("program", "cpu-time") in reg and all(o == "program" for o, _ in reg), reg
+PY
+
+# ---- nothing can be judged ----
+expect_exit 0 "$PERFGATE" ab -o "$TMP/noisy" -r 10 --max-reps 10 --junit "$TMP/noisy.xml" \
+	--markdown "$TMP/noisy.md" ./noisy "./noisy swing $TMP/seq"
+cat "$TMP/stdout"
+check_contains "noisy: INCONCLUSIVE, never PASS" "$TMP/stdout" '^perfgate: INCONCLUSIVE: '
+check "noisy: no PASS line" not grep -q 'PASS' "$TMP/stdout"
+check_contains "noisy: Markdown" "$TMP/noisy.md" '^### :warning: perfgate: inconclusive'
+check_contains "noisy: JUnit property" "$TMP/noisy.xml" 'name="overall" value="inconclusive"'
+python3 - "$TMP/noisy/compare.json" <<'PY'
+import sys, pgtest
+r = pgtest.load(sys.argv[1])
+assert r["overall"] == "inconclusive" and r["overall_reason"], r["overall_reason"]
+assert r["judged"]["program"] is False, r["judged"]
+PY
+"$PERFGATE" vote "$TMP/noisy/compare.json" --system gerrit >"$TMP/noisy.gerrit"
+check_eq "noisy: Gerrit vote 0" 0 "$(pgtest get "$TMP/noisy.gerrit" labels.Performance)"
+"$PERFGATE" vote "$TMP/noisy/compare.json" --system github -o "$TMP/noisy.github"
+check "noisy: GitHub check not a success" not grep -q '"success"' "$TMP/noisy.github"
+expect_exit 2 "$PERFGATE" compare --strict "$TMP/noisy/base.json" "$TMP/noisy/new.json"
+check_contains "noisy --strict: INCONCLUSIVE" "$TMP/stdout" '^perfgate: INCONCLUSIVE: '

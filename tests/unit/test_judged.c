@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What pg_compare() judges beyond the traced functions: functions of the sampled profile
+ * (diff/sampled.c), the whole program's CPU time (diff/program.c), and the overall verdict's
+ * need for evidence, on model runs whose stacks and CPU times are known.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/run.h"
+#include "../../diff/compare.h"
+#include "../../formats/result.h"
+#include "fixtures.h"
+
+/*
+ * A model program of @nreps repetitions: main calls traced() once, which runs the untraced
+ * leaf (its self samples "main;traced;leaf") and some code of its own; main also runs other()
+ * (untraced). Per repetition: @leaf ms in leaf, 40 ms in other, 5 ms in traced's own code,
+ * each with ~2% noise, all of it times k[r] (@k NULL: 1); 1 sample a ms. traced's exact self
+ * time holds its own code and leaf.
+ */
+static struct pg_run *model(double leaf, double other, size_t nreps, uint64_t seed, bool trace,
+			    const double *k)
+{
+	const char *const names[] = { "traced" };
+	struct pg_run *run = pg_fx_prog_run(names, trace ? 1 : 0, 0);
+	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 3;
+
+	for (size_t r = 0; r < nreps; r++) {
+		double m = k ? k[r] : 1;
+		double l = m * leaf * pg_fx_noise(&s, 0.02), o = m * other * pg_fx_noise(&s, 0.02);
+		double t = m * 5 * pg_fx_noise(&s, 0.02);
+		char text[200];
+		struct pg_rep *rep;
+
+		snprintf(text, sizeof(text), "main;other %.0f\nmain;traced %.0f\nmain;traced;leaf %.0f\n",
+			 o, t, l);
+		rep = pg_fx_stacks(run, text);
+		rep->wall_ns = (uint64_t)((l + o + t + 1) * 1e6);
+		rep->cpu_ns = (uint64_t)((l + o + t) * 1e6);
+		if (trace)
+			pg_fx_stat_each(rep, 0, 1, (l + t) * 1e6, (l + t) * 1e6);
+	}
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+	return run;
+}
+
+static int compare(const struct pg_run *a, const struct pg_run *b, struct pg_comparison *c)
+{
+	pg_comparison_init(c);
+	return pg_compare(a, b, NULL, c);
+}
+
+static const struct pg_fcmp *find(const struct pg_comparison *c, enum pg_origin o,
+				  const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->f[i].origin == o && !strcmp(c->f[i].name, name))
+			return &c->f[i];
+	return NULL;
+}
+
+/* The JSON result keeps what the reports need: origin, samples, explain, what was judged. */
+static void round_trip(const struct pg_comparison *c)
+{
+	char path[] = "/tmp/pg-judged-XXXXXX";
+	struct pg_comparison r;
+	struct pg_run b, n;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	pg_comparison_init(&r);
+	pg_run_init(&b);
+	pg_run_init(&n);
+	assert_int_equal(pg_result_write(c, NULL, NULL, path), 0);
+	assert_int_equal(pg_result_read(path, false, &r, &b, &n), 0);
+	unlink(path);
+	assert_int_equal(r.n, c->n);
+	for (size_t i = 0; i < c->n; i++) {
+		assert_int_equal(r.f[i].origin, c->f[i].origin);
+		assert_int_equal(r.f[i].samples, c->f[i].samples);
+		assert_string_equal(r.f[i].explain, c->f[i].explain);
+	}
+	assert_int_equal(r.nsampled, c->nsampled);
+	assert_int_equal(r.njudged_exact, c->njudged_exact);
+	assert_int_equal(r.njudged_sampled, c->njudged_sampled);
+	assert_int_equal(r.program_judged, c->program_judged);
+	assert_true(fabs(r.judged_share - c->judged_share) < 1e-9);
+	pg_comparison_release(&r);
+	pg_run_release(&b);
+	pg_run_release(&n);
+}
+
+/* leaf 30% slower: a sampled regression; traced's exact self time grows, explained by it */
+static void test_sampled_regression(void **state)
+{
+	struct pg_run *a = model(50, 40, 10, 1, true, NULL), *b = model(65, 40, 10, 2, true, NULL);
+	const struct pg_fcmp *leaf, *other, *traced, *cpu;
+	struct pg_comparison c;
+
+	(void)state;
+	assert_int_equal(compare(a, b, &c), 0);
+	leaf = find(&c, PG_ORIGIN_SAMPLED, "leaf");
+	other = find(&c, PG_ORIGIN_SAMPLED, "other");
+	traced = find(&c, PG_ORIGIN_EXACT, "traced");
+	cpu = find(&c, PG_ORIGIN_PROGRAM, PG_PROGRAM_CPU);
+	assert_non_null(leaf);
+	assert_non_null(other);
+	assert_non_null(traced);
+	assert_non_null(cpu);
+	/* a traced function is judged exactly, never from its samples */
+	assert_null(find(&c, PG_ORIGIN_SAMPLED, "traced"));
+	assert_int_equal(c.nsampled, 2);	/* leaf and other: main has no self samples */
+	assert_int_equal(leaf->verdict, PG_VERDICT_REGRESSION);
+	assert_true(fabs(leaf->change - 0.3) < 0.05);
+	assert_string_equal(leaf->binary, "");
+	assert_true(leaf->samples > 1000 && leaf->samples < 1200);
+	assert_int_equal(other->verdict, PG_VERDICT_UNCHANGED);
+	/* traced's self time (its code and leaf) grew: the explanation names leaf */
+	assert_int_equal(traced->verdict, PG_VERDICT_REGRESSION);
+	assert_non_null(strstr(traced->explain, "sampled under it: leaf +"));
+	/* the program: +15/95, explained by leaf, not twice by leaf and traced */
+	assert_int_equal(cpu->verdict, PG_VERDICT_REGRESSION);
+	assert_true(fabs(cpu->change - 15.0 / 95) < 0.03);
+	assert_non_null(strstr(cpu->explain, "traced +"));
+	assert_null(strstr(cpu->explain, "leaf +"));
+	assert_non_null(strstr(cpu->explain, "unexplained"));
+	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
+	assert_int_equal(c.njudged_exact, 1);
+	assert_int_equal(c.njudged_sampled, 2);
+	assert_true(c.program_judged);
+	/* a sequential look keeps sampled and program verdicts as it keeps exact ones */
+	assert_false(pg_comparison_undecided(&c));
+	round_trip(&c);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/* Untraced, unchanged: a pass on the program's CPU time and the sampled functions. */
+static void test_untraced_pass(void **state)
+{
+	struct pg_run *a = model(50, 40, 10, 3, false, NULL), *b = model(50, 40, 10, 4, false, NULL);
+	struct pg_comparison c;
+
+	(void)state;
+	assert_int_equal(compare(a, b, &c), 0);
+	assert_int_equal(c.overall, PG_OVERALL_PASS);
+	assert_int_equal(c.njudged_exact, 0);
+	assert_true(c.njudged_sampled >= 2);
+	assert_true(c.program_judged);
+	assert_true(c.judged_share > 0.9 && c.judged_share <= 1);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/* Nothing judged: every function and the program too noisy: inconclusive, not a pass. */
+static void test_nothing_judged(void **state)
+{
+	/* every repetition's time 0.5x or 2x, alike on both sides: nothing can rule out 5% */
+	static const double ka[] = { 0.5, 2, 2, 0.5, 0.5, 2, 2, 0.5 };
+	static const double kb[] = { 2, 0.5, 0.5, 2, 2, 0.5, 0.5, 2 };
+	struct pg_run *a = model(50, 40, 8, 5, true, ka), *b = model(50, 40, 8, 6, true, kb);
+	struct pg_comparison c;
+
+	(void)state;
+	assert_int_equal(compare(a, b, &c), 0);
+	assert_true(c.ntested > 0);
+	assert_int_equal(c.njudged_exact + c.njudged_sampled, 0);
+	assert_false(c.program_judged);
+	assert_int_equal(c.overall, PG_OVERALL_INCONCLUSIVE);
+	assert_non_null(strstr(c.overall_reason, "nothing could be judged"));
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/* Old run files: no CPU time, no sampled or program CPU verdicts, the share unknown. */
+static void test_no_cpu_time(void **state)
+{
+	struct pg_run *a = model(50, 40, 10, 7, true, NULL), *b = model(50, 40, 10, 8, true, NULL);
+	struct pg_comparison c;
+
+	(void)state;
+	for (size_t r = 0; r < 10; r++)
+		a->reps[r].cpu_ns = b->reps[r].cpu_ns = 0;
+	assert_int_equal(compare(a, b, &c), 0);
+	assert_int_equal(c.nsampled, 0);
+	assert_null(find(&c, PG_ORIGIN_PROGRAM, PG_PROGRAM_CPU));
+	assert_non_null(find(&c, PG_ORIGIN_PROGRAM, PG_PROGRAM_WALL));
+	assert_true(isnan(c.judged_share));
+	assert_int_equal(c.overall, PG_OVERALL_PASS);	/* traced judged, unchanged */
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sampled_regression),
+		cmocka_unit_test(test_untraced_pass),
+		cmocka_unit_test(test_nothing_judged),
+		cmocka_unit_test(test_no_cpu_time),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
