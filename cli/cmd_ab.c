@@ -22,7 +22,6 @@
 #include "cli.h"
 
 /* pairs a further block records when the comparison is undecided */
-#define AB_BLOCK 5
 #define AB_DEFAULT_MAX_REPS 20
 
 static const char ab_usage[] =
@@ -136,72 +135,6 @@ static int remove_stale(const char *path)
 	return 0;
 }
 
-/*
- * ab compares two commands by design: that they differ is neither warned about nor, with
- * --strict, an error (compare's rule for two runs given to it).
- */
-static void commands_differ_by_design(struct pg_comparison *cmp)
-{
-	static const char what[] = "the runs are of different commands";
-	size_t k = 0;
-
-	if (!cmp->commands_differ)
-		return;
-	cmp->commands_differ = false;
-	for (size_t i = 0; i < cmp->nwarnings; i++) {
-		if (!strncmp(cmp->warnings[i], what, sizeof(what) - 1))
-			free(cmp->warnings[i]);
-		else
-			cmp->warnings[k++] = cmp->warnings[i];
-	}
-	cmp->nwarnings = k;
-}
-
-/*
- * The session: the first block of @first pairs, then while the comparison is undecided
- * blocks of AB_BLOCK up to @max pairs, one look each (a single look at alpha when @max ==
- * @first). The last look's result in @cmp. 0 or -errno (logged).
- */
-static int run_session(const struct pg_ab_opts *o, uint32_t first, uint32_t max,
-		       struct pg_compare_opts copts, struct pg_run *base, struct pg_run *new,
-		       struct pg_comparison *cmp)
-{
-	struct pg_ab ab = { 0 };
-	struct pg_comparison prev;
-	int err;
-
-	copts.looks = max > first ? 1 + (max - first + AB_BLOCK - 1) / AB_BLOCK : 0;
-	copts.look = copts.looks ? 1 : 0;
-	pg_comparison_init(&prev);
-	err = pg_ab_begin(&ab, o, base, new);
-	err = err ?: pg_ab_pairs(&ab, first);
-	err = err ?: pg_compare_look(base, new, &copts, NULL, cmp);
-	while (!err && ab.npairs < max && pg_comparison_undecided(cmp)) {
-		uint32_t more = max - ab.npairs < AB_BLOCK ? max - ab.npairs : AB_BLOCK;
-
-		if (!o->rec.quiet)
-			pg_info("look %u of at most %u: undecided after %u pairs, %u more",
-				copts.look, copts.looks, ab.npairs, more);
-		err = pg_ab_pairs(&ab, more);
-		if (err)
-			break;
-		/* this look's result becomes the previous one */
-		pg_comparison_release(&prev);
-		prev = *cmp;
-		pg_comparison_init(cmp);
-		copts.look++;
-		err = pg_compare_look(base, new, &copts, &prev, cmp);
-	}
-	if (err && err != -EINTR && cmp->error[0])
-		pg_err("%s", cmp->error);
-	pg_comparison_release(&prev);
-	err = pg_ab_end(&ab, err);
-	if (!err && !o->rec.quiet)
-		pg_info("%u pairs (at most %u), %u look%s", ab.npairs, max,
-			copts.look ? copts.look : 1, copts.look > 1 ? "s" : "");
-	return err;
-}
-
 int do_ab(int argc, char **argv)
 {
 	enum { OPT_MAX_REPS = 0x300, OPT_SEED };
@@ -305,11 +238,10 @@ int do_ab(int argc, char **argv)
 	o.new_argv = wnew.we_wordv;
 	o.new_argc = wnew.we_wordc;
 	o.base_name = base_path;
-	if (run_session(&o, ra.o.repetitions, max_reps, ca.opts, &base, &new, &cmp))
+	if (pg_ab_session(&o, ra.o.repetitions, max_reps, &ca.opts, &base, &new, &cmp))
 		goto cleanup;
 	if (pg_runfile_write(&base, base_path) || pg_runfile_write(&new, new_path))
 		goto cleanup;
-	commands_differ_by_design(&cmp);
 	if (!o.rec.quiet)
 		pg_info("wrote %s and %s: %zu pair%s, %zu function%s", base_path, new_path,
 			base.nreps, pg_plural(base.nreps), base.nfuncs, pg_plural(base.nfuncs));

@@ -46,6 +46,7 @@ void pg_compare_args_paired(struct pg_compare_args *a)
 		a->opts.min_effect = PG_MIN_EFFECT_PAIRED;
 	if (!a->min_impact_given)
 		a->opts.min_impact = PG_MIN_IMPACT_PAIRED;
+	a->opts.commands_differ_ok = true;	/* two builds by design */
 }
 
 int pg_compare_args_opt(struct pg_compare_args *a, int c, const char *arg)

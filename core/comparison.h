@@ -131,12 +131,17 @@ struct pg_compare_opts {
 	uint32_t looks;
 	/* paired: do not correct the per-pair differences for the machine's speed (diff/speed.h) */
 	bool no_speed;
+	/*
+	 * The two runs are of different commands by design (perfgate ab's two builds): no
+	 * warning, and --strict does not refuse them (pg_comparison.commands_differ stays false)
+	 */
+	bool commands_differ_ok;
 };
 
 /* docs/statistics.md, "Impact", says why 0.1% */
 #define PG_MIN_IMPACT_DEFAULT 0.001
 #define PG_COMPARE_OPTS_DEFAULT \
-	{ 0.05, 0.05, PG_METRIC_SELF, 5, false, PG_MIN_IMPACT_DEFAULT, 0, 0, false }
+	{ 0.05, 0.05, PG_METRIC_SELF, 5, false, PG_MIN_IMPACT_DEFAULT, 0, 0, false, false }
 
 struct pg_fcmp {
 	enum pg_origin origin;	/* exact (traced), sampled, or the whole program */

@@ -524,7 +524,8 @@ static int prepare(struct cmp *x)
 	if (err)
 		return err;
 	/* compared all the same, as Google Benchmark's compare.py compares two binaries */
-	out->commands_differ = !pg_meta_same_benchmark(&base->meta, &new->meta);
+	out->commands_differ = !x->look.commands_differ_ok &&
+			       !pg_meta_same_benchmark(&base->meta, &new->meta);
 	if (out->commands_differ) {
 		pg_meta_command_words(cmd_a, sizeof(cmd_a), &base->meta);
 		pg_meta_command_words(cmd_b, sizeof(cmd_b), &new->meta);

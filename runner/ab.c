@@ -15,6 +15,7 @@
 #include "../core/log.h"
 #include "../core/numfmt.h"
 #include "../core/strv.h"
+#include "../diff/compare.h"
 #include "../formats/runfile.h"
 #include "ab.h"
 #include "calibrate.h"
@@ -417,5 +418,46 @@ int pg_ab_end(struct pg_ab *s, int err)
 	pg_run_release(&s->probed);
 	free(s->new_ids);
 	s->new_ids = NULL;
+	return err;
+}
+
+int pg_ab_session(const struct pg_ab_opts *o, uint32_t first, uint32_t max,
+		  const struct pg_compare_opts *copts, struct pg_run *base, struct pg_run *new,
+		  struct pg_comparison *cmp)
+{
+	struct pg_compare_opts co = *copts;
+	struct pg_ab ab = { 0 };
+	struct pg_comparison prev;
+	int err;
+
+	co.looks = max > first ? 1 + (max - first + PG_AB_BLOCK - 1) / PG_AB_BLOCK : 0;
+	co.look = co.looks ? 1 : 0;
+	pg_comparison_init(&prev);
+	err = pg_ab_begin(&ab, o, base, new);
+	err = err ?: pg_ab_pairs(&ab, first);
+	err = err ?: pg_compare_look(base, new, &co, NULL, cmp);
+	while (!err && ab.npairs < max && pg_comparison_undecided(cmp)) {
+		uint32_t more = max - ab.npairs < PG_AB_BLOCK ? max - ab.npairs : PG_AB_BLOCK;
+
+		if (!o->rec.quiet)
+			pg_info("look %u of at most %u: undecided after %u pairs, %u more",
+				co.look, co.looks, ab.npairs, more);
+		err = pg_ab_pairs(&ab, more);
+		if (err)
+			break;
+		/* this look's result becomes the previous one */
+		pg_comparison_release(&prev);
+		prev = *cmp;
+		pg_comparison_init(cmp);
+		co.look++;
+		err = pg_compare_look(base, new, &co, &prev, cmp);
+	}
+	if (err && err != -EINTR && cmp->error[0])
+		pg_err("%s", cmp->error);
+	pg_comparison_release(&prev);
+	err = pg_ab_end(&ab, err);
+	if (!err && !o->rec.quiet)
+		pg_info("%u pair%s (at most %u), %u look%s", ab.npairs, pg_plural(ab.npairs), max,
+			co.look ? co.look : 1, pg_plural(co.look ? co.look : 1));
 	return err;
 }

@@ -107,6 +107,19 @@ int pg_ab_pairs(struct pg_ab *s, uint32_t n);
 void pg_ab_order(uint64_t *rng, uint32_t n, bool *new_first);
 
 /*
+ * The whole session, as perfgate ab runs it: begin, the first block of @first pairs and a
+ * comparison (diff/compare.h, with @copts), then while the comparison is undecided blocks of
+ * PG_AB_BLOCK pairs up to @max, one sequential look each (a single look at alpha when @max ==
+ * @first), and the end. The last look's result in @cmp (initialised). 0 or -errno (logged).
+ */
+#define PG_AB_BLOCK 5
+struct pg_comparison;
+struct pg_compare_opts;
+int pg_ab_session(const struct pg_ab_opts *o, uint32_t first, uint32_t max,
+		  const struct pg_compare_opts *copts, struct pg_run *base, struct pg_run *new,
+		  struct pg_comparison *cmp);
+
+/*
  * End the session that ended with @err: finish both runs (their repetition counts; the
  * sampled frames' sources, in both), detach everything, restore the signals, free what @s
  * owns. Returns the session's result: -EINTR when a stop signal came after the last pair.
