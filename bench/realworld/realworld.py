@@ -27,8 +27,8 @@ measure() returns a dict (JSON-able) and render() turns it into Markdown; run al
 (`realworld.py [PROGRAM...]`) it prints both. Environment: PERFGATE (the binary, default
 ./perfgate), RW_REPS (repetitions a side, default 10), RW_PAIRS (A/A pairs, default 10),
 RW_CHANGES (sessions of the change, default 3), RW_SELECTIONS (one-repetition recordings
-whose default selections are compared, for stability, default 10), RW_BRACKET (untraced runs
-before and after
+whose default selections are compared, for stability, default 10), RW_FLOWS (the flows to
+measure, default "ab sequential"), RW_BRACKET (untraced runs before and after
 each A/A session, default 3), RW_DIR (the build cache, default build/realworld). The files of every A/A false alarm and of
 every change session that flagged nothing are kept under RW_DIR/alarms/ for a closer look.
 """
@@ -53,6 +53,7 @@ PAIRS = int(os.environ.get("RW_PAIRS", "10"))
 CHANGES = int(os.environ.get("RW_CHANGES", "3"))
 BRACKET = int(os.environ.get("RW_BRACKET", "3"))
 SELECTIONS = int(os.environ.get("RW_SELECTIONS", "10"))
+FLOWS = os.environ.get("RW_FLOWS", "ab sequential").split()
 
 
 def log(*a):
@@ -374,6 +375,7 @@ def measure(names=None):
                  "jq-interp": jq_interp_program(bins["jq-interp"], work)}
         out = {"machine": machine(), "programs": []}
         flows = (["ab"] if has_ab() else []) + ["sequential"]
+        flows = [f for f in flows if f in FLOWS]
         for name in names or progs:
             for flow in flows:
                 out["programs"].append(measure_program(progs[name], work, flow))
