@@ -274,10 +274,16 @@ static long apply_discovered(struct pg_selection *sel, const struct pg_record_op
 		return -ENOMEM;
 	}
 	if (sel->disc->samples < PG_DISCOVER_MIN_SAMPLES) {	/* too thin: the program's own */
-		pg_debug("the first pass took %llu samples: too few to find the code that holds "
-			 "the time", (unsigned long long)sel->disc->samples);
 		free(take);
 		free(order);
+		if (sel->script) {
+			pg_err("%s is a script whose processes took too few samples (%llu) to tell "
+			       "what they run: run the program itself, or name what to trace with "
+			       "-f BINARY:GLOB", sel->named, (unsigned long long)sel->disc->samples);
+			return -ENOENT;
+		}
+		pg_debug("the first pass took %llu samples: too few to find the code that holds "
+			 "the time", (unsigned long long)sel->disc->samples);
 		return 0;
 	}
 	pg_objects_candidates(objs, take);
