@@ -29,6 +29,7 @@ static const char *const cause_names[] = {
 	[PG_CAUSE_WIDE] = "wide-interval",
 	[PG_CAUSE_NOT_SIG] = "not-significant",
 	[PG_CAUSE_NOT_SURELY] = "not-surely",
+	[PG_CAUSE_DRIFT] = "drift",
 };
 
 static const char *const cause_words[] = {
@@ -41,6 +42,7 @@ static const char *const cause_words[] = {
 	[PG_CAUSE_WIDE] = "interval too wide to decide",
 	[PG_CAUSE_NOT_SIG] = "not significant after correction",
 	[PG_CAUSE_NOT_SURELY] = "slower, not surely by the minimum effect",
+	[PG_CAUSE_DRIFT] = "two recordings apart: the machine's drift",
 };
 
 const char *pg_verdict_name(enum pg_verdict v)

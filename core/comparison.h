@@ -69,9 +69,11 @@ enum pg_cause {
 	PG_CAUSE_WIDE,		/* an interval too wide to rule min_effect in or out */
 	PG_CAUSE_NOT_SIG,	/* slower beyond min_effect, but q > alpha */
 	PG_CAUSE_NOT_SURELY,	/* significant, but the interval straddles +min_effect */
+	PG_CAUSE_DRIFT,		/* the wall time of two recordings apart: the machine's drift
+				 * between them cannot be told from a change (diff/program.h) */
 };
 
-#define PG_CAUSE_COUNT (PG_CAUSE_NOT_SURELY + 1)
+#define PG_CAUSE_COUNT (PG_CAUSE_DRIFT + 1)
 
 /* What a compared entry's values are of, and where they come from. */
 enum pg_origin {
@@ -107,7 +109,7 @@ const char *pg_verdict_name(enum pg_verdict v);	/* "unchanged", "regression", ..
 const char *pg_overall_name(enum pg_overall v);	/* "pass", "regression", "inconclusive" */
 const char *pg_metric_name(enum pg_metric m);	/* "self", "total" */
 /* "" for PG_CAUSE_NONE, else a key: "repetitions", "probe-share", "callee-time",
- * "callees-differ", "one-side", "wide-interval", "not-significant", "not-surely" */
+ * "callees-differ", "one-side", "wide-interval", "not-significant", "not-surely", "drift" */
 const char *pg_cause_name(enum pg_cause c);
 /* A few words (at most 45 characters) for people: "too few repetitions with calls", ...;
  * "" for PG_CAUSE_NONE. */

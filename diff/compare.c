@@ -673,6 +673,7 @@ static int decide_all(struct cmp *x, const struct pg_comparison *prev)
 	}
 	for (size_t i = 0; i < out->n; i++)
 		pg_calls_words(&out->f[i]);
+	pg_program_settle(out);
 	/* a sequential look: what an earlier look decided stays decided */
 	return pg_keep_decided(out, prev);
 }

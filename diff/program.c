@@ -105,6 +105,22 @@ static int cmp_impact(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
+void pg_program_settle(struct pg_comparison *c)
+{
+	for (size_t i = 0; i < c->n && !c->paired; i++) {
+		struct pg_fcmp *f = &c->f[i];
+
+		if (f->origin != PG_ORIGIN_PROGRAM || strcmp(f->name, PG_PROGRAM_WALL) ||
+		    (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT))
+			continue;
+		f->verdict = PG_VERDICT_INCONCLUSIVE;
+		f->cause = PG_CAUSE_DRIFT;
+		snprintf(f->reason, sizeof(f->reason), "%+.1f%%: two recordings apart hold the "
+			 "machine's drift in their wall time; the CPU time is judged (ab's pairs "
+			 "judge wall time)", 100 * f->change);
+	}
+}
+
 void pg_program_explain(struct pg_comparison *c, const bool *inside)
 {
 	struct pg_fcmp *prog = NULL;

@@ -50,4 +50,11 @@ double pg_program_cpu_ns(const struct pg_run *run);
  */
 void pg_program_explain(struct pg_comparison *c, const bool *inside);
 
+/*
+ * After the verdicts, unpaired: the wall time's regression or improvement is inconclusive
+ * (PG_CAUSE_DRIFT), since two recordings made apart differ by the machine's load between
+ * them, which CPU time does not count; perfgate ab's pairs judge it. Nothing when paired.
+ */
+void pg_program_settle(struct pg_comparison *c);
+
 #endif
