@@ -42,7 +42,7 @@ PROG_BINS += $(patsubst tests/progs/%.cc,$(BUILD)/progs/%,$(PROG_CXX_SRCS))
 DEPS_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev libdw-dev \
 	       libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 g++ \
 	       yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev \
-	       chromium golang-go
+	       chromium golang-go libbenchmark-dev
 # what building perfgate needs (the CI templates install only these: make deps-build)
 DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev \
 	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev
@@ -126,6 +126,10 @@ $(BUILD)/progs/%: tests/progs/%.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -g -fno-inline -fno-omit-frame-pointer -pthread -o $@ $<
 $(BUILD)/progs/uses_lib_spin: $(BUILD)/progs/libpgtest.so
+# a Google Benchmark suite (docs/gbench.md), against Debian's libbenchmark-dev
+$(BUILD)/progs/gbench: tests/progs/gbench.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O1 -g -fno-inline -fno-omit-frame-pointer -pthread -o $@ $< -lbenchmark -lpthread
 # the exception fix cannot reach an unwinder linked into the executable (docs/recording.md)
 $(BUILD)/progs/exceptions_static: tests/progs/exceptions.cc
 	@mkdir -p $(dir $@)

@@ -126,6 +126,9 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 
 	l->timed_out = false;
 	l->tick_stopped = false;
+	fail = pg_gb_launch_before(&l->gb, argv);	/* Google Benchmark, runner/gbench.h */
+	if (fail)
+		return fail;
 
 	pid = pg_fork_gated(&go, &fail);
 	if (pid < 0)
@@ -148,6 +151,7 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 			if (unreadable && write(fail, note, sizeof(note)) < 0)
 				_exit(127);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);	/* cleared by setuid: set after */
+			envp = pg_gb_launch_child(&l->gb, envp);
 			execvpe(argv[0], argv, envp);
 			msg[0] = CHILD_EXEC_FAILED;
 			msg[1] = errno;
@@ -229,7 +233,8 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 		rep->exit_code = -1;
 		rep->signal = WTERMSIG(status);
 	}
-	return 0;
+	/* its benchmarks' own figures, unless perfgate stopped it */
+	return pg_gb_launch_after(&l->gb, rep, l->timed_out || l->tick_stopped);
 }
 
 void pg_launch_excfix_open(struct pg_probes *p, const struct pg_launch *l)
@@ -333,6 +338,7 @@ int pg_launch_end(struct pg_launch *l, int err)
 		err = pg_launch_stopped_by(l->stop_signal);
 	pg_signals_restore(&l->sig);
 	pg_creds_release(&l->creds);
+	pg_gb_launch_release(&l->gb);
 	free(l->preload);
 	l->preload = NULL;
 	return err;

@@ -39,6 +39,7 @@
 
 #include "../core/run.h"
 #include "excfix.h"
+#include "gbench.h"
 #include "privs.h"
 #include "probes.h"
 #include "proctree.h"
@@ -66,6 +67,9 @@ struct pg_launch {
 	int tick_ms;
 	bool tick_stopped;	/* the last repetition was stopped by tick */
 	uint64_t next_tick_ns;	/* private to pg_launch_run() */
+	/* Google Benchmark programs: their figures into each repetition (runner/gbench.h);
+	 * gb.mode set before the first run, the rest private */
+	struct pg_gb_launch gb;
 };
 
 /*

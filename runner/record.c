@@ -71,6 +71,7 @@ int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, s
 	r->hz = o->sample_hz;
 	r->launch.argv = o->argv;
 	r->launch.timeout_ns = o->timeout_ms * 1000000ULL;
+	r->launch.gb.mode = (enum pg_gb_mode)o->gbench;	/* Google Benchmark: runner/gbench.h */
 	if (!pg_can_record()) {
 		pg_err("recording needs root, or the CAP_BPF and CAP_PERFMON capabilities "
 		       "(try: sudo perfgate record ...)");

@@ -76,6 +76,7 @@ struct pg_record_opts {
 	 */
 	const struct pg_run *functions_of;
 	const char *functions_of_path;	/* FILE, as given: recorded in the run's meta */
+	int gbench;		/* enum pg_gb_mode (runner/gbench.h): --gbench, --no-gbench */
 };
 
 /*
