@@ -18,6 +18,7 @@
 #include "../core/numfmt.h"
 #include "../core/strv.h"
 #include "compare.h"
+#include "gbench.h"
 #include "cpusplit.h"
 #include "paired.h"
 #include "samples.h"
@@ -598,6 +599,11 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 		}
 	}
 
+	/* Google Benchmark's benchmarks, in the same family (diff/gbench.h) */
+	err = pg_gb_compare(base, new, opts, &ws, out, &tested, &p, &ntested, &ncommon);
+	if (err)
+		goto fail;
+
 	err = pg_bh_adjust(p, ntested, p);
 	if (err)
 		goto fail;
@@ -642,6 +648,7 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 			break;
 		}
 	}
+	pg_gb_attribute(base, new, out);	/* functions to the benchmarks they sit in */
 	qsort(out->f, out->n, sizeof(*out->f), cmp_fcmp);
 
 	overall(out, opts, ncommon);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * A small Google Benchmark suite (Debian's libbenchmark-dev): BM_hash, BM_mix and BM_sum.
- * PG_SLOW=P makes BM_hash's body do P% more work (default 0). A first argument "noargv"
- * hands Google Benchmark no arguments at all (as a program that takes its own arguments
- * does): its flags then come from the environment only.
+ * PG_SLOW=P, or a first argument --pg-slow=P, makes leaf_hash() (BM_hash's work) do P% more
+ * (default 0). A first argument "noargv" hands Google Benchmark no arguments at all (as a
+ * program that takes its own arguments does): its flags then come from the environment only.
  */
 #include <benchmark/benchmark.h>
 #include <cstdlib>
@@ -67,6 +67,12 @@ int main(int argc, char **argv)
 	char *none[] = { argv[0], nullptr };
 	int nargs = 1;
 
+	if (argc > 1 && !strncmp(argv[1], "--pg-slow=", 10)) {
+		slow = argv[1] + 10;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (slow)
 		hash_iters += hash_iters * strtoul(slow, nullptr, 10) / 100;
 	if (argc > 1 && !strcmp(argv[1], "noargv"))
