@@ -23,6 +23,7 @@
 #include "../diff/speed.h"
 #include "compare_out.h"
 #include "fmt.h"
+#include "gbench_text.h"
 
 #define PG_TEXT_WIDTH	120
 #define FN_MIN		24	/* the function column never gets narrower than this */
@@ -336,6 +337,7 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 	struct row *rows = calloc(c->n ? c->n : 1, sizeof(*rows));
 	size_t nrows = 0, hidden = 0, hidden_inc = 0, causes[PG_CAUSE_COUNT] = { 0 }, i;
 	bool multi_bin = false;
+	const char *b0 = NULL;	/* the first function's binary */
 	char *bin = NULL;
 	int err = 0;
 
@@ -345,8 +347,11 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 	}
 	for (i = 0; i < c->n; i++) {
 		const struct pg_fcmp *f = &c->f[i];
-		const char *b0 = c->f[0].binary ? c->f[0].binary : "";
 
+		if (pg_gb_is_bench(f))
+			continue;	/* in the benchmarks section: reporters/gbench_text.h */
+		if (!b0)
+			b0 = f->binary ? f->binary : "";
 		if (strcmp(f->binary ? f->binary : "", b0))
 			multi_bin = true;
 		if (!verbose && f->verdict == PG_VERDICT_UNCHANGED) {
@@ -380,8 +385,10 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 			c->opts.min_impact * 100);
 	print_header(base, "base", c->base_reps, out);
 	print_header(new, "new", c->new_reps, out);
-	if (c->n && !multi_bin) {
-		bin = pg_fmt_ascii(c->f[0].binary);
+	for (i = 0; i < c->n && pg_gb_is_bench(&c->f[i]); i++)
+		;	/* the functions' binary, not the benchmarks' */
+	if (i < c->n && !multi_bin) {
+		bin = pg_fmt_ascii(c->f[i].binary);
 		if (bin) {
 			pg_fmt_ellipsize(bin, PG_TEXT_WIDTH - 10);
 			fprintf(out, "  binary  %s\n", bin);
@@ -389,6 +396,7 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 	}
 	fputc('\n', out);
 
+	pg_gb_write_text(c, out);	/* Google Benchmark's benchmarks lead */
 	if (nrows)
 		print_rows(rows, nrows, multi_bin, out);
 	else if (!c->n)
