@@ -126,10 +126,11 @@ $(BUILD)/progs/%: tests/progs/%.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -g -fno-inline -fno-omit-frame-pointer -pthread -o $@ $<
 $(BUILD)/progs/uses_lib_spin: $(BUILD)/progs/libpgtest.so
-# a Google Benchmark suite (docs/gbench.md), against Debian's libbenchmark-dev
+# a Google Benchmark suite (docs/gbench.md), against Debian's libbenchmark-dev; cheap probes
 $(BUILD)/progs/gbench: tests/progs/gbench.cc
 	@mkdir -p $(dir $@)
-	$(CXX) -O1 -g -fno-inline -fno-omit-frame-pointer -pthread -o $@ $< -lbenchmark -lpthread
+	$(CXX) -O1 -g -fno-inline -fno-omit-frame-pointer -fpatchable-function-entry=5 -pthread \
+		-o $@ $< -lbenchmark -lpthread
 # the exception fix cannot reach an unwinder linked into the executable (docs/recording.md)
 $(BUILD)/progs/exceptions_static: tests/progs/exceptions.cc
 	@mkdir -p $(dir $@)
