@@ -21,20 +21,21 @@ static int cmp_strp(const void *a, const void *b)
 
 static const char **bench_names(const struct pg_run *base, const struct pg_run *new, size_t *n)
 {
+	const struct pg_run *runs[2] = { base, new };
 	size_t cap = 0, k = 0;
 	const char **v;
 
-	for (const struct pg_run *r = base; r; r = r == base ? new : NULL)
-		for (size_t i = 0; i < r->nreps; i++)
-			cap += r->reps[i].nbench;
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < runs[s]->nreps; i++)
+			cap += runs[s]->reps[i].nbench;
 	*n = 0;
 	v = malloc((cap ? cap : 1) * sizeof(*v));
 	if (!v)
 		return NULL;
-	for (const struct pg_run *r = base; r; r = r == base ? new : NULL)
-		for (size_t i = 0; i < r->nreps; i++)
-			for (size_t b = 0; b < r->reps[i].nbench; b++)
-				v[k++] = r->reps[i].bench[b].name;
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < runs[s]->nreps; i++)
+			for (size_t b = 0; b < runs[s]->reps[i].nbench; b++)
+				v[k++] = runs[s]->reps[i].bench[b].name;
 	qsort(v, k, sizeof(*v), cmp_strp);
 	for (size_t i = 0; i < k; i++)
 		if (!*n || strcmp(v[*n - 1], v[i]))
