@@ -308,6 +308,14 @@ int pg_gb_launch_after(struct pg_gb_launch *g, struct pg_rep *rep, bool stopped)
 			err == -ENODATA ? "it wrote none" : strerror(-err));
 	}
 	warn_long(g, rep);
+	for (size_t i = 0; i < rep->nbench && !g->said_median; i++) {
+		if (rep->bench[i].inproc_reps < 2)
+			continue;
+		g->said_median = true;
+		pg_info("%s runs each benchmark %u times in a process (--benchmark_repetitions): "
+			"perfgate keeps the median of each figure, one value per process",
+			c->argv[0], rep->bench[i].inproc_reps);
+	}
 	return 0;
 }
 

@@ -60,6 +60,7 @@ struct pg_gb_launch {
 	int err_fd;		/* the benchmark's standard error (memfd), or -1 */
 	bool warned_none;	/* said that a repetition wrote no output */
 	bool warned_long;	/* said that repetitions run long */
+	bool said_median;	/* said that in-process repetitions are pooled */
 };
 
 /*

@@ -34,6 +34,7 @@ own="$TMP/own.json"
 expect_exit 0 "$PERFGATE" record -o "$TMP/own-run.json" -r 1 --no-sample -f leaf_mix ./gbench \
 	--benchmark_out="$own" --benchmark_repetitions=3
 has "perfgate reads them there"
+has "keeps the median of each figure"
 python3 - "$TMP/own-run.json" "$own" <<'PY'
 import sys, json, statistics, pgtest
 run = pgtest.load(sys.argv[1])
@@ -64,6 +65,12 @@ check_eq "not Google Benchmark: no table" "0" \
 	"$(python3 -c 'import sys, pgtest; print(sum(map(len, pgtest.gbench(pgtest.load(sys.argv[1])))))' "$TMP/knob.json")"
 expect_exit 0 "$PERFGATE" record -o "$TMP/forced.json" -r 1 --no-sample -f leaf_mix --gbench ./knob
 has "no Google Benchmark figures"
+
+# a failed repetition: what the program said on its standard error is shown
+expect_exit 2 "$PERFGATE" record -o "$TMP/bad.json" -r 1 --no-sample -f leaf_mix ./gbench \
+	--benchmark_bogus
+has "unrecognized command-line flag: --benchmark_bogus"
+check "failed: no run file" test ! -e "$TMP/bad.json"
 
 # ab: BM_hash's work 20% larger on the new side; leaf_* traced to explain it
 expect_exit 1 "$PERFGATE" ab -o "$TMP/slow" -r 10 -f 'leaf_*' --junit "$TMP/slow.xml" \
