@@ -159,7 +159,14 @@ int pg_gb_launch_before(struct pg_gb_launch *g, char **argv)
 {
 	struct pg_gb_cmd *c = &g->cmds[0];
 
-	if (!g->ready) {
+	if (c->argv != argv && (c->argv || g->cmds[1].argv == argv))
+		c = &g->cmds[1];	/* its slot, or the second for a second command */
+	if (c->argv != argv)
+		recognise(g, c, argv);
+	g->cur = c;
+	if (!c->on)
+		return 0;
+	if (!g->ready) {	/* the first Google Benchmark repetition */
 		g->out_fd = memfd_create("perfgate-gbench-out", MFD_CLOEXEC);
 		g->err_fd = memfd_create("perfgate-gbench-stderr", MFD_CLOEXEC);
 		g->ready = true;
@@ -169,13 +176,6 @@ int pg_gb_launch_before(struct pg_gb_launch *g, char **argv)
 			return -errno;
 		}
 	}
-	if (c->argv != argv && (c->argv || g->cmds[1].argv == argv))
-		c = &g->cmds[1];	/* its slot, or the second for a second command */
-	if (c->argv != argv)
-		recognise(g, c, argv);
-	g->cur = c;
-	if (!c->on)
-		return 0;
 	if (ftruncate(g->out_fd, 0) || ftruncate(g->err_fd, 0)) {
 		pg_err("cannot empty the file for Google Benchmark's output: %s", strerror(errno));
 		return -errno;
@@ -198,8 +198,10 @@ char **pg_gb_launch_child(const struct pg_gb_launch *g, char **envp)
 		dup2(STDERR_FILENO, STDOUT_FILENO);	/* -v: its tables, on our stderr */
 	} else {
 		null = open("/dev/null", O_WRONLY);
-		if (null >= 0)
+		if (null >= 0 && null != STDOUT_FILENO) {
 			dup2(null, STDOUT_FILENO);
+			close(null);
+		}
 		dup2(g->err_fd, STDERR_FILENO);
 	}
 	if (c->user_out || fcntl(g->out_fd, F_SETFD, 0))
