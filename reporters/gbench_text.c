@@ -93,3 +93,74 @@ void pg_gb_write_text(const struct pg_comparison *c, FILE *out)
 	fprintf(out, "(Google Benchmark's CPU time per iteration, one value per process; the "
 		"functions below are compared per call)\n\n");
 }
+
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* The median over @run's repetitions of figure @cpu (else real) of benchmark @name; *ok the
+ * repetitions it ran in; @tmp has room for one value a repetition */
+static double median_of(const struct pg_run *run, const char *name, bool cpu, double *tmp,
+			size_t *ok, const char **msg)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < run->nreps; r++) {
+		const struct pg_gb_value *v = pg_gb_find(run->reps[r].bench, run->reps[r].nbench,
+							 name);
+
+		if (v && v->state != PG_GB_OK && !*msg)
+			*msg = v->message ? v->message : pg_gb_state_name(v->state);
+		if (v && v->state == PG_GB_OK)
+			tmp[n++] = cpu ? v->cpu_ns : v->real_ns;
+	}
+	*ok = n;
+	if (!n)
+		return NAN;
+	qsort(tmp, n, sizeof(*tmp), cmp_double);
+	return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+void pg_gb_write_report(const struct pg_run *run, FILE *out)
+{
+	double *tmp = malloc((run->nreps ? run->nreps : 1) * sizeof(*tmp));
+	const struct pg_rep *first = NULL;
+	size_t w = strlen("benchmark");
+
+	for (size_t r = 0; r < run->nreps && !first; r++)
+		if (run->reps[r].nbench)
+			first = &run->reps[r];
+	if (!first || !tmp) {
+		free(tmp);
+		return;
+	}
+	for (size_t i = 0; i < first->nbench; i++)
+		if (strlen(first->bench[i].name) > w)
+			w = strlen(first->bench[i].name);
+	if (w > NAME_MAX_W)
+		w = NAME_MAX_W;
+	fprintf(out, "\nGoogle Benchmark's figures per iteration (median over the repetitions; "
+		"docs/gbench.md):\n%-*s  %10s  %10s  %s\n", (int)w, "benchmark", "cpu", "real",
+		"repetitions");
+	for (size_t i = 0; i < first->nbench; i++) {
+		const char *msg = NULL;
+		char c[PG_FMT_LEN], rl[PG_FMT_LEN], *name = pg_fmt_ascii(first->bench[i].name);
+		size_t ok;
+
+		if (!name)
+			continue;
+		pg_fmt_ellipsize(name, w);
+		pg_fmt_ns(c, sizeof(c), median_of(run, first->bench[i].name, true, tmp, &ok, &msg));
+		pg_fmt_ns(rl, sizeof(rl), median_of(run, first->bench[i].name, false, tmp, &ok,
+						    &msg));
+		fprintf(out, "%-*s  %10s  %10s  %zu of %zu", (int)w, name, c, rl, ok, run->nreps);
+		if (msg)
+			fprintf(out, " (%.60s)", msg);
+		fputc('\n', out);
+		free(name);
+	}
+	free(tmp);
+}

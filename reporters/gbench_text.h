@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "../core/comparison.h"
+#include "../core/run.h"
 
 /* How many entries of @c are benchmarks */
 size_t pg_gb_count(const struct pg_comparison *c);
@@ -19,5 +20,11 @@ size_t pg_gb_count(const struct pg_comparison *c);
  * when @c has none.
  */
 void pg_gb_write_text(const struct pg_comparison *c, FILE *out);
+/*
+ * perfgate report's table of a run's benchmarks (those of its first repetition that has any):
+ * the medians over the repetitions of CPU and real time per iteration, in how many
+ * repetitions each ran, and the message of one that errored or was skipped. Nothing without.
+ */
+void pg_gb_write_report(const struct pg_run *run, FILE *out);
 
 #endif

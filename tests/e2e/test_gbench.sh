@@ -28,6 +28,10 @@ for f in run["functions"]:
     assert "9benchmark" not in f["name"], f["name"]
 PY
 
+# report: the benchmarks' medians after the functions
+expect_exit 0 "$PERFGATE" report "$TMP/auto.json"
+check_contains "report: the benchmarks" "$TMP/stdout" "^BM_mix .* 2 of 2"
+
 # the program's own JSON (the user's --benchmark_out, read instead of ours) and the run file
 # agree; three in-process repetitions give their median
 own="$TMP/own.json"
