@@ -156,8 +156,13 @@ bool pg_gb_harness(const char *name)
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
 			return true;
-	/* a benchmark's body, BM_x(benchmark::State&): Google Benchmark times it itself */
-	return pg_gb_body(name);
+	/*
+	 * Code of Google Benchmark's templates compiled into the program (its counters' map,
+	 * std::map<std::string, benchmark::Counter>::_M_insert_node) names its types in its
+	 * template arguments; a benchmark's body, BM_x(benchmark::State&), in its parameters:
+	 * Google Benchmark times those itself
+	 */
+	return strstr(name, "N9benchmark") || strstr(name, "K9benchmark") || pg_gb_body(name);
 }
 
 bool pg_gb_body(const char *name)

@@ -71,8 +71,10 @@ int pg_gb_check(const struct pg_gb_value *v, size_t n, char *why, size_t whylen)
 
 /*
  * Is symbol @name (mangled "_ZN9benchmark..." or demangled "benchmark::...") part of Google
- * Benchmark's harness, or a benchmark's body (pg_gb_body())? They run every benchmark, timed
- * by Google Benchmark itself, and never explain one: they are no candidates for tracing.
+ * Benchmark's harness, an instance of a template over its types (a mangled name that names
+ * one: "...N9benchmark7CounterE..."), or a benchmark's body (pg_gb_body())? They run every
+ * benchmark, timed by Google Benchmark itself, and never explain one: they are no candidates
+ * for tracing.
  */
 bool pg_gb_harness(const char *name);
 /* Is @name (mangled or demangled) a benchmark's body: a function taking a benchmark::State&?

@@ -2,7 +2,8 @@
 # BM_sum. Recognised by what they link, or not with --no-gbench; each repetition's figures in
 # the run file's "gbench" table, equal to the program's own JSON (the median of its
 # in-process repetitions); its console output kept out of perfgate's; the harness and the
-# benchmark bodies never traced. perfgate ab with BM_hash's work 20% larger on the new side
+# benchmark bodies never traced; a failed repetition's standard error shown; report's table.
+# perfgate ab A/A passes; with BM_hash's work 20% larger on the new side it
 # fails naming BM_hash alone among the benchmarks, leaf_hash's change attributed to it; so
 # does record, record, compare.
 source "$(dirname "$0")/lib.sh"
@@ -75,6 +76,15 @@ expect_exit 2 "$PERFGATE" record -o "$TMP/bad.json" -r 1 --no-sample -f leaf_mix
 	--benchmark_bogus
 has "unrecognized command-line flag: --benchmark_bogus"
 check "failed: no run file" test ! -e "$TMP/bad.json"
+
+# ab, A/A: no benchmark regressed
+expect_exit 0 "$PERFGATE" ab -o "$TMP/aa" -r 10 --max-reps 10 --no-sample ./gbench ./gbench
+python3 - "$TMP/aa/compare.json" <<'PY'
+import sys, pgtest
+b = pgtest.bench_verdicts(pgtest.load(sys.argv[1]))
+assert sorted(b) == ["BM_hash", "BM_mix", "BM_sum"], b
+assert "regression" not in b.values(), b
+PY
 
 # ab: BM_hash's work 20% larger on the new side; leaf_* traced to explain it
 expect_exit 1 "$PERFGATE" ab -o "$TMP/slow" -r 10 -f 'leaf_*' --junit "$TMP/slow.xml" \

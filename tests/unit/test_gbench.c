@@ -109,6 +109,12 @@ static void test_harness(void **state)
 	assert_true(pg_gb_harness("benchmark::RunSpecifiedBenchmarks()"));
 	assert_true(pg_gb_harness("_ZL7BM_hashRN9benchmark5StateE"));
 	assert_true(pg_gb_body("BM_hash(benchmark::State&)"));
+	/* std::map<std::string, benchmark::Counter>::_M_insert_node, compiled into the program */
+	assert_true(pg_gb_harness("_ZNSt8_Rb_treeINSt7__cxx1112basic_stringIcSt11char_traitsIcE"
+				  "SaIcEEESt4pairIKS5_N9benchmark7CounterEESt10_Select1stISA_E"
+				  "St4lessIS5_ESaISA_EE14_M_insert_nodeEPSt18_Rb_tree_node_baseSI_"
+				  "PSt13_Rb_tree_nodeISA_E"));
+	assert_false(pg_gb_harness("_ZN11mybenchmark3runEv"));
 	assert_false(pg_gb_harness("_Z9leaf_hashm"));
 	assert_false(pg_gb_harness("main"));
 	assert_false(pg_gb_body("benchmarker"));
