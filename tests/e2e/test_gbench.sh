@@ -9,6 +9,18 @@
 source "$(dirname "$0")/lib.sh"
 export BENCHMARK_MIN_TIME=0.02	# a repetition of ~0.15 s (docs/gbench.md, "Sizing")
 
+# the benchmarks of RUN.json's first repetition, sorted, on one line
+benches() {
+	python3 -c 'import sys, pgtest as t; print(*sorted(t.gbench(t.load(sys.argv[1]))[0]))' "$1"
+}
+# the verdict of benchmark NAME in compare result CMP.json
+bench_verdict() {
+	python3 - "$1" "$2" <<'PY'
+import sys, pgtest
+print(pgtest.bench_verdicts(pgtest.load(sys.argv[1]))[sys.argv[2]])
+PY
+}
+
 # recognised: every repetition has all three benchmarks; nothing of the program on stdout
 expect_exit 0 "$PERFGATE" record -o "$TMP/auto.json" -r 2 ./gbench
 check "console output kept out" not grep -q 'BM_hash\|Benchmark' "$TMP/stdout"
@@ -58,16 +70,15 @@ PY
 # a program that hands Google Benchmark no arguments: the environment carries its flags
 expect_exit 0 "$PERFGATE" record -o "$TMP/noargv.json" -r 1 --no-sample -f leaf_mix ./gbench noargv
 check_eq "figures through the environment" "BM_hash BM_mix BM_sum" \
-	"$(python3 -c 'import sys, pgtest; print(*sorted(pgtest.gbench(pgtest.load(sys.argv[1]))[0]))' "$TMP/noargv.json")"
+	"$(benches "$TMP/noargv.json")"
 
 # --no-gbench: none read; --gbench on a program without Google Benchmark: said, none read
-expect_exit 0 "$PERFGATE" record -o "$TMP/off.json" -r 1 --no-sample -f leaf_mix --no-gbench ./gbench
-check_eq "--no-gbench: no table" "0" \
-	"$(python3 -c 'import sys, pgtest; print(sum(map(len, pgtest.gbench(pgtest.load(sys.argv[1])))))' "$TMP/off.json")"
+expect_exit 0 "$PERFGATE" record -o "$TMP/off.json" -r 1 --no-sample -f leaf_mix --no-gbench \
+	./gbench
+check_eq "--no-gbench: no table" "" "$(benches "$TMP/off.json")"
 check "--no-gbench: its output is not hidden" grep -q 'BM_hash' "$TMP/stdout"
 expect_exit 0 "$PERFGATE" record -o "$TMP/knob.json" -r 1 --no-sample -f leaf_mix ./knob
-check_eq "not Google Benchmark: no table" "0" \
-	"$(python3 -c 'import sys, pgtest; print(sum(map(len, pgtest.gbench(pgtest.load(sys.argv[1])))))' "$TMP/knob.json")"
+check_eq "not Google Benchmark: no table" "" "$(benches "$TMP/knob.json")"
 expect_exit 0 "$PERFGATE" record -o "$TMP/forced.json" -r 1 --no-sample -f leaf_mix --gbench ./knob
 has "no Google Benchmark figures"
 
@@ -95,7 +106,8 @@ import sys
 text = open(sys.argv[1]).read()
 assert 0 <= text.index("\nbenchmark ") < text.index("\nfunction "), text
 PY
-check_contains "ab: JUnit has the benchmark" "$TMP/slow.xml" 'name="BM_hash" classname="\[benchmark\]"'
+check_contains "ab: JUnit has the benchmark" "$TMP/slow.xml" \
+	'name="BM_hash" classname="\[benchmark\]"'
 python3 - "$TMP/slow/compare.json" <<'PY'
 import sys, pgtest
 r = pgtest.load(sys.argv[1])
@@ -132,5 +144,4 @@ PY
 expect_exit 0 "$PERFGATE" record -o "$TMP/two.json" -r 7 --no-sample --functions-of \
 	"$TMP/base.json" ./gbench --benchmark_filter='BM_mix|BM_sum'
 expect_exit 0 "$PERFGATE" compare "$TMP/base.json" "$TMP/two.json" --json "$TMP/two-cmp.json"
-check_eq "a benchmark filtered out: removed" "removed" \
-	"$(python3 -c 'import sys, pgtest; print(pgtest.bench_verdicts(pgtest.load(sys.argv[1]))["BM_hash"])' "$TMP/two-cmp.json")"
+check_eq "a benchmark filtered out: removed" removed "$(bench_verdict "$TMP/two-cmp.json" BM_hash)"
