@@ -174,6 +174,15 @@ static int pool_runs(const struct pg_jr *jr, const struct entry *e, size_t k, do
 	}
 	if (err)
 		return err;
+	/* a rate over no time is "Infinity" or "NaN" in its output: no figure, left out */
+	for (size_t c = 0, kept = 0, n = v->ncounters; c < n; c++) {
+		if (isfinite(v->counters[c].value)) {
+			v->counters[kept++] = v->counters[c];
+			continue;
+		}
+		free(v->counters[c].name);
+		v->ncounters--;
+	}
 	v->real_ns = out[0];
 	v->cpu_ns = out[1];
 	v->iterations = out[2] >= 1 ? (uint64_t)llround(out[2]) : v->state == PG_GB_OK;

@@ -43,7 +43,7 @@ static const char output[] =
 	" \"iterations\": 0, \"real_time\": 0, \"cpu_time\": 0, \"time_unit\": \"ns\","
 	" \"error_occurred\": true, \"error_message\": \"no input\"},"
 	"{\"name\": \"BM_0\", \"iterations\": 7, \"real_time\": 1.5, \"cpu_time\": 1.25,"
-	" \"time_unit\": \"ms\", \"label\": \"text\"}"
+	" \"time_unit\": \"ms\", \"label\": \"text\", \"rate\": Infinity, \"nan\": NaN}"
 	"]}";
 
 static void test_parse_output(void **state)
@@ -57,7 +57,7 @@ static void test_parse_output(void **state)
 	assert_string_equal(v[0].name, "BM_0");
 	assert_string_equal(v[1].name, "BM_a");
 	assert_string_equal(v[2].name, "BM_err/8");
-	/* units to ns; no counters from strings */
+	/* units to ns; no counters from strings, nor infinite or NaN ones */
 	assert_true(fabs(v[0].real_ns - 1.5e6) < 1e-6 && fabs(v[0].cpu_ns - 1.25e6) < 1e-6);
 	assert_int_equal(v[0].iterations, 7);
 	assert_int_equal(v[0].ncounters, 0);
