@@ -648,8 +648,10 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 			break;
 		}
 	}
-	pg_gb_attribute(base, new, out);	/* functions to the benchmarks they sit in */
 	qsort(out->f, out->n, sizeof(*out->f), cmp_fcmp);
+	err = pg_gb_finish(base, new, out);	/* Google Benchmark's benchmarks first */
+	if (err)
+		goto fail;
 
 	overall(out, opts, ncommon);
 	err = 0;

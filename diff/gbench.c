@@ -265,8 +265,8 @@ static void name_benchmarks(char *r, size_t rs, const struct pg_comparison *out,
 		pg_append(r, rs, "the benchmarks of %.*s", (int)fl, b->frame);
 }
 
-void pg_gb_attribute(const struct pg_run *base, const struct pg_run *new,
-		     struct pg_comparison *out)
+static void attribute(const struct pg_run *base, const struct pg_run *new,
+		      struct pg_comparison *out)
 {
 	const struct pg_run *run = new;
 	struct body v[MAX_BODIES];
@@ -297,4 +297,30 @@ void pg_gb_attribute(const struct pg_run *base, const struct pg_run *new,
 			pg_append(f->reason, sizeof(f->reason), " (%.0f%% of its samples)",
 				  100.0 * (double)v[top].samples / (double)all);
 	}
+}
+
+/* The benchmarks first, each part in the order it had */
+static int lead(struct pg_comparison *out)
+{
+	struct pg_fcmp *v;
+	size_t k = 0;
+
+	if (!out->n)
+		return 0;
+	v = malloc(out->n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < out->n; i++)
+			if (pg_gb_is_bench(&out->f[i]) == !pass)
+				v[k++] = out->f[i];
+	memcpy(out->f, v, out->n * sizeof(*v));
+	free(v);
+	return 0;
+}
+
+int pg_gb_finish(const struct pg_run *base, const struct pg_run *new, struct pg_comparison *out)
+{
+	attribute(base, new, out);
+	return lead(out);
 }

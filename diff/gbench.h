@@ -38,12 +38,13 @@ int pg_gb_compare(const struct pg_run *base, const struct pg_run *new,
 		  size_t *ncommon);
 
 /*
- * Once the verdicts are made: each function of @out judged a regression, an improvement or
- * notable whose frame sits, in @new's sampled stacks (@base's when @new has none), inside a
- * benchmark's body (pg_gb_body()) gets the benchmarks whose bodies hold most of its samples
- * named in its reason ("; on the stacks of BM_parse (90%)").
+ * Once the verdicts are made and out->f is sorted: each function of @out judged a regression,
+ * an improvement or notable whose frame sits, in @new's sampled stacks (@base's when @new has
+ * none), inside a benchmark's body (pg_gb_body()) gets the benchmarks whose bodies hold most
+ * of its samples named in its reason ("; on the stacks of BM_parse (90%)"); then the
+ * benchmarks are moved before the functions, each part keeping its order, so that every
+ * report lists them first. 0 or -ENOMEM.
  */
-void pg_gb_attribute(const struct pg_run *base, const struct pg_run *new,
-		     struct pg_comparison *out);
+int pg_gb_finish(const struct pg_run *base, const struct pg_run *new, struct pg_comparison *out);
 
 #endif
