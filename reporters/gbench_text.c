@@ -2,8 +2,8 @@
 /*
  * reporters/gbench_text.c - the benchmarks section that leads `perfgate compare`'s table for a
  * Google Benchmark program, in the style of Google Benchmark's compare.py: every benchmark,
- * its CPU time per iteration on each side, the change, its interval and the verdict (see
- * reporters/gbench_text.h, docs/gbench.md).
+ * its CPU time per iteration on each side, the change, its interval and the verdict; and the
+ * benchmarks' table of `perfgate report` (see reporters/gbench_text.h, docs/gbench.md).
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 
 #include "../core/gbench.h"
 #include "../core/numfmt.h"
+#include "../diff/stats.h"
 #include "fmt.h"
 #include "gbench_text.h"
 
@@ -94,13 +95,6 @@ void pg_gb_write_text(const struct pg_comparison *c, FILE *out)
 		"functions below are compared per call)\n\n");
 }
 
-static int cmp_double(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-
-	return (a > b) - (a < b);
-}
-
 /* The median over @run's repetitions of figure @cpu (else real) of benchmark @name; *ok the
  * repetitions it ran in; @tmp has room for one value a repetition */
 static double median_of(const struct pg_run *run, const char *name, bool cpu, double *tmp,
@@ -118,10 +112,7 @@ static double median_of(const struct pg_run *run, const char *name, bool cpu, do
 			tmp[n++] = cpu ? v->cpu_ns : v->real_ns;
 	}
 	*ok = n;
-	if (!n)
-		return NAN;
-	qsort(tmp, n, sizeof(*tmp), cmp_double);
-	return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+	return n ? pg_median(tmp, n) : NAN;
 }
 
 void pg_gb_write_report(const struct pg_run *run, FILE *out)
