@@ -267,12 +267,18 @@ static void print_wall(const struct pg_fcmp *w, FILE *out)
 static void print_regressions(const struct pg_comparison *c, FILE *out)
 {
 	char line[PG_TEXT_WIDTH + 1], more[PG_FMT_LEN];
-	size_t len, listed = 0, total = 0, i;
+	size_t len, listed = 0, total = 0, benches = 0, i;
 
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
 		total += c->f[i].verdict == PG_VERDICT_REGRESSION;
-	len = snprintf(line, sizeof(line), "perfgate: REGRESSION in %zu function(s)",
-		       c->nregressions > total ? c->nregressions : total);
+		benches += c->f[i].verdict == PG_VERDICT_REGRESSION && pg_gb_is_bench(&c->f[i]);
+	}
+	if (benches)	/* a Google Benchmark program: its benchmarks, named first */
+		len = snprintf(line, sizeof(line), "perfgate: REGRESSION in %zu benchmark(s) and "
+			       "%zu function(s)", benches, total - benches);
+	else
+		len = snprintf(line, sizeof(line), "perfgate: REGRESSION in %zu function(s)",
+			       c->nregressions > total ? c->nregressions : total);
 	for (i = 0; i < c->n && len < sizeof(line); i++) {
 		const struct pg_fcmp *f = &c->f[i];
 		char *name;
@@ -283,7 +289,7 @@ static void print_regressions(const struct pg_comparison *c, FILE *out)
 		name = pg_fmt_ascii(f->display ? f->display : f->name);
 		if (!name)
 			break;
-		pg_fmt_ellipsize(name, 60);
+		pg_fmt_ellipsize(name, pg_gb_is_bench(f) ? 40 : 60);
 		nlen = strlen(name);
 		snprintf(more, sizeof(more), ", ... (%zu more)", total - listed);
 		/* room for this name, and for the "more" note if names remain after it */
