@@ -56,7 +56,7 @@ BPFTOOL_DEBIAN ?= bpftool
 DEPS_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
 	       libdw-dev libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 \
 	       g++ yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev \
-	       chromium golang-go libsqlite3-dev libpq-dev postgresql sqlite3
+	       chromium golang-go libsqlite3-dev libpq-dev postgresql sqlite3 libbenchmark-dev
 # what building perfgate needs (the CI templates install only these: make deps-build)
 DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
 	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev libsqlite3-dev \
@@ -192,6 +192,11 @@ $(BUILD)/progs/%: tests/progs/%.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -O1 -g -fno-inline -fno-omit-frame-pointer -pthread -o $@ $<
 $(BUILD)/progs/uses_lib_spin: $(BUILD)/progs/libpgtest.so
+# a Google Benchmark suite (docs/gbench.md), against Debian's libbenchmark-dev; cheap probes
+$(BUILD)/progs/gbench: tests/progs/gbench.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -O1 -g -fno-inline -fno-omit-frame-pointer -fpatchable-function-entry=5 -pthread \
+		-o $@ $< -lbenchmark -lpthread
 # the exception fix cannot reach an unwinder linked into the executable (docs/recording.md)
 $(BUILD)/progs/exceptions_static: tests/progs/exceptions.cc
 	@mkdir -p $(dir $@)
@@ -311,7 +316,8 @@ bench-render:
 # real programs: zstd, leveldb and lz4 from their Debian source packages, built with
 # their own build systems under build/realworld, gated with the default flow; the bench's
 # realworld section, measured alone (RW_REPS, RW_PAIRS: bench/realworld/realworld.py)
-REALWORLD_DEBIAN := dpkg-dev cmake autoconf automake libtool flex bison libonig-dev
+REALWORLD_DEBIAN := dpkg-dev cmake autoconf automake libtool flex bison libonig-dev libfmt-dev \
+	libbenchmark-dev
 realworld: deps all
 	@if ! dpkg -s $(REALWORLD_DEBIAN) >/dev/null 2>&1; then \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \

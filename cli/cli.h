@@ -101,7 +101,7 @@ int pg_profile_args_stacks(const struct pg_profile_args *a, struct pg_run *run,
  * The recording options perfgate record and perfgate ab share (cli/record_args.c): -r, -f, -x,
  * --max-funcs, --all-functions, --budget, --functions-of, --allow-failure, --single-attach,
  * -F, --no-sample, --timeout, --user, --no-exception-fix, --exception-fix, --no-offcpu,
- * --offcpu-stacks, -q.
+ * --offcpu-stacks, --gbench, --no-gbench, -q.
  * A command puts PG_RECORD_SHORTOPTS into its getopt string and PG_RECORD_LONGOPTS into its
  * table, hands each option to pg_record_args_opt(), then calls pg_record_args_finish() once.
  * Owns the filter vectors and --functions-of's run; pg_record_args_release() frees them.
@@ -110,7 +110,7 @@ enum {
 	PG_ROPT_MAX_FUNCS = 0x100, PG_ROPT_ALL_FUNCTIONS, PG_ROPT_BUDGET, PG_ROPT_FUNCTIONS_OF,
 	PG_ROPT_ALLOW_FAILURE, PG_ROPT_SINGLE_ATTACH, PG_ROPT_NO_SAMPLE, PG_ROPT_TIMEOUT,
 	PG_ROPT_USER, PG_ROPT_NO_EXCEPTION_FIX, PG_ROPT_EXCEPTION_FIX, PG_ROPT_NO_OFFCPU,
-	PG_ROPT_OFFCPU_STACKS,
+	PG_ROPT_OFFCPU_STACKS, PG_ROPT_GBENCH, PG_ROPT_NO_GBENCH,
 };
 #define PG_RECORD_SHORTOPTS "r:f:x:F:q"
 #define PG_RECORD_LONGOPTS \
@@ -131,7 +131,9 @@ enum {
 	{ "no-exception-fix", no_argument, NULL, PG_ROPT_NO_EXCEPTION_FIX }, \
 	{ "exception-fix", no_argument, NULL, PG_ROPT_EXCEPTION_FIX }, \
 	{ "no-offcpu", no_argument, NULL, PG_ROPT_NO_OFFCPU }, \
-	{ "offcpu-stacks", no_argument, NULL, PG_ROPT_OFFCPU_STACKS }
+	{ "offcpu-stacks", no_argument, NULL, PG_ROPT_OFFCPU_STACKS }, \
+	{ "gbench", no_argument, NULL, PG_ROPT_GBENCH }, \
+	{ "no-gbench", no_argument, NULL, PG_ROPT_NO_GBENCH }
 
 struct pg_record_args {
 	struct pg_record_opts o;

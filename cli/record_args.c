@@ -10,6 +10,7 @@
 #include "../core/log.h"
 #include "../core/strv.h"
 #include "../formats/runfile.h"
+#include "../runner/gbench.h"
 #include "../runner/sampler.h"
 #include "cli.h"
 
@@ -90,6 +91,10 @@ int pg_record_args_opt(struct pg_record_args *a, int c, const char *arg)
 		return 0;
 	case PG_ROPT_OFFCPU_STACKS:
 		o->offcpu_stacks = true;
+		return 0;
+	case PG_ROPT_GBENCH:
+	case PG_ROPT_NO_GBENCH:
+		o->gbench = c == PG_ROPT_GBENCH ? PG_GB_FORCE : PG_GB_OFF;
 		return 0;
 	case 'q':
 		o->quiet = true;

@@ -247,7 +247,8 @@ struct pg_comparison {
 	struct pg_fcmp *f;		/* exact, sampled and whole-program entries, sorted:
 					 * regressions (largest change first), improvements
 					 * (largest first), notable (largest impact first),
-					 * inconclusive, added, removed, unchanged */
+					 * inconclusive, added, removed, unchanged; a Google
+					 * Benchmark program's benchmarks first (diff/gbench.h) */
 	size_t nwarnings;
 	char **warnings;		/* e.g. "the runs come from different hosts: a and b" */
 	char error[256];		/* set when pg_compare() fails */

@@ -36,6 +36,9 @@ void pg_rep_release(struct pg_rep *rep)
 	for (size_t i = 0; i < rep->nthreads; i++)
 		free(rep->threads[i].comm);
 	free(rep->threads);
+	pg_gb_values_free(rep->bench, rep->nbench);
+	rep->bench = NULL;
+	rep->nbench = 0;
 	rep->stats = NULL;
 	rep->nstats = rep->astats = 0;
 	rep->stacks = NULL;
@@ -512,7 +515,8 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 				return -EINVAL;
 			}
 		}
-		if (validate_stacks(rep, r, why, whylen) || validate_threads(rep, r, why, whylen))
+		if (validate_stacks(rep, r, why, whylen) || validate_threads(rep, r, why, whylen) ||
+		    pg_gb_check(rep->bench, rep->nbench, why, whylen))
 			return -EINVAL;
 	}
 	for (size_t i = 0; i < run->nsources; i++) {

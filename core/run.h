@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "calib.h"
+#include "gbench.h"
 #include "hist.h"
 
 struct pg_func {
@@ -169,6 +170,13 @@ struct pg_rep {
 	 */
 	uint32_t pair;
 	uint32_t seq;
+	/*
+	 * A Google Benchmark program's own figures for this process, per benchmark (core/gbench.h:
+	 * sorted by name, unique); empty when the program is not one or perfgate did not read
+	 * them (record --no-gbench).
+	 */
+	size_t nbench;
+	struct pg_gb_value *bench;
 };
 
 /* Which side of a perfgate ab session a run is (pg_meta.ab_side). */

@@ -19,6 +19,7 @@
 #include "../core/strv.h"
 #include "compare.h"
 #include "cpusplit.h"
+#include "gbench.h"
 #include "paired.h"
 #include "program.h"
 #include "sampled.h"
@@ -655,6 +656,22 @@ static int judge_exact(struct cmp *x, size_t i, size_t j)
 	return 0;
 }
 
+/* Step 3c: Google Benchmark's benchmarks, in the same family (diff/gbench.h). */
+static int judge_benchmarks(struct cmp *x)
+{
+	size_t *tested = NULL, ntested = 0, ncommon = 0;
+	double *p = NULL;
+	int err = pg_gb_compare(x->base, x->new, &x->look, &x->ws, x->out, &tested, &p, &ntested,
+				&ncommon);
+
+	for (size_t t = 0; !err && t < ntested; t++)
+		err = pg_family_add(&x->fam, tested[t], p[t]);
+	x->ncommon += ncommon;
+	free(tested);
+	free(p);
+	return err;
+}
+
 /* Step 4: Benjamini-Hochberg over the family, each tested entry's verdict, earlier looks'. */
 static int decide_all(struct cmp *x, const struct pg_comparison *prev)
 {
@@ -734,6 +751,8 @@ static void count_verdicts(struct cmp *x)
 			out->program_judged |= !strcmp(f->name, PG_PROGRAM_CPU);
 			continue;
 		}
+		if (pg_gb_is_bench(f))
+			continue;	/* a benchmark's time is per iteration, not of the run */
 		held += rep_time(f);
 		if (f->origin == PG_ORIGIN_SAMPLED)
 			out->njudged_sampled++;
@@ -767,11 +786,15 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 					&x.sb, &x.sn, &x.ws, &x.fam);
 	err = err ?: pg_compare_program(out, base, new, &x.look, x.sets_differ, x.wall_ns,
 					&x.sb, &x.sn, &x.ws, &x.fam);
+	err = err ?: judge_benchmarks(&x);
 	err = err ?: decide_all(&x, prev);
 	err = err ?: explain(&x);
 	if (!err) {
 		count_verdicts(&x);
 		qsort(out->f, out->n, sizeof(*out->f), cmp_fcmp);
+		err = pg_gb_finish(base, new, out);	/* Google Benchmark's benchmarks first */
+	}
+	if (!err) {
 		overall(out, &x.look, x.ncommon);
 	} else {
 		pg_comparison_release(out);

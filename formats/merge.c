@@ -173,7 +173,8 @@ static int copy_rep(struct pg_run *out, const struct pg_rep *src, const uint32_t
 	rep->samples_lost = src->samples_lost;
 	rep->samples_truncated = src->samples_truncated;
 	if (copy_stacks(&rep->stacks, &rep->nstacks, src->stacks, src->nstacks) ||
-	    copy_stacks(&rep->offcpu, &rep->noffcpu, src->offcpu, src->noffcpu))
+	    copy_stacks(&rep->offcpu, &rep->noffcpu, src->offcpu, src->noffcpu) ||
+	    pg_gb_values_dup(&rep->bench, &rep->nbench, src->bench, src->nbench))
 		return -ENOMEM;
 	if (src->nthreads) {
 		rep->threads = calloc(src->nthreads, sizeof(*rep->threads));

@@ -19,6 +19,7 @@
 
 #include "../core/log.h"
 #include "json_read.h"
+#include "gbench.h"
 #include "runfile.h"
 #include "runfile_stats.h"
 
@@ -562,7 +563,8 @@ static int read_rep(const struct pg_jr *rd, struct json_object *o, size_t r,
 			err = read_fstat(rd, json_object_array_get_idx(stats, i), r, i, run, rep);
 	}
 	err = err ?: read_profile(rd, o, where, rep);
-	return err ?: read_threads(rd, o, where, rep);
+	err = err ?: read_threads(rd, o, where, rep);
+	return err ?: pg_gb_read_rep(rd, o, where, rep);	/* formats/gbench.h */
 }
 
 /* "stat_columns" of a version-3 file: the names of the columns of its rows. */

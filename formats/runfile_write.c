@@ -16,6 +16,7 @@
 #include "../core/jsonw.h"
 #include "../core/log.h"
 #include "../core/strbuf.h"
+#include "gbench.h"
 #include "runfile.h"
 #include "runfile_stats.h"
 
@@ -236,7 +237,8 @@ static struct json_object *new_rep(const struct pg_rep *rep, const struct pg_sta
 	    pg_json_put_int(o, "exit_code", rep->exit_code) ||
 	    pg_json_put_int(o, "signal", rep->signal) ||
 	    pg_json_put(o, "stats", json_object_new_string_len(rows.s, (int)rows.len)) ||
-	    put_profile(o, rep) || put_threads(o, rep)) {
+	    put_profile(o, rep) || put_threads(o, rep) ||
+	    pg_gb_put_rep(o, rep)) {	/* Google Benchmark's own figures, formats/gbench.h */
 		pg_strbuf_release(&rows);
 		json_object_put(o);
 		return NULL;

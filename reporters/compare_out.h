@@ -19,7 +19,9 @@
  * Human table: one line per function that is not unchanged (all of them with @verbose),
  * columns function, base, new, change, interval, verdict (with q and calls changes), then the
  * wall-time line, warnings, and a final verdict line: "perfgate: PASS ...",
- * "perfgate: REGRESSION in N functions" or "perfgate: INCONCLUSIVE: reason".
+ * "perfgate: REGRESSION in N functions" ("of the whole program", "in B benchmarks" when a
+ * Google Benchmark program's benchmarks regressed, which lead the table:
+ * reporters/gbench_text.h) or "perfgate: INCONCLUSIVE: reason".
  */
 int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *base,
 			  const struct pg_run *new, int verbose, FILE *out);

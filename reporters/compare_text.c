@@ -23,6 +23,7 @@
 #include "../diff/speed.h"
 #include "compare_out.h"
 #include "fmt.h"
+#include "gbench_text.h"
 
 #define PG_TEXT_WIDTH	120
 #define FN_MIN		24	/* the function column never gets narrower than this */
@@ -375,22 +376,30 @@ static size_t program_entries(const struct pg_comparison *c, enum pg_verdict v)
 static void print_regressions(const struct pg_comparison *c, FILE *out)
 {
 	char line[PG_TEXT_WIDTH + 1], more[PG_FMT_LEN];
-	size_t len, listed = 0, total = 0, i;
+	size_t len, listed = 0, total = 0, benches = 0, i;
 	size_t prog = program_entries(c, PG_VERDICT_REGRESSION), nfun;
+	const char *sep = " ";
 
 	/* the functions by name; the whole program's lines above say which of its times */
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
 		total += c->f[i].verdict == PG_VERDICT_REGRESSION &&
 			 c->f[i].origin != PG_ORIGIN_PROGRAM;
-	nfun = c->nregressions - prog > total ? c->nregressions - prog : total;
-	if (!prog)
-		len = snprintf(line, sizeof(line), "perfgate: REGRESSION in %zu function%s", nfun,
-			       pg_plural(nfun));
-	else if (!nfun)
-		len = snprintf(line, sizeof(line), "perfgate: REGRESSION of the whole program");
-	else
-		len = snprintf(line, sizeof(line), "perfgate: REGRESSION of the whole program and "
-			       "in %zu function%s", nfun, pg_plural(nfun));
+		benches += c->f[i].verdict == PG_VERDICT_REGRESSION && pg_gb_is_bench(&c->f[i]);
+	}
+	nfun = (c->nregressions - prog > total ? c->nregressions - prog : total) - benches;
+	len = snprintf(line, sizeof(line), "perfgate: REGRESSION");
+	if (prog) {
+		len += snprintf(line + len, sizeof(line) - len, " of the whole program");
+		sep = " and ";
+	}
+	if (benches) {	/* a Google Benchmark program: its benchmarks, named first */
+		len += snprintf(line + len, sizeof(line) - len, "%sin %zu benchmark%s", sep, benches,
+				pg_plural(benches));
+		sep = " and ";
+	}
+	if (nfun || (!prog && !benches))
+		len += snprintf(line + len, sizeof(line) - len, "%sin %zu function%s", sep, nfun,
+				pg_plural(nfun));
 	for (i = 0; i < c->n && len < sizeof(line); i++) {
 		const struct pg_fcmp *f = &c->f[i];
 		char *name;
@@ -401,7 +410,7 @@ static void print_regressions(const struct pg_comparison *c, FILE *out)
 		name = pg_fmt_ascii(f->display ? f->display : f->name);
 		if (!name)
 			break;
-		pg_fmt_ellipsize(name, 60);
+		pg_fmt_ellipsize(name, pg_gb_is_bench(f) ? 40 : 60);
 		nlen = strlen(name);
 		snprintf(more, sizeof(more), ", ... (%zu more)", total - listed);
 		/* room for this name, and for the "more" note if names remain after it */
@@ -472,6 +481,8 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 
 		if (f->origin == PG_ORIGIN_PROGRAM)
 			continue;	/* print_program() */
+		if (pg_gb_is_bench(f))
+			continue;	/* in the benchmarks section: reporters/gbench_text.h */
 		if (f->origin == PG_ORIGIN_EXACT && b0 && strcmp(f->binary ? f->binary : "", b0))
 			multi_bin = true;
 		if (f->origin == PG_ORIGIN_EXACT && !b0)
@@ -515,6 +526,7 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 	}
 	fputc('\n', out);
 
+	pg_gb_write_text(c, out);	/* Google Benchmark's benchmarks lead */
 	if (nrows)
 		print_rows(rows, nrows, multi_bin, out);
 	else if (!c->n)

@@ -20,6 +20,7 @@
 #include "../core/jsonw.h"
 #include "../core/log.h"
 #include "fmt.h"
+#include "gbench_text.h"
 #include "report.h"
 
 /*
@@ -441,6 +442,7 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 		      "larger: the value is within\nthe calibration's error, not known (a percentile: "
 		      "at least that share of the calls). The raw\nsums are in --format json "
 		      "(raw_total_ns, raw_self_ns). Trace fewer or longer-running callees.\n", out);
+	pg_gb_write_report(run, out);	/* Google Benchmark's own figures, if any */
 	return 0;
 }
 

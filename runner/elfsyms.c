@@ -96,7 +96,8 @@ bool pg_sym_is_runtime(const char *name)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(name, names[i]))
 			return true;
-	return !strncmp(name, "_GLOBAL__sub_I_", 15) || !strncmp(name, "__x86.get_pc_thunk", 18);
+	return !strncmp(name, "_GLOBAL__sub_I_", 15) || !strncmp(name, "__x86.get_pc_thunk", 18) ||
+	       pg_gb_harness(name);	/* Google Benchmark's harness: core/gbench.h */
 }
 
 bool pg_sym_matches(const struct pg_sym *sym, const char *pattern)

@@ -198,6 +198,9 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 
 	l->timed_out = false;
 	l->tick_stopped = false;
+	fail = pg_gb_launch_before(&l->gb, argv);	/* Google Benchmark, runner/gbench.h */
+	if (fail)
+		return fail;
 
 	pid = pg_fork_gated(&go, &fail);
 	if (pid < 0)
@@ -220,6 +223,7 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 			if (unreadable && write(fail, note, sizeof(note)) < 0)
 				_exit(127);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);	/* cleared by setuid: set after */
+			envp = pg_gb_launch_child(&l->gb, envp);
 			environ = envp;
 			for (size_t i = 0; i < l->nassign; i++)
 				if (strchr(l->assign[i], '='))
@@ -307,7 +311,8 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 		rep->exit_code = -1;
 		rep->signal = WTERMSIG(status);
 	}
-	return 0;
+	/* its benchmarks' own figures, unless perfgate stopped it */
+	return pg_gb_launch_after(&l->gb, rep, l->timed_out || l->tick_stopped);
 }
 
 void pg_launch_excfix_open(struct pg_probes *p, const struct pg_launch *l)
@@ -415,6 +420,7 @@ int pg_launch_end(struct pg_launch *l, int err)
 		err = pg_launch_stopped_by(l->stop_signal);
 	pg_signals_restore(&l->sig);
 	pg_creds_release(&l->creds);
+	pg_gb_launch_release(&l->gb);
 	free(l->preload);
 	l->preload = NULL;
 	return err;

@@ -39,6 +39,7 @@
 
 #include "../core/run.h"
 #include "excfix.h"
+#include "gbench.h"
 #include "privs.h"
 #include "probes.h"
 #include "proctree.h"
@@ -77,6 +78,9 @@ struct pg_launch {
 	uint64_t expect_ns;
 	bool quiet;
 	uint64_t next_live_ns;	/* private to pg_launch_run() */
+	/* Google Benchmark programs: their figures into each repetition (runner/gbench.h);
+	 * gb.mode set before the first run, the rest private */
+	struct pg_gb_launch gb;
 };
 
 #define PG_LIVE_FIRST_NS 2000000000ULL

@@ -146,6 +146,7 @@ int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, s
 	err = pg_launch_set_command(&r->launch, o->argv);
 	if (err)
 		return err;
+	r->launch.gb.mode = (enum pg_gb_mode)o->gbench;	/* Google Benchmark: runner/gbench.h */
 	if (!pg_can_record()) {
 		pg_err("recording needs root, or the CAP_BPF and CAP_PERFMON capabilities "
 		       "(try: sudo perfgate record ...)");

@@ -16,7 +16,10 @@
 #            LZ4_compress_fast_extState_fastReset, gets ~4% slower (the whole run ~3%).
 #   jq       src/jv_parse.c compiled at -O0: the JSON parser in the build's own libjq.so.1,
 #            which ./jq (a libtool wrapper script) loads; a third line gives a tree with
-#            src/execute.c at -O1 instead (the interpreter's loop, for sampled verdicts). Reaches nothing but Debian's archive: the deb-src entry it adds names the
+#            src/execute.c at -O1 instead (the interpreter's loop, for sampled verdicts).
+#   spdlog   src/spdlog.cpp (the compiled library: the pattern formatter) at -Os:
+#            formatter-bench's benchmarks get 21-34% slower by their own figures (only on
+#            request: bench/realworld/fetch.sh spdlog). Reaches nothing but Debian's archive: the deb-src entry it adds names the
 # same archive as the machine's own deb entries.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -155,6 +158,25 @@ build_jq() {
 	make_jq "$base"
 	make_jq "$(changed_tree jq src/jv_parse.c O0)"
 	make_jq "$(changed_tree jq src/execute.c O1 tree-change-exec)"
+}
+
+# spdlog's own cmake, against Debian's libfmt-dev and libbenchmark-dev: formatter-bench, a
+# Google Benchmark program (docs/gbench.md) that takes its pattern as its one argument
+make_spdlog() { # tree build-dir
+	if [ ! -x "$2/bench/formatter-bench" ]; then
+		mkdir -p "$2"
+		(cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DSPDLOG_FMT_EXTERNAL=ON \
+			-DSPDLOG_BUILD_BENCH=ON -DSPDLOG_BUILD_EXAMPLE=OFF -DSPDLOG_BUILD_TESTS=OFF &&
+			cmake --build "$2" -j"$(nproc)" --target formatter-bench) \
+			>"$RW_DIR/spdlog-build.log" 2>&1 ||
+			die "spdlog build failed (see $RW_DIR/spdlog-build.log)"
+	fi
+	echo "$2/bench/formatter-bench"
+}
+
+build_spdlog() {
+	make_spdlog "$RW_DIR/src/spdlog/tree" "$RW_DIR/src/spdlog/build"
+	make_spdlog "$(changed_tree spdlog src/spdlog.cpp Os)" "$RW_DIR/src/spdlog/build-change"
 }
 
 pkgs=("$@")

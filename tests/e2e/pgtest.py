@@ -129,6 +129,17 @@ def program(result, name="cpu-time"):
     return found[0]
 
 
+def bench_verdicts(result):
+    """{benchmark name: verdict} of a compare result (Google Benchmark, docs/gbench.md)."""
+    return {f["name"]: f["verdict"] for f in result["functions"]
+            if f["binary"] == "[benchmark]"}
+
+
+def gbench(run):
+    """Each repetition's Google Benchmark figures as a dict {benchmark name: entry}."""
+    return [{b["name"]: b for b in rep.get("gbench", [])} for rep in run["repetitions"]]
+
+
 def calls_per_rep(rows, reps_):
     """report --format csv rows as sorted "function calls_per_repetition" lines ("c/reps"
     when the calls do not divide evenly)."""

@@ -1,6 +1,7 @@
 # valgrind memcheck on the user-space paths: report (every format), compare with every writer
-# (table, JUnit, JSON, Markdown, flame graph), merge and vote, and their error paths (corrupt,
-# truncated and missing files). No invalid access, no use of uninitialised memory, no leak.
+# (table, JUnit, JSON, Markdown, flame graph), merge and vote, also of a Google Benchmark
+# program's runs, and their error paths (corrupt, truncated and missing files). No invalid
+# access, no use of uninitialised memory, no leak.
 # (record is covered by `make check SANITIZE=1`: valgrind does not model the bpf() syscall
 # and uprobes do not fire in code that valgrind translates.)
 source "$(dirname "$0")/lib.sh"
@@ -48,6 +49,15 @@ vg 2 report "$TMP/neg.json"
 vg 2 report "$TMP/missing.json"
 vg 2 compare "$TMP/a.json" "$TMP/neg.json" --junit "$TMP/j2.xml"
 vg 2 compare "$TMP/a.json" "$TMP/sa.json"
+# Google Benchmark's figures (docs/gbench.md): read, reported, compared, merged
+BENCHMARK_MIN_TIME=0.01 "$P" record -q --no-sample -f leaf_mix -o "$TMP/ga.json" -r 3 -- ./gbench \
+	2>/dev/null
+BENCHMARK_MIN_TIME=0.01 "$P" record -q --no-sample -f leaf_mix -o "$TMP/gb.json" -r 3 -- ./gbench \
+	--benchmark_filter=BM_mix 2>/dev/null
+vg 0 report "$TMP/ga.json"
+vg '0|1' compare "$TMP/ga.json" "$TMP/gb.json" --all --junit "$TMP/gj.xml" --json "$TMP/gc.json" \
+	--markdown "$TMP/gc.md"
+vg 0 merge "$TMP/ga.json" "$TMP/ga.json" -o "$TMP/gm.json"
 vg 2 merge "$TMP/a.json" "$TMP/sa.json" -o "$TMP/m2.json"
 for f in "$PERFGATE_SRCDIR"/tests/fuzz/regressions/runfile/*; do
 	vg 2 report "$f"
