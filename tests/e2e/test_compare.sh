@@ -78,4 +78,4 @@ check_contains "long commands: the base line hides where they differ" "$TMP/stdo
 check_contains "long commands: the new line hides where they differ" "$TMP/stdout" \
 	'^  new   \.\.\..*/new-build/knob.* (10 repetitions, commit'
 check_contains "one regression: not '1 function'" "$TMP/stdout" \
-	'^perfgate: REGRESSION in 1 function: leaf_hash$'
+	'^perfgate: REGRESSION\( of the whole program and\)\? in 1 function: leaf_hash$'

@@ -725,8 +725,10 @@ static void test_calls_changed(void **state)
 }
 
 /*
- * The whole program's wall time is judged like a function, in the family: +20% everywhere
- * else unchanged fails the comparison (the informational wall line stays tested alone).
+ * The whole program's wall time is tested like a function, in the family: +20% everywhere else
+ * unchanged is significant, but in two recordings made apart (unpaired) it is the machine's
+ * drift as much as the program's, so it is inconclusive with that cause and does not fail the
+ * comparison (perfgate ab's pairs judge it; the informational wall line stays tested alone).
  */
 static void test_wall(void **state)
 {
@@ -741,12 +743,15 @@ static void test_wall(void **state)
 	assert_int_equal(c.wall.verdict, PG_VERDICT_REGRESSION);
 	assert_true(fabs(c.wall.change - 0.2) < 0.03);
 	assert_true(c.wall.q == c.wall.p);
-	assert_int_equal(c.nregressions, 1);
+	assert_int_equal(c.nregressions, 0);
 	assert_int_equal(c.f[c.n - 1].origin, PG_ORIGIN_PROGRAM);
 	assert_string_equal(c.f[c.n - 1].name, PG_PROGRAM_WALL);
-	assert_int_equal(c.f[c.n - 1].verdict, PG_VERDICT_REGRESSION);
+	assert_int_equal(c.f[c.n - 1].verdict, PG_VERDICT_INCONCLUSIVE);
+	assert_int_equal(c.f[c.n - 1].cause, PG_CAUSE_DRIFT);
+	assert_non_null(strstr(c.f[c.n - 1].reason, "drift"));
+	assert_true(c.f[c.n - 1].q < 0.05);
 	assert_int_equal(c.ntested, 4);	/* + the program's wall time */
-	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
+	assert_int_not_equal(c.overall, PG_OVERALL_REGRESSION);
 	pg_comparison_release(&c);
 	pg_run_free(a);
 	pg_run_free(b);

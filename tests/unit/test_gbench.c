@@ -232,8 +232,8 @@ static void test_compare(void **state)
 	assert_int_not_equal(b->verdict, PG_VERDICT_REGRESSION);
 	assert_int_equal(only->verdict, PG_VERDICT_ADDED);
 	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
-	/* one family: main and the two benchmarks tested together */
-	assert_int_equal(c.ntested, 3);
+	/* one family: main, the two benchmarks and the program's wall time tested together */
+	assert_int_equal(c.ntested, 4);
 	pg_comparison_release(&c);
 	pg_run_release(&base);
 	pg_run_release(&new);
