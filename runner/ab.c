@@ -97,7 +97,9 @@ static int select_new(struct pg_ab *s)
 	/* when the base side needed the pass (its options), or the new side is a script */
 	err = err ?: pg_recording_discover(&s->o->rec, l, &disc, "the new side: ");
 	l->side = NULL;
+	pg_resolve_env(l->assign, l->nassign);
 	err = err ?: pg_recording_select(&o, l->argv[0], &disc, s->new);
+	pg_resolve_env(NULL, 0);
 	pg_discovery_release(&disc);
 	if (!err)	/* the base side's, as pg_recording_begin() set it */
 		err = pg_launch_set_command(l, s->o->rec.argv);

@@ -160,7 +160,9 @@ int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, s
 
 	/* 1. what the processes run; select the functions; the run's metadata */
 	err = pg_recording_discover(o, &r->launch, &r->disc, "");
+	pg_resolve_env(r->launch.assign, r->launch.nassign);
 	err = err ?: pg_recording_select(o, r->launch.argv[0], &r->disc, run);
+	pg_resolve_env(NULL, 0);
 	err = err ?: pg_meta_collect(&run->meta);
 	err = err ?: pg_meta_record_opts(&run->meta, o);
 	err = err ?: check_before_running(run);

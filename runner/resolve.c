@@ -119,6 +119,27 @@ const char *pg_command_program(char *const *argv)
 	return argv[prog] ? argv[prog] : "";
 }
 
+/* the benchmark command's own NAME=value words: what the loader is asked with */
+static char *const *cmd_assign;
+static size_t cmd_nassign;
+
+void pg_resolve_env(char *const *assign, size_t n)
+{
+	cmd_assign = assign;
+	cmd_nassign = n;
+}
+
+/* @name's value as the benchmark sees it: its command's assignment, else perfgate's own. */
+static const char *env_of(const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = cmd_nassign; i-- > 0;)
+		if (!strncmp(cmd_assign[i], name, len) && cmd_assign[i][len] == '=')
+			return cmd_assign[i] + len + 1;
+	return getenv(name);
+}
+
 char *pg_capture(char *const argv[])
 {
 	int fds[2], status, devnull;
@@ -145,6 +166,9 @@ char *pg_capture(char *const argv[])
 			dup2(devnull, 0);
 			dup2(devnull, 2);
 		}
+		for (size_t i = 0; i < cmd_nassign; i++)
+			if (strchr(cmd_assign[i], '='))
+				putenv(cmd_assign[i]);
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -214,7 +238,7 @@ static char *from_dirs(const char *spec)
 		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
 		"/lib", "/usr/lib", "/usr/local/lib",
 	};
-	const char *llp = getenv("LD_LIBRARY_PATH");
+	const char *llp = env_of("LD_LIBRARY_PATH");
 	char buf[PATH_MAX];
 
 	while (llp && *llp) {

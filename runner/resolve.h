@@ -40,7 +40,17 @@ char *pg_resolve_binary(const char *spec, const char *exe, const char *interp);
 /* The same, silent: NULL when not found (for callers with a fallback of their own). */
 char *pg_find_binary(const char *spec, const char *exe, const char *interp);
 
-/* Run @argv (argv[0] a path) and capture its stdout into a malloc'd string; NULL on failure. */
+/*
+ * Resolve libraries as the benchmark's loader would with its command's NAME=value words
+ * (@assign, @n: runner/launch.h's assign, borrowed until the next call; NULL, 0: none): its
+ * LD_LIBRARY_PATH, say, for `ld.so --list` and the search of $LD_LIBRARY_PATH.
+ */
+void pg_resolve_env(char *const *assign, size_t n);
+
+/*
+ * Run @argv (argv[0] a path) with the environment pg_resolve_env() gave, and capture its stdout
+ * into a malloc'd string; NULL on failure.
+ */
 char *pg_capture(char *const argv[]);
 
 #endif
