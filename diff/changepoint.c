@@ -364,12 +364,17 @@ int pg_changepoints(const double *x, size_t n, const struct pg_cp_opts *opts,
 	return pg_changepoints_resume(x, n, opts, NULL, 0, 0, NULL, NULL, out, nout);
 }
 
-/* Keep the weak change points prev[0..np) before @start in cps[], their count. */
-static size_t keep_before(struct pg_cp *cps, const struct pg_cp *prev, size_t np, size_t start)
+/*
+ * Keep the weak change points prev[0..np) before @end in cps[], their count. The caller's end
+ * lies half a window past where the search resumes: a change point at or just after that
+ * start was found with sessions before it as context, which the resumed windows lack; the
+ * merge step drops whichever of two neighbours is weaker.
+ */
+static size_t keep_before(struct pg_cp *cps, const struct pg_cp *prev, size_t np, size_t end)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < np && prev[i].index < start; i++)
+	for (size_t i = 0; i < np && prev[i].index < end; i++)
 		if (prev[i].index && (!k || prev[i].index > cps[k - 1].index))
 			cps[k++] = prev[i];
 	return k;
@@ -445,7 +450,7 @@ int pg_changepoints_resume(const double *x, size_t n, const struct pg_cp_opts *o
 	for (size_t i = 0; i < n; i++)
 		y[i] = log(x[i]);
 	coefficients(&w);
-	k = keep_before(cps, prev, start ? nprev : 0, start);
+	k = keep_before(cps, prev, start ? nprev : 0, start + W / 2);
 	k = split(&w, y, n, start, cps, k, lc, qs, ps, o);
 	if (weak && k) {
 		*weak = malloc(k * sizeof(**weak));

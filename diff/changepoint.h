@@ -66,7 +66,8 @@ int pg_changepoints(const double *x, size_t n, const struct pg_cp_opts *opts,
  * The same, resumed: x[0..n0) was analysed before and gave the weak change points (those of
  * the split step, before the merge) prev[0..nprev), sorted; x grew to n values (a session
  * added). The windows of the last 2 * opts.window of the old values and of the new ones are
- * searched again, the earlier weak change points kept; then the merge step over the whole
+ * searched again, the weak change points before them (and in their first half window) kept;
+ * then the merge step over the whole
  * series. With @weak, the weak change points of x[0..n) into *@weak (malloc'd) and *@nweak,
  * for the next call. n0 = 0 (or nprev = 0, or n0 > n): from scratch, as pg_changepoints().
  */

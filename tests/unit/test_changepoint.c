@@ -173,6 +173,31 @@ static void test_deterministic(void **st)
 	free(b);
 }
 
+/* A change point just where the resumed search starts is kept */
+static void test_resume_boundary(void **st)
+{
+	struct pg_cp_opts o = PG_CP_OPTS_DEFAULT;
+	double x[241];
+	struct pg_cp *weak, *a, *b;
+	size_t nweak, na, nb;
+
+	o.min_magnitude = 0.05;	/* as history changes: no 1% change points of the noise */
+	state = 6;
+	/* resumed at 240 - 2 * 50 = 140: the step there */
+	series(x, 241, 0.02, 140, 1.15, 0, 1);
+	assert_int_equal(pg_changepoints_resume(x, 240, &o, NULL, 0, 0, &weak, &nweak, &a, &na),
+			 0);
+	assert_int_equal(na, 1);
+	assert_int_equal(a[0].index, 140);
+	free(a);
+	assert_int_equal(pg_changepoints_resume(x, 241, &o, weak, nweak, 240, NULL, NULL, &b,
+						&nb), 0);
+	assert_int_equal(nb, 1);
+	assert_int_equal(b[0].index, 140);
+	free(weak);
+	free(b);
+}
+
 /* Resumed after sessions were added: the same change points as a scan from scratch */
 static void test_resume(void **st)
 {
@@ -217,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_resume),
+		cmocka_unit_test(test_resume_boundary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
