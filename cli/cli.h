@@ -40,7 +40,7 @@ int pg_history_plot(int argc, char **argv);
  * A command hands each option to pg_history_args_opt(): 0 taken, 1 not one of these, -1
  * invalid (logged).
  */
-enum { PG_HOPT_DB = 0x300, PG_HOPT_BRANCH, PG_HOPT_FIRST_FREE };
+enum { PG_HOPT_DB = 0x400, PG_HOPT_BRANCH, PG_HOPT_FIRST_FREE };
 #define PG_HISTORY_LONGOPTS \
 	{ "db", required_argument, NULL, PG_HOPT_DB }, \
 	{ "branch", required_argument, NULL, PG_HOPT_BRANCH }

@@ -210,10 +210,12 @@ static int changes_run(struct pg_hstore *store, const char *branch, const char *
 	int ret = PG_EXIT_ERROR;
 
 	memset(m, 0, sizeof(m));
+	/* all functions: resumed from the last scan's cache (and caching this one) */
 	if (pg_hmatrix_load(&m[0], store, branch, metric, NULL, 0) ||
 	    pg_hmatrix_load(&m[1], store, branch, PG_HM_WALL, NULL, 0) ||
-	    pg_hmatrix_changes(&m[0], o, glob, &c[0], &sets[0].n) ||
-	    pg_hmatrix_changes(&m[1], o, NULL, &c[1], &sets[1].n))
+	    (glob ? pg_hmatrix_changes(&m[0], o, glob, NULL, NULL, &c[0], &sets[0].n) :
+		    pg_hmatrix_changes_cached(&m[0], store, branch, o, &c[0], &sets[0].n)) ||
+	    pg_hmatrix_changes_cached(&m[1], store, branch, o, &c[1], &sets[1].n))
 		goto out;
 	sets[0].c = c[0];
 	sets[1].c = c[1];

@@ -361,44 +361,37 @@ static int check_input(const double *x, size_t n, const struct pg_cp_opts *o)
 int pg_changepoints(const double *x, size_t n, const struct pg_cp_opts *opts,
 		    struct pg_cp **out, size_t *nout)
 {
-	const struct pg_cp_opts defaults = PG_CP_OPTS_DEFAULT;
-	const struct pg_cp_opts *o = opts ? opts : &defaults;
-	size_t W = o->window, step = o->window / 2, k = 0, start = 0;
-	struct win w = { .rng = o->seed };
-	struct pg_cp *cps = NULL;
-	size_t *lc = NULL;
-	double *y = NULL, *qs = NULL, *ps = NULL;
-	int err = check_input(x, n, o);
+	return pg_changepoints_resume(x, n, opts, NULL, 0, 0, NULL, NULL, out, nout);
+}
 
-	*out = NULL;
-	*nout = 0;
-	if (err)
-		return err;
-	if (n < 2)
-		return 0;
-	y = malloc(n * sizeof(*y));
-	w.W = W;
-	w.D = malloc(W * W * sizeof(*w.D));
-	w.cxy = malloc(3 * W * W * sizeof(*w.cxy));
-	w.P = malloc(W * W * sizeof(*w.P));
-	w.idx = malloc(W * sizeof(*w.idx));
-	lc = malloc(W * sizeof(*lc));
-	qs = malloc(W * sizeof(*qs));
-	ps = malloc(W * sizeof(*ps));
-	cps = calloc(n, sizeof(*cps));
-	if (!y || !w.D || !w.cxy || !w.P || !w.idx || !lc || !qs || !ps || !cps) {
-		err = -ENOMEM;
-		goto done;
-	}
-	for (size_t i = 0; i < n; i++)
-		y[i] = log(x[i]);
-	coefficients(&w);
+/*
+ * Keep the weak change points prev[0..np) before @end in cps[], their count. The caller's end
+ * lies half a window past where the search resumes: a change point at or just after that
+ * start was found with sessions before it as context, which the resumed windows lack; the
+ * merge step drops whichever of two neighbours is weaker.
+ */
+static size_t keep_before(struct pg_cp *cps, const struct pg_cp *prev, size_t np, size_t end)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < np && prev[i].index < end; i++)
+		if (prev[i].index && (!k || prev[i].index > cps[k - 1].index))
+			cps[k++] = prev[i];
+	return k;
+}
+
+/* The split step over windows from @start on, adding to the k weak change points in cps[]. */
+static size_t split(struct win *w, const double *y, size_t n, size_t start, struct pg_cp *cps,
+		    size_t k, size_t *lc, double *qs, double *ps, const struct pg_cp_opts *o)
+{
+	size_t W = o->window, step = o->window / 2;
+
 	while (start < n) {
 		size_t end = start + W < n ? start + W : n, m, last = 0;
 
-		w.L = end - start;
-		w.y = y + start;
-		m = detect_window(&w, lc, qs, ps, o);
+		w->L = end - start;
+		w->y = y + start;
+		m = detect_window(w, lc, qs, ps, o);
 		for (size_t i = 0; i < m; i++) {
 			size_t at = start + lc[i], j;
 
@@ -413,6 +406,60 @@ int pg_changepoints(const double *x, size_t n, const struct pg_cp_opts *opts,
 			k++;
 		}
 		start = last > start + step ? last : start + step;
+	}
+	return k;
+}
+
+int pg_changepoints_resume(const double *x, size_t n, const struct pg_cp_opts *opts,
+			   const struct pg_cp *prev, size_t nprev, size_t n0,
+			   struct pg_cp **weak, size_t *nweak, struct pg_cp **out, size_t *nout)
+{
+	const struct pg_cp_opts defaults = PG_CP_OPTS_DEFAULT;
+	const struct pg_cp_opts *o = opts ? opts : &defaults;
+	size_t W = o->window, k = 0, start = n0 <= n && n0 > 2 * W ? n0 - 2 * W : 0;
+	struct win w = { .rng = o->seed };
+	struct pg_cp *cps = NULL;
+	size_t *lc = NULL;
+	double *y = NULL, *qs = NULL, *ps = NULL;
+	int err = check_input(x, n, o);
+
+	*out = NULL;
+	*nout = 0;
+	if (weak) {
+		*weak = NULL;
+		*nweak = 0;
+	}
+	if (err)
+		return err;
+	if (n < 2)
+		return 0;
+	y = malloc(n * sizeof(*y));
+	w.W = W;
+	w.D = malloc(W * W * sizeof(*w.D));
+	w.cxy = malloc(3 * W * W * sizeof(*w.cxy));
+	w.P = malloc(W * W * sizeof(*w.P));
+	w.idx = malloc(W * sizeof(*w.idx));
+	lc = malloc(W * sizeof(*lc));
+	qs = malloc(W * sizeof(*qs));
+	ps = malloc(W * sizeof(*ps));
+	cps = calloc(n + 1, sizeof(*cps));
+	if (!y || !w.D || !w.cxy || !w.P || !w.idx || !lc || !qs || !ps || !cps) {
+		err = -ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++)
+		y[i] = log(x[i]);
+	coefficients(&w);
+	k = keep_before(cps, prev, start ? nprev : 0, start + W / 2);
+	k = split(&w, y, n, start, cps, k, lc, qs, ps, o);
+	if (weak && k) {
+		*weak = malloc(k * sizeof(**weak));
+		if (!*weak) {
+			err = -ENOMEM;
+			goto done;
+		}
+		memcpy(*weak, cps, k * sizeof(*cps));
+		*nweak = k;
 	}
 	k = merge(cps, k, y, n, o);
 	if (!k) {

@@ -63,6 +63,19 @@ int pg_changepoints(const double *x, size_t n, const struct pg_cp_opts *opts,
 		    struct pg_cp **out, size_t *nout);
 
 /*
+ * The same, resumed: x[0..n0) was analysed before and gave the weak change points (those of
+ * the split step, before the merge) prev[0..nprev), sorted; x grew to n values (a session
+ * added). The windows of the last 2 * opts.window of the old values and of the new ones are
+ * searched again, the weak change points before them (and in their first half window) kept;
+ * then the merge step over the whole
+ * series. With @weak, the weak change points of x[0..n) into *@weak (malloc'd) and *@nweak,
+ * for the next call. n0 = 0 (or nprev = 0, or n0 > n): from scratch, as pg_changepoints().
+ */
+int pg_changepoints_resume(const double *x, size_t n, const struct pg_cp_opts *opts,
+			   const struct pg_cp *prev, size_t nprev, size_t n0,
+			   struct pg_cp **weak, size_t *nweak, struct pg_cp **out, size_t *nout);
+
+/*
  * Judge the split of y[0..n1) against y[n1..n1 + n2) (logs) with Student's pooled two-sample
  * t-test: two-sided p, the difference of means d = mean2 - mean1 and its 1 - @alpha interval.
  * With n1 + n2 < 3 or no spread: p = 1 when d == 0, else 0 with a zero-width interval.

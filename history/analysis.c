@@ -206,18 +206,47 @@ struct scan {
 	const struct pg_hmatrix *m;
 	const struct pg_cp_opts *o;
 	const char *glob;
+	const struct pg_hcpcache *prev;
+	struct pg_hcpcache *out;	/* this scan's weak change points, or NULL */
 	struct obj_cps *res;
 	size_t next;		/* the next object to take */
 	pthread_mutex_t lock;
 	int err;
 };
 
-static int scan_object(struct scan *sc, size_t obj, double *x, size_t *at)
+/*
+ * Object @obj's weak change points in sc->prev as indices into its values at[0..k), into
+ * w[]; their count, and in *@n0 how many of its values the previous scan saw.
+ */
+static size_t prev_weak(const struct scan *sc, size_t obj, const size_t *at, size_t k,
+			struct pg_cp *w, size_t *n0)
+{
+	const struct pg_hcpweak *p = sc->prev && sc->prev->nsessions ? &sc->prev->obj[obj] : NULL;
+	size_t nw = 0, j = 0;
+
+	*n0 = 0;
+	if (!p)
+		return 0;
+	while (*n0 < k && at[*n0] < sc->prev->nsessions)
+		(*n0)++;
+	for (size_t i = 0; i < p->n; i++) {
+		while (j < k && at[j] < p->cp[i].index)
+			j++;
+		if (j < k && at[j] == p->cp[i].index) {
+			w[nw] = p->cp[i];
+			w[nw++].index = j;
+		}
+	}
+	return nw;
+}
+
+static int scan_object(struct scan *sc, size_t obj, double *x, size_t *at, struct pg_cp *w)
 {
 	const struct pg_hmatrix *m = sc->m;
 	const struct pg_hobject *ob = &m->objects[obj];
 	struct obj_cps *r = &sc->res[obj];
-	size_t k;
+	struct pg_hcpweak *nw = sc->out ? &sc->out->obj[obj] : NULL;
+	size_t k, np, n0;
 	int err;
 
 	if (sc->glob && fnmatch(sc->glob, ob->display, 0) && fnmatch(sc->glob, ob->name, 0))
@@ -225,7 +254,11 @@ static int scan_object(struct scan *sc, size_t obj, double *x, size_t *at)
 	k = row_values(m, obj, 0, m->nsessions, x, at);
 	if (k < MIN_POINTS)
 		return 0;
-	err = pg_changepoints(x, k, sc->o, &r->cps, &r->n);
+	np = prev_weak(sc, obj, at, k, w, &n0);
+	err = pg_changepoints_resume(x, k, sc->o, w, np, n0, nw ? &nw->cp : NULL,
+				     nw ? &nw->n : NULL, &r->cps, &r->n);
+	for (size_t i = 0; !err && nw && i < nw->n; i++)
+		nw->cp[i].index = at[nw->cp[i].index];
 	if (err || !r->n)
 		return err;
 	r->at = malloc(r->n * sizeof(*r->at));
@@ -241,7 +274,8 @@ static void *scan_worker(void *arg)
 	struct scan *sc = arg;
 	double *x = malloc((sc->m->nsessions + 1) * sizeof(*x));
 	size_t *at = malloc((sc->m->nsessions + 1) * sizeof(*at));
-	int err = x && at ? 0 : -ENOMEM;
+	struct pg_cp *w = malloc((sc->m->nsessions + 1) * sizeof(*w));
+	int err = x && at && w ? 0 : -ENOMEM;
 
 	for (;;) {
 		size_t obj;
@@ -253,10 +287,11 @@ static void *scan_worker(void *arg)
 		pthread_mutex_unlock(&sc->lock);
 		if (obj >= sc->m->nobjects)
 			break;
-		err = scan_object(sc, obj, x, at);
+		err = scan_object(sc, obj, x, at, w);
 	}
 	free(x);
 	free(at);
+	free(w);
 	return NULL;
 }
 
@@ -276,10 +311,19 @@ static int gather(struct scan *sc, struct pg_hchange **out, size_t *n)
 	return 0;
 }
 
-int pg_hmatrix_changes(const struct pg_hmatrix *m, const struct pg_cp_opts *o,
-		       const char *glob, struct pg_hchange **out, size_t *n)
+void pg_hcpcache_release(struct pg_hcpcache *c)
 {
-	struct scan sc = { m, o, glob, calloc(m->nobjects + 1, sizeof(*sc.res)), 0,
+	for (size_t i = 0; c->obj && i < c->nobjects; i++)
+		free(c->obj[i].cp);
+	free(c->obj);
+	memset(c, 0, sizeof(*c));
+}
+
+int pg_hmatrix_changes(const struct pg_hmatrix *m, const struct pg_cp_opts *o,
+		       const char *glob, const struct pg_hcpcache *prev,
+		       struct pg_hcpcache *next, struct pg_hchange **out, size_t *n)
+{
+	struct scan sc = { m, o, glob, prev, next, calloc(m->nobjects + 1, sizeof(*sc.res)), 0,
 			   PTHREAD_MUTEX_INITIALIZER, 0 };
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_t th[MAX_THREADS];
@@ -287,7 +331,14 @@ int pg_hmatrix_changes(const struct pg_hmatrix *m, const struct pg_cp_opts *o,
 
 	*out = NULL;
 	*n = 0;
-	if (!sc.res) {
+	if (next) {
+		memset(next, 0, sizeof(*next));
+		next->obj = calloc(m->nobjects + 1, sizeof(*next->obj));
+		next->nobjects = m->nobjects;
+		next->nsessions = m->nsessions;
+	}
+	if (!sc.res || (next && !next->obj)) {
+		free(sc.res);
 		pg_err("history: out of memory");
 		return -ENOMEM;
 	}

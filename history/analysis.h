@@ -56,12 +56,40 @@ struct pg_hchange {
 };
 
 /*
+ * The weak change points (diff/changepoint.h) of each object of a matrix, from one scan for
+ * the next: cp[].index is a position in the matrix's sessions, and the scan was of the first
+ * nsessions of them. Owns obj[0..nobjects) and their arrays.
+ */
+struct pg_hcpcache {
+	size_t nsessions;	/* 0: nothing to resume from */
+	size_t nobjects;
+	struct pg_hcpweak {
+		struct pg_cp *cp;
+		size_t n;
+	} *obj;			/* by matrix object; NULL when nsessions is 0 */
+};
+void pg_hcpcache_release(struct pg_hcpcache *c);
+
+/*
  * The change points of each object of @m whose display or symbol name matches @glob (NULL:
  * all; fnmatch) into *@out (malloc'd, by object then session) and *@n; objects with values in
- * fewer than 4 sessions have none. Objects are spread over the CPUs.
+ * fewer than 4 sessions have none. Objects are spread over the CPUs. With @prev, each object's
+ * search resumes from its weak change points there (pg_changepoints_resume()); with @next,
+ * the weak change points of this scan go there (for all of @m's objects; @glob must be NULL).
  */
 int pg_hmatrix_changes(const struct pg_hmatrix *m, const struct pg_cp_opts *o,
-		       const char *glob, struct pg_hchange **out, size_t *n);
+		       const char *glob, const struct pg_hcpcache *prev,
+		       struct pg_hcpcache *next, struct pg_hchange **out, size_t *n);
+
+/*
+ * pg_hmatrix_changes() of all of @m's objects, resumed from the store's cache of @branch and
+ * m->metric when it applies (the same options, and the sessions it was of still the first of
+ * @m's, in order), and the cache replaced by this scan's (history/cpcache.c). A cache that
+ * cannot be read is ignored, one that cannot be written only warned about.
+ */
+int pg_hmatrix_changes_cached(const struct pg_hmatrix *m, struct pg_hstore *s,
+			      const char *branch, const struct pg_cp_opts *o,
+			      struct pg_hchange **out, size_t *n);
 
 /*
  * The new session @rec against the baseline in @m (@calls and @wall: the PG_HM_CALLS and

@@ -233,3 +233,28 @@ corrupt:
 	*v = NULL;
 	return -EINVAL;
 }
+
+size_t pg_hcodec_put_varint(uint8_t *p, uint64_t x)
+{
+	return put_varint(p, x);
+}
+
+int pg_hcodec_get_varint(const uint8_t *b, size_t len, size_t *at, uint64_t *x)
+{
+	return get_varint(b, len, at, x);
+}
+
+size_t pg_hcodec_put_double(uint8_t *p, double d)
+{
+	put_double(p, d);
+	return 8;
+}
+
+int pg_hcodec_get_double(const uint8_t *b, size_t len, size_t *at, double *d)
+{
+	if (*at > len || len - *at < 8)
+		return -EINVAL;
+	*d = get_double(b + *at);
+	*at += 8;
+	return 0;
+}

@@ -48,4 +48,12 @@ int pg_hcodec_summary_encode(const int64_t *ids, const double *v, size_t n, uint
 int pg_hcodec_summary_decode(const uint8_t *ob, size_t olen, const uint8_t *vb, size_t vlen,
 			     int64_t **ids, double **v, size_t *n);
 
+/* The varints and doubles of the blobs, for the store's other blobs (the change points'
+ * cache, history/analysis.c): put returns the bytes written (at most 10, or 8); get reads at
+ * *@at, advancing it: 0, or -EINVAL past @len. */
+size_t pg_hcodec_put_varint(uint8_t *p, uint64_t x);
+int pg_hcodec_get_varint(const uint8_t *b, size_t len, size_t *at, uint64_t *x);
+size_t pg_hcodec_put_double(uint8_t *p, double d);
+int pg_hcodec_get_double(const uint8_t *b, size_t len, size_t *at, double *d);
+
 #endif

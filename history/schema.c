@@ -74,6 +74,14 @@ static const struct migration migrations[PG_HSTORE_SCHEMA] = {
 		" metric_id BIGINT NOT NULL REFERENCES metric(id), objects BYTEA NOT NULL,"
 		" vals BYTEA NOT NULL, PRIMARY KEY(session_id, metric_id));",
 	},
+	/* 2: the change points' cache of history changes (one row per branch and metric) */
+	{
+		"CREATE TABLE changes_cache(branch TEXT NOT NULL, metric_id INTEGER NOT NULL,"
+		" data BLOB NOT NULL, PRIMARY KEY(branch, metric_id));",
+
+		"CREATE TABLE changes_cache(branch TEXT NOT NULL, metric_id BIGINT NOT NULL,"
+		" data BYTEA NOT NULL, PRIMARY KEY(branch, metric_id));",
+	},
 };
 
 /* One integer from @sql (no parameters) into *@v; 0 rows: *@v = -1. */
@@ -103,7 +111,7 @@ static int inspect(struct hdb *d, bool *ours, bool *others)
 				" current_schema() AND tablename = 'perfgate_history'", &marker);
 		err = err ?: query_int(d, "SELECT count(*) FROM pg_tables WHERE schemaname ="
 				       " current_schema() AND tablename IN ('schema_version',"
-				       " 'metric', 'session', 'object', 'series', 'summary')", &n);
+				       " 'metric', 'session', 'object', 'series', 'summary', 'changes_cache')", &n);
 	} else {
 		err = query_int(d, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND"
 				" name = 'perfgate_history'", &marker);

@@ -527,3 +527,51 @@ int pg_hstore_series(struct pg_hstore *s, int64_t session, int64_t object, int m
 		err = corrupt(s, "a series names an unknown metric");
 	return err < 0 ? err : 0;
 }
+
+/* "*" stands for all sessions: no branch is named so (git refuses '*') */
+#define ALL_BRANCHES "*"
+
+int pg_hstore_cache_get(struct pg_hstore *s, const char *branch, int metric, uint8_t **blob,
+			size_t *len)
+{
+	struct hstmt *st;
+	int err = hstmt_prepare(s->db, "SELECT data FROM changes_cache WHERE branch = ? AND "
+				"metric_id = ?", &st);
+
+	*blob = NULL;
+	*len = 0;
+	err = err ?: hstmt_bind_text(st, 1, branch ? branch : ALL_BRANCHES) ?:
+	      hstmt_bind_int(st, 2, metric);
+	err = err ?: hstmt_step(st);
+	if (err == 1) {
+		size_t n;
+		const void *b = hstmt_blob(st, 0, &n);
+
+		*blob = malloc(n + 1);
+		if (*blob) {
+			memcpy(*blob, b, n);
+			*len = n;
+		}
+		err = *blob ? 0 : nomem();
+	}
+	hstmt_free(st);
+	return err;
+}
+
+int pg_hstore_cache_put(struct pg_hstore *s, const char *branch, int metric,
+			const uint8_t *blob, size_t len)
+{
+	struct hstmt *st = NULL;
+	int err = hdb_begin(s->db, true);
+
+	err = err ?: hstmt_prepare(s->db, "INSERT INTO changes_cache VALUES(?, ?, ?) ON CONFLICT"
+				   "(branch, metric_id) DO UPDATE SET data = excluded.data", &st);
+	err = err ?: hstmt_bind_text(st, 1, branch ? branch : ALL_BRANCHES) ?:
+	      hstmt_bind_int(st, 2, metric) ?: hstmt_bind_blob(st, 3, blob, len);
+	err = err ?: hstmt_step(st);
+	hstmt_free(st);
+	err = err < 0 ? err : hdb_commit(s->db);
+	if (err)
+		hdb_rollback(s->db);
+	return err;
+}

@@ -27,7 +27,7 @@
 /* The database used when none is given */
 #define PG_HSTORE_DEFAULT "perfgate-history.db"
 /* The schema version this perfgate writes (the last migration) */
-#define PG_HSTORE_SCHEMA 1
+#define PG_HSTORE_SCHEMA 2
 
 struct pg_hstore;
 
@@ -72,5 +72,15 @@ int pg_hstore_summaries(struct pg_hstore *s, int metric, pg_hsummary_fn fn, void
 /* The values of one series into *@v (malloc'd) and *@n; *@n = 0 and *@v NULL when absent. */
 int pg_hstore_series(struct pg_hstore *s, int64_t session, int64_t object, int metric,
 		     double **v, size_t *n);
+
+/*
+ * The change points' cache of @branch (NULL: all sessions) and @metric (history/analysis.c
+ * says what its blob holds): *@blob (malloc'd; NULL and 0 when there is none) and *@len.
+ * pg_hstore_cache_put() replaces it, in its own transaction.
+ */
+int pg_hstore_cache_get(struct pg_hstore *s, const char *branch, int metric, uint8_t **blob,
+			size_t *len);
+int pg_hstore_cache_put(struct pg_hstore *s, const char *branch, int metric,
+			const uint8_t *blob, size_t len);
 
 #endif

@@ -41,13 +41,16 @@ has "holds no history yet"
 
 for f in "$TMP"/s/s*.json; do check "add $(basename "$f")" H add "$f" --db "$URI"; done
 check_eq "16 sessions" 16 "$(psql 'SELECT count(*) FROM session')"
-check_eq "schema version" 1 "$(psql 'SELECT version FROM schema_version')"
+check_eq "schema version" 2 "$(psql 'SELECT version FROM schema_version')"
 check_eq "the password is never shown" 0 "$("$PERFGATE" history changes \
 	--db "postgresql://postgres:hunter2@/nosuchdb?host=$PGD" 2>&1 | grep -c hunter2)"
 
 expect_exit 0 "$PERFGATE" history changes --db "$URI" --json "$TMP/ch.json"
 check_contains "change at c10" "$TMP/stdout" '^leaf_hash  *c09000000000  c10000000000 .*regression$'
 check_eq "one change point" 1 "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["changes"]))' "$TMP/ch.json")"
+check_eq "the change points' cache" 2 "$(psql 'SELECT count(*) FROM changes_cache')"
+expect_exit 0 "$PERFGATE" history changes --db "$URI" --json "$TMP/ch2.json"
+check "the cached scan agrees" cmp -s "$TMP/ch.json" "$TMP/ch2.json"
 expect_exit 0 "$PERFGATE" history check "$TMP/s/s15.json" --db "$URI"
 expect_exit 1 "$PERFGATE" history check "$TMP/s/s15.json" --db "$URI" --until c09 \
 	--json "$TMP/r.json"

@@ -173,6 +173,64 @@ static void test_deterministic(void **st)
 	free(b);
 }
 
+/* A change point just where the resumed search starts is kept */
+static void test_resume_boundary(void **st)
+{
+	struct pg_cp_opts o = PG_CP_OPTS_DEFAULT;
+	double x[241];
+	struct pg_cp *weak, *a, *b;
+	size_t nweak, na, nb;
+
+	o.min_magnitude = 0.05;	/* as history changes: no 1% change points of the noise */
+	state = 6;
+	/* resumed at 240 - 2 * 50 = 140: the step there */
+	series(x, 241, 0.02, 140, 1.15, 0, 1);
+	assert_int_equal(pg_changepoints_resume(x, 240, &o, NULL, 0, 0, &weak, &nweak, &a, &na),
+			 0);
+	assert_int_equal(na, 1);
+	assert_int_equal(a[0].index, 140);
+	free(a);
+	assert_int_equal(pg_changepoints_resume(x, 241, &o, weak, nweak, 240, NULL, NULL, &b,
+						&nb), 0);
+	assert_int_equal(nb, 1);
+	assert_int_equal(b[0].index, 140);
+	free(weak);
+	free(b);
+}
+
+/* Resumed after sessions were added: the same change points as a scan from scratch */
+static void test_resume(void **st)
+{
+	double x[340];
+	struct pg_cp *weak, *weak2, *a, *b;
+	size_t nweak, nweak2, na, nb;
+
+	state = 5;
+	series(x, 340, 0.02, 120, 1.10, 300, 1.10);
+	assert_int_equal(pg_changepoints_resume(x, 280, NULL, NULL, 0, 0, &weak, &nweak, &a, &na),
+			 0);
+	assert_int_equal(na, 1);
+	assert_true(a[0].index >= 119 && a[0].index <= 121);
+	assert_true(nweak >= na);
+	free(a);
+	/* 60 sessions more, with a second step */
+	assert_int_equal(pg_changepoints_resume(x, 340, NULL, weak, nweak, 280, &weak2, &nweak2,
+						&a, &na), 0);
+	assert_int_equal(pg_changepoints(x, 340, NULL, &b, &nb), 0);
+	assert_int_equal(na, 2);
+	assert_int_equal(nb, 2);
+	for (size_t i = 0; i < na; i++)
+		assert_int_equal(a[i].index, b[i].index);
+	assert_true(a[1].index >= 299 && a[1].index <= 301);
+	/* the weak change points before the resumed windows are kept as they were */
+	assert_int_equal(weak2[0].index, weak[0].index);
+	assert_true(weak2[0].perm_p == weak[0].perm_p);
+	free(weak);
+	free(weak2);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +241,8 @@ int main(void)
 		cmocka_unit_test(test_magnitude_and_constant),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_resume),
+		cmocka_unit_test(test_resume_boundary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
