@@ -541,7 +541,7 @@ int pg_budget_sample(const struct pg_record_opts *o, struct pg_discovery *d, str
 		goto out_ok;
 	}
 	err = pg_run_retain_funcs(run, seen);
-	if (!err && !o->quiet && nseen < before)
+	if (!err && !o->quiet)
 		pg_info("--budget: a sampled first pass (%llu samples in %d run%s) saw %zu of the "
 			"%zu selected functions on its stacks; the pilot traces those, the others "
 			"hold little of the time", (unsigned long long)d->samples, d->runs,
