@@ -68,7 +68,7 @@ struct pg_profile_args {
 	const char *run, *out, *title;
 	const char *base;	/* BASE.json of two runs (then run is NEW.json), or NULL */
 	long rep;		/* 0-based; -1: all */
-	bool keep_probes;	/* leave perfgate's own frames unfolded (diff/probes.h) */
+	bool keep_probes;	/* leave perfgate's own frames unfolded (diff/probeframes.h) */
 	bool offcpu;		/* the off-CPU stacks (counts in ns), not the sampled ones */
 };
 /* Parse them with the command's table @longopts (@two_runs: BASE NEW is allowed too); -1 to

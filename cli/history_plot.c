@@ -13,7 +13,7 @@
 
 #include "../core/log.h"
 #include "../diff/hcheck.h"
-#include "../diff/samples.h"
+#include "../diff/repvalues.h"
 #include "../history/analysis.h"
 #include "../reporters/trend.h"
 #include "cli.h"

@@ -13,7 +13,7 @@
 #include "../formats/runfile.h"
 #include "../core/log.h"
 #include "../core/numfmt.h"
-#include "../diff/probes.h"
+#include "../diff/probeframes.h"
 #include "cli.h"
 
 int pg_profile_args_parse(int argc, char **argv, const char *usage,

@@ -3,7 +3,7 @@
  * diff/compare.c - per-function statistical comparison of two runs (method: compare.h and
  * docs/statistics.md): functions matched across the runs, the machine's speed per pair, the
  * false-discovery control and the run-level verdict and warnings. One function's test and
- * verdict are diff/verdict.c's; its per-repetition samples diff/samples.c's.
+ * verdict are diff/verdict.c's; its per-repetition samples diff/repvalues.c's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* vasprintf */
@@ -23,7 +23,7 @@
 #include "paired.h"
 #include "program.h"
 #include "sampled.h"
-#include "samples.h"
+#include "repvalues.h"
 #include "speed.h"
 #include "stats.h"
 #include "verdict.h"

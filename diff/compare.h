@@ -5,7 +5,7 @@
  *
  * Method (docs/statistics.md says why):
  *  - Functions are matched by (basename of binary, symbol name), so a baseline recorded from
- *    build/a/prog matches a new run from build/b/prog (diff/samples.h: the keys and the
+ *    build/a/prog matches a new run from build/b/prog (diff/repvalues.h: the keys and the
  *    per-repetition samples).
  *  - The unit of replication is the repetition. For each function and each repetition in which
  *    it was called, the per-repetition statistic is the mean per-call time of the chosen metric
@@ -14,7 +14,7 @@
  *    (pg_fstat_comp_self/total in core/run.h) with one joint calibration for both sides, the
  *    mean of the two runs' (raw on both sides with opts.raw or when a run has none; each side's
  *    scale of nop5 probe cost, pg_calib_scale(), comes from its own probe times); for a leaf,
- *    without the slowest PG_LEAF_TRIM of its calls (diff/samples.h). A function whose
+ *    without the slowest PG_LEAF_TRIM of its calls (diff/repvalues.h). A function whose
  *    measured time is more than PG_MAX_PROBE_SHARE probe overhead, or less than
  *    PG_MIN_NS_PER_CALLEE per traced call inside it, is INCONCLUSIVE.
  *  - The two sides' per-repetition values are compared with a two-sided Mann-Whitney U test

@@ -45,7 +45,7 @@ const char *pg_cpusplit_words(const struct pg_fcmp *f, char *buf, size_t size);
 /*
  * PG_METRIC_CPU, one repetition of @st: on-CPU self time, the self time less the time the
  * thread was switched out inside it (*raw), and that compensated like self time (*comp, at
- * least 0; the probes run on the CPU). samples.c applies no leaf trim to it: what the trim
+ * least 0; the probes run on the CPU). repvalues.c applies no leaf trim to it: what the trim
  * keeps out, an interrupted or preempted call's extra time, is off-CPU already.
  */
 void pg_cpusplit_cpu_time(const struct pg_calib *calib, const struct pg_func *f,

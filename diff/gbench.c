@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "gbench.h"
-#include "samples.h"
+#include "repvalues.h"
 #include "verdict.h"
 
 /* The sorted, unique names of the benchmarks of both runs (borrowed), or NULL (-ENOMEM) */

@@ -19,7 +19,7 @@
 
 #include "../core/comparison.h"
 #include "../core/run.h"
-#include "samples.h"
+#include "repvalues.h"
 #include "stats.h"
 #include "verdict.h"
 

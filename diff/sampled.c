@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes.h"
+#include "probeframes.h"
 #include "sampled.h"
 #include "speed.h"
 

@@ -14,7 +14,7 @@
 #include "../core/numfmt.h"
 #include "compare.h"
 #include "paired.h"
-#include "samples.h"
+#include "repvalues.h"
 #include "stats.h"
 #include "verdict.h"
 

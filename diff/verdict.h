@@ -23,7 +23,7 @@
 #include <stddef.h>
 
 #include "../core/comparison.h"
-#include "samples.h"
+#include "repvalues.h"
 #include "stats.h"
 
 /* Append printf-formatted text to the string in @buf (@size bytes), truncating. */

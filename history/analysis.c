@@ -15,7 +15,7 @@
 #include "../core/log.h"
 #include "../core/strv.h"
 #include "../diff/hcheck.h"
-#include "../diff/samples.h"
+#include "../diff/repvalues.h"
 #include "analysis.h"
 
 /* Sessions with fewer values have no change points */

@@ -9,7 +9,7 @@
 
 #include "../core/comparison.h"
 #include "../core/log.h"
-#include "../diff/samples.h"
+#include "../diff/repvalues.h"
 #include "../diff/stats.h"
 #include "record.h"
 

@@ -5,7 +5,7 @@
  * metric, one value per repetition. Built from a run (pg_hrecord_from_run()), written by
  * history/store.h, and what history check tests a new run by.
  *
- * The values are what perfgate compare tests per repetition (diff/samples.h): a function's
+ * The values are what perfgate compare tests per repetition (diff/repvalues.h): a function's
  * mean time per call of the metric in each repetition in which it was called, compensated for
  * probe overhead with the run's own calibration, its slowest calls left out for a leaf; its
  * calls per repetition; the program's wall time per repetition and, for runs recorded with

@@ -16,7 +16,7 @@
 
 #include "../core/log.h"
 #include "../core/strbuf.h"
-#include "../diff/probes.h"
+#include "../diff/probeframes.h"
 #include "flamegraph.h"
 #include "fmt.h"
 #include "xmlw.h"

@@ -13,7 +13,7 @@
  *
  * A plain flame graph colours frames by name (warm hues for user code, orange for kernel
  * frames "[k]", grey for unresolved addresses, violet for perfgate's own probe cost,
- * "[perfgate probes]": diff/probes.h). A differential one (struct pg_flame.diff)
+ * "[perfgate probes]": diff/probeframes.h). A differential one (struct pg_flame.diff)
  * colours by change: red grew, blue shrank, grey neutral, a dashed purple outline for frames
  * only in NEW; a legend states the direction and both sides' samples (in all and per
  * repetition), and each tooltip gives both sides' counts and shares and the change (see

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff/samples.h - what pg_compare() tests, taken out of the two runs: functions matched
+ * diff/repvalues.h - what pg_compare() tests, taken out of the two runs: functions matched
  * across the runs by key, and one side's per-repetition sample of one function (its mean time
  * per call of the chosen metric, compensated for probe overhead). Pure computation: no I/O, no
  * logging. diff/compare.c tests the samples and decides the verdicts (method: compare.h and
@@ -36,8 +36,8 @@
  *	}
  *	pg_sample_release(&sb);
  */
-#ifndef PG_DIFF_SAMPLES_H
-#define PG_DIFF_SAMPLES_H
+#ifndef PG_DIFF_REPVALUES_H
+#define PG_DIFF_REPVALUES_H
 
 #include <stdbool.h>
 #include <stddef.h>

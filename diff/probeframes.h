@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * diff/probes.h - perfgate's own cost in sampled stacks, folded into one frame. Pure
+ * diff/probeframes.h - perfgate's own cost in sampled stacks, folded into one frame. Pure
  * computation: no I/O, no logging.
  *
  * A sample taken while the kernel handles one of perfgate's uprobes or uretprobes, or runs one
@@ -34,8 +34,8 @@
  *	if (!keep_probe_frames && pg_run_fold_probes(&run))
  *		... -ENOMEM or -EOVERFLOW ...
  */
-#ifndef PG_PROBES_H
-#define PG_PROBES_H
+#ifndef PG_DIFF_PROBEFRAMES_H
+#define PG_DIFF_PROBEFRAMES_H
 
 #include <stdbool.h>
 #include <stddef.h>

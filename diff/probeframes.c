@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * diff/probes.c - folding perfgate's own frames in sampled stacks (see probes.h): which
+ * diff/probeframes.c - folding perfgate's own frames in sampled stacks (see probeframes.h): which
  * frames are probe cost, where a stack's probe cost starts, and folding a whole run.
  */
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes.h"
+#include "probeframes.h"
 
 #define KSUFFIX " [k]"
 #define KSUFFIX_LEN (sizeof(KSUFFIX) - 1)

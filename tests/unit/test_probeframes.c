@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests of diff/probes.c: which stacks hold perfgate's own frames, where they are folded,
+/* Unit tests of diff/probeframes.c: which stacks hold perfgate's own frames, where they are folded,
  * and folding a run's repetitions (merged, still sorted). */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,7 +14,7 @@
 
 #include "../../formats/folded.h"
 #include "../../core/run.h"
-#include "../../diff/probes.h"
+#include "../../diff/probeframes.h"
 #include "fixtures.h"
 
 static void fold_is(const char *in, const char *want)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * diff/samples.c - functions matched across two runs and their per-repetition samples
- * (samples.h).
+ * diff/repvalues.c - functions matched across two runs and their per-repetition samples
+ * (repvalues.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cpusplit.h"
-#include "samples.h"
+#include "repvalues.h"
 
 static int cmp_key(const void *pa, const void *pb)
 {
