@@ -293,6 +293,8 @@ def callers_of(run_path, changed):
 
 
 def classify(fn, changed_file, changed_names, callers):
+    if fn.get("origin") == "program" or fn["display"].startswith("the program"):
+        return "program"	# the whole program's CPU or wall time: not a function
     src = fn.get("file") or ""
     if src.endswith(changed_file) or fn["name"] in changed_names:
         return "changed"
@@ -388,6 +390,12 @@ def measure(names=None):
 TARGET_RATIO = 1.15	# traced / untraced repetition time at the default budget: the realworld target
 
 
+def cls_of(f):
+    """A flagged entry's class; the whole program's entries of runs measured before they had
+    a class of their own are "program" too."""
+    return "program" if f["function"].startswith("the program") else f["class"]
+
+
 def render_lines(res):
     """The section's text (for bench/render.py, below its title and stamp): a table, what each
     program's change and A/A pairs flagged, and each target met or missed, from @res alone."""
@@ -402,21 +410,22 @@ def render_lines(res):
              "The change is gated in several sessions; it is found when every one flags it.",
              "",
              "| program | flow | untraced | traced (median rep) | ratio | A/A false alarms | "
-             "change found | change: flagged (changed / caller / untouched) | "
+             "change found | change: flagged (changed / caller / untouched; + the program) | "
              "gate wall time (change) | measured |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for p in res["programs"]:
         fa = sum(1 for a in p["aa"] if a["exit"] == 1)
         ch = p["changes"]
-        cls = [f["class"] for c in ch for f in c["flagged"]]
+        cls = [cls_of(f) for c in ch for f in c["flagged"]]
         found = sum(1 for c in ch if c["flagged"])
         ratio = p["ratio"]
         m = p.get("machine") or res["machine"]
-        lines.append("| %s | %s | %.3f s | %.3f s | %.2fx | %d / %d | %d / %d | %d (%d / %d / %d) "
-                     "| %.1f s | %s, %s |"
+        lines.append("| %s | %s | %.3f s | %.3f s | %.2fx | %d / %d | %d / %d | %d (%d / %d / %d; "
+                     "+%d) | %.1f s | %s, %s |"
                      % (p["name"], p["flow"], p["untraced_s"], p["traced_s"],
-                        ratio, fa, len(p["aa"]), found, len(ch), len(cls),
+                        ratio, fa, len(p["aa"]), found, len(ch), len(cls) - cls.count("program"),
                         cls.count("changed"), cls.count("caller"), cls.count("untouched"),
+                        cls.count("program"),
                         statistics.median(c["wall"] for c in ch), m["date"], m["commit"]))
     lines.append("")
     for p in res["programs"]:
@@ -424,7 +433,7 @@ def render_lines(res):
         ratio = p["ratio"]
         fa = sum(1 for a in p["aa"] if a["exit"] == 1)
         ch = p["changes"]
-        cls = [f["class"] for c in ch for f in c["flagged"]]
+        cls = [cls_of(f) for c in ch for f in c["flagged"]]
         sel = p.get("selections")
         if sel:
             lines.append("- **%s**: the default selection was the same in %d of %d recordings "
@@ -439,7 +448,7 @@ def render_lines(res):
                      % (p["name"], p["flow"], p["change"], p["reps"],
                         "; ".join("session %d: %s" % (
                             i + 1, ", ".join("`%s` %+.1f%% (%s)" % (
-                                f["function"], 100 * f["change"], f["class"])
+                                f["function"], 100 * f["change"], cls_of(f))
                                 for f in c["flagged"]) or "nothing")
                             for i, c in enumerate(ch)),
                         ", ".join("`%s`" % a for a in alarms) or "nothing",
