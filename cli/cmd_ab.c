@@ -21,7 +21,7 @@
 #include "../runner/resolve.h"
 #include "cli.h"
 
-/* pairs a further block records when the comparison is undecided */
+/* the pairs a session records at most (--max-reps), when -r is not more */
 #define AB_DEFAULT_MAX_REPS 20
 
 static const char ab_usage[] =
@@ -37,9 +37,10 @@ static const char ab_usage[] =
 	"  -o, --output DIR         write DIR/base.json, DIR/new.json and DIR/compare.json\n"
 	"                           (DIR is created if missing; stale ones are removed first)\n"
 	"  -r, --repetitions N      pairs in the first block (default 10)\n"
-	"      --max-reps M         while some function is undecided, record blocks of 5 more\n"
-	"                           pairs up to M pairs, a sequential look after each (default\n"
-	"                           20; M = N: one look)\n"
+	"      --max-reps M         while something is undecided (a function, sampled or\n"
+	"                           exact, a benchmark, the whole program), record blocks of\n"
+	"                           5 more pairs up to M pairs, a sequential look after each\n"
+	"                           (default 20; M = N: one look)\n"
 	"      --seed N             the running order's random seed (default: a random one)\n"
 	"  record options           -f, -x, --all-functions, --max-funcs, --budget,\n"
 	"                           --functions-of, --allow-failure, --timeout, --user,\n"
