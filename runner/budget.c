@@ -521,6 +521,9 @@ int pg_budget_sample(const struct pg_record_opts *o, struct pg_discovery *d, str
 
 	if (!seen)
 		return -ENOMEM;
+	if (!d->done && !o->sample_hz && !o->quiet)
+		pg_info("--budget: no sampled first pass (--no-sample): the pilot traces all %zu "
+			"selected functions", before);
 	if (!d->done)
 		goto out_ok;
 	*wall_ns = d->wall_ns;

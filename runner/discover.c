@@ -57,7 +57,9 @@ bool pg_discovery_needed(const struct pg_record_opts *o, const char *argv0)
 	char *exe;
 	bool elf;
 
-	if (o->budget_pct > 0 || o->functions_of || names_binary(o->filters, o->nfilters) ||
+	/* the budget weighs by the pass, unless --no-sample said no sampling at all */
+	if ((o->budget_pct > 0 && o->sample_hz) || o->functions_of ||
+	    names_binary(o->filters, o->nfilters) ||
 	    names_binary(o->excludes, o->nexcludes))
 		return true;
 	exe = pg_find_command(argv0);

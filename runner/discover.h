@@ -51,9 +51,9 @@ struct pg_discovery {
 bool pg_is_elf(const char *path);
 
 /*
- * Whether a recording as @o asks needs the pass before choosing: a default selection (the
- * budget weighs by it), a command that is not an ELF executable (a script, `env`), a -f/-x
- * that names a binary, or --functions-of.
+ * Whether a recording as @o asks needs the pass before choosing: a budget (which weighs by
+ * it; not with --no-sample), a command that is not an ELF executable (a script, `env`), a
+ * -f/-x that names a binary, or --functions-of.
  */
 bool pg_discovery_needed(const struct pg_record_opts *o, const char *argv0);
 

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 # again, so it reaches phase two: both go, and the repetitions run about as fast as untraced.
 expect_exit 0 "$PERFGATE" record -o "$TMP/phases.json" -r 3 -- ./phases
 has "--budget 5%"
-has "--budget: the pilot detached [0-9]* functions"
+has "--budget: the pilot detached [0-9]* functions\?"
 has "--budget 5% (the default without -f; --all-functions traces them all): tracing [0-9]* of the [0-9]*"
 pgtest names "$TMP/phases.json" >"$TMP/names"
 check "tick dropped" not grep -qx tick "$TMP/names"

@@ -175,7 +175,7 @@ check_eq "--budget 1000: every function" 5 "$(pgtest names "$TMP/all.json" | wc 
 # a longer run: the sampled first pass (~150 ms, no probes) keeps only the functions seen on
 # its stacks for the pilot. never_called cannot be on one; hot holds nearly all the time
 "$PERFGATE" record -o "$TMP/sampled.json" -r 1 --budget 5 -- ./budget 2>"$TMP/err"
-grep -q -- "--budget: a sampled first pass ([0-9]* samples[^)]*) saw [2-4] of the 5 selected" \
+grep -q -- "--budget: a sampled first pass ([0-9]* samples[^)]*) saw [2-4] of the [2-5] selected" \
 	"$TMP/err" || fail "no sampled first pass: $(cat "$TMP/err")"
 pgtest names "$TMP/sampled.json" >"$TMP/names"
 check "sampled first pass: not never_called" not grep -qx never_called "$TMP/names"
@@ -187,7 +187,7 @@ python3 "$TMP/hist_check.py" "$TMP/sampled.json"
 # probes cost more than the budget of the whole run, starts again, and runs to its end: late,
 # which a pilot stopped at 10x the sampled run never reached, is reached, costed and stays
 "$PERFGATE" record -o "$TMP/cut.json" -r 1 --budget 5 -- ./budget 2000000 2>"$TMP/err"
-grep -q -- "--budget: the pilot detached [0-9]* functions .*(.*tiny" "$TMP/err" ||
+grep -q -- "--budget: the pilot detached [0-9]* functions\? .*(.*tiny" "$TMP/err" ||
 	fail "the pilot did not detach tiny as it ran: $(cat "$TMP/err")"
 check "the pilot ran to its end" not grep -q -- "--budget: the pilot ran past" "$TMP/err"
 grep -q -- "--budget 5%: .* without the [0-9]* functions\? left out" "$TMP/err" &&
@@ -232,7 +232,7 @@ json.dump(run, open(sys.argv[2], "w"))
 PY
 "$PERFGATE" record -o "$TMP/of_gone.json" -r 1 --functions-of "$TMP/gone.json" -- ./nested \
 	2>"$TMP/err" || fail "--functions-of with a removed function: $(cat "$TMP/err")"
-grep -q -- "some of its functions are not in the binaries now (removed_since)" "$TMP/err" &&
+grep -q -- "some of its functions are not in .*binaries (removed_since)" "$TMP/err" &&
 	grep -q "tracing [0-9] functions (1 of its [0-9] not found)" "$TMP/err" ||
 	fail "no warning of the removed function: $(cat "$TMP/err")"
 "$PERFGATE" merge -o "$TMP/merged.json" "$TMP/budget.json" "$TMP/of.json" 2>"$TMP/err" ||
@@ -257,6 +257,6 @@ rc=0
 "$PERFGATE" record -o "$TMP/to.json" -r 1 --timeout 0.05 --budget 5 -- ./budget 2>"$TMP/err" ||
 	rc=$?
 check_eq "--timeout in the sampled first pass: exit $rc" 2 "$rc"
-grep -q -- "the --budget sampled first pass ran past --timeout 0.05 s" "$TMP/err" ||
+grep -q -- "the sampled first pass ran past --timeout 0.05 s" "$TMP/err" ||
 	fail "no timeout message: $(cat "$TMP/err")"
 check "a run file was written after the timeout" test ! -e "$TMP/to.json"
