@@ -37,6 +37,7 @@ bool pg_is_elf(const char *path)
 	return elf;
 }
 
+/* Does a [BINARY:]GLOB of @specs name a library by its name (not a path: that names a file)? */
 static bool names_binary(char *const *specs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -46,8 +47,10 @@ static bool names_binary(char *const *specs, size_t n)
 			if (c[0] == ':' && c[1] == ':')
 				c++;
 			else if (c[0] == ':')
-				return true;
+				break;
 		}
+		if (*c == ':' && !memchr(specs[i], '/', (size_t)(c - specs[i])))
+			return true;
 	}
 	return false;
 }

@@ -53,7 +53,7 @@ bool pg_is_elf(const char *path);
 /*
  * Whether a recording as @o asks needs the pass before choosing: a budget (which weighs by
  * it; not with --no-sample), a command that is not an ELF executable (a script, `env`), a
- * -f/-x that names a binary, or --functions-of.
+ * -f/-x that names a library by its name (a path names its file), or --functions-of.
  */
 bool pg_discovery_needed(const struct pg_record_opts *o, const char *argv0);
 

@@ -31,11 +31,12 @@ for cmd in "env LD_LIBRARY_PATH=$TMP/b ./uses_lib" "LD_LIBRARY_PATH=$TMP/b ./use
 		"$(pgtest get "$TMP/lib.json" meta.command.0)"
 done
 
-# a copy the processes do not load: refused before any repetition, naming both files (the
-# program runs long enough for the sampled first pass to see what it maps)
+# a copy the processes do not load: refused at the first repetition, naming both files (the
+# program runs long enough for the sampler to see what it maps)
 expect_exit 2 "$PERFGATE" record -q -o "$TMP/other.json" -r 2 -f "$A:pgtest_*" \
 	-- env LD_LIBRARY_PATH="$TMP/b" ./uses_lib_spin 20000000
-has "$A is not the file the benchmark's processes load: they map $B"
+# (a path names its file: the first repetition finds the processes loaded the other copy)
+has "the first repetition never loaded $A, which is traced: its processes loaded $B"
 check "no run file for a copy never loaded" test ! -e "$TMP/other.json"
 
 # a recording in which no traced function is ever called measures nothing: exit 2

@@ -50,7 +50,7 @@ check "--user root still warns" not grep -q -- "runs as root" "$TMP/stderr"
 
 # the environment, stdin and stdout are the benchmark's own
 echo "from stdin" | PG_TEST_VAR=kept "$P" record -q --no-sample -o "$TMP/d.json" -r 1 \
-	--user nobody -f ./calls:count_a -- sh -c 'echo "$PG_TEST_VAR"; cat; pwd' >"$TMP/out"
+	--user nobody -f ./calls:count_a -- sh -c 'echo "$PG_TEST_VAR"; cat; pwd; ./calls' >"$TMP/out"
 printf 'kept\nfrom stdin\n%s\n' "$PWD" >"$TMP/expected"
 expect_same "$TMP/expected" "$TMP/out"
 
@@ -59,17 +59,17 @@ expect_same "$TMP/expected" "$TMP/out"
 # accept
 asan=ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 env "$asan" LD_PRELOAD=libm.so.6 "$P" record -q --no-sample -o "$TMP/e.json" -r 1 --user nobody \
-	--exception-fix -f ./calls:count_a -- sh -c 'echo "$LD_PRELOAD"' >"$TMP/out"
+	--exception-fix -f ./calls:count_a -- sh -c 'echo "$LD_PRELOAD"; ./calls' >"$TMP/out"
 echo "$(dirname "$PROGS")/libperfgate-preload.so:libm.so.6" >"$TMP/expected"
 expect_same "$TMP/expected" "$TMP/out"
 # tracing only C, the fix is off: the environment is the caller's
 env "$asan" LD_PRELOAD=libm.so.6 "$P" record -q --no-sample -o "$TMP/e.json" -r 1 --user nobody \
-	-f ./calls:count_a -- sh -c 'echo "$LD_PRELOAD $PERFGATE_RETS_FD"' >"$TMP/out"
+	-f ./calls:count_a -- sh -c 'echo "$LD_PRELOAD $PERFGATE_RETS_FD"; ./calls' >"$TMP/out"
 echo "libm.so.6 " >"$TMP/expected"
 expect_same "$TMP/expected" "$TMP/out"
 env "$asan" LD_PRELOAD=libm.so.6 "$P" record -q --no-sample -o "$TMP/e.json" -r 1 \
 	--no-exception-fix --user nobody -f ./calls:count_a \
-	-- sh -c 'echo "$LD_PRELOAD $PERFGATE_RETS_FD"' >"$TMP/out"
+	-- sh -c 'echo "$LD_PRELOAD $PERFGATE_RETS_FD"; ./calls' >"$TMP/out"
 echo "libm.so.6 " >"$TMP/expected"
 expect_same "$TMP/expected" "$TMP/out"
 
