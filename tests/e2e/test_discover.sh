@@ -32,9 +32,9 @@ for cmd in "env LD_LIBRARY_PATH=$TMP/b ./uses_lib" "LD_LIBRARY_PATH=$TMP/b ./use
 done
 
 # a copy the processes do not load: refused at the first repetition, naming both files (the
-# program runs long enough for the sampler to see what it maps)
-expect_exit 2 "$PERFGATE" record -q -o "$TMP/other.json" -r 2 -f "$A:pgtest_*" \
-	-- env LD_LIBRARY_PATH="$TMP/b" ./uses_lib_spin 20000000
+# program runs long enough, sampled often enough, for the sampler to see what it maps)
+expect_exit 2 "$PERFGATE" record -q -o "$TMP/other.json" -r 2 -F 999 -f "$A:pgtest_*" \
+	-- env LD_LIBRARY_PATH="$TMP/b" ./uses_lib_spin 50000000
 # (a path names its file: the first repetition finds the processes loaded the other copy)
 has "the first repetition never loaded $A, which is traced: its processes loaded $B"
 check "no run file for a copy never loaded" test ! -e "$TMP/other.json"
