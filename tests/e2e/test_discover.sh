@@ -35,8 +35,9 @@ done
 # program runs long enough, sampled often enough, for the sampler to see what it maps)
 expect_exit 2 "$PERFGATE" record -q -o "$TMP/other.json" -r 2 -F 999 -f "$A:pgtest_*" \
 	-- env LD_LIBRARY_PATH="$TMP/b" ./uses_lib_spin 50000000
-# (a path names its file: the first repetition finds the processes loaded the other copy)
-has "the first repetition never loaded $A, which is traced: its processes loaded $B"
+# (a path names its file: the first repetition finds the processes loaded the other copy when
+# the sampler saw the process's maps in time; else that nothing traced was called)
+has "\(the first repetition never loaded $A, which is traced: its processes loaded $B\|no traced function was called in the first repetition\)"
 check "no run file for a copy never loaded" test ! -e "$TMP/other.json"
 
 # a recording in which no traced function is ever called measures nothing: exit 2
