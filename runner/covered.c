@@ -40,11 +40,10 @@ void pg_covered_release(struct pg_covered *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static const struct pg_covered *sort_by;
-
-static int cmp_leaf_desc(const void *a, const void *b)
+static int cmp_leaf_desc(const void *a, const void *b, void *arg)
 {
-	uint64_t x = sort_by->leaf[*(const uint32_t *)a], y = sort_by->leaf[*(const uint32_t *)b];
+	const uint64_t *leaf = arg;
+	uint64_t x = leaf[*(const uint32_t *)a], y = leaf[*(const uint32_t *)b];
 
 	return (x < y) - (x > y);
 }
@@ -79,8 +78,7 @@ void pg_covered_say(const struct pg_covered *c, const struct pg_run *run, const 
 		for (uint32_t i = 0; i < c->nfuncs; i++)
 			if (!keep[i] && c->leaf[i])
 				order[n++] = i;
-		sort_by = c;
-		qsort(order, n, sizeof(*order), cmp_leaf_desc);
+		qsort_r(order, n, sizeof(*order), cmp_leaf_desc, c->leaf);
 		for (size_t k = 0; k < n && k < PG_COVERED_NAMES; k++)
 			say_name(100 * (double)c->leaf[order[k]] / all, run->funcs[order[k]].display,
 				 PG_COVERED_NAME_MAX);

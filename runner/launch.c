@@ -225,9 +225,7 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);	/* cleared by setuid: set after */
 			envp = pg_gb_launch_child(&l->gb, envp);
 			environ = envp;
-			for (size_t i = 0; i < l->nassign; i++)
-				if (strchr(l->assign[i], '='))
-					putenv(l->assign[i]);
+			pg_command_putenv(l->assign, l->nassign);
 			execvp(argv[0], argv);
 			msg[0] = CHILD_EXEC_FAILED;
 			msg[1] = errno;

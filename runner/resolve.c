@@ -112,6 +112,13 @@ size_t pg_command_env(char *const *argv, size_t *nassign)
 	return first;
 }
 
+void pg_command_putenv(char *const *assign, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strchr(assign[i], '='))
+			putenv(assign[i]);
+}
+
 const char *pg_command_program(char *const *argv)
 {
 	size_t nassign, prog = pg_command_env(argv, &nassign);
@@ -166,9 +173,7 @@ char *pg_capture(char *const argv[])
 			dup2(devnull, 0);
 			dup2(devnull, 2);
 		}
-		for (size_t i = 0; i < cmd_nassign; i++)
-			if (strchr(cmd_assign[i], '='))
-				putenv(cmd_assign[i]);
+		pg_command_putenv(cmd_assign, cmd_nassign);
 		execv(argv[0], argv);
 		_exit(127);
 	}

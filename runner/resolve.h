@@ -24,6 +24,13 @@ char *pg_find_command(const char *argv0);
  */
 size_t pg_command_env(char *const *argv, size_t *nassign);
 
+/*
+ * Put the NAME=value words of @assign[0..n) (a command's words before its program: "env" is
+ * passed over) into this process's environment, as the shell would for the program: in a
+ * forked child, before it execs. The strings are borrowed by the environment.
+ */
+void pg_command_putenv(char *const *assign, size_t n);
+
 /* The program word of @argv (pg_command_env()): "" for a command of assignments only. */
 const char *pg_command_program(char *const *argv);
 
