@@ -125,13 +125,14 @@ print("leaf_hash:", lh["verdict"], lh["reason"])
 PY
 
 # record, record, compare: the same benchmark named. Two recordings one after the other
-# carry the shared machine's drift of the moment (README, "Interleaved A/B"): judged here
-# with a min effect of 8%, which the 20% change clears and the drift does not
+# carry the shared machine's drift of the moment (README, "Interleaved A/B"; 12% on one
+# benchmark has been seen): judged here with a min effect of 20%, which a 60% change clears
+# and the drift does not
 expect_exit 0 "$PERFGATE" record -o "$TMP/base.json" -r 7 --no-sample -f leaf_mix ./gbench
 expect_exit 0 "$PERFGATE" record -o "$TMP/new.json" -r 7 --no-sample --functions-of \
-	"$TMP/base.json" ./gbench --pg-slow=20
+	"$TMP/base.json" ./gbench --pg-slow=60
 expect_exit 1 "$PERFGATE" compare "$TMP/base.json" "$TMP/new.json" --json "$TMP/rr.json" \
-	--min-effect 8
+	--min-effect 20
 cat "$TMP/stdout"
 check_contains "record/compare: REGRESSION names BM_hash" "$TMP/stdout" 'REGRESSION in .*BM_hash'
 python3 - "$TMP/rr.json" <<'PY'
@@ -143,5 +144,6 @@ PY
 # a benchmark one run lacks is added or removed, never a failure
 expect_exit 0 "$PERFGATE" record -o "$TMP/two.json" -r 7 --no-sample --functions-of \
 	"$TMP/base.json" ./gbench --benchmark_filter='BM_mix|BM_sum'
-expect_exit 0 "$PERFGATE" compare "$TMP/base.json" "$TMP/two.json" --json "$TMP/two-cmp.json"
+expect_exit 0 "$PERFGATE" compare "$TMP/base.json" "$TMP/two.json" --json "$TMP/two-cmp.json" \
+	--min-effect 20
 check_eq "a benchmark filtered out: removed" removed "$(bench_verdict "$TMP/two-cmp.json" BM_hash)"

@@ -55,7 +55,7 @@ check_contains "leaf: the flame graph gives hot_leaf's sampled verdict" "$TMP/le
 # ---- the whole program alone: no samples, the traced function unchanged ----
 R=(-q -r 8 --no-sample -f setup)
 "$PERFGATE" record "${R[@]}" -o "$TMP/pb.json" -- ./hotleaf
-"$PERFGATE" record "${R[@]}" -o "$TMP/pn.json" -- ./hotleaf 30
+"$PERFGATE" record "${R[@]}" -o "$TMP/pn.json" -- ./hotleaf 100
 expect_exit 1 "$PERFGATE" compare "$TMP/pb.json" "$TMP/pn.json" --json "$TMP/prog.json"
 cat "$TMP/stdout"
 check_contains "program: fails on the whole program" "$TMP/stdout" \
