@@ -61,6 +61,7 @@ void pg_run_release(struct pg_run *run)
 	free(m->cpu_model);
 	free(m->git_commit);
 	free(m->cwd);
+	free(m->program);
 	free(m->functions_of);
 	free(m->ab_session);
 	pg_strv_free(m->filters, m->nfilters);

@@ -200,6 +200,13 @@ struct pg_meta {
 	char *cpu_model;
 	char *git_commit;	/* HEAD of the working directory's repository, or NULL */
 	char *cwd;
+	/*
+	 * The ELF executable the benchmark's processes ran as their program (absolute path): the
+	 * command's own file, or the one a wrapper script or env ran; NULL when unknown (older
+	 * files). compare pairs the
+	 * functions of two runs' programs when their base names differ (pg_fkeys_fill()).
+	 */
+	char *program;
 	/* options the run was recorded with */
 	uint32_t repetitions;
 	size_t nfilters;

@@ -27,15 +27,36 @@ static int cmp_key(const void *pa, const void *pb)
 	return d;
 }
 
+/*
+ * NEW's program's functions pair with BASE's program's when the two have different base names
+ * (perfgate ab ./tool-old ./tool-new): the name NEW's program's functions are keyed by, or
+ * NULL when they keep their own.
+ */
+static const char *program_alias(const struct pg_run *base, const struct pg_run *new)
+{
+	const char *b = base->meta.program, *n = new->meta.program;
+
+	if (!b || !n || !strcmp(pg_basename(b), pg_basename(n)))
+		return NULL;
+	/* NEW has another file of that name: two of its files would share one key */
+	for (size_t i = 0; i < new->nfuncs; i++)
+		if (!strcmp(pg_basename(new->funcs[i].binary), pg_basename(b)))
+			return NULL;
+	return pg_basename(b);
+}
+
 void pg_fkeys_fill(struct pg_fkey *keys, const struct pg_run *base, const struct pg_run *new)
 {
 	size_t nkeys = base->nfuncs + new->nfuncs;
+	const char *alias = program_alias(base, new);
 
 	for (size_t i = 0; i < nkeys; i++) {
 		const struct pg_run *run = i < base->nfuncs ? base : new;
 		const struct pg_func *fn = &run->funcs[i < base->nfuncs ? i : i - base->nfuncs];
 
 		keys[i].binary = pg_basename(fn->binary);
+		if (alias && run == new && !strcmp(keys[i].binary, pg_basename(new->meta.program)))
+			keys[i].binary = alias;
 		keys[i].name = fn->name;
 		keys[i].scope = fn->scope ? fn->scope : "";
 		keys[i].display = fn->display ? fn->display : fn->name;

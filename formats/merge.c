@@ -38,7 +38,7 @@ static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t re
 	/* scalar options come along; every string is copied below */
 	*dst = *src;
 	dst->perfgate_version = dst->start_time = dst->host = dst->kernel = NULL;
-	dst->cpu_model = dst->git_commit = dst->cwd = dst->functions_of = NULL;
+	dst->cpu_model = dst->git_commit = dst->cwd = dst->functions_of = dst->program = NULL;
 	/* a merged run is an ordinary one: its repetitions are no longer one side's pairs */
 	dst->ab_session = NULL;
 	dst->ab_side = PG_AB_NONE;
@@ -52,6 +52,7 @@ static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t re
 	err = err ?: dup_str(&dst->cpu_model, src->cpu_model);
 	err = err ?: dup_str(&dst->git_commit, src->git_commit);
 	err = err ?: dup_str(&dst->cwd, src->cwd);
+	err = err ?: dup_str(&dst->program, src->program);
 	err = err ?: dup_str(&dst->functions_of, src->functions_of);
 	err = err ?: pg_strv_dup(&dst->argv, &dst->argc, src->argv, src->argc);
 	err = err ?: pg_strv_dup(&dst->filters, &dst->nfilters, src->filters, src->nfilters);

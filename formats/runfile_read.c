@@ -58,6 +58,8 @@ static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg
 	err = err ?: pg_jr_dup_str(rd, meta, "meta", "cpu_model", true, &m->cpu_model);
 	err = err ?: pg_jr_dup_str(rd, meta, "meta", "git_commit", true, &m->git_commit);
 	err = err ?: pg_jr_dup_str(rd, meta, "meta", "cwd", true, &m->cwd);
+	if (!err && json_object_object_get_ex(meta, "program", &v))
+		err = pg_jr_dup_str(rd, meta, "meta", "program", true, &m->program);
 	err = err ?: pg_jr_member(rd, meta, "meta", "options", json_type_object, false, &opts);
 	err = err ?: pg_jr_get_u64(rd, opts, "meta.options", "repetitions", UINT32_MAX, &reps);
 	err = err ?: pg_jr_dup_strv(rd, opts, "meta.options", "functions", PG_JR_REQUIRED,

@@ -59,7 +59,8 @@ static struct json_object *new_meta(const struct pg_meta *m)
 		json_object_put(opts);
 		return NULL;
 	}
-	if ((m->sample_hz && pg_json_put_u64(opts, "sample_hz", m->sample_hz)) ||
+	if ((m->program && pg_json_put_str(meta, "program", m->program)) ||
+	    (m->sample_hz && pg_json_put_u64(opts, "sample_hz", m->sample_hz)) ||
 	    (m->budget_pct > 0 &&
 	     pg_json_put(opts, "budget_pct", json_object_new_double(m->budget_pct))) ||
 	    (m->functions_of && pg_json_put_str(opts, "functions_of", m->functions_of)) ||

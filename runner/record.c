@@ -19,6 +19,7 @@
 #include "budget.h"
 #include "calibrate.h"
 #include "coverage.h"
+#include "discover.h"
 #include "launch.h"
 #include "maps.h"
 #include "meta.h"
@@ -41,6 +42,8 @@ int pg_recording_select(const struct pg_record_opts *o, const char *argv0,
 	int err;
 
 	err = pg_selection_init(&sel, argv0, disc && disc->done ? disc : NULL);
+	if (!err && !run->meta.program && pg_is_elf(sel.exe))	/* compare pairs by it */
+		err = (run->meta.program = strdup(sel.exe)) ? 0 : -ENOMEM;
 	err = err ?: pg_select(&sel, o);
 	err = err ?: pg_selection_build(&sel, run, site);
 	pg_selection_release(&sel);

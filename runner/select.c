@@ -467,16 +467,23 @@ static long choose_named(struct pg_bin *b, char **keys, size_t n, bool *found)
 }
 
 /*
- * The binary recorded as @recorded, today: by its base name as -f BIN: finds it (the
- * executable, a library of it), else the recorded path when it still exists. NULL: neither.
+ * The binary recorded as @recorded in @src, today: @src's program is this command's program
+ * whatever its name (perfgate ab ./tool-old ./tool-new); another by its base name as -f BIN:
+ * finds it (the executable, a library of it), else the recorded path when it still exists.
+ * NULL: neither.
  */
-static char *functions_of_binary(const struct pg_selection *sel, const char *recorded)
+static char *functions_of_binary(const struct pg_selection *sel, const struct pg_run *src,
+				 const char *recorded)
 {
-	const struct pg_object *o = sel->disc ?
-		pg_objects_by_name(&sel->disc->objs, pg_basename(recorded)) : NULL;
-	char *path = o ? strdup(o->path) :
-		pg_find_binary(pg_basename(recorded), sel->exe, sel->exe_interp);
+	const struct pg_object *o;
+	char *path;
 
+	if (src->meta.program && !strcmp(pg_basename(src->meta.program), pg_basename(recorded)) &&
+	    pg_is_elf(sel->exe))
+		return strdup(sel->exe);
+	o = sel->disc ? pg_objects_by_name(&sel->disc->objs, pg_basename(recorded)) : NULL;
+	path = o ? strdup(o->path) : pg_find_binary(pg_basename(recorded), sel->exe,
+						     sel->exe_interp);
 	return path ?: realpath(recorded, NULL);
 }
 
@@ -522,7 +529,7 @@ static int apply_functions_of(struct pg_selection *sel, const struct pg_record_o
 		}
 		qsort(names, n, sizeof(*names), cmp_str_ptr);
 		n = unique_strs(names, n);
-		path = functions_of_binary(sel, first->binary);
+		path = functions_of_binary(sel, src, first->binary);
 		if (path)
 			b = pg_selection_bin(sel, path);
 		free(path);

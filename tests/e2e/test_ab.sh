@@ -2,7 +2,7 @@
 # session passes (exit 0); one leaf made 20% slower (knob's first argument) fails (exit 1)
 # naming that leaf only; the two files carry the session, their sides, every pair index on
 # both sides and seq a permutation of the running order; two copies of the binary in two
-# build directories pair up; a side that fails stops the session (exit 2, the side named, no
+# build directories pair up, and so do two executables of different names; a side that fails stops the session (exit 2, the side named, no
 # files); SIGINT leaves no run file; bad arguments are refused before anything runs.
 source "$(dirname "$0")/lib.sh"
 F=(-f leaf_hash -f leaf_mix -f checksum -f main)
@@ -97,6 +97,33 @@ assert {f["binary"] for f in new["functions"]} == {sys.argv[3] + "/build-b/knob"
 for run in (base, new):
     assert pgtest.calls(run, "leaf_hash") == 3000, pgtest.calls(run, "leaf_hash")
     assert pgtest.calls(run, "main") == 10
+PY
+
+# two executables of different names (knob-old, knob-new) are each side's program: their
+# functions pair up, in ab and in a compare of two recordings
+cp knob "$TMP/build-a/knob-old"
+cp knob "$TMP/build-b/knob-new"
+expect_exit 1 "$PERFGATE" ab -o "$TMP/names" -r 10 --max-reps 10 "${F[@]}" \
+	"$TMP/build-a/knob-old" "$TMP/build-b/knob-new 20"
+cat "$TMP/stdout"
+check_contains "two names: leaf_hash regressed" "$TMP/stdout" 'leaf_hash.*REGRESSION'
+python3 - "$TMP/names/compare.json" "$TMP/names/new.json" "$TMP" <<'PY'
+import sys, pgtest
+r, new = pgtest.load(sys.argv[1]), pgtest.load(sys.argv[2])
+assert new["meta"]["program"] == sys.argv[3] + "/build-b/knob-new", new["meta"].get("program")
+assert {f["binary"] for f in new["functions"]} == {sys.argv[3] + "/build-b/knob-new"}
+v = {f["name"]: f["verdict"] for f in r["functions"] if f.get("origin") == "exact"}
+assert not [n for n, x in v.items() if x in ("added", "removed")], v
+assert v["leaf_hash"] == "regression" and "main" in v, v
+PY
+"$PERFGATE" record -q -r 5 "${F[@]}" -o "$TMP/old.json" -- "$TMP/build-a/knob-old"
+"$PERFGATE" record -q -r 5 "${F[@]}" -o "$TMP/new.json" -- "$TMP/build-b/knob-new"
+"$PERFGATE" compare "$TMP/old.json" "$TMP/new.json" --json "$TMP/names.json" >/dev/null || true
+python3 - "$TMP/names.json" <<'PY'
+import sys, pgtest
+v = {f["name"]: f["verdict"] for f in pgtest.load(sys.argv[1])["functions"]
+     if f.get("origin") == "exact"}
+assert "main" in v and not [n for n, x in v.items() if x in ("added", "removed")], v
 PY
 
 # a failing side stops the session: exit 2, one message naming it, no files
