@@ -112,7 +112,7 @@ static double watch_read(struct pg_budget_watch *w, uint64_t *calls)
 
 		if (w->live[i]) {
 			pg_maps_read_fstat(fd, i, w->ncpu, w->v, &s);
-			w->cost[i] = pg_fstat_probe_cost(&w->run->calib, &w->run->funcs[i], &s);
+			w->cost[i] = pg_budget_call_cost(&w->run->calib, &w->run->funcs[i], &s);
 			w->calls[i] = s.calls;
 		}
 		total += w->cost[i];

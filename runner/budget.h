@@ -4,7 +4,7 @@
  * --all-functions): trace only the functions whose probes fit in PCT% of the benchmark's own
  * time (docs/measurement.md, "Budget"), chosen by running the benchmark before the recorded
  * repetitions (part of step 2 of runner/record.h), and kept to it while they run (step 3):
- *   a. pg_budget_sample(), after the sampled first pass (runner/discover.h: runs at 999 Hz
+ *   a. pg_budget_sample(), after the sampled first pass (runner/discover.h: runs at 1999 Hz
  *      with no probe); only the selected functions seen on its stacks go on to the pilot (all
  *      of them when the profile is too thin to tell). Its wall time is the benchmark's own
  *      time.

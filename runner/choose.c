@@ -50,6 +50,19 @@ const char *pg_names_more(const struct pg_names *l)
 	return l->len >= sizeof(l->s) - 80 ? "; ..." : "";
 }
 
+double pg_budget_call_cost(const struct pg_calib *c, const struct pg_func *f,
+			   const struct pg_fstat *s)
+{
+	static const double floor_ns[PG_SITE_COUNT] = {
+		[PG_SITE_UNKNOWN] = 500, [PG_SITE_NOP5] = 500, [PG_SITE_EMULATED] = 750,
+		[PG_SITE_SSTEP] = 4000,
+	};
+	double cost = pg_fstat_probe_cost(c, f, s);
+	double floor = (double)s->calls * floor_ns[f->site < PG_SITE_COUNT ? f->site : 0];
+
+	return cost > floor ? cost : floor;
+}
+
 /* The functions of @run none of whose calls returned in @pilot. */
 static void unreached(const struct pg_run *run, const struct pg_rep *pilot,
 		      struct pg_names *gone)
@@ -127,7 +140,7 @@ int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, doubl
 		const struct pg_fstat *s = &pilot->stats[i];
 		struct drop_key *k = &key[s->func];
 
-		k->cost = pg_fstat_probe_cost(&run->calib, &run->funcs[s->func], s);
+		k->cost = pg_budget_call_cost(&run->calib, &run->funcs[s->func], s);
 		k->share = k->cost > 0 ? k->cost / fmax(k->cost, (double)s->total_ns) : 0;
 		k->blocked = fmax(0, (double)s->self_offcpu_ns - (double)s->self_runq_ns);
 		total += k->cost;

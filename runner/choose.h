@@ -20,7 +20,7 @@
 #include "coverage.h"
 
 /* the sampled first pass's rate (runner/discover.h): what one of its samples is worth */
-#define PG_FIRST_PASS_HZ 999
+#define PG_FIRST_PASS_HZ 1999
 
 /*
  * Function names for a message, "a; b; c" (C++ parameter lists hold ", "): a name over
@@ -40,6 +40,17 @@ void pg_names_add(struct pg_names *l, const char *name);
 
 /* ", ..." when pg_names_add() left names out, else "". */
 const char *pg_names_more(const struct pg_names *l);
+
+/*
+ * What @s's calls cost in probes, for the budget's choices: the calibrated cost
+ * (pg_fstat_probe_cost()), but at least a floor a call by site kind, about two thirds of what
+ * an entry and a return probe cost on an idle machine (../shared/MEASURED.md: 0.7 us on a
+ * 5-byte nop, 1.1 us emulated; single-stepped, 6-8 us as calibrated on kernel 6.18). A
+ * calibration the machine disturbed can read 0 for a kind: a function called 250,000 times
+ * would then fit any budget, and be chosen in one recording and not the next.
+ */
+double pg_budget_call_cost(const struct pg_calib *c, const struct pg_func *f,
+			   const struct pg_fstat *s);
 
 /* What pg_budget_choose() decided, and the figures its messages give (ns). */
 struct pg_budget_choice {
@@ -78,7 +89,7 @@ struct pg_budget_choice {
  * Sets keep[] (run->nfuncs entries) and *choice; @cut says that the pilot was stopped early.
  * Returns how many functions are dropped, or -ENOMEM. Logs nothing.
  */
-#define PG_BUDGET_MIN_OWN 0.005
+#define PG_BUDGET_MIN_OWN 0.01
 int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, double budget_pct,
 		     uint64_t sampled_wall_ns, bool cut, const bool *gone,
 		     const struct pg_coverage *cov, double min_share, bool *keep,

@@ -262,6 +262,50 @@ static void take(const struct pg_cov_map *m, const struct occ *o, struct owners 
 	}
 }
 
+/* The owners of every stack's samples when @keep[] is the kept set: the innermost kept frame. */
+static void owners_from(const struct pg_cov_map *m, const struct occ *o, struct owners *w,
+			const bool *keep)
+{
+	memset(w->own, 0, (m->nfuncs + 1) * sizeof(*w->own));
+	for (size_t k = 0; k < m->nstacks; k++) {
+		w->at[k] = SIZE_MAX;
+		w->own[m->nfuncs] += (double)m->count[k];
+	}
+	for (uint32_t f = 0; f < m->nfuncs; f++)
+		if (keep[f])
+			take(m, o, w, f);
+}
+
+/*
+ * A function added early may lose its samples to a callee added after it (jq_compile_args to
+ * builtins_bind, in whichever order their near-equal values put them): drop, one at a time
+ * and least first, the kept functions that own less than @min_own in the end, so that the
+ * choice does not depend on that order. Functions of unknown cost stay.
+ */
+static void prune(const struct pg_cov_map *m, const struct occ *o, struct owners *w,
+		  const double *cost, const double *extra, double ns_per, double min_own,
+		  bool *keep, double *total)
+{
+	for (;;) {
+		uint32_t least = UINT32_MAX;
+		double least_own = min_own;
+
+		owners_from(m, o, w, keep);
+		for (uint32_t f = 0; f < m->nfuncs; f++) {
+			double own = w->own[f] * ns_per + extra[f];
+
+			if (keep[f] && cost[f] > 0 && own < least_own) {
+				least = f;
+				least_own = own;
+			}
+		}
+		if (least == UINT32_MAX)
+			return;
+		keep[least] = false;
+		*total -= cost[least];
+	}
+}
+
 int pg_cov_choose(const struct pg_cov_map *m, const double *cost, const double *extra,
 		  double ns_per, double allowed, double min_own, bool *keep, double *total)
 {
@@ -317,6 +361,8 @@ int pg_cov_choose(const struct pg_cov_map *m, const double *cost, const double *
 		*total += cost[best];
 		take(m, &o, &w, best);
 	}
+	if (min_own > 0)
+		prune(m, &o, &w, cost, extra, ns_per, min_own, keep, total);
 cleanup:
 	free(w.at);
 	free(w.own);
@@ -347,19 +393,31 @@ static char *leaf_frame(char *stack)
 	return leaf;
 }
 
-int pg_coverage_frames(const struct pg_coverage *c, bool leaves, char ***frames, size_t *n)
+/* Sort @frames, free the repeated ones: each once. */
+static void unique_frames(char **frames, size_t *n)
 {
 	size_t w = 0;
 
+	if (*n > 1)
+		qsort(frames, *n, sizeof(*frames), cmp_strp);
+	for (size_t r = 0; r < *n; r++) {
+		if (w && !strcmp(frames[w - 1], frames[r]))
+			free(frames[r]);
+		else
+			frames[w++] = frames[r];
+	}
+	*n = w;
+}
+
+int pg_coverage_frames(const struct pg_coverage *c, char ***frames, size_t *n)
+{
 	*frames = NULL;
 	*n = 0;
 	for (size_t k = 0; k < c->n; k++) {
-		char *stack = strdup(c->stacks[k].folded), *save = NULL, *leaf;
+		char *stack = strdup(c->stacks[k].folded), *save = NULL;
 		int err = stack ? 0 : -ENOMEM;
 
-		if (!err && leaves && (leaf = leaf_frame(stack)))
-			err = pg_strv_push(frames, n, leaf);
-		for (char *fr = err || leaves ? NULL : strtok_r(stack, ";", &save); fr && !err;
+		for (char *fr = err ? NULL : strtok_r(stack, ";", &save); fr && !err;
 		     fr = strtok_r(NULL, ";", &save))
 			err = pg_strv_push(frames, n, fr);
 		free(stack);
@@ -370,16 +428,67 @@ int pg_coverage_frames(const struct pg_coverage *c, bool leaves, char ***frames,
 			return err;
 		}
 	}
-	if (*n > 1)
-		qsort(*frames, *n, sizeof(**frames), cmp_strp);
-	for (size_t r = 0; r < *n; r++) {	/* each once */
-		if (w && !strcmp((*frames)[w - 1], (*frames)[r]))
-			free((*frames)[r]);
-		else
-			(*frames)[w++] = (*frames)[r];
-	}
-	*n = w;
+	unique_frames(*frames, n);
 	return 0;
+}
+
+/* A leaf and the user-mode samples it holds, summed by name in pg_coverage_leaves(). */
+struct leaf_count {
+	char *name;
+	uint64_t count;
+};
+
+static int cmp_leaf(const void *a, const void *b)
+{
+	return strcmp(((const struct leaf_count *)a)->name, ((const struct leaf_count *)b)->name);
+}
+
+int pg_coverage_leaves(const struct pg_coverage *c, double min_share, char ***frames, size_t *n)
+{
+	struct leaf_count *l = calloc(c->n ? c->n : 1, sizeof(*l));
+	size_t nl = 0, w = 0;
+	int err = l ? 0 : -ENOMEM;
+
+	*frames = NULL;
+	*n = 0;
+	for (size_t k = 0; k < c->n && !err; k++) {
+		char *stack, *leaf;
+
+		/* a leaf's own time is user time: a syscall's belongs to the kernel */
+		if (strstr(c->stacks[k].folded, " [k]"))
+			continue;
+		stack = strdup(c->stacks[k].folded);
+		leaf = stack ? leaf_frame(stack) : NULL;
+		if (!stack)
+			err = -ENOMEM;
+		else if (leaf && !(l[nl].name = strdup(leaf)))
+			err = -ENOMEM;
+		else if (leaf)
+			l[nl++].count = c->stacks[k].count;
+		free(stack);
+	}
+	if (nl > 1)
+		qsort(l, nl, sizeof(*l), cmp_leaf);
+	for (size_t r = 0; r < nl; r++) {	/* summed by name */
+		if (w && !strcmp(l[w - 1].name, l[r].name)) {
+			l[w - 1].count += l[r].count;
+			free(l[r].name);
+		} else {
+			l[w++] = l[r];
+		}
+	}
+	for (size_t r = 0; r < w; r++) {
+		if (!err && (double)l[r].count >= min_share * (double)c->samples)
+			err = pg_strv_push(frames, n, l[r].name);
+		free(l[r].name);
+	}
+	free(l);
+	if (err) {
+		pg_strv_free(*frames, *n);
+		*frames = NULL;
+		*n = 0;
+	}
+	return err;
 }
 
 bool pg_frames_have(char *const *frames, size_t n, const char *name)

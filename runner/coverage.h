@@ -52,14 +52,20 @@ struct pg_coverage {
 #define PG_COVERAGE_INIT { 0 }
 
 /*
- * Every frame name of @c's stacks (with @leaves, only each stack's innermost user frame: the
- * functions that hold samples as their own), sorted, each once, into the string vector
- * *@frames, *@n (core/strv.h; the caller frees it with pg_strv_free()). 0 or -ENOMEM (nothing
- * allocated).
+ * Every frame name of @c's stacks, sorted, each once, into the string vector *@frames, *@n
+ * (core/strv.h; the caller frees it with pg_strv_free()). 0 or -ENOMEM (nothing allocated).
  */
-int pg_coverage_frames(const struct pg_coverage *c, bool leaves, char ***frames, size_t *n);
+int pg_coverage_frames(const struct pg_coverage *c, char ***frames, size_t *n);
 
-/* Is @name among @frames (pg_coverage_frames())? */
+/*
+ * The same of the functions that hold at least @min_share of @c's samples as their own user
+ * time: the innermost user frame of stacks sampled in user mode (not a syscall wrapper whose
+ * samples are the kernel's work, such as execve, wait4 or mprotect; not exit, seen once as a
+ * leaf and owning, traced, all the freeing below it).
+ */
+int pg_coverage_leaves(const struct pg_coverage *c, double min_share, char ***frames, size_t *n);
+
+/* Is @name among @frames (pg_coverage_frames(), pg_coverage_leaves())? */
 bool pg_frames_have(char *const *frames, size_t n, const char *name);
 
 /* Copy @rep's on-CPU stacks into @c (and count the run). 0 or -ENOMEM (@c as it was). */
@@ -95,6 +101,9 @@ void pg_cov_map_release(struct pg_cov_map *m);
  * callee is kept is worth little, and a function of a few percent inside a large caller is
  * worth its probes. A function that would own less than @min_own ns a run (or nothing) is not
  * added, whatever its cost: harness, set-up and argument parsing hold almost none of the time.
+ * With @min_own > 0, the kept functions that own less than it once the choice is complete
+ * (their samples taken by callees added after them) are then dropped, least first, so that
+ * the order of near-equal choices does not change what is kept.
  *
  * keep[id] on entry: whether function id may be kept; on return: whether it is. A function
  * with cost[id] <= 0 (unknown) that may be kept is. *@total: the kept functions' cost.

@@ -28,7 +28,7 @@
 #include "record.h"
 
 #define PG_DISCOVER_HZ PG_FIRST_PASS_HZ
-#define PG_DISCOVER_WANT 2000
+#define PG_DISCOVER_WANT 6000
 #define PG_DISCOVER_RUNS 50
 #define PG_DISCOVER_NS 5000000000ULL
 /* fewer samples than this cannot tell where the time goes: the program's own functions are

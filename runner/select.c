@@ -89,8 +89,9 @@ int pg_selection_init(struct pg_selection *sel, const char *argv0,
 	}
 	if (disc && disc->done) {
 		sel->disc = disc;
-		if (pg_coverage_frames(&disc->cov, false, &sel->frames, &sel->nframes) ||
-		    pg_coverage_frames(&disc->cov, true, &sel->leaves, &sel->nleaves))
+		if (pg_coverage_frames(&disc->cov, &sel->frames, &sel->nframes) ||
+		    pg_coverage_leaves(&disc->cov, PG_BUDGET_MIN_OWN, &sel->leaves,
+				       &sel->nleaves))
 			return -ENOMEM;
 	}
 	sel->exe_interp = pg_elf_interp(sel->exe);
@@ -226,8 +227,8 @@ static int cmp_self_desc(const void *a, const void *b, void *arg)
 
 /*
  * Choose in @b the functions that are on the first pass's stacks (in a system object, only
- * those that hold samples as their own: not the C runtime's start-up frames under every
- * stack) and not C run-time helpers, while *@n < o->max_funcs; count those past the cap in
+ * those that hold PG_BUDGET_MIN_OWN of the samples as their own user time: not the C
+ * runtime's start-up frames under every stack, nor a syscall wrapper) and not C run-time helpers, while *@n < o->max_funcs; count those past the cap in
  * *@capped.
  */
 static void choose_seen(struct pg_selection *sel, struct pg_bin *b,

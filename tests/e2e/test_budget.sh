@@ -114,7 +114,7 @@ check "the guard did not act" not grep -q "it was stopped" "$TMP/stderr"
 # (~90% of the time) and small() (~6%). The budget is set from a first recording to about
 # two and a half times the average function's probe cost (their sites differ: the leaves'
 # probes cost several times the wrappers' here). Some of the work is kept, heavy or small; and
-# never step, which owns nothing once anything under it is kept (the old rule, by inclusive
+# never step ahead of them, which owns nothing once anything under it is kept (the old rule, by inclusive
 # time, kept the wrappers first).
 cat >"$TMP/wrap.c" <<'C'
 volatile unsigned long sink;
@@ -156,4 +156,10 @@ expect_exit 0 "$PERFGATE" record -o "$TMP/wrap.json" -r 1 --budget "$pct" -- "$T
 pgtest names "$TMP/wrap.json" >"$TMP/names"
 check "budget $pct% (all five cost $all%): heavy or small kept" \
 	grep -qx -e heavy -e small "$TMP/names"
-check "the wrapper step left out" not grep -qx step "$TMP/names"
+# step owns a few samples of its own: it may take room left over (the first recording's costs
+# are not the second's on a loaded machine), but never ahead of the work under it
+check "the wrapper step left out, or kept after heavy and small" python3 - "$TMP/names" <<'PY'
+import sys
+names = set(open(sys.argv[1]).read().split())
+assert "step" not in names or {"heavy", "small"} <= names, names
+PY

@@ -222,27 +222,48 @@ static void test_choose_min_own(void **state)
 	assert_false(keep[IDLE]);
 	assert_false(keep[LIT]);	/* its 1 sample, under the minimum */
 	memset(keep, 1, sizeof(keep));
+	keep[WORK] = keep[HUF] = false;
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 1e9, 1030, keep, &total), 0);
+	assert_true(keep[WRAP]);	/* work's and huf's 98 samples its own */
+	/* wrap goes first, as the largest; work and huf then take its samples: it goes again */
+	memset(keep, 1, sizeof(keep));
+	cost[WORK] = cost[HUF] = cost[LIT] = 3;
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 1e9, 1030, keep, &total), 0);
+	assert_true(keep[WORK] && keep[HUF] && keep[MAIN]);
+	assert_false(keep[WRAP]);
+	assert_true(total == 1 + 3 + 3);
+	cost[WORK] = cost[HUF] = cost[LIT] = 1;
+	memset(keep, 1, sizeof(keep));
 	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 1e9, 0, keep, &total), 0);
 	assert_true(keep[IDLE]);
 	assert_true(total > 1);
 }
 
-/* The frames of the stacks, each once; with leaves, only the innermost user frame of each. */
+/*
+ * The frames of the stacks, each once; the leaves: the innermost user frame of each stack
+ * sampled in user mode (not memcpy, whose 2 samples are a page fault's), by the samples held.
+ */
 static void test_frames_and_leaves(void **state)
 {
 	struct fixture *f = *state;
 	char **v;
 	size_t n;
 
-	assert_int_equal(pg_coverage_frames(&f->cov, false, &v, &n), 0);
+	assert_int_equal(pg_coverage_frames(&f->cov, &v, &n), 0);
 	assert_int_equal(n, 11);	/* _start main wrap work lit huf memcpy page_fault [k] ... */
 	assert_true(pg_frames_have(v, n, "_start") && pg_frames_have(v, n, "page_fault [k]"));
 	pg_strv_free(v, n);
-	assert_int_equal(pg_coverage_frames(&f->cov, true, &v, &n), 0);
-	assert_int_equal(n, 6);		/* huf idle lit main memcpy work */
-	assert_true(pg_frames_have(v, n, "memcpy") && pg_frames_have(v, n, "lit"));
+	assert_int_equal(pg_coverage_leaves(&f->cov, 0, &v, &n), 0);
+	assert_int_equal(n, 5);		/* huf idle lit main work */
+	assert_true(pg_frames_have(v, n, "idle") && pg_frames_have(v, n, "lit"));
 	assert_false(pg_frames_have(v, n, "_start") || pg_frames_have(v, n, "wrap") ||
-		     pg_frames_have(v, n, "page_fault [k]"));
+		     pg_frames_have(v, n, "memcpy") || pg_frames_have(v, n, "page_fault [k]"));
+	pg_strv_free(v, n);
+	/* 2% of 103 samples: work's 90, huf's 6, main's 3 */
+	assert_int_equal(pg_coverage_leaves(&f->cov, 0.02, &v, &n), 0);
+	assert_int_equal(n, 3);
+	assert_true(pg_frames_have(v, n, "huf") && pg_frames_have(v, n, "main") &&
+		    pg_frames_have(v, n, "work"));
 	pg_strv_free(v, n);
 }
 
