@@ -104,17 +104,28 @@ static const char *arg_value(char *const *argv, const char *name)
 	return v;
 }
 
-/* Where the user's own output goes (argv, then perfgate's environment), if anywhere; false
+/* The value of NAME in the program's environment: the command's @assign words, then ours */
+static const char *env_value(char *const *assign, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = n; i-- > 0;)	/* the last one wins, as in a shell */
+		if (!strncmp(assign[i], name, len) && assign[i][len] == '=')
+			return assign[i] + len + 1;
+	return getenv(name);
+}
+
+/* Where the user's own output goes (argv, then the program's environment), if anywhere; false
  * when it is not JSON */
-static bool user_output(struct pg_gb_cmd *c, char *const *argv)
+static bool user_output(struct pg_gb_cmd *c, char *const *argv, char *const *assign, size_t n)
 {
 	const char *out = arg_value(argv, "--benchmark_out");
 	const char *fmt = arg_value(argv, "--benchmark_out_format");
 
-	if (!out && (out = getenv("BENCHMARK_OUT")) && !*out)
+	if (!out && (out = env_value(assign, n, "BENCHMARK_OUT")) && !*out)
 		out = NULL;
 	if (!fmt)
-		fmt = getenv("BENCHMARK_OUT_FORMAT");
+		fmt = env_value(assign, n, "BENCHMARK_OUT_FORMAT");
 	if (out && fmt && *fmt && strcmp(fmt, "json")) {
 		pg_warn("%s writes its figures to %s as %s: perfgate reads them only as JSON "
 			"(--benchmark_out_format=json); the benchmarks are not judged", argv[0],
@@ -131,8 +142,9 @@ static bool user_output(struct pg_gb_cmd *c, char *const *argv)
 	return true;
 }
 
-/* Recognise @argv into @c */
-static void recognise(const struct pg_gb_launch *g, struct pg_gb_cmd *c, char **argv)
+/* Recognise @argv (with its NAME=value words @assign[0..n)) into @c */
+static void recognise(const struct pg_gb_launch *g, struct pg_gb_cmd *c, char **argv,
+		      char *const *assign, size_t n)
 {
 	char *exe;
 	int yes;
@@ -150,19 +162,19 @@ static void recognise(const struct pg_gb_launch *g, struct pg_gb_cmd *c, char **
 	if (yes > 0 || g->mode == PG_GB_FORCE) {
 		pg_debug("%s: %s", exe ? exe : argv[0], yes > 0 ? "links Google Benchmark: its "
 			 "benchmarks are read" : "--gbench: read as a Google Benchmark program");
-		c->on = user_output(c, argv);
+		c->on = user_output(c, argv, assign, n);
 	}
 	free(exe);
 }
 
-int pg_gb_launch_before(struct pg_gb_launch *g, char **argv)
+int pg_gb_launch_before(struct pg_gb_launch *g, char **argv, char *const *assign, size_t n)
 {
 	struct pg_gb_cmd *c = &g->cmds[0];
 
 	if (c->argv != argv && (c->argv || g->cmds[1].argv == argv))
 		c = &g->cmds[1];	/* its slot, or the second for a second command */
 	if (c->argv != argv)
-		recognise(g, c, argv);
+		recognise(g, c, argv, assign, n);
 	g->cur = c;
 	if (!c->on)
 		return 0;

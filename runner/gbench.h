@@ -14,8 +14,9 @@
  * BENCHMARK_OUT names an anonymous file (a memfd, /dev/fd/N) perfgate reads after each
  * repetition. Nothing is added to argv, which the program may not hand to Google Benchmark at
  * all (a program that takes its own arguments). The user's own --benchmark_* arguments win over
- * the environment as ever; when the command line (or perfgate's environment) names its own
- * --benchmark_out / BENCHMARK_OUT, that file is read instead.
+ * the environment as ever; when the command line (its arguments, its own NAME=value words, or
+ * perfgate's environment) names its own --benchmark_out / BENCHMARK_OUT, that file is read
+ * instead.
  *
  * The benchmark's standard output (its console table) goes to /dev/null and its standard error
  * into an anonymous file, shown when the repetition fails; with -v both go to perfgate's
@@ -74,8 +75,12 @@ int pg_gb_detect(const char *path);
  */
 char *pg_gb_command_exe(char *const *argv);
 
-/* Ready to run @argv once: recognise it (once per argv), an empty output file. 0 or -errno. */
-int pg_gb_launch_before(struct pg_gb_launch *g, char **argv);
+/*
+ * Ready to run @argv once: recognise it (once per argv), an empty output file. @assign[0..n):
+ * the command's own NAME=value words (runner/resolve.h), which the program gets over
+ * perfgate's environment: a BENCHMARK_OUT there is the user's output too. 0 or -errno.
+ */
+int pg_gb_launch_before(struct pg_gb_launch *g, char **argv, char *const *assign, size_t n);
 /*
  * In the forked child: the environment @envp with Google Benchmark's output variables set
  * (a new array, or @envp when off or out of memory), standard output and error redirected.

@@ -198,7 +198,8 @@ int pg_launch_run(struct pg_probes *p, struct pg_launch *l, struct pg_rep *rep)
 
 	l->timed_out = false;
 	l->tick_stopped = false;
-	fail = pg_gb_launch_before(&l->gb, argv);	/* Google Benchmark, runner/gbench.h */
+	/* Google Benchmark, runner/gbench.h */
+	fail = pg_gb_launch_before(&l->gb, argv, l->assign, l->nassign);
 	if (fail)
 		return fail;
 

@@ -72,6 +72,17 @@ expect_exit 0 "$PERFGATE" record -o "$TMP/noargv.json" -r 1 --no-sample -f leaf_
 check_eq "figures through the environment" "BM_hash BM_mix BM_sum" \
 	"$(benches "$TMP/noargv.json")"
 
+# ...and the command's own BENCHMARK_OUT word is the user's output, read there (env(1) too)
+expect_exit 0 "$PERFGATE" record -o "$TMP/word.json" -r 1 --no-sample -f leaf_mix \
+	"BENCHMARK_OUT=$TMP/word-own.json" ./gbench noargv
+has "perfgate reads them there"
+check "the word's file written" test -s "$TMP/word-own.json"
+check_eq "figures through the word's file" "BM_hash BM_mix BM_sum" "$(benches "$TMP/word.json")"
+expect_exit 0 "$PERFGATE" record -o "$TMP/envword.json" -r 1 --no-sample -f leaf_mix \
+	env "BENCHMARK_OUT=$TMP/env-own.json" ./gbench noargv
+check "env's file written" test -s "$TMP/env-own.json"
+check_eq "figures through env's file" "BM_hash BM_mix BM_sum" "$(benches "$TMP/envword.json")"
+
 # --no-gbench: none read; --gbench on a program without Google Benchmark: said, none read
 expect_exit 0 "$PERFGATE" record -o "$TMP/off.json" -r 1 --no-sample -f leaf_mix --no-gbench \
 	./gbench
