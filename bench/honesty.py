@@ -263,7 +263,23 @@ def render_aa(title, a, gate):
     s = ("| %s | %s | %d | %d/%d | %d/%d |"
          % (title, GATE_TITLE[gate], a["functions"], len(fa), len(checks), len(fl),
             len(checks)))
-    return s, ["%s, %s: %s" % (title, GATE_TITLE[gate], names(c["flagged"])) for c in fl]
+    if not fl:
+        return s, []
+    flags = [f for c in fl for f in c["flagged"]]
+    kinds = {}
+    for f in flags:
+        kinds[f["name"]] = kinds.get(f["name"], 0) + 1
+    most = sorted(kinds.items(), key=lambda x: (-x[1], x[0]))[:4]
+    changes = sorted(f["change"] for f in flags)
+    note = ("%s, %s: %d function verdicts in %d checks (%d to %d a check), %d regressions and "
+            "%d improvements, %+.1f%% to %+.1f%%; most often %s"
+            % (title, GATE_TITLE[gate], len(flags), len(fl),
+               min(len(c["flagged"]) for c in fl), max(len(c["flagged"]) for c in fl),
+               sum(1 for f in flags if f["verdict"] == "regression"),
+               sum(1 for f in flags if f["verdict"] == "improvement"),
+               100 * changes[0], 100 * changes[-1],
+               ", ".join("`%s` (%d)" % m for m in most)))
+    return s, [note]
 
 
 def power_figures(pw, gate):
@@ -311,9 +327,11 @@ def render_lines(d):
         txt = []
         for gate in GATE_TITLE:
             ch, found, changes, lows = power_figures(pw, gate)
-            txt.append("%s: a regression in %d/%d checks, another function flagged in %d"
-                       % (GATE_TITLE[gate], found, len(ch),
-                          sum(1 for c in ch if c["others_flagged"])))
+            oth = [c for c in ch if c["others_flagged"]]
+            txt.append("%s: a regression in %d/%d checks, an untouched function flagged in %d%s"
+                       % (GATE_TITLE[gate], found, len(ch), len(oth),
+                          " (%s)" % "; ".join(names(c["others_flagged"]) for c in oth)
+                          if oth else ""))
         ch, found, changes, lows = power_figures(pw, "default")
         held = [a["slow_sessions"] for a in pw["changes_after"] if a["found"]]
         L += ["**Power.** bench/stat.c with `target` holding %d%% of the run (`PG_SHARE=%d`, "
@@ -330,7 +348,9 @@ def render_lines(d):
               "found in %d of the %d scans (%s); over all %d sessions, change points of any "
               "function: %s."
               % (len(held), len(pw["changes_after"]),
-                 "after %s slow sessions" % ", ".join(map(str, held)) if held else "none",
+                 ("from %d slow sessions on" % held[0]
+                  if held == list(range(held[0], len(pw["changes_after"]) + 1)) else
+                  "after %s slow sessions" % ", ".join(map(str, held))) if held else "none",
                  p["history"] + p["sessions"],
                  ", ".join("%s at session %d (%+.1f%%)" % (c["name"], c["session"],
                                                          100 * c["change"])
@@ -344,6 +364,11 @@ def render_lines(d):
                     "met" if not any(c["exit"] == 1 for c in aa) else "missed"))
     if "power" in d:
         ch, found, changes, lows = power_figures(d["power"], "default")
+        oth = sum(1 for c in ch if any(f["verdict"] == "regression"
+                                       for f in c["others_flagged"]))
+        if oth:
+            t[-1] += (", but an untouched function failed %d of the %d checks of the power "
+                      "series" % (oth, len(ch)))
         t.append("an %d%% slowdown of a function holding %d%% of the run found by "
                  "`history check` in at least 19 of 20: %s (%d/%d)"
                  % (p["slow"], p["share"], "met" if found * 20 >= 19 * len(ch) else "missed",
