@@ -100,7 +100,7 @@ PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
 INSERT INTO session SELECT id + {k} * {n}, printf('%040x', id + {k} * {n}), branch,
   strftime('%Y-%m-%dT%H:%M:%SZ', time, '+{h} hours'), host, command, reps, added
   FROM session WHERE id <= {n};
-INSERT INTO series SELECT session_id + {k} * {n}, object_id, metric_id, vals FROM series
+INSERT INTO series SELECT session_id + {k} * {n}, object_id, vals FROM series
   WHERE session_id <= {n};
 INSERT INTO summary SELECT session_id + {k} * {n}, metric_id, objects, vals FROM summary
   WHERE session_id <= {n};
@@ -111,7 +111,7 @@ INSERT INTO session SELECT id + {k} * {n}, lpad(to_hex(id + {k} * {n}), 40, '0')
   to_char((time::timestamptz + interval '{h} hours') AT TIME ZONE 'UTC',
           'YYYY-MM-DD"T"HH24:MI:SS"Z"'), host, command, reps, added
   FROM session WHERE id <= {n};
-INSERT INTO series SELECT session_id + {k} * {n}, object_id, metric_id, vals FROM series
+INSERT INTO series SELECT session_id + {k} * {n}, object_id, vals FROM series
   WHERE session_id <= {n};
 INSERT INTO summary SELECT session_id + {k} * {n}, metric_id, objects, vals FROM summary
   WHERE session_id <= {n};
@@ -285,8 +285,9 @@ def render_lines(d):
              targets(d["sqlite"], p), d["sqlite"]["scan"]["change_points"],
              ", ".join(d["sqlite"]["scan"]["functions_with_change_points"]) or "none")]
     if "big_size_mb" in d["postgres"]:
-        s[-1] += (" PostgreSQL holds the same rows in %.2f GB (%.1f times SQLite's file: a "
-                  "row header and a primary-key index entry per series row)." % (
+        s[-1] += (" PostgreSQL holds the same rows in %.2f GB (%.1f times SQLite's file: "
+                  "PostgreSQL spends a row header and a primary-key index entry on each series "
+                  "row)." % (
                       d["postgres"]["big_size_mb"] / 1000,
                       d["postgres"]["big_size_mb"] / d["sqlite"]["big_size_mb"]))
     pw = d["power"]

@@ -25,6 +25,9 @@ Sections (the order of MEASURES; render.py numbers them in the same order):
   history   perfgate history: ingestion, size and change-point scan of 10,000 functions x 30
             repetitions a session in SQLite and PostgreSQL, the change points' power
             (bench/history.py)
+  honesty   the demo (make demo, 20 runs) and history check against stored sessions on this
+            machine: A/A false alarms of the demo and zstd, power for an 8% slowdown of a
+            function holding 5% of the run (bench/honesty.py)
 
 results.json holds one entry per section:
 
@@ -49,6 +52,7 @@ Needs /usr/bin/python3 with python3-scipy (Debian) for the Welch test of the sta
 the Makefile's bench target installs it and the peer tools (funclatency, bpftrace, uftrace).
 Environment: ACC_PROCS, ACC_CALLS (accuracy: processes per build, calls per process),
 HIST_FUNCS, HIST_SESSIONS, HIST_BIG (history: smaller trial runs),
+HON_DEMO_RUNS, HON_SESSIONS, HON_HISTORY, HON_PARTS (honesty: fewer runs, or some parts),
 AB_TRIALS (ab: trials per condition, default 20),
 BENCH_RESULTS (another results file, e.g. for a trial run).
 """
@@ -838,11 +842,19 @@ def measure_history():
     return history.measure(PG, TMP, synth_run)
 
 
+def measure_honesty():
+    """Section 11: the demo and history check on this machine (its own module)."""
+    sys.path.insert(0, BENCH)
+    import honesty
+    return honesty.measure(PG, TMP)
+
+
 MEASURES = [("cost", measure_cost), ("attach", measure_attach),
             ("accuracy", measure_accuracy), ("stats", measure_stats),
             ("compare", measure_compare), ("sampling", measure_sampling),
             ("realworld", measure_realworld), ("ab", measure_ab),
-            ("offcpu", measure_offcpu), ("history", measure_history)]
+            ("offcpu", measure_offcpu), ("history", measure_history),
+            ("honesty", measure_honesty)]
 
 
 def git(*args):

@@ -657,6 +657,12 @@ def render_history(sec):
     return history.render_lines(sec.data) + quote_lines(sec)
 
 
+def render_honesty(sec):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import honesty
+    return honesty.render_lines(sec.data) + quote_lines(sec)
+
+
 RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("attach", "Attaching and detaching", render_attach),
              ("accuracy", "Accuracy of compensated latencies", render_accuracy),
@@ -670,7 +676,9 @@ RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("offcpu", "Off-CPU time: cost per context switch, and which metric gates",
               render_offcpu),
              ("history", "perfgate history: the store and the change-point scan at scale",
-              render_history)]
+              render_history),
+             ("honesty", "The demo and stored baselines on a shared machine: false alarms "
+              "and power", render_honesty)]
 
 
 def render(res):

@@ -11,6 +11,7 @@
 
 #include "changepoint.h"
 #include "hcheck.h"
+#include "repvalues.h"
 #include "stats.h"
 #include "verdict.h"
 
@@ -26,10 +27,31 @@ static char *dup_or_null(const char *s)
 static int analyse(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_compare_opts *o)
 {
 	double mean = 0, ss = 0, lnew, s, se, t, q, k = (double)h->nsessions;
+	size_t nil = 0;
 
 	f->new_ns = pg_median(h->reps, h->nreps);
 	if (isnan(f->new_ns))
 		return -ENOMEM;
+	for (size_t i = 0; i < h->nsessions; i++)
+		nil += !(h->sessions[i] > PG_MIN_NS);
+	/*
+	 * A median the compensation for probe overhead left nothing of (a function whose time is
+	 * mostly its probes') has no logarithm to compare: judged, it would be a change of -100%
+	 * or of many times
+	 */
+	if (nil || !(f->new_ns > PG_MIN_NS)) {
+		f->base_ns = pg_median(h->sessions, h->nsessions);
+		f->verdict = PG_VERDICT_INCONCLUSIVE;
+		f->cause = PG_CAUSE_PROBES;
+		if (nil)
+			snprintf(f->reason, sizeof(f->reason), "compensated for probe overhead, "
+				 "nothing of its time left in %zu of %zu baseline sessions", nil,
+				 h->nsessions);
+		else
+			snprintf(f->reason, sizeof(f->reason), "compensated for probe overhead, "
+				 "nothing of its time left in the new session");
+		return 0;
+	}
 	for (size_t i = 0; i < h->nsessions; i++)
 		mean += log(h->sessions[i]);
 	mean /= k;
@@ -44,7 +66,7 @@ static int analyse(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_
 			 h->nsessions, h->nreps, PG_HCHECK_MIN_SESSIONS, o->min_reps);
 		return 0;
 	}
-	lnew = log(f->new_ns > PG_MIN_NS ? f->new_ns : PG_MIN_NS);
+	lnew = log(f->new_ns);
 	s = sqrt(ss / (k - 1));
 	se = s * sqrt(1 + 1 / k);
 	f->change = expm1(lnew - mean);

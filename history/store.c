@@ -251,21 +251,95 @@ static int series_blob(const struct pg_hrecord *r, const struct pg_hseries *x, u
 	return 0;
 }
 
+/* Append @metric's blob b[0..len) to a series row's blob *@row (*@n bytes of *@cap). */
+static int row_append(uint8_t **row, size_t *n, size_t *cap, int metric, const uint8_t *b,
+		      size_t len)
+{
+	if (*n + len + 11 > *cap) {
+		size_t c = 2 * (*n + len + 11);
+		uint8_t *tmp = realloc(*row, c);
+
+		if (!tmp)
+			return nomem();
+		*row = tmp;
+		*cap = c;
+	}
+	(*row)[(*n)++] = (uint8_t)metric;
+	*n += pg_hcodec_put_varint(*row + *n, len);
+	memcpy(*row + *n, b, len);
+	*n += len;
+	return 0;
+}
+
+/*
+ * The series of one object, r->series[*@at..) while they are the same object's, as one row's
+ * blob (store.h): *@blob (malloc'd), *@len; *@at past them. 0 or -ENOMEM (logged).
+ */
+static int object_blob(const struct pg_hrecord *r, size_t *at, uint8_t **blob, size_t *len)
+{
+	uint32_t obj = r->series[*at].object;
+	size_t cap = 0;
+	int err = 0;
+
+	*blob = NULL;
+	*len = 0;
+	for (; !err && *at < r->nseries && r->series[*at].object == obj; (*at)++) {
+		const struct pg_hseries *x = &r->series[*at];
+		uint8_t *one;
+		size_t olen;
+
+		err = series_blob(r, x, &one, &olen);
+		err = err ?: row_append(blob, len, &cap, x->metric, one, olen);
+		free(one);
+	}
+	if (err) {
+		free(*blob);
+		*blob = NULL;
+	}
+	return err;
+}
+
+/*
+ * In the row's blob b[0..len), the blob of @metric's series: *@at and *@n (*@n = 0: none).
+ * 0, or -EINVAL (corrupt).
+ */
+static int find_metric(const uint8_t *b, size_t len, int metric, size_t *at, size_t *n)
+{
+	size_t i = 0;
+
+	*n = 0;
+	while (i < len) {
+		int m = b[i++];
+		uint64_t l;
+
+		if (pg_hcodec_get_varint(b, len, &i, &l) || l == 0 || l > len - i)
+			return -EINVAL;
+		if (m == metric) {
+			*at = i;
+			*n = l;
+			return 0;
+		}
+		i += l;
+	}
+	return 0;
+}
+
 static int insert_series(struct pg_hstore *s, const struct pg_hrecord *r, int64_t session,
 			 const int64_t *ids)
 {
 	struct hstmt *st;
-	int err = hstmt_prepare(s->db, "INSERT INTO series VALUES(?, ?, ?, ?)", &st);
+	int err = hstmt_prepare(s->db, "INSERT INTO series VALUES(?, ?, ?)", &st);
 
-	for (size_t i = 0; !err && i < r->nseries; i++) {
-		const struct pg_hseries *x = &r->series[i];
+	for (size_t i = 0; !err && i < r->nseries;) {
+		uint32_t obj = r->series[i].object;
 		uint8_t *blob;
 		size_t len;
 
-		err = series_blob(r, x, &blob, &len);
-		err = err ?: hstmt_bind_int(st, 1, session) ?:
-		      hstmt_bind_int(st, 2, ids[x->object]) ?: hstmt_bind_int(st, 3, x->metric) ?:
-		      hstmt_bind_blob(st, 4, blob, len);
+		err = object_blob(r, &i, &blob, &len);
+		if (err)
+			break;
+		err = hstmt_bind_int(st, 1, session) ?: hstmt_bind_int(st, 2, ids[obj]) ?:
+		      hstmt_bind_blob(st, 3, blob, len);
 		err = err ?: hstmt_step(st);
 		hstmt_reset(st);
 		free(blob);
@@ -274,42 +348,51 @@ static int insert_series(struct pg_hstore *s, const struct pg_hrecord *r, int64_
 	return err < 0 ? err : 0;
 }
 
-/* The same with PostgreSQL's COPY: one round trip, not one a series. */
+/* One row of COPY's text format: session, object and the blob as bytea's hex form. */
+static int copy_row(struct pg_hstore *s, int64_t session, int64_t object, const uint8_t *blob,
+		    size_t len, char **line, size_t *cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t k;
+
+	if (*cap < 2 * len + 96) {
+		char *tmp = realloc(*line, 2 * len + 96);
+
+		if (!tmp)
+			return nomem();
+		*line = tmp;
+		*cap = 2 * len + 96;
+	}
+	/* bytea's hex form, its backslash doubled for COPY's text format */
+	k = (size_t)snprintf(*line, *cap, "%lld\t%lld\t\\\\x", (long long)session,
+			     (long long)object);
+	for (size_t b = 0; b < len; b++) {
+		(*line)[k++] = hex[blob[b] >> 4];
+		(*line)[k++] = hex[blob[b] & 15];
+	}
+	(*line)[k++] = '\n';
+	return hdb_copy_row(s->db, *line, k);
+}
+
+/* The same with PostgreSQL's COPY: one round trip, not one a row. */
 static int copy_series(struct pg_hstore *s, const struct pg_hrecord *r, int64_t session,
 		       const int64_t *ids)
 {
-	static const char hex[] = "0123456789abcdef";
 	char *line = NULL;
 	size_t cap = 0;
-	int err = hdb_copy_begin(s->db, "COPY series(session_id, object_id, metric_id, vals) "
-				 "FROM STDIN");
+	int err = hdb_copy_begin(s->db, "COPY series(session_id, object_id, vals) FROM STDIN");
 
 	if (err)
 		return err;
-	for (size_t i = 0; !err && i < r->nseries; i++) {
-		const struct pg_hseries *x = &r->series[i];
+	for (size_t i = 0; !err && i < r->nseries;) {
+		uint32_t obj = r->series[i].object;
 		uint8_t *blob;
-		size_t len, k;
-		char *tmp;
+		size_t len;
 
-		err = series_blob(r, x, &blob, &len);
-		if (!err && cap < 2 * len + 96) {
-			cap = 2 * len + 96;
-			tmp = realloc(line, cap);
-			err = tmp ? 0 : nomem();
-			line = tmp ? tmp : line;
-		}
-		if (!err) {
-			/* bytea's hex form, its backslash doubled for COPY's text format */
-			k = (size_t)snprintf(line, cap, "%lld\t%lld\t%d\t\\\\x", (long long)session,
-					     (long long)ids[x->object], x->metric);
-			for (size_t b = 0; b < len; b++) {
-				line[k++] = hex[blob[b] >> 4];
-				line[k++] = hex[blob[b] & 15];
-			}
-			line[k++] = '\n';
-			err = hdb_copy_row(s->db, line, k);
-		}
+		err = object_blob(r, &i, &blob, &len);
+		if (err)
+			break;
+		err = copy_row(s, session, ids[obj], blob, len, &line, &cap);
 		free(blob);
 	}
 	free(line);
@@ -497,21 +580,24 @@ int pg_hstore_series(struct pg_hstore *s, int64_t session, int64_t object, int m
 {
 	struct hstmt *st;
 	int err = hstmt_prepare(s->db, "SELECT vals FROM series WHERE session_id = ? AND "
-				"object_id = ? AND metric_id = ?", &st), other = 0;
+				"object_id = ?", &st);
 
 	*v = NULL;
 	*n = 0;
-	err = err ?: hstmt_bind_int(st, 1, session) ?: hstmt_bind_int(st, 2, object) ?:
-	      hstmt_bind_int(st, 3, metric);
+	err = err ?: hstmt_bind_int(st, 1, session) ?: hstmt_bind_int(st, 2, object);
 	err = err ?: hstmt_step(st);
 	if (err == 1) {
-		size_t len;
+		size_t len, at = 0, l = 0;
 		const uint8_t *b = hstmt_blob(st, 0, &len);
 
-		if (len == 2 && b[0] == PG_HCODEC_ALIAS && b[1] != metric)
-			other = b[1];
-		else
-			err = pg_hcodec_decode(b, len, v, n);
+		err = find_metric(b, len, metric, &at, &l);
+		/* an alias: the series it names (which is no alias) */
+		if (!err && l == 2 && b[at] == PG_HCODEC_ALIAS && b[at + 1] != metric) {
+			err = pg_hmetric_name(b[at + 1]) ? find_metric(b, len, b[at + 1], &at, &l) :
+							   -EINVAL;
+			err = err ?: (l == 2 && b[at] == PG_HCODEC_ALIAS ? -EINVAL : 0);
+		}
+		err = err ?: (l ? pg_hcodec_decode(b + at, l, v, n) : 0);
 		if (err == -EINVAL)
 			err = corrupt(s, "a series cannot be read");
 		else if (err < 0)
@@ -520,12 +606,75 @@ int pg_hstore_series(struct pg_hstore *s, int64_t session, int64_t object, int m
 			err = 0;
 	}
 	hstmt_free(st);
-	/* an alias: the series it names (which is no alias) */
-	if (!err && other && pg_hmetric_name(other))
-		err = pg_hstore_series(s, session, object, other, v, n);
-	else if (!err && other)
-		err = corrupt(s, "a series names an unknown metric");
 	return err < 0 ? err : 0;
+}
+
+/* One session's rows of series_v2 (@sel, ordered by object) as rows of series (@ins). */
+static int pack_session(struct hdb *d, struct hstmt *sel, struct hstmt *ins, int64_t session,
+			uint8_t **row, size_t *cap)
+{
+	int64_t obj = -1;
+	size_t n = 0;
+	int more = 1, err = hstmt_bind_int(sel, 1, session);
+
+	/* one more step than there are rows: the last object's row is written after them */
+	while (!err && more) {
+		int64_t o = -1, m = 0;
+		const uint8_t *b = NULL;
+		size_t len = 0;
+
+		err = hstmt_step(sel);
+		more = err == 1;
+		if (err < 0)
+			break;
+		err = 0;
+		if (more) {
+			o = hstmt_int(sel, 0);
+			m = hstmt_int(sel, 1);
+			b = hstmt_blob(sel, 2, &len);
+		}
+		if (n && o != obj) {
+			err = hstmt_bind_int(ins, 1, session) ?: hstmt_bind_int(ins, 2, obj) ?:
+			      hstmt_bind_blob(ins, 3, *row, n);
+			err = err ?: hstmt_step(ins);
+			err = err < 0 ? err : 0;
+			hstmt_reset(ins);
+			n = 0;
+		}
+		if (err || !more)
+			break;
+		if (m < 1 || m > 255 || !len) {
+			pg_err("history: %s is corrupt: a series cannot be read", hdb_name(d));
+			err = -EINVAL;
+			break;
+		}
+		obj = o;
+		err = row_append(row, &n, cap, (int)m, b, len);
+	}
+	hstmt_reset(sel);
+	return err;
+}
+
+/* schema.h; session by session (each a few MB at most) */
+int pg_hstore_pack_series(struct hdb *d)
+{
+	struct hstmt *sess = NULL, *sel = NULL, *ins = NULL;
+	uint8_t *row = NULL;
+	size_t cap = 0;
+	int err = hstmt_prepare(d, "SELECT DISTINCT session_id FROM series_v2 ORDER BY 1", &sess);
+
+	err = err ?: hstmt_prepare(d, "SELECT object_id, metric_id, vals FROM series_v2 WHERE "
+				   "session_id = ? ORDER BY object_id, metric_id", &sel);
+	err = err ?: hstmt_prepare(d, "INSERT INTO series VALUES(?, ?, ?)", &ins);
+	while (!err && (err = hstmt_step(sess)) == 1)
+		err = pack_session(d, sel, ins, hstmt_int(sess, 0), &row, &cap);
+	hstmt_free(sess);
+	hstmt_free(sel);
+	hstmt_free(ins);
+	free(row);
+	if (err < 0)
+		return err;
+	return hdb_exec(d, "DROP TABLE series_v2");
 }
 
 /* "*" stands for all sessions: no branch is named so (git refuses '*') */

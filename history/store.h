@@ -27,7 +27,7 @@
 /* The database used when none is given */
 #define PG_HSTORE_DEFAULT "perfgate-history.db"
 /* The schema version this perfgate writes (the last migration) */
-#define PG_HSTORE_SCHEMA 2
+#define PG_HSTORE_SCHEMA 3
 
 struct pg_hstore;
 

@@ -26,12 +26,12 @@ for f in "$TMP"/slow/s*.json; do
 	check "add $(basename "$f")" H add "$f" --db "$DB" --branch main
 done
 check_eq "16 sessions stored" 16 "$(sessions "$DB")"
-check_eq "schema version 2" 2 "$(sqlite3 "$DB" 'SELECT version FROM schema_version')"
+check_eq "schema version 3" 3 "$(sqlite3 "$DB" 'SELECT version FROM schema_version')"
 check_eq "commit from the run" c100000000000000000000000000000000000000 \
 	"$(sqlite3 "$DB" "SELECT commit_id FROM session WHERE time = '2026-01-01T10:00:00Z'")"
 check_eq "branch given" main "$(sqlite3 "$DB" 'SELECT DISTINCT branch FROM session')"
-check_eq "a series per function, metric and program" 1 \
-	"$(sqlite3 "$DB" "SELECT count(*) > 16 * 4 FROM series")"
+check_eq "a series row per session, function and program" 1 \
+	"$(sqlite3 "$DB" "SELECT count(*) = 16 * (SELECT count(*) FROM object) FROM series")"
 # --commit, --branch and --time (with a zone: stored in UTC)
 T2=$TMP/t2.db
 check "add with options" H add "$TMP/aa/s00.json" --db "$T2" --commit abc123 \
@@ -163,11 +163,19 @@ check_eq "foreign database unchanged" notes "$(sqlite3 "$TMP/foreign.db" .tables
 expect_exit 2 "$PERFGATE" history changes --db "$TMP/missing.db"
 has "no history database at"
 check "not created" test ! -e "$TMP/missing.db"
-# a version-1 database (before the change points' cache) is upgraded when opened
-sqlite3 "$T2" 'DROP TABLE changes_cache; UPDATE schema_version SET version = 1'
-expect_exit 0 "$PERFGATE" history changes --db "$T2"
-check_eq "migrated to version 2" "2|changes_cache" "$(sqlite3 "$T2" "SELECT version, \
+# a version-1 database (a series row per metric, no change points' cache) is upgraded when
+# opened, its series the same as those an add writes now
+cp "$DB" "$TMP/v1.db"
+python3 "$PERFGATE_SRCDIR/tests/e2e/hist_v1.py" "$TMP/v1.db"
+check_eq "version 1: a row per metric" 1 "$(sqlite3 "$TMP/v1.db" \
+	"SELECT count(*) > 2 * 16 * (SELECT count(*) FROM object) FROM series")"
+expect_exit 0 "$PERFGATE" history changes --db "$TMP/v1.db"
+check_eq "migrated to version 3" "3|changes_cache" "$(sqlite3 "$TMP/v1.db" "SELECT version, \
 	(SELECT name FROM sqlite_master WHERE name = 'changes_cache') FROM schema_version")"
+rows() { sqlite3 "$1" 'SELECT session_id, object_id, hex(vals) FROM series ORDER BY 1, 2'; }
+check_eq "migrated series unchanged" "$(rows "$DB" | md5sum)" "$(rows "$TMP/v1.db" | md5sum)"
+check_eq "the old rows gone" "" "$(sqlite3 "$TMP/v1.db" \
+	"SELECT name FROM sqlite_master WHERE name = 'series_v2'")"
 sqlite3 "$T2" 'UPDATE schema_version SET version = 99'
 expect_exit 2 "$PERFGATE" history changes --db "$T2"
 has "schema version 99, newer than this perfgate's"

@@ -41,7 +41,7 @@ has "holds no history yet"
 
 for f in "$TMP"/s/s*.json; do check "add $(basename "$f")" H add "$f" --db "$URI"; done
 check_eq "16 sessions" 16 "$(psql 'SELECT count(*) FROM session')"
-check_eq "schema version" 2 "$(psql 'SELECT version FROM schema_version')"
+check_eq "schema version" 3 "$(psql 'SELECT version FROM schema_version')"
 check_eq "the password is never shown" 0 "$("$PERFGATE" history changes \
 	--db "postgresql://postgres:hunter2@/nosuchdb?host=$PGD" 2>&1 | grep -c hunter2)"
 
@@ -58,6 +58,20 @@ check_contains "regression against the earlier level" "$TMP/stdout" \
 	'^perfgate: REGRESSION in 1 function: leaf_hash'
 expect_exit 0 "$PERFGATE" history plot leaf_hash --db "$URI" -o "$TMP/p.svg"
 check_eq "16 points" 16 "$(grep -o '<circle' "$TMP/p.svg" | wc -l)"
+
+# a version-1 database (a series row per metric, no change points' cache) is upgraded when
+# opened, its series the same as those an add writes now
+rows() { psql "SELECT session_id, object_id, encode(vals, 'hex') FROM series ORDER BY 1, 2"; }
+rows >"$TMP/rows3"
+python3 "$PERFGATE_SRCDIR/tests/e2e/hist_v1.py" --pg <"$TMP/rows3" >"$TMP/v1.sql"
+"$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$URI" -f "$TMP/v1.sql" >/dev/null
+n3=$(wc -l <"$TMP/rows3")
+check_eq "version 1: a row per metric" 1 "$(psql "SELECT (count(*) > 2 * $n3)::int FROM series")"
+expect_exit 0 "$PERFGATE" history changes --db "$URI"
+check_eq "migrated to version 3" 3 "$(psql 'SELECT version FROM schema_version')"
+check_eq "migrated series unchanged" "$(md5sum <"$TMP/rows3")" "$(rows | md5sum)"
+check_eq "the old rows gone" "" \
+	"$(psql "SELECT tablename FROM pg_tables WHERE tablename = 'series_v2'")"
 
 # concurrent adds: all land (the writers' advisory lock)
 pids=()

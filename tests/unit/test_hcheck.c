@@ -121,6 +121,28 @@ static void test_within_spread(void **st)
 	pg_comparison_release(&c);
 }
 
+/* A median that compensation left nothing of (0) is inconclusive, not a change of -100% */
+static void test_nothing_left(void **st)
+{
+	double r[10], zero[10] = { 0 }, some[10];
+	struct pg_hfunc f[2];
+	struct pg_comparison c;
+
+	reps(r, 1000);
+	memcpy(some, sessions, sizeof(some));
+	some[3] = 0;
+	f[0] = func("a", sessions, 10, zero, 10);
+	f[1] = func("b", some, 10, r, 10);
+	pg_comparison_init(&c);
+	assert_int_equal(pg_history_compare(f, 2, NULL, 10, 10, NULL, &c), 0);
+	assert_int_equal(c.ninconclusive, 2);
+	assert_int_equal(find(&c, "a")->cause, PG_CAUSE_PROBES);
+	assert_int_equal(find(&c, "b")->cause, PG_CAUSE_PROBES);
+	assert_non_null(strstr(find(&c, "b")->reason, "1 of 10 baseline sessions"));
+	assert_int_equal(c.nimprovements, 0);
+	pg_comparison_release(&c);
+}
+
 static void test_median_interval(void **st)
 {
 	double v[10] = { 9, 1, 8, 2, 7, 3, 6, 4, 5, 10 }, lo, hi;
@@ -141,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_too_few),
 		cmocka_unit_test(test_within_spread),
+		cmocka_unit_test(test_nothing_left),
 		cmocka_unit_test(test_median_interval),
 	};
 
