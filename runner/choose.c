@@ -166,15 +166,28 @@ int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, doubl
 		order[i] = i;
 	}
 	if (cov && cov->samples && (total > c->allowed || min_share > 0)) {
+		double all = total;
+		size_t kept = 0;
 		int err;
 
 		for (uint32_t i = 0; i < run->nfuncs; i++)	/* detached while the pilot ran */
 			keep[i] = !(gone && gone[i]);
 		err = choose_by_samples(run, cov, key, min_share, keep, &total, c);
-		c->after = total;
-		free(key);
-		free(order);
-		return err ? err : c->dropped.n;
+		for (uint32_t i = 0; i < run->nfuncs && !err; i++)
+			kept += keep[i] && key[i].cost > 0;
+		/* no function of known cost owns any of the samples (a program of a few ms, its
+		 * samples all in the loader and the kernel): what fits, by cost alone */
+		if (!err && !kept && all > 0) {
+			memset(&c->dropped, 0, sizeof(c->dropped));
+			total = all;
+			for (uint32_t i = 0; i < run->nfuncs; i++)
+				keep[i] = true;
+		} else {
+			c->after = total;
+			free(key);
+			free(order);
+			return err ? err : c->dropped.n;
+		}
 	}
 	qsort_r(order, run->nfuncs, sizeof(*order), cmp_drop_first, key);
 	for (size_t k = 0; k < run->nfuncs; k++) {

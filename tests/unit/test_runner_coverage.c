@@ -207,6 +207,37 @@ static void test_budget_choose_by_samples(void **state)
 	pg_rep_release(&pilot);
 }
 
+/*
+ * Samples none of the functions owns (a program of a few ms: the loader's and the kernel's):
+ * the minimum own time would leave nothing, so what fits by cost stays, here everything.
+ */
+static void test_budget_no_owner(void **state)
+{
+	struct fixture *f = *state;
+	struct pg_coverage cov = PG_COVERAGE_INIT;
+	struct pg_stack st = { (char *)"_dl_start;_dl_relocate_object", 60 };
+	struct pg_rep rep = { .nstacks = 1, .stacks = &st }, pilot = { .wall_ns = 1000000000 };
+	struct pg_budget_choice c;
+	struct pg_fstat *s;
+	bool keep[NFUNCS];
+
+	f->run.calib.valid = true;
+	for (int k = 0; k < PG_SITE_COUNT; k++)
+		f->run.calib.in_ns[k] = f->run.calib.out_ns[k] = 500;
+	s = pg_rep_add_stat(&pilot, MAIN);
+	assert_non_null(s);
+	s->calls = 1;
+	assert_int_equal(pg_coverage_add(&cov, &rep), 0);
+	memset(keep, 1, sizeof(keep));
+	assert_int_equal(pg_budget_choose(&f->run, &pilot, 5, 0, false, NULL, &cov, 0.01, keep,
+					  &c), 0);
+	for (int i = 0; i < NFUNCS; i++)
+		assert_true(keep[i]);
+	assert_true(c.after == 1000);
+	pg_coverage_release(&cov);
+	pg_rep_release(&pilot);
+}
+
 /* Under a minimum own time, a function that would own less is not kept, whatever the room:
  * with 1% of 103 samples (1.03 at 1000 ns each, 1030 ns), main's 3 stay and idle's 1 goes. */
 static void test_choose_min_own(void **state)
@@ -294,6 +325,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shared_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_budget_choose_by_samples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choose_min_own, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_budget_no_owner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frames_and_leaves, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_covered, setup, teardown),
 	};
