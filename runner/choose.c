@@ -238,9 +238,9 @@ uint32_t pg_budget_sample_hz(uint64_t wall_ns, double cpus, uint64_t *per_rep)
 	if (!(cpus > 0.01))	/* unknown, or asleep: no less than a CPU's worth of samples */
 		cpus = cpus > 0 ? 0.01 : 1;
 	hz = PG_AUTO_SAMPLES / (cpus * wall_s);
-	/* what the budget leaves for samples after the fixed cost, in samples a second of wall */
-	cap = (PG_AUTO_BUDGET_PCT / 100 * wall_ns - PG_SAMPLE_FIXED_NS) / PG_SAMPLE_COST_NS / wall_s;
-	cap /= cpus;
+	/* the samples the budget leaves after the fixed cost, a second of wall time per CPU */
+	cap = (PG_AUTO_BUDGET_PCT / 100 * wall_ns - PG_SAMPLE_FIXED_NS) / PG_SAMPLE_COST_NS;
+	cap /= wall_s * cpus;
 	if (hz > cap)
 		hz = cap;
 	if (hz > PG_AUTO_MAX_HZ)
