@@ -645,6 +645,82 @@ def render_ab(sec):
     return s + quote_lines(sec)
 
 
+def leaf_rows(v):
+    """One condition's sessions of the leaf part as table cells."""
+    pairs = [x["pairs"] for x in v if x["pairs"]]
+    return ("%d/%d" % (sum(x["exit"] == 1 for x in v), len(v)),
+            "%d/%d" % (sum(x["others"] > 0 for x in v), len(v)),
+            "%g (max %d)" % (median(pairs), max(pairs)) if pairs else "-",
+            "%.0f s" % median([x["secs"] for x in v]))
+
+
+def render_ableaf(sec):
+    """Section 8's second part: a 50 ns leaf judged from its samples (bench/leaf.c)."""
+    o, p = sec.data, sec.params()
+    lv, ex = o["levels"], o["exact"]
+    sampled = [x for v in lv.values() for x in v]
+    s = ["`bench/leaf.c` (clang %s): `leaf()`, a ~%g ns leaf, called %s times a run between two "
+         "stages, holds ~%g%% of the CPU time of a single-threaded run; an argument P makes it P%% "
+         "slower. `perfgate ab -o DIR 'leaf 0' 'leaf P'` at its defaults: the budget traces "
+         "`main` alone (the leaf is far too hot to probe within 5%%), the rate comes from the "
+         "budget's first pass (docs/sampling.md, \"Choosing -F\"), and `leaf` is judged from its "
+         "samples. Beside it, the same sessions with the leaf traced, `perfgate ab -f leaf` "
+         "(exact verdicts; no budget, sampling at the default 199 Hz). Builds failed: exit 1. "
+         "Leaf caught: its verdict is regression (sampled, or exact with `-f leaf`). Others "
+         "flagged: sessions in which another function was a regression or an improvement "
+         "(the program's CPU and wall time included). Pairs: the most any verdict used "
+         "(`--max-reps` 20). Time: one session, median." % (
+             " ".join(p["flags"]), p["design"]["leaf_ns"], "{:,}".format(p["design"]["calls"]),
+             p["design"]["share_pct"]), ""]
+    if sampled:
+        s += ["Without `-F` the sessions sampled at %s Hz, %s samples a repetition (median "
+              "%g), on repetitions of %s s of CPU time and %s s of wall time (medians)." % (
+                  pct_range([x["sample_hz"] for x in sampled], "%d"),
+                  pct_range([x["samples_rep"] for x in sampled], "%d"),
+                  median([x["samples_rep"] for x in sampled]),
+                  pct_range([x["cpu_ms"] / 1e3 for x in sampled], "%.2f"),
+                  pct_range([x["wall_ms"] / 1e3 for x in sampled], "%.2f")), ""]
+    s += ["| leaf slower by | verdicts on the leaf | builds failed | leaf caught | "
+          "its change (median, range) | others flagged | pairs | time |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = [(k, "sampled (`perfgate ab` defaults)", v) for k, v in lv.items()] + \
+           [(k, "exact (`perfgate ab -f leaf`)", v) for k, v in ex.items()]
+    for slow, name, v in sorted(rows, key=lambda r: (float(r[0]), r[1])):
+        if not v:
+            continue
+        failed, others, pairs, secs = leaf_rows(v)
+        ch = [x["change"] for x in v if x["change"] is not None]
+        s.append("| %s%% | %s | %s | %s | %s | %s | %s | %s |" % (
+            slow, name, failed,
+            "-" if float(slow) == 0 else "%d/%d" % (sum(x["caught"] for x in v), len(v)),
+            "%+.1f%% (%s)" % (median(ch), pct_range(ch, "%+.1f%%")) if ch else "-",
+            others, pairs, secs))
+    ex10 = [x for v in ex.values() for x in v]
+    if ex10:
+        s += ["", "Traced, the leaf's repetitions took %s s of CPU time (median %.2f s) "
+              "against %.2f s untraced: the probes' cost is why the budget leaves it to the "
+              "samples." % (pct_range([x["cpu_ms"] / 1e3 for x in ex10], "%.2f"),
+                            median([x["cpu_ms"] / 1e3 for x in ex10]),
+                            median([x["cpu_ms"] / 1e3 for x in sampled]) if sampled else 0)]
+    c = o.get("sample_cost")
+    if c and c["rounds"]:
+        d = [r["hz"]["cpu_ms"] - r["none"]["cpu_ms"] for r in c["rounds"]]
+        n = [r["hz"]["samples"] for r in c["rounds"]]
+        base = median([r["none"]["cpu_ms"] for r in c["rounds"]])
+        s += ["", "The sampler's cost on this target: %d interleaved rounds of `perfgate record "
+              "-f stage_a -r 3`, `--no-sample` against `-F %d` (%s samples a repetition): the "
+              "process tree's CPU time a repetition grew by %s ms (median %+.1f ms, %+.1f%% of "
+              "%.2f s), %s us a sample." % (
+                  len(d), c["hz"], pct_range(n, "%d"), pct_range(d, "%+.1f"), median(d),
+                  100 * median(d) / base, base / 1e3,
+                  pct_range([1e3 * a / b for a, b in zip(d, n) if b], "%.0f"))]
+    return s + quote_lines(sec)
+
+
+# sections rendered as a part of another's (their own stamp, under the other's title)
+PARTS = {"ab": [("ableaf", "A 50 ns leaf judged from its samples", render_ableaf)]}
+
+
 def render_offcpu(sec):
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     import offcpu
@@ -687,7 +763,8 @@ def render(res):
           "stored its figures.", ""]
     sections = res["sections"]
     for name in sections:
-        if name not in [n for n, _, _ in RENDERERS]:
+        if name not in [n for n, _, _ in RENDERERS] + \
+                [n for v in PARTS.values() for n, _, _ in v]:
             print("bench: no renderer for section %s in the results" % name, file=sys.stderr)
     for i, (name, title, fn) in enumerate(RENDERERS, 1):
         md += ["## %d. %s" % (i, title), ""]
@@ -696,6 +773,10 @@ def render(res):
             md += ["Not measured yet (`make bench SECTIONS=%s`)." % name, ""]
             continue
         md += [stamp_line(sec.stamp), ""] + fn(sec) + [""]
+        for pname, ptitle, pfn in PARTS.get(name, []):
+            part = Section(pname, sections.get(pname, {}))
+            if part.data is not None:
+                md += ["### %s" % ptitle, "", stamp_line(part.stamp), ""] + pfn(part) + [""]
     return "\n".join(md)
 
 
