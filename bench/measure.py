@@ -629,13 +629,13 @@ def leaf_session(exe, slow, i, exact=False):
 
 def leaf_sample_cost(exe, hz, rounds=3, reps=3):
     """The sampler's cost on the target: the process tree's CPU time a repetition at @hz
-    against --no-sample, interleaved rounds of `record -f stage_a` (traced: one call)."""
-    out = {"hz": hz, "rounds": []}
+    against --no-sample, interleaved rounds of `record -f main` (traced: one call)."""
+    out = {"hz": hz, "rounds": [], "start": now()}
     for k in range(rounds):
         row = {}
         for name, extra in (("none", ["--no-sample"]), ("hz", ["-F", str(hz)])):
             rec = os.path.join(TMP, "leafcost_%s_%d.json" % (name, k))
-            sh([PG, "-q", "record", "-o", rec, "-r", str(reps), "-f", "stage_a"] + extra +
+            sh([PG, "-q", "record", "-o", rec, "-r", str(reps), "-f", "main"] + extra +
                ["--", exe, "0"])
             reps_ = json.load(open(rec))["repetitions"]
             row[name] = {"cpu_ms": median([x["cpu_ns"] / 1e6 for x in reps_]),

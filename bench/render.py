@@ -708,7 +708,7 @@ def render_ableaf(sec):
         n = [r["hz"]["samples"] for r in c["rounds"]]
         base = median([r["none"]["cpu_ms"] for r in c["rounds"]])
         s += ["", "The sampler's cost on this target: %d interleaved rounds of `perfgate record "
-              "-f stage_a -r 3`, `--no-sample` against `-F %d` (%s samples a repetition): the "
+              "-f main -r 3`, `--no-sample` against `-F %d` (%s samples a repetition): the "
               "process tree's CPU time a repetition grew by %s ms (median %+.1f ms, %+.1f%% of "
               "%.2f s), %s us a sample." % (
                   len(d), c["hz"], pct_range(n, "%d"), pct_range(d, "%+.1f"), median(d),
