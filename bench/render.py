@@ -689,7 +689,7 @@ def render_ableaf(sec):
         if not v:
             continue
         failed, others, pairs, secs = leaf_rows(v)
-        ch = [x["change"] for x in v if x["change"] is not None]
+        ch = [100 * x["change"] for x in v if x["change"] is not None]
         s.append("| %s%% | %s | %s | %s | %s | %s | %s | %s |" % (
             slow, name, failed,
             "-" if float(slow) == 0 else "%d/%d" % (sum(x["caught"] for x in v), len(v)),
