@@ -696,22 +696,36 @@ def render_ableaf(sec):
             "%+.1f%% (%s)" % (median(ch), pct_range(ch, "%+.1f%%")) if ch else "-",
             others, pairs, secs))
     ex10 = [x for v in ex.values() for x in v]
-    if ex10:
-        s += ["", "Traced, the leaf's repetitions took %s s of CPU time (median %.2f s) "
-              "against %.2f s untraced: the probes' cost is why the budget leaves it to the "
-              "samples." % (pct_range([x["cpu_ms"] / 1e3 for x in ex10], "%.2f"),
-                            median([x["cpu_ms"] / 1e3 for x in ex10]),
-                            median([x["cpu_ms"] / 1e3 for x in sampled]) if sampled else 0)]
+    if ex10 and sampled:
+        traced, untraced = (median([x["cpu_ms"] / 1e3 for x in ex10]),
+                            median([x["cpu_ms"] / 1e3 for x in sampled]))
+        probe_ns = (traced - untraced) * 1e9 / p["design"]["calls"]
+        s += ["", "Traced, the leaf's repetitions took %s s of CPU time (median %.2f s) against "
+              "%.2f s untraced: ~%.0f ns of probe a call, which is why the budget leaves the "
+              "leaf to the samples." % (pct_range([x["cpu_ms"] / 1e3 for x in ex10], "%.2f"),
+                                        traced, untraced, probe_ns)]
+        if all(x["verdict"] == "inconclusive" for x in ex10):
+            s[-1] += (" Every exact verdict on it was inconclusive: compensation cannot subtract "
+                      "probes that are most of a 50 ns call's measured time (perfgate's reason: "
+                      "\"probes are ~81-100%% of its measured time: too much to subtract "
+                      "reliably; compare with --raw, or use cheaper probe sites\"), and its raw "
+                      "time, probes included, would move by ~%.1f%% when the leaf is 10%% slower "
+                      "(%g ns of %.0f ns), under the 2%% minimum effect." % (
+                          100 * 0.1 * p["design"]["leaf_ns"] /
+                          (probe_ns + p["design"]["leaf_ns"]),
+                          0.1 * p["design"]["leaf_ns"], probe_ns + p["design"]["leaf_ns"]))
     c = o.get("sample_cost")
     if c and c["rounds"]:
         d = [r["hz"]["cpu_ms"] - r["none"]["cpu_ms"] for r in c["rounds"]]
         n = [r["hz"]["samples"] for r in c["rounds"]]
         base = median([r["none"]["cpu_ms"] for r in c["rounds"]])
-        s += ["", "The sampler's cost on this target: %d interleaved rounds of `perfgate record "
-              "-f main -r 3`, `--no-sample` against `-F %d` (%s samples a repetition): the "
+        s += ["", "The sampler's cost on this target%s: %d interleaved rounds of `perfgate "
+              "record -f main -r 3`, `--no-sample` against `-F %d` (%s samples a repetition): the "
               "process tree's CPU time a repetition grew by %s ms (median %+.1f ms, %+.1f%% of "
               "%.2f s), %s us a sample." % (
-                  len(d), c["hz"], pct_range(n, "%d"), pct_range(d, "%+.1f"), median(d),
+                  " (measured %s-%s UTC)" % (c["start"][11:16], c["end"][11:16])
+                  if c.get("end") else "", len(d), c["hz"], pct_range(n, "%d"),
+                  pct_range(d, "%+.1f"), median(d),
                   100 * median(d) / base, base / 1e3,
                   pct_range([1e3 * a / b for a, b in zip(d, n) if b], "%.0f"))]
     return s + quote_lines(sec)
