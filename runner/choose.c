@@ -228,7 +228,7 @@ int pg_budget_mark_sampled(const struct pg_run *run, const struct pg_coverage *c
 
 uint32_t pg_budget_sample_hz(uint64_t wall_ns, double cpus, uint64_t *per_rep)
 {
-	double wall_s = (double)wall_ns / 1e9, hz, cap;
+	double wall_s = (double)wall_ns / 1e9, hz, cap, least;
 
 	if (!wall_ns) {
 		if (per_rep)
@@ -240,7 +240,8 @@ uint32_t pg_budget_sample_hz(uint64_t wall_ns, double cpus, uint64_t *per_rep)
 	hz = PG_AUTO_SAMPLES / (cpus * wall_s);
 	/* the samples the budget leaves after the fixed cost, a second of wall time per CPU */
 	cap = (PG_AUTO_BUDGET_PCT / 100 * wall_ns - PG_SAMPLE_FIXED_NS) / PG_SAMPLE_COST_NS;
-	cap /= wall_s * cpus;
+	least = PG_AUTO_MIN_BUDGET_PCT / 100 * wall_ns / PG_SAMPLE_COST_NS;
+	cap = (cap > least ? cap : least) / (wall_s * cpus);
 	if (hz > cap)
 		hz = cap;
 	if (hz > PG_AUTO_MAX_HZ)

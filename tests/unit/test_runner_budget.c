@@ -384,7 +384,7 @@ static void test_mark_sampled(void **state)
 
 /*
  * no -F: ~1,600 samples a repetition, their cost (30 us each, after 0.5 ms a repetition) under
- * 2% of the run, odd, in [49, 4999]
+ * 2% of the run, or 1% when that is more, odd, in [49, 4999]
  */
 static void test_sample_hz(void **state)
 {
@@ -398,9 +398,12 @@ static void test_sample_hz(void **state)
 	assert_int_equal(n, 1590);
 	assert_int_equal(pg_budget_sample_hz(1000000000, 1, &n), 649);	/* 1 s: 2% */
 	assert_int_equal(n, 649);
-	assert_int_equal(pg_budget_sample_hz(50000000, 1, &n), 333);	/* 50 ms: 2% less 0.5 ms */
+	assert_int_equal(pg_budget_sample_hz(100000000, 1, &n), 499);	/* 100 ms: 2% less 0.5 ms */
+	assert_int_equal(n, 50);
+	assert_int_equal(pg_budget_sample_hz(50000000, 1, &n), 333);	/* 50 ms: 1% */
 	assert_int_equal(n, 17);
-	assert_int_equal(pg_budget_sample_hz(10000000, 1, &n), 49);	/* 10 ms: the fixed cost */
+	assert_int_equal(pg_budget_sample_hz(10000000, 1, &n), 333);	/* 10 ms: 1% */
+	assert_int_equal(n, 3);
 	assert_int_equal(pg_budget_sample_hz(1000000000, 2, &n), 325);	/* two busy CPUs */
 	assert_int_equal(n, 650);
 	assert_int_equal(pg_budget_sample_hz(1000000000, 0, &n), 649);	/* unknown: one */
@@ -417,8 +420,9 @@ static void test_sample_hz(void **state)
 		uint32_t hz = pg_budget_sample_hz(w, 1, &n);
 
 		if (hz > PG_AUTO_MIN_HZ)
-			assert_true(n * PG_SAMPLE_COST_NS + PG_SAMPLE_FIXED_NS <=
-				    PG_AUTO_BUDGET_PCT / 100 * w + PG_SAMPLE_COST_NS);
+			assert_true(n * PG_SAMPLE_COST_NS <= PG_SAMPLE_COST_NS +
+				    (w < 50000000 ? PG_AUTO_MIN_BUDGET_PCT / 100 * w :
+				     PG_AUTO_BUDGET_PCT / 100 * w - PG_SAMPLE_FIXED_NS));
 	}
 }
 
