@@ -674,7 +674,7 @@ def render_ableaf(sec):
              p["design"]["share_pct"]), ""]
     if sampled:
         s += ["Without `-F` the sessions sampled at %s Hz, %s samples a repetition (median "
-              "%g), on repetitions of %s s of CPU time and %s s of wall time (medians)." % (
+              "%.0f), on repetitions of %s s of CPU time and %s s of wall time (medians)." % (
                   pct_range([x["sample_hz"] for x in sampled], "%d"),
                   pct_range([x["samples_rep"] for x in sampled], "%d"),
                   median([x["samples_rep"] for x in sampled]),
@@ -695,6 +695,22 @@ def render_ableaf(sec):
             "-" if float(slow) == 0 else "%d/%d" % (sum(x["caught"] for x in v), len(v)),
             "%+.1f%% (%s)" % (median(ch), pct_range(ch, "%+.1f%%")) if ch else "-",
             others, pairs, secs))
+    n = p["trials"]
+    aa, ten = lv.get("0", []), lv.get("10", [])
+    if aa and ten:
+        s += ["", "Issue 28's targets at `perfgate ab`'s defaults: A/A, 0 builds failed: %s "
+              "(%d/%d); 10%% slower caught in at least %d/%d: %s (%d/%d); 5%% slower: %d/%d "
+              "caught.%s" % (
+                  "met" if not sum(x["exit"] == 1 for x in aa) else "**not met**",
+                  sum(x["exit"] == 1 for x in aa), len(aa), n - n // 20, n,
+                  "met" if sum(x["caught"] for x in ten) >= len(ten) - len(ten) // 20
+                  else "**not met**", sum(x["caught"] for x in ten), len(ten),
+                  sum(x["caught"] for x in lv.get("5", [])), len(lv.get("5", [])),
+                  " Fewer sessions than %d per condition: the run had a time limit of %.0f "
+                  "s (`LEAF_SECS`)." % (n, p["secs"]) if p.get("secs") and len(ten) < n
+                  else "")]
+    if o.get("observed"):	# what the sessions' own compare.json said, noted by hand
+        s += [""] + ["- " + x for x in o["observed"]]
     ex10 = [x for v in ex.values() for x in v]
     if ex10 and sampled:
         traced, untraced = (median([x["cpu_ms"] / 1e3 for x in ex10]),
