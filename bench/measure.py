@@ -20,6 +20,8 @@ Sections (the order of MEASURES; render.py numbers them in the same order):
   realworld the default flow on zstd, leveldb and lz4 (bench/realworld)
   ab        interleaved A/B recording (perfgate ab, paired statistics) beside two sequential
             recordings: A/A and 2/5/10% slowdowns of a function holding ~2% of the run time
+  ableaf    (section 8, second part) perfgate ab at its defaults on a 50 ns leaf holding 10%
+            of the run, judged from its samples: A/A, 10% and 5% slower; beside it traced
   offcpu    off-CPU time: cost per context switch, a lock-contention regression and zstd A/A
             pairs judged by self and by on-CPU self time (bench/offcpu.py)
   history   perfgate history: ingestion, size and change-point scan of 10,000 functions x 30
@@ -53,7 +55,7 @@ the Makefile's bench target installs it and the peer tools (funclatency, bpftrac
 Environment: ACC_PROCS, ACC_CALLS (accuracy: processes per build, calls per process),
 HIST_FUNCS, HIST_SESSIONS, HIST_BIG (history: smaller trial runs),
 HON_DEMO_RUNS, HON_SESSIONS, HON_HISTORY, HON_PARTS (honesty: fewer runs, or some parts),
-AB_TRIALS (ab: trials per condition, default 20),
+AB_TRIALS (ab, ableaf: trials per condition, default 20), LEAF_SECS (ableaf: a time limit),
 BENCH_RESULTS (another results file, e.g. for a trial run).
 """
 import datetime
@@ -588,6 +590,96 @@ def measure_ab(trials=AB_TRIALS):
     return res
 
 
+# ---- 8, part two: a 50 ns leaf, judged from its samples ---------------------------------------
+
+# bench/leaf.c: leaf() ~50 ns, ~10% of a ~2.5 s run, 4,000,000 calls
+LEAF_SLOW, LEAF_TARGET = (0, 10, 5), "leaf"
+LEAF_FLAGS = ["-O1", "-fno-inline", "-fpatchable-function-entry=5"]
+# seconds the part may take (it stops starting sessions after them; default: 20 rounds)
+LEAF_SECS = float(os.environ.get("LEAF_SECS", "0"))
+# when time is short (LEAF_SECS), A/A and 10% come first: 5% slower every other round, and
+# the exact (-f leaf) session at 10% every fourth (~6 s a repetition)
+LEAF_EVERY = {0: 1, 10: 1, 5: 2, "exact": 4}
+
+
+def leaf_session(exe, slow, i, exact=False):
+    """perfgate ab at its defaults on bench/leaf.c (or with -f leaf: the leaf traced)."""
+    d = os.path.join(TMP, "leaf_%s_%s_%d" % ("x" if exact else "s", slow, i))
+    t0 = time.monotonic()
+    r = sh([PG, "-q", "ab", "-o", d] + (["-f", LEAF_TARGET] if exact else []) +
+           ["%s 0" % exe, "%s %s" % (exe, slow)], check=False)
+    secs = time.monotonic() - t0
+    if r.returncode not in (0, 1):
+        log("ab failed:", r.stderr[-500:])
+        return None
+    res = json.load(open(os.path.join(d, "compare.json")))
+    base = json.load(open(os.path.join(d, "base.json")))
+    walls = (wall_times(os.path.join(d, "base.json")), wall_times(os.path.join(d, "new.json")))
+    o = ab_outcome(r.returncode, res, secs, walls, target=LEAF_TARGET)
+    t = [f for f in res["functions"] if f["name"] == LEAF_TARGET]
+    reps = base["repetitions"]
+    o.update({"overall": res.get("overall"), "verdict": t[0]["verdict"] if t else None,
+              "sampled": bool(t and t[0].get("origin") == "sampled"),
+              "origin": t[0].get("origin") if t else None,
+              "ci": [t[0].get("ci_lo"), t[0].get("ci_hi")] if t else None,
+              "sample_hz": base["meta"]["options"].get("sample_hz", 0),
+              "samples_rep": median([x.get("samples", 0) for x in reps]),
+              "cpu_ms": median([x["cpu_ns"] / 1e6 for x in reps]),
+              "wall_ms": median([x["wall_ns"] / 1e6 for x in reps])})
+    log("leaf", "exact" if exact else "ab", slow, i, o["exit"], o["verdict"], o["change"],
+        o["pairs"], "%.0f s" % secs)
+    return o
+
+
+def leaf_sample_cost(exe, hz, rounds=3, reps=3):
+    """The sampler's cost on the target: the process tree's CPU time a repetition at @hz
+    against --no-sample, interleaved rounds of `record -f main` (traced: one call)."""
+    out = {"hz": hz, "rounds": [], "start": now()}
+    for k in range(rounds):
+        row = {}
+        for name, extra in (("none", ["--no-sample"]), ("hz", ["-F", str(hz)])):
+            rec = os.path.join(TMP, "leafcost_%s_%d.json" % (name, k))
+            sh([PG, "-q", "record", "-o", rec, "-r", str(reps), "-f", "main"] + extra +
+               ["--", exe, "0"])
+            reps_ = json.load(open(rec))["repetitions"]
+            row[name] = {"cpu_ms": median([x["cpu_ns"] / 1e6 for x in reps_]),
+                         "wall_ms": median([x["wall_ns"] / 1e6 for x in reps_]),
+                         "samples": median([x.get("samples", 0) for x in reps_])}
+        out["rounds"].append(row)
+        log("leaf cost", row)
+    return out
+
+
+def measure_ableaf():
+    """perfgate ab at its defaults on a 50 ns leaf holding 10% of the run (judged from its
+    samples), A/A, 10% and 5% slower, beside the same leaf traced (-f leaf) at 10%; rounds of
+    one session each (LEAF_EVERY) until AB_TRIALS rounds or LEAF_SECS seconds."""
+    exe = build("leaf.c", "leaf", LEAF_FLAGS, cc="clang")
+    t_end = time.monotonic() + LEAF_SECS if LEAF_SECS else None
+    res = {"params": {"trials": AB_TRIALS, "slowdowns_pct": LEAF_SLOW, "flags": LEAF_FLAGS,
+                      "every": {str(k): v for k, v in LEAF_EVERY.items()}, "secs": LEAF_SECS,
+                      "design": {"leaf_ns": 50, "share_pct": 10, "calls": 4000000}},
+           "levels": {str(s): [] for s in LEAF_SLOW}, "exact": {"10": []}}
+    first = leaf_session(exe, 0, 0)
+    res["sample_cost"] = leaf_sample_cost(exe, first["sample_hz"]) if first else None
+    if first:
+        res["levels"]["0"].append(first)
+    for i in range(AB_TRIALS):
+        for slow in LEAF_SLOW:
+            if (i == 0 and slow == 0) or i % LEAF_EVERY[slow]:
+                continue
+            if t_end and time.monotonic() > t_end:
+                return res
+            o = leaf_session(exe, slow, i)
+            if o:
+                res["levels"][str(slow)].append(o)
+        if i % LEAF_EVERY["exact"] == 0 and not (t_end and time.monotonic() > t_end):
+            o = leaf_session(exe, 10, i, exact=True)
+            if o:
+                res["exact"]["10"].append(o)
+    return res
+
+
 # ---- 5. compare at scale -------------------------------------------------------------------
 
 CMP_SLOW_PCT = 20
@@ -852,7 +944,7 @@ def measure_honesty():
 MEASURES = [("cost", measure_cost), ("attach", measure_attach),
             ("accuracy", measure_accuracy), ("stats", measure_stats),
             ("compare", measure_compare), ("sampling", measure_sampling),
-            ("realworld", measure_realworld), ("ab", measure_ab),
+            ("realworld", measure_realworld), ("ab", measure_ab), ("ableaf", measure_ableaf),
             ("offcpu", measure_offcpu), ("history", measure_history),
             ("honesty", measure_honesty)]
 

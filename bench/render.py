@@ -645,6 +645,112 @@ def render_ab(sec):
     return s + quote_lines(sec)
 
 
+def leaf_rows(v):
+    """One condition's sessions of the leaf part as table cells."""
+    pairs = [x["pairs"] for x in v if x["pairs"]]
+    return ("%d/%d" % (sum(x["exit"] == 1 for x in v), len(v)),
+            "%d/%d" % (sum(x["others"] > 0 for x in v), len(v)),
+            "%g (max %d)" % (median(pairs), max(pairs)) if pairs else "-",
+            "%.0f s" % median([x["secs"] for x in v]))
+
+
+def render_ableaf(sec):
+    """Section 8's second part: a 50 ns leaf judged from its samples (bench/leaf.c)."""
+    o, p = sec.data, sec.params()
+    lv, ex = o["levels"], o["exact"]
+    sampled = [x for v in lv.values() for x in v]
+    s = ["`bench/leaf.c` (clang %s): `leaf()`, a ~%g ns leaf, called %s times a run between two "
+         "stages, holds ~%g%% of the CPU time of a single-threaded run; an argument P makes it P%% "
+         "slower. `perfgate ab -o DIR 'leaf 0' 'leaf P'` at its defaults: the budget traces "
+         "`main` alone (the leaf is far too hot to probe within 5%%), the rate comes from the "
+         "budget's first pass (docs/sampling.md, \"Choosing -F\"), and `leaf` is judged from its "
+         "samples. Beside it, the same sessions with the leaf traced, `perfgate ab -f leaf` "
+         "(exact verdicts; no budget, sampling at the default 199 Hz). Builds failed: exit 1. "
+         "Leaf caught: its verdict is regression (sampled, or exact with `-f leaf`). Others "
+         "flagged: sessions in which another function was a regression or an improvement "
+         "(the program's CPU and wall time included). Pairs: the most any verdict used "
+         "(`--max-reps` 20). Time: one session, median." % (
+             " ".join(p["flags"]), p["design"]["leaf_ns"], "{:,}".format(p["design"]["calls"]),
+             p["design"]["share_pct"]), ""]
+    if sampled:
+        s += ["Without `-F` the sessions sampled at %s Hz, %s samples a repetition (median "
+              "%.0f), on repetitions of %s s of CPU time and %s s of wall time (medians)." % (
+                  pct_range([x["sample_hz"] for x in sampled], "%d"),
+                  pct_range([x["samples_rep"] for x in sampled], "%d"),
+                  median([x["samples_rep"] for x in sampled]),
+                  pct_range([x["cpu_ms"] / 1e3 for x in sampled], "%.2f"),
+                  pct_range([x["wall_ms"] / 1e3 for x in sampled], "%.2f")), ""]
+    s += ["| leaf slower by | verdicts on the leaf | builds failed | leaf caught | "
+          "its change (median, range) | others flagged | pairs | time |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = [(k, "sampled (`perfgate ab` defaults)", v) for k, v in lv.items()] + \
+           [(k, "exact (`perfgate ab -f leaf`)", v) for k, v in ex.items()]
+    for slow, name, v in sorted(rows, key=lambda r: (float(r[0]), r[1])):
+        if not v:
+            continue
+        failed, others, pairs, secs = leaf_rows(v)
+        ch = [100 * x["change"] for x in v if x["change"] is not None]
+        s.append("| %s%% | %s | %s | %s | %s | %s | %s | %s |" % (
+            slow, name, failed,
+            "-" if float(slow) == 0 else "%d/%d" % (sum(x["caught"] for x in v), len(v)),
+            "%+.1f%% (%s)" % (median(ch), pct_range(ch, "%+.1f%%")) if ch else "-",
+            others, pairs, secs))
+    n = p["trials"]
+    aa, ten = lv.get("0", []), lv.get("10", [])
+    if aa and ten:
+        s += ["", "Issue 28's targets at `perfgate ab`'s defaults: A/A, 0 builds failed: %s "
+              "(%d/%d); 10%% slower caught in at least %d/%d: %s (%d/%d); 5%% slower: %d/%d "
+              "caught.%s" % (
+                  "met" if not sum(x["exit"] == 1 for x in aa) else "**not met**",
+                  sum(x["exit"] == 1 for x in aa), len(aa), n - n // 20, n,
+                  "met" if sum(x["caught"] for x in ten) >= len(ten) - len(ten) // 20
+                  else "**not met**", sum(x["caught"] for x in ten), len(ten),
+                  sum(x["caught"] for x in lv.get("5", [])), len(lv.get("5", [])),
+                  " Fewer sessions than %d per condition: the run had a time limit of %.0f "
+                  "s (`LEAF_SECS`)." % (n, p["secs"]) if p.get("secs") and len(ten) < n
+                  else "")]
+    if o.get("observed"):	# what the sessions' own compare.json said, noted by hand
+        s += [""] + ["- " + x for x in o["observed"]]
+    ex10 = [x for v in ex.values() for x in v]
+    if ex10 and sampled:
+        traced, untraced = (median([x["cpu_ms"] / 1e3 for x in ex10]),
+                            median([x["cpu_ms"] / 1e3 for x in sampled]))
+        probe_ns = (traced - untraced) * 1e9 / p["design"]["calls"]
+        s += ["", "Traced, the leaf's repetitions took %s s of CPU time (median %.2f s) against "
+              "%.2f s untraced: ~%.0f ns of probe a call, which is why the budget leaves the "
+              "leaf to the samples." % (pct_range([x["cpu_ms"] / 1e3 for x in ex10], "%.2f"),
+                                        traced, untraced, probe_ns)]
+        if all(x["verdict"] == "inconclusive" for x in ex10):
+            s[-1] += (" Every exact verdict on it was inconclusive: compensation cannot subtract "
+                      "probes that are most of a 50 ns call's measured time (perfgate's reason: "
+                      "\"probes are ~81-100%% of its measured time: too much to subtract "
+                      "reliably; compare with --raw, or use cheaper probe sites\"), and its raw "
+                      "time, probes included, would move by ~%.1f%% when the leaf is 10%% slower "
+                      "(%g ns of %.0f ns), under the 2%% minimum effect." % (
+                          100 * 0.1 * p["design"]["leaf_ns"] /
+                          (probe_ns + p["design"]["leaf_ns"]),
+                          0.1 * p["design"]["leaf_ns"], probe_ns + p["design"]["leaf_ns"]))
+    c = o.get("sample_cost")
+    if c and c["rounds"]:
+        d = [r["hz"]["cpu_ms"] - r["none"]["cpu_ms"] for r in c["rounds"]]
+        n = [r["hz"]["samples"] for r in c["rounds"]]
+        base = median([r["none"]["cpu_ms"] for r in c["rounds"]])
+        s += ["", "The sampler's cost on this target%s: %d interleaved rounds of `perfgate "
+              "record -f main -r 3`, `--no-sample` against `-F %d` (%s samples a repetition): the "
+              "process tree's CPU time a repetition grew by %s ms (median %+.1f ms, %+.1f%% of "
+              "%.2f s), %s us a sample." % (
+                  " (measured %s-%s UTC)" % (c["start"][11:16], c["end"][11:16])
+                  if c.get("end") else "", len(d), c["hz"], pct_range(n, "%d"),
+                  pct_range(d, "%+.1f"), median(d),
+                  100 * median(d) / base, base / 1e3,
+                  pct_range([1e3 * a / b for a, b in zip(d, n) if b], "%.0f"))]
+    return s + quote_lines(sec)
+
+
+# sections rendered as a part of another's (their own stamp, under the other's title)
+PARTS = {"ab": [("ableaf", "A 50 ns leaf judged from its samples", render_ableaf)]}
+
+
 def render_offcpu(sec):
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     import offcpu
@@ -695,7 +801,8 @@ def render(res):
           "stored its figures.", ""]
     sections = res["sections"]
     for name in sections:
-        if name not in [n for n, _, _ in RENDERERS]:
+        if name not in [n for n, _, _ in RENDERERS] + \
+                [n for v in PARTS.values() for n, _, _ in v]:
             print("bench: no renderer for section %s in the results" % name, file=sys.stderr)
     for i, (name, title, fn) in enumerate(RENDERERS, 1):
         md += ["## %d. %s" % (i, title), ""]
@@ -704,6 +811,10 @@ def render(res):
             md += ["Not measured yet (`make bench SECTIONS=%s`)." % name, ""]
             continue
         md += [stamp_line(sec.stamp), ""] + fn(sec) + [""]
+        for pname, ptitle, pfn in PARTS.get(name, []):
+            part = Section(pname, sections.get(pname, {}))
+            if part.data is not None:
+                md += ["### %s" % ptitle, "", stamp_line(part.stamp), ""] + pfn(part) + [""]
     return "\n".join(md)
 
 

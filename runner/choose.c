@@ -254,7 +254,7 @@ int pg_budget_mark_sampled(const struct pg_run *run, const struct pg_coverage *c
 
 uint32_t pg_budget_sample_hz(uint64_t wall_ns, double cpus, uint64_t *per_rep)
 {
-	double wall_s = (double)wall_ns / 1e9, hz, cap;
+	double wall_s = (double)wall_ns / 1e9, hz, cap, least;
 
 	if (!wall_ns) {
 		if (per_rep)
@@ -264,7 +264,10 @@ uint32_t pg_budget_sample_hz(uint64_t wall_ns, double cpus, uint64_t *per_rep)
 	if (!(cpus > 0.01))	/* unknown, or asleep: no less than a CPU's worth of samples */
 		cpus = cpus > 0 ? 0.01 : 1;
 	hz = PG_AUTO_SAMPLES / (cpus * wall_s);
-	cap = PG_AUTO_BUDGET_PCT / 100 / (cpus * PG_SAMPLE_COST_NS / 1e9);
+	/* the samples the budget leaves after the fixed cost, a second of wall time per CPU */
+	cap = (PG_AUTO_BUDGET_PCT / 100 * wall_ns - PG_SAMPLE_FIXED_NS) / PG_SAMPLE_COST_NS;
+	least = PG_AUTO_MIN_BUDGET_PCT / 100 * wall_ns / PG_SAMPLE_COST_NS;
+	cap = (cap > least ? cap : least) / (wall_s * cpus);
 	if (hz > cap)
 		hz = cap;
 	if (hz > PG_AUTO_MAX_HZ)

@@ -393,26 +393,48 @@ static void test_mark_sampled(void **state)
 	pg_rep_release(&rep);
 }
 
-/* no -F: ~300 samples a repetition, under 1% of the run at 30 us a sample, odd, in [49, 4999] */
+/*
+ * no -F: ~1,600 samples a repetition, their cost (30 us each, after 0.5 ms a repetition) under
+ * 2% of the run, or 1% when that is more, odd, in [49, 4999]
+ */
 static void test_sample_hz(void **state)
 {
 	uint64_t n;
 
 	(void)state;
-	assert_int_equal(pg_budget_sample_hz(1000000000, 1, &n), 299);	/* 1 s: the target */
-	assert_int_equal(n, 299);
-	assert_int_equal(pg_budget_sample_hz(10000000000ULL, 1, &n), 49);	/* 10 s: the floor */
-	assert_int_equal(n, 490);
+	/* 2.5 s and 10 s: the target */
+	assert_int_equal(pg_budget_sample_hz(2500000000ULL, 1, &n), 639);
+	assert_int_equal(n, 1598);
+	assert_int_equal(pg_budget_sample_hz(10000000000ULL, 1, &n), 159);
+	assert_int_equal(n, 1590);
+	assert_int_equal(pg_budget_sample_hz(1000000000, 1, &n), 649);	/* 1 s: 2% */
+	assert_int_equal(n, 649);
+	assert_int_equal(pg_budget_sample_hz(100000000, 1, &n), 499);	/* 100 ms: 2% less 0.5 ms */
+	assert_int_equal(n, 50);
 	assert_int_equal(pg_budget_sample_hz(50000000, 1, &n), 333);	/* 50 ms: 1% */
 	assert_int_equal(n, 17);
-	assert_int_equal(pg_budget_sample_hz(1000000000, 2, &n), 149);	/* two busy CPUs */
-	assert_int_equal(n, 298);
-	assert_int_equal(pg_budget_sample_hz(1000000000, 0, &n), 299);	/* unknown: one */
+	assert_int_equal(pg_budget_sample_hz(10000000, 1, &n), 333);	/* 10 ms: 1% */
+	assert_int_equal(n, 3);
+	assert_int_equal(pg_budget_sample_hz(1000000000, 2, &n), 325);	/* two busy CPUs */
+	assert_int_equal(n, 650);
+	assert_int_equal(pg_budget_sample_hz(1000000000, 0, &n), 649);	/* unknown: one */
 	assert_int_equal(pg_budget_sample_hz(50000000, 0.001, &n), 4999);	/* asleep: the cap */
 	assert_int_equal(n, 2);
+	/* the floor */
 	assert_int_equal(pg_budget_sample_hz(100000000000ULL, 20, NULL), 49);
+	assert_int_equal(pg_budget_sample_hz(100000000000ULL, 1, &n), 49);
+	assert_int_equal(n, 4900);
 	assert_int_equal(pg_budget_sample_hz(0, 1, &n), 199);	/* no wall time: the default */
 	assert_int_equal(n, 0);
+	/* the cost stays within the budget wherever the cap, not the floor, decides */
+	for (uint64_t w = 30000000; w <= 3000000000ULL; w += 7000000) {
+		uint32_t hz = pg_budget_sample_hz(w, 1, &n);
+
+		if (hz > PG_AUTO_MIN_HZ)
+			assert_true(n * PG_SAMPLE_COST_NS <= PG_SAMPLE_COST_NS +
+				    (w < 50000000 ? PG_AUTO_MIN_BUDGET_PCT / 100 * w :
+				     PG_AUTO_BUDGET_PCT / 100 * w - PG_SAMPLE_FIXED_NS));
+	}
 }
 
 int main(void)
