@@ -204,7 +204,8 @@ struct pg_meta {
 	 * The ELF executable the benchmark's processes ran as their program (absolute path): the
 	 * command's own file, or the one a wrapper script or env ran; NULL when unknown (older
 	 * files). compare pairs the
-	 * functions of two runs' programs when their base names differ (pg_fkeys_fill()).
+	 * functions of two runs' programs when their base names differ and their functions
+	 * mostly agree (pg_fkeys_fill()).
 	 */
 	char *program;
 	/* options the run was recorded with */

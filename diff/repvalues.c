@@ -29,9 +29,48 @@ static int cmp_key(const void *pa, const void *pb)
 
 /*
  * NEW's program's functions pair with BASE's program's when the two have different base names
- * (perfgate ab ./tool-old ./tool-new): the name NEW's program's functions are keyed by, or
- * NULL when they keep their own.
+ * (perfgate ab ./tool-old ./tool-new) and most of their functions' names are the same: the
+ * name NEW's program's functions are keyed by, or NULL when they keep their own.
  */
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The symbol names of @run's functions in files named @name, sorted (NULL: none or no memory) */
+static const char **names_in(const struct pg_run *run, const char *name, size_t *n)
+{
+	const char **v = malloc((run->nfuncs ? run->nfuncs : 1) * sizeof(*v));
+
+	*n = 0;
+	for (size_t i = 0; v && i < run->nfuncs; i++)
+		if (!strcmp(pg_basename(run->funcs[i].binary), name))
+			v[(*n)++] = run->funcs[i].name;
+	if (v && *n > 1)
+		qsort(v, *n, sizeof(*v), cmp_strp);
+	return v;
+}
+
+/* Do two runs' programs look like two builds of one: half the functions of the one with fewer
+ * (by symbol name) in the other too? */
+static bool same_program(const struct pg_run *base, const char *b, const struct pg_run *new,
+			 const char *n)
+{
+	size_t nb, nn, common = 0;
+	const char **x = names_in(base, b, &nb), **y = names_in(new, n, &nn);
+
+	for (size_t i = 0, j = 0; x && y && i < nb && j < nn;) {
+		int c = strcmp(x[i], y[j]);
+
+		common += !c;
+		i += c <= 0;
+		j += c >= 0;
+	}
+	free(x);
+	free(y);
+	return common && 2 * common >= (nb < nn ? nb : nn);
+}
+
 static const char *program_alias(const struct pg_run *base, const struct pg_run *new)
 {
 	const char *b = base->meta.program, *n = new->meta.program;
@@ -42,7 +81,8 @@ static const char *program_alias(const struct pg_run *base, const struct pg_run 
 	for (size_t i = 0; i < new->nfuncs; i++)
 		if (!strcmp(pg_basename(new->funcs[i].binary), pg_basename(b)))
 			return NULL;
-	return pg_basename(b);
+	/* two programs that only share main are not one program renamed */
+	return same_program(base, pg_basename(b), new, pg_basename(n)) ? pg_basename(b) : NULL;
 }
 
 void pg_fkeys_fill(struct pg_fkey *keys, const struct pg_run *base, const struct pg_run *new)

@@ -123,6 +123,8 @@ git init -q -b main
 git config user.email t@example.com
 git config user.name test
 cp "$SRC/examples/demo/imgfilter.c" .
+# where blur_row is defined: the line the annotations and the summary must name
+BLUR=$(grep -n 'void blur_row(' imgfilter.c | cut -d: -f1)
 printf 'imgfilter\nperfgate-out/\n' >.gitignore
 git add . && git commit -qm C1
 C1=$(git rev-parse HEAD)
@@ -237,10 +239,10 @@ grep -q "baseline: $C1.json from refs/perfgate/baselines" "$TMP/slow/stderr" ||
 	fail "the published baseline of C1 was not used"
 check_eq "regression: result is not 'regression'" regression "$(output slow result)"
 check_contains "compare step: not exit 1" "$TMP/slow/stdout" '^step perfgate - compare: exit 1'
-grep -q '^::error file=imgfilter.c,line=28,title=perfgate%3A blur_row' "$TMP/slow/stdout" ||
-	fail "no ::error annotation for blur_row at imgfilter.c:28"
+grep -q "^::error file=imgfilter.c,line=$BLUR,title=perfgate%3A blur_row" "$TMP/slow/stdout" ||
+	fail "no ::error annotation for blur_row at imgfilter.c:$BLUR"
 check_contains "no regression in the summary" "$TMP/slow/summary" ':x: perfgate: regression'
-grep -q '`blur_row` (imgfilter.c:28)' "$R/perfgate-out/summary.md" ||
+grep -q "\`blur_row\` (imgfilter.c:$BLUR)" "$R/perfgate-out/summary.md" ||
 	fail "blur_row missing from summary.md"
 xmllint --noout --schema "$SRC/tests/data/JUnit.xsd" "$R/perfgate-out/junit.xml"
 check_contains "no JUnit failure" "$R/perfgate-out/junit.xml" '<failure type="regression"'
