@@ -137,7 +137,9 @@ int pg_compare_look(const struct pg_run *base, const struct pg_run *new,
 /*
  * Could more pairs decide something @c left undecided: an entry (exact, sampled, the whole
  * program) slower but not (surely) significant yet, or an exact function or the program's CPU
- * time inconclusive for too few repetitions or an interval too wide? (Not for the probe
+ * time inconclusive for too few repetitions or an interval too wide, or a sampled function
+ * whose interval is too wide while its estimate is slower beyond the minimum effect and moves
+ * the run by ten times the impact rule's bar (0.5% at ab's 0.05%)? (Not for the probe
  * share, the callee time, differing callees or one side only: more pairs change none.)
  */
 bool pg_comparison_undecided(const struct pg_comparison *c);

@@ -397,6 +397,29 @@ static void test_sequential_aa(void **state)
 	assert_true(stopped_early > 0);
 }
 
+/*
+ * A sampled function too wide to decide keeps the session going when its estimate is a
+ * slowdown beyond the minimum effect that moves the run by 0.5% (ten times ab's bar); not a
+ * small one, nor one within the minimum effect (A/A noise would hold every session).
+ */
+static void test_sampled_wide_extends(void **state)
+{
+	struct pg_fcmp f = { .origin = PG_ORIGIN_SAMPLED, .cause = PG_CAUSE_WIDE, .change = 0.072,
+			     .impact = 0.0072, .verdict = PG_VERDICT_INCONCLUSIVE };
+	struct pg_comparison c = { .f = &f, .n = 1 };
+
+	c.opts.min_effect = 0.02;
+	c.opts.min_impact = 0.0005;
+	assert_true(pg_comparison_undecided(&c));
+	f.impact = 0.001;	/* a small function's +7% */
+	assert_false(pg_comparison_undecided(&c));
+	f.impact = 0.0072;
+	f.change = 0.015;	/* within the minimum effect */
+	assert_false(pg_comparison_undecided(&c));
+	f.change = -0.072;	/* faster */
+	assert_false(pg_comparison_undecided(&c));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_look_alpha_used),
 		cmocka_unit_test(test_sequential_keeps_verdict),
 		cmocka_unit_test(test_sequential_aa),
+		cmocka_unit_test(test_sampled_wide_extends),
 	};
 
 	return cmocka_run_group_tests_name("compare_paired", tests, NULL, NULL);
