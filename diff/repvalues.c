@@ -37,14 +37,18 @@ static int cmp_strp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The symbol names of @run's functions in files named @name, sorted (NULL: none or no memory) */
+/*
+ * The symbol names of @run's functions in files named @name but main, which every program
+ * has, sorted (NULL: no memory)
+ */
 static const char **names_in(const struct pg_run *run, const char *name, size_t *n)
 {
 	const char **v = malloc((run->nfuncs ? run->nfuncs : 1) * sizeof(*v));
 
 	*n = 0;
 	for (size_t i = 0; v && i < run->nfuncs; i++)
-		if (!strcmp(pg_basename(run->funcs[i].binary), name))
+		if (!strcmp(pg_basename(run->funcs[i].binary), name) &&
+		    strcmp(run->funcs[i].name, "main"))
 			v[(*n)++] = run->funcs[i].name;
 	if (v && *n > 1)
 		qsort(v, *n, sizeof(*v), cmp_strp);
@@ -52,7 +56,7 @@ static const char **names_in(const struct pg_run *run, const char *name, size_t 
 }
 
 /* Do two runs' programs look like two builds of one: half the functions of the one with fewer
- * (by symbol name) in the other too? */
+ * (by symbol name, main aside) in the other too? */
 static bool same_program(const struct pg_run *base, const char *b, const struct pg_run *new,
 			 const char *n)
 {

@@ -126,6 +126,10 @@ v = {f["name"]: f["verdict"] for f in pgtest.load(sys.argv[1])["functions"]
 assert "main" in v and not [n for n, x in v.items() if x in ("added", "removed")], v
 PY
 
+# ...but two unrelated programs that share only main are not one renamed: nothing to compare
+"$PERFGATE" record -q -r 2 -f main -f fib -o "$TMP/nested.json" -- ./nested
+expect_exit 2 "$PERFGATE" compare "$TMP/old.json" "$TMP/nested.json"
+
 # a failing side stops the session: exit 2, one message naming it, no files
 mkdir -p "$TMP/fail"
 echo stale >"$TMP/fail/base.json"
