@@ -10,8 +10,10 @@ F=(-f leaf_hash -f leaf_mix -f checksum -f main)
 "$PERFGATE" record -q -o "$TMP/same.json" -r 10 "${F[@]}" -- ./knob
 PG_SLOW=25 "$PERFGATE" record -q -o "$TMP/slow.json" -r 10 "${F[@]}" -- ./knob
 
+# two recordings one after the other carry the machine's drift of the moment (8% and 12% have
+# been seen on loaded machines, README, "Interleaved A/B"): the A/A gate here allows 20%
 expect_exit 0 "$PERFGATE" compare "$TMP/base.json" "$TMP/same.json" --junit "$TMP/aa.xml" \
-	--json "$TMP/aa.json"
+	--json "$TMP/aa.json" --min-effect 20
 # a pass, or on a machine so loaded that nothing could be judged, inconclusive: never a
 # regression, never a pass without evidence
 check_contains "A/A: no PASS or INCONCLUSIVE line" "$TMP/stdout" '^perfgate: \(PASS\|INCONCLUSIVE\)'
