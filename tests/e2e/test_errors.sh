@@ -25,7 +25,7 @@ check "a failed recording leaves no run file" test ! -e "$TMP/x.json"
 ls -A "$TMP" >"$TMP/ls"
 check "a failed recording leaves no temporary file" not grep -q '^\.x\.json' "$TMP/ls"
 # ...unless failures are allowed
-expect_exit 0 "$P" record -q --allow-failure -o "$TMP/x.json" -r 2 -- ./crash 3
+expect_exit 0 "$P" record -q --allow-failure -f main -o "$TMP/x.json" -r 2 -- ./crash 3
 # without privileges
 if command -v setpriv >/dev/null; then
 	expect_exit 2 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
