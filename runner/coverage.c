@@ -327,17 +327,12 @@ int pg_cov_choose(const struct pg_cov_map *m, const double *cost, const double *
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	for (size_t k = 0; k < m->nstacks; k++) {
-		w.at[k] = SIZE_MAX;
-		w.own[nf] += (double)m->count[k];
-	}
 	*total = 0;
 	for (uint32_t f = 0; f < nf; f++) {
 		may[f] = keep[f];
 		keep[f] = may[f] && cost[f] <= 0;	/* cost unknown: always kept */
-		if (keep[f])
-			take(m, &o, &w, f);
 	}
+	owners_from(m, &o, &w, keep);
 	for (;;) {
 		uint32_t best = UINT32_MAX;
 		double best_v = 0;
@@ -376,21 +371,6 @@ cleanup:
 static int cmp_strp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The innermost user frame of @stack (modified in place: its kernel frames cut), or NULL. */
-static char *leaf_frame(char *stack)
-{
-	char *leaf = NULL, *save = NULL;
-
-	for (char *fr = strtok_r(stack, ";", &save); fr; fr = strtok_r(NULL, ";", &save)) {
-		size_t len = strlen(fr);
-
-		if (len >= 4 && !strcmp(fr + len - 4, " [k]"))
-			break;
-		leaf = fr;
-	}
-	return leaf;
 }
 
 /* Sort @frames, free the repeated ones: each once. */
@@ -432,9 +412,10 @@ int pg_coverage_frames(const struct pg_coverage *c, char ***frames, size_t *n)
 	return 0;
 }
 
-/* A leaf and the user-mode samples it holds, summed by name in pg_coverage_leaves(). */
+/* A leaf (borrowed from its folded stack) and the user-mode samples it holds, summed by name
+ * in pg_coverage_leaves(). */
 struct leaf_count {
-	char *name;
+	const char *name;
 	uint64_t count;
 };
 
@@ -452,36 +433,28 @@ int pg_coverage_leaves(const struct pg_coverage *c, double min_share, char ***fr
 	*frames = NULL;
 	*n = 0;
 	for (size_t k = 0; k < c->n && !err; k++) {
-		char *stack, *leaf;
+		const char *folded = c->stacks[k].folded, *leaf = strrchr(folded, ';');
 
 		/* a leaf's own time is user time: a syscall's belongs to the kernel */
-		if (strstr(c->stacks[k].folded, " [k]"))
+		if (strstr(folded, " [k]"))
 			continue;
-		stack = strdup(c->stacks[k].folded);
-		leaf = stack ? leaf_frame(stack) : NULL;
-		if (!stack)
-			err = -ENOMEM;
-		else if (leaf && !(l[nl].name = strdup(leaf)))
-			err = -ENOMEM;
-		else if (leaf)
+		leaf = leaf ? leaf + 1 : folded;	/* no kernel frame: the last one */
+		if (*leaf) {
+			l[nl].name = leaf;
 			l[nl++].count = c->stacks[k].count;
-		free(stack);
+		}
 	}
 	if (nl > 1)
 		qsort(l, nl, sizeof(*l), cmp_leaf);
 	for (size_t r = 0; r < nl; r++) {	/* summed by name */
-		if (w && !strcmp(l[w - 1].name, l[r].name)) {
+		if (w && !strcmp(l[w - 1].name, l[r].name))
 			l[w - 1].count += l[r].count;
-			free(l[r].name);
-		} else {
+		else
 			l[w++] = l[r];
-		}
 	}
-	for (size_t r = 0; r < w; r++) {
-		if (!err && (double)l[r].count >= min_share * (double)c->samples)
+	for (size_t r = 0; r < w && !err; r++)
+		if ((double)l[r].count >= min_share * (double)c->samples)
 			err = pg_strv_push(frames, n, l[r].name);
-		free(l[r].name);
-	}
 	free(l);
 	if (err) {
 		pg_strv_free(*frames, *n);
