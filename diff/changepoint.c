@@ -113,19 +113,29 @@ void pg_cp_ttest(const double *y, size_t n1, size_t n2, double alpha, double *p,
 	*hi = *d + q * se;
 }
 
-/* The state of one window: its distances, partial sums, the permutation and the generator. */
+/*
+ * The state of one window. A split's sums of distances come from rows of partial sums over
+ * the window's values in their current order (the permutation's): row c holds, at t, the sum
+ * of |yp[i] - yp[c]| over a <= i < t. The splits are visited kappa by kappa, every tau of one
+ * kappa at once: the per-tau sums grow by one row each, with no dependency between taus.
+ */
 struct win {
 	size_t L;		/* values in the window */
 	const double *y;	/* its logs */
-	double *D;		/* L x L distances */
-	double *P;		/* L x L: P[c * L + t] = sum of D(idx[i], idx[c]), a <= i < t */
+	double *yp;		/* y in the permutation's order, padded with PAD zeros */
+	double *P;		/* rows of R doubles: the partial sums of row c at [c * R + t] */
+	size_t R;		/* W + PAD */
+	double *sxy, *syy, *wxx, *q;	/* per tau: the split's three sums, and its Q-hat */
 	size_t *idx;		/* the permutation within segments (identity when not testing) */
 	uint64_t rng;
-	/* the coefficients of Q-hat by n and m (< W each), at [n * W + m]: 2/(m+n), then those
-	 * of the X and the Y within-sums (0 when that side has one value) */
+	/* the coefficients of Q-hat by N = n + m (<= W) and n: 2/N at cxy[N], those of the X
+	 * and the Y within-sums at [N * W + n] (0 when that side has one value) */
 	size_t W;
 	double *cxy, *cxx, *cyy;
 };
+
+/* rows built four at a time: four independent running sums */
+#define PAD 4
 
 static uint64_t next_rand(uint64_t *s)
 {
@@ -140,15 +150,39 @@ static void coefficients(struct win *w)
 {
 	size_t W = w->W;
 
-	w->cxx = w->cxy + W * W;
-	w->cyy = w->cxx + W * W;
-	for (size_t i = 0; i < W * W; i++) {
-		double n = (double)(i / W), m = (double)(i % W);
+	w->cxx = w->cxy + W + 1;
+	w->cyy = w->cxx + (W + 1) * W;
+	for (size_t N = 0; N <= W; N++) {
+		w->cxy[N] = N ? 2 / (double)N : 0;
+		for (size_t i = 0; i < W; i++) {
+			double n = (double)i, m = (double)N - n;
 
-		w->cxy[i] = n + m > 0 ? 2 / (m + n) : 0;
-		w->cxx[i] = n > 1 ? 2 * m / ((m + n) * (n - 1)) : 0;
-		w->cyy[i] = m > 1 ? 2 * n / ((m + n) * (m - 1)) : 0;
+			w->cxx[N * W + i] = i < N && n > 1 ? 2 * m / ((m + n) * (n - 1)) : 0;
+			w->cyy[N * W + i] = i < N && m > 1 ? 2 * n / ((m + n) * (m - 1)) : 0;
+		}
 	}
+}
+
+/* @w's buffers for windows of up to W values, and its coefficients: 0 or -ENOMEM. */
+static int win_alloc(struct win *w, size_t W)
+{
+	size_t R = W + PAD, nrow = (W + PAD) * R, nq = 4 * (W + 1), nc = (W + 1) * (2 * W + 1);
+
+	w->W = W;
+	w->R = R;
+	/* zeroed: the padding of yp that the spare rows read */
+	w->yp = calloc(W + PAD + nrow + nq + nc, sizeof(double));
+	w->idx = malloc(W * sizeof(*w->idx));
+	if (!w->yp || !w->idx)
+		return -ENOMEM;
+	w->P = w->yp + W + PAD;
+	w->sxy = w->P + nrow;
+	w->syy = w->sxy + W + 1;
+	w->wxx = w->syy + W + 1;
+	w->q = w->wxx + W + 1;
+	w->cxy = w->q + W + 1;
+	coefficients(w);
+	return 0;
 }
 
 /* A split: x[a..tau) | x[tau..kappa) */
@@ -157,41 +191,122 @@ struct split {
 };
 
 /*
- * The largest Q-hat over the splits of [a, b) (b - a >= 2) and its split; or, as soon as one
- * reaches @enough, that one (the permutation test needs no more).
+ * Two doubles at a time (GCC's vector extension: SSE2 on x86-64, NEON on arm64). The sums are
+ * the same, in the same order, as one at a time: the results do not depend on it.
+ */
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2l __attribute__((vector_size(16)));
+
+static inline v2d ld2(const double *p)
+{
+	v2d v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void st2(double *p, v2d v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline v2d fabs2(v2d v)
+{
+	const v2l mask = { INT64_MAX, INT64_MAX };
+
+	return (v2d)((v2l)v & mask);
+}
+
+/* The partial-sum rows a..b - 1 of the values yp[a..b) (and up to PAD - 1 spare rows). */
+static void build_rows(struct win *w, size_t a, size_t b)
+{
+	const double *yp = w->yp;
+	size_t R = w->R;
+
+	for (size_t c = a; c < b; c += PAD) {
+		double *r0 = w->P + c * R, *r1 = r0 + R, *r2 = r1 + R, *r3 = r2 + R;
+		v2d v01 = ld2(yp + c), v23 = ld2(yp + c + 2), s01 = { 0, 0 }, s23 = { 0, 0 };
+
+		r0[a] = r1[a] = r2[a] = r3[a] = 0;
+		/* row c + 3 needs t < c + 3; the longer rows' extra sums are never read */
+		for (size_t t = a; t < c + PAD - 1; t++) {
+			v2d u = { yp[t], yp[t] };
+
+			s01 += fabs2(v01 - u);
+			s23 += fabs2(v23 - u);
+			r0[t + 1] = s01[0];
+			r1[t + 1] = s01[1];
+			r2[t + 1] = s23[0];
+			r3[t + 1] = s23[1];
+		}
+	}
+}
+
+/*
+ * Q-hat of every split (tau, kappa) with a < tau < kappa into w->q[tau], the sums grown by
+ * row kappa - 1: whether one of them reaches @thr.
+ */
+static bool q_of_kappa(struct win *w, size_t a, size_t kappa, double thr)
+{
+	size_t c = kappa - 1, N = kappa - a, tau = a + 1;
+	const double *row = w->P + c * w->R;
+	const double *ax = w->cxx + N * w->W - a, *ay = w->cyy + N * w->W - a;
+	double *sxy = w->sxy, *syy = w->syy, *wxx = w->wxx, *q = w->q;
+	double cxy = w->cxy[N], rc = row[c];
+	v2d vc = { cxy, cxy }, vr = { rc, rc }, vt = { thr, thr };
+	v2l hit = { 0, 0 };
+	bool any = false;
+
+	sxy[c] = 0;
+	syy[c] = 0;
+	if (c > a + 1)
+		wxx[c] = wxx[c - 1] + w->P[(c - 1) * w->R + c - 1];
+	for (; tau + 2 <= kappa; tau += 2) {
+		v2d r = ld2(row + tau), x = ld2(sxy + tau) + r, y = ld2(syy + tau) + (vr - r);
+		v2d v = vc * x - ld2(ax + tau) * ld2(wxx + tau) - ld2(ay + tau) * y;
+
+		st2(sxy + tau, x);
+		st2(syy + tau, y);
+		st2(q + tau, v);
+		hit |= v >= vt;
+	}
+	for (; tau <= c; tau++) {
+		sxy[tau] += row[tau];
+		syy[tau] += rc - row[tau];
+		q[tau] = cxy * sxy[tau] - ax[tau] * wxx[tau] - ay[tau] * syy[tau];
+		any |= q[tau] >= thr;
+	}
+	return any || hit[0] || hit[1];
+}
+
+/*
+ * The largest Q-hat over the splits of [a, b) (b - a >= 2) and its split (of equal ones, the
+ * first by tau, then kappa). With a finite @enough, the first split found that reaches it
+ * (the permutation test needs no more), or a value below @enough when none does.
  */
 static double best_split(struct win *w, size_t a, size_t b, double enough, struct split *out)
 {
-	size_t L = w->L;
-	double best = -INFINITY, wxx = 0;
+	double best = -INFINITY;
+	size_t bt = 0;
 
-	for (size_t c = a; c < b; c++) {
-		double *row = w->P + c * L;
-		const double *dc = w->D + w->idx[c] * L;
+	for (size_t j = a; j < b; j++)
+		w->yp[j] = w->y[w->idx[j]];
+	build_rows(w, a, b);
+	w->wxx[a + 1] = 0;
+	for (size_t kappa = a + 2; kappa <= b; kappa++) {
+		if (!q_of_kappa(w, a, kappa, isfinite(enough) ? enough : best))
+			continue;
+		for (size_t tau = a + 1; tau < kappa; tau++) {
+			double q = w->q[tau];
 
-		row[a] = 0;
-		for (size_t t = a; t < c; t++)
-			row[t + 1] = row[t] + dc[w->idx[t]];
-	}
-	for (size_t tau = a + 1; tau < b; tau++) {
-		double sxy = 0, syy = 0;
-
-		for (size_t kappa = tau + 1; kappa <= b; kappa++) {
-			const double *row = w->P + (kappa - 1) * L;
-			size_t c = (tau - a) * w->W + kappa - tau;
-			double q;
-
-			sxy += row[tau];
-			syy += row[kappa - 1] - row[tau];
-			q = w->cxy[c] * sxy - w->cxx[c] * wxx - w->cyy[c] * syy;
-			if (q > best) {
+			if (q > best || (q == best && tau < bt)) {
 				best = q;
+				bt = tau;
 				*out = (struct split){ a, tau, kappa };
-				if (q >= enough)
-					return q;
 			}
 		}
-		wxx += w->P[tau * L + tau];
+		if (best >= enough)
+			break;
 	}
 	return best;
 }
@@ -249,6 +364,13 @@ static double perm_p(struct win *w, const size_t *cps, size_t k, double q,
 		shuffle_segments(w, cps, k);
 		if (best_candidate(w, cps, k, enough, &sp) >= enough && ++reached >= o->stop_after)
 			break;
+		/*
+		 * Decided: a stop at any later permutation gives (stop_after + 1) / (i + 2) or
+		 * less, and so does going on to max_perms; the p of the permutations so far is
+		 * below max_p as well
+		 */
+		if ((o->stop_after + 1.0) / (i + 2.0) <= o->max_p)
+			break;
 	}
 	for (size_t j = 0; j < w->L; j++)
 		w->idx[j] = j;
@@ -276,11 +398,8 @@ static size_t detect_window(struct win *w, size_t *cps, double *qs, double *ps,
 	struct split sp = { 0, 0, 0 };
 	size_t k = 0, tau;
 
-	for (size_t i = 0; i < w->L; i++) {
+	for (size_t i = 0; i < w->L; i++)
 		w->idx[i] = i;
-		for (size_t j = 0; j < w->L; j++)
-			w->D[i * w->L + j] = fabs(w->y[i] - w->y[j]);
-	}
 	while (k + 1 < w->L) {
 		double q = best_candidate(w, cps, k, INFINITY, &sp), p;
 		size_t at;
@@ -434,22 +553,16 @@ int pg_changepoints_resume(const double *x, size_t n, const struct pg_cp_opts *o
 	if (n < 2)
 		return 0;
 	y = malloc(n * sizeof(*y));
-	w.W = W;
-	w.D = malloc(W * W * sizeof(*w.D));
-	w.cxy = malloc(3 * W * W * sizeof(*w.cxy));
-	w.P = malloc(W * W * sizeof(*w.P));
-	w.idx = malloc(W * sizeof(*w.idx));
 	lc = malloc(W * sizeof(*lc));
 	qs = malloc(W * sizeof(*qs));
 	ps = malloc(W * sizeof(*ps));
 	cps = calloc(n + 1, sizeof(*cps));
-	if (!y || !w.D || !w.cxy || !w.P || !w.idx || !lc || !qs || !ps || !cps) {
+	if (!y || win_alloc(&w, W) || !lc || !qs || !ps || !cps) {
 		err = -ENOMEM;
 		goto done;
 	}
 	for (size_t i = 0; i < n; i++)
 		y[i] = log(x[i]);
-	coefficients(&w);
 	k = keep_before(cps, prev, start ? nprev : 0, start + W / 2);
 	k = split(&w, y, n, start, cps, k, lc, qs, ps, o);
 	if (weak && k) {
@@ -472,9 +585,7 @@ int pg_changepoints_resume(const double *x, size_t n, const struct pg_cp_opts *o
 done:
 	free(cps);
 	free(y);
-	free(w.D);
-	free(w.cxy);
-	free(w.P);
+	free(w.yp);
 	free(w.idx);
 	free(lc);
 	free(qs);

@@ -14,8 +14,11 @@
  *     segments the change points found so far make, the largest Q-hat computed again, and the
  *     p-value is (1 + permuted Q-hats >= the observed) / (1 + permutations) <= opts.max_p.
  *     The test stops early (Besag and Clifford's sequential Monte Carlo p-value) once
- *     opts.stop_after permuted Q-hats reached the observed one: the candidate cannot be
- *     significant any more. The recursion goes on in the window until a candidate is not.
+ *     opts.stop_after permuted Q-hats reached the observed one, and once the candidate is
+ *     significant whatever the permutations left would give (with the defaults, after 398
+ *     permutations of which fewer than 3 reached it: p = (1 + reached) / 399); either way
+ *     the decision is the one all opts.max_perms permutations would give. The recursion goes
+ *     on in the window until a candidate is not significant.
  *  2. Merge: the change points of all windows, sorted, each judged on its two neighbouring
  *     segments (from the previous change point to the next) with Student's two-sample t-test
  *     of the logs (pooled variance, as Otava's TTestSignificanceTester); the weakest (largest
