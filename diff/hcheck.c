@@ -11,6 +11,7 @@
 
 #include "changepoint.h"
 #include "hcheck.h"
+#include "hspeed.h"
 #include "repvalues.h"
 #include "stats.h"
 #include "verdict.h"
@@ -24,9 +25,10 @@ static char *dup_or_null(const char *s)
  * The effect and p of @f from @h (both sides present): 1 tested, 0 not (cause and reason
  * set), -ENOMEM.
  */
-static int analyse(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_compare_opts *o)
+static int analyse(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_compare_opts *o,
+		   const double *corr, double corr_new)
 {
-	double mean = 0, ss = 0, lnew, s, se, t, q, k = (double)h->nsessions;
+	double mean = 0, ss = 0, lnew, s, se, t, q, k = (double)h->nsessions, df, y;
 	size_t nil = 0;
 
 	f->new_ns = pg_median(h->reps, h->nreps);
@@ -54,10 +56,16 @@ static int analyse(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_
 	}
 	for (size_t i = 0; i < h->nsessions; i++)
 		mean += log(h->sessions[i]);
-	mean /= k;
+	f->base_ns = exp(mean / k);
+	/* corrected for the machine's speed (hspeed.h): the logs less it, beta fitted */
+	mean = 0;
 	for (size_t i = 0; i < h->nsessions; i++)
-		ss += (log(h->sessions[i]) - mean) * (log(h->sessions[i]) - mean);
-	f->base_ns = exp(mean);
+		mean += log(h->sessions[i]) - (corr ? corr[i] : 0);
+	mean /= k;
+	for (size_t i = 0; i < h->nsessions; i++) {
+		y = log(h->sessions[i]) - (corr ? corr[i] : 0);
+		ss += (y - mean) * (y - mean);
+	}
 	if (h->nsessions < PG_HCHECK_MIN_SESSIONS || h->nreps < o->min_reps) {
 		f->verdict = PG_VERDICT_INCONCLUSIVE;
 		f->cause = PG_CAUSE_REPS;
@@ -66,8 +74,9 @@ static int analyse(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_
 			 h->nsessions, h->nreps, PG_HCHECK_MIN_SESSIONS, o->min_reps);
 		return 0;
 	}
-	lnew = log(f->new_ns);
-	s = sqrt(ss / (k - 1));
+	lnew = log(f->new_ns) - (corr ? corr_new : 0);
+	df = k - 1 - (corr ? 1 : 0);
+	s = sqrt(ss / df);
 	se = s * sqrt(1 + 1 / k);
 	f->change = expm1(lnew - mean);
 	if (!(se > 0)) {
@@ -76,15 +85,16 @@ static int analyse(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_
 		return 1;
 	}
 	t = (lnew - mean) / se;
-	f->p = fmin(1, 2 * pg_t_sf(fabs(t), k - 1));
-	q = pg_t_isf(o->alpha / 2, k - 1);
+	f->p = fmin(1, 2 * pg_t_sf(fabs(t), df));
+	q = pg_t_isf(o->alpha / 2, df);
 	f->ci_lo = expm1(lnew - mean - q * se);
 	f->ci_hi = expm1(lnew - mean + q * se);
 	return 1;
 }
 
 /* Fill @f from @h: names, calls, and the verdict for added/removed ones; returns analyse()'s. */
-static int fill(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_compare_opts *o)
+static int fill(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_compare_opts *o,
+		const double *corr, double corr_new)
 {
 	f->binary = strdup(h->binary);
 	f->name = strdup(h->name);
@@ -106,7 +116,7 @@ static int fill(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_com
 			f->new_ns = pg_median(h->reps, h->nreps);
 		return 0;
 	}
-	return analyse(f, h, o);
+	return analyse(f, h, o, corr, corr_new);
 }
 
 static int rank(enum pg_verdict v)
@@ -208,6 +218,7 @@ int pg_history_compare(const struct pg_hfunc *f, size_t n, const struct pg_hfunc
 		       struct pg_comparison *out)
 {
 	const struct pg_compare_opts def = PG_COMPARE_OPTS_DEFAULT;
+	struct pg_hspeed hs = { 0 };
 	double wall_ns = NAN;
 	char *tested = NULL;
 	int err = 0;
@@ -225,16 +236,26 @@ int pg_history_compare(const struct pg_hfunc *f, size_t n, const struct pg_hfunc
 		err = -ENOMEM;
 		goto done;
 	}
+	err = pg_hspeed_estimate(f, n, nsessions, out->opts.alpha, out->opts.min_effect,
+				 out->opts.min_reps, &hs);
+	if (err)
+		goto done;
+	out->speed_refs = hs.nrefs;
+	out->speed_applied = hs.applied;
+	out->speed_shift = hs.shift;
+	out->speed_p = hs.p;
+	out->speed_spread = hs.spread;
 	for (; out->n < n; out->n++) {
 		pg_fcmp_init(&out->f[out->n]);
-		err = fill(&out->f[out->n], &f[out->n], &out->opts);
+		err = fill(&out->f[out->n], &f[out->n], &out->opts, hs.corr[out->n],
+			   hs.corr_new[out->n]);
 		if (err < 0)
 			goto done;
 		tested[out->n] = err == 1;
 		err = 0;
 	}
 	if (wall && wall->nsessions && wall->nreps) {
-		err = fill(&out->wall, wall, &out->opts);
+		err = fill(&out->wall, wall, &out->opts, NULL, 0);
 		if (err < 0)
 			goto done;
 		out->wall.q = out->wall.p;
@@ -251,6 +272,7 @@ int pg_history_compare(const struct pg_hfunc *f, size_t n, const struct pg_hfunc
 done:
 	if (err == -ENOMEM)
 		snprintf(out->error, sizeof(out->error), "out of memory");
+	pg_hspeed_release(&hs, n);
 	free(tested);
 	return err;
 }

@@ -36,6 +36,9 @@ struct pg_hfunc {
 	size_t nreps;		/* 0: the function was not called in the new session */
 	double base_calls;	/* mean calls per repetition over the baseline sessions */
 	double new_calls;	/* in the new session */
+	const size_t *at;	/* the session of each baseline value (increasing, below the
+				 * history's sessions), or NULL: not corrected for the machine's
+				 * speed (hspeed.h) */
 };
 
 /*

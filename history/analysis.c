@@ -364,6 +364,7 @@ int pg_hmatrix_changes(const struct pg_hmatrix *m, const struct pg_cp_opts *o,
 /* buffers of one function's baseline, kept until the comparison is done */
 struct hbuf {
 	double *sessions;
+	size_t *at;
 };
 
 /*
@@ -380,6 +381,7 @@ static int baseline(const struct pg_hmatrix *m, const struct pg_hmatrix *calls, 
 	int err = x && at ? 0 : -ENOMEM;
 
 	b->sessions = x;
+	b->at = at;
 	k = err || row < 0 ? 0 : row_values(m, (size_t)row, 0, m->nsessions, x, at);
 	if (!err && k >= MIN_POINTS)
 		err = pg_changepoints(x, k, cpo, &cps, &ncps);
@@ -387,9 +389,11 @@ static int baseline(const struct pg_hmatrix *m, const struct pg_hmatrix *calls, 
 		from = cps[ncps - 1].index;
 	if (!err) {
 		memmove(x, x + from, (k - from) * sizeof(*x));
+		memmove(at, at + from, (k - from) * sizeof(*at));
 		f->sessions = x;
 		f->nsessions = k - from;
-		for (size_t i = from; crow >= 0 && i < k; i++) {
+		f->at = at;
+		for (size_t i = 0; crow >= 0 && i < k - from; i++) {
 			double c = calls->v[(size_t)crow * calls->nsessions + at[i]];
 
 			if (isfinite(c)) {
@@ -400,7 +404,6 @@ static int baseline(const struct pg_hmatrix *m, const struct pg_hmatrix *calls, 
 		f->base_calls = nc ? sum / (double)nc : 0;
 	}
 	free(cps);
-	free(at);
 	return err;
 }
 
@@ -484,7 +487,8 @@ int pg_hcheck(const struct pg_hmatrix *m, const struct pg_hmatrix *calls,
 
 		if (strcmp(o->name, PG_HPROGRAM) || !x)
 			continue;
-		w = (struct pg_hfunc){ "[wall]", "[wall]", "", "[wall]", NULL, 0, x->v, x->n, 1, 1 };
+		w = (struct pg_hfunc){ "[wall]", "[wall]", "", "[wall]", NULL, 0, x->v, x->n, 1, 1,
+				       NULL };
 		err = baseline(wall, NULL, pg_hmatrix_find(wall, o->binary, o->name, o->scope), -1,
 			       cpo, &w, &b[cap]);
 	}
@@ -495,8 +499,10 @@ int pg_hcheck(const struct pg_hmatrix *m, const struct pg_hmatrix *calls,
 	err = err ?: warn_command(out, m, rec);
 	if (err == -ENOMEM)
 		pg_err("history check: out of memory");
-	for (size_t i = 0; b && i <= cap; i++)
+	for (size_t i = 0; b && i <= cap; i++) {
 		free(b[i].sessions);
+		free(b[i].at);
+	}
 	free(b);
 	free(f);
 	return err;

@@ -116,6 +116,25 @@ static void print_speed(const struct pg_comparison *c, FILE *out)
 			PG_SPEED_MIN_PAIRS);
 }
 
+/* The machine's speed correction of a history check (diff/hspeed.h), one line. */
+static void print_session_speed(const struct pg_comparison *c, FILE *out)
+{
+	if (c->speed_applied)
+		fprintf(out, "  machine speed: each session corrected for it (sessions differed by "
+			"%.1f%% typically, the new one %+.1f%%, from %zu function%s)\n",
+			100 * c->speed_spread, 100 * c->speed_shift, c->speed_refs,
+			pg_plural(c->speed_refs));
+	else if (c->speed_refs < PG_SPEED_MIN_REFS)
+		fprintf(out, "  machine speed: not corrected: %zu function%s to tell it from, %d "
+			"needed\n", c->speed_refs, pg_plural(c->speed_refs), PG_SPEED_MIN_REFS);
+	else if (!isnan(c->speed_p))
+		fprintf(out, "  machine speed: not corrected: the whole program moved %+.1f%% in "
+			"the new session (p=%.2g), a change of the program\n",
+			100 * c->speed_shift, c->speed_p);
+	else
+		fprintf(out, "  machine speed: not corrected: too few sessions to tell it in\n");
+}
+
 /* "(10 repetitions, commit 0123456789ab, host ci-1)" of one side, into @buf */
 static void header_suffix(char *buf, size_t len, const struct pg_meta *m, size_t reps)
 {
@@ -511,6 +530,8 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 		fprintf(out, "  paired: %zu pair%s of one interleaved session, compared pair by "
 			"pair\n", c->npairs, pg_plural(c->npairs));
 		print_speed(c, out);
+	} else if (c->speed_refs) {
+		print_session_speed(c, out);
 	}
 	if (c->opts.min_impact > 0)
 		fprintf(out, "  min impact %g%%: a change counts (fails, or improves) only if it "

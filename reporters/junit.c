@@ -167,10 +167,10 @@ static void write_properties(struct pg_xmlw *j, const struct pg_comparison *c,
 	propertyf(j, "min_impact", "%g", c->opts.min_impact);
 	property(j, "metric", pg_metric_name(c->opts.metric));
 	propertyf(j, "min_reps", "%u", c->opts.min_reps);
-	if (c->paired) {
+	if (c->paired)
 		propertyf(j, "pairs", "%zu", c->npairs);
+	if (c->paired || c->speed_refs)
 		property(j, "speed_correction", c->speed_applied ? "applied" : "off");
-	}
 	for (int s = 0; s < 2; s++) {
 		const struct pg_meta *m = runs[s] ? &runs[s]->meta : NULL;
 

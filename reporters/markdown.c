@@ -182,6 +182,8 @@ static void md_context(FILE *out, const struct pg_comparison *c, const struct pg
 		fprintf(out, "; paired (%zu pair%s of one interleaved session%s)", c->npairs,
 			pg_plural(c->npairs),
 			c->speed_applied ? ", each corrected for the machine's speed" : "");
+	else if (c->speed_applied)
+		fputs("; each session corrected for the machine's speed", out);
 	if (cmd && *cmd) {
 		fputs("; command ", out);
 		md_code(out, cmd, 120);

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "util.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,15 +22,9 @@
 
 static uint64_t state;
 
-static double unif(void)
-{
-	state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return ((state >> 11) + 0.5) / 9007199254740992.0;
-}
-
 static double gauss(void)
 {
-	return sqrt(-2 * log(unif())) * cos(2 * M_PI * unif());
+	return pg_test_gauss(&state);
 }
 
 /* x[0..n): 1000 ns with noise @sd, times @f1 from @at1 on and @f2 from @at2 on (0: none). */

@@ -29,7 +29,7 @@ static void reps(double *r, double level)
 static struct pg_hfunc func(const char *name, const double *s, size_t ns, const double *r,
 			    size_t nr)
 {
-	return (struct pg_hfunc){ "prog", name, "", name, s, ns, r, nr, 100, 100 };
+	return (struct pg_hfunc){ "prog", name, "", name, s, ns, r, nr, 100, 100, NULL };
 }
 
 static const struct pg_fcmp *find(const struct pg_comparison *c, const char *name)
@@ -61,7 +61,8 @@ static void test_verdicts(void **st)
 	f[2] = func("fast", sessions, 10, fast, 10);
 	f[3] = func("new", NULL, 0, same, 10);
 	f[4] = func("gone", sessions, 10, NULL, 0);
-	w = (struct pg_hfunc){ "[wall]", "[wall]", "", "[wall]", wall_sessions, 10, wall, 10, 1, 1 };
+	w = (struct pg_hfunc){ "[wall]", "[wall]", "", "[wall]", wall_sessions, 10, wall, 10, 1, 1,
+			       NULL };
 	pg_comparison_init(&c);
 	assert_int_equal(pg_history_compare(f, 5, &w, 10, 10, NULL, &c), 0);
 	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+/*
+ * diff/hspeed.c - the machine's speed in stored sessions, for history check (hspeed.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "changepoint.h"
+#include "hspeed.h"
+#include "repvalues.h"
+#include "speed.h"
+#include "stats.h"
+
+/* one reference's deviation in one session */
+struct dev {
+	double r, w;
+	size_t ref;
+};
+
+/* The references' deviations by session: session s's, sorted by r, at e[off[s]..off[s + 1]),
+ * with their cumulative weights cw[off[s] + s + i] (i = 0..count, one more than entries). */
+struct table {
+	size_t S;		/* sessions, the new one included */
+	size_t nrefs;
+	size_t *ref_of;		/* per function: its reference, or SIZE_MAX */
+	size_t *off;
+	struct dev *e;
+	double *cw;
+	size_t *pos;		/* pos[ref * S + s]: its entry in session s, or SIZE_MAX */
+};
+
+static int by_r(const void *a, const void *b)
+{
+	double x = ((const struct dev *)a)->r, y = ((const struct dev *)b)->r;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool is_ref(const struct pg_hfunc *h, size_t min_reps)
+{
+	if (!h->at || h->nsessions < PG_HCHECK_MIN_SESSIONS || h->nreps < min_reps)
+		return false;
+	for (size_t i = 0; i < h->nsessions; i++)
+		if (!(h->sessions[i] > PG_MIN_NS))
+			return false;
+	return pg_median(h->reps, h->nreps) > PG_MIN_NS;
+}
+
+static double mean_log(const double *v, size_t n)
+{
+	double m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m += log(v[i]);
+	return m / (double)n;
+}
+
+/* Each reference's deviations into t->e, counted by session into t->off (not yet sorted). */
+static int collect(struct table *t, const struct pg_hfunc *f, size_t n, size_t min_reps)
+{
+	size_t k = 0;
+
+	for (size_t g = 0; g < n; g++) {
+		const struct pg_hfunc *h = &f[g];
+		double m, w;
+
+		t->ref_of[g] = SIZE_MAX;
+		if (!is_ref(h, min_reps))
+			continue;
+		m = mean_log(h->sessions, h->nsessions);
+		w = sqrt(exp(m) * (h->base_calls > 1 ? h->base_calls : 1));
+		for (size_t i = 0; i < h->nsessions; i++)
+			t->e[k++] = (struct dev){ log(h->sessions[i]) - m, w, h->at[i] };
+		t->e[k++] = (struct dev){ log(pg_median(h->reps, h->nreps)) - m, w, t->S - 1 };
+		t->ref_of[g] = t->nrefs++;
+	}
+	return (int)k;
+}
+
+/* Sort the deviations by session, then by r; the cumulative weights and positions. */
+static void arrange(struct table *t, size_t ne)
+{
+	struct dev *tmp = t->e + ne;	/* the second half of e[] */
+	size_t *fill = t->pos;		/* borrowed before positions are written */
+
+	memset(t->off, 0, (t->S + 1) * sizeof(*t->off));
+	for (size_t i = 0; i < ne; i++)
+		t->off[t->e[i].ref + 1]++;	/* .ref holds the session until sorted */
+	for (size_t s = 0; s < t->S; s++)
+		t->off[s + 1] += t->off[s];
+	memcpy(fill, t->off, t->S * sizeof(*fill));
+	for (size_t i = 0, r = 0; i < ne; i++) {
+		size_t s = t->e[i].ref;
+
+		/* the entries of a reference come in a run: its sessions, then the new one */
+		tmp[fill[s]++] = (struct dev){ t->e[i].r, t->e[i].w, r };
+		r += s == t->S - 1;
+	}
+	memcpy(t->e, tmp, ne * sizeof(*tmp));
+	for (size_t i = 0; i < t->nrefs * t->S; i++)
+		t->pos[i] = SIZE_MAX;
+	for (size_t s = 0; s < t->S; s++) {
+		size_t a = t->off[s], b = t->off[s + 1];
+
+		qsort(t->e + a, b - a, sizeof(*t->e), by_r);
+		t->cw[a + s] = 0;
+		for (size_t i = a; i < b; i++) {
+			t->cw[i + s + 1] = t->cw[i + s] + t->e[i].w;
+			t->pos[t->e[i].ref * t->S + s] = i - a;
+		}
+	}
+}
+
+/*
+ * The weighted median of session @s's deviations without reference @ref's (SIZE_MAX: all),
+ * in *@c: the first r at which the weights reach half their sum (the mean of it and the next
+ * when they reach it exactly). -ENOENT when fewer than PG_SPEED_MIN_REFS are left.
+ */
+static int wmedian(const struct table *t, size_t s, size_t ref, double *c)
+{
+	const struct dev *e = t->e + t->off[s];
+	const double *cw = t->cw + t->off[s] + s;
+	size_t n = t->off[s + 1] - t->off[s], skip = ref == SIZE_MAX ? n : t->pos[ref * t->S + s];
+	double wskip = skip < n ? e[skip].w : 0, half = (cw[n] - wskip) / 2;
+	size_t lo = 0, hi = n - 1;
+
+	if (n - (skip < n) < PG_SPEED_MIN_REFS)
+		return -ENOENT;
+	/* the weight of e[0..i] without the skipped one grows with i */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (cw[mid + 1] - (skip <= mid ? wskip : 0) >= half)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*c = e[lo].r;
+	if (fabs(cw[lo + 1] - (skip <= lo ? wskip : 0) - half) <= 1e-12 * cw[n]) {
+		size_t next = lo + 1 + (lo + 1 == skip);
+
+		if (next < n)
+			*c = (e[lo].r + e[next].r) / 2;
+	}
+	return 0;
+}
+
+/* Student's prediction-interval p of @x against v[0..k) (two-sided), k >= 2. */
+static double predict_p(const double *v, size_t k, double x)
+{
+	double m = 0, ss = 0, se;
+
+	for (size_t i = 0; i < k; i++)
+		m += v[i];
+	m /= (double)k;
+	for (size_t i = 0; i < k; i++)
+		ss += (v[i] - m) * (v[i] - m);
+	se = sqrt(ss / (double)(k - 1) * (1 + 1 / (double)k));
+	if (!(se > 0))
+		return x == m ? 1 : 0;
+	return fmin(1, 2 * pg_t_sf(fabs(x - m) / se, (double)(k - 1)));
+}
+
+/*
+ * The whole program's speed: the new session's against the baseline sessions' (those with
+ * PG_SPEED_MIN_REFS references), into @s: shift, p, spread. -ENOENT: too few sessions.
+ */
+static int whole(const struct table *t, struct pg_hspeed *s)
+{
+	double *v = malloc(t->S * sizeof(*v)), c, m = 0, *d;
+	size_t k = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i + 1 < t->S; i++)
+		if (!wmedian(t, i, SIZE_MAX, &c))
+			v[k++] = c;
+	if (k < PG_HCHECK_MIN_SESSIONS || wmedian(t, t->S - 1, SIZE_MAX, &c)) {
+		free(v);
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < k; i++)
+		m += v[i] / (double)k;
+	s->shift = expm1(c - m);
+	s->p = predict_p(v, k, c);
+	d = v;
+	for (size_t i = 0; i < k; i++)
+		d[i] = fabs(v[i] - m);
+	s->spread = expm1(pg_median(d, k));
+	free(v);
+	return 0;
+}
+
+/*
+ * Reference @g's correction: its speed in each session times beta, into s->corr[g] and
+ * s->corr_new[g] (none when a session has too few other references, or beta is 0).
+ */
+static int correct(const struct table *t, const struct pg_hfunc *h, size_t g,
+		   struct pg_hspeed *s)
+{
+	size_t ref = t->ref_of[g], k = h->nsessions;
+	double *c = malloc((k + 1) * sizeof(*c)), m, sxy = 0, sxx = 0, beta;
+
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i <= k; i++) {
+		if (wmedian(t, i < k ? h->at[i] : t->S - 1, ref, &c[i])) {
+			free(c);	/* a session without enough references: as measured */
+			return 0;
+		}
+	}
+	m = mean_log(h->sessions, k);
+	for (size_t i = 0; i < k; i++) {
+		sxy += (log(h->sessions[i]) - m) * c[i];
+		sxx += c[i] * c[i];
+	}
+	beta = sxx > 0 ? fmin(1, fmax(0, sxy / sxx)) : 0;
+	if (!(beta > 0)) {
+		free(c);
+		return 0;
+	}
+	for (size_t i = 0; i <= k; i++)
+		c[i] *= beta;
+	s->beta[g] = beta;
+	s->corr_new[g] = c[k];
+	s->corr[g] = c;
+	return 0;
+}
+
+static int table_alloc(struct table *t, const struct pg_hfunc *f, size_t n, size_t nsessions)
+{
+	size_t ne = 0;
+
+	t->S = nsessions + 1;
+	for (size_t g = 0; g < n; g++)
+		ne += f[g].at ? f[g].nsessions + 1 : 0;
+	t->ref_of = malloc((n + 1) * sizeof(*t->ref_of));
+	t->off = malloc((t->S + 1) * sizeof(*t->off));
+	t->e = malloc((2 * ne + 1) * sizeof(*t->e));
+	t->cw = malloc((ne + t->S + 1) * sizeof(*t->cw));
+	t->pos = malloc((n * t->S + t->S + 1) * sizeof(*t->pos));
+	return t->ref_of && t->off && t->e && t->cw && t->pos ? 0 : -ENOMEM;
+}
+
+static void table_free(struct table *t)
+{
+	free(t->ref_of);
+	free(t->off);
+	free(t->e);
+	free(t->cw);
+	free(t->pos);
+}
+
+int pg_hspeed_estimate(const struct pg_hfunc *f, size_t n, size_t nsessions, double alpha,
+		       double min_effect, size_t min_reps, struct pg_hspeed *s)
+{
+	struct table t = { 0 };
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->p = s->shift = s->spread = NAN;
+	s->beta = calloc(n + 1, sizeof(*s->beta));
+	s->corr = calloc(n + 1, sizeof(*s->corr));
+	s->corr_new = calloc(n + 1, sizeof(*s->corr_new));
+	err = s->beta && s->corr && s->corr_new ? 0 : -ENOMEM;
+	err = err ?: table_alloc(&t, f, n, nsessions);
+	if (!err) {
+		arrange(&t, (size_t)collect(&t, f, n, min_reps));
+		s->nrefs = t.nrefs;
+		err = t.nrefs >= PG_SPEED_MIN_REFS ? whole(&t, s) : -ENOENT;
+	}
+	/* the whole program moved, by as much as a function must to count: a change of it */
+	if (!err && !(s->p <= alpha && fabs(s->shift) >= min_effect)) {
+		s->applied = true;
+		for (size_t g = 0; !err && g < n; g++)
+			if (t.ref_of[g] != SIZE_MAX && f[g].nsessions > PG_HCHECK_MIN_SESSIONS)
+				err = correct(&t, &f[g], g, s);
+	}
+	if (err == -ENOENT)
+		err = 0;
+	table_free(&t);
+	return err;
+}
+
+void pg_hspeed_release(struct pg_hspeed *s, size_t n)
+{
+	for (size_t g = 0; s->corr && g < n; g++)
+		free(s->corr[g]);
+	free(s->corr);
+	free(s->beta);
+	free(s->corr_new);
+	memset(s, 0, sizeof(*s));
+}
