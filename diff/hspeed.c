@@ -10,7 +10,6 @@
 #include "changepoint.h"
 #include "hspeed.h"
 #include "repvalues.h"
-#include "speed.h"
 #include "stats.h"
 
 /* one reference's deviation in one session */
@@ -269,7 +268,7 @@ int pg_hspeed_estimate(const struct pg_hfunc *f, size_t n, size_t nsessions, dou
 	if (!err) {
 		arrange(&t, (size_t)collect(&t, f, n, min_reps));
 		s->nrefs = t.nrefs;
-		err = t.nrefs >= PG_SPEED_MIN_REFS ? whole(&t, s) : -ENOENT;
+		err = t.nrefs >= PG_HSPEED_MIN_REFS ? whole(&t, s) : -ENOENT;
 	}
 	/* the whole program moved, by as much as a function must to count: a change of it */
 	if (!err && !(s->p <= alpha && fabs(s->shift) >= min_effect)) {

@@ -21,7 +21,7 @@
  * are corrected by - beta * c[s]. The prediction interval then has one degree of freedom less
  * (beta was fitted): k - 2.
  *
- * When it is not applied: fewer than PG_SPEED_MIN_REFS references; or the new session's speed
+ * When it is not applied: fewer than PG_HSPEED_MIN_REFS references; or the new session's speed
  * (the weighted median of all references' r, against the baseline sessions' ones) is itself
  * significant (Student's prediction interval, as the functions are judged, p <= alpha) and at
  * least the minimum effect: the whole program moved in the new session, as a slower build
@@ -35,6 +35,10 @@
 #include <stddef.h>
 
 #include "hcheck.h"
+#include "speed.h"
+
+/* references needed: a function's speed is the median of at least PG_SPEED_MIN_REFS others */
+#define PG_HSPEED_MIN_REFS (PG_SPEED_MIN_REFS + 1)
 
 /* what the correction found, for the result (struct pg_comparison's speed_* members) */
 struct pg_hspeed {

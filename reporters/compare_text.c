@@ -20,6 +20,7 @@
 
 #include "../core/log.h"
 #include "../diff/cpusplit.h"
+#include "../diff/hspeed.h"
 #include "../diff/speed.h"
 #include "compare_out.h"
 #include "fmt.h"
@@ -124,9 +125,9 @@ static void print_session_speed(const struct pg_comparison *c, FILE *out)
 			"%.1f%% typically, the new one %+.1f%%, from %zu function%s)\n",
 			100 * c->speed_spread, 100 * c->speed_shift, c->speed_refs,
 			pg_plural(c->speed_refs));
-	else if (c->speed_refs < PG_SPEED_MIN_REFS)
+	else if (c->speed_refs < PG_HSPEED_MIN_REFS)
 		fprintf(out, "  machine speed: not corrected: %zu function%s to tell it from, %d "
-			"needed\n", c->speed_refs, pg_plural(c->speed_refs), PG_SPEED_MIN_REFS);
+			"needed\n", c->speed_refs, pg_plural(c->speed_refs), PG_HSPEED_MIN_REFS);
 	else if (!isnan(c->speed_p))
 		fprintf(out, "  machine speed: not corrected: the whole program moved %+.1f%% in "
 			"the new session (p=%.2g), a change of the program\n",
