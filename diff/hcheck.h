@@ -10,12 +10,13 @@
  * the machine's drift between sessions as well as the noise between repetitions. On logs,
  * with k baseline sessions of mean m and standard deviation s:
  *     t = (log new - m) / (s * sqrt(1 + 1/k)),  k - 1 degrees of freedom
- * (Student's prediction interval for one more observation): a two-sided p, and the change
- * exp(log new - m) - 1 with its 1 - alpha interval from the same t. p-values go through
- * Benjamini-Hochberg; the verdict is compare's (diff/verdict.h, pg_decide(): significant,
- * the interval beyond min_effect, the impact beyond min_impact). Fewer than
- * PG_HCHECK_MIN_SESSIONS baseline sessions, or a new session with fewer than opts.min_reps
- * repetitions: inconclusive.
+ * (Student's prediction interval for one more observation; the logs first corrected for the
+ * machine's speed in each session where hspeed.h can, with k - 2 degrees of freedom then): a
+ * two-sided p, and the change exp(log new - m) - 1 with its 1 - alpha interval from the same
+ * t. p-values go through Benjamini-Hochberg; the verdict is compare's (diff/verdict.h,
+ * pg_decide(): significant, the interval beyond min_effect, the impact beyond min_impact).
+ * Fewer than PG_HCHECK_MIN_SESSIONS baseline sessions, or a new session with fewer than
+ * opts.min_reps repetitions: inconclusive.
  */
 #ifndef PG_HCHECK_H
 #define PG_HCHECK_H
