@@ -26,7 +26,7 @@ static char *dup_or_null(const char *s)
  * set), -ENOMEM.
  */
 static int analyse(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_compare_opts *o,
-		   const double *corr, double corr_new)
+		   const double *corr, double corr_new, double lever)
 {
 	double mean = 0, ss = 0, lnew, s, se, t, q, k = (double)h->nsessions, df, y;
 	size_t nil = 0;
@@ -77,7 +77,7 @@ static int analyse(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_
 	lnew = log(f->new_ns) - (corr ? corr_new : 0);
 	df = k - 1 - (corr ? 1 : 0);
 	s = sqrt(ss / df);
-	se = s * sqrt(1 + 1 / k);
+	se = s * sqrt(1 + 1 / k + (corr ? lever : 0));
 	f->change = expm1(lnew - mean);
 	if (!(se > 0)) {
 		f->p = lnew == mean ? 1 : 0;
@@ -94,7 +94,7 @@ static int analyse(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_
 
 /* Fill @f from @h: names, calls, and the verdict for added/removed ones; returns analyse()'s. */
 static int fill(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_compare_opts *o,
-		const double *corr, double corr_new)
+		const double *corr, double corr_new, double lever)
 {
 	f->binary = strdup(h->binary);
 	f->name = strdup(h->name);
@@ -116,7 +116,7 @@ static int fill(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_com
 			f->new_ns = pg_median(h->reps, h->nreps);
 		return 0;
 	}
-	return analyse(f, h, o, corr, corr_new);
+	return analyse(f, h, o, corr, corr_new, lever);
 }
 
 static int rank(enum pg_verdict v)
@@ -248,14 +248,14 @@ int pg_history_compare(const struct pg_hfunc *f, size_t n, const struct pg_hfunc
 	for (; out->n < n; out->n++) {
 		pg_fcmp_init(&out->f[out->n]);
 		err = fill(&out->f[out->n], &f[out->n], &out->opts, hs.corr[out->n],
-			   hs.corr_new[out->n]);
+			   hs.corr_new[out->n], hs.lever[out->n]);
 		if (err < 0)
 			goto done;
 		tested[out->n] = err == 1;
 		err = 0;
 	}
 	if (wall && wall->nsessions && wall->nreps) {
-		err = fill(&out->wall, wall, &out->opts, NULL, 0);
+		err = fill(&out->wall, wall, &out->opts, NULL, 0, 0);
 		if (err < 0)
 			goto done;
 		out->wall.q = out->wall.p;

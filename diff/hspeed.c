@@ -200,7 +200,7 @@ static int correct(const struct table *t, const struct pg_hfunc *h, size_t g,
 		   struct pg_hspeed *s)
 {
 	size_t ref = t->ref_of[g], k = h->nsessions;
-	double *c = malloc((k + 1) * sizeof(*c)), m, sxy = 0, sxx = 0, beta;
+	double *c = malloc((k + 1) * sizeof(*c)), m, mc = 0, sxy = 0, sxx = 0, beta;
 
 	if (!c)
 		return -ENOMEM;
@@ -211,9 +211,11 @@ static int correct(const struct table *t, const struct pg_hfunc *h, size_t g,
 		}
 	}
 	m = mean_log(h->sessions, k);
+	for (size_t i = 0; i < k; i++)
+		mc += c[i] / (double)k;
 	for (size_t i = 0; i < k; i++) {
-		sxy += (log(h->sessions[i]) - m) * c[i];
-		sxx += c[i] * c[i];
+		sxy += (log(h->sessions[i]) - m) * (c[i] - mc);
+		sxx += (c[i] - mc) * (c[i] - mc);
 	}
 	beta = sxx > 0 ? fmin(1, fmax(0, sxy / sxx)) : 0;
 	if (!(beta > 0)) {
@@ -223,6 +225,8 @@ static int correct(const struct table *t, const struct pg_hfunc *h, size_t g,
 	for (size_t i = 0; i <= k; i++)
 		c[i] *= beta;
 	s->beta[g] = beta;
+	/* the new session's speed as far from the baseline's as it is, beta's error counts */
+	s->lever[g] = (c[k] / beta - mc) * (c[k] / beta - mc) / sxx;
 	s->corr_new[g] = c[k];
 	s->corr[g] = c;
 	return 0;
@@ -263,7 +267,8 @@ int pg_hspeed_estimate(const struct pg_hfunc *f, size_t n, size_t nsessions, dou
 	s->beta = calloc(n + 1, sizeof(*s->beta));
 	s->corr = calloc(n + 1, sizeof(*s->corr));
 	s->corr_new = calloc(n + 1, sizeof(*s->corr_new));
-	err = s->beta && s->corr && s->corr_new ? 0 : -ENOMEM;
+	s->lever = calloc(n + 1, sizeof(*s->lever));
+	err = s->beta && s->corr && s->corr_new && s->lever ? 0 : -ENOMEM;
 	err = err ?: table_alloc(&t, f, n, nsessions);
 	if (!err) {
 		arrange(&t, (size_t)collect(&t, f, n, min_reps));
@@ -290,5 +295,6 @@ void pg_hspeed_release(struct pg_hspeed *s, size_t n)
 	free(s->corr);
 	free(s->beta);
 	free(s->corr_new);
+	free(s->lever);
 	memset(s, 0, sizeof(*s));
 }

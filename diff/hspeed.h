@@ -17,9 +17,14 @@
  * without g's own (leave one out, as diff/speed.h), each weighted by the square root of its
  * time a repetition; at least PG_SPEED_MIN_REFS references other than g must have a value in
  * each of g's sessions. g follows it by beta, the least-squares slope of its own deviations on
- * c over its baseline sessions, kept within [0, 1]; its sessions' and the new session's logs
- * are corrected by - beta * c[s]. The prediction interval then has one degree of freedom less
- * (beta was fitted): k - 2.
+ * c over its baseline sessions (with an intercept), kept within [0, 1]; its sessions' and the
+ * new session's logs are corrected by - beta * c[s]. The prediction interval then has one
+ * degree of freedom less (beta was fitted), k - 2, and beta's own error widens it by
+ * lever = (c_new - mean c)^2 / sum (c - mean c)^2 (the regression's prediction variance).
+ *
+ * history check corrects on-CPU time only (analysis.c passes no sessions' at[] otherwise):
+ * self time holds the waits for a CPU, which a loaded machine deals out to one function at a
+ * time, not to all of them alike.
  *
  * When it is not applied: fewer than PG_HSPEED_MIN_REFS references; or the new session's speed
  * (the weighted median of all references' r, against the baseline sessions' ones) is itself
@@ -52,6 +57,9 @@ struct pg_hspeed {
 	double *beta;
 	double **corr;
 	double *corr_new;
+	/* (c_new - mean c)^2 / sum (c - mean c)^2: what beta's error adds to the prediction's
+	 * variance, in units of the residual variance */
+	double *lever;
 };
 
 /*

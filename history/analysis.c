@@ -478,6 +478,12 @@ int pg_hcheck(const struct pg_hmatrix *m, const struct pg_hmatrix *calls,
 		err = baseline(m, calls, pg_hmatrix_find(m, o->binary, o->name, o->scope),
 			       pg_hmatrix_find(calls, o->binary, o->name, o->scope), cpo, &f[n],
 			       &b[n]);
+		/*
+		 * Corrected for the machine's speed on on-CPU time only: self time holds the
+		 * waits for a CPU, which a loaded machine deals out to one function at a time
+		 */
+		if (metric != PG_HM_CPU)
+			f[n].at = NULL;
 		n++;
 	}
 	err = err ?: add_removed(m, calls, rec, cpo, f, b, &n);
