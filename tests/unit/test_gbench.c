@@ -20,6 +20,7 @@
 
 #include "../../core/gbench.h"
 #include "../../diff/compare.h"
+#include "../../diff/gbench.h"
 #include "../../formats/gbench.h"
 #include "../../formats/runfile.h"
 #include "fixtures.h"
@@ -118,6 +119,21 @@ static void test_harness(void **state)
 	assert_false(pg_gb_harness("_Z9leaf_hashm"));
 	assert_false(pg_gb_harness("main"));
 	assert_false(pg_gb_body("benchmarker"));
+	/* a body with arguments of its own, as spdlog's formatter-bench registers one */
+	assert_true(pg_gb_body("bench_formatter(benchmark::State&, std::__cxx11::basic_string<char,"
+			       " std::char_traits<char>, std::allocator<char> >)"));
+	assert_false(pg_gb_body("f(benchmark::State&&)"));
+	assert_false(pg_gb_body("g(benchmark::Stateful&)"));
+	/* the harness frames around such a body name its type, and are none */
+	assert_false(pg_gb_body("benchmark::internal::LambdaBenchmark<benchmark::RegisterBenchmark<"
+				"void (*)(benchmark::State&, int), int&>(char const*, void (*&&)("
+				"benchmark::State&, int), int&)::{lambda(benchmark::State&)#1}>::Run("
+				"benchmark::State&)"));
+	assert_false(pg_gb_body("benchmark::internal::Benchmark* benchmark::RegisterBenchmark<"
+				"void (*)(benchmark::State&, int), int&>(char const*, void (*&&)("
+				"benchmark::State&, int), int&)"));
+	assert_true(pg_gb_body("main::{lambda(benchmark::State&)#1}::operator()("
+			       "benchmark::State&) const"));
 }
 
 /* Benchmark @name with CPU time @ns in repetition @rep (kept sorted by the caller) */
@@ -239,6 +255,61 @@ static void test_compare(void **state)
 	pg_run_release(&new);
 }
 
+/* The reason of function @name after pg_gb_finish() on runs whose stacks are @stacks */
+static void attributed(const char *stacks, const char *name, const char *want)
+{
+	struct pg_run base, new;
+	struct pg_comparison c;
+	const struct pg_fcmp *f;
+
+	pg_run_init(&base);
+	pg_run_init(&new);
+	pg_fx_stacks(&new, stacks);
+	pg_comparison_init(&c);
+	pg_fx_fcmp(&c, "/bin/b", "pad2", NULL, PG_VERDICT_REGRESSION);
+	pg_fx_fcmp(&c, "/bin/b", "leaf", NULL, PG_VERDICT_REGRESSION);
+	pg_fx_fcmp(&c, PG_GB_BINARY, "[%Y-%m-%d] %v/iterations:2500000", NULL,
+		   PG_VERDICT_REGRESSION);
+	pg_fx_fcmp(&c, PG_GB_BINARY, "[%Y-%m-%d] [%t] %v/iterations:2500000", NULL,
+		   PG_VERDICT_REGRESSION);
+	assert_int_equal(pg_gb_finish(&base, &new, &c), 0);
+	assert_true(pg_gb_is_bench(&c.f[0]) && pg_gb_is_bench(&c.f[1]));	/* led */
+	f = pg_fx_find(&c, name);
+	assert_non_null(f);
+	if (want)
+		assert_non_null(strstr(f->reason, want));
+	else
+		assert_null(strstr(f->reason, "on the stacks of"));
+	pg_comparison_release(&c);
+	pg_run_release(&base);
+	pg_run_release(&new);
+}
+
+/* Functions attributed to the benchmarks whose bodies they sit in, a body that takes arguments
+ * of its own and runs every benchmark (spdlog's formatter-bench) included */
+static void test_attribute(void **state)
+{
+	static const char one[] =
+		"main;benchmark::internal::LambdaBenchmark<benchmark::RegisterBenchmark<void (*)("
+		"benchmark::State&, std::string)>(char const*)::{lambda(benchmark::State&)#1}>::Run("
+		"benchmark::State&);bench_formatter(benchmark::State&, std::string);format;pad2 30\n"
+		"main;benchmark::internal::LambdaBenchmark<benchmark::RegisterBenchmark<void (*)("
+		"benchmark::State&, std::string)>(char const*)::{lambda(benchmark::State&)#1}>::Run("
+		"benchmark::State&);format 3\n"
+		"main;bench_formatter(benchmark::State&, std::string);format 50\n"
+		"main;setup;leaf 5\n";
+	static const char two[] =
+		"main;bench_formatter(benchmark::State&, std::string);pad2 30\n"
+		"main;BM_x(benchmark::State&);leaf 50\n";
+
+	attributed(one, "pad2", "; on the stacks of every benchmark (all 2 run by "
+		   "bench_formatter)");
+	attributed(one, "leaf", NULL);	/* outside any body */
+	/* two bodies: the one that runs no benchmark of its name is said, not every benchmark */
+	attributed(two, "pad2", "; on the stacks of the benchmarks of bench_formatter");
+	attributed(two, "leaf", "; on the stacks of the benchmarks of BM_x");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_harness),
 		cmocka_unit_test(test_runfile_roundtrip),
 		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_attribute),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
