@@ -104,6 +104,45 @@ static void test_parse_bad(void **state)
 	pg_log_set_level(PG_LOG_INFO);
 }
 
+/* Two benchmarks registered under one name, each run twice in the process (spdlog's
+ * formatter-bench registers "%l" twice): told apart by their family, each pooled */
+static void test_parse_same_name(void **state)
+{
+	static const char dup[] =
+		"{\"benchmarks\": ["
+		"{\"name\": \"%l\", \"family_index\": 0, \"per_family_instance_index\": 0,"
+		" \"run_type\": \"iteration\", \"repetitions\": 2, \"repetition_index\": 0,"
+		" \"iterations\": 10, \"real_time\": 1, \"cpu_time\": 1, \"time_unit\": \"ns\"},"
+		"{\"name\": \"%l\", \"family_index\": 0, \"per_family_instance_index\": 0,"
+		" \"run_type\": \"iteration\", \"repetitions\": 2, \"repetition_index\": 1,"
+		" \"iterations\": 10, \"real_time\": 3, \"cpu_time\": 3, \"time_unit\": \"ns\"},"
+		"{\"name\": \"%v\", \"family_index\": 1, \"per_family_instance_index\": 0,"
+		" \"iterations\": 10, \"real_time\": 5, \"cpu_time\": 5, \"time_unit\": \"ns\"},"
+		"{\"name\": \"%l\", \"family_index\": 2, \"per_family_instance_index\": 0,"
+		" \"run_type\": \"iteration\", \"repetitions\": 2, \"repetition_index\": 0,"
+		" \"iterations\": 10, \"real_time\": 7, \"cpu_time\": 7, \"time_unit\": \"ns\"},"
+		"{\"name\": \"%l\", \"family_index\": 2, \"per_family_instance_index\": 0,"
+		" \"run_type\": \"iteration\", \"repetitions\": 2, \"repetition_index\": 1,"
+		" \"iterations\": 10, \"real_time\": 9, \"cpu_time\": 9, \"time_unit\": \"ns\"}"
+		"]}";
+	struct pg_gb_value *v;
+	size_t n;
+
+	pg_log_set_level(PG_LOG_ERROR - 1);
+	assert_int_equal(pg_gb_parse_output(dup, strlen(dup), "t", &v, &n), 0);
+	pg_log_set_level(PG_LOG_INFO);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].name, "%l");
+	assert_int_equal(v[0].inproc_reps, 2);
+	assert_true(v[0].cpu_ns == 2);
+	assert_string_equal(v[1].name, "%l#2");
+	assert_int_equal(v[1].inproc_reps, 2);
+	assert_true(v[1].cpu_ns == 8);
+	assert_string_equal(v[2].name, "%v");
+	assert_int_equal(pg_gb_check(v, n, NULL, 0), 0);
+	pg_gb_values_free(v, n);
+}
+
 static void test_harness(void **state)
 {
 	assert_true(pg_gb_harness("_ZN9benchmark5State16StartKeepRunningEv"));
@@ -315,6 +354,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_output),
 		cmocka_unit_test(test_parse_bad),
+		cmocka_unit_test(test_parse_same_name),
 		cmocka_unit_test(test_harness),
 		cmocka_unit_test(test_runfile_roundtrip),
 		cmocka_unit_test(test_compare),
