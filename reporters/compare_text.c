@@ -425,7 +425,6 @@ static void print_regressions(const struct pg_comparison *c, FILE *out)
 	char line[PG_TEXT_WIDTH + 1];
 	size_t len, total = 0, benches = 0, i;
 	size_t prog = program_entries(c, PG_VERDICT_REGRESSION), nfun;
-	const char *sep = " ";
 
 	/* the functions by name; the whole program's lines above say which of its times */
 	for (i = 0; i < c->n; i++) {
@@ -435,18 +434,8 @@ static void print_regressions(const struct pg_comparison *c, FILE *out)
 	}
 	nfun = (c->nregressions - prog > total ? c->nregressions - prog : total) - benches;
 	len = snprintf(line, sizeof(line), "perfgate: REGRESSION");
-	if (prog) {
-		len += snprintf(line + len, sizeof(line) - len, " of the whole program");
-		sep = " and ";
-	}
-	if (benches) {	/* a Google Benchmark program: its benchmarks, named first */
-		len += snprintf(line + len, sizeof(line) - len, "%sin %zu benchmark%s", sep, benches,
-				pg_plural(benches));
-		sep = " and ";
-	}
-	if (nfun || (!prog && !benches))
-		len += snprintf(line + len, sizeof(line) - len, "%sin %zu function%s", sep, nfun,
-				pg_plural(nfun));
+	pg_fmt_regressed(line + len, sizeof(line) - len, prog, benches, nfun);
+	len = strlen(line);
 	print_names(c, line, len, total, out);
 }
 
