@@ -290,7 +290,7 @@ static void name_benchmarks(char *r, size_t rs, const struct pg_comparison *out,
 	}
 	if (named > 3)
 		pg_append(r, rs, " and %zu more", named - 3);
-	else if (!named && only && all)	/* registered under other names, all with this body */
+	else if (!named && only && all)	/* under other names, all run by this body */
 		pg_append(r, rs, "every benchmark (all %zu run by %.*s)", all, (int)fl, b->frame);
 	else if (!named)	/* registered under other names: say the body */
 		pg_append(r, rs, "the benchmarks of %.*s", (int)fl, b->frame);

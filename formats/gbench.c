@@ -16,7 +16,7 @@
 /* One "iteration" entry of the output, before the runs of one benchmark are pooled. */
 struct entry {
 	const char *name;	/* borrowed from the tree, or its alias */
-	char *alias;		/* NAME#2, ...: a later benchmark registered under NAME (owned) */
+	char *alias;		/* NAME#2, ...: a later benchmark of the same NAME (owned) */
 	struct json_object *o;
 	size_t index;		/* its place in the output: runs keep their order */
 	int64_t instance;	/* family_index and per_family_instance_index; -1 without them */
@@ -239,9 +239,9 @@ static int name_apart(const struct pg_jr *jr, struct entry *e, size_t n)
 			}
 			any = true;
 			if (!said)
-				pg_warn("%s: benchmarks share a name (%s): the second of a name is "
-					"judged as %s, the third as NAME#3, ...", jr->name, e[i].name,
-					e[j].alias);
+				pg_warn("%s: benchmarks share a name (%s): the second of a name "
+					"is judged as %s, the third as NAME#3, ...", jr->name,
+					e[i].name, e[j].alias);
 			said = true;
 		}
 	}

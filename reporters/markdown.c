@@ -124,7 +124,8 @@ static void md_slower(FILE *out, const struct pg_comparison *c)
 {
 	size_t nreg = count_verdict(c, PG_VERDICT_REGRESSION, false);
 	size_t nfun = count_verdict(c, PG_VERDICT_COUNT, false);
-	size_t breg = count_benches(c, PG_VERDICT_REGRESSION), nb = count_benches(c, PG_VERDICT_COUNT);
+	size_t breg = count_benches(c, PG_VERDICT_REGRESSION);
+	size_t nb = count_benches(c, PG_VERDICT_COUNT);
 
 	if (nb)
 		fprintf(out, "%zu of %zu benchmark%s and ", breg, nb, pg_plural(nb));

@@ -166,8 +166,8 @@ static void test_harness(void **state)
 	/* the harness frames around such a body name its type, and are none */
 	assert_false(pg_gb_body("benchmark::internal::LambdaBenchmark<benchmark::RegisterBenchmark<"
 				"void (*)(benchmark::State&, int), int&>(char const*, void (*&&)("
-				"benchmark::State&, int), int&)::{lambda(benchmark::State&)#1}>::Run("
-				"benchmark::State&)"));
+				"benchmark::State&, int), int&)::{lambda(benchmark::State&)#1}>::"
+				"Run(benchmark::State&)"));
 	assert_false(pg_gb_body("benchmark::internal::Benchmark* benchmark::RegisterBenchmark<"
 				"void (*)(benchmark::State&, int), int&>(char const*, void (*&&)("
 				"benchmark::State&, int), int&)"));
@@ -330,11 +330,12 @@ static void test_attribute(void **state)
 {
 	static const char one[] =
 		"main;benchmark::internal::LambdaBenchmark<benchmark::RegisterBenchmark<void (*)("
-		"benchmark::State&, std::string)>(char const*)::{lambda(benchmark::State&)#1}>::Run("
-		"benchmark::State&);bench_formatter(benchmark::State&, std::string);format;pad2 30\n"
+		"benchmark::State&, std::string)>(char const*)::{lambda(benchmark::State&)#1}>::"
+		"Run(benchmark::State&);bench_formatter(benchmark::State&, std::string);format;"
+		"pad2 30\n"
 		"main;benchmark::internal::LambdaBenchmark<benchmark::RegisterBenchmark<void (*)("
-		"benchmark::State&, std::string)>(char const*)::{lambda(benchmark::State&)#1}>::Run("
-		"benchmark::State&);format 3\n"
+		"benchmark::State&, std::string)>(char const*)::{lambda(benchmark::State&)#1}>::"
+		"Run(benchmark::State&);format 3\n"
 		"main;bench_formatter(benchmark::State&, std::string);format 50\n"
 		"main;setup;leaf 5\n";
 	static const char two[] =
