@@ -512,7 +512,7 @@ def render_lines(res):
                         ratio, fa, len(p["aa"]), found, len(ch), nfn,
                         cls.count("changed"), cls.count("caller"), cls.count("untouched"),
                         cls.count("program"),
-                        ", +%d benchmarks" % cls.count("benchmark") if p.get("gbench") else "",
+                        "; %d benchmarks" % cls.count("benchmark") if p.get("gbench") else "",
                         statistics.median(c["wall"] for c in ch), m["date"], m["commit"]))
     lines.append("")
     for p in res["programs"]:
@@ -570,13 +570,18 @@ def gb_lines(p, lines):
     own, ch = p["gbench"]["own"], p["changes"]
     per = []
     for c in ch:
-        fns = [f["function"] for f in c["flagged"] if cls_of(f) in ("changed", "caller")]
+        fns = [f["function"].split("(")[0] for f in c["flagged"]
+               if cls_of(f) in ("changed", "caller")]
         per.append("%d of %d affected failed, %d of %d others" % (
             len(gb_failed(c) & set(affected)), len(affected),
             len(gb_failed(c) & set(others)), len(others)) +
-            ("; functions named: %s" % ", ".join("`%s`" % f[:60] for f in fns) if fns else
+            ("; functions named: %s" % ", ".join("`%s`" % f for f in fns) if fns else
              "; no function of the changed code named") +
             (" (on the stacks of %s)" % c["attributed"][0] if c.get("attributed") else ""))
+    if len(set(per)) == 1:	# the same in every session: said once
+        per = ["in each of the %d: %s" % (len(per), per[0])]
+    else:
+        per = ["session %d: %s" % (i + 1, t) for i, t in enumerate(per)]
     aa_bench = sorted({n for a in p["aa"] for n, v in a.get("benchmarks", {}).items()
                        if v in ("regression", "improvement")})
     lines.append("- **%s**, %s, benchmark by benchmark: the suite's own figures (%d untraced "
@@ -587,7 +592,7 @@ def gb_lines(p, lines):
                                                      "affected" if own[n]["affected"] else
                                                      "unaffected") for n in own),
                     100 * p["gbench"]["affected_at"],
-                    "; ".join("session %d: %s" % (i + 1, t) for i, t in enumerate(per)),
+                    "; ".join(per),
                     ", ".join("`%s`" % n for n in aa_bench) or "none"))
     return [("the affected benchmarks failed in every session", all(gb_found(p, c) for c in ch)),
             ("no unaffected benchmark flagged" + ("" if others else
