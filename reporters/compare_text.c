@@ -441,13 +441,16 @@ static void print_regressions(const struct pg_comparison *c, FILE *out)
 
 static void print_verdict(const struct pg_comparison *c, FILE *out)
 {
-	char *reason;
+	char *reason, what[PG_FMT_LEN * 2];
+	size_t benches = 0;
 
 	switch (c->overall) {
 	case PG_OVERALL_PASS:
-		fprintf(out, "perfgate: PASS (%zu function%s compared, %zu unchanged, ",
-			c->n - program_entries(c, PG_VERDICT_COUNT),
-			pg_plural(c->n - program_entries(c, PG_VERDICT_COUNT)),
+		for (size_t i = 0; i < c->n; i++)
+			benches += pg_gb_is_bench(&c->f[i]);
+		pg_fmt_compared(what, sizeof(what), benches,
+				c->n - program_entries(c, PG_VERDICT_COUNT) - benches);
+		fprintf(out, "perfgate: PASS (%s compared, %zu unchanged, ", what,
 			c->nunchanged - program_entries(c, PG_VERDICT_UNCHANGED));
 		if (c->nnotable)
 			fprintf(out, "%zu notable (too little of the run to fail), ",

@@ -88,6 +88,15 @@ void pg_fmt_regressed(char *buf, size_t len, size_t prog, size_t benches, size_t
 		snprintf(buf + n, len - n, "%sin %zu function%s", sep, nfun, pg_plural(nfun));
 }
 
+void pg_fmt_compared(char *buf, size_t len, size_t benches, size_t nfun)
+{
+	if (benches)
+		snprintf(buf, len, "%zu benchmark%s and %zu function%s", benches,
+			 pg_plural(benches), nfun, pg_plural(nfun));
+	else
+		snprintf(buf, len, "%zu function%s", nfun, pg_plural(nfun));
+}
+
 void pg_fmt_ellipsize(char *s, size_t max)
 {
 	size_t len = strlen(s), head, tail;

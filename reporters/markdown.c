@@ -143,9 +143,11 @@ static void md_heading(FILE *out, const struct pg_comparison *c)
 
 	switch (c->overall) {
 	case PG_OVERALL_PASS:
-		fprintf(out, "### :white_check_mark: perfgate: pass\n\nNo regression in %zu "
-			"function%s compared (%zu unchanged, %zu improved, ", nfun,
-			pg_plural(nfun), count_verdict(c, PG_VERDICT_UNCHANGED, false),
+		pg_fmt_compared(what, sizeof(what), count_benches(c, PG_VERDICT_COUNT),
+				nfun - count_benches(c, PG_VERDICT_COUNT));
+		fprintf(out, "### :white_check_mark: perfgate: pass\n\nNo regression in %s compared "
+			"(%zu unchanged, %zu improved, ", what,
+			count_verdict(c, PG_VERDICT_UNCHANGED, false),
 			count_verdict(c, PG_VERDICT_IMPROVEMENT, false));
 		if (c->nnotable)
 			fprintf(out, "%zu notable change%s too small for the run to count, ",

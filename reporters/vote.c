@@ -68,7 +68,8 @@ int pg_vote_read(const char *path, bool quiet_enoent, struct pg_vote_result *out
 /* The verdict's vote and sentence, without the note on different commands. */
 static int decide_verdict(const struct pg_vote_result *r, char *why, size_t whylen)
 {
-	size_t nfun = 0, nreg = 0, prog = 0, benches = 0, len;
+	size_t nfun = 0, nreg = 0, prog = 0, benches = 0, nbench = 0, len;
+	char what[PG_FMT_LEN * 2];
 
 	/* functions and benchmarks by count; the whole program by name */
 	for (size_t i = 0; i < r->cmp.n; i++) {
@@ -79,6 +80,7 @@ static int decide_verdict(const struct pg_vote_result *r, char *why, size_t whyl
 		nreg += !p && reg;
 		prog += p && reg;
 		benches += reg && pg_gb_is_bench(&r->cmp.f[i]);
+		nbench += pg_gb_is_bench(&r->cmp.f[i]);
 	}
 	switch (r->cmp.overall) {
 	case PG_OVERALL_REGRESSION:
@@ -90,8 +92,8 @@ static int decide_verdict(const struct pg_vote_result *r, char *why, size_t whyl
 			pg_fmt_regressed(why + len, whylen - len, prog, benches, nreg - benches);
 		return -1;
 	case PG_OVERALL_PASS:
-		snprintf(why, whylen, "no regression in %zu function%s compared", nfun,
-			 pg_plural(nfun));
+		pg_fmt_compared(what, sizeof(what), nbench, nfun - nbench);
+		snprintf(why, whylen, "no regression in %s compared", what);
 		return 1;
 	case PG_OVERALL_INCONCLUSIVE:
 	default:

@@ -247,6 +247,17 @@ static void test_text_bench_names(void **state)
 	}
 	assert_non_null(strstr(s, ", main\n"));
 	free(s);
+
+	/* passed: the benchmarks counted apart from the functions */
+	for (size_t i = 0; i < fx->c.n; i++)
+		fx->c.f[i].verdict = PG_VERDICT_UNCHANGED;
+	fx->c.overall = PG_OVERALL_PASS;
+	fx->c.nregressions = 0;
+	s = text(fx, 0);
+	l = line_with(s, "perfgate: PASS");
+	assert_non_null(strstr(l, "perfgate: PASS (2 benchmarks and "));
+	free(l);
+	free(s);
 }
 
 /* One binary: no binary column (the header names it), and room for the calls note in the row. */

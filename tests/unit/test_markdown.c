@@ -181,6 +181,13 @@ static void test_regression_benchmarks(void **state)
 				   "function\n"));
 	assert_non_null(strstr(md, "2 of 2 benchmarks and 1 of 3 functions compared got slower"));
 	free(md);
+	for (size_t i = 0; i < 3; i++)
+		c.f[i].verdict = PG_VERDICT_UNCHANGED;
+	c.overall = PG_OVERALL_PASS;
+	md = pg_compare_markdown(&c, NULL, NULL, &o);
+	assert_non_null(md);
+	assert_non_null(strstr(md, "No regression in 2 benchmarks and 3 functions compared ("));
+	free(md);
 	pg_comparison_release(&c);
 }
 

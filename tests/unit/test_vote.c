@@ -204,6 +204,12 @@ static void test_regression_benchmarks(void **state)
 	assert_int_equal(pg_vote_decide(&r, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "regression of the whole program and in 2 benchmarks and in 1 "
 				    "function"));
+	for (size_t i = 0; i < 4; i++)
+		r.cmp.f[i].verdict = PG_VERDICT_UNCHANGED;
+	r.cmp.nregressions = 0;
+	r.cmp.overall = PG_OVERALL_PASS;
+	assert_int_equal(pg_vote_decide(&r, why, sizeof(why)), 1);
+	assert_string_equal(why, "no regression in 2 benchmarks and 1 function compared");
 	pg_vote_result_release(&r);
 }
 
