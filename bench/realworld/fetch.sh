@@ -19,7 +19,7 @@
 #            src/execute.c at -O1 instead (the interpreter's loop, for sampled verdicts).
 #   spdlog   src/spdlog.cpp (the compiled library: the pattern formatter) at -Os:
 #            every benchmark of formatter-bench gets slower by its own figures, the filter
-#            %Y-%m-%d's two by 40-65% on a loaded 2-CPU machine (only on
+#            %Y-%m-%d's two by 45-80% on a loaded 2-CPU machine (only on
 #            request: bench/realworld/fetch.sh spdlog; cmake, libfmt-dev and libbenchmark-dev
 #            are installed when missing).
 # Reaches nothing but Debian's archive: the deb-src entry it adds names the same archive as the
