@@ -902,8 +902,8 @@ def measure_sampling(rounds=3, reps=5):
 
 def measure_realworld():
     """Section 7: the default flow on real programs from Debian sources (its own module).
-    RW_PROGRAMS="jq lz4" measures those only; the other programs' rows of the last run are
-    kept, each with the date and commit it was measured at."""
+    RW_PROGRAMS="jq lz4" measures those only (RW_FLOWS="sequential": that flow only); the other
+    rows of the last run are kept, each with the date and commit it was measured at."""
     sys.path.insert(0, os.path.join(ROOT, "bench", "realworld"))
     import realworld
     names = os.environ.get("RW_PROGRAMS", "").split() or None
@@ -913,7 +913,8 @@ def measure_realworld():
         stamp_old = old.get("machine")
         kept = []
         for p in old.get("programs", []):
-            if p["name"] not in names:
+            # a row of another program, or of a flow this run did not measure
+            if p["name"] not in names or p.get("flow", "ab") not in realworld.FLOWS:
                 p.setdefault("machine", stamp_old)
                 kept.append(p)
         out["programs"] = kept + out["programs"]

@@ -320,6 +320,36 @@ def object_symbols(new_bin, changed_file, weak=False):
     return set()
 
 
+def inlined_into(run_path, changed):
+    """Frames of the run's sampled stacks that are code inlined into @changed functions: named
+    by DWARF after an inline function (jq's stack_block, exec_stack.h's, compiled into
+    execute.c), no symbol of the run's binaries, and under a changed frame wherever they are."""
+    with open(run_path) as f:
+        run_ = json.load(f)
+    bins = {fn["binary"] for fn in run_["functions"] if fn.get("binary")}
+    if run_["meta"].get("program"):
+        bins.add(run_["meta"]["program"])
+    symbols = set()
+    for b in bins:
+        for flags in ([], ["-C"], ["-D"], ["-D", "-C"]):
+            r = run(["nm", "--defined-only", *flags, b])
+            symbols |= {ln.split(" ", 2)[2] for ln in r.stdout.splitlines()
+                        if len(ln.split(" ", 2)) == 3}
+    parents = {}
+    for line in run([PERFGATE, "folded", run_path]).stdout.splitlines():
+        stack = line.rsplit(" ", 1)[0].split(";")
+        for i in range(1, len(stack)):
+            if stack[i] not in symbols:
+                parents.setdefault(stack[i], set()).add(stack[i - 1])
+    inl = set()
+    while True:
+        more = {fr for fr, ps in parents.items()
+                if fr not in inl and ps <= (changed | inl)}
+        if not more:
+            return inl
+        inl |= more
+
+
 def callers_of(run_path, changed):
     """Functions above a frame of @changed (function names) on the run's sampled stacks."""
     r = run([PERFGATE, "folded", run_path])
@@ -420,6 +450,7 @@ def measure_program(p, work, flow="sequential"):
         changed_names |= {f[k] for f in cmp_fns for k in ("display", "name")
                           if (f.get("file") or "").endswith(p["changed_file"])}
         changed_names |= object_symbols(new_bin, p["changed_file"], p.get("weak", False))
+        changed_names |= inlined_into(g["files"][1], changed_names)
         callers = callers_of(g["files"][1], changed_names)
         res["changes"].append({
             "exit": g["cmp"]["exit"], "wall": g["wall"], "pairs": g["cmp"].get("pairs"),
