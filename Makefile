@@ -313,7 +313,7 @@ bench: deps all
 bench-render:
 	/usr/bin/python3 bench/render.py
 
-# real programs: zstd, leveldb and lz4 from their Debian source packages, built with
+# real programs: zstd, leveldb, lz4, jq and spdlog from their Debian source packages, built with
 # their own build systems under build/realworld, gated with the default flow; the bench's
 # realworld section, measured alone (RW_REPS, RW_PAIRS: bench/realworld/realworld.py)
 REALWORLD_DEBIAN := dpkg-dev cmake autoconf automake libtool flex bison libonig-dev libfmt-dev \

@@ -17,7 +17,7 @@ Sections (the order of MEASURES; render.py numbers them in the same order):
   compare   compare speed and memory for two run files of 10,000 functions x 30 repetitions
   sampling  sampled profiles: overhead by -F, effect on traced latencies, cost of one sample,
             the rate chosen without -F for benchmarks of 50 ms, 1 s and 10 s
-  realworld the default flow on zstd, leveldb and lz4 (bench/realworld)
+  realworld the default flow on zstd, leveldb, lz4, jq and spdlog (bench/realworld)
   ab        interleaved A/B recording (perfgate ab, paired statistics) beside two sequential
             recordings: A/A and 2/5/10% slowdowns of a function holding ~2% of the run time
   ableaf    (section 8, second part) perfgate ab at its defaults on a 50 ns leaf holding 10%
@@ -902,8 +902,8 @@ def measure_sampling(rounds=3, reps=5):
 
 def measure_realworld():
     """Section 7: the default flow on real programs from Debian sources (its own module).
-    RW_PROGRAMS="jq lz4" measures those only; the other programs' rows of the last run are
-    kept, each with the date and commit it was measured at."""
+    RW_PROGRAMS="jq lz4" measures those only (RW_FLOWS="sequential": that flow only); the other
+    rows of the last run are kept, each with the date and commit it was measured at."""
     sys.path.insert(0, os.path.join(ROOT, "bench", "realworld"))
     import realworld
     names = os.environ.get("RW_PROGRAMS", "").split() or None
@@ -913,7 +913,8 @@ def measure_realworld():
         stamp_old = old.get("machine")
         kept = []
         for p in old.get("programs", []):
-            if p["name"] not in names:
+            # a row of another program, or of a flow this run did not measure
+            if p["name"] not in names or p.get("flow", "ab") not in realworld.FLOWS:
                 p.setdefault("machine", stamp_old)
                 kept.append(p)
         out["programs"] = kept + out["programs"]

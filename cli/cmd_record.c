@@ -41,7 +41,7 @@ static const char record_usage[] =
 	"                           of CMD's own time (default 5 without -f, --functions-of\n"
 	"                           or --all-functions; docs/measurement.md, \"Budget\")\n"
 	"  -F, --frequency HZ       sampled CPU profile: cpu-clock samples per second\n"
-	"                           (default: ~1,600 a repetition within 2% of the run, from\n"
+	"                           (default: ~2,600 a repetition within 2% of the run, from\n"
 	"                           --budget's sampled first pass; else 199; docs/sampling.md)\n"
 	"      --no-sample          no sampled profile, exact tracing only\n"
 	"      --no-offcpu          no context-switch hooks: no on-/off-CPU split per\n"

@@ -167,7 +167,18 @@ bool pg_gb_harness(const char *name)
 
 bool pg_gb_body(const char *name)
 {
-	return strstr(name, "RN9benchmark5StateE") || strstr(name, "(benchmark::State&)");
+	/* the State first, alone or with arguments of the benchmark's own (BENCHMARK_CAPTURE,
+	 * RegisterBenchmark with a function of more parameters) */
+	const char *st = strstr(name, "(benchmark::State&");
+
+	if (strstr(name, "RN9benchmark5StateE"))
+		return true;
+	/* not the harness frames that name a body's type: LambdaBenchmark<...>::Run(State&),
+	 * RegisterBenchmark<void (*)(State&, ...)> */
+	if (!strncmp(name, "benchmark::", 11) || strstr(name, "benchmark::internal::") ||
+	    strstr(name, "benchmark::RegisterBenchmark"))
+		return false;
+	return st && (st[18] == ')' || st[18] == ',');
 }
 
 bool pg_gb_is_bench(const struct pg_fcmp *f)

@@ -77,7 +77,8 @@ int pg_gb_check(const struct pg_gb_value *v, size_t n, char *why, size_t whylen)
  * for tracing.
  */
 bool pg_gb_harness(const char *name);
-/* Is @name (mangled or demangled) a benchmark's body: a function taking a benchmark::State&?
+/* Is @name (mangled or demangled) a benchmark's body: a function taking a benchmark::State& first
+ * ("BM_x(benchmark::State&)", "bench(benchmark::State&, std::string)")?
  * (pg_gb_harness() says yes to these too: Google Benchmark times them itself.) */
 bool pg_gb_body(const char *name);
 

@@ -183,12 +183,14 @@ struct body {
 
 /*
  * The benchmark body (the last frame pg_gb_body() says yes to) above a frame equal to @fn in
- * the folded stack @s, into *@at, *@len; false when there is none.
+ * the folded stack @s (@fn NULL: the stack's last body), into *@at, *@len; false when there is
+ * none.
  */
 static bool body_above(const char *s, const char *fn, const char **at, size_t *len)
 {
-	size_t fl = strlen(fn);
+	size_t fl = fn ? strlen(fn) : 0;
 	const char *b = NULL;
+	bool hit = !fn;
 	size_t bl = 0;
 	char tmp[512];
 
@@ -196,10 +198,9 @@ static bool body_above(const char *s, const char *fn, const char **at, size_t *l
 		const char *e = strchrnul(c, ';');
 		size_t l = (size_t)(e - c);
 
-		if (b && l == fl && !memcmp(c, fn, l)) {
-			*at = b;
-			*len = bl;
-			return true;
+		if (b && fn && l == fl && !memcmp(c, fn, l)) {
+			hit = true;
+			break;
 		}
 		if (l < sizeof(tmp)) {
 			memcpy(tmp, c, l);
@@ -211,7 +212,32 @@ static bool body_above(const char *s, const char *fn, const char **at, size_t *l
 		}
 		c = *e ? e + 1 : e;
 	}
-	return false;
+	if (!b || !hit)
+		return false;
+	*at = b;
+	*len = bl;
+	return true;
+}
+
+/* The body on all of @run's sampled stacks that have one, into *@at, *@len, if there is
+ * exactly one such body */
+static bool only_body(const struct pg_run *run, const char **at, size_t *len)
+{
+	*at = NULL;
+	for (size_t r = 0; r < run->nreps; r++) {
+		for (size_t k = 0; k < run->reps[r].nstacks; k++) {
+			const char *b;
+			size_t l;
+
+			if (!body_above(run->reps[r].stacks[k].folded, NULL, &b, &l))
+				continue;
+			if (*at && (l != *len || memcmp(b, *at, l)))
+				return false;
+			*at = b;
+			*len = l;
+		}
+	}
+	return *at != NULL;
 }
 
 /* The bodies whose stacks hold @fn in @run, by samples, into @v (at most MAX_BODIES) */
@@ -242,18 +268,21 @@ static size_t bodies_of(const struct pg_run *run, const char *fn, struct body *v
 	return n;
 }
 
-/* Append the benchmarks of body @b (by the name of its function: BM_x, BM_x/8, ...) to @r */
+/* Append the benchmarks of body @b (by the name of its function: BM_x, BM_x/8, ...) to @r;
+ * @only: @b is the one body on the run's stacks */
 static void name_benchmarks(char *r, size_t rs, const struct pg_comparison *out,
-			    const struct body *b)
+			    const struct body *b, bool only)
 {
 	const char *paren = memchr(b->frame, '(', b->len);
-	size_t fl = paren ? (size_t)(paren - b->frame) : b->len, named = 0;
+	size_t fl = paren ? (size_t)(paren - b->frame) : b->len, named = 0, all = 0;
 
 	for (size_t i = 0; i < out->n; i++) {
 		const char *name = out->f[i].name;
 
-		if (!pg_gb_is_bench(&out->f[i]) || strncmp(name, b->frame, fl) ||
-		    (name[fl] && name[fl] != '/'))
+		if (!pg_gb_is_bench(&out->f[i]))
+			continue;
+		all++;
+		if (strncmp(name, b->frame, fl) || (name[fl] && name[fl] != '/'))
 			continue;
 		if (named < 3)
 			pg_append(r, rs, "%s%s", named ? ", " : "", name);
@@ -261,7 +290,9 @@ static void name_benchmarks(char *r, size_t rs, const struct pg_comparison *out,
 	}
 	if (named > 3)
 		pg_append(r, rs, " and %zu more", named - 3);
-	if (!named)	/* registered under other names: say the body */
+	else if (!named && only && all)	/* under other names, all run by this body */
+		pg_append(r, rs, "every benchmark (all %zu run by %.*s)", all, (int)fl, b->frame);
+	else if (!named)	/* registered under other names: say the body */
 		pg_append(r, rs, "the benchmarks of %.*s", (int)fl, b->frame);
 }
 
@@ -270,12 +301,15 @@ static void attribute(const struct pg_run *base, const struct pg_run *new,
 {
 	const struct pg_run *run = new;
 	struct body v[MAX_BODIES];
-	bool any = false;
+	const char *one;
+	bool any = false, only;
+	size_t onelen;
 
 	for (size_t r = 0; r < new->nreps && !any; r++)
 		any = new->reps[r].nstacks > 0;
 	if (!any)
 		run = base;
+	only = only_body(run, &one, &onelen);
 	for (size_t i = 0; i < out->n; i++) {
 		struct pg_fcmp *f = &out->f[i];
 		uint64_t all;
@@ -292,7 +326,7 @@ static void attribute(const struct pg_run *base, const struct pg_run *new,
 			if (v[k].samples > v[top].samples)
 				top = k;
 		pg_append(f->reason, sizeof(f->reason), "; on the stacks of ");
-		name_benchmarks(f->reason, sizeof(f->reason), out, &v[top]);
+		name_benchmarks(f->reason, sizeof(f->reason), out, &v[top], only);
 		if (n > 1)
 			pg_append(f->reason, sizeof(f->reason), " (%.0f%% of its samples)",
 				  100.0 * (double)v[top].samples / (double)all);

@@ -15,9 +15,11 @@
 
 /* One "iteration" entry of the output, before the runs of one benchmark are pooled. */
 struct entry {
-	const char *name;	/* borrowed from the tree */
+	const char *name;	/* borrowed from the tree, or its alias */
+	char *alias;		/* NAME#2, ...: a later benchmark of the same NAME (owned) */
 	struct json_object *o;
 	size_t index;		/* its place in the output: runs keep their order */
+	int64_t instance;	/* family_index and per_family_instance_index; -1 without them */
 };
 
 /* The members of an entry that are Google Benchmark's own; the other numbers are counters. */
@@ -192,6 +194,65 @@ static int pool_runs(const struct pg_jr *jr, const struct entry *e, size_t k, do
 	return 0;
 }
 
+/* Which registered benchmark entry @o is a run of, into *@instance (-1: it does not say) */
+static int entry_instance(const struct pg_jr *jr, struct json_object *o, const char *where,
+			  int64_t *instance)
+{
+	int fam, inst = 0, err;
+
+	*instance = -1;
+	if (!json_object_object_get_ex(o, "family_index", NULL))
+		return 0;
+	err = pg_jr_get_int(jr, o, where, "family_index", 0, 1 << 30, &fam);
+	if (!err && json_object_object_get_ex(o, "per_family_instance_index", NULL))
+		err = pg_jr_get_int(jr, o, where, "per_family_instance_index", 0, 1 << 30, &inst);
+	*instance = ((int64_t)fam << 31) | inst;
+	return err;
+}
+
+/*
+ * Benchmarks registered under one name (spdlog's formatter-bench registers "%l" twice) are
+ * told apart by their instance: the runs of the second are named NAME#2, and so on, in the
+ * order of the output. @e[0..n) is sorted by name and index, and is again after.
+ */
+static int name_apart(const struct pg_jr *jr, struct entry *e, size_t n)
+{
+	static bool said;
+	bool any = false;
+
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t k = 1;
+
+		for (j = i + 1; j < n && !strcmp(e[i].name, e[j].name); j++) {
+			size_t first = i;
+
+			while (e[first].instance != e[j].instance)
+				first++;	/* the first run of its instance, maybe itself */
+			if (first < j) {	/* a later run of an instance seen before */
+				if (e[first].alias && !(e[j].alias = strdup(e[first].alias)))
+					return pg_jr_oom(jr);
+				continue;
+			}
+			if (asprintf(&e[j].alias, "%s#%zu", e[i].name, ++k) < 0) {
+				e[j].alias = NULL;
+				return pg_jr_oom(jr);
+			}
+			any = true;
+			if (!said)
+				pg_warn("%s: benchmarks share a name (%s): the second of a name "
+					"is judged as %s, the third as NAME#3, ...", jr->name,
+					e[i].name, e[j].alias);
+			said = true;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (e[i].alias)
+			e[i].name = e[i].alias;
+	if (any)
+		qsort(e, n, sizeof(*e), cmp_entry);
+	return 0;
+}
+
 /* The "iteration" entries of the output's "benchmarks" into *e, *n, sorted by name */
 static int iteration_entries(const struct pg_jr *jr, struct json_object *root,
 			     struct entry **e, size_t *n)
@@ -231,10 +292,13 @@ static int iteration_entries(const struct pg_jr *jr, struct json_object *root,
 			continue;	/* mean, median, stddev, cv: we take our own */
 		if (!*name)
 			return pg_jr_bad(jr, where, "a benchmark without a name");
-		(*e)[(*n)++] = (struct entry){ name, o, i };
+		(*e)[(*n)++] = (struct entry){ name, NULL, o, i, -1 };
+		err = entry_instance(jr, o, where, &(*e)[*n - 1].instance);
+		if (err)
+			return err;
 	}
 	qsort(*e, *n, sizeof(**e), cmp_entry);
-	return 0;
+	return name_apart(jr, *e, *n);
 }
 
 int pg_gb_parse_output(const char *buf, size_t len, const char *name, struct pg_gb_value **v,
@@ -272,6 +336,8 @@ int pg_gb_parse_output(const char *buf, size_t len, const char *name, struct pg_
 		*v = NULL;
 	}
 	free(tmp);
+	for (size_t i = 0; i < ne; i++)
+		free(e[i].alias);
 	free(e);
 	json_object_put(root);
 	return err;

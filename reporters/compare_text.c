@@ -392,13 +392,59 @@ static size_t program_entries(const struct pg_comparison *c, enum pg_verdict v)
 	return n;
 }
 
-/* "perfgate: REGRESSION in 2 functions: a, b", names added while the line has room. */
+/* Lines the names may continue on after the verdict line, when it has no room for them all */
+#define MORE_LINES 2
+
+/* The regressed functions' and benchmarks' names after the verdict line @line (of @len) */
+static void print_names(const struct pg_comparison *c, char *line, size_t len, size_t total,
+			FILE *out)
+{
+	size_t listed = 0, extra = 0, start = len;
+	char more[PG_FMT_LEN];
+
+	for (size_t i = 0; i < c->n && len < PG_TEXT_WIDTH; i++) {
+		const struct pg_fcmp *f = &c->f[i];
+		size_t nlen, need;
+		char *name;
+
+		if (f->verdict != PG_VERDICT_REGRESSION || f->origin == PG_ORIGIN_PROGRAM)
+			continue;
+		name = pg_fmt_ascii(f->display ? f->display : f->name);
+		if (!name)
+			break;
+		pg_fmt_ellipsize(name, 60);
+		nlen = strlen(name);
+		snprintf(more, sizeof(more), ", ... (%zu more)", total - listed);
+		/* room for this name, and for the "more" note if names remain after it */
+		need = 2 + nlen + (listed + 1 < total ? strlen(more) : 0);
+		if (len + need > PG_TEXT_WIDTH && extra < MORE_LINES) {
+			/* on a line of their own, the verdict line ending in ':' or ',' */
+			fprintf(out, "%s%s\n", line, listed ? "," : ":");
+			len = start = (size_t)snprintf(line, PG_TEXT_WIDTH + 1, " ");
+			extra++;
+		}
+		if (len + need > PG_TEXT_WIDTH) {
+			free(name);
+			break;
+		}
+		len += snprintf(line + len, PG_TEXT_WIDTH + 1 - len, "%s%s",
+				len == start ? (extra ? " " : ": ") : ", ", name);
+		listed++;
+		free(name);
+	}
+	if (listed < total)
+		snprintf(line + len, PG_TEXT_WIDTH + 1 - len, "%s... (%zu more)",
+			 len == start ? (extra ? " " : ": ") : ", ", total - listed);
+	fprintf(out, "%s\n", line);
+}
+
+/* "perfgate: REGRESSION in 2 functions: a, b", names added while the line has room, then on
+ * up to MORE_LINES lines after it. */
 static void print_regressions(const struct pg_comparison *c, FILE *out)
 {
-	char line[PG_TEXT_WIDTH + 1], more[PG_FMT_LEN];
-	size_t len, listed = 0, total = 0, benches = 0, i;
+	char line[PG_TEXT_WIDTH + 1];
+	size_t len, total = 0, benches = 0, i;
 	size_t prog = program_entries(c, PG_VERDICT_REGRESSION), nfun;
-	const char *sep = " ";
 
 	/* the functions by name; the whole program's lines above say which of its times */
 	for (i = 0; i < c->n; i++) {
@@ -408,55 +454,23 @@ static void print_regressions(const struct pg_comparison *c, FILE *out)
 	}
 	nfun = (c->nregressions - prog > total ? c->nregressions - prog : total) - benches;
 	len = snprintf(line, sizeof(line), "perfgate: REGRESSION");
-	if (prog) {
-		len += snprintf(line + len, sizeof(line) - len, " of the whole program");
-		sep = " and ";
-	}
-	if (benches) {	/* a Google Benchmark program: its benchmarks, named first */
-		len += snprintf(line + len, sizeof(line) - len, "%sin %zu benchmark%s", sep, benches,
-				pg_plural(benches));
-		sep = " and ";
-	}
-	if (nfun || (!prog && !benches))
-		len += snprintf(line + len, sizeof(line) - len, "%sin %zu function%s", sep, nfun,
-				pg_plural(nfun));
-	for (i = 0; i < c->n && len < sizeof(line); i++) {
-		const struct pg_fcmp *f = &c->f[i];
-		char *name;
-		size_t nlen;
-
-		if (f->verdict != PG_VERDICT_REGRESSION || f->origin == PG_ORIGIN_PROGRAM)
-			continue;
-		name = pg_fmt_ascii(f->display ? f->display : f->name);
-		if (!name)
-			break;
-		pg_fmt_ellipsize(name, pg_gb_is_bench(f) ? 40 : 60);
-		nlen = strlen(name);
-		snprintf(more, sizeof(more), ", ... (%zu more)", total - listed);
-		/* room for this name, and for the "more" note if names remain after it */
-		if (len + 2 + nlen + (listed + 1 < total ? strlen(more) : 0) > PG_TEXT_WIDTH) {
-			free(name);
-			break;
-		}
-		len += snprintf(line + len, sizeof(line) - len, "%s%s", listed ? ", " : ": ", name);
-		listed++;
-		free(name);
-	}
-	if (listed < total)
-		snprintf(line + len, sizeof(line) - len, "%s%s (%zu more)", listed ? ", " : ": ",
-			 "...", total - listed);
-	fprintf(out, "%s\n", line);
+	pg_fmt_regressed(line + len, sizeof(line) - len, prog, benches, nfun);
+	len = strlen(line);
+	print_names(c, line, len, total, out);
 }
 
 static void print_verdict(const struct pg_comparison *c, FILE *out)
 {
-	char *reason;
+	char *reason, what[PG_FMT_LEN * 2];
+	size_t benches = 0;
 
 	switch (c->overall) {
 	case PG_OVERALL_PASS:
-		fprintf(out, "perfgate: PASS (%zu function%s compared, %zu unchanged, ",
-			c->n - program_entries(c, PG_VERDICT_COUNT),
-			pg_plural(c->n - program_entries(c, PG_VERDICT_COUNT)),
+		for (size_t i = 0; i < c->n; i++)
+			benches += pg_gb_is_bench(&c->f[i]);
+		pg_fmt_compared(what, sizeof(what), benches,
+				c->n - program_entries(c, PG_VERDICT_COUNT) - benches);
+		fprintf(out, "perfgate: PASS (%s compared, %zu unchanged, ", what,
 			c->nunchanged - program_entries(c, PG_VERDICT_UNCHANGED));
 		if (c->nnotable)
 			fprintf(out, "%zu notable (too little of the run to fail), ",

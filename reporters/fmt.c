@@ -69,6 +69,34 @@ char *pg_fmt_ascii(const char *s)
 	return out;
 }
 
+void pg_fmt_regressed(char *buf, size_t len, size_t prog, size_t benches, size_t nfun)
+{
+	const char *sep = " ";
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (prog) {
+		n += (size_t)snprintf(buf, len, " of the whole program");
+		sep = " and ";
+	}
+	if (benches && n < len) {
+		n += (size_t)snprintf(buf + n, len - n, "%sin %zu benchmark%s", sep, benches,
+				      pg_plural(benches));
+		sep = " and ";
+	}
+	if ((nfun || (!prog && !benches)) && n < len)
+		snprintf(buf + n, len - n, "%sin %zu function%s", sep, nfun, pg_plural(nfun));
+}
+
+void pg_fmt_compared(char *buf, size_t len, size_t benches, size_t nfun)
+{
+	if (benches)
+		snprintf(buf, len, "%zu benchmark%s and %zu function%s", benches,
+			 pg_plural(benches), nfun, pg_plural(nfun));
+	else
+		snprintf(buf, len, "%zu function%s", nfun, pg_plural(nfun));
+}
+
 void pg_fmt_ellipsize(char *s, size_t max)
 {
 	size_t len = strlen(s), head, tail;

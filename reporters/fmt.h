@@ -18,6 +18,14 @@
 #include "../core/run.h"
 #include "../core/utf8.h"
 
+/* What regressed, to follow "regression": " of the whole program and in 2 benchmarks and in 1
+ * function", from the regressed whole-program entries @prog, benchmarks @benches and functions
+ * @nfun; the functions are said when nothing else is, even none. */
+void pg_fmt_regressed(char *buf, size_t len, size_t prog, size_t benches, size_t nfun);
+
+/* "2 benchmarks and 11 functions", or "11 functions" without benchmarks: what was compared */
+void pg_fmt_compared(char *buf, size_t len, size_t benches, size_t nfun);
+
 /* Abbreviated commit id (12 characters), "?" if unknown. */
 const char *pg_fmt_commit(char *buf, size_t len, const char *commit);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/gbench.h"
 #include "../diff/cpusplit.h"
 #include "fmt.h"
 #include "markdown.h"
@@ -107,17 +108,46 @@ static size_t count_verdict(const struct pg_comparison *c, enum pg_verdict v, bo
 	return n;
 }
 
+/* Benchmarks of a Google Benchmark program among @c's entries with verdict @v (PG_VERDICT_COUNT:
+ * any) */
+static size_t count_benches(const struct pg_comparison *c, enum pg_verdict v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		n += (v == PG_VERDICT_COUNT || c->f[i].verdict == v) && pg_gb_is_bench(&c->f[i]);
+	return n;
+}
+
+/* "2 of 2 benchmarks and 1 of 9 functions compared got slower" */
+static void md_slower(FILE *out, const struct pg_comparison *c)
+{
+	size_t nreg = count_verdict(c, PG_VERDICT_REGRESSION, false);
+	size_t nfun = count_verdict(c, PG_VERDICT_COUNT, false);
+	size_t breg = count_benches(c, PG_VERDICT_REGRESSION);
+	size_t nb = count_benches(c, PG_VERDICT_COUNT);
+
+	if (nb)
+		fprintf(out, "%zu of %zu benchmark%s and ", breg, nb, pg_plural(nb));
+	fprintf(out, "%zu of %zu function%s compared got slower by more than the minimum effect "
+		"(%.1f%%)", nreg - breg, nfun - nb, pg_plural(nfun - nb), c->opts.min_effect * 100);
+}
+
 static void md_heading(FILE *out, const struct pg_comparison *c)
 {
 	size_t nreg = count_verdict(c, PG_VERDICT_REGRESSION, false);
 	size_t nfun = count_verdict(c, PG_VERDICT_COUNT, false);
-	bool prog = count_verdict(c, PG_VERDICT_REGRESSION, true) > 0;
+	size_t prog = count_verdict(c, PG_VERDICT_REGRESSION, true);
+	size_t breg = count_benches(c, PG_VERDICT_REGRESSION);
+	char what[PG_FMT_LEN * 2];
 
 	switch (c->overall) {
 	case PG_OVERALL_PASS:
-		fprintf(out, "### :white_check_mark: perfgate: pass\n\nNo regression in %zu "
-			"function%s compared (%zu unchanged, %zu improved, ", nfun,
-			pg_plural(nfun), count_verdict(c, PG_VERDICT_UNCHANGED, false),
+		pg_fmt_compared(what, sizeof(what), count_benches(c, PG_VERDICT_COUNT),
+				nfun - count_benches(c, PG_VERDICT_COUNT));
+		fprintf(out, "### :white_check_mark: perfgate: pass\n\nNo regression in %s compared "
+			"(%zu unchanged, %zu improved, ", what,
+			count_verdict(c, PG_VERDICT_UNCHANGED, false),
 			count_verdict(c, PG_VERDICT_IMPROVEMENT, false));
 		if (c->nnotable)
 			fprintf(out, "%zu notable change%s too small for the run to count, ",
@@ -126,15 +156,9 @@ static void md_heading(FILE *out, const struct pg_comparison *c)
 			count_verdict(c, PG_VERDICT_INCONCLUSIVE, false));
 		break;
 	case PG_OVERALL_REGRESSION:
-		fputs("### :x: perfgate: regression", out);
-		if (prog)
-			fputs(" of the whole program", out);
-		if (nreg || !prog)
-			fprintf(out, "%s in %zu function%s", prog ? " and" : "", nreg,
-				pg_plural(nreg));
-		fputs("\n\n", out);
-		fprintf(out, "%zu of %zu function%s compared got slower by more than the minimum "
-			"effect (%.1f%%)", nreg, nfun, pg_plural(nfun), c->opts.min_effect * 100);
+		pg_fmt_regressed(what, sizeof(what), prog, breg, nreg - breg);
+		fprintf(out, "### :x: perfgate: regression%s\n\n", what);
+		md_slower(out, c);
 		if (c->opts.min_impact > 0)
 			fprintf(out, ", by at least %g%% of a repetition", c->opts.min_impact * 100);
 		fputs(".\n", out);

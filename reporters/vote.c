@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "../core/gbench.h"
 #include "../core/jsonw.h"
 #include "../core/log.h"
 #include "../formats/result.h"
@@ -67,9 +68,10 @@ int pg_vote_read(const char *path, bool quiet_enoent, struct pg_vote_result *out
 /* The verdict's vote and sentence, without the note on different commands. */
 static int decide_verdict(const struct pg_vote_result *r, char *why, size_t whylen)
 {
-	size_t nfun = 0, nreg = 0, prog = 0;
+	size_t nfun = 0, nreg = 0, prog = 0, benches = 0, nbench = 0, len;
+	char what[PG_FMT_LEN * 2];
 
-	/* functions by count; the whole program by name */
+	/* functions and benchmarks by count; the whole program by name */
 	for (size_t i = 0; i < r->cmp.n; i++) {
 		bool p = r->cmp.f[i].origin == PG_ORIGIN_PROGRAM;
 		bool reg = r->cmp.f[i].verdict == PG_VERDICT_REGRESSION;
@@ -77,21 +79,21 @@ static int decide_verdict(const struct pg_vote_result *r, char *why, size_t whyl
 		nfun += !p;
 		nreg += !p && reg;
 		prog += p && reg;
+		benches += reg && pg_gb_is_bench(&r->cmp.f[i]);
+		nbench += pg_gb_is_bench(&r->cmp.f[i]);
 	}
 	switch (r->cmp.overall) {
 	case PG_OVERALL_REGRESSION:
 		/* a result may give its counts without its entries */
 		if (!nreg && r->cmp.nregressions > prog)
 			nreg = r->cmp.nregressions - prog;
-		if (prog && !nreg)
-			snprintf(why, whylen, "regression of the whole program");
-		else
-			snprintf(why, whylen, "regression %sin %zu function%s",
-				 prog ? "of the whole program and " : "", nreg, pg_plural(nreg));
+		len = (size_t)snprintf(why, whylen, "regression");
+		if (len < whylen)
+			pg_fmt_regressed(why + len, whylen - len, prog, benches, nreg - benches);
 		return -1;
 	case PG_OVERALL_PASS:
-		snprintf(why, whylen, "no regression in %zu function%s compared", nfun,
-			 pg_plural(nfun));
+		pg_fmt_compared(what, sizeof(what), nbench, nfun - nbench);
+		snprintf(why, whylen, "no regression in %s compared", what);
 		return 1;
 	case PG_OVERALL_INCONCLUSIVE:
 	default:

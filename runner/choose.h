@@ -119,14 +119,15 @@ int pg_budget_mark_sampled(const struct pg_run *run, const struct pg_coverage *c
  * The sampling rate of the repetitions when the user gave no -F, chosen for power and cost:
  * about PG_AUTO_SAMPLES samples a repetition of @wall_ns that keeps @cpus CPUs busy (samples
  * per second of wall time per Hz: 1 for a single-threaded CPU loop), enough for a function
- * holding a tenth of the CPU time to show a 10% slowdown in 20 ab pairs; but never more than
+ * holding a tenth of the CPU time to show a 10% slowdown in 19 of 20 sessions of 20 ab pairs;
+ * but never more than
  * the samples that cost PG_AUTO_BUDGET_PCT % of the run at PG_SAMPLE_COST_NS each, after the
  * sampler's fixed PG_SAMPLE_FIXED_NS a repetition, or PG_AUTO_MIN_BUDGET_PCT % of it when
  * that is more (a short run keeps a few samples); odd (no lock-step with periodic work) and
  * within [PG_AUTO_MIN_HZ, PG_AUTO_MAX_HZ]. *@per_rep (may be NULL): the samples a repetition
  * then gets. Pure; @wall_ns 0 gives PG_DEFAULT_SAMPLE_HZ. docs/sampling.md, "Choosing -F".
  */
-#define PG_AUTO_SAMPLES 1600
+#define PG_AUTO_SAMPLES 2600
 #define PG_AUTO_BUDGET_PCT 2.0
 #define PG_AUTO_MIN_BUDGET_PCT 1.0
 #define PG_SAMPLE_COST_NS 30000.0	/* one sample, to the benchmark, on a nested VM */

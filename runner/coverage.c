@@ -306,13 +306,69 @@ static void prune(const struct pg_cov_map *m, const struct occ *o, struct owners
 	}
 }
 
+/* Indices (uint32_t) into the double array @arg, largest first; equals by index. */
+static int cmp_desc_u32(const void *a, const void *b, void *arg)
+{
+	const double *v = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (v[x] != v[y])
+		return v[x] < v[y] ? 1 : -1;
+	return (x > y) - (x < y);
+}
+
+/*
+ * The first step of the choice: every function that may be kept, by the time it holds as its
+ * own among all of them (the samples whose innermost allowed frame it is, and its blocked
+ * time), most first; each that fits what is left of @allowed and holds at least @min_own and
+ * PG_COV_KERNEL_SHARE of the samples is kept. A kernel that holds much of the run inside a
+ * cheap caller is so traced itself: moving a caller's own time whole to it adds nothing to the
+ * sum of square roots. The share is high so that few functions sit near it: a function near
+ * a bar is taken in one recording and not in the next.
+ */
+static int take_by_self(const struct pg_cov_map *m, const struct occ *o, struct owners *w,
+			const double *cost, const double *extra, double ns_per, double allowed,
+			double min_own, const bool *may, bool *keep, double *total)
+{
+	uint32_t nf = m->nfuncs, *order = malloc((nf ? nf : 1) * sizeof(*order));
+	double *self = malloc((nf ? nf : 1) * sizeof(*self)), bar = 0;
+
+	if (!order || !self) {
+		free(order);
+		free(self);
+		return -ENOMEM;
+	}
+	owners_from(m, o, w, may);
+	for (size_t k = 0; k < m->nstacks; k++)
+		bar += (double)m->count[k];
+	bar = fmax(min_own, PG_COV_KERNEL_SHARE * bar * ns_per);
+	for (uint32_t f = 0; f < nf; f++) {
+		self[f] = w->own[f] * ns_per + extra[f];
+		order[f] = f;
+	}
+	qsort_r(order, nf, sizeof(*order), cmp_desc_u32, self);
+	for (uint32_t k = 0; k < nf; k++) {
+		uint32_t f = order[k];
+
+		if (!may[f] || keep[f] || self[f] <= 0 || self[f] < bar ||
+		    *total + cost[f] > allowed)
+			continue;
+		keep[f] = true;
+		*total += cost[f];
+	}
+	free(order);
+	free(self);
+	owners_from(m, o, w, keep);
+	return 0;
+}
+
 int pg_cov_choose(const struct pg_cov_map *m, const double *cost, const double *extra,
 		  double ns_per, double allowed, double min_own, bool *keep, double *total)
 {
 	uint32_t nf = m->nfuncs;
 	struct occ o = { 0 };
 	struct owners w = { 0 };
-	bool *may = malloc((nf ? nf : 1) * sizeof(*may));
+	bool *may = calloc(nf ? nf : 1, sizeof(*may));
 	int err = may ? occ_build(&o, m) : -ENOMEM;
 
 	if (err) {
@@ -332,8 +388,8 @@ int pg_cov_choose(const struct pg_cov_map *m, const double *cost, const double *
 		may[f] = keep[f];
 		keep[f] = may[f] && cost[f] <= 0;	/* cost unknown: always kept */
 	}
-	owners_from(m, &o, &w, keep);
-	for (;;) {
+	err = take_by_self(m, &o, &w, cost, extra, ns_per, allowed, min_own, may, keep, total);
+	for (; !err;) {
 		uint32_t best = UINT32_MAX;
 		double best_v = 0;
 
@@ -356,7 +412,7 @@ int pg_cov_choose(const struct pg_cov_map *m, const double *cost, const double *
 		*total += cost[best];
 		take(m, &o, &w, best);
 	}
-	if (min_own > 0)
+	if (!err && min_own > 0)
 		prune(m, &o, &w, cost, extra, ns_per, min_own, keep, total);
 cleanup:
 	free(w.at);

@@ -89,9 +89,14 @@ int pg_cov_map_build(struct pg_cov_map *m, const struct pg_coverage *c, const st
 
 void pg_cov_map_release(struct pg_cov_map *m);
 
+/* A function holding this share of the samples as its own is taken before the others. */
+#define PG_COV_KERNEL_SHARE 0.05
+
 /*
- * Choose the functions to trace within @allowed ns of probe cost a run: the greedy choice that
- * adds, one at a time, the function that most increases the sum over the kept functions of
+ * Choose the functions to trace within @allowed ns of probe cost a run. First the kernels: the
+ * functions that hold PG_COV_KERNEL_SHARE of the samples or more as their own among all that
+ * may be kept (and at least @min_own), most first, each that still fits. Then the greedy
+ * choice that adds, one at a time, the function that most increases the sum over the kept functions of
  * sqrt(own time) per ns of its cost (cost[id], ns a run), among those that still fit. A
  * function's own time is the CPU time of the samples whose innermost kept frame it is
  * (@ns_per: a sample's ns a run) plus extra[id] (its time blocked, ns a run), so adding a

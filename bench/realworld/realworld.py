@@ -2,8 +2,10 @@
 """bench/realworld/realworld.py - perfgate's default flow on real programs.
 
 Real programs built from their Debian source packages with their own build systems and default
-flags (bench/realworld/fetch.sh: zstd, leveldb, lz4 and jq, each as Debian ships it and with one
-known change; jq twice: its parser on a large input, its interpreter on a loop of tiny calls). For each program this measures what a user of the default flow gets:
+flags (bench/realworld/fetch.sh: zstd, leveldb, lz4, jq and spdlog, each as Debian ships it and
+with one known change; jq twice: its parser on a large input, its interpreter on a loop of tiny
+calls; spdlog's formatter-bench, a Google Benchmark suite, docs/gbench.md). For each program
+this measures what a user of the default flow gets:
 
   overhead   the traced repetitions of each A/A session (their median wall_ns) against
              untraced runs of the same command right before and right after that session
@@ -19,6 +21,11 @@ known change; jq twice: its parser on a large input, its interpreter on a loop o
              'untouched'; the change is found when every session flags it;
   time       the wall time of the whole gate (two recordings and the comparison).
 
+A Google Benchmark program (spdlog) is also judged benchmark by benchmark: the suite's own
+figures (GB_PAIRS untraced runs of each build, interleaved, their CPU time per iteration) say
+which benchmarks the change slows ("affected": the median of the pairs' changes at least
+GB_AFFECTED and every pair slower); each session's benchmark verdicts are checked against that.
+
 Each program is gated two ways, each its own rows: "sequential" (two recordings one after the
 other, as above) and "ab" (`perfgate ab` at its defaults: both commands' repetitions
 interleaved in one session, compared pair by pair; skipped when this perfgate has no `ab`).
@@ -26,7 +33,8 @@ interleaved in one session, compared pair by pair; skipped when this perfgate ha
 measure() returns a dict (JSON-able) and render() turns it into Markdown; run alone
 (`realworld.py [PROGRAM...]`) it prints both. Environment: PERFGATE (the binary, default
 ./perfgate), RW_REPS (repetitions a side, default 10), RW_PAIRS (A/A pairs, default 10),
-RW_CHANGES (sessions of the change, default 3), RW_SELECTIONS (one-repetition recordings
+RW_CHANGES (sessions of the change, default 3), RW_GB_PAIRS (untraced pairs of a Google
+Benchmark program's builds, default 5), RW_SELECTIONS (one-repetition recordings
 whose default selections are compared, for stability, default 10), RW_FLOWS (the flows to
 measure, default "ab sequential"), RW_BRACKET (untraced runs before and after
 each A/A session, default 3), RW_DIR (the build cache, default build/realworld). The files of every A/A false alarm and of
@@ -54,18 +62,28 @@ CHANGES = int(os.environ.get("RW_CHANGES", "3"))
 BRACKET = int(os.environ.get("RW_BRACKET", "3"))
 SELECTIONS = int(os.environ.get("RW_SELECTIONS", "10"))
 FLOWS = os.environ.get("RW_FLOWS", "ab sequential").split()
+GB_PAIRS = int(os.environ.get("RW_GB_PAIRS", "5"))
+GB_AFFECTED = 0.05	# a benchmark the change slows by this much, by its own figures
+GB_BINARY = "[benchmark]"	# a compare result's benchmark entries (docs/compare-format.md)
 
 
 def log(*a):
     print("realworld:", *a, file=sys.stderr, flush=True)
 
 
-def build():
-    """Fetch and build every program; {package: (base binary, changed binary)}."""
-    out = subprocess.run([os.path.join(HERE, "fetch.sh")], check=True, text=True,
-                         stdout=subprocess.PIPE).stdout.split()
-    return {"zstd": (out[0], out[1]), "leveldb": (out[2], out[3]), "lz4": (out[4], out[5]),
-            "jq": (out[6], out[7]), "jq-interp": (out[6], out[8])}
+# each program: the package fetch.sh builds, and which of its lines are the base and change
+PACKAGES = {"zstd": ("zstd", 0, 1), "leveldb": ("leveldb", 0, 1), "lz4": ("lz4", 0, 1),
+            "jq": ("jq", 0, 1), "jq-interp": ("jq", 0, 2), "spdlog": ("spdlog", 0, 1)}
+
+
+def build(names):
+    """Fetch and build the packages of @names; {program: (base binary, changed binary)}."""
+    lines = {}
+    for pkg in dict.fromkeys(PACKAGES[n][0] for n in names):
+        lines[pkg] = subprocess.run([os.path.join(HERE, "fetch.sh"), pkg], check=True,
+                                    text=True, stdout=subprocess.PIPE).stdout.split()
+    return {n: (lines[PACKAGES[n][0]][PACKAGES[n][1]], lines[PACKAGES[n][0]][PACKAGES[n][2]])
+            for n in names}
 
 
 def corpus_tar():
@@ -142,6 +160,26 @@ def jq_interp_program(bins, work):
             "bins": bins}
 
 
+def spdlog_program(bins, work):
+    """spdlog's formatter-bench, the issue's command: it takes one argument of its own, so
+    its filter goes through Google Benchmark's environment; the change is the compiled
+    library's one source file, the pattern formatter."""
+    return {"name": "spdlog", "changed_file": "src/spdlog.cpp", "change": "spdlog.cpp at -Os",
+            "argv": lambda b: ["BENCHMARK_FILTER=%Y-%m-%d", b, "all"],
+            "bins": bins, "gbench": True,
+            # its formatters are template instances, weak symbols of spdlog.cpp's object
+            "weak": True}
+
+
+PROGRAMS = {"zstd": zstd_program, "leveldb": leveldb_program, "lz4": lz4_program,
+            "jq": jq_program, "jq-interp": jq_interp_program, "spdlog": spdlog_program}
+
+
+def plain(argv):
+    """@argv runnable without perfgate: its leading NAME=value words through env."""
+    return ["env", *argv] if "=" in argv[0] and "/" not in argv[0].split("=")[0] else argv
+
+
 def run(argv, **kw):
     return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
@@ -151,7 +189,8 @@ def untraced(argv, n):
     walls = []
     for _ in range(n):
         t0 = time.monotonic()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(plain(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=True)
         walls.append(time.monotonic() - t0)
     return walls
 
@@ -256,11 +295,12 @@ def changed_functions(run_path, changed_file):
     return out
 
 
-def object_symbols(new_bin, changed_file):
+def object_symbols(new_bin, changed_file, weak=False):
     """The functions defined in the object file the changed source compiled to (found under
     the changed build's directory: huf_compress.o, block_builder.cc.o), by their symbol and
     demangled names: what the change touched, whether or not the build has DWARF (zstd's
-    default flags have none, so the declaration files above are unknown there)."""
+    default flags have none, so the declaration files above are unknown there). @weak: its
+    weak symbols too (the template instances a header-only library's compiled file holds)."""
     stem = os.path.basename(changed_file)
     want = (os.path.splitext(stem)[0] + ".o", stem + ".o")
     # the binary's directory, then the tree above it (lz4's tool links ../lib/lz4.o)
@@ -274,10 +314,40 @@ def object_symbols(new_bin, changed_file):
                     r = run(["nm", "--defined-only", *demangle, obj])
                     for line in r.stdout.splitlines():
                         parts = line.split(" ", 2)
-                        if len(parts) == 3 and parts[1] in "tT":
+                        if len(parts) == 3 and parts[1] in ("tTwW" if weak else "tT"):
                             out.add(parts[2])
                 return out
     return set()
+
+
+def inlined_into(run_path, changed):
+    """Frames of the run's sampled stacks that are code inlined into @changed functions: named
+    by DWARF after an inline function (jq's stack_block, exec_stack.h's, compiled into
+    execute.c), no symbol of the run's binaries, and under a changed frame wherever they are."""
+    with open(run_path) as f:
+        run_ = json.load(f)
+    bins = {fn["binary"] for fn in run_["functions"] if fn.get("binary")}
+    if run_["meta"].get("program"):
+        bins.add(run_["meta"]["program"])
+    symbols = set()
+    for b in bins:
+        for flags in ([], ["-C"], ["-D"], ["-D", "-C"]):
+            r = run(["nm", "--defined-only", *flags, b])
+            symbols |= {ln.split(" ", 2)[2] for ln in r.stdout.splitlines()
+                        if len(ln.split(" ", 2)) == 3}
+    parents = {}
+    for line in run([PERFGATE, "folded", run_path]).stdout.splitlines():
+        stack = line.rsplit(" ", 1)[0].split(";")
+        for i in range(1, len(stack)):
+            if stack[i] not in symbols:
+                parents.setdefault(stack[i], set()).add(stack[i - 1])
+    inl = set()
+    while True:
+        more = {fr for fr, ps in parents.items()
+                if fr not in inl and ps <= (changed | inl)}
+        if not more:
+            return inl
+        inl |= more
 
 
 def callers_of(run_path, changed):
@@ -293,6 +363,8 @@ def callers_of(run_path, changed):
 
 
 def classify(fn, changed_file, changed_names, callers):
+    if fn.get("binary") == GB_BINARY:
+        return "benchmark"	# a Google Benchmark's benchmark: checked against its own figures
     if fn.get("origin") == "program" or fn["display"].startswith("the program"):
         return "program"	# the whole program's CPU or wall time: not a function
     src = fn.get("file") or ""
@@ -301,6 +373,40 @@ def classify(fn, changed_file, changed_names, callers):
     if fn["display"] in callers or fn["name"] in callers:
         return "caller"
     return "untouched"
+
+
+def gb_figures(p, work):
+    """The suite's own verdict on the change: GB_PAIRS untraced runs of each build, interleaved
+    (the base first, then the change first), each benchmark's CPU time per iteration from
+    Google Benchmark's JSON; {benchmark: {base, new, changes, change, affected}}."""
+    vals = {}
+    out = os.path.join(work, "gb-own.json")
+    for i in range(GB_PAIRS):
+        for side in ((0, 1) if i % 2 == 0 else (1, 0)):
+            env = dict(os.environ, BENCHMARK_OUT=out, BENCHMARK_OUT_FORMAT="json")
+            subprocess.run(plain(p["argv"](p["bins"][side])), env=env, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            with open(out) as f:
+                for b in json.load(f)["benchmarks"]:
+                    if b.get("run_type", "iteration") == "iteration":
+                        v = vals.setdefault(b["name"], ([], []))
+                        v[side].append(b["cpu_time"])
+    res = {}
+    for name, (base, new) in vals.items():
+        changes = [n / b - 1 for b, n in zip(base, new)]
+        res[name] = {"base": base, "new": new, "changes": changes,
+                     "change": statistics.median(changes),
+                     "affected": statistics.median(changes) >= GB_AFFECTED and
+                     min(changes) > 0}
+    log(p["name"], "the suite's own figures:",
+        ", ".join("%s %+.1f%%" % (n[:30], 100 * r["change"]) for n, r in res.items()))
+    return res
+
+
+def gb_verdicts(cmp_result):
+    """The benchmarks' verdicts of a compare result: {benchmark: verdict}."""
+    return {f["name"]: f["verdict"] for f in cmp_result["functions"]
+            if f.get("binary") == GB_BINARY}
 
 
 def measure_program(p, work, flow="sequential"):
@@ -321,11 +427,15 @@ def measure_program(p, work, flow="sequential"):
                    "functions": g["base"]["functions"],
                    "flagged": [f["display"] for f in g["cmp"]["flagged"]],
                    "ab_pairs": g["cmp"].get("pairs")})
+        if p.get("gbench"):
+            aa[-1]["benchmarks"] = gb_verdicts(g["cmp"]["result"])
         log(p["name"], flow, "A/A", i + 1, "exit", g["cmp"]["exit"], aa[-1]["flagged"],
             "traced/untraced %.2f" % (aa[-1]["traced_s"] / around))
         if g["cmp"]["exit"] == 1:
             aa[-1]["kept"] = keep_alarm(g, "%s-%s-aa%d" % (p["name"], flow, i))
     res["aa"] = aa
+    if p.get("gbench"):
+        res["gbench"] = {"own": gb_figures(p, work), "affected_at": GB_AFFECTED}
     if flow == "ab" and SELECTIONS:
         res["selections"] = selections(argv_b, work)
     res["traced_s"] = statistics.median(a["traced_s"] for a in aa)
@@ -339,7 +449,8 @@ def measure_program(p, work, flow="sequential"):
         changed_names = changed_functions(g["files"][1], p["changed_file"])
         changed_names |= {f[k] for f in cmp_fns for k in ("display", "name")
                           if (f.get("file") or "").endswith(p["changed_file"])}
-        changed_names |= object_symbols(new_bin, p["changed_file"])
+        changed_names |= object_symbols(new_bin, p["changed_file"], p.get("weak", False))
+        changed_names |= inlined_into(g["files"][1], changed_names)
         callers = callers_of(g["files"][1], changed_names)
         res["changes"].append({
             "exit": g["cmp"]["exit"], "wall": g["wall"], "pairs": g["cmp"].get("pairs"),
@@ -347,6 +458,11 @@ def measure_program(p, work, flow="sequential"):
                          "ci": [f["ci_lo"], f["ci_hi"]],
                          "class": classify(f, p["changed_file"], changed_names, callers)}
                         for f in g["cmp"]["flagged"]]})
+        if p.get("gbench"):
+            res["changes"][-1]["benchmarks"] = gb_verdicts(g["cmp"]["result"])
+            res["changes"][-1]["attributed"] = [
+                f["reason"].split("; on the stacks of ", 1)[1]
+                for f in g["cmp"]["flagged"] if "; on the stacks of " in (f["reason"] or "")]
         if not res["changes"][-1]["flagged"]:
             res["changes"][-1]["kept"] = keep_alarm(g, "%s-%s-miss%d" % (p["name"], flow, i))
         log(p["name"], flow, "change", i + 1, "exit", g["cmp"]["exit"],
@@ -363,24 +479,22 @@ def machine():
         pass
     git = run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"]).stdout.strip()
     return {"kernel": platform.release(), "cpu": cpu, "nproc": os.cpu_count(),
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": git}
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": git,
+            "loadavg": [round(x, 1) for x in os.getloadavg()]}
 
 
 def measure(names=None):
-    bins = build()
+    names = names or list(PROGRAMS)
+    bins = build(names)
     work = tempfile.mkdtemp(prefix="pg-realworld.")
     try:
-        progs = {"zstd": zstd_program(bins["zstd"], work),
-                 "leveldb": leveldb_program(bins["leveldb"], work),
-                 "lz4": lz4_program(bins["lz4"], work),
-                 "jq": jq_program(bins["jq"], work),
-                 "jq-interp": jq_interp_program(bins["jq-interp"], work)}
         out = {"machine": machine(), "programs": []}
         flows = (["ab"] if has_ab() else []) + ["sequential"]
         flows = [f for f in flows if f in FLOWS]
-        for name in names or progs:
+        for name in names:
+            prog = PROGRAMS[name](bins[name], work)
             for flow in flows:
-                out["programs"].append(measure_program(progs[name], work, flow))
+                out["programs"].append(measure_program(prog, work, flow))
                 out["programs"][-1]["machine"] = machine()
         return out
     finally:
@@ -420,12 +534,16 @@ def render_lines(res):
         found = sum(1 for c in ch if c["flagged"])
         ratio = p["ratio"]
         m = p.get("machine") or res["machine"]
+        if p.get("gbench"):	# found: every benchmark its own figures say is slower failed
+            found = sum(1 for c in ch if gb_found(p, c))
+        nfn = len(cls) - cls.count("program") - cls.count("benchmark")
         lines.append("| %s | %s | %.3f s | %.3f s | %.2fx | %d / %d | %d / %d | %d (%d / %d / %d; "
-                     "+%d) | %.1f s | %s, %s |"
+                     "+%d%s) | %.1f s | %s, %s |"
                      % (p["name"], p["flow"], p["untraced_s"], p["traced_s"],
-                        ratio, fa, len(p["aa"]), found, len(ch), len(cls) - cls.count("program"),
+                        ratio, fa, len(p["aa"]), found, len(ch), nfn,
                         cls.count("changed"), cls.count("caller"), cls.count("untouched"),
                         cls.count("program"),
+                        "; %d benchmarks" % cls.count("benchmark") if p.get("gbench") else "",
                         statistics.median(c["wall"] for c in ch), m["date"], m["commit"]))
     lines.append("")
     for p in res["programs"]:
@@ -443,6 +561,8 @@ def render_lines(res):
                ("no A/A false alarm", fa == 0),
                ("the change found", all(c["flagged"] for c in ch)),
                ("nothing flagged in untouched code", "untouched" not in cls)]
+        if p.get("gbench"):
+            met[2:3] = gb_lines(p, lines)
         lines.append("- **%s**, %s (%s, %d repetitions a side): the change flagged %s; the A/A "
                      "pairs flagged %s. Targets: %s."
                      % (p["name"], p["flow"], p["change"], p["reps"],
@@ -455,6 +575,62 @@ def render_lines(res):
                         "; ".join("%s %s" % (what, "met" if ok else "**missed**")
                                   for what, ok in met)))
     return lines
+
+
+def gb_split(p):
+    """The benchmarks the suite's own figures say the change slows, and the others."""
+    own = p["gbench"]["own"]
+    return ([n for n in own if own[n]["affected"]], [n for n in own if not own[n]["affected"]])
+
+
+def gb_failed(c):
+    """The benchmarks change session @c failed."""
+    return {n for n, v in c.get("benchmarks", {}).items() if v == "regression"}
+
+
+def gb_found(p, c):
+    """Did change session @c fail every benchmark the suite's own figures say is slower?"""
+    affected = gb_split(p)[0]
+    return bool(affected) and set(affected) <= gb_failed(c)
+
+
+def gb_lines(p, lines):
+    """A Google Benchmark program's bullet (appended to @lines): the suite's own figures, each
+    session's benchmark verdicts and attributions; returns its targets."""
+    affected, others = gb_split(p)
+    own, ch = p["gbench"]["own"], p["changes"]
+    per = []
+    for c in ch:
+        fns = [f["function"].split("(")[0] for f in c["flagged"]
+               if cls_of(f) in ("changed", "caller")]
+        per.append("%d of %d affected failed, %d of %d others" % (
+            len(gb_failed(c) & set(affected)), len(affected),
+            len(gb_failed(c) & set(others)), len(others)) +
+            ("; functions named: %s" % ", ".join("`%s`" % f for f in fns) if fns else
+             "; no function of the changed code named") +
+            (" (on the stacks of %s)" % c["attributed"][0] if c.get("attributed") else ""))
+    if len(set(per)) == 1:	# the same in every session: said once
+        per = ["in each of the %d: %s" % (len(per), per[0])]
+    else:
+        per = ["session %d: %s" % (i + 1, t) for i, t in enumerate(per)]
+    aa_bench = sorted({n for a in p["aa"] for n, v in a.get("benchmarks", {}).items()
+                       if v in ("regression", "improvement")})
+    lines.append("- **%s**, %s, benchmark by benchmark: the suite's own figures (%d untraced "
+                 "pairs, interleaved, CPU time per iteration) %s; affected: at least %+.0f%%, "
+                 "every pair slower. Change sessions: %s. A/A: benchmarks flagged: %s."
+                 % (p["name"], p["flow"], len(next(iter(own.values()))["changes"]),
+                    "; ".join("`%s` %+.1f%% (%s)" % (n, 100 * own[n]["change"],
+                                                     "affected" if own[n]["affected"] else
+                                                     "unaffected") for n in own),
+                    100 * p["gbench"]["affected_at"],
+                    "; ".join(per),
+                    ", ".join("`%s`" % n for n in aa_bench) or "none"))
+    return [("the affected benchmarks failed in every session", all(gb_found(p, c) for c in ch)),
+            ("no unaffected benchmark flagged" + ("" if others else
+                                                  " (the selection holds none)"),
+             not any(gb_failed(c) & set(others) for c in ch)),
+            ("the functions that explain it named",
+             all(any(cls_of(f) in ("changed", "caller") for f in c["flagged"]) for c in ch))]
 
 
 def render(res):

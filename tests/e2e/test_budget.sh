@@ -163,3 +163,31 @@ import sys
 names = set(open(sys.argv[1]).read().split())
 assert "step" not in names or {"heavy", "small"} <= names, names
 PY
+
+# A kernel inside a cheap caller, as lz4's compression loop under its block function: block()
+# is called 200 times and passes all its time on to kernel(), which holds ~95% of the run as
+# its own. The default selection traces the kernel itself (a kept caller would own its time
+# whole, and a callee taking all of it adds nothing to the sum of square roots).
+cat >"$TMP/kern.c" <<'C'
+volatile unsigned long sink;
+__attribute__((noinline)) void kernel(void)
+{
+	for (unsigned long i = 0; i < 400000; i++)
+		sink += i;
+}
+__attribute__((noinline)) void block(void)
+{
+	kernel();
+	sink++;
+}
+int main(void)
+{
+	for (int k = 0; k < 200; k++)
+		block();
+	return 0;
+}
+C
+cc -O1 -g -o "$TMP/kern" "$TMP/kern.c"
+expect_exit 0 "$PERFGATE" record -o "$TMP/kern.json" -r 1 -- "$TMP/kern"
+pgtest names "$TMP/kern.json" >"$TMP/names"
+check "the kernel is traced" grep -qx kernel "$TMP/names"

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../core/gbench.h"
 #include "../../reporters/compare_out.h"
 #include "fixtures.h"
 
@@ -60,6 +61,19 @@ static char *line_with(const char *s, const char *needle)
 		;
 	e = strchrnul(p, '\n');
 	return strndup(b, e - b);
+}
+
+/* The number of lines in @s after the one holding @needle */
+static int lines_after(const char *s, const char *needle)
+{
+	const char *p = strstr(s, needle);
+	int n = 0;
+
+	if (!p)
+		fail_msg("\"%s\" not in:\n%s", needle, s);
+	for (p = strchr(p, '\n'); p && p[1]; p = strchr(p + 1, '\n'))
+		n++;
+	return n;
 }
 
 static void test_text(void **state)
@@ -159,7 +173,7 @@ static void test_text_verdicts(void **state)
 	free(l);
 	free(s);
 
-	/* many regressions: the verdict line stays short and says how many it left out */
+	/* more regressions than the verdict line holds: the names go on, on lines of their own */
 	fx->c.overall = PG_OVERALL_REGRESSION;
 	for (size_t i = 0; i < fx->c.n; i++)
 		fx->c.f[i].verdict = PG_VERDICT_REGRESSION;
@@ -168,7 +182,80 @@ static void test_text_verdicts(void **state)
 	assert_layout(s);
 	l = line_with(s, "perfgate: REGRESSION");
 	assert_non_null(strstr(l, "perfgate: REGRESSION in 6 functions: operator<<"));
-	assert_non_null(strstr(l, "more)"));
+	assert_true(l[strlen(l) - 1] == ',');
+	free(l);
+	l = line_with(s, "  new_func, old_func");
+	assert_true(!strncmp(l, "  new_func", 10));
+	assert_null(strstr(s, "more)"));
+	free(l);
+	free(s);
+
+	/* many: at most two lines more, and how many were left out */
+	for (int i = 0; i < 40; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "function_number_%d", i);
+		pg_fx_fcmp(&fx->c, "prog", name, NULL, PG_VERDICT_REGRESSION);
+	}
+	fx->c.nregressions = fx->c.n;
+	s = text(fx, 0);
+	assert_layout(s);
+	l = line_with(s, "more)");
+	assert_non_null(strstr(l, ", ... ("));
+	assert_true(!strncmp(l, "  ", 2));
+	free(l);
+	l = line_with(s, "perfgate: REGRESSION in 46 functions: ");
+	free(l);
+	assert_int_equal(lines_after(s, "perfgate: REGRESSION"), 2);
+	free(s);
+}
+
+/* The regressed benchmarks of a Google Benchmark program whose names take the verdict line's
+ * room (spdlog's formatter-bench): each named in full on the lines after it */
+static void test_text_bench_names(void **state)
+{
+	static const char *const names[] = {
+		"[%Y-%m-%d %H:%M:%S.%e] [%l] [%n] %v/iterations:2500000",
+		"[%Y-%m-%d %H:%M:%S.%e] [%l] [%n] [%t] %v/iterations:2500000" };
+	struct pg_fx_compare *fx = *state;
+	struct pg_fcmp *f;
+	char *s, *l;
+
+	for (size_t i = 0; i < fx->c.n; i++)
+		fx->c.f[i].verdict = PG_VERDICT_UNCHANGED;
+	for (size_t i = 0; i < 2; i++)
+		pg_fx_fcmp(&fx->c, PG_GB_BINARY, names[i], NULL, PG_VERDICT_REGRESSION);
+	f = pg_fx_fcmp(&fx->c, "prog", "main", NULL, PG_VERDICT_REGRESSION);
+	f = pg_fx_fcmp(&fx->c, "prog", "the program: CPU time", NULL, PG_VERDICT_REGRESSION);
+	f->origin = PG_ORIGIN_PROGRAM;
+	fx->c.overall = PG_OVERALL_REGRESSION;
+	fx->c.nregressions = 4;
+	s = text(fx, 0);
+	assert_layout(s);
+	l = line_with(s, "perfgate: REGRESSION");
+	assert_string_equal(l, "perfgate: REGRESSION of the whole program and in 2 benchmarks and "
+			    "in 1 function:");
+	free(l);
+	assert_int_equal(lines_after(s, "perfgate: REGRESSION"), 2);
+	for (size_t i = 0; i < 2; i++) {
+		char want[80];
+
+		snprintf(want, sizeof(want), "  %s", names[i]);
+		l = line_with(s, want);
+		assert_true(!strncmp(l, want, strlen(want)));
+		free(l);
+	}
+	assert_non_null(strstr(s, ", main\n"));
+	free(s);
+
+	/* passed: the benchmarks counted apart from the functions */
+	for (size_t i = 0; i < fx->c.n; i++)
+		fx->c.f[i].verdict = PG_VERDICT_UNCHANGED;
+	fx->c.overall = PG_OVERALL_PASS;
+	fx->c.nregressions = 0;
+	s = text(fx, 0);
+	l = line_with(s, "perfgate: PASS");
+	assert_non_null(strstr(l, "perfgate: PASS (2 benchmarks and "));
 	free(l);
 	free(s);
 }
@@ -247,6 +334,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_verbose, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_text_verdicts, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_text_bench_names, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_text_one_binary, pg_fx_compare_setup,
 						pg_fx_compare_teardown),

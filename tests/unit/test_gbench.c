@@ -20,6 +20,7 @@
 
 #include "../../core/gbench.h"
 #include "../../diff/compare.h"
+#include "../../diff/gbench.h"
 #include "../../formats/gbench.h"
 #include "../../formats/runfile.h"
 #include "fixtures.h"
@@ -103,6 +104,45 @@ static void test_parse_bad(void **state)
 	pg_log_set_level(PG_LOG_INFO);
 }
 
+/* Two benchmarks registered under one name, each run twice in the process (spdlog's
+ * formatter-bench registers "%l" twice): told apart by their family, each pooled */
+static void test_parse_same_name(void **state)
+{
+	static const char dup[] =
+		"{\"benchmarks\": ["
+		"{\"name\": \"%l\", \"family_index\": 0, \"per_family_instance_index\": 0,"
+		" \"run_type\": \"iteration\", \"repetitions\": 2, \"repetition_index\": 0,"
+		" \"iterations\": 10, \"real_time\": 1, \"cpu_time\": 1, \"time_unit\": \"ns\"},"
+		"{\"name\": \"%l\", \"family_index\": 0, \"per_family_instance_index\": 0,"
+		" \"run_type\": \"iteration\", \"repetitions\": 2, \"repetition_index\": 1,"
+		" \"iterations\": 10, \"real_time\": 3, \"cpu_time\": 3, \"time_unit\": \"ns\"},"
+		"{\"name\": \"%v\", \"family_index\": 1, \"per_family_instance_index\": 0,"
+		" \"iterations\": 10, \"real_time\": 5, \"cpu_time\": 5, \"time_unit\": \"ns\"},"
+		"{\"name\": \"%l\", \"family_index\": 2, \"per_family_instance_index\": 0,"
+		" \"run_type\": \"iteration\", \"repetitions\": 2, \"repetition_index\": 0,"
+		" \"iterations\": 10, \"real_time\": 7, \"cpu_time\": 7, \"time_unit\": \"ns\"},"
+		"{\"name\": \"%l\", \"family_index\": 2, \"per_family_instance_index\": 0,"
+		" \"run_type\": \"iteration\", \"repetitions\": 2, \"repetition_index\": 1,"
+		" \"iterations\": 10, \"real_time\": 9, \"cpu_time\": 9, \"time_unit\": \"ns\"}"
+		"]}";
+	struct pg_gb_value *v;
+	size_t n;
+
+	pg_log_set_level(PG_LOG_ERROR - 1);
+	assert_int_equal(pg_gb_parse_output(dup, strlen(dup), "t", &v, &n), 0);
+	pg_log_set_level(PG_LOG_INFO);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].name, "%l");
+	assert_int_equal(v[0].inproc_reps, 2);
+	assert_true(v[0].cpu_ns == 2);
+	assert_string_equal(v[1].name, "%l#2");
+	assert_int_equal(v[1].inproc_reps, 2);
+	assert_true(v[1].cpu_ns == 8);
+	assert_string_equal(v[2].name, "%v");
+	assert_int_equal(pg_gb_check(v, n, NULL, 0), 0);
+	pg_gb_values_free(v, n);
+}
+
 static void test_harness(void **state)
 {
 	assert_true(pg_gb_harness("_ZN9benchmark5State16StartKeepRunningEv"));
@@ -118,6 +158,21 @@ static void test_harness(void **state)
 	assert_false(pg_gb_harness("_Z9leaf_hashm"));
 	assert_false(pg_gb_harness("main"));
 	assert_false(pg_gb_body("benchmarker"));
+	/* a body with arguments of its own, as spdlog's formatter-bench registers one */
+	assert_true(pg_gb_body("bench_formatter(benchmark::State&, std::__cxx11::basic_string<char,"
+			       " std::char_traits<char>, std::allocator<char> >)"));
+	assert_false(pg_gb_body("f(benchmark::State&&)"));
+	assert_false(pg_gb_body("g(benchmark::Stateful&)"));
+	/* the harness frames around such a body name its type, and are none */
+	assert_false(pg_gb_body("benchmark::internal::LambdaBenchmark<benchmark::RegisterBenchmark<"
+				"void (*)(benchmark::State&, int), int&>(char const*, void (*&&)("
+				"benchmark::State&, int), int&)::{lambda(benchmark::State&)#1}>::"
+				"Run(benchmark::State&)"));
+	assert_false(pg_gb_body("benchmark::internal::Benchmark* benchmark::RegisterBenchmark<"
+				"void (*)(benchmark::State&, int), int&>(char const*, void (*&&)("
+				"benchmark::State&, int), int&)"));
+	assert_true(pg_gb_body("main::{lambda(benchmark::State&)#1}::operator()("
+			       "benchmark::State&) const"));
 }
 
 /* Benchmark @name with CPU time @ns in repetition @rep (kept sorted by the caller) */
@@ -239,14 +294,72 @@ static void test_compare(void **state)
 	pg_run_release(&new);
 }
 
+/* The reason of function @name after pg_gb_finish() on runs whose stacks are @stacks */
+static void attributed(const char *stacks, const char *name, const char *want)
+{
+	struct pg_run base, new;
+	struct pg_comparison c;
+	const struct pg_fcmp *f;
+
+	pg_run_init(&base);
+	pg_run_init(&new);
+	pg_fx_stacks(&new, stacks);
+	pg_comparison_init(&c);
+	pg_fx_fcmp(&c, "/bin/b", "pad2", NULL, PG_VERDICT_REGRESSION);
+	pg_fx_fcmp(&c, "/bin/b", "leaf", NULL, PG_VERDICT_REGRESSION);
+	pg_fx_fcmp(&c, PG_GB_BINARY, "[%Y-%m-%d] %v/iterations:2500000", NULL,
+		   PG_VERDICT_REGRESSION);
+	pg_fx_fcmp(&c, PG_GB_BINARY, "[%Y-%m-%d] [%t] %v/iterations:2500000", NULL,
+		   PG_VERDICT_REGRESSION);
+	assert_int_equal(pg_gb_finish(&base, &new, &c), 0);
+	assert_true(pg_gb_is_bench(&c.f[0]) && pg_gb_is_bench(&c.f[1]));	/* led */
+	f = pg_fx_find(&c, name);
+	assert_non_null(f);
+	if (want)
+		assert_non_null(strstr(f->reason, want));
+	else
+		assert_null(strstr(f->reason, "on the stacks of"));
+	pg_comparison_release(&c);
+	pg_run_release(&base);
+	pg_run_release(&new);
+}
+
+/* Functions attributed to the benchmarks whose bodies they sit in, a body that takes arguments
+ * of its own and runs every benchmark (spdlog's formatter-bench) included */
+static void test_attribute(void **state)
+{
+	static const char one[] =
+		"main;benchmark::internal::LambdaBenchmark<benchmark::RegisterBenchmark<void (*)("
+		"benchmark::State&, std::string)>(char const*)::{lambda(benchmark::State&)#1}>::"
+		"Run(benchmark::State&);bench_formatter(benchmark::State&, std::string);format;"
+		"pad2 30\n"
+		"main;benchmark::internal::LambdaBenchmark<benchmark::RegisterBenchmark<void (*)("
+		"benchmark::State&, std::string)>(char const*)::{lambda(benchmark::State&)#1}>::"
+		"Run(benchmark::State&);format 3\n"
+		"main;bench_formatter(benchmark::State&, std::string);format 50\n"
+		"main;setup;leaf 5\n";
+	static const char two[] =
+		"main;bench_formatter(benchmark::State&, std::string);pad2 30\n"
+		"main;BM_x(benchmark::State&);leaf 50\n";
+
+	attributed(one, "pad2", "; on the stacks of every benchmark (all 2 run by "
+		   "bench_formatter)");
+	attributed(one, "leaf", NULL);	/* outside any body */
+	/* two bodies: the one that runs no benchmark of its name is said, not every benchmark */
+	attributed(two, "pad2", "; on the stacks of the benchmarks of bench_formatter");
+	attributed(two, "leaf", "; on the stacks of the benchmarks of BM_x");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_output),
 		cmocka_unit_test(test_parse_bad),
+		cmocka_unit_test(test_parse_same_name),
 		cmocka_unit_test(test_harness),
 		cmocka_unit_test(test_runfile_roundtrip),
 		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_attribute),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/gbench.h"
 #include "../../reporters/markdown.h"
 
 static struct pg_fcmp *add_f(struct pg_comparison *c, const char *name, enum pg_verdict v,
@@ -162,6 +163,34 @@ static void test_regression_top(void **state)
 	pg_comparison_release(&c);
 }
 
+/* A Google Benchmark program: its benchmarks counted apart from the functions */
+static void test_regression_benchmarks(void **state)
+{
+	struct pg_md_opts o = { 3, 0, NULL };
+	struct pg_comparison c;
+	char *md;
+
+	setup_cmp(&c, 3);
+	for (size_t i = 0; i < 2; i++) {
+		free(c.f[i].binary);
+		c.f[i].binary = strdup(PG_GB_BINARY);
+	}
+	md = pg_compare_markdown(&c, NULL, NULL, &o);
+	assert_non_null(md);
+	assert_non_null(strstr(md, "### :x: perfgate: regression in 2 benchmarks and in 1 "
+				   "function\n"));
+	assert_non_null(strstr(md, "2 of 2 benchmarks and 1 of 3 functions compared got slower"));
+	free(md);
+	for (size_t i = 0; i < 3; i++)
+		c.f[i].verdict = PG_VERDICT_UNCHANGED;
+	c.overall = PG_OVERALL_PASS;
+	md = pg_compare_markdown(&c, NULL, NULL, &o);
+	assert_non_null(md);
+	assert_non_null(strstr(md, "No regression in 2 benchmarks and 3 functions compared ("));
+	free(md);
+	pg_comparison_release(&c);
+}
+
 static void test_annotations(void **state)
 {
 	struct pg_comparison c;
@@ -229,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_paired),
 		cmocka_unit_test(test_notable),
 		cmocka_unit_test(test_regression_top),
+		cmocka_unit_test(test_regression_benchmarks),
 		cmocka_unit_test(test_annotations),
 		cmocka_unit_test(test_inconclusive_and_escaping),
 	};

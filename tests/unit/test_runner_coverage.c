@@ -271,6 +271,32 @@ static void test_choose_min_own(void **state)
 }
 
 /*
+ * A kernel that holds nearly all of the run inside a cheap caller (lz4's compression loop under
+ * its block function): it is kept itself, first, by the time it holds as its own; the sum of
+ * square roots alone gains nothing from moving the caller's own time whole to it. Here work
+ * holds 92 of 103 samples under wrap: with main and wrap kept first, work would add nothing.
+ */
+static void test_choose_kernel_over_caller(void **state)
+{
+	struct fixture *f = *state;
+	double cost[NFUNCS] = { 1, 1, 1, 1, 1, 1, 1 }, extra[NFUNCS] = { 0 };
+	bool keep[NFUNCS] = { [MAIN] = true, [WRAP] = true, [WORK] = true };
+	double total;
+
+	/* room for one: the kernel, not the caller that would pass its time on */
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 1, 1030, keep, &total), 0);
+	assert_true(keep[WORK]);
+	assert_false(keep[WRAP] || keep[MAIN]);
+	assert_true(total == 1);
+	/* room for all: wrap too, for the 7 samples of lit and huf, which may not be kept */
+	memset(keep, 0, sizeof(keep));
+	keep[MAIN] = keep[WRAP] = keep[WORK] = true;
+	assert_int_equal(pg_cov_choose(&f->map, cost, extra, 1000, 1e9, 1030, keep, &total), 0);
+	assert_true(keep[WORK] && keep[WRAP] && keep[MAIN]);
+	assert_true(total == 3);
+}
+
+/*
  * The frames of the stacks, each once; the leaves: the innermost user frame of each stack
  * sampled in user mode (not memcpy, whose 2 samples are a page fault's), by the samples held.
  */
@@ -326,6 +352,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_budget_choose_by_samples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_choose_min_own, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_budget_no_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_choose_kernel_over_caller, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frames_and_leaves, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_covered, setup, teardown),
 	};

@@ -20,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "../../core/gbench.h"
 #include "../../core/log.h"
 #include "../../reporters/compare_out.h"
 #include "../../reporters/vote.h"
@@ -178,6 +179,38 @@ static void test_regression(void **state)
 	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "./bench", "ci-1", -1, "failure",
 	      "* parse (bench): slower +30.0% [+25.0%, +inf], 1.00 us -> 1.30 us per call "
 	      "(src/parse.c:12)");
+}
+
+/* A Google Benchmark program's regressed benchmarks are said apart from its functions */
+static void test_regression_benchmarks(void **state)
+{
+	static const char *const names[] = { "BM_a", "BM_b", "leaf", "the program: CPU time" };
+	struct pg_vote_result r;
+	char why[160];
+
+	pg_vote_result_init(&r);
+	r.cmp.f = calloc(4, sizeof(*r.cmp.f));
+	assert_non_null(r.cmp.f);
+	for (size_t i = 0; i < 4; i++) {
+		pg_fcmp_init(&r.cmp.f[i]);
+		r.cmp.f[i].binary = strdup(i < 2 ? PG_GB_BINARY : "bench");
+		r.cmp.f[i].name = strdup(names[i]);
+		r.cmp.f[i].verdict = PG_VERDICT_REGRESSION;
+	}
+	r.cmp.f[3].origin = PG_ORIGIN_PROGRAM;
+	r.cmp.n = 4;
+	r.cmp.nregressions = 4;
+	r.cmp.overall = PG_OVERALL_REGRESSION;
+	assert_int_equal(pg_vote_decide(&r, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "regression of the whole program and in 2 benchmarks and in 1 "
+				    "function"));
+	for (size_t i = 0; i < 4; i++)
+		r.cmp.f[i].verdict = PG_VERDICT_UNCHANGED;
+	r.cmp.nregressions = 0;
+	r.cmp.overall = PG_OVERALL_PASS;
+	assert_int_equal(pg_vote_decide(&r, why, sizeof(why)), 1);
+	assert_string_equal(why, "no regression in 2 benchmarks and 1 function compared");
+	pg_vote_result_release(&r);
 }
 
 /* A notable change (significant, too little of the run): the vote passes and names it. */
@@ -416,6 +449,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pass),
 		cmocka_unit_test(test_regression),
+		cmocka_unit_test(test_regression_benchmarks),
 		cmocka_unit_test(test_notable),
 		cmocka_unit_test(test_inconclusive),
 		cmocka_unit_test(test_hosts_or_commands_differ),
