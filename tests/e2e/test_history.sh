@@ -88,6 +88,8 @@ check_contains "REGRESSION line" "$TMP/stdout" '^perfgate: REGRESSION in 1 funct
 check_contains "base: the newest stored session" "$TMP/stdout" 'commit c09000000000'
 check "JUnit validates" xmllint --noout --schema "$XSD" "$TMP/r.xml"
 check_contains "Markdown names it" "$TMP/r.md" 'leaf_hash'
+check_eq "self time: not corrected for the machine's speed" "0 False" \
+	"$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["speed"]; print(s["refs"], s["applied"])' "$TMP/r.json")"
 # on-CPU time is corrected for the machine's speed, but three traced functions at most are too
 # few: each would be corrected by the median of two others
 expect_exit 1 "$PERFGATE" history check "$TMP/slow/s12.json" --db "$FLAT" --metric cpu
