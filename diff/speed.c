@@ -47,12 +47,75 @@ int pg_speed_add(struct pg_speed *s, const double *d, const uint32_t *pairs, siz
 	for (size_t i = 0; i < nd; i++) {
 		if (pairs[i] >= s->npairs || !isfinite(d[i]))
 			continue;
-		s->v[s->nv++] = (struct pg_speed_val){ pairs[i], id, d[i], w };
+		s->v[s->nv++] = (struct pg_speed_val){ pairs[i], id, d[i], w, 1 };
 		own[n++] = d[i];
 	}
-	s->ref[s->nrefs++] = (struct pg_speed_val){ 0, id, n ? pg_median(own, n) : 0, n ? w : 0 };
+	s->ref[s->nrefs] = (struct pg_speed_val){ 0, id, n ? pg_median(own, n) : 0, n ? w : 0, 1 };
+	if (n) {
+		struct pg_wsr t;
+		int err = pg_wsr_test(own, n, &t);
+
+		if (err) {
+			free(own);
+			return err;
+		}
+		s->ref[s->nrefs].p = t.p;
+	}
+	s->nrefs++;
 	free(own);
 	return 0;
+}
+
+/* Did reference @x change by itself: its own differences, uncorrected, significant at @alpha
+ * with a median of at least @min_effect either way (see the top)? */
+static bool changed_alone(const struct pg_speed_val *x, double alpha, double min_effect)
+{
+	return x->p <= alpha && fabs(expm1(x->d)) >= min_effect;
+}
+
+/* Leave out the references that changed by themselves, and their values. */
+static void drop_changed(struct pg_speed *s, double alpha, double min_effect)
+{
+	size_t nr = 0, nv = 0;
+
+	for (size_t r = 0; r < s->nrefs; r++) {
+		const struct pg_speed_val *x = &s->ref[r];
+
+		if (changed_alone(x, alpha, min_effect)) {
+			for (size_t i = 0; i < s->nv; i++)
+				if (s->v[i].id == x->id)
+					s->v[i].id = PG_SPEED_NO_ID;
+			continue;
+		}
+		s->ref[nr++] = *x;
+	}
+	s->nrefs = nr;
+	for (size_t i = 0; i < s->nv; i++)
+		if (s->v[i].id != PG_SPEED_NO_ID)
+			s->v[nv++] = s->v[i];
+	s->nv = nv;
+}
+
+/* The references that did not change by themselves. */
+static size_t unchanged_refs(const struct pg_speed *s, double alpha, double min_effect)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < s->nrefs; r++)
+		n += !changed_alone(&s->ref[r], alpha, min_effect);
+	return n;
+}
+
+/* Do the references that changed by themselves hold half the references' weight or more? */
+static bool most_changed(const struct pg_speed *s, double alpha, double min_effect)
+{
+	double all = 0, changed = 0;
+
+	for (size_t r = 0; r < s->nrefs; r++) {
+		all += s->ref[r].w;
+		changed += changed_alone(&s->ref[r], alpha, min_effect) ? s->ref[r].w : 0;
+	}
+	return all > 0 && 2 * changed >= all;
 }
 
 /*
@@ -94,16 +157,13 @@ static int cmp_val(const void *pa, const void *pb)
 	return (a->d > b->d) - (a->d < b->d);
 }
 
-int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
+/* Every pair's c[k] from the values of s->v (sorted here), their magnitudes into mag[], and
+ * their count; a pair with fewer than PG_SPEED_MIN_REFS values has none (0). */
+static size_t speeds(struct pg_speed *s, double *c, double *mag)
 {
-	double *c = malloc((s->npairs ? s->npairs : 1) * sizeof(*c));
-	double *mag = malloc((s->npairs ? s->npairs : 1) * sizeof(*mag));
 	size_t nc = 0;
-	struct pg_wsr w;
-	int err = -ENOMEM;
 
-	if (!c || !mag)
-		goto out;
+	memset(s->c, 0, s->npairs * sizeof(*s->c));
 	qsort(s->v, s->nv, sizeof(*s->v), cmp_val);
 	for (size_t i = 0, j; i < s->nv; i = j) {
 		size_t n, k = s->v[i].pair;
@@ -118,6 +178,26 @@ int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
 		c[nc] = s->c[k];
 		mag[nc++] = fabs(s->c[k]);
 	}
+	return nc;
+}
+
+int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
+{
+	double *c = malloc((s->npairs ? s->npairs : 1) * sizeof(*c));
+	double *mag = malloc((s->npairs ? s->npairs : 1) * sizeof(*mag));
+	size_t nc;
+	bool moved;
+	struct pg_wsr w;
+	int err = -ENOMEM;
+
+	if (!c || !mag)
+		goto out;
+	/* the machine, from the references that did not change by themselves, unless most did
+	 * or too few are left (then all, each corrected without its own values) */
+	moved = most_changed(s, alpha, min_effect);
+	if (!moved && unchanged_refs(s, alpha, min_effect) >= PG_SPEED_MIN_REFS)
+		drop_changed(s, alpha, min_effect);
+	nc = speeds(s, c, mag);
 	err = 0;
 	if (nc < PG_SPEED_MIN_PAIRS)
 		goto none;
@@ -128,7 +208,7 @@ int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
 	if (err)
 		goto out;
 	s->p = w.p;
-	if (s->p <= alpha && fabs(expm1(s->shift)) >= min_effect)
+	if (moved || (s->p <= alpha && fabs(expm1(s->shift)) >= min_effect))
 		goto none;
 	s->applied = true;
 	goto out;
