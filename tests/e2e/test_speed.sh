@@ -17,14 +17,16 @@ session() { rm -f "$TMP/seq"; SHARED_CPU_SEQ=$TMP/seq "$@"; }
 expect_exit 1 session "$PERFGATE" ab -o "$TMP/s" -r 20 --max-reps 20 --seed 3 "${F[@]}" \
 	--junit "$TMP/s.xml" ./shared_cpu './shared_cpu 20'
 cat "$TMP/stdout"
+# from six, or the five others where work0's own change shows through the machine's noise
+# uncorrected (it changed by itself: no reference then)
 check_contains "corrected: the text says so" "$TMP/stdout" \
-	"machine speed: each pair corrected for it (a pair's sides differed by .*, from 6 functions)"
+	"machine speed: each pair corrected for it (a pair's sides differed by .*, from [56] functions)"
 check_contains "corrected: JUnit property" "$TMP/s.xml" 'name="speed_correction" value="applied"'
 python3 - "$TMP/s/compare.json" <<'PY'
 import sys, pgtest
 r = pgtest.load(sys.argv[1])
 assert r["speed"]["applied"] is True, r["speed"]
-assert r["speed"]["refs"] == 6, r["speed"]
+assert r["speed"]["refs"] in (5, 6), r["speed"]
 assert r["speed"]["spread"] > 0.02, r["speed"]
 assert pgtest.with_verdict(r, "regression") == ["work0"], pgtest.verdicts(r)
 f = pgtest.func(r, "work0")
