@@ -320,8 +320,14 @@ def object_symbols(new_bin, changed_file, weak=False):
     return set()
 
 
-def inlined_into(run_path, changed):
-    """Frames of the run's sampled stacks that are code inlined into @changed functions: named
+def folded_stacks(run_path):
+    """The run's sampled stacks, each a list of frames, root first."""
+    r = run([PERFGATE, "folded", run_path])
+    return [line.rsplit(" ", 1)[0].split(";") for line in r.stdout.splitlines()]
+
+
+def inlined_into(run_path, stacks, changed):
+    """Frames of the run's sampled @stacks that are code inlined into @changed functions: named
     by DWARF after an inline function (jq's stack_block, exec_stack.h's, compiled into
     execute.c), no symbol of the run's binaries, and under a changed frame wherever they are."""
     with open(run_path) as f:
@@ -336,8 +342,7 @@ def inlined_into(run_path, changed):
             symbols |= {ln.split(" ", 2)[2] for ln in r.stdout.splitlines()
                         if len(ln.split(" ", 2)) == 3}
     parents = {}
-    for line in run([PERFGATE, "folded", run_path]).stdout.splitlines():
-        stack = line.rsplit(" ", 1)[0].split(";")
+    for stack in stacks:
         for i in range(1, len(stack)):
             if stack[i] not in symbols:
                 parents.setdefault(stack[i], set()).add(stack[i - 1])
@@ -350,12 +355,10 @@ def inlined_into(run_path, changed):
         inl |= more
 
 
-def callers_of(run_path, changed):
-    """Functions above a frame of @changed (function names) on the run's sampled stacks."""
-    r = run([PERFGATE, "folded", run_path])
+def callers_of(stacks, changed):
+    """Functions above a frame of @changed (function names) on the sampled @stacks."""
     out = set()
-    for line in r.stdout.splitlines():
-        stack = line.rsplit(" ", 1)[0].split(";")
+    for stack in stacks:
         for i, fr in enumerate(stack):
             if fr in changed:
                 out.update(stack[:i])
@@ -450,8 +453,9 @@ def measure_program(p, work, flow="sequential"):
         changed_names |= {f[k] for f in cmp_fns for k in ("display", "name")
                           if (f.get("file") or "").endswith(p["changed_file"])}
         changed_names |= object_symbols(new_bin, p["changed_file"], p.get("weak", False))
-        changed_names |= inlined_into(g["files"][1], changed_names)
-        callers = callers_of(g["files"][1], changed_names)
+        stacks = folded_stacks(g["files"][1])
+        changed_names |= inlined_into(g["files"][1], stacks, changed_names)
+        callers = callers_of(stacks, changed_names)
         res["changes"].append({
             "exit": g["cmp"]["exit"], "wall": g["wall"], "pairs": g["cmp"].get("pairs"),
             "flagged": [{"function": f["display"], "change": f["change"],
