@@ -233,9 +233,12 @@ struct pg_comparison {
 	 * (0: not estimated); speed_applied when the functions' differences were corrected;
 	 * speed_spread the median |speed difference| of a pair and speed_shift its median, as
 	 * relative changes; speed_p the signed-rank p of the shift (NAN: not tested).
+	 * Two recordings compared unpaired (speed_runs, diff/rspeed.h): speed_shift the new
+	 * run's speed against the base run's (NAN when not applied), speed_changed the
+	 * references left out as changed by themselves, speed_spread and speed_p NAN.
 	 */
-	size_t speed_refs;
-	bool speed_applied;
+	size_t speed_refs, speed_changed;
+	bool speed_applied, speed_runs;
 	double speed_spread, speed_shift, speed_p;
 	enum pg_overall overall;
 	char overall_reason[256];	/* why inconclusive, or "" */

@@ -24,6 +24,7 @@
 #include "program.h"
 #include "sampled.h"
 #include "repvalues.h"
+#include "rspeed.h"
 #include "speed.h"
 #include "stats.h"
 #include "verdict.h"
@@ -314,10 +315,10 @@ static int compare_wall(struct pg_comparison *out, const struct pg_compare_opts 
 	sb->n = sn->n = 0;
 	for (size_t r = 0; r < base->nreps; r++)
 		if (base->reps[r].wall_ns)
-			pg_sample_push(sb, (double)base->reps[r].wall_ns, base->reps[r].pair);
+			pg_sample_push(sb, (double)base->reps[r].wall_ns, pg_rep_tag(base, r));
 	for (size_t r = 0; r < new->nreps; r++)
 		if (new->reps[r].wall_ns)
-			pg_sample_push(sn, (double)new->reps[r].wall_ns, new->reps[r].pair);
+			pg_sample_push(sn, (double)new->reps[r].wall_ns, pg_rep_tag(new, r));
 	err = pg_analyse(w, sb, sn, o, false, ws);
 	if (err < 0)
 		return err;
@@ -387,6 +388,39 @@ static double time_per_rep(const struct pg_sample *s, double calls, size_t nreps
 }
 
 /*
+ * The function of keys[i..) as a reference of the machine's speed: its group's end into *@j,
+ * its samples into @sb and @sn and its time a repetition into *@time_ns. True when it is
+ * one: tested by the comparison (called in both runs, at least @min_n times on each side, not
+ * probe-bound, the same traced callees when the sets differ) and not blocked for
+ * PG_SPEED_MIN_CPU of its time.
+ */
+static bool reference(const struct pg_run *base, const struct pg_run *new,
+		      const struct pg_fkey *keys, size_t nkeys, size_t i, size_t *j,
+		      const struct pg_calib *calib, const struct pg_compare_opts *o,
+		      bool sets_differ, size_t min_n, struct pg_sample *sb, struct pg_sample *sn,
+		      double *time_ns)
+{
+	size_t nb, nn;
+	struct pg_fcmp f;
+	double cb, cn;
+	bool leaf;
+
+	*j = pg_fkeys_group(keys, nkeys, i, base, new, &nb, &leaf);
+	nn = *j - i - nb;
+	if (!nb || !nn || pg_sample_unblocked(base, keys + i, nb, o->metric) < PG_SPEED_MIN_CPU)
+		return false;
+	pg_sample_gather(sb, &cb, base, keys + i, nb, calib, o->metric, leaf);
+	pg_sample_gather(sn, &cn, new, keys + i + nb, nn, calib, o->metric, leaf);
+	pg_fcmp_init(&f);
+	if (!sb->n || !sn->n || sb->n < min_n || sn->n < min_n ||
+	    pg_probe_bound(&f, sb, sn, calib->valid) ||
+	    (sets_differ && pg_callees_differ(&f, sb, cb, sn, cn)))
+		return false;
+	*time_ns = time_per_rep(sb, cb, base->nreps) + time_per_rep(sn, cn, new->nreps);
+	return true;
+}
+
+/*
  * The machine's speed per pair of a paired comparison into @sp (diff/speed.h), and the
  * comparison's speed_ fields. Reference functions: not probe-bound, with the same traced
  * callees on both sides when the sets differ, called on both sides of at least half the pairs,
@@ -407,22 +441,11 @@ static int machine_speed(struct pg_speed *sp, struct pg_comparison *out, const s
 	if (!d || !dp || pg_speed_init(sp, maxp + 1))
 		goto out;
 	for (size_t i = 0, j; i < nkeys; i = j) {
-		size_t nb, nn;
-		struct pg_fcmp f;
-		double cb, cn;
+		double time_ns;
 		ssize_t k;
-		bool leaf;
 
-		j = pg_fkeys_group(keys, nkeys, i, base, new, &nb, &leaf);
-		nn = j - i - nb;
-		if (!nb || !nn ||
-		    pg_sample_unblocked(base, keys + i, nb, o->metric) < PG_SPEED_MIN_CPU)
-			continue;
-		pg_sample_gather(sb, &cb, base, keys + i, nb, calib, o->metric, leaf);
-		pg_sample_gather(sn, &cn, new, keys + i + nb, nn, calib, o->metric, leaf);
-		pg_fcmp_init(&f);
-		if (!sb->n || !sn->n || pg_probe_bound(&f, sb, sn, calib->valid) ||
-		    (sets_differ && pg_callees_differ(&f, sb, cb, sn, cn)))
+		if (!reference(base, new, keys, nkeys, i, &j, calib, o, sets_differ, 1, sb, sn,
+			       &time_ns))
 			continue;
 		k = pg_pair_diffs(sb->log, sb->pair, sb->n, sn->log, sn->pair, sn->n, d, dp);
 		if (k < 0) {
@@ -431,8 +454,7 @@ static int machine_speed(struct pg_speed *sp, struct pg_comparison *out, const s
 		}
 		if ((size_t)k < PG_SPEED_MIN_PAIRS || 2 * (size_t)k < out->npairs)
 			continue;
-		err = pg_speed_add(sp, d, dp, (size_t)k, time_per_rep(sb, cb, base->nreps) +
-				   time_per_rep(sn, cn, new->nreps), (uint32_t)i);
+		err = pg_speed_add(sp, d, dp, (size_t)k, time_ns, (uint32_t)i);
 		if (err)
 			goto out;
 	}
@@ -445,6 +467,40 @@ static int machine_speed(struct pg_speed *sp, struct pg_comparison *out, const s
 out:
 	free(d);
 	free(dp);
+	return err;
+}
+
+/*
+ * The machine's speed between two recordings compared unpaired into @rs (diff/rspeed.h), and
+ * the comparison's speed_ fields. Reference functions as machine_speed() takes them, with the
+ * least repetitions a test needs on each side. 0 or a negative errno.
+ */
+static int run_speed(struct pg_rspeed *rs, struct pg_comparison *out, const struct pg_run *base,
+		     const struct pg_run *new, const struct pg_fkey *keys, size_t nkeys,
+		     const struct pg_calib *calib, const struct pg_compare_opts *o,
+		     bool sets_differ, struct pg_sample *sb, struct pg_sample *sn,
+		     struct pg_stats_ws *ws)
+{
+	int err;
+
+	for (size_t i = 0, j; i < nkeys; i = j) {
+		double time_ns;
+
+		if (!reference(base, new, keys, nkeys, i, &j, calib, o, sets_differ, o->min_reps,
+			       sb, sn, &time_ns))
+			continue;
+		err = pg_rspeed_add(rs, (uint32_t)i, sb->log, sb->pair, sb->n, sn->log, sn->pair,
+				    sn->n, time_ns);
+		if (err)
+			return err;
+	}
+	err = pg_rspeed_finish(rs, o->alpha, o->min_effect, ws);
+	out->speed_runs = true;
+	out->speed_refs = rs->nrefs;
+	out->speed_changed = rs->nchanged;
+	out->speed_applied = rs->applied;
+	out->speed_shift = rs->applied ? expm1(rs->shift) : NAN;
+	out->speed_spread = out->speed_p = NAN;
 	return err;
 }
 
@@ -481,6 +537,7 @@ struct cmp {
 	struct pg_family fam;		/* the Benjamini-Hochberg family */
 	struct pg_calib calib;
 	struct pg_speed speed;
+	struct pg_rspeed rspeed;
 	bool sets_differ;
 	double wall_ns;
 	size_t ncommon;			/* exact functions called in both runs */
@@ -546,8 +603,18 @@ static int prepare(struct cmp *x)
 		return err;
 	pg_fkeys_fill(x->keys, base, new);
 	err = warn_sets(out, base, new, x->keys, x->nkeys, &x->sets_differ);
-	if (err || !out->paired || x->look.no_speed)
+	if (err || x->look.no_speed)
 		return err;
+	if (!out->paired) {
+		/* inclusive times nest: a caller's holds its callees' change, no witness of the
+		 * machine apart from them */
+		if (x->look.metric == PG_METRIC_TOTAL)
+			return 0;
+		err = run_speed(&x->rspeed, out, base, new, x->keys, x->nkeys, &x->calib,
+				&x->look, x->sets_differ, &x->sb, &x->sn, &x->ws);
+		x->sb.rspeed = &x->rspeed;
+		return err;
+	}
 	err = machine_speed(&x->speed, out, base, new, x->keys, x->nkeys, &x->calib, &x->look,
 			    x->sets_differ, &x->sb, &x->sn);
 	x->sb.speed = &x->speed;
@@ -618,7 +685,7 @@ static int judge_exact(struct cmp *x, size_t i, size_t j)
 	pg_sample_gather(sn, &cn, x->new, keys + i + nb, nn, &x->calib, o->metric, leaf);
 	if (!sb->n && !sn->n)
 		return 0;	/* called in neither run */
-	if (sb->speed)	/* the part of the machine's speed it may follow */
+	if (sb->speed || sb->rspeed)	/* the part of the machine's speed it may follow */
 		sb->share = pg_sample_unblocked(x->base, keys + i, nb, o->metric);
 	sb->speed_id = (uint32_t)i;	/* machine_speed()'s id, if a reference */
 	err = exact_entry(x, i, j, &f);
@@ -801,6 +868,7 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 		snprintf(out->error, sizeof(out->error), "%s", strerror(-err));
 	}
 	pg_speed_release(&x.speed);
+	pg_rspeed_release(&x.rspeed);
 	pg_sample_release(&x.sb);
 	pg_sample_release(&x.sn);
 	pg_stats_ws_release(&x.ws);

@@ -40,7 +40,7 @@ static void gather(struct pg_sample *s, const struct pg_run *run, bool cpu)
 		uint64_t v = cpu ? run->reps[r].cpu_ns : run->reps[r].wall_ns;
 
 		if (v)
-			pg_sample_push(s, (double)v, run->reps[r].pair);
+			pg_sample_push(s, (double)v, pg_rep_tag(run, r));
 	}
 }
 
@@ -80,17 +80,20 @@ int pg_compare_program(struct pg_comparison *out, const struct pg_run *base,
 		       struct pg_stats_ws *ws, struct pg_family *fam)
 {
 	const struct pg_speed *speed = sb->speed;
+	const struct pg_rspeed *rspeed = sb->rspeed;
 	int err = 0;
 
 	/* the machine's speed is estimated from the program's own functions: a change of the
 	 * whole program moves them all, and correcting it by them would hide it */
 	sb->speed = sn->speed = NULL;
+	sb->rspeed = sn->rspeed = NULL;
 	if (!isnan(pg_program_cpu_ns(base)) && !isnan(pg_program_cpu_ns(new)))
 		err = program_entry(out, base, new, o, sets_differ, true, wall_ns, sb, sn, ws,
 				    fam);
 	err = err ?: program_entry(out, base, new, o, sets_differ, false, wall_ns, sb, sn, ws,
 				   fam);
 	sb->speed = speed;
+	sb->rspeed = rspeed;
 	return err;
 }
 

@@ -243,7 +243,7 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 		*calls_sum += (double)calls;
 		s->measured += raw;
 		s->compensated += ns;
-		pg_sample_push(s, ns / (double)timed, run->reps[r].pair);
+		pg_sample_push(s, ns / (double)timed, pg_rep_tag(run, r));
 	}
 }
 

@@ -59,6 +59,8 @@
  */
 #define PG_LEAF_TRIM 0.05
 
+struct pg_rspeed;
+
 /* One function of one run, as functions are matched across the runs. */
 struct pg_fkey {
 	const char *binary;	/* basename */
@@ -110,6 +112,9 @@ struct pg_sample {
 	const struct pg_speed *speed;
 	double share;
 	uint32_t speed_id;
+	/* unpaired only: the machine's speed between the two runs (diff/rspeed.h; NULL: none),
+	 * with share and speed_id as above */
+	const struct pg_rspeed *rspeed;
 };
 
 /* Allocate @s for @cap values (n = 0). 0 or -ENOMEM (then pg_sample_release() it all the same). */
@@ -120,6 +125,13 @@ void pg_sample_release(struct pg_sample *s);
 
 /* Append value @v (ns) of the repetition of pair index @pair; s->n stays under the capacity. */
 void pg_sample_push(struct pg_sample *s, double v, uint32_t pair);
+
+/* What pg_sample.pair holds for repetition @r of @run: its pair in a perfgate ab session, its
+ * index otherwise (diff/rspeed.h lines the repetitions of two functions up by it). */
+static inline uint32_t pg_rep_tag(const struct pg_run *run, size_t r)
+{
+	return run->meta.ab_session ? run->reps[r].pair : (uint32_t)r;
+}
 
 /*
  * @s := the per-repetition sample of the functions keys[0..nk) of @run (normally one function;

@@ -174,7 +174,7 @@ static void fill(struct pg_sample *s, const struct pg_run *run, const struct fen
 			k++;
 		c = k < ng && g[k].rep == r ? (double)g[k].cnt : 0.5;
 		pg_sample_push(s, c / (double)kept[r] * (double)run->reps[r].cpu_ns,
-			       run->reps[r].pair);
+			       pg_rep_tag(run, r));
 	}
 }
 

@@ -15,6 +15,7 @@
 #include "compare.h"
 #include "paired.h"
 #include "repvalues.h"
+#include "rspeed.h"
 #include "stats.h"
 #include "verdict.h"
 
@@ -99,6 +100,31 @@ static int analyse_paired(struct pg_fcmp *f, const struct pg_sample *b, const st
 }
 
 /*
+ * analyse() of two recordings with the machine's speed between them (diff/rspeed.h): the new
+ * run's logs less the part of it the function follows, its medians as measured.
+ */
+static int analyse_corrected(struct pg_fcmp *f, const struct pg_sample *b,
+			     const struct pg_sample *n, const struct pg_compare_opts *o,
+			     bool compensated, struct pg_stats_ws *ws)
+{
+	struct pg_sample bc = *b, nc = *n;
+	double beta, c = pg_rspeed_of(b->rspeed, b->speed_id, b->log, b->pair, b->n, n->log,
+				      n->pair, n->n, b->share, &beta);
+	double *y = malloc((n->n ? n->n : 1) * sizeof(*y));
+	int err;
+
+	if (!y)
+		return -ENOMEM;
+	for (size_t i = 0; i < n->n; i++)
+		y[i] = n->log[i] - c;
+	nc.log = y;
+	bc.rspeed = nc.rspeed = NULL;
+	err = pg_analyse(f, &bc, &nc, o, compensated, ws);
+	free(y);
+	return err;
+}
+
+/*
  * Fill medians and the Hodges-Lehmann effect of @f from the two samples, and decide whether it
  * can be tested; if so, set f->p. Returns 1 if tested, 0 if not (f->reason says why), or a
  * negative errno. Paired samples go to analyse_paired().
@@ -119,6 +145,8 @@ int pg_analyse(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sam
 		return 0;
 	if (b->paired && n->paired)
 		return analyse_paired(f, b, n, o, compensated);
+	if (b->rspeed && b->rspeed->applied)
+		return analyse_corrected(f, b, n, o, compensated, ws);
 	err = pg_hodges_lehmann_ws(b->log, b->n, n->log, n->n, o->alpha, ws, &hl);
 	if (err)
 		return err;

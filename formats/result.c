@@ -154,7 +154,9 @@ static struct json_object *new_speed(const struct pg_comparison *c)
 	    pg_json_put_u64(o, "refs", c->speed_refs) ||
 	    pg_json_put_num(o, "spread", c->speed_spread) ||
 	    pg_json_put_num(o, "shift", c->speed_shift) ||
-	    pg_json_put_num(o, "p", c->speed_p)) {
+	    pg_json_put_num(o, "p", c->speed_p) ||
+	    (c->speed_runs && (pg_json_put_bool(o, "between_runs", true) ||
+			       pg_json_put_u64(o, "changed", c->speed_changed)))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -481,7 +483,7 @@ static int read_head(const struct pg_jr *jr, struct json_object *root, struct pg
 /* "paired" and "npairs": absent (results from before paired comparisons) is unpaired. */
 static int read_pairing(const struct pg_jr *jr, struct json_object *root, struct pg_comparison *c)
 {
-	struct json_object *v;
+	struct json_object *v, *b = NULL;
 	uint64_t n = 0;
 	int err;
 
@@ -499,6 +501,12 @@ static int read_pairing(const struct pg_jr *jr, struct json_object *root, struct
 	err = err ?: pg_jr_get_num(jr, v, "speed", "spread", PG_JR_OPTIONAL, &c->speed_spread);
 	err = err ?: pg_jr_get_num(jr, v, "speed", "shift", PG_JR_OPTIONAL, &c->speed_shift);
 	err = err ?: pg_jr_get_num(jr, v, "speed", "p", PG_JR_OPTIONAL, &c->speed_p);
+	/* "between_runs" and "changed": absent for pairs and history sessions */
+	err = err ?: pg_jr_member(jr, v, "speed", "between_runs", json_type_boolean,
+				  PG_JR_OPTIONAL, &b);
+	c->speed_runs = !err && b && json_object_get_boolean(b);
+	err = err ?: pg_jr_opt_u64(jr, v, "speed", "changed", SIZE_MAX, &n);
+	c->speed_changed = (size_t)n;
 	return err;
 }
 

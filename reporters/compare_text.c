@@ -21,6 +21,7 @@
 #include "../core/log.h"
 #include "../diff/cpusplit.h"
 #include "../diff/hspeed.h"
+#include "../diff/rspeed.h"
 #include "../diff/speed.h"
 #include "compare_out.h"
 #include "fmt.h"
@@ -115,6 +116,25 @@ static void print_speed(const struct pg_comparison *c, FILE *out)
 	else
 		fprintf(out, "  machine speed: not corrected: fewer than %d pairs to tell it in\n",
 			PG_SPEED_MIN_PAIRS);
+}
+
+/* The machine's speed between two recordings compared unpaired (diff/rspeed.h), one line. */
+static void print_run_speed(const struct pg_comparison *c, FILE *out)
+{
+	if (c->opts.no_speed)
+		fprintf(out, "  machine speed: not corrected (--no-speed-correction)\n");
+	else if (c->speed_applied)
+		fprintf(out, "  machine speed: the new run's functions corrected for it (%+.1f%% "
+			"against the base run, from %zu function%s; the program's times as "
+			"measured)\n", 100 * c->speed_shift, c->speed_refs - c->speed_changed,
+			pg_plural(c->speed_refs - c->speed_changed));
+	else if (c->speed_refs < PG_RSPEED_MIN_REFS)
+		fprintf(out, "  machine speed: not corrected: %zu function%s to tell it from, %d "
+			"needed\n", c->speed_refs, pg_plural(c->speed_refs), PG_RSPEED_MIN_REFS);
+	else
+		fprintf(out, "  machine speed: not corrected: %zu of its %zu functions moved by "
+			"themselves: too few left to tell it from\n", c->speed_changed,
+			c->speed_refs);
 }
 
 /* The machine's speed correction of a history check (diff/hspeed.h), one line. */
@@ -545,6 +565,8 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 		fprintf(out, "  paired: %zu pair%s of one interleaved session, compared pair by "
 			"pair\n", c->npairs, pg_plural(c->npairs));
 		print_speed(c, out);
+	} else if (c->speed_runs) {
+		print_run_speed(c, out);
 	} else if (c->speed_refs) {
 		print_session_speed(c, out);
 	}

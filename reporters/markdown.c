@@ -206,6 +206,9 @@ static void md_context(FILE *out, const struct pg_comparison *c, const struct pg
 		fprintf(out, "; paired (%zu pair%s of one interleaved session%s)", c->npairs,
 			pg_plural(c->npairs),
 			c->speed_applied ? ", each corrected for the machine's speed" : "");
+	else if (c->speed_applied && c->speed_runs)
+		fprintf(out, "; functions corrected for the machine's speed between the runs (%+.1f%%)",
+			100 * c->speed_shift);
 	else if (c->speed_applied)
 		fputs("; each session corrected for the machine's speed", out);
 	if (cmd && *cmd) {

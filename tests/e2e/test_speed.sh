@@ -60,3 +60,33 @@ r = pgtest.load(sys.argv[1])
 assert not pgtest.with_verdict(r, "regression"), pgtest.verdicts(r)
 assert not pgtest.with_verdict(r, "improvement"), pgtest.verdicts(r)
 PY
+
+# Two recordings, the second on a machine 40% slower all over (SHARED_CPU_SLOWER=40): to the
+# functions a slower machine and a slower build look alike, so they are corrected for the
+# speed between the runs (diff/rspeed.h) and none is flagged; the program's CPU time is judged
+# as measured and fails. work0 20% slower on top of it is found, alone.
+REC=("$PERFGATE" record -q -r 15 "${F[@]}")
+session "${REC[@]}" -o "$TMP/r-base.json" -- ./shared_cpu
+SHARED_CPU_SLOWER=40 session "${REC[@]}" -o "$TMP/r-slow.json" -- ./shared_cpu
+SHARED_CPU_SLOWER=40 session "${REC[@]}" -o "$TMP/r-work0.json" -- ./shared_cpu 20
+expect_exit 1 "$PERFGATE" compare "$TMP/r-base.json" "$TMP/r-slow.json" --json "$TMP/r1.json"
+cat "$TMP/stdout"
+check_contains "two recordings: the speed between them is said" "$TMP/stdout" \
+	"machine speed: the new run's functions corrected for it (+"
+expect_exit_any "$PERFGATE" compare "$TMP/r-base.json" "$TMP/r-work0.json" --json "$TMP/r2.json"
+expect_exit_any "$PERFGATE" compare "$TMP/r-base.json" "$TMP/r-slow.json" \
+	--no-speed-correction --json "$TMP/r0.json"
+python3 - "$TMP/r1.json" "$TMP/r2.json" "$TMP/r0.json" <<'PY'
+import sys, pgtest
+slow, work0, raw = (pgtest.load(p) for p in sys.argv[1:4])
+sp = slow["speed"]
+assert sp["between_runs"] and sp["applied"] and sp["refs"] == 6, sp
+assert 0.2 < sp["shift"] < 0.65, sp
+assert pgtest.with_verdict(slow, "regression") == [], pgtest.verdicts(slow)
+assert pgtest.with_verdict(slow, "improvement") == [], pgtest.verdicts(slow)
+assert pgtest.program(slow)["verdict"] == "regression", pgtest.program(slow)
+# uncorrected, every function reads the machine's +40%
+assert all(pgtest.func(raw, "work%d" % i)["change"] > 0.15 for i in range(6)), raw["functions"]
+assert pgtest.with_verdict(work0, "regression") == ["work0"], pgtest.verdicts(work0)
+assert 0.1 < pgtest.func(work0, "work0")["change"] < 0.3, pgtest.func(work0, "work0")
+PY

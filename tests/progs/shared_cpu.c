@@ -6,6 +6,7 @@
  * top (default 0). work0() .. work5() are leaves of ~300 us; main calls each 10 times.
  * With SHARED_CPU_SEQ=FILE the draws follow a fixed sequence instead: FILE holds the index of
  * the next process's (none: 0), so that a test's session sees the same machine every time.
+ * SHARED_CPU_SLOWER=P makes the machine P% slower on top: a recording made at another moment.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,8 @@ int main(int argc, char **argv)
 		speed = 1.2 + 0.3 * (r[1] / 4294967296.0);
 	else
 		speed = 1 + 0.03 * (r[1] / 4294967296.0);
+	if (getenv("SHARED_CPU_SLOWER"))
+		speed *= 1 + strtod(getenv("SHARED_CPU_SLOWER"), NULL) / 100;
 	if (argc > 1)
 		slow0 = 1 + strtod(argv[1], NULL) / 100;
 	for (unsigned long i = 0; i < 10; i++)

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff/rspeed.h - the machine's speed between two recordings (an unpaired comparison), and the
+ * new run's values corrected for it. Pure computation: no I/O, no logging.
+ * docs/statistics.md, "The machine's speed between two recordings", gives the measurements.
+ *
+ * Why: two recordings made one after the other run at the machine's speed of their moment.
+ * On this project's VMs two recordings of jq 30 s apart, with nothing else running, differed
+ * by +17% in CPU time a repetition, and every function with it: the rank test over the
+ * repetitions cannot see that drift, so two of them were called regressions (+21%, +23%) in
+ * an A/A comparison. perfgate ab cancels such drift pair by pair (diff/speed.h); two plain
+ * recordings can only compare each function with the others of the same two runs.
+ *
+ * What: each reference function's shift d is the Hodges-Lehmann estimate of (new - base) of
+ * its per-repetition logs. The speed between the runs, for function g, is c_g, the weighted
+ * median of the references' d without g's own (leave one out), each weighted by the square
+ * root of its time a repetition, as diff/speed.h weighs them. A function's new values are
+ * judged less beta * c_g. beta is how much of the machine's speed the function follows, as in
+ * diff/speed.h, learnt from the repetitions: each repetition's speed is the weighted median
+ * of the references' distances from their run's mean log in it (the function's own left
+ * out), and beta the least-squares slope through 0 of the function's own distances on those
+ * speeds, both runs together, kept within [0, share] (share: its time not blocked over its
+ * time; 1 for sampled functions, whose time is CPU time). A function that does not follow
+ * the machine (a read of the page cache, a thread waiting for others) is corrected less:
+ * on zstd, corrected in full, AIO_ReadPool_executeReadJob read -16.8% in an A/A comparison
+ * whose machine ran 29% slower in the new run. The references are the exact functions the
+ * comparison can test that spend at least PG_SPEED_MIN_CPU of their time not blocked, with at
+ * least the least repetitions a test needs on each side.
+ *
+ * A reference that changed by itself is left out of every c: one whose shift against the
+ * others' median, |d - c_g|, is at least the minimum effect and whose corrected values differ
+ * from the base run's by the rank test (p <= alpha). When that leaves fewer than
+ * PG_RSPEED_MIN_REFS, or the references that changed hold half of the references' weight or
+ * more, there is no common speed to take out: nothing is corrected. (Unlike diff/speed.h,
+ * which keeps them all then: a changed reference among three would be the median of the
+ * other two for each, and its change, constant over the repetitions, would be taken out of
+ * them whole, beta being learnt from the repetitions' differences from their run's mean.)
+ *
+ * What it cannot tell: a build slower everywhere, by the same factor, looks exactly like a
+ * slower machine. The functions are then corrected to unchanged, but the whole program's CPU
+ * and wall time are never corrected (diff/program.c): such a change fails the build on the
+ * program's line, with no function to explain it. perfgate ab, whose pairs interleave the
+ * two builds, tells the two apart.
+ *
+ * Life cycle: pg_rspeed_add() per reference function (its logs are copied), then
+ * pg_rspeed_finish(), then pg_rspeed_of() per function; pg_rspeed_release() frees it, also
+ * after a failed add or finish. A zeroed struct is an empty one.
+ *
+ *	struct pg_rspeed rs = { 0 };
+ *
+ *	for each reference function:
+ *		if (pg_rspeed_add(&rs, id, sb.log, sb.pair, sb.n, sn.log, sn.pair, sn.n, ns))
+ *			goto fail;
+ *	if (pg_rspeed_finish(&rs, alpha, min_effect, &ws))
+ *		goto fail;
+ *	c = pg_rspeed_of(&rs, id, sb.log, sb.pair, sb.n, sn.log, sn.pair, sn.n, share, &beta);
+ *	// per function: its new logs less c
+ *	pg_rspeed_release(&rs);
+ */
+#ifndef PG_RSPEED_H
+#define PG_RSPEED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+/* Reference functions the median needs before it stands for the machine */
+#define PG_RSPEED_MIN_REFS 3
+
+struct pg_rspeed_ref {
+	uint32_t id;
+	double w;		/* the square root of its time a repetition */
+	double *l[2];		/* copies of its base [0] and new [1] logs */
+	uint32_t *t[2];		/* and their repetitions' tags (pg_sample.pair) */
+	size_t n[2];
+	double d;		/* Hodges-Lehmann shift of its logs, new - base */
+	bool changed;		/* changed by itself: in no median */
+};
+
+struct pg_rspeed_wmed;		/* a weighted median with one value left out (rspeed.c) */
+
+struct pg_rspeed {
+	struct pg_rspeed_ref *ref;
+	size_t nrefs, alloc;
+	size_t nchanged;	/* references left out as changed by themselves */
+	bool applied;		/* pg_rspeed_of() may be other than 0 */
+	double shift;		/* the weighted median of the kept references' d (log) */
+	uint32_t ntags[2];	/* the repetitions' tags of each run are below these */
+	struct pg_rspeed_wmed *shifts;	/* the kept references' d */
+	struct pg_rspeed_wmed *reps[2];	/* per tag: the kept references' distances from
+					 * their run's mean log in that repetition */
+};
+
+/*
+ * One reference function (@id, not UINT32_MAX): its logs of the base and new runs with their
+ * repetitions' tags, and its time a repetition (ns). 0 or -ENOMEM.
+ */
+int pg_rspeed_add(struct pg_rspeed *s, uint32_t id, const double *lb, const uint32_t *tb,
+		  size_t nb, const double *ln, const uint32_t *tn, size_t nn, double time_ns);
+
+/* The shifts, the references that changed by themselves, and whether it applies. 0 or a
+ * negative errno. */
+int pg_rspeed_finish(struct pg_rspeed *s, double alpha, double min_effect,
+		     struct pg_stats_ws *ws);
+
+/*
+ * What to take off the new run's logs of function @id (a reference's own values left out of
+ * every median; any other id: none): beta * c, c the references' weighted median shift, beta
+ * the least-squares slope through 0 of the function's distances from its run's mean log
+ * (lb/tb/nb, ln/tn/nn as pg_rspeed_add() takes them) on the repetitions' speeds, both runs
+ * together, kept within [0, @share] (@share where the speeds do not vary). *@beta gets it.
+ * 0 when not applied.
+ */
+double pg_rspeed_of(const struct pg_rspeed *s, uint32_t id, const double *lb, const uint32_t *tb,
+		    size_t nb, const double *ln, const uint32_t *tn, size_t nn, double share,
+		    double *beta);
+
+void pg_rspeed_release(struct pg_rspeed *s);
+
+#endif
