@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 
 # ---- a sampled-only regression, with the whole program explained by it ----
-expect_exit 1 "$PERFGATE" ab -o "$TMP/leaf" -r 10 --max-reps 10 -F 999 -f setup \
+expect_exit 1 "$PERFGATE" ab -o "$TMP/leaf" -r 10 --max-reps 20 -F 999 -f setup \
 	--junit "$TMP/leaf.xml" --markdown "$TMP/leaf.md" ./hotleaf './hotleaf 30'
 cat "$TMP/stdout"
 check_contains "leaf: the row says sampled and its samples" "$TMP/stdout" \
