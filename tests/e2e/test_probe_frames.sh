@@ -19,7 +19,9 @@ nm --defined-only "$TMP/imgfilter" | awk '$2 ~ /^[tT]$/ { print $3 }' >"$TMP/own
 python3 - "$TMP/folded" "$TMP/kept" "$TMP/traced" "$TMP/own" <<'PY'
 import re, sys
 PROBE = "[perfgate probes]"
-OURS = re.compile(r"uprobe|uretprobe|handle_swbp|exc_debug_user|bpf_prog_\w+_pg_\w+ \[k\]")
+# the kernel frames of probes; a sample taken on the way back from a uprobe's breakpoint trap
+# shows only the trap's entry, asm_exc_int3 (diff/probeframes.c)
+OURS = re.compile(r"uprobe|uretprobe|handle_swbp|exc_debug_user|asm_exc_int3|bpf_prog_\w+_pg_\w+ \[k\]")
 
 def read(path):
     out = []
@@ -64,17 +66,17 @@ check_contains "flamegraph folds the probe frames" "$TMP/a.svg" '<title>\[perfga
 check_contains "the probe frame says what it is" "$TMP/a.svg" "perfgate's own cost"
 check "flamegraph shows no uprobe frame" not grep -q '<title>[a-z_]*uprobe' "$TMP/a.svg"
 check_contains "flamegraph --keep-probe-frames keeps them" "$TMP/a-kept.svg" \
-	'<title>[a-z_]*uprobe[a-z_]* \[k\]'
+	'<title>\([a-z_]*uprobe[a-z_]*\|asm_exc_int3\) \[k\]'
 check "flamegraph --keep-probe-frames has no folded frame" \
 	not grep -q '<title>\[perfgate probes\]' "$TMP/a-kept.svg"
 st=0
-"$PERFGATE" compare "$TMP/a.json" "$TMP/b.json" --flamegraph "$TMP/d.svg" >/dev/null || st=$?
+"$PERFGATE" compare "$TMP/b.json" "$TMP/a.json" --flamegraph "$TMP/d.svg" >/dev/null || st=$?
 check "compare exits 0 or 1" test "$st" -le 1
 check_contains "compare --flamegraph folds the probe frames" "$TMP/d.svg" \
 	'<title>\[perfgate probes\]'
 st=0
-"$PERFGATE" compare "$TMP/a.json" "$TMP/b.json" --flamegraph "$TMP/d-kept.svg" \
+"$PERFGATE" compare "$TMP/b.json" "$TMP/a.json" --flamegraph "$TMP/d-kept.svg" \
 	--keep-probe-frames >/dev/null || st=$?
 check "compare --keep-probe-frames exits 0 or 1" test "$st" -le 1
 check_contains "compare --keep-probe-frames keeps them" "$TMP/d-kept.svg" \
-	'<title>[a-z_]*uprobe[a-z_]* \[k\]'
+	'<title>\([a-z_]*uprobe[a-z_]*\|asm_exc_int3\) \[k\]'
