@@ -101,6 +101,8 @@ int pg_rspeed_add(struct pg_rspeed *s, uint32_t id, const double *lb, const uint
 {
 	struct pg_rspeed_ref *r;
 
+	if (id == UINT32_MAX || (s->nrefs && id <= s->ref[s->nrefs - 1].id))
+		return -EINVAL;
 	if (PG_ALLOC_GROW(s->ref, s->nrefs + 1, s->alloc))
 		return -ENOMEM;
 	r = &s->ref[s->nrefs];
@@ -176,34 +178,44 @@ static int build_shifts(struct pg_rspeed *s, bool all)
 	return err;
 }
 
-/* Per repetition of each run: the kept references' distances from their run's mean log. */
-static int build_reps(struct pg_rspeed *s)
+/* The kept references' distances from their mean log in each repetition of run @side, into
+ * s->reps[side][tag], the values put in their repetition's place by one pass of counting. */
+static int build_side(struct pg_rspeed *s, int side)
 {
-	struct wm_item *it = malloc((s->nrefs ? s->nrefs : 1) * sizeof(*it));
-	int err = it ? 0 : -ENOMEM;
+	size_t nt = s->ntags[side], total = 0;
+	size_t *at = calloc(nt + 1, sizeof(*at));
+	struct wm_item *it = NULL;
+	int err = -ENOMEM;
 
-	for (int side = 0; !err && side < 2; side++) {
-		s->reps[side] = calloc(s->ntags[side] ? s->ntags[side] : 1,
-				       sizeof(*s->reps[side]));
-		if (!s->reps[side])
-			err = -ENOMEM;
-		for (size_t t = 0; !err && t < s->ntags[side]; t++) {
-			size_t n = 0;
+	s->reps[side] = calloc(nt ? nt : 1, sizeof(*s->reps[side]));
+	if (!at || !s->reps[side])
+		goto out;
+	for (size_t r = 0; r < s->nrefs; r++)	/* at[t + 1]: the values of tag t */
+		for (size_t i = 0; !s->ref[r].changed && i < s->ref[r].n[side]; i++)
+			at[s->ref[r].t[side][i] + 1]++;
+	for (size_t t = 0; t < nt; t++)		/* at[t]: where tag t's values start */
+		at[t + 1] += at[t];
+	total = at[nt];
+	it = malloc((total ? total : 1) * sizeof(*it));
+	if (!it)
+		goto out;
+	for (size_t r = 0; r < s->nrefs; r++) {
+		const struct pg_rspeed_ref *f = &s->ref[r];
+		double m = mean(f->l[side], f->n[side]);
 
-			for (size_t r = 0; r < s->nrefs; r++) {
-				const struct pg_rspeed_ref *f = &s->ref[r];
-				double m = mean(f->l[side], f->n[side]);
-
-				if (f->changed)
-					continue;
-				for (size_t i = 0; i < f->n[side]; i++)
-					if (f->t[side][i] == t)
-						it[n++] = (struct wm_item){ f->l[side][i] - m, f->w,
-									    (uint32_t)r };
-			}
-			err = wmed_build(&s->reps[side][t], it, n, s->nrefs);
-		}
+		for (size_t i = 0; !f->changed && i < f->n[side]; i++)
+			it[at[f->t[side][i]]++] = (struct wm_item){ f->l[side][i] - m, f->w,
+								     (uint32_t)r };
 	}
+	/* each at[t] is now where tag t's values end */
+	err = 0;
+	for (size_t t = 0; !err && t < nt; t++) {
+		size_t from = t ? at[t - 1] : 0;
+
+		err = wmed_build(&s->reps[side][t], it + from, at[t] - from, s->nrefs);
+	}
+out:
+	free(at);
 	free(it);
 	return err;
 }
@@ -264,7 +276,7 @@ int pg_rspeed_finish(struct pg_rspeed *s, double alpha, double min_effect,
 		return err;	/* most of the references moved by themselves: no common speed */
 	if (s->nrefs - s->nchanged < PG_RSPEED_MIN_REFS)
 		return 0;	/* too few unchanged ones to stand for the machine */
-	err = build_shifts(s, false) ?: build_reps(s);
+	err = build_shifts(s, false) ?: build_side(s, 0) ?: build_side(s, 1);
 	if (err)
 		return err;
 	s->applied = true;
@@ -272,12 +284,22 @@ int pg_rspeed_finish(struct pg_rspeed *s, double alpha, double min_effect,
 	return 0;
 }
 
-/* The reference of function @id, or SIZE_MAX */
+/* The reference of function @id, or SIZE_MAX (the references are in the order of their ids,
+ * as compare.c adds them) */
 static size_t ref_of(const struct pg_rspeed *s, uint32_t id)
 {
-	for (size_t r = 0; r < s->nrefs; r++)
-		if (s->ref[r].id == id)
-			return r;
+	size_t lo = 0, hi = s->nrefs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ref[mid].id == id)
+			return mid;
+		if (s->ref[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return SIZE_MAX;
 }
 

@@ -94,8 +94,9 @@ struct pg_rspeed {
 };
 
 /*
- * One reference function (@id, not UINT32_MAX): its logs of the base and new runs with their
- * repetitions' tags, and its time a repetition (ns). 0 or -ENOMEM.
+ * One reference function (@id, not UINT32_MAX, above the ids of those added before): its logs
+ * of the base and new runs with their repetitions' tags, and its time a repetition (ns). 0,
+ * -EINVAL (an id out of order) or -ENOMEM.
  */
 int pg_rspeed_add(struct pg_rspeed *s, uint32_t id, const double *lb, const uint32_t *tb,
 		  size_t nb, const double *ln, const uint32_t *tn, size_t nn, double time_ns);

@@ -96,24 +96,20 @@ static void drop_changed(struct pg_speed *s, double alpha, double min_effect)
 	s->nv = nv;
 }
 
-/* The references that did not change by themselves. */
-static size_t unchanged_refs(const struct pg_speed *s, double alpha, double min_effect)
-{
-	size_t n = 0;
-
-	for (size_t r = 0; r < s->nrefs; r++)
-		n += !changed_alone(&s->ref[r], alpha, min_effect);
-	return n;
-}
-
-/* Do the references that changed by themselves hold half the references' weight or more? */
-static bool most_changed(const struct pg_speed *s, double alpha, double min_effect)
+/* Do the references that changed by themselves hold half the references' weight or more?
+ * *@unchanged: how many did not. */
+static bool most_changed(const struct pg_speed *s, double alpha, double min_effect,
+			 size_t *unchanged)
 {
 	double all = 0, changed = 0;
 
+	*unchanged = 0;
 	for (size_t r = 0; r < s->nrefs; r++) {
+		bool c = changed_alone(&s->ref[r], alpha, min_effect);
+
 		all += s->ref[r].w;
-		changed += changed_alone(&s->ref[r], alpha, min_effect) ? s->ref[r].w : 0;
+		changed += c ? s->ref[r].w : 0;
+		*unchanged += !c;
 	}
 	return all > 0 && 2 * changed >= all;
 }
@@ -185,7 +181,7 @@ int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
 {
 	double *c = malloc((s->npairs ? s->npairs : 1) * sizeof(*c));
 	double *mag = malloc((s->npairs ? s->npairs : 1) * sizeof(*mag));
-	size_t nc;
+	size_t nc, unchanged;
 	bool moved;
 	struct pg_wsr w;
 	int err = -ENOMEM;
@@ -194,8 +190,8 @@ int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
 		goto out;
 	/* the machine, from the references that did not change by themselves, unless most did
 	 * or too few are left (then all, each corrected without its own values) */
-	moved = most_changed(s, alpha, min_effect);
-	if (!moved && unchanged_refs(s, alpha, min_effect) >= PG_SPEED_MIN_REFS)
+	moved = most_changed(s, alpha, min_effect, &unchanged);
+	if (!moved && unchanged >= PG_SPEED_MIN_REFS)
 		drop_changed(s, alpha, min_effect);
 	nc = speeds(s, c, mag);
 	err = 0;
