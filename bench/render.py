@@ -71,8 +71,10 @@ def stamp_line(st):
 
 
 def quote_lines(sec, part=None):
-    """The quotes of @sec for @part (None: the section's main text), as a list of lines."""
-    q = [x for x in sec.quotes if x.get("part") == part]
+    """The quotes of @sec for @part (None: the section's main text; a tuple: each of its
+    parts, under one heading), as a list of lines."""
+    parts = part if isinstance(part, tuple) else (part,)
+    q = [x for x in sec.quotes if x.get("part") in parts]
     if not q:
         return []
     s = ["", "Figures of other runs, quoted (not measured in the run above):", ""]
@@ -506,7 +508,7 @@ def render_compare(sec):
               "distribution once per sample size and selects the Hodges-Lehmann order "
               "statistics instead of sorting." % (q["date"], q["seconds"] / e["seconds"],
                                                   q["max_rss_mb"] / e["max_rss_mb"])]
-    return s + quote_lines(sec, "before") + quote_lines(sec)
+    return s + quote_lines(sec, ("before", None))
 
 
 # ---- sampling --------------------------------------------------------------------------------
