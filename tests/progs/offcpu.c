@@ -9,13 +9,16 @@
  *	[PG_HOLD_MS=HOLD_MS] offcpu [mutex]
  *
  * HOLD_MS is 20 by default (an environment variable, so that a compare of two hold times is a
- * compare of one command). Without "mutex": the main thread and two workers each call
+ * compare of one command). With PG_SLEEP_LOG=FILE, the process appends to FILE one line, the
+ * mean time sleeper()'s calls took by CLOCK_MONOTONIC, in ns: a timer that wakes the thread late
+ * (a virtual machine's) makes a sleep of 20 ms longer, and all of it blocked. Without "mutex": the main thread and two workers each call
  * sleeper() and spinner() once, at the same time; then main calls waiter() and piper() once.
  * With "mutex": main calls waiter() WAITS times, nothing else (a benchmark whose one function
  * waits on a lock). Call counts are exact and independent of timing.
  */
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -28,6 +31,8 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static sem_t held;
 static long hold_ms = 20;
+static long long slept_ns;
+static int sleeps;
 
 static void sleep_ms(long ms)
 {
@@ -37,17 +42,26 @@ static void sleep_ms(long ms)
 		;
 }
 
+static long long clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 __attribute__((noinline)) void sleeper(void)
 {
+	long long t0 = clock_ns(CLOCK_MONOTONIC);
+
 	sleep_ms(20);
+	__atomic_add_fetch(&slept_ns, clock_ns(CLOCK_MONOTONIC) - t0, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&sleeps, 1, __ATOMIC_RELAXED);
 }
 
 static long long thread_cpu_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 volatile unsigned long sink;
@@ -103,6 +117,20 @@ static void *worker(void *arg)
 	return arg;
 }
 
+static void log_sleeps(void)
+{
+	const char *path = getenv("PG_SLEEP_LOG");
+	FILE *f;
+
+	if (!path || !sleeps)
+		return;
+	f = fopen(path, "a");
+	if (!f)
+		exit(1);
+	fprintf(f, "%lld\n", slept_ns / sleeps);
+	fclose(f);
+}
+
 static void pipe_from_child(void)
 {
 	int fd[2];
@@ -146,5 +174,6 @@ int main(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	contend();
 	pipe_from_child();
+	log_sleeps();
 	return 0;
 }
