@@ -333,31 +333,25 @@ static int check_run(struct pg_compare_args *a, struct pg_hstore *store, const c
 		     const char *until, struct pg_run *new, const struct pg_hrecord *rec)
 {
 	const struct pg_cp_opts cpo = PG_CP_OPTS_DEFAULT;
-	struct pg_hmatrix m, calls, wall;
+	struct pg_hbaseline hb;
 	struct pg_comparison cmp;
 	struct pg_run base;
 	int ret = PG_EXIT_ERROR, metric = hmetric_of[a->opts.metric];
 
 	pg_run_init(&base);
 	pg_comparison_init(&cmp);
-	memset(&calls, 0, sizeof(calls));
-	memset(&wall, 0, sizeof(wall));
-	if (pg_hmatrix_load(&m, store, branch, metric, until, PG_HCHECK_LOOKBACK) ||
-	    pg_hmatrix_load(&calls, store, branch, PG_HM_CALLS, until, PG_HCHECK_LOOKBACK) ||
-	    pg_hmatrix_load(&wall, store, branch, PG_HM_WALL, until, PG_HCHECK_LOOKBACK) ||
-	    pg_hcheck(&m, &calls, &wall, rec, metric, &cpo, &a->opts, &cmp))
+	if (pg_hbaseline_load(&hb, store, branch, metric, until) ||
+	    pg_hcheck(&hb, rec, metric, &cpo, &a->opts, &cmp))
 		goto out;
 	/* each session's values were compensated with its own calibration */
 	cmp.compensated = new->calib.valid;
-	if (base_meta(&base, &m.sessions[m.nsessions - 1])) {
+	if (base_meta(&base, &hb.m.sessions[hb.m.nsessions - 1])) {
 		pg_err("history check: out of memory");
 		goto out;
 	}
 	ret = pg_compare_args_emit(a, &cmp, &base, new);
 out:
-	pg_hmatrix_release(&m);
-	pg_hmatrix_release(&calls);
-	pg_hmatrix_release(&wall);
+	pg_hbaseline_release(&hb);
 	pg_comparison_release(&cmp);
 	pg_run_release(&base);
 	return ret;

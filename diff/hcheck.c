@@ -28,7 +28,7 @@ static char *dup_or_null(const char *s)
 static int analyse(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_compare_opts *o,
 		   const double *corr, double corr_new, double lever)
 {
-	double mean = 0, ss = 0, lnew, s, se, t, q, k = (double)h->nsessions, df, y;
+	double mean = 0, ss = 0, lnew, s, se, t, q, k, df, y, logs = 0;
 	size_t nil = 0;
 
 	f->new_ns = pg_median(h->reps, h->nreps);
@@ -54,15 +54,23 @@ static int analyse(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_
 				 "nothing of its time left in the new session");
 		return 0;
 	}
-	for (size_t i = 0; i < h->nsessions; i++)
-		mean += log(h->sessions[i]);
-	f->base_ns = exp(mean / k);
-	/* corrected for the machine's speed (hspeed.h): the logs less it, beta fitted */
-	mean = 0;
-	for (size_t i = 0; i < h->nsessions; i++)
-		mean += log(h->sessions[i]) - (corr ? corr[i] : 0);
-	mean /= k;
+	/* corrected for the machine's speed (hspeed.h): the logs less it, beta fitted; a
+	 * session whose speed is not known (NAN) left out */
+	k = 0;
 	for (size_t i = 0; i < h->nsessions; i++) {
+		if (corr && isnan(corr[i]))
+			continue;
+		y = log(h->sessions[i]);
+		logs += y;
+		mean += y - (corr ? corr[i] : 0);
+		k++;
+	}
+	f->base_ns = exp(logs / k);
+	mean /= k;
+	f->n_base = (size_t)k;
+	for (size_t i = 0; i < h->nsessions; i++) {
+		if (corr && isnan(corr[i]))
+			continue;
 		y = log(h->sessions[i]) - (corr ? corr[i] : 0);
 		ss += (y - mean) * (y - mean);
 	}
@@ -144,36 +152,46 @@ static int by_verdict(const void *pa, const void *pb)
 	return strcmp(a->binary, b->binary) ?: strcmp(a->name, b->name);
 }
 
+static bool judged(enum pg_verdict v)
+{
+	return v == PG_VERDICT_REGRESSION || v == PG_VERDICT_IMPROVEMENT ||
+	       v == PG_VERDICT_NOTABLE || v == PG_VERDICT_UNCHANGED;
+}
+
+/* The verdicts and what was judged counted; the overall result (a pass only with evidence). */
 static void count(struct pg_comparison *c)
 {
+	size_t *const counts[PG_VERDICT_COUNT] = {
+		[PG_VERDICT_UNCHANGED] = &c->nunchanged,
+		[PG_VERDICT_REGRESSION] = &c->nregressions,
+		[PG_VERDICT_IMPROVEMENT] = &c->nimprovements,
+		[PG_VERDICT_INCONCLUSIVE] = &c->ninconclusive,
+		[PG_VERDICT_ADDED] = &c->nadded,
+		[PG_VERDICT_REMOVED] = &c->nremoved,
+		[PG_VERDICT_NOTABLE] = &c->nnotable,
+	};
+
 	for (size_t i = 0; i < c->n; i++) {
-		switch (c->f[i].verdict) {
-		case PG_VERDICT_REGRESSION:
-			c->nregressions++;
-			break;
-		case PG_VERDICT_IMPROVEMENT:
-			c->nimprovements++;
-			break;
-		case PG_VERDICT_NOTABLE:
-			c->nnotable++;
-			break;
-		case PG_VERDICT_INCONCLUSIVE:
-			c->ninconclusive++;
-			break;
-		case PG_VERDICT_ADDED:
-			c->nadded++;
-			break;
-		case PG_VERDICT_REMOVED:
-			c->nremoved++;
-			break;
-		case PG_VERDICT_UNCHANGED:
-			c->nunchanged++;
-		}
+		const struct pg_fcmp *f = &c->f[i];
+
+		if ((unsigned int)f->verdict < PG_VERDICT_COUNT)
+			(*counts[f->verdict])++;
+		if (!judged(f->verdict))
+			continue;
+		if (f->origin == PG_ORIGIN_PROGRAM)
+			c->program_judged = true;
+		else
+			c->njudged_exact++;
 	}
 	if (c->nregressions) {
 		c->overall = PG_OVERALL_REGRESSION;
-	} else if (c->ntested) {
+	} else if (c->program_judged || c->njudged_exact) {
 		c->overall = PG_OVERALL_PASS;
+	} else if (c->ntested) {
+		c->overall = PG_OVERALL_INCONCLUSIVE;
+		snprintf(c->overall_reason, sizeof(c->overall_reason),
+			 "nothing could be judged: %zu of %zu inconclusive, the whole program too",
+			 c->ninconclusive, c->n);
 	} else {
 		c->overall = PG_OVERALL_INCONCLUSIVE;
 		snprintf(c->overall_reason, sizeof(c->overall_reason),
@@ -213,14 +231,37 @@ static int decide(struct pg_comparison *c, const char *tested, double wall_ns)
 	return 0;
 }
 
-int pg_history_compare(const struct pg_hfunc *f, size_t n, const struct pg_hfunc *wall,
-		       size_t nsessions, size_t new_reps, const struct pg_compare_opts *opts,
+/* The program's CPU time as an entry of out->f, judged as measured; 1 tested, 0 not, -ENOMEM. */
+static int program_cpu(struct pg_comparison *out, const struct pg_hfunc *cpu)
+{
+	struct pg_fcmp *f = &out->f[out->n++];
+	int err;
+
+	pg_fcmp_init(f);
+	err = fill(f, cpu, &out->opts, NULL, 0, 0);
+	if (err < 0)
+		return err;
+	free(f->binary);
+	free(f->name);
+	free(f->display);
+	f->origin = PG_ORIGIN_PROGRAM;
+	f->binary = strdup(PG_PROGRAM_BINARY);
+	f->name = strdup(PG_PROGRAM_CPU);
+	f->display = strdup("the program: CPU time");
+	f->base_calls = f->new_calls = 1;
+	f->calls_changed = false;
+	return f->binary && f->name && f->display ? err : -ENOMEM;
+}
+
+int pg_history_compare(const struct pg_hinput *in, const struct pg_compare_opts *opts,
 		       struct pg_comparison *out)
 {
 	const struct pg_compare_opts def = PG_COMPARE_OPTS_DEFAULT;
+	bool has_cpu = in->cpu && in->cpu->nsessions && in->cpu->nreps;
 	struct pg_hspeed hs = { 0 };
 	double wall_ns = NAN;
 	char *tested = NULL;
+	size_t n = in->n;
 	int err = 0;
 
 	out->opts = opts ? *opts : def;
@@ -228,15 +269,15 @@ int pg_history_compare(const struct pg_hfunc *f, size_t n, const struct pg_hfunc
 		snprintf(out->error, sizeof(out->error), "invalid alpha %g", out->opts.alpha);
 		return -EINVAL;
 	}
-	out->base_reps = nsessions;
-	out->new_reps = new_reps;
-	out->f = calloc(n ? n : 1, sizeof(*out->f));
-	tested = calloc(n ? n : 1, 1);
+	out->base_reps = in->nsessions;
+	out->new_reps = in->new_reps;
+	out->f = calloc(n + 1, sizeof(*out->f));
+	tested = calloc(n + 1, 1);
 	if (!out->f || !tested) {
 		err = -ENOMEM;
 		goto done;
 	}
-	err = pg_hspeed_estimate(f, n, nsessions, out->opts.alpha, out->opts.min_effect,
+	err = pg_hspeed_estimate(in->refs, in->nrefs, in->f, n, in->nsessions,
 				 out->opts.min_reps, &hs);
 	if (err)
 		goto done;
@@ -247,22 +288,27 @@ int pg_history_compare(const struct pg_hfunc *f, size_t n, const struct pg_hfunc
 	out->speed_spread = hs.spread;
 	for (; out->n < n; out->n++) {
 		pg_fcmp_init(&out->f[out->n]);
-		err = fill(&out->f[out->n], &f[out->n], &out->opts, hs.corr[out->n],
+		err = fill(&out->f[out->n], &in->f[out->n], &out->opts, hs.corr[out->n],
 			   hs.corr_new[out->n], hs.lever[out->n]);
 		if (err < 0)
 			goto done;
 		tested[out->n] = err == 1;
 		err = 0;
 	}
-	if (wall && wall->nsessions && wall->nreps) {
-		err = fill(&out->wall, wall, &out->opts, NULL, 0, 0);
+	if (has_cpu) {
+		err = program_cpu(out, in->cpu);
+		if (err < 0)
+			goto done;
+		tested[out->n - 1] = err == 1;
+	}
+	if (in->wall && in->wall->nsessions && in->wall->nreps) {
+		err = fill(&out->wall, in->wall, &out->opts, NULL, 0, 0);
 		if (err < 0)
 			goto done;
 		out->wall.q = out->wall.p;
 		if (err == 1)
 			pg_decide(&out->wall, &out->opts, NAN);
 		wall_ns = out->wall.base_ns;
-		err = 0;
 	}
 	err = decide(out, tested, wall_ns);
 	if (err)

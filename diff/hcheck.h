@@ -40,16 +40,35 @@ struct pg_hfunc {
 	const size_t *at;	/* the session of each baseline value (increasing, below the
 				 * history's sessions), or NULL: not corrected for the machine's
 				 * speed (hspeed.h) */
+	const struct pg_hfunc *speed;	/* the same function's on-CPU time among the
+					 * references of the machine's speed, or NULL */
 };
 
 /*
- * Judge @f[0..n) and the wall time @wall (its sessions and repetitions; nsessions 0: none)
- * into @out (initialised; filled as pg_compare() fills it, sorted the same way; base_reps is
- * the number of baseline sessions, n_base of a function its sessions). 0, -EINVAL (bad
- * options) or -ENOMEM, with out->error set.
+ * What history check judges; the caller owns everything. The machine's speed is estimated from
+ * refs[0..nrefs) (the functions' on-CPU times; f itself when that is what is judged) and
+ * corrected in each f[i] with at[] and a speed member pointing into refs. The program's times
+ * (@wall, @cpu: its wall and CPU time a repetition; NULL or nsessions 0: none) are judged as
+ * measured: a build slower everywhere moves every function with the speed, and the program
+ * then.
  */
-int pg_history_compare(const struct pg_hfunc *f, size_t n, const struct pg_hfunc *wall,
-		       size_t nsessions, size_t new_reps, const struct pg_compare_opts *opts,
+struct pg_hinput {
+	const struct pg_hfunc *f;
+	size_t n;
+	const struct pg_hfunc *refs;
+	size_t nrefs;
+	const struct pg_hfunc *wall, *cpu;
+	size_t nsessions;	/* the history's sessions (at[] below it) */
+	size_t new_reps;	/* the new session's repetitions */
+};
+
+/*
+ * Judge @in into @out (initialised; filled as pg_compare() fills it, sorted the same way;
+ * base_reps is the number of baseline sessions, n_base of a function its sessions; the
+ * program's CPU time an entry of PG_ORIGIN_PROGRAM, in the false-discovery family, its wall
+ * time out->wall, informational). 0, -EINVAL (bad options) or -ENOMEM, with out->error set.
+ */
+int pg_history_compare(const struct pg_hinput *in, const struct pg_compare_opts *opts,
 		       struct pg_comparison *out);
 
 /*

@@ -193,29 +193,40 @@ static int whole(const struct table *t, struct pg_hspeed *s)
 }
 
 /*
- * Reference @g's correction: its speed in each session times beta, into s->corr[g] and
- * s->corr_new[g] (none when a session has too few other references, or beta is 0).
+ * Function @g's correction, @h its series and @ref its own reference (SIZE_MAX: none): the
+ * speed of each of its sessions without @ref, times beta, into s->corr[g] and s->corr_new[g];
+ * NAN in a baseline session with too few other references (hcheck.c leaves it out). None when
+ * the new session has too few, fewer than PG_HCHECK_MIN_SESSIONS + 1 baseline sessions have
+ * enough, or beta is 0.
  */
-static int correct(const struct table *t, const struct pg_hfunc *h, size_t g,
+static int correct(const struct table *t, const struct pg_hfunc *h, size_t ref, size_t g,
 		   struct pg_hspeed *s)
 {
-	size_t ref = t->ref_of[g], k = h->nsessions;
-	double *c = malloc((k + 1) * sizeof(*c)), m, mc = 0, sxy = 0, sxx = 0, beta;
+	size_t k = h->nsessions, used = 0;
+	double *c = malloc((k + 1) * sizeof(*c)), m = 0, mc = 0, sxy = 0, sxx = 0, beta;
 
 	if (!c)
 		return -ENOMEM;
 	for (size_t i = 0; i <= k; i++) {
-		if (wmedian(t, i < k ? h->at[i] : t->S - 1, ref, &c[i])) {
-			free(c);	/* a session without enough references: as measured */
-			return 0;
+		if (wmedian(t, i < k ? h->at[i] : t->S - 1, ref, &c[i]))
+			c[i] = NAN;
+		used += i < k && !isnan(c[i]);
+	}
+	if (isnan(c[k]) || used <= PG_HCHECK_MIN_SESSIONS) {
+		free(c);	/* as measured */
+		return 0;
+	}
+	for (size_t i = 0; i < k; i++) {
+		if (!isnan(c[i])) {
+			m += log(h->sessions[i]) / (double)used;
+			mc += c[i] / (double)used;
 		}
 	}
-	m = mean_log(h->sessions, k);
-	for (size_t i = 0; i < k; i++)
-		mc += c[i] / (double)k;
 	for (size_t i = 0; i < k; i++) {
-		sxy += (log(h->sessions[i]) - m) * (c[i] - mc);
-		sxx += (c[i] - mc) * (c[i] - mc);
+		if (!isnan(c[i])) {
+			sxy += (log(h->sessions[i]) - m) * (c[i] - mc);
+			sxx += (c[i] - mc) * (c[i] - mc);
+		}
 	}
 	beta = sxx > 0 ? fmin(1, fmax(0, sxy / sxx)) : 0;
 	if (!(beta > 0)) {
@@ -256,8 +267,8 @@ static void table_free(struct table *t)
 	free(t->pos);
 }
 
-int pg_hspeed_estimate(const struct pg_hfunc *f, size_t n, size_t nsessions, double alpha,
-		       double min_effect, size_t min_reps, struct pg_hspeed *s)
+int pg_hspeed_estimate(const struct pg_hfunc *refs, size_t nrefs, const struct pg_hfunc *f,
+		       size_t n, size_t nsessions, size_t min_reps, struct pg_hspeed *s)
 {
 	struct table t = { 0 };
 	int err;
@@ -269,18 +280,24 @@ int pg_hspeed_estimate(const struct pg_hfunc *f, size_t n, size_t nsessions, dou
 	s->corr_new = calloc(n + 1, sizeof(*s->corr_new));
 	s->lever = calloc(n + 1, sizeof(*s->lever));
 	err = s->beta && s->corr && s->corr_new && s->lever ? 0 : -ENOMEM;
-	err = err ?: table_alloc(&t, f, n, nsessions);
+	err = err ?: table_alloc(&t, refs, nrefs, nsessions);
 	if (!err) {
-		arrange(&t, (size_t)collect(&t, f, n, min_reps));
+		arrange(&t, (size_t)collect(&t, refs, nrefs, min_reps));
 		s->nrefs = t.nrefs;
 		err = t.nrefs >= PG_HSPEED_MIN_REFS ? whole(&t, s) : -ENOENT;
 	}
-	/* the whole program moved, by as much as a function must to count: a change of it */
-	if (!err && !(s->p <= alpha && fabs(s->shift) >= min_effect)) {
+	/* applied however far the new session's speed moved: the program's times are not
+	 * corrected, and a build slower everywhere shows there */
+	if (!err) {
 		s->applied = true;
-		for (size_t g = 0; !err && g < n; g++)
-			if (t.ref_of[g] != SIZE_MAX && f[g].nsessions > PG_HCHECK_MIN_SESSIONS)
-				err = correct(&t, &f[g], g, s);
+		for (size_t g = 0; !err && g < n; g++) {
+			const struct pg_hfunc *r = f[g].speed;
+			size_t ref = r ? t.ref_of[r - refs] : SIZE_MAX;
+
+			/* a function whose on-CPU time is no reference is not corrected */
+			if (f[g].at && ref != SIZE_MAX && f[g].nsessions > PG_HCHECK_MIN_SESSIONS)
+				err = correct(&t, &f[g], ref, g, s);
+		}
 	}
 	if (err == -ENOENT)
 		err = 0;

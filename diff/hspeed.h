@@ -22,16 +22,19 @@
  * degree of freedom less (beta was fitted), k - 2, and beta's own error widens it by
  * lever = (c_new - mean c)^2 / sum (c - mean c)^2 (the regression's prediction variance).
  *
- * history check corrects on-CPU time only (analysis.c passes no sessions' at[] otherwise):
- * self time holds the waits for a CPU, which a loaded machine deals out to one function at a
- * time, not to all of them alike.
+ * The references are always on-CPU times: self time holds the waits for a CPU, which
+ * a loaded machine deals out to one function at a time, not to all of them alike. The
+ * functions judged may be self times (@f, each with its on-CPU series in @refs as its speed
+ * member): each is corrected by its own beta on the speed without its own on-CPU time, so a
+ * function that mostly waits (blocked, or for a CPU) follows the speed little, beta near 0,
+ * and one that computes follows it as its on-CPU time does.
  *
- * When it is not applied: fewer than PG_HSPEED_MIN_REFS references; or the new session's speed
- * (the weighted median of all references' r, against the baseline sessions' ones) is itself
- * significant (Student's prediction interval, as the functions are judged, p <= alpha) and at
- * least the minimum effect: the whole program moved in the new session, as a slower build
- * moves it, and correcting for it would hide every function. Then everything is judged as
- * measured, and the result says so.
+ * When it is not applied: fewer than PG_HSPEED_MIN_REFS references, or fewer than
+ * PG_HCHECK_MIN_SESSIONS sessions with enough of them. Otherwise it is applied however far the
+ * new session's speed (the weighted median of all references' r, against the baseline
+ * sessions' ones; its shift and prediction-interval p are reported) moved: a build slower
+ * everywhere and a machine slower in the new session look alike to the functions, and the
+ * program's CPU time, judged as measured beside them (hcheck.h), is what tells of the first.
  */
 #ifndef PG_HSPEED_H
 #define PG_HSPEED_H
@@ -50,7 +53,7 @@ struct pg_hspeed {
 	size_t nrefs;		/* reference functions */
 	bool applied;		/* the functions were corrected */
 	double shift;		/* the new session's speed against the baseline's, relative */
-	double p;		/* its prediction-interval p (NAN: not tested) */
+	double p;		/* its prediction-interval p (NAN: not tested), reported only */
 	double spread;		/* the baseline sessions' median |speed - their mean|, relative */
 	/* per function of the input: beta (0: not corrected), the correction of its logs in
 	 * each baseline session (nsessions of it, as its sessions) and in the new session */
@@ -63,12 +66,14 @@ struct pg_hspeed {
 };
 
 /*
- * The speed correction of @f[0..n) (their sessions' at[] index sessions 0..@nsessions - 1;
- * the new session is @nsessions) into @s, with @o's alpha and min_effect. A function without
- * at[] is never a reference nor corrected. 0 or -ENOMEM; pg_hspeed_release() frees @s.
+ * The machine's speed from the references @refs[0..nrefs) and the correction of @f[0..n)
+ * (their sessions' at[] index sessions 0..@nsessions - 1; the new session is @nsessions) into
+ * @s. A reference without at[] is none; a function without
+ * at[] or without a speed member (its own series in @refs, @f itself when @refs is @f) is
+ * not corrected. 0 or -ENOMEM; pg_hspeed_release() frees @s.
  */
-int pg_hspeed_estimate(const struct pg_hfunc *f, size_t n, size_t nsessions, double alpha,
-		       double min_effect, size_t min_reps, struct pg_hspeed *s);
+int pg_hspeed_estimate(const struct pg_hfunc *refs, size_t nrefs, const struct pg_hfunc *f,
+		       size_t n, size_t nsessions, size_t min_reps, struct pg_hspeed *s);
 void pg_hspeed_release(struct pg_hspeed *s, size_t n);
 
 #endif

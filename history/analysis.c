@@ -454,16 +454,83 @@ static int warn_command(struct pg_comparison *out, const struct pg_hmatrix *m,
 	return pg_strv_push(&out->warnings, &out->nwarnings, buf);
 }
 
-int pg_hcheck(const struct pg_hmatrix *m, const struct pg_hmatrix *calls,
-	      const struct pg_hmatrix *wall, const struct pg_hrecord *rec, int metric,
+/*
+ * The references of the machine's speed: each function's on-CPU series in @rec against its
+ * sessions in @cpu, into r[*nr..] (their buffers into rb[]), and r_of[object] its index
+ * (SIZE_MAX: none).
+ */
+static int cpu_refs(const struct pg_hmatrix *cpu, const struct pg_hmatrix *calls,
+		    const struct pg_hrecord *rec, const struct pg_cp_opts *cpo, struct pg_hfunc *r,
+		    struct hbuf *rb, size_t *r_of, size_t *nr)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < rec->nobjects; i++)
+		r_of[i] = SIZE_MAX;
+	for (size_t i = 0; !err && i < rec->nseries; i++) {
+		const struct pg_hseries *x = &rec->series[i];
+		const struct pg_hobject *o = &rec->objects[x->object];
+
+		if (x->metric != PG_HM_CPU)
+			continue;
+		hfunc_names(&r[*nr], o);
+		r[*nr].reps = x->v;
+		r[*nr].nreps = x->n;
+		err = baseline(cpu, calls, pg_hmatrix_find(cpu, o->binary, o->name, o->scope),
+			       pg_hmatrix_find(calls, o->binary, o->name, o->scope), cpo, &r[*nr],
+			       &rb[*nr]);
+		r_of[x->object] = (*nr)++;
+	}
+	return err;
+}
+
+static void hbufs_free(struct hbuf *b, size_t n)
+{
+	for (size_t i = 0; b && i < n; i++) {
+		free(b[i].sessions);
+		free(b[i].at);
+	}
+	free(b);
+}
+
+/*
+ * The program's series of @metric in @rec against @m into @h (its buffers in @b); nothing
+ * when the new session lacks it.
+ */
+static int program_series(const struct pg_hmatrix *m, const struct pg_hrecord *rec, int metric,
+			  const char *name, const struct pg_cp_opts *cpo, struct pg_hfunc *h,
+			  struct hbuf *b)
+{
+	for (size_t i = 0; i < rec->nobjects; i++) {
+		const struct pg_hobject *o = &rec->objects[i];
+		const struct pg_hseries *x = pg_hrecord_find(rec, (uint32_t)i, metric);
+
+		if (strcmp(o->name, PG_HPROGRAM) || !x)
+			continue;
+		*h = (struct pg_hfunc){ name, name, "", name, NULL, 0, x->v, x->n, 1, 1, NULL,
+					NULL };
+		return baseline(m, NULL, pg_hmatrix_find(m, o->binary, o->name, o->scope), -1,
+				cpo, h, b);
+	}
+	return 0;
+}
+
+int pg_hcheck(const struct pg_hbaseline *base, const struct pg_hrecord *rec, int metric,
 	      const struct pg_cp_opts *cpo, const struct pg_compare_opts *opts,
 	      struct pg_comparison *out)
 {
-	size_t cap = rec->nseries + m->nobjects + 1, n = 0;
-	struct pg_hfunc *f = calloc(cap, sizeof(*f)), w = { 0 };
-	struct hbuf *b = calloc(cap + 1, sizeof(*b));
-	int err = f && b ? 0 : -ENOMEM;
+	const struct pg_hmatrix *m = &base->m, *calls = &base->calls;
+	size_t cap = rec->nseries + m->nobjects + 1, n = 0, nr = 0;
+	bool self = metric == PG_HM_SELF;
+	struct pg_hfunc *f = calloc(cap, sizeof(*f)), w = { 0 }, pc = { 0 };
+	struct pg_hfunc *r = self ? calloc(rec->nseries + 1, sizeof(*r)) : NULL;
+	struct hbuf *b = calloc(cap + 2, sizeof(*b));
+	struct hbuf *rb = self ? calloc(rec->nseries + 1, sizeof(*rb)) : NULL;
+	size_t *r_of = self ? malloc((rec->nobjects + 1) * sizeof(*r_of)) : NULL;
+	int err = f && b && (!self || (r && rb && r_of)) ? 0 : -ENOMEM;
 
+	/* self time is corrected for the speed the functions' on-CPU times show (hspeed.h) */
+	err = err ?: self ? cpu_refs(&base->cpu, calls, rec, cpo, r, rb, r_of, &nr) : 0;
 	for (size_t i = 0; !err && i < rec->nseries; i++) {
 		const struct pg_hseries *x = &rec->series[i];
 		const struct pg_hobject *o = &rec->objects[x->object];
@@ -478,38 +545,57 @@ int pg_hcheck(const struct pg_hmatrix *m, const struct pg_hmatrix *calls,
 		err = baseline(m, calls, pg_hmatrix_find(m, o->binary, o->name, o->scope),
 			       pg_hmatrix_find(calls, o->binary, o->name, o->scope), cpo, &f[n],
 			       &b[n]);
-		/*
-		 * Corrected for the machine's speed on on-CPU time only: self time holds the
-		 * waits for a CPU, which a loaded machine deals out to one function at a time
-		 */
-		if (metric != PG_HM_CPU)
-			f[n].at = NULL;
+		/* inclusive times nest: not corrected */
+		if (metric == PG_HM_CPU)
+			f[n].speed = &f[n];
+		else if (self && r_of[x->object] != SIZE_MAX)
+			f[n].speed = &r[r_of[x->object]];
 		n++;
 	}
 	err = err ?: add_removed(m, calls, rec, cpo, f, b, &n);
-	for (size_t i = 0; !err && i < rec->nobjects; i++) {
-		const struct pg_hobject *o = &rec->objects[i];
-		const struct pg_hseries *x = pg_hrecord_find(rec, (uint32_t)i, PG_HM_WALL);
+	err = err ?: program_series(&base->wall, rec, PG_HM_WALL, "[wall]", cpo, &w, &b[cap]);
+	err = err ?: program_series(&base->pcpu, rec, PG_HM_PCPU, PG_PROGRAM_CPU, cpo, &pc,
+				    &b[cap + 1]);
+	if (!err) {
+		const struct pg_hinput in = { f, n, self ? r : f, self ? nr : n, &w, &pc,
+					      m->nsessions, rec->reps };
 
-		if (strcmp(o->name, PG_HPROGRAM) || !x)
-			continue;
-		w = (struct pg_hfunc){ "[wall]", "[wall]", "", "[wall]", NULL, 0, x->v, x->n, 1, 1,
-				       NULL };
-		err = baseline(wall, NULL, pg_hmatrix_find(wall, o->binary, o->name, o->scope), -1,
-			       cpo, &w, &b[cap]);
-	}
-	if (!err && pg_history_compare(f, n, &w, m->nsessions, rec->reps, opts, out)) {
-		pg_err("history check: %s", out->error[0] ? out->error : "failed");
-		err = -EINVAL;
+		if (pg_history_compare(&in, opts, out)) {
+			pg_err("history check: %s", out->error[0] ? out->error : "failed");
+			err = -EINVAL;
+		}
 	}
 	err = err ?: warn_command(out, m, rec);
 	if (err == -ENOMEM)
 		pg_err("history check: out of memory");
-	for (size_t i = 0; b && i <= cap; i++) {
-		free(b[i].sessions);
-		free(b[i].at);
-	}
-	free(b);
+	hbufs_free(b, cap + 2);
+	hbufs_free(rb, nr);
+	free(r_of);
+	free(r);
 	free(f);
 	return err;
+}
+
+int pg_hbaseline_load(struct pg_hbaseline *b, struct pg_hstore *s, const char *branch,
+		      int metric, const char *until)
+{
+	const int metrics[] = { metric, PG_HM_CALLS, PG_HM_WALL, PG_HM_CPU, PG_HM_PCPU };
+	struct pg_hmatrix *mx[] = { &b->m, &b->calls, &b->wall, &b->cpu, &b->pcpu };
+	int err = 0;
+
+	memset(b, 0, sizeof(*b));
+	for (size_t i = 0; !err && i < sizeof(mx) / sizeof(mx[0]); i++)
+		err = pg_hmatrix_load(mx[i], s, branch, metrics[i], until, PG_HCHECK_LOOKBACK);
+	if (err)
+		pg_hbaseline_release(b);
+	return err;
+}
+
+void pg_hbaseline_release(struct pg_hbaseline *b)
+{
+	pg_hmatrix_release(&b->m);
+	pg_hmatrix_release(&b->calls);
+	pg_hmatrix_release(&b->wall);
+	pg_hmatrix_release(&b->cpu);
+	pg_hmatrix_release(&b->pcpu);
 }

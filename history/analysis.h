@@ -92,13 +92,27 @@ int pg_hmatrix_changes_cached(const struct pg_hmatrix *m, struct pg_hstore *s,
 			      struct pg_hchange **out, size_t *n);
 
 /*
- * The new session @rec against the baseline in @m (@calls and @wall: the PG_HM_CALLS and
- * PG_HM_WALL matrices of the same sessions): per function, the sessions since its last change
- * point (found with @cpo), into @out as diff/hcheck.h fills it. @metric: PG_HM_SELF, _TOTAL or
- * _CPU. 0, or a negative errno after logging.
+ * What history check reads of the store: the metric judged (@m) and the matrices of the same
+ * sessions it needs beside it, on-CPU time the machine's speed (diff/hspeed.h) and the
+ * program's times. pg_hbaseline_load() fills all (a store without off-CPU times leaves cpu and
+ * pcpu without values) and logs what failed; pg_hbaseline_release() frees them.
  */
-int pg_hcheck(const struct pg_hmatrix *m, const struct pg_hmatrix *calls,
-	      const struct pg_hmatrix *wall, const struct pg_hrecord *rec, int metric,
+struct pg_hbaseline {
+	struct pg_hmatrix m, calls, wall, cpu, pcpu;
+};
+
+int pg_hbaseline_load(struct pg_hbaseline *b, struct pg_hstore *s, const char *branch,
+		      int metric, const char *until);
+void pg_hbaseline_release(struct pg_hbaseline *b);
+
+/*
+ * The new session @rec against the baseline @b: per function, the sessions since its last
+ * change point (found with @cpo), into @out as diff/hcheck.h fills it. @metric: PG_HM_SELF,
+ * _TOTAL or _CPU (b->m's); on-CPU and self times are corrected for the machine's speed the
+ * on-CPU times show (diff/hspeed.h), inclusive ones are not; the program's CPU time is judged
+ * as measured. 0, or a negative errno after logging.
+ */
+int pg_hcheck(const struct pg_hbaseline *b, const struct pg_hrecord *rec, int metric,
 	      const struct pg_cp_opts *cpo, const struct pg_compare_opts *opts,
 	      struct pg_comparison *out);
 

@@ -88,10 +88,13 @@ check_contains "REGRESSION line" "$TMP/stdout" '^perfgate: REGRESSION in 1 funct
 check_contains "base: the newest stored session" "$TMP/stdout" 'commit c09000000000'
 check "JUnit validates" xmllint --noout --schema "$XSD" "$TMP/r.xml"
 check_contains "Markdown names it" "$TMP/r.md" 'leaf_hash'
-check_eq "self time: not corrected for the machine's speed" "0 False" \
-	"$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["speed"]; print(s["refs"], s["applied"])' "$TMP/r.json")"
-# on-CPU time is corrected for the machine's speed, but three traced functions at most are too
-# few: each would be corrected by the median of two others
+# self time is corrected for the machine's speed the on-CPU times show, and on-CPU time for
+# its own; but three traced functions are too few: each would be corrected by the median of
+# two others
+check_eq "self time: its speed from three on-CPU times at most, too few" "True False" \
+	"$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["speed"]; print(s["refs"] <= 3, s["applied"])' "$TMP/r.json")"
+check_eq "the program's CPU time judged, as measured" "True unchanged" \
+	"$(python3 -c 'import json,sys, pgtest; r=pgtest.load(sys.argv[1]); print(r["judged"]["program"], pgtest.func(r, "cpu-time")["verdict"])' "$TMP/r.json")"
 expect_exit 1 "$PERFGATE" history check "$TMP/slow/s12.json" --db "$FLAT" --metric cpu
 check_contains "machine speed not corrected, said" "$TMP/stdout" \
 	'machine speed: not corrected: [0-3] functions* to tell it from, 4 needed'

@@ -29,7 +29,16 @@ static void reps(double *r, double level)
 static struct pg_hfunc func(const char *name, const double *s, size_t ns, const double *r,
 			    size_t nr)
 {
-	return (struct pg_hfunc){ "prog", name, "", name, s, ns, r, nr, 100, 100, NULL };
+	return (struct pg_hfunc){ "prog", name, "", name, s, ns, r, nr, 100, 100, NULL, NULL };
+}
+
+/* history check of f[0..n), the wall time @w and the program's CPU time @cpu */
+static int hcompare(const struct pg_hfunc *f, size_t n, const struct pg_hfunc *w,
+		    const struct pg_hfunc *cpu, size_t nsessions, struct pg_comparison *c)
+{
+	const struct pg_hinput in = { f, n, f, n, w, cpu, nsessions, 10 };
+
+	return pg_history_compare(&in, NULL, c);
 }
 
 static const struct pg_fcmp *find(const struct pg_comparison *c, const char *name)
@@ -62,9 +71,9 @@ static void test_verdicts(void **st)
 	f[3] = func("new", NULL, 0, same, 10);
 	f[4] = func("gone", sessions, 10, NULL, 0);
 	w = (struct pg_hfunc){ "[wall]", "[wall]", "", "[wall]", wall_sessions, 10, wall, 10, 1, 1,
-			       NULL };
+			       NULL, NULL };
 	pg_comparison_init(&c);
-	assert_int_equal(pg_history_compare(f, 5, &w, 10, 10, NULL, &c), 0);
+	assert_int_equal(hcompare(f, 5, &w, NULL, 10, &c), 0);
 	assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
 	assert_int_equal(c.ntested, 3);
 	assert_int_equal(c.nregressions, 1);
@@ -98,7 +107,7 @@ static void test_too_few(void **st)
 	f[0] = func("a", sessions, 2, slow, 10);
 	f[1] = func("b", sessions, 10, slow, 3);
 	pg_comparison_init(&c);
-	assert_int_equal(pg_history_compare(f, 2, NULL, 2, 10, NULL, &c), 0);
+	assert_int_equal(hcompare(f, 2, NULL, NULL, 2, &c), 0);
 	assert_int_equal(c.overall, PG_OVERALL_INCONCLUSIVE);
 	assert_int_equal(c.ninconclusive, 2);
 	assert_int_equal(c.f[0].cause, PG_CAUSE_REPS);
@@ -116,7 +125,7 @@ static void test_within_spread(void **st)
 	reps(r, 1015);
 	f = func("a", sessions, 10, r, 10);
 	pg_comparison_init(&c);
-	assert_int_equal(pg_history_compare(&f, 1, NULL, 10, 10, NULL, &c), 0);
+	assert_int_equal(hcompare(&f, 1, NULL, NULL, 10, &c), 0);
 	assert_true(c.f[0].p > 0.05);
 	assert_int_equal(c.overall, PG_OVERALL_PASS);
 	pg_comparison_release(&c);
@@ -135,7 +144,7 @@ static void test_nothing_left(void **st)
 	f[0] = func("a", sessions, 10, zero, 10);
 	f[1] = func("b", some, 10, r, 10);
 	pg_comparison_init(&c);
-	assert_int_equal(pg_history_compare(f, 2, NULL, 10, 10, NULL, &c), 0);
+	assert_int_equal(hcompare(f, 2, NULL, NULL, 10, &c), 0);
 	assert_int_equal(c.ninconclusive, 2);
 	assert_int_equal(find(&c, "a")->cause, PG_CAUSE_PROBES);
 	assert_int_equal(find(&c, "b")->cause, PG_CAUSE_PROBES);
