@@ -777,12 +777,6 @@ static int explain(struct cmp *x)
 	return err;
 }
 
-static bool judged(enum pg_verdict v)
-{
-	return v == PG_VERDICT_REGRESSION || v == PG_VERDICT_IMPROVEMENT ||
-	       v == PG_VERDICT_NOTABLE || v == PG_VERDICT_UNCHANGED;
-}
-
 /* The time a repetition of a judged function: per call x calls, or per repetition. */
 static double rep_time(const struct pg_fcmp *f)
 {
@@ -811,7 +805,7 @@ static void count_verdicts(struct cmp *x)
 
 		if ((unsigned int)f->verdict < PG_VERDICT_COUNT)
 			(*counts[f->verdict])++;
-		if (!judged(f->verdict))
+		if (!pg_judged(f))
 			continue;
 		if (f->origin == PG_ORIGIN_PROGRAM) {
 			/* its CPU time: the wall time may be mostly waiting */

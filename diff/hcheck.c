@@ -152,12 +152,6 @@ static int by_verdict(const void *pa, const void *pb)
 	return strcmp(a->binary, b->binary) ?: strcmp(a->name, b->name);
 }
 
-static bool judged(enum pg_verdict v)
-{
-	return v == PG_VERDICT_REGRESSION || v == PG_VERDICT_IMPROVEMENT ||
-	       v == PG_VERDICT_NOTABLE || v == PG_VERDICT_UNCHANGED;
-}
-
 /* The verdicts and what was judged counted; the overall result (a pass only with evidence). */
 static void count(struct pg_comparison *c)
 {
@@ -176,7 +170,7 @@ static void count(struct pg_comparison *c)
 
 		if ((unsigned int)f->verdict < PG_VERDICT_COUNT)
 			(*counts[f->verdict])++;
-		if (!judged(f->verdict))
+		if (!pg_judged(f))
 			continue;
 		if (f->origin == PG_ORIGIN_PROGRAM)
 			c->program_judged = true;

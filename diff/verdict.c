@@ -334,6 +334,11 @@ bool pg_change_counts(const struct pg_fcmp *f)
 	       f->verdict == PG_VERDICT_NOTABLE;
 }
 
+bool pg_judged(const struct pg_fcmp *f)
+{
+	return pg_change_counts(f) || f->verdict == PG_VERDICT_UNCHANGED;
+}
+
 void pg_calls_words(struct pg_fcmp *f)
 {
 	if (!f->calls_changed)

@@ -86,6 +86,9 @@ void pg_decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_n
 /* Does @f's change count: a regression, an improvement or a notable change? */
 bool pg_change_counts(const struct pg_fcmp *f);
 
+/* Was @f judged: its change counts, or it is unchanged (not inconclusive, added, removed)? */
+bool pg_judged(const struct pg_fcmp *f);
+
 /* "calls 10 -> 12 per repetition" appended to f->reason when its calls changed. */
 void pg_calls_words(struct pg_fcmp *f);
 

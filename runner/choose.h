@@ -130,7 +130,7 @@ int pg_budget_mark_sampled(const struct pg_run *run, const struct pg_coverage *c
 #define PG_AUTO_SAMPLES 2600
 #define PG_AUTO_BUDGET_PCT 2.0
 #define PG_AUTO_MIN_BUDGET_PCT 1.0
-#define PG_SAMPLE_COST_NS 30000.0	/* one sample, to the benchmark, on a nested VM */
+#define PG_SAMPLE_COST_NS 15000.0	/* one sample, to the benchmark, on a nested VM */
 #define PG_SAMPLE_FIXED_NS 500000.0	/* a repetition's exec notification and maps reading */
 #define PG_AUTO_MIN_HZ 49
 #define PG_AUTO_MAX_HZ 4999

@@ -402,24 +402,24 @@ static void test_sample_hz(void **state)
 	uint64_t n;
 
 	(void)state;
-	/* 2.5 s: 2% less 0.5 ms; 5 s and 10 s: the target */
-	assert_int_equal(pg_budget_sample_hz(2500000000ULL, 1, &n), 659);
-	assert_int_equal(n, 1648);
+	/* 2.5 s, 5 s and 10 s: the target */
+	assert_int_equal(pg_budget_sample_hz(2500000000ULL, 1, &n), 1039);
+	assert_int_equal(n, 2598);
 	assert_int_equal(pg_budget_sample_hz(5000000000ULL, 1, &n), 519);
 	assert_int_equal(n, 2595);
 	assert_int_equal(pg_budget_sample_hz(10000000000ULL, 1, &n), 259);
 	assert_int_equal(n, 2590);
-	assert_int_equal(pg_budget_sample_hz(1000000000, 1, &n), 649);	/* 1 s: 2% */
-	assert_int_equal(n, 649);
-	assert_int_equal(pg_budget_sample_hz(100000000, 1, &n), 499);	/* 100 ms: 2% less 0.5 ms */
-	assert_int_equal(n, 50);
-	assert_int_equal(pg_budget_sample_hz(50000000, 1, &n), 333);	/* 50 ms: 1% */
-	assert_int_equal(n, 17);
-	assert_int_equal(pg_budget_sample_hz(10000000, 1, &n), 333);	/* 10 ms: 1% */
-	assert_int_equal(n, 3);
-	assert_int_equal(pg_budget_sample_hz(1000000000, 2, &n), 325);	/* two busy CPUs */
-	assert_int_equal(n, 650);
-	assert_int_equal(pg_budget_sample_hz(1000000000, 0, &n), 649);	/* unknown: one */
+	assert_int_equal(pg_budget_sample_hz(1000000000, 1, &n), 1299);	/* 1 s: 2% less 0.5 ms */
+	assert_int_equal(n, 1299);
+	assert_int_equal(pg_budget_sample_hz(100000000, 1, &n), 999);	/* 100 ms: 2% less 0.5 ms */
+	assert_int_equal(n, 100);
+	assert_int_equal(pg_budget_sample_hz(50000000, 1, &n), 665);	/* 50 ms: 1% */
+	assert_int_equal(n, 33);
+	assert_int_equal(pg_budget_sample_hz(10000000, 1, &n), 665);	/* 10 ms: 1% */
+	assert_int_equal(n, 7);
+	assert_int_equal(pg_budget_sample_hz(1000000000, 2, &n), 649);	/* two busy CPUs */
+	assert_int_equal(n, 1298);
+	assert_int_equal(pg_budget_sample_hz(1000000000, 0, &n), 1299);	/* unknown: one */
 	assert_int_equal(pg_budget_sample_hz(50000000, 0.001, &n), 4999);	/* asleep: the cap */
 	assert_int_equal(n, 2);
 	/* the floor */
