@@ -700,14 +700,15 @@ def render_ableaf(sec):
     n = p["trials"]
     aa, ten = lv.get("0", []), lv.get("10", [])
     if aa and ten:
+        five = lv.get("5", [])
         s += ["", "Issue 28's targets at `perfgate ab`'s defaults: A/A, 0 builds failed: %s "
-              "(%d/%d); 10%% slower caught in at least %d/%d: %s (%d/%d); 5%% slower: %d/%d "
-              "caught.%s" % (
+              "(%d/%d); 10%% slower caught in at least %d/%d: %s (%d/%d)%s.%s" % (
                   "met" if not sum(x["exit"] == 1 for x in aa) else "**not met**",
                   sum(x["exit"] == 1 for x in aa), len(aa), n - n // 20, n,
                   "met" if sum(x["caught"] for x in ten) >= len(ten) - len(ten) // 20
                   else "**not met**", sum(x["caught"] for x in ten), len(ten),
-                  sum(x["caught"] for x in lv.get("5", [])), len(lv.get("5", [])),
+                  "; 5%% slower: %d/%d caught" % (sum(x["caught"] for x in five), len(five))
+                  if five else "",
                   " Fewer sessions than %d per condition: the run had a time limit of %.0f "
                   "s (`LEAF_SECS`)." % (n, p["secs"]) if p.get("secs") and len(ten) < n
                   else "")]
