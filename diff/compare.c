@@ -789,22 +789,12 @@ static double rep_time(const struct pg_fcmp *f)
 static void count_verdicts(struct cmp *x)
 {
 	struct pg_comparison *out = x->out;
-	size_t *const counts[PG_VERDICT_COUNT] = {
-		[PG_VERDICT_UNCHANGED] = &out->nunchanged,
-		[PG_VERDICT_REGRESSION] = &out->nregressions,
-		[PG_VERDICT_IMPROVEMENT] = &out->nimprovements,
-		[PG_VERDICT_INCONCLUSIVE] = &out->ninconclusive,
-		[PG_VERDICT_ADDED] = &out->nadded,
-		[PG_VERDICT_REMOVED] = &out->nremoved,
-		[PG_VERDICT_NOTABLE] = &out->nnotable,
-	};
 	double cpu = pg_program_cpu_ns(x->base), held = 0;
 
 	for (size_t i = 0; i < out->n; i++) {
 		const struct pg_fcmp *f = &out->f[i];
 
-		if ((unsigned int)f->verdict < PG_VERDICT_COUNT)
-			(*counts[f->verdict])++;
+		pg_count_verdict(out, f);
 		if (!pg_judged(f))
 			continue;
 		if (f->origin == PG_ORIGIN_PROGRAM) {

@@ -155,21 +155,10 @@ static int by_verdict(const void *pa, const void *pb)
 /* The verdicts and what was judged counted; the overall result (a pass only with evidence). */
 static void count(struct pg_comparison *c)
 {
-	size_t *const counts[PG_VERDICT_COUNT] = {
-		[PG_VERDICT_UNCHANGED] = &c->nunchanged,
-		[PG_VERDICT_REGRESSION] = &c->nregressions,
-		[PG_VERDICT_IMPROVEMENT] = &c->nimprovements,
-		[PG_VERDICT_INCONCLUSIVE] = &c->ninconclusive,
-		[PG_VERDICT_ADDED] = &c->nadded,
-		[PG_VERDICT_REMOVED] = &c->nremoved,
-		[PG_VERDICT_NOTABLE] = &c->nnotable,
-	};
-
 	for (size_t i = 0; i < c->n; i++) {
 		const struct pg_fcmp *f = &c->f[i];
 
-		if ((unsigned int)f->verdict < PG_VERDICT_COUNT)
-			(*counts[f->verdict])++;
+		pg_count_verdict(c, f);
 		if (!pg_judged(f))
 			continue;
 		if (f->origin == PG_ORIGIN_PROGRAM)
@@ -228,23 +217,17 @@ static int decide(struct pg_comparison *c, const char *tested, double wall_ns)
 /* The program's CPU time as an entry of out->f, judged as measured; 1 tested, 0 not, -ENOMEM. */
 static int program_cpu(struct pg_comparison *out, const struct pg_hfunc *cpu)
 {
+	struct pg_hfunc h = *cpu;
 	struct pg_fcmp *f = &out->f[out->n++];
-	int err;
 
+	h.binary = PG_PROGRAM_BINARY;
+	h.name = PG_PROGRAM_CPU;
+	h.scope = "";
+	h.display = "the program: CPU time";
+	h.base_calls = h.new_calls = 1;	/* one run of it a repetition */
 	pg_fcmp_init(f);
-	err = fill(f, cpu, &out->opts, NULL, 0, 0);
-	if (err < 0)
-		return err;
-	free(f->binary);
-	free(f->name);
-	free(f->display);
 	f->origin = PG_ORIGIN_PROGRAM;
-	f->binary = strdup(PG_PROGRAM_BINARY);
-	f->name = strdup(PG_PROGRAM_CPU);
-	f->display = strdup("the program: CPU time");
-	f->base_calls = f->new_calls = 1;
-	f->calls_changed = false;
-	return f->binary && f->name && f->display ? err : -ENOMEM;
+	return fill(f, &h, &out->opts, NULL, 0, 0);
 }
 
 int pg_history_compare(const struct pg_hinput *in, const struct pg_compare_opts *opts,

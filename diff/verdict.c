@@ -339,6 +339,22 @@ bool pg_judged(const struct pg_fcmp *f)
 	return pg_change_counts(f) || f->verdict == PG_VERDICT_UNCHANGED;
 }
 
+void pg_count_verdict(struct pg_comparison *c, const struct pg_fcmp *f)
+{
+	size_t *const counts[PG_VERDICT_COUNT] = {
+		[PG_VERDICT_UNCHANGED] = &c->nunchanged,
+		[PG_VERDICT_REGRESSION] = &c->nregressions,
+		[PG_VERDICT_IMPROVEMENT] = &c->nimprovements,
+		[PG_VERDICT_INCONCLUSIVE] = &c->ninconclusive,
+		[PG_VERDICT_ADDED] = &c->nadded,
+		[PG_VERDICT_REMOVED] = &c->nremoved,
+		[PG_VERDICT_NOTABLE] = &c->nnotable,
+	};
+
+	if ((unsigned int)f->verdict < PG_VERDICT_COUNT)
+		(*counts[f->verdict])++;
+}
+
 void pg_calls_words(struct pg_fcmp *f)
 {
 	if (!f->calls_changed)

@@ -89,6 +89,9 @@ bool pg_change_counts(const struct pg_fcmp *f);
 /* Was @f judged: its change counts, or it is unchanged (not inconclusive, added, removed)? */
 bool pg_judged(const struct pg_fcmp *f);
 
+/* Count @f's verdict in @c (nregressions, nunchanged, ...). */
+void pg_count_verdict(struct pg_comparison *c, const struct pg_fcmp *f);
+
 /* "calls 10 -> 12 per repetition" appended to f->reason when its calls changed. */
 void pg_calls_words(struct pg_fcmp *f);
 

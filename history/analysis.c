@@ -584,8 +584,12 @@ int pg_hbaseline_load(struct pg_hbaseline *b, struct pg_hstore *s, const char *b
 	int err = 0;
 
 	memset(b, 0, sizeof(*b));
-	for (size_t i = 0; !err && i < sizeof(mx) / sizeof(mx[0]); i++)
+	for (size_t i = 0; !err && i < sizeof(mx) / sizeof(mx[0]); i++) {
+		/* on-CPU time beside the metric only for self time's speed (pg_hcheck()) */
+		if (mx[i] == &b->cpu && metric != PG_HM_SELF)
+			continue;
 		err = pg_hmatrix_load(mx[i], s, branch, metrics[i], until, PG_HCHECK_LOOKBACK);
+	}
 	if (err)
 		pg_hbaseline_release(b);
 	return err;

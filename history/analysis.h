@@ -93,9 +93,10 @@ int pg_hmatrix_changes_cached(const struct pg_hmatrix *m, struct pg_hstore *s,
 
 /*
  * What history check reads of the store: the metric judged (@m) and the matrices of the same
- * sessions it needs beside it, on-CPU time the machine's speed (diff/hspeed.h) and the
- * program's times. pg_hbaseline_load() fills all (a store without off-CPU times leaves cpu and
- * pcpu without values) and logs what failed; pg_hbaseline_release() frees them.
+ * sessions it needs beside it, on-CPU time the machine's speed of self time (diff/hspeed.h;
+ * loaded for PG_HM_SELF only) and the program's times. pg_hbaseline_load() fills them (a store
+ * without off-CPU times leaves cpu and pcpu without values) and logs what failed;
+ * pg_hbaseline_release() frees them.
  */
 struct pg_hbaseline {
 	struct pg_hmatrix m, calls, wall, cpu, pcpu;

@@ -86,13 +86,18 @@ static int hcompare(const struct hist *h, size_t n, struct pg_comparison *c)
 	return pg_history_compare(&in, NULL, c);
 }
 
-static enum pg_verdict verdict(const struct pg_comparison *c, const char *name)
+static const struct pg_fcmp *entry(const struct pg_comparison *c, const char *name)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (!strcmp(c->f[i].name, name))
-			return c->f[i].verdict;
+			return &c->f[i];
 	fail_msg("no %s", name);
-	return PG_VERDICT_COUNT;
+	return NULL;
+}
+
+static enum pg_verdict verdict(const struct pg_comparison *c, const char *name)
+{
+	return entry(c, name)->verdict;
 }
 
 /* Trials of a target 8% slower on a machine drifting 3% between sessions: regressions found,
@@ -152,15 +157,6 @@ static void test_aa(void **st)
 		pg_comparison_release(&c);
 	}
 	assert_int_equal(flagged, 0);
-}
-
-static const struct pg_fcmp *entry(const struct pg_comparison *c, const char *name)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->f[i].name, name))
-			return &c->f[i];
-	fail_msg("no %s", name);
-	return NULL;
 }
 
 /*
