@@ -17,7 +17,7 @@ BUILD := build$(if $(filter 1,$(SANITIZE)),-asan)
 # the sanitized binary stays in its build directory; tests/run.sh is told which one to test
 PERFGATE_BIN := $(if $(filter 1,$(SANITIZE)),$(BUILD)/perfgate,perfgate)
 TEST_ENV := PERFGATE_BUILD=$(BUILD) PERFGATE=$(CURDIR)/$(PERFGATE_BIN)
-PKGS := libbpf libelf libdw libxml-2.0 json-c libcap zlib sqlite3 libpq
+PKGS := libbpf libelf libdw libxml-2.0 json-c libcap zlib sqlite3 libpq capstone
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -D_GNU_SOURCE \
@@ -56,11 +56,12 @@ BPFTOOL_DEBIAN ?= bpftool
 DEPS_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
 	       libdw-dev libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 \
 	       g++ yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev \
-	       chromium golang-go libsqlite3-dev libpq-dev postgresql sqlite3 libbenchmark-dev
+	       chromium golang-go libsqlite3-dev libpq-dev postgresql sqlite3 libbenchmark-dev \
+	       libcapstone-dev
 # what building perfgate needs (the CI templates install only these: make deps-build)
 DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
 	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev libsqlite3-dev \
-	       libpq-dev
+	       libpq-dev libcapstone-dev
 
 # the C++ exception fix (docs/recording.md): preloaded into the benchmark, not part of perfgate.
 # Never sanitized (ASan in a preloaded library breaks programs built without it), libc only.
@@ -215,6 +216,10 @@ $(BUILD)/progs/dupnames: $(DUPNAMES_SRCS)
 	$(foreach s,$(DUPNAMES_SRCS),$(if $(filter %.cc,$s),$(CXX),$(CC)) -O2 -g -c \
 		-o $@.objs/$(notdir $(basename $s)).o $s &&) true
 	$(CXX) -o $@ $(patsubst %,$@.objs/%.o,$(notdir $(basename $(DUPNAMES_SRCS))))
+# another build of hotleaf: other_work()'s code changed, hot_leaf()'s the same but slower
+$(BUILD)/progs/hotleaf_new: tests/progs/hotleaf.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -DLEAF_ITERS=52 -DOTHER_ITERS=50 -o $@ $<
 # the sampling tests unwind the same program without frame pointers (DWARF only)
 $(BUILD)/progs/sample_chain_nofp: tests/progs/sample_chain.c
 	@mkdir -p $(dir $@)
@@ -271,7 +276,7 @@ deps-build:
 
 unit: $(UNIT_BINS)
 e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp $(BUILD)/progs/exceptions_static \
-	$(BUILD)/progs/nested_nop5 $(BUILD)/progs/dupnames
+	$(BUILD)/progs/nested_nop5 $(BUILD)/progs/dupnames $(BUILD)/progs/hotleaf_new
 
 # the test command (README, .ci/run): install, build, run every test (tests/run.sh runs
 # tests/check-layers.sh too, as e2e/test_layers)

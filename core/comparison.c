@@ -85,6 +85,29 @@ static const char *const origin_names[] = {
 	[PG_ORIGIN_PROGRAM] = "program",
 };
 
+enum pg_code_cmp pg_code_cmp(uint64_t base, uint64_t new)
+{
+	if (!base || !new)
+		return PG_CODE_UNKNOWN;
+	return base == new ? PG_CODE_SAME : PG_CODE_CHANGED;
+}
+
+const char *pg_code_cmp_name(enum pg_code_cmp c)
+{
+	return c == PG_CODE_SAME ? "same" : c == PG_CODE_CHANGED ? "changed" : NULL;
+}
+
+int pg_code_cmp_parse(const char *s, enum pg_code_cmp *out)
+{
+	if (!strcmp(s, "same"))
+		*out = PG_CODE_SAME;
+	else if (!strcmp(s, "changed"))
+		*out = PG_CODE_CHANGED;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 const char *pg_origin_name(enum pg_origin s)
 {
 	if ((unsigned int)s >= sizeof(origin_names) / sizeof(origin_names[0]))

@@ -83,6 +83,23 @@ enum pg_origin {
 	PG_ORIGIN_PROGRAM,	/* the whole process tree: its CPU time or wall time a repetition */
 };
 
+/*
+ * Whether a function's own machine code differs between the two runs' builds: the digests of
+ * its instructions (struct pg_func.code, struct pg_code) on both sides, equal or not.
+ */
+enum pg_code_cmp {
+	PG_CODE_UNKNOWN = 0,	/* a side has no digest (older files, an inlined frame...) */
+	PG_CODE_SAME,
+	PG_CODE_CHANGED,
+};
+
+/* PG_CODE_UNKNOWN when either digest is 0, else SAME or CHANGED. */
+enum pg_code_cmp pg_code_cmp(uint64_t base, uint64_t new);
+
+/* "same", "changed"; NULL for PG_CODE_UNKNOWN. pg_code_cmp_parse(): 0 or -EINVAL */
+const char *pg_code_cmp_name(enum pg_code_cmp c);
+int pg_code_cmp_parse(const char *s, enum pg_code_cmp *out);
+
 /* "exact", "sampled", "program"; pg_origin_parse(): 0 or -EINVAL */
 const char *pg_origin_name(enum pg_origin s);
 int pg_origin_parse(const char *s, enum pg_origin *out);
@@ -204,6 +221,7 @@ struct pg_fcmp {
 	 * the sampled functions under it that changed the same way. "" when none.
 	 */
 	char explain[256];
+	enum pg_code_cmp code;	/* its own machine code, base against new */
 };
 
 struct pg_comparison {
@@ -213,6 +231,8 @@ struct pg_comparison {
 	size_t nregressions, nimprovements, nunchanged, ninconclusive, nadded, nremoved;
 	size_t nnotable;
 	size_t nsampled;		/* entries of f[] that are sampled functions */
+	size_t ncode_changed;		/* entries of f[] whose own machine code differs
+					 * between the two builds (PG_CODE_CHANGED) */
 	/*
 	 * What was judged (any verdict but inconclusive, added, removed): exact and sampled
 	 * functions, the whole program's CPU time; and the share of the CPU time of a repetition

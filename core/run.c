@@ -77,6 +77,9 @@ void pg_run_release(struct pg_run *run)
 		free(run->sources[i].file);
 	}
 	free(run->sources);
+	for (size_t i = 0; i < run->ncodes; i++)
+		free(run->codes[i].frame);
+	free(run->codes);
 	pg_run_init(run);
 }
 
@@ -530,7 +533,29 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 			return -EINVAL;
 		}
 	}
+	for (size_t i = 0; i < run->ncodes; i++) {
+		const struct pg_code *c = &run->codes[i];
+
+		if (!c->frame || !pg_folded_valid(c->frame) || strchr(c->frame, ';') ||
+		    !c->digest || (i && strcmp(run->codes[i - 1].frame, c->frame) >= 0)) {
+			WHY("frame code %zu is malformed, out of order or repeated", i);
+			return -EINVAL;
+		}
+	}
 	return 0;
+}
+
+static int cmp_code_key(const void *k, const void *e)
+{
+	return strcmp(k, ((const struct pg_code *)e)->frame);
+}
+
+uint64_t pg_run_code(const struct pg_run *run, const char *frame)
+{
+	const struct pg_code *c = run->ncodes ? bsearch(frame, run->codes, run->ncodes,
+							  sizeof(*run->codes), cmp_code_key) : NULL;
+
+	return c ? c->digest : 0;
 }
 
 bool pg_folded_valid(const char *s)

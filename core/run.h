@@ -64,6 +64,12 @@ struct pg_func {
 	 * then ends in " [scope]".
 	 */
 	char *scope;
+	/*
+	 * A digest of its machine code that does not depend on where the build placed it
+	 * (runner/codesum.h): two builds whose digests are equal hold the same instructions.
+	 * 0: unknown.
+	 */
+	uint64_t code;
 };
 
 struct pg_fstat {
@@ -133,6 +139,12 @@ struct pg_source {
 	char *frame;		/* the frame name as in folded stacks */
 	char *file;
 	uint32_t line;		/* 0 if unknown */
+};
+
+/* The machine code of the function a sampled frame names (struct pg_func.code). */
+struct pg_code {
+	char *frame;		/* the frame name as in folded stacks */
+	uint64_t digest;	/* not 0 */
 };
 
 struct pg_rep {
@@ -249,6 +261,13 @@ struct pg_run {
 	struct pg_rep *reps;
 	size_t nsources;
 	struct pg_source *sources;	/* sorted by frame (strcmp), unique; may be empty */
+	/*
+	 * The code digests of the functions this run's samples fell in (their own time), for
+	 * the frames that name one function of one object; sorted by frame, unique; may be
+	 * empty. In a perfgate ab session each side has its own.
+	 */
+	size_t ncodes;
+	struct pg_code *codes;
 };
 
 void pg_run_init(struct pg_run *run);
@@ -297,6 +316,9 @@ int pg_fstat_check_offcpu(const struct pg_fstat *s, char *why, size_t whylen);
 /* Is @s a valid folded stack: frames separated by ';', none empty (so no leading, trailing or
  * double ';'), no control characters (tab, LF, CR, ...). */
 bool pg_folded_valid(const char *s);
+
+/* The code digest of sampled frame @frame in @run->codes, or 0 when it has none. */
+uint64_t pg_run_code(const struct pg_run *run, const char *frame);
 
 /* The last path component of @path (a pointer into it). */
 const char *pg_basename(const char *path);

@@ -637,6 +637,9 @@ static int exact_entry(struct cmp *x, size_t i, size_t j, struct pg_fcmp **fp)
 	f->scope = *keys[i].scope ? strdup(keys[i].scope) : NULL;
 	if (!f->binary || !f->name || !f->display || (*keys[i].scope && !f->scope))
 		return -ENOMEM;
+	/* one key a side at most: the base's first */
+	if (j - i == 2)
+		f->code = pg_code_cmp(keys[i].code, keys[i + 1].code);
 	/* the source position: the new run's (last) that is known */
 	for (size_t k = j; k-- > i;) {
 		if (!keys[k].src_file || !keys[k].src_line)

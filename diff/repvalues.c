@@ -108,6 +108,7 @@ void pg_fkeys_fill(struct pg_fkey *keys, const struct pg_run *base, const struct
 		keys[i].src_line = fn->src_line;
 		keys[i].side = i >= base->nfuncs;
 		keys[i].id = fn->id;
+		keys[i].code = fn->code;
 	}
 	qsort(keys, nkeys, sizeof(*keys), cmp_key);
 }

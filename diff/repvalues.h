@@ -71,6 +71,7 @@ struct pg_fkey {
 	uint32_t src_line;
 	int side;		/* 0 base, 1 new */
 	uint32_t id;
+	uint64_t code;		/* struct pg_func.code */
 };
 
 /*

@@ -232,6 +232,7 @@ static int judge_frame(struct sctx *x, const struct fent *g[2], const size_t ng[
 	f->display = strndup(g[0]->s, g[0]->len);
 	if (!f->binary || !f->name || !f->display)
 		return -ENOMEM;
+	f->code = pg_code_cmp(pg_run_code(x->run[0], f->name), pg_run_code(x->run[1], f->name));
 	x->out->nsampled++;
 	x->s[0]->share = 1;	/* all of it on a CPU: the machine's speed moves it all */
 	x->s[0]->speed_id = PG_SPEED_NO_ID;

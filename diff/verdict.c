@@ -353,6 +353,7 @@ void pg_count_verdict(struct pg_comparison *c, const struct pg_fcmp *f)
 
 	if ((unsigned int)f->verdict < PG_VERDICT_COUNT)
 		(*counts[f->verdict])++;
+	c->ncode_changed += f->code == PG_CODE_CHANGED;
 }
 
 void pg_calls_words(struct pg_fcmp *f)

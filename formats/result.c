@@ -86,7 +86,8 @@ static struct json_object *new_fcmp(const struct pg_fcmp *f)
 	    (f->scope && pg_json_put_utf8(o, "scope", f->scope)) || put_split(o, f) ||
 	    pg_json_put_utf8(o, "origin", pg_origin_name(f->origin)) ||
 	    pg_json_put_u64(o, "samples", f->samples) ||
-	    pg_json_put_utf8(o, "explain", f->explain)) {
+	    pg_json_put_utf8(o, "explain", f->explain) ||
+	    pg_json_put_utf8(o, "code", pg_code_cmp_name(f->code))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -287,17 +288,22 @@ static int read_judged_on(const struct pg_jr *jr, struct json_object *o, const c
 	return err;
 }
 
-/* "origin", "samples" and "explain": absent in results from before (exact, 0, "") */
+/* "origin", "samples", "explain" and "code": absent in results from before (exact, 0, "",
+ * unknown) */
 static int read_origin(const struct pg_jr *jr, struct json_object *o, const char *where,
 		       struct pg_fcmp *f)
 {
-	const char *s = NULL, *e = NULL;
+	const char *s = NULL, *e = NULL, *code = NULL;
 	uint64_t n = 0;
 	int err = pg_jr_get_str(jr, o, where, "origin", PG_JR_OPTIONAL, &s);
 
 	if (!err && s && pg_origin_parse(s, &f->origin))
 		return pg_jr_bad(jr, where, "\"origin\" is \"%.40s\", not exact, sampled or "
 				 "program", s);
+	err = err ?: pg_jr_get_str(jr, o, where, "code", PG_JR_OPTIONAL, &code);
+	if (!err && code && pg_code_cmp_parse(code, &f->code))
+		return pg_jr_bad(jr, where, "\"code\" is \"%.40s\", not same, changed or null",
+				 code);
 	err = err ?: pg_jr_opt_u64(jr, o, where, "samples", UINT64_MAX, &n);
 	err = err ?: pg_jr_get_str(jr, o, where, "explain", PG_JR_OPTIONAL, &e);
 	f->samples = n;
@@ -560,6 +566,7 @@ static int read_root(const struct pg_jr *jr, struct json_object *root, struct pg
 			return err;
 		if (!c->f[i].binary || !c->f[i].name)
 			return pg_jr_bad(jr, where, "no binary or name");
+		c->ncode_changed += c->f[i].code == PG_CODE_CHANGED;
 	}
 	if (c->nregressions && c->overall == PG_OVERALL_PASS)
 		return pg_jr_bad(jr, "", "\"overall\" is \"pass\" but there are regressions");

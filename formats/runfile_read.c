@@ -151,8 +151,9 @@ static int read_func(const struct pg_jr *rd, struct json_object *o, size_t i,
 		     struct pg_run *run)
 {
 	const char *name, *display, *binary, *addr_s, *site_s, *file = NULL, *scope = NULL;
+	const char *code_s = NULL;
 	struct json_object *endbr, *v;
-	uint64_t id, addr, offset, line = 0;
+	uint64_t id, addr, offset, line = 0, code = 0;
 	enum pg_site site;
 	char where[48];
 	int err;
@@ -175,10 +176,16 @@ static int read_func(const struct pg_jr *rd, struct json_object *o, size_t i,
 	/* optional: what tells functions of one name apart (older files do not have it) */
 	if (!err && json_object_object_get_ex(o, "scope", &v))
 		err = pg_jr_to_str(rd, v, where, "\"scope\"", false, &scope);
+	/* optional: the digest of its machine code (older files do not have it) */
+	if (!err && json_object_object_get_ex(o, "code", &v))
+		err = pg_jr_to_str(rd, v, where, "\"code\"", false, &code_s);
 	if (err)
 		return err;
 	if (scope && !*scope)
 		return pg_jr_bad(rd, where, "\"scope\" is empty");
+	if (code_s && (parse_addr(code_s, &code) || !code))
+		return pg_jr_bad(rd, where, "\"code\" must be a nonzero hexadecimal string like "
+				 "\"0x5ca1ab1e00c0ffee\"");
 	if (id != i)
 		return pg_jr_bad(rd, where, "\"id\" is %" PRIu64 ", not %zu (ids number the "
 				 "functions in order from 0)", id, i);
@@ -197,6 +204,8 @@ static int read_func(const struct pg_jr *rd, struct json_object *o, size_t i,
 	/* the display name already ends in " [scope]": set the field alone */
 	if (!err && scope && !(run->funcs[run->nfuncs - 1].scope = strdup(scope)))
 		err = -ENOMEM;
+	if (!err)
+		run->funcs[run->nfuncs - 1].code = code;
 	return err ? pg_jr_oom(rd) : 0;
 }
 
@@ -649,6 +658,51 @@ static int read_sources(const struct pg_jr *rd, struct json_object *root, struct
 	return 0;
 }
 
+/* Optional "frame_code": [[frame, digest], ...], sorted by frame, unique. */
+static int read_codes(const struct pg_jr *rd, struct json_object *root, struct pg_run *run)
+{
+	struct json_object *a;
+	size_t n;
+
+	if (!json_object_object_get_ex(root, "frame_code", &a))
+		return 0;
+	if (pg_jr_want(rd, a, "", "\"frame_code\"", json_type_array, false))
+		return -EINVAL;
+	n = json_object_array_length(a);
+	run->codes = calloc(n ? n : 1, sizeof(*run->codes));
+	if (!run->codes)
+		return pg_jr_oom(rd);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *t = json_object_array_get_idx(a, i);
+		const char *frame, *code;
+		char where[48];
+		int err;
+
+		snprintf(where, sizeof(where), "frame_code[%zu]", i);
+		if (pg_jr_want(rd, t, where, "the entry", json_type_array, false))
+			return -EINVAL;
+		if (json_object_array_length(t) != 2)
+			return pg_jr_bad(rd, where, "must be a [frame, digest] pair");
+		err = pg_jr_to_str(rd, json_object_array_get_idx(t, 0), where, "the frame", false,
+				   &frame);
+		err = err ?: pg_jr_to_str(rd, json_object_array_get_idx(t, 1), where, "the digest",
+					  false, &code);
+		if (err)
+			return err;
+		if (!pg_folded_valid(frame) || strchr(frame, ';'))
+			return pg_jr_bad(rd, where, "the frame is not a frame name");
+		if (i && strcmp(run->codes[i - 1].frame, frame) >= 0)
+			return pg_jr_bad(rd, where, "frames must be sorted and unique");
+		if (parse_addr(code, &run->codes[i].digest) || !run->codes[i].digest)
+			return pg_jr_bad(rd, where, "the digest must be a nonzero hexadecimal string");
+		run->codes[i].frame = strdup(frame);
+		run->ncodes = i + 1;
+		if (!run->codes[i].frame)
+			return pg_jr_oom(rd);
+	}
+	return 0;
+}
+
 static int read_root(const struct pg_jr *rd, struct json_object *root, struct pg_run *run)
 {
 	struct json_object *v, *funcs, *reps;
@@ -689,7 +743,7 @@ static int read_root(const struct pg_jr *rd, struct json_object *root, struct pg
 	n = json_object_array_length(funcs);
 	for (size_t i = 0; i < n && !err; i++)
 		err = read_func(rd, json_object_array_get_idx(funcs, i), i, run);
-	if (version >= 3)
+	if (!err && version >= 3)
 		err = read_statcols(rd, root, &cols);
 	n = json_object_array_length(reps);
 	for (size_t r = 0; r < n && !err; r++) {
@@ -698,7 +752,7 @@ static int read_root(const struct pg_jr *rd, struct json_object *root, struct pg
 		/* what is read is dropped from the tree: the run grows as the tree shrinks */
 		json_object_array_put_idx(reps, r, NULL);
 	}
-	return err ?: read_sources(rd, root, run);
+	return err ?: read_sources(rd, root, run) ?: read_codes(rd, root, run);
 }
 
 /* The run in the parsed file @root (which it takes and puts), checked as a whole. */

@@ -94,9 +94,10 @@ static struct json_object *new_hist_scheme(bool compensated)
 static struct json_object *new_func(const struct pg_func *f)
 {
 	struct json_object *o = json_object_new_object();
-	char addr[32];
+	char addr[32], code[32];
 
 	snprintf(addr, sizeof(addr), "0x%" PRIx64, f->addr);
+	snprintf(code, sizeof(code), "0x%016" PRIx64, f->code);
 	if (!o || pg_json_put_u64(o, "id", f->id) ||
 	    pg_json_put_str(o, "name", f->name) ||
 	    pg_json_put_str(o, "display", f->display) ||
@@ -108,7 +109,8 @@ static struct json_object *new_func(const struct pg_func *f)
 	    (f->src_file && f->src_line &&
 	     (pg_json_put_str(o, "file", f->src_file) ||
 	      pg_json_put_u64(o, "line", f->src_line))) ||
-	    (f->scope && pg_json_put_str(o, "scope", f->scope))) {
+	    (f->scope && pg_json_put_str(o, "scope", f->scope)) ||
+	    (f->code && pg_json_put_str(o, "code", code))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -215,6 +217,26 @@ static struct json_object *new_sources(const struct pg_run *run)
 		    pg_json_push(t, json_object_new_string(run->sources[i].file)) ||
 		    pg_json_push(t, json_object_new_uint64(run->sources[i].line)) ||
 		    pg_json_push(a, t)) {
+			json_object_put(t);
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* Optional top level "frame_code": [[frame, digest], ...]. */
+static struct json_object *new_codes(const struct pg_run *run)
+{
+	struct json_object *a = pg_json_new_array(run->ncodes);
+
+	for (size_t i = 0; a && i < run->ncodes; i++) {
+		struct json_object *t = json_object_new_array_ext(2);
+		char code[32];
+
+		snprintf(code, sizeof(code), "0x%016" PRIx64, run->codes[i].digest);
+		if (pg_json_push(t, json_object_new_string(run->codes[i].frame)) ||
+		    pg_json_push(t, json_object_new_string(code)) || pg_json_push(a, t)) {
 			json_object_put(t);
 			json_object_put(a);
 			return NULL;
@@ -330,6 +352,10 @@ static void emit_run(struct writer *w, const struct pg_run *run)
 	if (run->nsources) {
 		emit_str(w, ",\"frame_sources\":");
 		emit_obj(w, new_sources(run));
+	}
+	if (run->ncodes) {
+		emit_str(w, ",\"frame_code\":");
+		emit_obj(w, new_codes(run));
 	}
 	emit_str(w, ",\"functions\":[");
 	for (size_t i = 0; i < run->nfuncs && !w->err; i++) {

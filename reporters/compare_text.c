@@ -60,6 +60,7 @@ struct row {
 	char interval[2 * PG_FMT_LEN];
 	char verdict[2 * PG_FMT_LEN];		/* verdict and q */
 	char calls[3 * PG_FMT_LEN];		/* "calls 100->120", or "" */
+	const char *code;			/* pg_fmt_code_note(), or NULL */
 };
 
 static size_t max_len(size_t w, const char *s)
@@ -69,11 +70,12 @@ static size_t max_len(size_t w, const char *s)
 	return l > w ? l : w;
 }
 
-static int fill_row(struct row *r, const struct pg_fcmp *f)
+static int fill_row(struct row *r, const struct pg_comparison *c, const struct pg_fcmp *f)
 {
 	char q[PG_FMT_LEN] = "", a[PG_FMT_LEN], b[PG_FMT_LEN];
 
 	r->f = f;
+	r->code = pg_fmt_code_note(c, f);
 	r->fn = pg_fmt_ascii(f->display ? f->display : f->name);
 	r->bin = pg_fmt_ascii(f->binary);
 	if (!r->fn || !r->bin)
@@ -243,14 +245,17 @@ static void note_line(const char *what, const char *text, FILE *out)
 	free(t);
 }
 
-/* A sampled function's samples; what explains a change (struct pg_fcmp explain). */
-static void print_notes(const struct pg_fcmp *f, FILE *out)
+/* A sampled function's samples; that its code is the same in both builds; what explains a
+ * change (struct pg_fcmp explain). */
+static void print_notes(const struct pg_fcmp *f, const char *code, FILE *out)
 {
 	char n[PG_FMT_LEN];
 
 	if (f->origin == PG_ORIGIN_SAMPLED)
 		fprintf(out, "    sampled: time a repetition estimated from %s samples\n",
 			pg_fmt_count(n, sizeof(n), (double)f->samples));
+	if (code)
+		fprintf(out, "    %s\n", code);
 	if (f->explain[0])
 		note_line("", f->explain, out);
 }
@@ -304,7 +309,7 @@ static void print_rows(struct row *rows, size_t nrows, bool multi_bin, FILE *out
 			fprintf(out, "  %s", r->calls);
 		fputc('\n', out);
 		print_split(r->f, out);
-		print_notes(r->f, out);
+		print_notes(r->f, r->code, out);
 		/* the reason only where the columns do not say it all: why it is inconclusive */
 		show_reason = r->f->reason[0] && r->f->verdict == PG_VERDICT_INCONCLUSIVE;
 		if (r->f->verdict == PG_VERDICT_NOTABLE)
@@ -550,7 +555,7 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 			causes[f->cause < PG_CAUSE_COUNT ? f->cause : PG_CAUSE_NONE]++;
 			continue;
 		}
-		err = fill_row(&rows[nrows++], f);
+		err = fill_row(&rows[nrows++], c, f);
 		if (err) {
 			pg_err("compare table: out of memory");
 			goto out;

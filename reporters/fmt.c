@@ -6,7 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/comparison.h"
 #include "fmt.h"
+
+const char *pg_fmt_code_note(const struct pg_comparison *c, const struct pg_fcmp *f)
+{
+	if (!c->ncode_changed || f->code != PG_CODE_SAME || (f->verdict != PG_VERDICT_REGRESSION &&
+					 f->verdict != PG_VERDICT_IMPROVEMENT &&
+					 f->verdict != PG_VERDICT_NOTABLE))
+		return NULL;
+	return "same machine code in both builds: its instructions did not change";
+}
 
 const char *pg_fmt_commit(char *buf, size_t len, const char *commit)
 {

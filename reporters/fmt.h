@@ -26,6 +26,16 @@ void pg_fmt_regressed(char *buf, size_t len, size_t prog, size_t benches, size_t
 /* "2 benchmarks and 11 functions", or "11 functions" without benchmarks: what was compared */
 void pg_fmt_compared(char *buf, size_t len, size_t benches, size_t nfun);
 
+/*
+ * For a change that counts (regression, improvement, notable) of a function whose machine code
+ * is the same in both builds (struct pg_fcmp code) of comparison @c, when the builds differ in
+ * the code of some other function it compared: the sentence that says so, else NULL. (Two runs
+ * of one build, or of builds whose compared code is all the same, get no such notes.)
+ */
+struct pg_comparison;
+struct pg_fcmp;
+const char *pg_fmt_code_note(const struct pg_comparison *c, const struct pg_fcmp *f);
+
 /* Abbreviated commit id (12 characters), "?" if unknown. */
 const char *pg_fmt_commit(char *buf, size_t len, const char *commit);
 

@@ -249,6 +249,8 @@ static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, cons
 		fprintf(m, "%s\n", f->reason);
 	if (f->explain[0])
 		fprintf(m, "%s\n", f->explain);
+	if (pg_fmt_code_note(c, f))
+		fprintf(m, "%s\n", pg_fmt_code_note(c, f));
 	if (fclose(m)) {
 		free(body);
 		j->err = -ENOMEM;

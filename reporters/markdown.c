@@ -219,7 +219,7 @@ static void md_context(FILE *out, const struct pg_comparison *c, const struct pg
 	free(cmd);
 }
 
-static void md_row(FILE *out, const struct pg_fcmp *f)
+static void md_row(FILE *out, const struct pg_comparison *c, const struct pg_fcmp *f)
 {
 	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN], split[96];
 
@@ -242,6 +242,8 @@ static void md_row(FILE *out, const struct pg_fcmp *f)
 		fputs("the whole program", out);
 	else
 		md_text(out, f->binary);
+	if (pg_fmt_code_note(c, f))
+		fputs("; same machine code in both builds", out);
 	fprintf(out, " | %s | %s | %s %s", pg_fmt_ns(a, sizeof(a), f->base_ns),
 		pg_fmt_ns(b, sizeof(b), f->new_ns), pg_fmt_pct(ch, sizeof(ch), f->change),
 		pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi));
@@ -310,7 +312,7 @@ static void md_table(FILE *out, const struct pg_comparison *c, size_t top)
 			fputs("\n| | function | binary | base | new | change [interval] | "
 			      "calls/rep | share of the run |\n"
 			      "|---|---|---|---:|---:|---:|---:|---:|\n", out);
-		md_row(out, f);
+		md_row(out, c, f);
 	}
 	if (shown)
 		md_explained(out, c, top);

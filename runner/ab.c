@@ -22,6 +22,7 @@
 #include "launch.h"
 #include "meta.h"
 #include "resolve.h"
+#include "sampler.h"
 
 /* splitmix64: the running order's generator (not for secrets; seeded per session) */
 static uint64_t next_random(uint64_t *state)
@@ -304,6 +305,8 @@ static int run_side(struct pg_ab *s, enum pg_ab_side side, uint32_t pair, uint32
 	if (err)
 		return err;
 	l->side = is_base ? "base" : "new";
+	if (s->rec.probes.sampler)
+		pg_sampler_set_side(s->rec.probes.sampler, is_base ? 0 : 1);
 	pg_launch_phase(l, run->nreps > 1 ? run->reps[run->nreps - 2].wall_ns : s->rec.sampled_wall,
 			"pair %u, %s side", pair + 1, l->side);
 	pg_rep_release(&s->scratch);
@@ -418,9 +421,17 @@ int pg_ab_end(struct pg_ab *s, int err)
 	}
 	pg_rep_release(&s->scratch);
 	pg_run_release(&s->probed);
+	pg_codesums_release(&s->codes);
 	free(s->new_ids);
 	s->new_ids = NULL;
 	return err;
+}
+
+/* Both sides' code digests so far, for a look at them (pg_recording_codes()). */
+static int ab_codes(struct pg_ab *s)
+{
+	return pg_recording_codes(&s->rec, &s->codes, s->base, 0) ?:
+	       pg_recording_codes(&s->rec, &s->codes, s->new, 1);
 }
 
 int pg_ab_session(const struct pg_ab_opts *o, uint32_t first, uint32_t max,
@@ -437,6 +448,7 @@ int pg_ab_session(const struct pg_ab_opts *o, uint32_t first, uint32_t max,
 	pg_comparison_init(&prev);
 	err = pg_ab_begin(&ab, o, base, new);
 	err = err ?: pg_ab_pairs(&ab, first);
+	err = err ?: ab_codes(&ab);
 	err = err ?: pg_compare_look(base, new, &co, NULL, cmp);
 	while (!err && ab.npairs < max && pg_comparison_undecided(cmp)) {
 		uint32_t more = max - ab.npairs < PG_AB_BLOCK ? max - ab.npairs : PG_AB_BLOCK;
@@ -452,7 +464,7 @@ int pg_ab_session(const struct pg_ab_opts *o, uint32_t first, uint32_t max,
 		prev = *cmp;
 		pg_comparison_init(cmp);
 		co.look++;
-		err = pg_compare_look(base, new, &co, &prev, cmp);
+		err = ab_codes(&ab) ?: pg_compare_look(base, new, &co, &prev, cmp);
 	}
 	if (err && err != -EINTR && cmp->error[0])
 		pg_err("%s", cmp->error);

@@ -55,6 +55,7 @@
 #include <stdint.h>
 
 #include "../core/run.h"
+#include "codesum.h"
 #include "record.h"
 #include "recording.h"
 
@@ -81,6 +82,7 @@ struct pg_ab {
 	uint32_t npairs;		/* recorded so far, on each side */
 	uint64_t seed;			/* the running order's (o->seed, or the random one) */
 	uint64_t rng;
+	struct pg_codesums codes;	/* the files whose code digests were taken */
 };
 
 /*

@@ -18,6 +18,7 @@
 #include "../formats/runfile.h"
 #include "budget.h"
 #include "calibrate.h"
+#include "codesum.h"
 #include "coverage.h"
 #include "discover.h"
 #include "launch.h"
@@ -259,15 +260,43 @@ int pg_recording_once(struct pg_recording *r, const struct pg_run *probed, uint3
 	return l->tick_stopped ? PG_GUARD_STOPPED : 0;	/* then pg_budget_narrow() */
 }
 
+int pg_recording_codes(struct pg_recording *r, struct pg_codesums *cs, struct pg_run *run,
+		       int side)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < run->nfuncs && !err; i++) {
+		struct pg_func *f = &run->funcs[i];
+
+		if (!f->code && pg_codesum(cs, f->binary, f->addr, &f->code) == -ENOMEM)
+			err = -ENOMEM;
+	}
+	for (size_t i = 0; i < run->ncodes; i++)
+		free(run->codes[i].frame);
+	free(run->codes);
+	run->codes = NULL;
+	run->ncodes = 0;
+	if (!err && r->probes.sampler)
+		err = pg_sampler_codes(r->probes.sampler, side, cs, run);
+	if (err)
+		pg_err("out of memory");
+	return err;
+}
+
 int pg_recording_end(struct pg_recording *r, const struct pg_record_opts *o, struct pg_run *run,
 		     int err)
 {
+	struct pg_codesums cs = PG_CODESUMS_INIT;
+
 	if (r->armed)
 		pg_maps_explain_counters(r->counters);
 	if (!err)
 		pg_budget_check(o, run, r->sampled_wall);
 	if (!err && r->probes.sampler)
 		err = pg_sampler_finish(r->probes.sampler, run);
+	if (!err)
+		err = pg_recording_codes(r, &cs, run, 0);
+	pg_codesums_release(&cs);
 	/* 4. detach everything */
 	pg_budget_watch_release(&r->guard);
 	pg_probes_release(&r->probes);

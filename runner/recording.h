@@ -116,9 +116,19 @@ int pg_recording_once(struct pg_recording *r, const struct pg_run *probed, uint3
 		      struct pg_rep *rep, struct pg_rep *stats);
 
 /*
+ * The code digests (runner/codesum.h) of @run's traced functions and of the frames its side
+ * @side's samples so far fell in (pg_sampler_set_side()), the latter replacing @run->codes;
+ * @cs keeps the files read, for the next call. 0 or -ENOMEM (logged).
+ */
+struct pg_codesums;
+int pg_recording_codes(struct pg_recording *r, struct pg_codesums *cs, struct pg_run *run,
+		       int side);
+
+/*
  * Step 4 of a session that ended with @err: what the counters say; when @err is 0, the
- * budget's check and the sampled frames' sources into @run; detach everything and restore
- * the signals. Returns the session's result (-EINTR when a stop signal came meanwhile).
+ * budget's check, the sampled frames' sources and the code digests of side 0 into @run;
+ * detach everything and restore the signals. Returns the session's result (-EINTR when a stop
+ * signal came meanwhile).
  */
 int pg_recording_end(struct pg_recording *r, const struct pg_record_opts *o, struct pg_run *run,
 		     int err);

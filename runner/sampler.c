@@ -19,6 +19,7 @@
 #include "../core/log.h"
 #include "../core/strbuf.h"
 #include "../formats/folded.h"
+#include "framecode.h"
 #include "objects.h"
 #include "sampler.h"
 #include "symbolize.h"
@@ -68,6 +69,9 @@ struct pg_sampler {
 	struct pg_ksyms ksyms;
 	struct pg_symcache cache;	/* frames by module and address, for the whole recording */
 	struct pg_srcs srcs;
+	/* the function each innermost frame lies in, by side (pg_sampler_set_side()) */
+	struct pg_framecodes codes;
+	int side;
 	/* cost of unwinding + symbolizing, over the whole recording */
 	uint64_t unwind_ns, unwound;
 	uint64_t all_samples, all_lost, all_truncated;	/* over the whole recording */
@@ -292,6 +296,7 @@ void pg_sampler_free(struct pg_sampler *s)
 	pg_ksyms_release(&s->ksyms);
 	pg_symcache_release(&s->cache);
 	pg_srcs_release(&s->srcs);
+	pg_framecodes_release(&s->codes);
 	free(s);
 }
 
@@ -359,8 +364,10 @@ int pg_sampler_poll(struct pg_sampler *s, int timeout_ms)
 	return n < 0 ? n : 0;
 }
 
-/* The object of a sample's innermost user frame gets the sample as its own. */
-static void count_leaf(struct pg_sampler *s, const struct space *sp, uint64_t pc, bool act)
+/* The object of a sample's innermost user frame gets the sample as its own; its path, or
+ * NULL when unknown. */
+static const char *count_leaf(struct pg_sampler *s, const struct space *sp, uint64_t pc,
+			      bool act)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(sp->as->dwfl, act ? pc : pc - 1);
 	const char *name = mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL,
@@ -369,6 +376,22 @@ static void count_leaf(struct pg_sampler *s, const struct space *sp, uint64_t pc
 	if (name && name[0] == '/' && pg_objects_count_self(&s->objs, name, 1) && !s->err)
 		s->err = -ENOMEM;
 	if (sp->exe && pg_objects_count_ran(&s->objs, sp->exe, 1) && !s->err)
+		s->err = -ENOMEM;
+	return name && name[0] == '/' ? name : NULL;
+}
+
+/* The innermost user frames @leaf[0..len) ("f" or "f;inlined") lie in the function at @sym
+ * of @path: the last of them names that function unless it was inlined. */
+static void note_code(struct pg_sampler *s, const char *path, const char *leaf, size_t len,
+		      uint64_t sym)
+{
+	const char *semi = memrchr(leaf, ';', len);
+	size_t skip = semi ? (size_t)(semi - leaf) + 1 : 0;
+
+	if (semi)
+		path = NULL;	/* an inlined function: not one symbol's code */
+	if (pg_framecodes_note(&s->codes, leaf + skip, len - skip, s->side, path,
+			       path ? sym : PG_NO_SYM) && !s->err)
 		s->err = -ENOMEM;
 }
 
@@ -379,7 +402,9 @@ static char *fold(struct pg_sampler *s, const struct kept *k, bool *truncated)
 	bool act[PG_UNWIND_MAX_FRAMES];
 	const struct pg_rec_sample *r = k->rec;
 	struct pg_strbuf b = PG_STRBUF_INIT;
-	size_t n = 0, nk = r->kbytes > 0 ? (size_t)r->kbytes / 8 : 0;
+	size_t n = 0, nk = r->kbytes > 0 ? (size_t)r->kbytes / 8 : 0, leaf_at = 0;
+	const char *leaf_obj = NULL;
+	uint64_t sym = PG_NO_SYM;
 
 	if (nk >= PG_SAMPLE_KFRAMES)
 		*truncated = true;
@@ -390,18 +415,22 @@ static char *fold(struct pg_sampler *s, const struct kept *k, bool *truncated)
 
 		pg_unwind(sp->as, r, pcs, act, &n, truncated);
 		if (n && r->h.kind != PG_REC_OFFCPU)
-			count_leaf(s, sp, pcs[0], act[0]);
+			leaf_obj = count_leaf(s, sp, pcs[0], act[0]);
 	}
 	for (size_t i = n; i-- > 0;) {
 		struct space *sp = &s->spaces[k->space];
 
 		if (b.len)
 			pg_strbuf_add(&b, ";");
+		leaf_at = b.len;
 		if (pg_in_uprobes_page(r, pcs[i], act[i]))
 			pg_strbuf_add(&b, "[unknown]");
 		else
-			pg_sym_user(sp->as->dwfl, &s->cache, &s->srcs, pcs[i], act[i], &b);
+			pg_sym_user(sp->as->dwfl, &s->cache, &s->srcs, pcs[i], act[i], &b,
+				    i ? NULL : &sym);
 	}
+	if (n && r->h.kind != PG_REC_OFFCPU && !b.err)
+		note_code(s, leaf_obj, b.s + leaf_at, b.len - leaf_at, sym);
 	for (size_t i = nk; i-- > 0;) {
 		if (b.len)
 			pg_strbuf_add(&b, ";");
@@ -565,6 +594,16 @@ int pg_sampler_finish(struct pg_sampler *s, struct pg_run *run)
 		 (unsigned long long)s->skel->bss->noffcpu_nostack,
 		 (double)s->skel->bss->noffcpu_nostack_ns / 1e9);
 	return pg_srcs_finish(&s->srcs, run);
+}
+
+void pg_sampler_set_side(struct pg_sampler *s, int side)
+{
+	s->side = side;
+}
+
+int pg_sampler_codes(struct pg_sampler *s, int side, struct pg_codesums *cs, struct pg_run *run)
+{
+	return pg_framecodes_fill(&s->codes, side, cs, run);
 }
 
 const struct pg_objects *pg_sampler_objects(const struct pg_sampler *s)

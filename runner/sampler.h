@@ -67,6 +67,14 @@ int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep);
  * 0 or -ENOMEM. */
 int pg_sampler_finish(struct pg_sampler *s, struct pg_run *run);
 
+/* The repetitions from now on are of side @side (perfgate ab: 0 base, 1 new; else 0). */
+void pg_sampler_set_side(struct pg_sampler *s, int side);
+
+/* The code digests of the functions side @side's samples fell in, into @run->codes (empty
+ * before; runner/framecode.h). 0 or -ENOMEM. */
+struct pg_codesums;
+int pg_sampler_codes(struct pg_sampler *s, int side, struct pg_codesums *cs, struct pg_run *run);
+
 /*
  * The objects the sampled processes mapped so far (runner/objects.h), over every repetition
  * this sampler ran; each mapped in repetition pg_sampler_reps() has that as its last_rep.

@@ -151,8 +151,10 @@ static char *die_name(Dwarf_Die *die)
 	return n ? frame_name(n) : NULL;
 }
 
-/* Symbolize one pc into a fresh string: "func;inlined1;inlined2". NULL on ENOMEM. */
-static char *symbolize(Dwfl *dwfl, struct pg_srcs *srcs, uint64_t pc, bool activation)
+/* Symbolize one pc into a fresh string: "func;inlined1;inlined2", and the ELF address of its
+ * function symbol into @symaddr (PG_NO_SYM: none). NULL on ENOMEM. */
+static char *symbolize(Dwfl *dwfl, struct pg_srcs *srcs, uint64_t pc, bool activation,
+		       uint64_t *symaddr)
 {
 	Dwarf_Addr lookup = activation ? pc : pc - 1, bias = 0, start = 0;
 	Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, lookup) : NULL;
@@ -163,6 +165,7 @@ static char *symbolize(Dwfl *dwfl, struct pg_srcs *srcs, uint64_t pc, bool activ
 	GElf_Sym s;
 	int nscopes = 0;
 
+	*symaddr = PG_NO_SYM;
 	if (!mod)
 		return strdup("[unknown]");
 	modname = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
@@ -172,6 +175,8 @@ static char *symbolize(Dwfl *dwfl, struct pg_srcs *srcs, uint64_t pc, bool activ
 		nscopes = dwarf_getscopes(cu, lookup - bias, &scopes);
 	if (sym) {
 		char *n = frame_name(sym);
+
+		*symaddr = s.st_value;	/* as in the file: not adjusted (libdwfl.h) */
 
 		if (n) {
 			pg_strbuf_add(&b, n);
@@ -232,9 +237,9 @@ static size_t slot(const struct pg_symcache *c, uint64_t k1, uint64_t k2)
 
 /* symbolize() appended to @out. */
 static int symbolize_into(Dwfl *dwfl, struct pg_srcs *srcs, uint64_t pc, bool activation,
-			  struct pg_strbuf *out)
+			  struct pg_strbuf *out, uint64_t *symaddr)
 {
-	char *v = symbolize(dwfl, srcs, pc, activation);
+	char *v = symbolize(dwfl, srcs, pc, activation, symaddr);
 
 	if (!v)
 		return -ENOMEM;
@@ -245,13 +250,15 @@ static int symbolize_into(Dwfl *dwfl, struct pg_srcs *srcs, uint64_t pc, bool ac
 
 static int cache_grow(struct pg_symcache *c)
 {
-	struct pg_symcache n = { c->cap ? c->cap * 2 : 4096, c->n, NULL, NULL };
+	struct pg_symcache n = { c->cap ? c->cap * 2 : 4096, c->n, NULL, NULL, NULL };
 
 	n.keys = calloc(2 * n.cap, sizeof(*n.keys));
 	n.vals = calloc(n.cap, sizeof(*n.vals));
-	if (!n.keys || !n.vals) {
+	n.syms = calloc(n.cap, sizeof(*n.syms));
+	if (!n.keys || !n.vals || !n.syms) {
 		free(n.keys);
 		free(n.vals);
+		free(n.syms);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < c->cap; i++) {
@@ -263,9 +270,11 @@ static int cache_grow(struct pg_symcache *c)
 		n.keys[2 * h] = c->keys[2 * i];
 		n.keys[2 * h + 1] = c->keys[2 * i + 1];
 		n.vals[h] = c->vals[i];
+		n.syms[h] = c->syms[i];
 	}
 	free(c->keys);
 	free(c->vals);
+	free(c->syms);
 	*c = n;
 	return 0;
 }
@@ -276,38 +285,43 @@ void pg_symcache_release(struct pg_symcache *c)
 		free(c->vals[i]);
 	free(c->keys);
 	free(c->vals);
+	free(c->syms);
 	memset(c, 0, sizeof(*c));
 }
 
 int pg_sym_user(Dwfl *dwfl, struct pg_symcache *cache, struct pg_srcs *srcs, uint64_t pc,
-		bool activation, struct pg_strbuf *out)
+		bool activation, struct pg_strbuf *out, uint64_t *symaddr)
 {
 	Dwarf_Addr lookup = activation ? pc : pc - 1, bias = 0;
 	Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, lookup) : NULL;
 	const char *file = NULL;
-	uint64_t k1, k2;
+	uint64_t k1, k2, sa, *sap = symaddr ? symaddr : &sa;
 	size_t h;
 	char *v;
 
+	*sap = PG_NO_SYM;
 	if (!mod)
 		return pg_strbuf_add(out, "[unknown]");
 	if (dwfl_module_getelf(mod, &bias))
 		dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &file, NULL);
 	if (!file)	/* no file to key on */
-		return symbolize_into(dwfl, srcs, pc, activation, out);
+		return symbolize_into(dwfl, srcs, pc, activation, out, sap);
 	k1 = hash_str(file);
 	k2 = (uint64_t)(lookup - bias) << 1 | (activation ? 1 : 0);
 	if ((cache->n + 1) * 2 > cache->cap && cache_grow(cache))
 		return -ENOMEM;
 	h = slot(cache, k1, k2);
-	if (cache->vals[h])
+	if (cache->vals[h]) {
+		*sap = cache->syms[h];
 		return pg_strbuf_add(out, cache->vals[h]);
-	v = symbolize(dwfl, srcs, pc, activation);
+	}
+	v = symbolize(dwfl, srcs, pc, activation, sap);
 	if (!v)
 		return -ENOMEM;
 	cache->keys[2 * h] = k1;
 	cache->keys[2 * h + 1] = k2;
 	cache->vals[h] = v;
+	cache->syms[h] = *sap;
 	cache->n++;
 	return pg_strbuf_add(out, v);
 }

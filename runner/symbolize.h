@@ -48,10 +48,13 @@ void pg_ksyms_release(struct pg_ksyms *k);
  * repetition (each repetition has new Dwfls, and with ASLR new load addresses).
  * Zero-initialise.
  */
+#define PG_NO_SYM UINT64_MAX	/* an address in no function symbol */
+
 struct pg_symcache {
 	size_t cap, n;
 	uint64_t *keys;		/* pairs: hash of the module file, vaddr << 1 | activation */
 	char **vals;		/* "outer;inlined"; NULL = empty slot */
+	uint64_t *syms;		/* the ELF address of the function symbol, or PG_NO_SYM */
 };
 
 void pg_symcache_release(struct pg_symcache *c);
@@ -68,9 +71,10 @@ int pg_srcs_finish(struct pg_srcs *s, struct pg_run *run);
 void pg_srcs_release(struct pg_srcs *s);
 
 /* Append the frames of user @pc (a return address unless @activation) to @out, root first,
- * ';'-separated, no leading ';'. 0 or -ENOMEM. */
+ * ';'-separated, no leading ';'; the ELF address of the function symbol it lies in into
+ * @symaddr (may be NULL; PG_NO_SYM when there is none). 0 or -ENOMEM. */
 int pg_sym_user(Dwfl *dwfl, struct pg_symcache *cache, struct pg_srcs *srcs, uint64_t pc,
-		bool activation, struct pg_strbuf *out);
+		bool activation, struct pg_strbuf *out, uint64_t *symaddr);
 
 /* Append "name [k]" for kernel address @ip. 0 or -ENOMEM. */
 int pg_sym_kernel(const struct pg_ksyms *k, uint64_t ip, struct pg_strbuf *out);

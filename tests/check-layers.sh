@@ -12,7 +12,8 @@
 #   cli/                  anything
 #   bpf/                  core/ (the shared histogram buckets)
 # A layer may always include its own headers and the system's (<...>), except that only
-# runner/ (and cli/) may include <bpf/...> (libbpf) or a BPF skeleton (*.skel.h).
+# runner/ (and cli/) may include <bpf/...> (libbpf) or a BPF skeleton (*.skel.h), and only
+# runner/codesum.c the disassembler (<capstone/...>).
 #
 # Prints one line per violation, "FILE:LINE: #include X: LAYER may not include OTHER", and
 # exits 1 if there is any, 0 otherwise, 2 on bad usage.
@@ -84,6 +85,10 @@ while IFS= read -r file; do
 		if [[ $inc == \<* ]]; then
 			if [[ $name == bpf/* && $from != runner && $from != bpf ]]; then
 				violation "$file" "$line" "$inc" "$from may not include libbpf"
+			fi
+			if [[ $name == capstone/* && $file != runner/codesum.c ]]; then
+				violation "$file" "$line" "$inc" \
+					"only runner/codesum.c includes the disassembler"
 			fi
 			continue
 		fi

@@ -3,7 +3,9 @@
 # with its sample count, in the table, JSON, JUnit, Markdown and the flame graph; the whole program's CPU time
 # fails with it, explained by that leaf; a whole-program slowdown with no sampled profile fails
 # on the program alone, its change unexplained; a benchmark nothing can be judged on (noisy)
-# is INCONCLUSIVE everywhere, exit 0, and exit 2 with --strict; its Gerrit vote is 0.
+# is INCONCLUSIVE everywhere, exit 0, and exit 2 with --strict; its Gerrit vote is 0. Two
+# builds (hotleaf, hotleaf_new) where hot_leaf is slower with the same machine code and
+# other_work's code changed: hot_leaf's regression says its code is the same, in both flows.
 source "$(dirname "$0")/lib.sh"
 
 # ---- a sampled-only regression, with the whole program explained by it ----
@@ -51,6 +53,49 @@ expect_exit 1 "$PERFGATE" compare "$TMP/leaf/base.json" "$TMP/leaf/new.json" \
 	--flamegraph "$TMP/leaf.svg"
 check_contains "leaf: the flame graph gives hot_leaf's sampled verdict" "$TMP/leaf.svg" \
 	'sampled verdict of the function, all its frames (self time a repetition, from [0-9]* samples): REGRESSION'
+# one build on both sides: its code is the same everywhere, and no row says so
+check "leaf: one build, no same-code note" not grep -q 'same machine code' "$TMP/stdout"
+
+# ---- same code, slower, in a build where other code changed ----
+same_code() { # NAME DIR: the result DIR/compare.json or DIR.json and its text in stdout
+	python3 - "$2" <<'PY'
+import sys, pgtest
+r = pgtest.load(sys.argv[1])
+leaf, other = pgtest.func(r, "hot_leaf"), pgtest.func(r, "other_work")
+assert leaf["origin"] == "sampled" and leaf["verdict"] == "regression", leaf
+assert leaf["code"] == "same", leaf
+assert other["code"] == "changed", other
+assert pgtest.func(r, "setup")["code"] == "same"
+PY
+	check_contains "$1: hot_leaf's note" "$TMP/stdout" \
+		'^    same machine code in both builds: its instructions did not change'
+	check "$1: no note under other_work" not sh -c \
+		"grep -A2 '^other_work ' '$TMP/stdout' | grep -q 'same machine code'"
+}
+expect_exit 1 "$PERFGATE" ab -o "$TMP/same" -r 8 --max-reps 8 -F 999 -f setup \
+	--junit "$TMP/same.xml" --markdown "$TMP/same.md" ./hotleaf ./hotleaf_new
+cat "$TMP/stdout"
+same_code "same code, ab" "$TMP/same/compare.json"
+check_contains "same code: JUnit" "$TMP/same.xml" 'same machine code in both builds'
+check_contains "same code: Markdown" "$TMP/same.md" \
+	'`hot_leaf` | sampled ([0-9,]* samples); same machine code in both builds'
+R=(-q -r 6 -F 999 -f setup)
+"$PERFGATE" record "${R[@]}" -o "$TMP/sb.json" -- ./hotleaf
+"$PERFGATE" record "${R[@]}" -o "$TMP/sn.json" -- ./hotleaf_new
+expect_exit 1 "$PERFGATE" compare "$TMP/sb.json" "$TMP/sn.json" --json "$TMP/same2.json"
+cat "$TMP/stdout"
+same_code "same code, two recordings" "$TMP/same2.json"
+# main traced: its digest is of the file's code, not of the breakpoints its probes put there
+"$PERFGATE" record -q -r 1 -F 999 -f main -o "$TMP/sm.json" -- ./hotleaf
+python3 - "$TMP/sb.json" "$TMP/sm.json" <<'PY'
+import json, sys
+run, traced = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+codes = dict(run["frame_code"])
+assert "hot_leaf" in codes and codes["hot_leaf"].startswith("0x"), codes
+assert all(f.get("code") for f in run["functions"]), run["functions"]
+main = [f for f in traced["functions"] if f["name"] == "main"][0]
+assert main["code"] == codes["main"], (main["code"], codes["main"])
+PY
 
 # ---- the whole program alone: no samples, the traced function unchanged ----
 R=(-q -r 8 --no-sample -f setup)

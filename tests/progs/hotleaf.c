@@ -4,11 +4,22 @@
  * (~40 ns) holds about half of the run, other_work() the rest. A first argument P (or
  * PG_SLOW=P) makes hot_leaf() do P% more work. setup() runs once: the function a test traces
  * with -f, so that hot_leaf() is judged from the samples only.
+ *
+ * Built again as hotleaf_new with -DLEAF_ITERS=52 -DOTHER_ITERS=50: other_work()'s code
+ * changes there, and hot_leaf() is 30% slower with the same instructions (it reads its count
+ * from leaf_iters).
  */
 #include <stdlib.h>
 
+#ifndef LEAF_ITERS
+#define LEAF_ITERS 40
+#endif
+#ifndef OTHER_ITERS
+#define OTHER_ITERS 40
+#endif
+
 volatile unsigned long sink;
-static unsigned long leaf_iters = 40;
+static unsigned long leaf_iters = LEAF_ITERS;
 
 __attribute__((noinline)) unsigned long hot_leaf(unsigned long x)
 {
@@ -19,7 +30,7 @@ __attribute__((noinline)) unsigned long hot_leaf(unsigned long x)
 
 __attribute__((noinline)) unsigned long other_work(unsigned long x)
 {
-	for (unsigned long i = 0; i < 40; i++)
+	for (unsigned long i = 0; i < OTHER_ITERS; i++)
 		x ^= x >> 13, x *= 0x9e3779b97f4a7c15UL;
 	return x;
 }

@@ -89,7 +89,9 @@ static void round_trip(const struct pg_comparison *c)
 		assert_int_equal(r.f[i].origin, c->f[i].origin);
 		assert_int_equal(r.f[i].samples, c->f[i].samples);
 		assert_string_equal(r.f[i].explain, c->f[i].explain);
+		assert_int_equal(r.f[i].code, c->f[i].code);
 	}
+	assert_int_equal(r.ncode_changed, c->ncode_changed);
 	assert_int_equal(r.nsampled, c->nsampled);
 	assert_int_equal(r.njudged_exact, c->njudged_exact);
 	assert_int_equal(r.njudged_sampled, c->njudged_sampled);
@@ -147,6 +149,45 @@ static void test_sampled_regression(void **state)
 }
 
 /* Untraced, unchanged: a pass on the program's CPU time and the sampled functions. */
+/* Give @run code digests: traced's @traced, the frames leaf's @leaf and other's @other. */
+static void set_codes(struct pg_run *run, uint64_t traced, uint64_t leaf, uint64_t other)
+{
+	run->funcs[0].code = traced;
+	run->ncodes = 2;
+	run->codes = calloc(2, sizeof(*run->codes));
+	run->codes[0].frame = strdup("leaf");
+	run->codes[0].digest = leaf;
+	run->codes[1].frame = strdup("other");
+	run->codes[1].digest = other;
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+}
+
+/* Whose machine code changed: exact and sampled entries, kept by the JSON result */
+static void test_code_compared(void **state)
+{
+	struct pg_run *a = model(50, 40, 10, 1, true, NULL), *b = model(65, 40, 10, 2, true, NULL);
+	struct pg_comparison c;
+
+	(void)state;
+	assert_int_equal(compare(a, b, &c), 0);	/* runs of older files: nothing known */
+	assert_int_equal(find(&c, PG_ORIGIN_SAMPLED, "leaf")->code, PG_CODE_UNKNOWN);
+	assert_int_equal(find(&c, PG_ORIGIN_EXACT, "traced")->code, PG_CODE_UNKNOWN);
+	assert_int_equal(c.ncode_changed, 0);
+	pg_comparison_release(&c);
+	set_codes(a, 0x11, 0x22, 0x33);
+	set_codes(b, 0x44, 0x22, 0x55);
+	assert_int_equal(compare(a, b, &c), 0);
+	assert_int_equal(find(&c, PG_ORIGIN_EXACT, "traced")->code, PG_CODE_CHANGED);
+	assert_int_equal(find(&c, PG_ORIGIN_SAMPLED, "leaf")->code, PG_CODE_SAME);
+	assert_int_equal(find(&c, PG_ORIGIN_SAMPLED, "other")->code, PG_CODE_CHANGED);
+	assert_int_equal(find(&c, PG_ORIGIN_PROGRAM, PG_PROGRAM_CPU)->code, PG_CODE_UNKNOWN);
+	assert_int_equal(c.ncode_changed, 2);
+	round_trip(&c);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
 static void test_untraced_pass(void **state)
 {
 	struct pg_run *a = model(50, 40, 10, 3, false, NULL), *b = model(50, 40, 10, 4, false, NULL);
@@ -209,6 +250,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sampled_regression),
+		cmocka_unit_test(test_code_compared),
 		cmocka_unit_test(test_untraced_pass),
 		cmocka_unit_test(test_nothing_judged),
 		cmocka_unit_test(test_no_cpu_time),

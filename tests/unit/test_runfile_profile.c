@@ -73,6 +73,13 @@ static void make_run(struct pg_run *run)
 	run->sources[0].frame = strdup("main");
 	run->sources[0].file = strdup("bench.c");
 	run->sources[0].line = 12;
+	run->funcs[0].code = 0x5ca1ab1e00c0ffeeull;
+	run->ncodes = 2;
+	run->codes = calloc(2, sizeof(*run->codes));
+	run->codes[0].frame = strdup("a");
+	run->codes[0].digest = 0x0123456789abcdefull;
+	run->codes[1].frame = strdup("main");
+	run->codes[1].digest = 0x5ca1ab1e00c0ffeeull;
 }
 
 static char *path(const char *name)
@@ -140,6 +147,12 @@ static void test_round_trip(void **state)
 	assert_string_equal(back.sources[0].frame, "main");
 	assert_string_equal(back.sources[0].file, "bench.c");
 	assert_int_equal(back.sources[0].line, 12);
+	assert_true(back.funcs[0].code == 0x5ca1ab1e00c0ffeeull);
+	assert_int_equal(back.ncodes, 2);
+	assert_string_equal(back.codes[0].frame, "a");
+	assert_true(pg_run_code(&back, "a") == 0x0123456789abcdefull);
+	assert_true(pg_run_code(&back, "main") == 0x5ca1ab1e00c0ffeeull);
+	assert_true(pg_run_code(&back, "b") == 0);
 	assert_int_equal(pg_run_validate(&back, NULL, 0), 0);
 	pg_run_release(&back);
 	pg_run_release(&run);
@@ -170,6 +183,12 @@ static void test_without_profile(void **state)
 	free(run.sources);
 	run.sources = NULL;
 	run.nsources = 0;
+	for (size_t i = 0; i < run.ncodes; i++)
+		free(run.codes[i].frame);
+	free(run.codes);
+	run.codes = NULL;
+	run.ncodes = 0;
+	run.funcs[0].code = 0;
 	assert_int_equal(pg_runfile_write(&run, path("plain.json")), 0);
 	text = pg_test_slurp(path("plain.json"), NULL);
 	assert_null(strstr(text, "stacks"));
@@ -177,6 +196,8 @@ static void test_without_profile(void **state)
 	assert_null(strstr(text, "sample_hz"));
 	assert_null(strstr(text, "budget_pct"));
 	assert_null(strstr(text, "frame_sources"));
+	assert_null(strstr(text, "frame_code"));
+	assert_null(strstr(text, "\"code\""));
 	pg_run_init(&back);
 	assert_int_equal(pg_runfile_read(path("plain.json"), &back), 0);
 	assert_int_equal(back.meta.sample_hz, 0);
@@ -223,6 +244,16 @@ static void test_refused(void **state)
 		{ "\"_start;main;lock;futex_wait [k]\",20000000", "\"zzz\",20000000" },
 		{ "\"_start;main;lock;futex_wait [k]\",20000000", "\"_start;main\",1,2" },
 		{ "\"offcpu_stacks\":[", "\"offcpu_stacks\":[7," },
+		/* code digests: nonzero hexadecimal, frames sorted and unique */
+		{ "\"code\":\"0x5ca1ab1e00c0ffee\"", "\"code\":\"0x0\"" },
+		{ "\"code\":\"0x5ca1ab1e00c0ffee\"", "\"code\":\"cafe\"" },
+		{ "\"code\":\"0x5ca1ab1e00c0ffee\"", "\"code\":12" },
+		{ "[\"a\",\"0x0123456789abcdef\"]", "[\"a\",\"0x0\"]" },
+		{ "[\"a\",\"0x0123456789abcdef\"]", "[\"a\",\"0x10123456789abcdef\"]" },
+		{ "[\"a\",\"0x0123456789abcdef\"]", "[\"a;b\",\"0x0123456789abcdef\"]" },
+		{ "[\"a\",\"0x0123456789abcdef\"]", "[\"a\"]" },
+		{ "[\"a\",\"0x0123456789abcdef\"]", "[\"zz\",\"0x0123456789abcdef\"]" },
+		{ "\"frame_code\":[", "\"frame_code\":{" },
 	};
 	struct pg_run run, back;
 	char *text;
