@@ -41,6 +41,8 @@ struct pg_codesum_file {
 	int err;		/* why it cannot be read; 0 if it can */
 	int fd;
 	Elf *elf;
+	bool fixed;		/* ET_EXEC: linked at fixed addresses, which code may hold as
+				 * immediates and absolute displacements */
 	struct cs_sym *syms;	/* sorted by address */
 	size_t nsyms, asyms;
 	struct cs_sec *secs;
@@ -139,6 +141,7 @@ static int load_file(struct pg_codesum_file *f)
 	if (!f->elf || !gelf_getehdr(f->elf, &eh) || eh.e_machine != EM_X86_64 ||
 	    gelf_getclass(f->elf) != ELFCLASS64 || elf_getshdrstrndx(f->elf, &shstrndx))
 		return -ENOEXEC;
+	f->fixed = eh.e_type == ET_EXEC;
 	while (!err && (scn = elf_nextscn(f->elf, scn))) {
 		GElf_Shdr sh;
 
@@ -329,6 +332,15 @@ static uint64_t mix_target(uint64_t h, csh cs, const struct pg_codesum_file *f, 
 	return mix_str(mix(h, 'D'), s && s->name ? s->name : "?");
 }
 
+/* A value that is an address in a file linked at fixed addresses: mixed as a target. */
+static uint64_t mix_value(uint64_t h, csh cs, const struct pg_codesum_file *f, uint64_t start,
+			  uint64_t end, uint64_t v)
+{
+	if (f->fixed && sec_of(f, v))
+		return mix_target(h, cs, f, start, end, v);
+	return mix(h, v);
+}
+
 static uint64_t mix_insn(uint64_t h, csh cs, const struct pg_codesum_file *f, uint64_t start,
 			 uint64_t end, const cs_insn *insn)
 {
@@ -348,7 +360,7 @@ static uint64_t mix_insn(uint64_t h, csh cs, const struct pg_codesum_file *f, ui
 			break;
 		case X86_OP_IMM:
 			h = branch ? mix_target(h, cs, f, start, end, (uint64_t)op->imm) :
-				     mix(h, (uint64_t)op->imm);
+				     mix_value(h, cs, f, start, end, (uint64_t)op->imm);
 			break;
 		case X86_OP_MEM:
 			h = mix(h, (uint64_t)op->mem.segment << 32 | (uint64_t)op->mem.base << 16 |
@@ -357,7 +369,7 @@ static uint64_t mix_insn(uint64_t h, csh cs, const struct pg_codesum_file *f, ui
 			h = op->mem.base == X86_REG_RIP ?
 			    mix_target(h, cs, f, start, end,
 				       insn->address + insn->size + (uint64_t)op->mem.disp) :
-			    mix(h, (uint64_t)op->mem.disp);
+			    mix_value(h, cs, f, start, end, (uint64_t)op->mem.disp);
 			break;
 		default:
 			break;

@@ -10,7 +10,9 @@
  *   - a PLT slot: the name of the function the slot jumps to (its GOT relocation);
  *   - a symbol (a function or a data object): its name and the offset into it;
  *   - anything else: the name of the section.
- * A target inside the function counts by its offset from the start. Equal digests: the same
+ * A target inside the function counts by its offset from the start. In an executable linked
+ * at fixed addresses (not PIE), an immediate or a displacement that lies in one of its
+ * sections is an address too, and counts the same way. Equal digests: the same
  * instructions, referring to the same things. A callee whose own code changed, or a table whose
  * contents changed, leaves the digest as it was: the digest speaks of the function's own
  * instructions only.
