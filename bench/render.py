@@ -724,12 +724,11 @@ def render_ableaf(sec):
               "leaf to the samples." % (pct_range([x["cpu_ms"] / 1e3 for x in ex10], "%.2f"),
                                         traced, untraced, probe_ns)]
         if all(x["verdict"] == "inconclusive" for x in ex10):
-            s[-1] += (" Every exact verdict on it was inconclusive: compensation cannot subtract "
-                      "probes that are most of a 50 ns call's measured time (perfgate's reason: "
-                      "\"probes are ~81-100%% of its measured time: too much to subtract "
-                      "reliably; compare with --raw, or use cheaper probe sites\"), and its raw "
-                      "time, probes included, would move by ~%.1f%% when the leaf is 10%% slower "
-                      "(%g ns of %.0f ns), under the 2%% minimum effect." % (
+            s[-1] += (" Every exact verdict on it was inconclusive: compensation must subtract "
+                      "probes that are most of a 50 ns call's measured time, which leaves its "
+                      "estimate too wide to decide, and its raw time, probes included, would "
+                      "move by ~%.1f%% when the leaf is 10%% slower (%g ns of %.0f ns), under "
+                      "the 2%% minimum effect." % (
                           100 * 0.1 * p["design"]["leaf_ns"] /
                           (probe_ns + p["design"]["leaf_ns"]),
                           0.1 * p["design"]["leaf_ns"], probe_ns + p["design"]["leaf_ns"]))

@@ -459,7 +459,7 @@ def measure_program(p, work, flow="sequential"):
         res["changes"].append({
             "exit": g["cmp"]["exit"], "wall": g["wall"], "pairs": g["cmp"].get("pairs"),
             "flagged": [{"function": f["display"], "change": f["change"],
-                         "ci": [f["ci_lo"], f["ci_hi"]],
+                         "ci": [f["ci_lo"], f["ci_hi"]], "code": f.get("code"),
                          "class": classify(f, p["changed_file"], changed_names, callers)}
                         for f in g["cmp"]["flagged"]]})
         if p.get("gbench"):
@@ -565,14 +565,19 @@ def render_lines(res):
                ("no A/A false alarm", fa == 0),
                ("the change found", all(c["flagged"] for c in ch)),
                ("nothing flagged in untouched code", "untouched" not in cls)]
+        untouched = [f for c in ch for f in c["flagged"] if cls_of(f) == "untouched"]
+        if untouched and any("code" in f for f in untouched):
+            met.append(("each untouched function flagged marked as the same machine code in "
+                        "both builds", all(f.get("code") == "same" for f in untouched)))
         if p.get("gbench"):
             met[2:3] = gb_lines(p, lines)
         lines.append("- **%s**, %s (%s, %d repetitions a side): the change flagged %s; the A/A "
                      "pairs flagged %s. Targets: %s."
                      % (p["name"], p["flow"], p["change"], p["reps"],
                         "; ".join("session %d: %s" % (
-                            i + 1, ", ".join("`%s` %+.1f%% (%s)" % (
-                                f["function"], 100 * f["change"], cls_of(f))
+                            i + 1, ", ".join("`%s` %+.1f%% (%s%s)" % (
+                                f["function"], 100 * f["change"], cls_of(f),
+                                ", same code" if f.get("code") == "same" else "")
                                 for f in c["flagged"]) or "nothing")
                             for i, c in enumerate(ch)),
                         ", ".join("`%s`" % a for a in alarms) or "nothing",
