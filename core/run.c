@@ -77,9 +77,7 @@ void pg_run_release(struct pg_run *run)
 		free(run->sources[i].file);
 	}
 	free(run->sources);
-	for (size_t i = 0; i < run->ncodes; i++)
-		free(run->codes[i].frame);
-	free(run->codes);
+	pg_run_codes_release(run);
 	pg_run_init(run);
 }
 
@@ -543,6 +541,15 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 		}
 	}
 	return 0;
+}
+
+void pg_run_codes_release(struct pg_run *run)
+{
+	for (size_t i = 0; i < run->ncodes; i++)
+		free(run->codes[i].frame);
+	free(run->codes);
+	run->codes = NULL;
+	run->ncodes = 0;
 }
 
 static int cmp_code_key(const void *k, const void *e)

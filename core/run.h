@@ -317,6 +317,9 @@ int pg_fstat_check_offcpu(const struct pg_fstat *s, char *why, size_t whylen);
  * double ';'), no control characters (tab, LF, CR, ...). */
 bool pg_folded_valid(const char *s);
 
+/* Free @run->codes and leave it empty. */
+void pg_run_codes_release(struct pg_run *run);
+
 /* The code digest of sampled frame @frame in @run->codes, or 0 when it has none. */
 uint64_t pg_run_code(const struct pg_run *run, const char *frame);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "../core/hash.h"
 #include "flamediff.h"
 #include "stats.h"
 
@@ -35,11 +36,7 @@ static size_t nreps(const struct pg_flame *f)
 
 static uint64_t hash_key(size_t parent, const char *name, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL ^ (uint64_t)parent * 0x9e3779b97f4a7c15ULL;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
-	return h;
+	return pg_fnv1a(PG_FNV1A_INIT ^ (uint64_t)parent * 0x9e3779b97f4a7c15ULL, name, len);
 }
 
 static int rehash(struct pg_flame *f)

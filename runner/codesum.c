@@ -12,6 +12,7 @@
 #include <capstone/capstone.h>
 
 #include "../core/alloc.h"
+#include "../core/hash.h"
 #include "../core/log.h"
 #include "codesum.h"
 
@@ -275,11 +276,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 
 static uint64_t mix_str(uint64_t h, const char *s)
 {
-	uint64_t v = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	for (; *s; s++)
-		v = (v ^ (unsigned char)*s) * 0x100000001b3ull;
-	return mix(h, v);
+	return mix(h, pg_fnv1a(PG_FNV1A_INIT, s, strlen(s)));
 }
 
 /* The function a PLT stub at @addr jumps to, by name, or NULL. */

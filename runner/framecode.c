@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "../core/hash.h"
 #include "framecode.h"
 
 enum fc_state { FC_NONE, FC_ONE, FC_MANY };
@@ -15,22 +16,15 @@ struct pg_framecode {
 		enum fc_state state;
 		char *path;		/* FC_ONE: the object, and the symbol's address in it */
 		uint64_t addr;
+		uint64_t digest;	/* FC_ONE: its digest once taken, else 0 */
+		bool failed;		/* FC_ONE: it has none (pg_codesum() said why) */
 	} side[PG_FRAMECODE_SIDES];
 };
-
-static uint64_t hash_mem(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
-}
 
 /* The slot of @frame[0..len): its entry's, or the free one where it would go. */
 static size_t find_slot(const struct pg_framecodes *t, const char *frame, size_t len)
 {
-	size_t h = (size_t)hash_mem(frame, len) & (t->cap - 1);
+	size_t h = (size_t)pg_fnv1a(PG_FNV1A_INIT, frame, len) & (t->cap - 1);
 
 	while (t->slots[h]) {
 		const char *f = t->v[t->slots[h] - 1].frame;
@@ -122,25 +116,39 @@ static int cmp_code(const void *a, const void *b)
 	return strcmp(((const struct pg_code *)a)->frame, ((const struct pg_code *)b)->frame);
 }
 
-int pg_framecodes_fill(const struct pg_framecodes *t, int side, struct pg_codesums *cs,
+/* The digest of @e's function on side @side, taken once; 0 when it has none. */
+static int digest_of(struct pg_framecode *e, int side, struct pg_codesums *cs, uint64_t *d)
+{
+	int err;
+
+	if (!e->side[side].digest && !e->side[side].failed) {
+		err = pg_codesum(cs, e->side[side].path, e->side[side].addr, &e->side[side].digest);
+		if (err == -ENOMEM)
+			return err;
+		e->side[side].failed = err != 0;
+	}
+	*d = e->side[side].failed ? 0 : e->side[side].digest;
+	return 0;
+}
+
+int pg_framecodes_fill(struct pg_framecodes *t, int side, struct pg_codesums *cs,
 		       struct pg_run *run)
 {
 	size_t alloc = 0;
 
+	pg_run_codes_release(run);
 	if (side < 0 || side >= PG_FRAMECODE_SIDES)
 		return 0;
 	for (size_t i = 0; i < t->n; i++) {
-		const struct pg_framecode *e = &t->v[i];
+		struct pg_framecode *e = &t->v[i];
 		struct pg_code *c;
 		uint64_t d;
-		int err;
 
 		if (e->side[side].state != FC_ONE)
 			continue;
-		err = pg_codesum(cs, e->side[side].path, e->side[side].addr, &d);
-		if (err == -ENOMEM)
-			return err;
-		if (err)
+		if (digest_of(e, side, cs, &d))
+			return -ENOMEM;
+		if (!d)
 			continue;
 		if (PG_ALLOC_GROW(run->codes, run->ncodes + 1, alloc))
 			return -ENOMEM;

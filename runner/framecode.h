@@ -11,8 +11,9 @@
  * share (a static function of two libraries), has none, and is then not compared.
  *
  * Life cycle and ownership: zero-initialise (PG_FRAMECODES_INIT), pg_framecodes_note() for
- * each sample, pg_framecodes_fill() once per side, pg_framecodes_release(). The table copies
- * the names and paths it is given.
+ * each sample, pg_framecodes_fill() per side whenever a run needs its digests (each function
+ * is digested once, however often), pg_framecodes_release(). The table copies the names and
+ * paths it is given.
  */
 #ifndef PG_FRAMECODE_H
 #define PG_FRAMECODE_H
@@ -46,10 +47,10 @@ int pg_framecodes_note(struct pg_framecodes *t, const char *frame, size_t len, i
 		       const char *path, uint64_t addr);
 
 /*
- * The digests of @side's frames into @run->codes (which must be empty), sorted by frame.
- * Frames without one are left out. 0 or -ENOMEM.
+ * The digests of @side's frames so far in place of @run->codes, sorted by frame. Frames
+ * without one are left out. 0 or -ENOMEM.
  */
-int pg_framecodes_fill(const struct pg_framecodes *t, int side, struct pg_codesums *cs,
+int pg_framecodes_fill(struct pg_framecodes *t, int side, struct pg_codesums *cs,
 		       struct pg_run *run);
 
 void pg_framecodes_release(struct pg_framecodes *t);

@@ -271,11 +271,6 @@ int pg_recording_codes(struct pg_recording *r, struct pg_codesums *cs, struct pg
 		if (!f->code && pg_codesum(cs, f->binary, f->addr, &f->code) == -ENOMEM)
 			err = -ENOMEM;
 	}
-	for (size_t i = 0; i < run->ncodes; i++)
-		free(run->codes[i].frame);
-	free(run->codes);
-	run->codes = NULL;
-	run->ncodes = 0;
 	if (!err && r->probes.sampler)
 		err = pg_sampler_codes(r->probes.sampler, side, cs, run);
 	if (err)

@@ -70,8 +70,8 @@ int pg_sampler_finish(struct pg_sampler *s, struct pg_run *run);
 /* The repetitions from now on are of side @side (perfgate ab: 0 base, 1 new; else 0). */
 void pg_sampler_set_side(struct pg_sampler *s, int side);
 
-/* The code digests of the functions side @side's samples fell in, into @run->codes (empty
- * before; runner/framecode.h). 0 or -ENOMEM. */
+/* The code digests of the functions side @side's samples fell in so far, in place of
+ * @run->codes (runner/framecode.h). 0 or -ENOMEM. */
 struct pg_codesums;
 int pg_sampler_codes(struct pg_sampler *s, int side, struct pg_codesums *cs, struct pg_run *run);
 

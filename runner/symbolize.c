@@ -9,6 +9,7 @@
 #include <elfutils/libdw.h>
 
 #include "../core/alloc.h"
+#include "../core/hash.h"
 #include "../core/log.h"
 #include "symbolize.h"
 
@@ -216,15 +217,6 @@ static char *symbolize(Dwfl *dwfl, struct pg_srcs *srcs, uint64_t pc, bool activ
 	return pg_strbuf_take(&b);
 }
 
-static uint64_t hash_str(const char *str)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *str; str++)
-		h = (h ^ (unsigned char)*str) * 1099511628211ULL;
-	return h;
-}
-
 static size_t slot(const struct pg_symcache *c, uint64_t k1, uint64_t k2)
 {
 	size_t h = (size_t)(((k1 ^ k2 * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL) >> 17);
@@ -306,7 +298,7 @@ int pg_sym_user(Dwfl *dwfl, struct pg_symcache *cache, struct pg_srcs *srcs, uin
 		dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &file, NULL);
 	if (!file)	/* no file to key on */
 		return symbolize_into(dwfl, srcs, pc, activation, out, sap);
-	k1 = hash_str(file);
+	k1 = pg_fnv1a(PG_FNV1A_INIT, file, strlen(file));
 	k2 = (uint64_t)(lookup - bias) << 1 | (activation ? 1 : 0);
 	if ((cache->n + 1) * 2 > cache->cap && cache_grow(cache))
 		return -ENOMEM;

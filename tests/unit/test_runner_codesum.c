@@ -127,6 +127,10 @@ static void test_frames(void **state)
 	assert_true(pg_run_code(&base, "two") == 0);
 	assert_true(pg_run_code(&base, "inlined") == 0);
 	assert_true(pg_run_code(&base, "only_new") == 0);
+	/* again, as at each look of an ab session: the same table in place of the first */
+	assert_int_equal(pg_framecodes_fill(&t, 0, &cs, &base), 0);
+	assert_int_equal(base.ncodes, 301);
+	assert_true(pg_run_code(&base, "twin") == digest(&cs, "twin_a"));
 	assert_int_equal(new.ncodes, 2);
 	assert_true(pg_run_code(&new, "twin") == pg_run_code(&base, "twin"));
 	assert_true(pg_run_code(&new, "only_new") == digest(&cs, "other"));
