@@ -70,7 +70,7 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 		  -fno-omit-frame-pointer -fvisibility=hidden
 
 .SECONDARY:
-.PHONY: all deps deps-build check check-layers test unit e2e-progs demo clean bench bench-render \
+.PHONY: all deps deps-build check check-layers test flaky unit e2e-progs demo clean bench bench-render \
 	realworld fuzz fuzz-build install uninstall
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
@@ -290,6 +290,14 @@ check-layers:
 
 test: all unit e2e-progs fuzz-build
 	$(TEST_ENV) tests/run.sh
+
+# the suite's own check that it holds on this machine: tests/flaky.sh runs TESTS (patterns,
+# default all) N times, every second round beside a CPU hog with HOG=alternate, each in a fresh
+# clone of HEAD with FRESH=1, and prints each test's failure count
+N ?= 5
+HOG ?= none
+flaky: all unit e2e-progs fuzz-build
+	tests/flaky.sh -n $(N) --hog $(HOG) $(if $(filter 1,$(FRESH)),--fresh) $(TESTS)
 
 demo: deps
 	$(MAKE) all

@@ -33,6 +33,16 @@ on_exit() {
 	exit "$rc"
 }
 trap on_exit EXIT
+# a command outside the checks that fails stops the script (set -e): say which, and what it
+# said when its stderr went to $TMP/stderr, so that a stop is never a silent exit
+on_err() {
+	local rc=$?
+	echo "FAILED: line ${BASH_LINENO[0]}: '$BASH_COMMAND' exited $rc" >&2
+	if [ -s "$TMP/stderr" ]; then
+		tail -n 20 "$TMP/stderr" | sed 's/^/    | /' >&2
+	fi
+}
+trap on_err ERR
 cd "$PROGS"
 
 fail() { echo "FAILED: $*" >&2; exit 1; }
