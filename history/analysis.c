@@ -311,14 +311,6 @@ static int gather(struct scan *sc, struct pg_hchange **out, size_t *n)
 	return 0;
 }
 
-void pg_hcpcache_release(struct pg_hcpcache *c)
-{
-	for (size_t i = 0; c->obj && i < c->nobjects; i++)
-		free(c->obj[i].cp);
-	free(c->obj);
-	memset(c, 0, sizeof(*c));
-}
-
 int pg_hmatrix_changes(const struct pg_hmatrix *m, const struct pg_cp_opts *o,
 		       const char *glob, const struct pg_hcpcache *prev,
 		       struct pg_hcpcache *next, struct pg_hchange **out, size_t *n)

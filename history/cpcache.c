@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * history/cpcache.c - the change points' cache of history changes (analysis.h): the weak
- * change points of the last scan of a branch and metric, so that the next scan, after a
- * session was added, searches the new sessions' windows only (pg_changepoints_resume()).
+ * change points of the last scan of a branch and metric (a row of changes_cache each), so that
+ * the next scan, after a session was added, searches the new sessions' windows only
+ * (pg_changepoints_resume()). The cache is replaced in its own transaction.
  *
  * The blob (changes_cache.data): 'C', 1 (its version); the options the weak change points
  * depend on (window, permutations, stop_after, seed as varints, max_p as a double); the count
@@ -17,6 +18,7 @@
 #include "../core/log.h"
 #include "analysis.h"
 #include "codec.h"
+#include "db.h"
 
 #define CACHE_VERSION 1
 
@@ -71,6 +73,14 @@ static int encode(const struct pg_hcpcache *c, const struct pg_hmatrix *m,
 	*blob = b;
 	*len = k;
 	return 0;
+}
+
+void pg_hcpcache_release(struct pg_hcpcache *c)
+{
+	for (size_t i = 0; c->obj && i < c->nobjects; i++)
+		free(c->obj[i].cp);
+	free(c->obj);
+	memset(c, 0, sizeof(*c));
 }
 
 /* The header: the same options, and sessions that are still the first of @m's, in order. */
@@ -181,6 +191,60 @@ static int decode(struct pg_hcpcache *c, const uint8_t *b, size_t len,
 	return err == -ENOMEM ? err : 0;
 }
 
+/* "*" stands for all sessions: no branch is named so (git refuses '*') */
+#define ALL_BRANCHES "*"
+
+/* The cache of @branch (NULL: all) and @metric: *@blob (malloc'd; NULL and 0 when none). */
+static int cache_get(struct hdb *d, const char *branch, int metric, uint8_t **blob,
+		     size_t *len)
+{
+	struct hstmt *st;
+	int err = hstmt_prepare(d, "SELECT data FROM changes_cache WHERE branch = ? AND "
+				"metric_id = ?", &st);
+
+	*blob = NULL;
+	*len = 0;
+	err = err ?: hstmt_bind_text(st, 1, branch ? branch : ALL_BRANCHES) ?:
+	      hstmt_bind_int(st, 2, metric);
+	err = err ?: hstmt_step(st);
+	if (err == 1) {
+		size_t n;
+		const void *b = hstmt_blob(st, 0, &n);
+
+		*blob = malloc(n + 1);
+		if (*blob) {
+			memcpy(*blob, b, n);
+			*len = n;
+		}
+		err = 0;
+		if (!*blob) {
+			pg_err("history: out of memory");
+			err = -ENOMEM;
+		}
+	}
+	hstmt_free(st);
+	return err;
+}
+
+/* The cache of @branch and @metric replaced by b[0..len), in its own transaction. */
+static int cache_put(struct hdb *d, const char *branch, int metric, const uint8_t *blob,
+		     size_t len)
+{
+	struct hstmt *st = NULL;
+	int err = hdb_begin(d, true);
+
+	err = err ?: hstmt_prepare(d, "INSERT INTO changes_cache VALUES(?, ?, ?) ON CONFLICT"
+				   "(branch, metric_id) DO UPDATE SET data = excluded.data", &st);
+	err = err ?: hstmt_bind_text(st, 1, branch ? branch : ALL_BRANCHES) ?:
+	      hstmt_bind_int(st, 2, metric) ?: hstmt_bind_blob(st, 3, blob, len);
+	err = err ?: hstmt_step(st);
+	hstmt_free(st);
+	err = err < 0 ? err : hdb_commit(d);
+	if (err)
+		hdb_rollback(d);
+	return err;
+}
+
 int pg_hmatrix_changes_cached(const struct pg_hmatrix *m, struct pg_hstore *s,
 			      const char *branch, const struct pg_cp_opts *o,
 			      struct pg_hchange **out, size_t *n)
@@ -188,7 +252,7 @@ int pg_hmatrix_changes_cached(const struct pg_hmatrix *m, struct pg_hstore *s,
 	struct pg_hcpcache prev, next = { 0 };
 	uint8_t *blob = NULL;
 	size_t len = 0;
-	int err = pg_hstore_cache_get(s, branch, m->metric, &blob, &len);
+	int err = cache_get(pg_hstore_db(s), branch, m->metric, &blob, &len);
 
 	err = err ?: decode(&prev, blob, len, m, o);
 	free(blob);
@@ -201,7 +265,7 @@ int pg_hmatrix_changes_cached(const struct pg_hmatrix *m, struct pg_hstore *s,
 	err = pg_hmatrix_changes(m, o, NULL, &prev, &next, out, n);
 	if (!err && encode(&next, m, o, &blob, &len))
 		err = -ENOMEM;
-	if (!err && pg_hstore_cache_put(s, branch, m->metric, blob, len))
+	if (!err && cache_put(pg_hstore_db(s), branch, m->metric, blob, len))
 		pg_warn("history: the change points' cache could not be stored: the next "
 			"history changes computes everything again");
 	free(blob);

@@ -24,6 +24,21 @@ struct hdb {
 	unsigned nstmts;	/* PostgreSQL statement names */
 };
 
+/* rows in bulk: SQLite's INSERT, or PostgreSQL's COPY and the values of the row being set */
+struct hrows {
+	struct hdb *d;
+	int ncols;
+	struct hstmt *ins;
+	struct {
+		const uint8_t *p;
+		size_t n;
+		int64_t v;
+		bool blob;
+	} col[HSTMT_MAX_PARAMS];
+	char *line;
+	size_t cap;
+};
+
 struct hstmt {
 	struct hdb *db;
 	sqlite3_stmt *lite;
@@ -187,37 +202,6 @@ void hdb_rollback(struct hdb *d)
 		return;
 	}
 	PQclear(PQexec(d->pg, "ROLLBACK"));
-}
-
-int hdb_copy_begin(struct hdb *d, const char *sql)
-{
-	PGresult *res = PQexec(d->pg, sql);
-	int ok = PQresultStatus(res) == PGRES_COPY_IN;
-
-	PQclear(res);
-	return ok ? 0 : pg_fail(d, "cannot copy rows in");
-}
-
-int hdb_copy_row(struct hdb *d, const char *line, size_t len)
-{
-	return PQputCopyData(d->pg, line, (int)len) == 1 ? 0 : pg_fail(d, "cannot copy a row");
-}
-
-int hdb_copy_end(struct hdb *d, bool abort)
-{
-	PGresult *res;
-	int ok;
-
-	if (PQputCopyEnd(d->pg, abort ? "abandoned" : NULL) != 1)
-		return abort ? -EIO : pg_fail(d, "cannot end the copy");
-	res = PQgetResult(d->pg);
-	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
-	PQclear(res);
-	while ((res = PQgetResult(d->pg)))
-		PQclear(res);
-	if (abort)
-		return -EIO;
-	return ok ? 0 : pg_fail(d, "the copy failed");
 }
 
 /* @sql with '?' numbered $1, $2... (no '?' appears in perfgate's SQL otherwise) */
@@ -424,4 +408,165 @@ const void *hstmt_blob(struct hstmt *st, int col, size_t *len)
 	}
 	*len = (size_t)PQgetlength(st->res, st->row, col);
 	return PQgetvalue(st->res, st->row, col);
+}
+
+/* PostgreSQL's COPY FROM STDIN, text format */
+static int copy_begin(struct hdb *d, const char *sql)
+{
+	PGresult *res = PQexec(d->pg, sql);
+	int ok = PQresultStatus(res) == PGRES_COPY_IN;
+
+	PQclear(res);
+	return ok ? 0 : pg_fail(d, "cannot copy rows in");
+}
+
+static int copy_row(struct hdb *d, const char *line, size_t len)
+{
+	return PQputCopyData(d->pg, line, (int)len) == 1 ? 0 : pg_fail(d, "cannot copy a row");
+}
+
+static int copy_end(struct hdb *d, bool abort)
+{
+	PGresult *res;
+	int ok;
+
+	if (PQputCopyEnd(d->pg, abort ? "abandoned" : NULL) != 1)
+		return abort ? -EIO : pg_fail(d, "cannot end the copy");
+	res = PQgetResult(d->pg);
+	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+	PQclear(res);
+	while ((res = PQgetResult(d->pg)))
+		PQclear(res);
+	if (abort)
+		return -EIO;
+	return ok ? 0 : pg_fail(d, "the copy failed");
+}
+
+/* "INSERT INTO @table VALUES(?, ?...)" with @ncols parameters */
+static char *insert_sql(const char *table, int ncols)
+{
+	size_t len = strlen(table) + 32 + 3 * (size_t)ncols, k;
+	char *sql = malloc(len);
+
+	if (!sql)
+		return NULL;
+	k = (size_t)snprintf(sql, len, "INSERT INTO %s VALUES(", table);
+	for (int i = 0; i < ncols; i++)
+		k += (size_t)snprintf(sql + k, len - k, "%s?", i ? ", " : "");
+	snprintf(sql + k, len - k, ")");
+	return sql;
+}
+
+int hdb_rows_begin(struct hdb *d, const char *table, int ncols, struct hrows **out)
+{
+	struct hrows *w = calloc(1, sizeof(*w));
+	char *sql = NULL;
+	int err;
+
+	*out = NULL;
+	if (w && d->lite)
+		sql = insert_sql(table, ncols);
+	else if (w && asprintf(&sql, "COPY %s FROM STDIN", table) < 0)
+		sql = NULL;
+	if (!w || !sql || ncols < 1 || ncols > HSTMT_MAX_PARAMS) {
+		free(w);
+		free(sql);
+		pg_err("history: out of memory");
+		return -ENOMEM;
+	}
+	w->d = d;
+	w->ncols = ncols;
+	err = d->lite ? hstmt_prepare(d, sql, &w->ins) : copy_begin(d, sql);
+	free(sql);
+	if (err) {
+		free(w);
+		return err;
+	}
+	*out = w;
+	return 0;
+}
+
+int hrows_int(struct hrows *w, int col, int64_t v)
+{
+	if (w->ins)
+		return hstmt_bind_int(w->ins, col, v);
+	w->col[col - 1].v = v;
+	w->col[col - 1].blob = false;
+	return 0;
+}
+
+int hrows_blob(struct hrows *w, int col, const void *p, size_t n)
+{
+	if (w->ins)
+		return hstmt_bind_blob(w->ins, col, p, n);
+	w->col[col - 1].p = p;
+	w->col[col - 1].n = n;
+	w->col[col - 1].blob = true;
+	return 0;
+}
+
+/* The row's values as a line of COPY's text format: tab-separated, blobs in bytea's hex form. */
+static int copy_line(struct hrows *w)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t need = 2, k = 0;
+
+	for (int i = 0; i < w->ncols; i++)
+		need += w->col[i].blob ? 2 * w->col[i].n + 4 : 22;
+	if (need > w->cap) {
+		char *tmp = realloc(w->line, need);
+
+		if (!tmp) {
+			pg_err("history: out of memory");
+			return -ENOMEM;
+		}
+		w->line = tmp;
+		w->cap = need;
+	}
+	for (int i = 0; i < w->ncols; i++) {
+		const uint8_t *p = w->col[i].p;
+
+		if (i)
+			w->line[k++] = '\t';
+		if (!w->col[i].blob) {
+			k += (size_t)snprintf(w->line + k, w->cap - k, "%lld",
+					      (long long)w->col[i].v);
+			continue;
+		}
+		/* bytea's hex form, its backslash doubled for COPY's text format */
+		memcpy(w->line + k, "\\\\x", 3);
+		k += 3;
+		for (size_t b = 0; b < w->col[i].n; b++) {
+			w->line[k++] = hex[p[b] >> 4];
+			w->line[k++] = hex[p[b] & 15];
+		}
+	}
+	w->line[k++] = '\n';
+	return copy_row(w->d, w->line, k);
+}
+
+int hrows_put(struct hrows *w)
+{
+	int err;
+
+	if (!w->ins)
+		return copy_line(w);
+	err = hstmt_step(w->ins);
+	hstmt_reset(w->ins);
+	return err < 0 ? err : 0;
+}
+
+int hrows_end(struct hrows *w, bool abort)
+{
+	int err = 0;
+
+	if (!w)
+		return 0;
+	if (w->ins)
+		hstmt_free(w->ins);
+	else
+		err = copy_end(w->d, abort);
+	free(w->line);
+	free(w);
+	return abort ? 0 : err;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * history/db.h - the little of SQLite and PostgreSQL (libpq) the store uses, behind one
- * interface, so that store.c writes each statement once. Internal to history/.
+ * interface, so that history/ writes each statement once. Internal to history/.
  *
  * A database is a path (SQLite) or a postgresql:// or postgres:// URI (PostgreSQL).
  * Statements are written with '?' parameters (numbered $1, $2... for PostgreSQL here) and
@@ -49,13 +49,22 @@ int hdb_commit(struct hdb *d);
 void hdb_rollback(struct hdb *d);
 
 /*
- * PostgreSQL only: rows in bulk with COPY @sql (... FROM STDIN, text format). hdb_copy_row()
- * takes one row's line, tab-separated, ending in a newline, escaped as COPY's text format
- * wants; hdb_copy_end() finishes (or, with @abort, abandons) it.
+ * Rows in bulk into one table, the same calls on both engines. hdb_rows_begin() names the
+ * table and its @ncols columns (@table: "t(a, b, c)"); each row's values are set with
+ * hrows_int() and hrows_blob() (columns numbered from 1; a blob must stay valid until
+ * hrows_put()), then hrows_put() writes the row. hrows_end() finishes, or with @abort abandons
+ * the copy (the caller rolls the transaction back), and frees @w (NULL is fine): 0, or the
+ * database's error (with @abort always 0). SQLite: one prepared INSERT, stepped a row at a
+ * time; PostgreSQL: COPY ... FROM STDIN in text format, one round trip for all the rows,
+ * and no other statement may run from begin to end (a COPY holds the connection; the rows of
+ * a statement stepped before are fetched already and may be read).
  */
-int hdb_copy_begin(struct hdb *d, const char *sql);
-int hdb_copy_row(struct hdb *d, const char *line, size_t len);
-int hdb_copy_end(struct hdb *d, bool abort);
+struct hrows;
+int hdb_rows_begin(struct hdb *d, const char *table, int ncols, struct hrows **w);
+int hrows_int(struct hrows *w, int col, int64_t v);
+int hrows_blob(struct hrows *w, int col, const void *p, size_t n);
+int hrows_put(struct hrows *w);
+int hrows_end(struct hrows *w, bool abort);
 
 int hstmt_prepare(struct hdb *d, const char *sql, struct hstmt **st);
 void hstmt_free(struct hstmt *st);	/* NULL is fine */

@@ -6,7 +6,8 @@
  * Migration N takes a database from schema version N - 1 to N; version 0 is an empty
  * database. Each is written once per engine (the same tables and columns; only the type names
  * differ) and runs inside the transaction that opens the database, which also records the new
- * version: an interrupted upgrade leaves the old schema.
+ * version: an interrupted upgrade leaves the old schema. A migration's step in C (version 3's
+ * packing of the series rows) comes before the table.
  *
  * The series table, tens of thousands of rows a session, has no foreign keys: its rows are
  * written only by an add, in its transaction, with the ids it has just read or made, and
@@ -20,6 +21,7 @@
 #include "../core/log.h"
 #include "db.h"
 #include "schema.h"
+#include "seriesrow.h"
 #include "store.h"
 
 #define MARKER "perfgate-history"
@@ -28,6 +30,70 @@ struct migration {
 	const char *sqlite, *postgres;
 	int (*after)(struct hdb *d);	/* a step in C after the SQL, or NULL */
 };
+
+/* One session's rows of series_v2 (@sel: object, metric and blob, by object) as rows of series. */
+static int pack_session(struct hdb *d, struct hstmt *sel, int64_t session, uint8_t **row,
+			size_t *cap)
+{
+	struct hrows *w = NULL;
+	int64_t obj = -1;
+	size_t n = 0;
+	/* the first step runs the query (PostgreSQL fetches every row) before the copy begins */
+	int more = hstmt_bind_int(sel, 1, session) ?: hstmt_step(sel);
+	int err = more < 0 ? more : hdb_rows_begin(d, PG_HROW_TABLE, PG_HROW_COLUMNS, &w);
+
+	for (; !err && more == 1; more = hstmt_step(sel)) {
+		int64_t o = hstmt_int(sel, 0), m = hstmt_int(sel, 1);
+		size_t len;
+		const uint8_t *b = hstmt_blob(sel, 2, &len);
+
+		/* the row of the object before this one is whole */
+		if (n && o != obj) {
+			err = pg_hrow_put(w, session, obj, *row, n);
+			n = 0;
+		}
+		if (!err && (m < 1 || m > 255 || !len)) {
+			pg_err("history: %s is corrupt: a series cannot be read", hdb_name(d));
+			err = -EINVAL;
+		}
+		obj = o;
+		if (!err && pg_hrow_append(row, &n, cap, (int)m, b, len)) {
+			pg_err("history: out of memory");
+			err = -ENOMEM;
+		}
+	}
+	err = err ?: (more < 0 ? more : 0);
+	if (!err && n)
+		err = pg_hrow_put(w, session, obj, *row, n);
+	err = hrows_end(w, err != 0) ?: err;
+	hstmt_reset(sel);
+	return err;
+}
+
+/*
+ * Schema version 3's step after its SQL: every row of series_v2 (a session, object and
+ * metric each) into series (a session and object each, seriesrow.h), then series_v2 dropped.
+ * Session by session (each a few MB at most).
+ */
+static int pack_series(struct hdb *d)
+{
+	struct hstmt *sess = NULL, *sel = NULL;
+	uint8_t *row = NULL;
+	size_t cap = 0;
+	int err = hstmt_prepare(d, "SELECT DISTINCT session_id FROM series_v2 ORDER BY 1", &sess);
+
+	err = err ?: hstmt_prepare(d, "SELECT object_id, metric_id, vals FROM series_v2 WHERE "
+				   "session_id = ? ORDER BY object_id, metric_id", &sel);
+	/* PostgreSQL has fetched the sessions at the first step: its copies may come between */
+	while (!err && (err = hstmt_step(sess)) == 1)
+		err = pack_session(d, sel, hstmt_int(sess, 0), &row, &cap);
+	hstmt_free(sess);
+	hstmt_free(sel);
+	free(row);
+	if (err < 0)
+		return err;
+	return hdb_exec(d, "DROP TABLE series_v2");
+}
 
 static const struct migration migrations[PG_HSTORE_SCHEMA] = {
 	{
@@ -86,9 +152,9 @@ static const struct migration migrations[PG_HSTORE_SCHEMA] = {
 		NULL,
 	},
 	/*
-	 * 3: one series row a session and object, every metric's blob in it (store.c), not one a
-	 * metric: PostgreSQL spent a row header and a primary-key entry on each of four rows a
-	 * function and session, 3.2 times the bytes SQLite needs for the same history
+	 * 3: one series row a session and object, every metric's blob in it (seriesrow.h), not
+	 * one a metric: PostgreSQL spent a row header and a primary-key entry on each of four rows
+	 * a function and session, 3.2 times the bytes SQLite needs for the same history
 	 */
 	{
 		"ALTER TABLE series RENAME TO series_v2;"
@@ -99,7 +165,7 @@ static const struct migration migrations[PG_HSTORE_SCHEMA] = {
 		"ALTER INDEX series_pkey RENAME TO series_v2_pkey;"
 		"CREATE TABLE series(session_id BIGINT NOT NULL, object_id BIGINT NOT NULL,"
 		" vals BYTEA NOT NULL, PRIMARY KEY(session_id, object_id));",
-		pg_hstore_pack_series,
+		pack_series,
 	},
 };
 

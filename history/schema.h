@@ -21,11 +21,4 @@
  */
 int pg_hschema_prepare(struct hdb *d, bool create);
 
-/*
- * Schema version 3's step after its SQL (store.c, which knows the series' blobs): every row
- * of series_v2 (a session, object and metric each) into series (a session and object each),
- * then series_v2 dropped. 0 or a negative errno, after logging.
- */
-int pg_hstore_pack_series(struct hdb *d);
-
 #endif

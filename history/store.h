@@ -73,14 +73,8 @@ int pg_hstore_summaries(struct pg_hstore *s, int metric, pg_hsummary_fn fn, void
 int pg_hstore_series(struct pg_hstore *s, int64_t session, int64_t object, int metric,
 		     double **v, size_t *n);
 
-/*
- * The change points' cache of @branch (NULL: all sessions) and @metric (history/analysis.c
- * says what its blob holds): *@blob (malloc'd; NULL and 0 when there is none) and *@len.
- * pg_hstore_cache_put() replaces it, in its own transaction.
- */
-int pg_hstore_cache_get(struct pg_hstore *s, const char *branch, int metric, uint8_t **blob,
-			size_t *len);
-int pg_hstore_cache_put(struct pg_hstore *s, const char *branch, int metric,
-			const uint8_t *blob, size_t len);
+/* The store's database, for history/'s own files (db.h; the change points' cache, cpcache.c) */
+struct hdb;
+struct hdb *pg_hstore_db(struct pg_hstore *s);
 
 #endif
