@@ -10,6 +10,7 @@
  *   pg_fx_hrun()          a run of /bin/prog whose functions are callers (not leaves: their
  *                         values are exact) of known self times, with noise
  *   pg_fx_hadd()          that run stored as a session; its id
+ *   pg_fx_hsteps()        sessions of a function whose level steps up, beside a flat one
  *   pg_fx_hsql()          SQL run on the file, outside any store
  *   pg_fx_hint()          one integer a query returns (-1: no row)
  */
@@ -122,6 +123,27 @@ static inline int64_t pg_fx_hadd(struct pg_hstore *s, const char *branch, const 
 	pg_hrecord_release(&rec);
 	pg_run_free(run);
 	return id;
+}
+
+/*
+ * Sessions @from..@to (exclusive) of branch @branch: commit "cNN" at NN minutes past 10:00 of
+ * one day, 6 repetitions of functions f (1000 ns of self time a call before session @at, 1500
+ * from it) and g (500 ns), each repetition within about 1% of its level: the step is about a
+ * hundred times the spread of a session's median, and g has none.
+ */
+static inline void pg_fx_hsteps(struct pg_hstore *s, const char *branch, int from, int to,
+				int at)
+{
+	static const char *const names[] = { "f", "g" };
+
+	for (int i = from; i < to; i++) {
+		const double t[] = { i < at ? 1000 : 1500, 500 };
+		char commit[16], time[32];
+
+		snprintf(commit, sizeof(commit), "c%02d", i);
+		snprintf(time, sizeof(time), "2026-11-20T%02d:%02d:00Z", 10 + i / 60, i % 60);
+		pg_fx_hadd(s, branch, commit, time, names, t, 2, 6, 0.01, 1000 + (uint64_t)i);
+	}
 }
 
 #endif
