@@ -31,7 +31,8 @@ endif
 
 # data model <- formats, diff <- reporters: everything but runner/ and cli/
 LIB_SRCS := $(wildcard core/*.c formats/*.c diff/*.c reporters/*.c)
-RUNNER_SRCS := $(wildcard runner/*.c)
+# runner/'s subsystems, one directory each (runner/probes/preload/ is not part of perfgate)
+RUNNER_SRCS := $(wildcard runner/*/*.c)
 CLI_SRCS := $(wildcard cli/*.c)
 # the history store: the only user of the database libraries (sqlite3, libpq)
 HIST_SRCS := $(wildcard history/*.c)
@@ -39,8 +40,6 @@ LIB_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRCS))
 RUNNER_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(RUNNER_SRCS))
 CLI_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
 HIST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(HIST_SRCS))
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
-SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -77,7 +76,7 @@ all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 $(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(HIST_OBJS) $(BUILD)/libpgcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(PRELOAD_LIB): runner/preload/preload.c bpf/perfgate.h
+$(PRELOAD_LIB): runner/probes/preload/preload.c bpf/perfgate.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PRELOAD_CFLAGS) -o $@ $< -ldl
 
@@ -92,11 +91,13 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-$(RUNNER_OBJS) $(CLI_OBJS): $(SKELS)
+# each skeleton is included by one file (tests/check-layers.sh): a BPF edit rebuilds that one
+$(BUILD)/runner/probes/probes.o: $(BUILD)/perfgate.skel.h
+$(BUILD)/runner/profile/sampler.o: $(BUILD)/sample.skel.h
 
-# the preload library's installed directory, compiled in (runner/excfix.c; the build tree and
-# a moved installed tree are found next to the executable first)
-$(BUILD)/runner/excfix.o: CFLAGS += -DPG_LIBDIR='"$(PKGLIBDIR)"'
+# the preload library's installed directory, compiled in (runner/probes/excfix.c; the build
+# tree and a moved installed tree are found next to the executable first)
+$(BUILD)/runner/probes/excfix.o: CFLAGS += -DPG_LIBDIR='"$(PKGLIBDIR)"'
 
 # the manual page from the program's help texts, the bash completion from the option tables
 # of cli/ (tools/; tests/e2e/test_help_sync.sh keeps the two in step)
@@ -152,8 +153,8 @@ $(BUILD)/tests/test_runner_%: tests/unit/test_runner_%.c $(RUNNER_OBJS) $(BUILD)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -MF $@.d -MT $@ $(LDFLAGS) -o $@ $(filter %.c %.o %.a,$^) \
 		$(LDLIBS) -lcmocka
 
-# the budget's pure decisions (runner/choose.h) link without libbpf: these two tests prove it
-PURE_RUNNER_OBJS := $(patsubst %,$(BUILD)/runner/%.o,choose coverage covered)
+# the budget's pure decisions (runner/budget/) link without libbpf: these two tests prove it
+PURE_RUNNER_OBJS := $(patsubst runner/%.c,$(BUILD)/runner/%.o,$(wildcard runner/budget/*.c))
 PURE_TESTS := $(BUILD)/tests/test_runner_budget $(BUILD)/tests/test_runner_coverage
 $(PURE_TESTS): $(BUILD)/tests/test_runner_%: tests/unit/test_runner_%.c $(PURE_RUNNER_OBJS) \
 		$(BUILD)/libpgcore.a

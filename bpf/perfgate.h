@@ -90,7 +90,7 @@ struct pg_bpf_shadow {
 };
 
 /*
- * Return addresses for the C++ exception fix (runner/preload/preload.c): the `rets` array,
+ * Return addresses for the C++ exception fix (runner/probes/preload/preload.c): the `rets` array,
  * mmapped read-only by the benchmark, holds one entry per thread at index
  * tid & (PG_RETS_THREADS - 1) (threads whose ids collide share it: the last to enter a traced
  * function owns it). Frame i of the shadow stack, for base <= i < depth, had its return

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bpf/sample.h - plain types shared by sample.bpf.c and runner/sampler.c (libbpf-tools style).
+ * bpf/sample.h - plain types shared by sample.bpf.c and runner/profile/sampler.c (libbpf-tools
+ * style).
  *
  * One ring buffer record per cpu-clock sample of a traced process: its kernel stack, its user
  * frame-pointer stack (bpf_get_stack), the user registers the DWARF unwinder starts from, and a

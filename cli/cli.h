@@ -14,7 +14,7 @@
 #include "../core/comparison.h"
 #include "../reporters/flamegraph.h"
 #include "../reporters/github.h"
-#include "../runner/record.h"
+#include "../runner/session/recorder.h"
 
 #define PG_EXIT_OK 0
 #define PG_EXIT_REGRESSION 1

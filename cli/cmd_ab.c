@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * perfgate ab: the options, the interleaved session (runner/ab.h) block by block with a look
- * of the sequential comparison (diff/compare.h) after each, then the two run files and
+ * perfgate ab: the options, the interleaved session (runner/session/ab.h) block by block with a
+ * look of the sequential comparison (diff/compare.h) after each, then the two run files and
  * compare's outputs (cli/compare_args.c).
  */
 #include <errno.h>
@@ -17,8 +17,8 @@
 #include "../core/numfmt.h"
 #include "../diff/compare.h"
 #include "../formats/runfile.h"
-#include "../runner/ab.h"
-#include "../runner/resolve.h"
+#include "../runner/launch/resolve.h"
+#include "../runner/session/ab.h"
 #include "cli.h"
 
 /* the pairs a session records at most (--max-reps), when -r is not more */

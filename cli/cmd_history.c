@@ -14,7 +14,7 @@
 #include "../core/log.h"
 #include "../formats/runfile.h"
 #include "../history/analysis.h"
-#include "../history/report.h"
+#include "../history/changes_report.h"
 #include "cli.h"
 
 static const char history_usage[] =

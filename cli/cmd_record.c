@@ -2,10 +2,10 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "../formats/runfile.h"
 #include "../core/log.h"
 #include "../core/numfmt.h"
-#include "../runner/record.h"
+#include "../formats/runfile.h"
+#include "../runner/session/recorder.h"
 #include "cli.h"
 
 static const char record_usage[] =

@@ -10,8 +10,8 @@
 #include "../core/log.h"
 #include "../core/strv.h"
 #include "../formats/runfile.h"
-#include "../runner/gbench.h"
-#include "../runner/sampler.h"
+#include "../runner/launch/gbench_run.h"
+#include "../runner/profile/sampler.h"
 #include "cli.h"
 
 void pg_record_args_init(struct pg_record_args *a)

@@ -4,8 +4,8 @@
  * times (overhead compensation). docs/measurement.md says how the model was chosen and what
  * it leaves; this header says what each function computes.
  *
- * A traced call pays for two probes (entry and return). runner/calibrate.c measures, at record
- * start, on the same machine and with the same BPF programs, per kind of site k:
+ * A traced call pays for two probes (entry and return). runner/probes/calibrate.c measures, at
+ * record start, on the same machine and with the same BPF programs, per kind of site k:
  *  - in(k): the probe work inside the call's own measured window (the entry probe after its
  *    timestamp, the return probe before its own): it inflates the call's own duration;
  *  - out(k): the rest (before the entry timestamp, after the return one): it lands in the

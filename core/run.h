@@ -66,8 +66,8 @@ struct pg_func {
 	char *scope;
 	/*
 	 * A digest of its machine code that does not depend on where the build placed it
-	 * (runner/codesum.h): two builds whose digests are equal hold the same instructions.
-	 * 0: unknown.
+	 * (runner/profile/codesum.h): two builds whose digests are equal hold the same
+	 * instructions. 0: unknown.
 	 */
 	uint64_t code;
 };

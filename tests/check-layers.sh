@@ -5,15 +5,19 @@
 #   core/                 only core/
 #   formats/              core/ (the on-disk formats: run files, results, folded stacks)
 #   diff/                 core/, and pure computation: no core/log.h, no stdio output or files
-#   runner/               core/, formats/, bpf/
+#   runner/               core/, formats/, diff/, bpf/; its subsystems one directory each
+#                         (runner/session/recorder.h), of which the pure ones, runner/select/
+#                         and runner/budget/ (the choice of the traced functions), include
+#                         neither bpf/ nor libbpf nor a skeleton nor the disassembler
 #   reporters/            core/, formats/, diff/
 #   history/              core/, formats/, diff/; the only layer that includes the database
 #                         libraries' headers (<sqlite3.h>, <libpq-fe.h>), not even cli/ does
 #   cli/                  anything
 #   bpf/                  core/ (the shared histogram buckets)
 # A layer may always include its own headers and the system's (<...>), except that only
-# runner/ (and cli/) may include <bpf/...> (libbpf) or a BPF skeleton (*.skel.h), and only
-# runner/codesum.c the disassembler (<capstone/...>).
+# runner/ (and cli/) may include <bpf/...> (libbpf) or a BPF skeleton (*.skel.h), each skeleton
+# only its owner (runner/probes/probes.c, runner/profile/sampler.c), and only
+# runner/profile/codesum.c the disassembler (<capstone/...>).
 #
 # Prints one line per violation, "FILE:LINE: #include X: LAYER may not include OTHER", and
 # exits 1 if there is any, 0 otherwise, 2 on bad usage.
@@ -33,6 +37,8 @@ declare -A allowed=(
 	[cli]="*"
 	[bpf]="core"
 )
+# the runner's pure subsystems: no BPF of any kind (runner/budget/ links without libbpf)
+PURE_RUNNER="select budget"
 bad=0
 INCLUDE='^[[:space:]]*#[[:space:]]*include[[:space:]]*\([<"][^>"]*[>"]\).*'
 # what diff/ may not call (outside comments): logging, output, opening files
@@ -48,6 +54,15 @@ layer_of() { # PATH (relative to the root) -> layer name, or "" outside the laye
 }
 
 # normalize DIR/REL ("runner/../core/run.h" -> "core/run.h")
+# PATH -> "runner/SUB" when PATH is in one of the runner's pure subsystems, else ""
+pure_runner() {
+	local rest=${1#runner/} sub
+	[ "$rest" != "$1" ] || return 0
+	sub=${rest%%/*}
+	[ "$sub" != "$rest" ] && [[ " $PURE_RUNNER " == *" $sub "* ]] && echo "runner/$sub"
+	return 0
+}
+
 normalize() {
 	local IFS=/ part out=()
 	for part in $1; do
@@ -78,6 +93,7 @@ while IFS= read -r file; do
 		done < <(grep -nE "$DB_HEADERS" "$file")
 	fi
 	[ "${allowed[$from]}" = "*" ] && continue
+	pure=$(pure_runner "$file")
 	while IFS=: read -r line text; do
 		inc=$(sed -n "s/$INCLUDE/\\1/p" <<<"$text")
 		[ -n "$inc" ] || continue
@@ -85,17 +101,19 @@ while IFS= read -r file; do
 		if [[ $inc == \<* ]]; then
 			if [[ $name == bpf/* && $from != runner && $from != bpf ]]; then
 				violation "$file" "$line" "$inc" "$from may not include libbpf"
+			elif [[ $name == bpf/* && -n $pure ]]; then
+				violation "$file" "$line" "$inc" "$pure/ is pure: no libbpf"
 			fi
-			if [[ $name == capstone/* && $file != runner/codesum.c ]]; then
+			if [[ $name == capstone/* && $file != runner/profile/codesum.c ]]; then
 				violation "$file" "$line" "$inc" \
-					"only runner/codesum.c includes the disassembler"
+					"only runner/profile/codesum.c includes the disassembler"
 			fi
 			continue
 		fi
 		if [[ $name == *.skel.h ]]; then
 			# one owner per skeleton: the rest goes through its API
-			owner=runner/probes.c
-			[ "$name" = sample.skel.h ] && owner=runner/sampler.c
+			owner=runner/probes/probes.c
+			[ "$name" = sample.skel.h ] && owner=runner/profile/sampler.c
 			[ "$file" = "$owner" ] ||
 				violation "$file" "$line" "$inc" \
 					"only $owner includes $name"
@@ -110,6 +128,10 @@ while IFS= read -r file; do
 		fi
 		if [ "$from" = diff ] && [ "$target" = core/log.h ]; then
 			violation "$file" "$line" "$inc" "diff/ does no logging"
+			continue
+		fi
+		if [ -n "$pure" ] && [ "$to" = bpf ]; then
+			violation "$file" "$line" "$inc" "$pure/ is pure: no bpf/"
 			continue
 		fi
 		[ "$to" = "$from" ] && continue

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/unit/test_runner_ab.c - perfgate ab's running order (runner/ab.h, pg_ab_order()):
+ * tests/unit/test_runner_ab.c - perfgate ab's running order (runner/session/ab.h, pg_ab_order()):
  * balanced in every block, random in which pairs run NEW first. The session itself is tested
  * end to end (tests/e2e/test_ab.sh).
  */
@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "../../runner/ab.h"
+#include "../../runner/session/ab.h"
 
 static uint32_t count_new_first(const bool *v, uint32_t n)
 {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/unit/test_runner_budget.c - record --budget's decisions without BPF (runner/budget.h):
- * which functions pg_budget_choose() keeps for a pilot repetition, budget and calibration, the
- * figures and the lists of names its messages give, and which functions a sampled profile saw.
+ * tests/unit/test_runner_budget.c - record --budget's decisions without BPF
+ * (runner/budget/choose.h): which functions pg_budget_choose() keeps for a pilot repetition, budget
+ * and calibration, the figures and the lists of names its messages give, and which functions a
+ * sampled profile saw.
  *
  * The calibration makes every traced call cost 1 us (in 600 ns + out 400 ns, unmeasured), so a
  * function's pilot cost is its calls in us.
@@ -18,7 +19,7 @@
 #include <string.h>
 
 #include "../../core/log.h"
-#include "../../runner/budget.h"
+#include "../../runner/budget/choose.h"
 
 enum { HOT, WARM, COLD, MAIN, NEVER, NFUNCS };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_runner_calibrate.c - the calibration's arithmetic and its sanity check
- * (runner/calibrate.h): in and out from the child's loop timings and the targets' maps, and
+ * (runner/probes/calibrate.h): in and out from the child's loop timings and the targets' maps, and
  * which results count as disturbed by the machine (measured again by record).
  */
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../../core/log.h"
-#include "../../runner/calibrate.h"
+#include "../../runner/probes/calibrate.h"
 
 static const struct pg_calib_targets targets = {
 	.site = { PG_SITE_NOP5, PG_SITE_EMULATED, PG_SITE_SSTEP },

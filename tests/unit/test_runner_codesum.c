@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Code digests (runner/codesum.h) and the table of the functions sampled frames name
- * (runner/framecode.h), on this test's own executable: two functions of the same instructions
- * at different addresses have one digest; a different constant, or a call to another
+ * Code digests (runner/profile/codesum.h) and the table of the functions sampled frames name
+ * (runner/profile/framecode.h), on this test's own executable: two functions of the same
+ * instructions at different addresses have one digest; a different constant, or a call to another
  * function, gives another; a frame name seen in two functions, or inlined, gets none.
  */
 #include <errno.h>
@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "../../runner/codesum.h"
-#include "../../runner/elfsyms.h"
-#include "../../runner/framecode.h"
+#include "../../runner/profile/codesum.h"
+#include "../../runner/profile/framecode.h"
+#include "../../runner/select/elfsyms.h"
 
 /* noipa: the compiler must neither fold the twins into one nor inline them */
 __attribute__((noipa)) int twin_a(int x)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_runner_coverage.c - what the sampled first pass says each function is worth
- * (runner/coverage.h): stacks mapped to function ids, samples owned by the innermost kept
+ * (runner/budget/stack_gain.h): stacks mapped to function ids, samples owned by the innermost kept
  * frame, and the choice within a budget, on a profile shaped like zstd's: a wrapper chain over
  * the main loop, and a function of a few percent (huf) under a wrapper of its own (lit).
  */
@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runner/budget.h"
 #include "../../core/strv.h"
-#include "../../runner/coverage.h"
-#include "../../runner/covered.h"
+#include "../../runner/budget/choose.h"
+#include "../../runner/budget/cover_summary.h"
+#include "../../runner/budget/stack_gain.h"
 
 enum { MAIN, WRAP, WORK, LIT, HUF, WAIT, IDLE, NFUNCS };
 

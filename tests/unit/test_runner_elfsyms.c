@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_runner_elfsyms.c - the kind of probe site of a function's first instruction
- * (pg_classify_site(), runner/elfsyms.h): every 5-byte nop the kernel optimizes is nop5
+ * (pg_classify_site(), runner/select/elfsyms.h): every 5-byte nop the kernel optimizes is nop5
  * (gcc's `nopl 0x0(%rax,%rax,1)` and clang's patchable entry `nopl 0x8(%rax,%rax,1)` among
  * them), shorter and longer nops and `push` are emulated, anything else single-stepped; a
  * leading endbr64 is skipped. The knob test program (clang -fpatchable-function-entry=5) is
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "../../core/log.h"
-#include "../../runner/elfsyms.h"
+#include "../../runner/select/elfsyms.h"
 
 struct site_case {
 	const char *what;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/unit/test_runner_excfix.c - the C++ exception fix's side in perfgate (runner/excfix.h):
- * finding the preload library, and the benchmark's environment. The map and the library
- * itself are tested end to end (tests/e2e/test_stress.sh).
+ * tests/unit/test_runner_excfix.c - the C++ exception fix's side in perfgate
+ * (runner/probes/excfix.h): finding the preload library, and the benchmark's environment. The map
+ * and the library itself are tested end to end (tests/e2e/test_stress.sh).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "../../core/log.h"
-#include "../../runner/excfix.h"
+#include "../../runner/probes/excfix.h"
 
 static void test_env(void **state)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of runner/gbench.c: recognising a Google Benchmark program by what it links
+ * Unit tests of runner/launch/gbench_run.c: recognising a Google Benchmark program by what it links
  * (gbench links libbenchmark, knob does not; a missing file is an error), the executable
  * behind `env VAR=value`, and the harness kept out of the default selection
  * (pg_sym_is_runtime()). The programs are found in $PROGS (default build/progs).
@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "../../runner/elfsyms.h"
-#include "../../runner/gbench.h"
+#include "../../runner/launch/gbench_run.h"
+#include "../../runner/select/elfsyms.h"
 
 static char *prog(const char *name)
 {

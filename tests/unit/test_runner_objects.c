@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_runner_objects.c - the objects a benchmark's processes mapped
- * (runner/objects.h): library names answering to the files of a build tree, the system's
+ * (runner/select/objects.h): library names answering to the files of a build tree, the system's
  * files told from the project's, and which objects a default selection takes its candidates
- * from; and the program words of a command (runner/resolve.h, pg_command_env()).
+ * from; and the program words of a command (runner/launch/resolve.h, pg_command_env()).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,8 +13,8 @@
 
 #include <string.h>
 
-#include "../../runner/objects.h"
-#include "../../runner/resolve.h"
+#include "../../runner/launch/resolve.h"
+#include "../../runner/select/objects.h"
 
 static void test_names(void **state)
 {

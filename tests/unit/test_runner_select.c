@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/unit/test_runner_select.c - which functions record traces (runner/select.h), without
+ * tests/unit/test_runner_select.c - which functions record traces (runner/select/select.h), without
  * BPF: -f [BINARY:]GLOB parsing (the C++ "::" rule), filters, excludes, globs over demangled
  * names, aliases, the default selection and its cap, and --functions-of, over a synthetic
  * symbol table given to the selection with pg_selection_add(); the default selection once
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "../../core/log.h"
-#include "../../runner/select.h"
+#include "../../runner/select/select.h"
 
 #define EXE "/nonexistent/bin/prog"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/unit/test_runner_srcline.c - declaration file and line from DWARF (runner/srcline.h)
+ * tests/unit/test_runner_srcline.c - declaration file and line from DWARF (runner/select/srcline.h)
  * for the test programs: knob (clang, DWARF 5) and nested (the system cc); a stripped copy has
  * none. The programs are found in $PROGS (default build/progs).
  */
@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "../../core/log.h"
-#include "../../runner/elfsyms.h"
-#include "../../runner/srcline.h"
+#include "../../runner/select/elfsyms.h"
+#include "../../runner/select/srcline.h"
 
 static char *prog(const char *name)
 {

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+/*
+ * history/changes_report.c - the table and the JSON of perfgate history changes (changes_report.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/atomic.h"
+#include "../core/jsonw.h"
+#include "../core/log.h"
+#include "changes_report.h"
+
+bool pg_hchange_regression(const struct pg_hchanges *h, const struct pg_hchange *c)
+{
+	return h->m->metric != PG_HM_CALLS && c->cp.change > 0;
+}
+
+bool pg_hchange_newest(const struct pg_hchanges *h, const struct pg_hchange *c)
+{
+	const char *first = h->m->sessions[c->session].commit;
+	const char *newest = h->m->sessions[h->m->nsessions - 1].commit;
+
+	return c->session + 1 == h->m->nsessions || (first && newest && !strcmp(first, newest));
+}
+
+size_t pg_hchanges_newest(const struct pg_hchanges *sets, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t s = 0; s < n; s++)
+		for (size_t i = 0; i < sets[s].n; i++)
+			k += pg_hchange_newest(&sets[s], &sets[s].c[i]) &&
+			     pg_hchange_regression(&sets[s], &sets[s].c[i]);
+	return k;
+}
+
+static const char *short_commit(char *buf, size_t len, const char *commit)
+{
+	snprintf(buf, len, "%.12s", commit ? commit : "?");
+	return buf;
+}
+
+int pg_hchanges_print(const struct pg_hchanges *sets, size_t n, FILE *out)
+{
+	size_t total = 0;
+	char a[16], b[16];
+
+	for (size_t s = 0; s < n; s++)
+		total += sets[s].n;
+	if (!total) {
+		fprintf(out, "perfgate: no change point in %zu sessions\n",
+			n ? sets[0].m->nsessions : 0);
+		return ferror(out) ? -EIO : 0;
+	}
+	fprintf(out, "%-40s  %-12s  %-12s  %8s  %-19s  %-8s  %s\n", "function", "after",
+		"changed at", "change", "interval", "p", "verdict");
+	for (size_t s = 0; s < n; s++) {
+		const struct pg_hmatrix *m = sets[s].m;
+
+		for (size_t i = 0; i < sets[s].n; i++) {
+			const struct pg_hchange *c = &sets[s].c[i];
+			const struct pg_hobject *o = &m->objects[c->object];
+			char name[256], iv[48];
+
+			snprintf(name, sizeof(name), "%s%s%s", o->display,
+				 strcmp(o->name, PG_HPROGRAM) ? "" : " ",
+				 strcmp(o->name, PG_HPROGRAM) ? "" : pg_hmetric_name(m->metric));
+			snprintf(iv, sizeof(iv), "[%+.1f%%, %+.1f%%]", c->cp.ci_lo * 100,
+				 c->cp.ci_hi * 100);
+			fprintf(out, "%-40s  %-12s  %-12s  %+7.1f%%  %-19s  %-8.2g  %s\n", name,
+				short_commit(a, sizeof(a), m->sessions[c->session - 1].commit),
+				short_commit(b, sizeof(b), m->sessions[c->session].commit),
+				c->cp.change * 100, iv, c->cp.p,
+				pg_hchange_regression(&sets[s], c) ? "regression" :
+				c->cp.change < 0 ? "improvement" : "change");
+		}
+	}
+	fprintf(out, "perfgate: %zu change point(s) in %zu sessions; %zu regression(s) "
+		"starting at the newest session\n", total, sets[0].m->nsessions,
+		pg_hchanges_newest(sets, n));
+	return ferror(out) ? -EIO : 0;
+}
+
+static struct json_object *change_json(const struct pg_hchanges *h, const struct pg_hchange *c)
+{
+	const struct pg_hmatrix *m = h->m;
+	const struct pg_hobject *o = &m->objects[c->object];
+	const struct pg_hsession *before = &m->sessions[c->session - 1];
+	const struct pg_hsession *after = &m->sessions[c->session];
+	struct json_object *j = json_object_new_object();
+
+	if (!j || pg_json_put_utf8(j, "binary", o->binary) ||
+	    pg_json_put_utf8(j, "name", o->name) ||
+	    pg_json_put_utf8(j, "scope", o->scope[0] ? o->scope : NULL) ||
+	    pg_json_put_utf8(j, "display", o->display) ||
+	    pg_json_put_str(j, "metric", pg_hmetric_name(m->metric)) ||
+	    pg_json_put_utf8(j, "commit", after->commit) ||
+	    pg_json_put_utf8(j, "time", after->time) ||
+	    pg_json_put_utf8(j, "previous_commit", before->commit) ||
+	    pg_json_put_u64(j, "session", c->session) ||
+	    pg_json_put_num(j, "before", c->cp.before) ||
+	    pg_json_put_num(j, "after", c->cp.after) ||
+	    pg_json_put_num(j, "change", c->cp.change) ||
+	    pg_json_put_num(j, "ci_lo", c->cp.ci_lo) || pg_json_put_num(j, "ci_hi", c->cp.ci_hi) ||
+	    pg_json_put_num(j, "p", c->cp.p) || pg_json_put_num(j, "perm_p", c->cp.perm_p) ||
+	    pg_json_put_u64(j, "sessions_before", c->cp.n_before) ||
+	    pg_json_put_u64(j, "sessions_after", c->cp.n_after) ||
+	    pg_json_put_bool(j, "regression", pg_hchange_regression(h, c)) ||
+	    pg_json_put_bool(j, "newest", pg_hchange_newest(h, c))) {
+		json_object_put(j);
+		return NULL;
+	}
+	return j;
+}
+
+static struct json_object *changes_json(const struct pg_hchanges *sets, size_t n,
+					const struct pg_cp_opts *o)
+{
+	struct json_object *root = json_object_new_object(), *arr = json_object_new_array(), *opt;
+	size_t regs = pg_hchanges_newest(sets, n);
+
+	opt = json_object_new_object();
+	if (!opt || pg_json_put_u64(opt, "window", o->window) ||
+	    pg_json_put_num(opt, "max_p", o->max_p) ||
+	    pg_json_put_u64(opt, "max_permutations", o->max_perms) ||
+	    pg_json_put_num(opt, "min_magnitude", o->min_magnitude)) {
+		json_object_put(opt);
+		opt = NULL;
+	}
+	if (!root || !arr || !opt || pg_json_put(root, "options", opt) ||
+	    pg_json_put_str(root, "format", "perfgate-history-changes") ||
+	    pg_json_put_int(root, "version", 1) ||
+	    pg_json_put_u64(root, "sessions", n ? sets[0].m->nsessions : 0) ||
+	    pg_json_put_utf8(root, "newest_commit",
+			     n && sets[0].m->nsessions ?
+			     sets[0].m->sessions[sets[0].m->nsessions - 1].commit : NULL) ||
+	    pg_json_put_u64(root, "newest_regressions", regs)) {
+		if (!root || !arr)
+			json_object_put(opt);
+		json_object_put(arr);
+		json_object_put(root);
+		return NULL;
+	}
+	for (size_t s = 0; s < n; s++) {
+		for (size_t i = 0; i < sets[s].n; i++) {
+			if (pg_json_push(arr, change_json(&sets[s], &sets[s].c[i]))) {
+				json_object_put(arr);
+				json_object_put(root);
+				return NULL;
+			}
+		}
+	}
+	if (pg_json_put(root, "changes", arr)) {
+		json_object_put(root);
+		return NULL;
+	}
+	return root;
+}
+
+int pg_hchanges_write_json(const struct pg_hchanges *sets, size_t n,
+			   const struct pg_cp_opts *o, const char *path)
+{
+	struct json_object *root = changes_json(sets, n, o);
+	const char *text;
+	int err;
+
+	if (!root) {
+		pg_err("%s: out of memory", path);
+		return -ENOMEM;
+	}
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	err = text ? pg_atomic_write(path, text, strlen(text)) : -ENOMEM;
+	if (err == -ENOMEM)
+		pg_err("%s: out of memory", path);
+	json_object_put(root);
+	return err;
+}
