@@ -12,6 +12,18 @@ static const char *const site_names[] = {
 	[PG_SITE_SSTEP] = "sstep",
 };
 
+double pg_site_ref_call_ns(enum pg_site site)
+{
+	switch (site) {
+	case PG_SITE_NOP5:
+		return PG_REF_CALL_NS_NOP5;
+	case PG_SITE_EMULATED:
+		return PG_REF_CALL_NS_EMULATED;
+	default:
+		return PG_REF_CALL_NS_SSTEP;
+	}
+}
+
 const char *pg_site_name(enum pg_site site)
 {
 	if ((unsigned int)site >= sizeof(site_names) / sizeof(site_names[0]))

@@ -41,6 +41,18 @@ enum pg_site {
 	PG_SITE_COUNT
 };
 
+/*
+ * The reference cost of a traced call (entry and return probes, ns) by site kind: what the
+ * calibration read on the machine the test suite was written on (2 vCPU, kernel 6.18, nested
+ * VM; ../shared/MEASURED.md). Another machine of the same kind read 1.7x these. Reports quote
+ * them beside this machine's calibration, so that a budget that left a function out here can
+ * be told from one that would keep it where probes are cheaper; nothing is decided by them.
+ */
+#define PG_REF_CALL_NS_NOP5 1400.0
+#define PG_REF_CALL_NS_EMULATED 1700.0
+#define PG_REF_CALL_NS_SSTEP 4500.0
+double pg_site_ref_call_ns(enum pg_site site);	/* the above; sstep's for an unknown kind */
+
 const char *pg_site_name(enum pg_site site);		/* "nop5", "emulated", "sstep", "unknown" */
 int pg_site_parse(const char *s, enum pg_site *out);	/* 0 or -EINVAL */
 

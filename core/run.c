@@ -49,6 +49,26 @@ void pg_rep_release(struct pg_rep *rep)
 	rep->nthreads = 0;
 }
 
+void pg_budget_out_release(struct pg_budget_out *o)
+{
+	free(o->name);
+	free(o->binary);
+	memset(o, 0, sizeof(*o));
+}
+
+void pg_budget_out_say(const struct pg_budget_out *o, double budget_pct, char *buf, size_t size)
+{
+	const char *there = o->ref_cost_pct <= budget_pct ? ", within the budget" : "";
+
+	snprintf(buf, size, "--budget left out %s (%.1f%% of the CPU time): its ~%.0f calls a run "
+		 "would cost ~%.1f%% of it here, at %.2f us a traced call (%s site, calibrated); "
+		 "~%.1f%% at the reference %.2f us%s. %s (~%.0f a repetition)", o->name,
+		 100 * o->share, o->calls, o->cost_pct, o->call_ns / 1e3, pg_site_name(o->site),
+		 o->ref_cost_pct, o->ref_call_ns / 1e3, there, o->judged ?
+		 "Its samples judge it" : "Too few of its samples to judge it: raise -F or run longer",
+		 o->samples);
+}
+
 void pg_run_release(struct pg_run *run)
 {
 	struct pg_meta *m = &run->meta;
@@ -64,6 +84,9 @@ void pg_run_release(struct pg_run *run)
 	free(m->program);
 	free(m->functions_of);
 	free(m->ab_session);
+	for (size_t i = 0; i < m->nleft_out; i++)
+		pg_budget_out_release(&m->left_out[i]);
+	free(m->left_out);
 	pg_strv_free(m->filters, m->nfilters);
 	pg_strv_free(m->excludes, m->nexcludes);
 	for (size_t i = 0; i < run->nfuncs; i++)

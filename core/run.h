@@ -202,6 +202,35 @@ enum pg_ab_side {
 const char *pg_ab_side_name(enum pg_ab_side side);
 int pg_ab_side_parse(const char *s, enum pg_ab_side *side);
 
+/*
+ * A function record --budget left out although it held a large share of the sampled time,
+ * because its probes would cost too much on this machine: what they would cost here, and at
+ * the reference cost of its site kind (core/calib.h, PG_REF_CALL_NS), so that two machines'
+ * selections can be told apart. Its time is still judged from the samples. Owned by its
+ * struct pg_meta (name and binary freed with it).
+ */
+#define PG_BUDGET_OUT_SHARE 0.05
+struct pg_budget_out {
+	char *name;		/* display name */
+	char *binary;		/* the object it is in */
+	enum pg_site site;
+	double share;		/* of the sampled first pass's CPU time, (0, 1] */
+	double calls;		/* a run, as the pilot counted them (scaled to a whole run) */
+	double call_ns;		/* what a traced call costs here, as the budget counts it */
+	double cost_pct;	/* its probes' cost, % of the benchmark's own time, here */
+	double ref_call_ns;	/* a traced call at its site kind's reference cost */
+	double ref_cost_pct;	/* its probes' cost at that cost */
+	double samples;		/* expected a repetition at the recording's sampling rate */
+	bool judged;		/* as many as a sampled verdict needs (diff/sampled.h) */
+};
+
+/*
+ * One line (no newline) saying why @o was left out and what it would cost elsewhere, into
+ * @buf of @size bytes (cut to fit). record and report print it alike.
+ */
+void pg_budget_out_say(const struct pg_budget_out *o, double budget_pct, char *buf, size_t size);
+void pg_budget_out_release(struct pg_budget_out *o);
+
 struct pg_meta {
 	char *perfgate_version;
 	size_t argc;
@@ -233,6 +262,13 @@ struct pg_meta {
 				 * filters, excludes and budget_pct say how FILE chose them;
 				 * NULL = chosen by this recording's own options */
 	bool offcpu;		/* off-CPU time was measured (pg_fstat.offcpu_ns..., threads) */
+	/*
+	 * record --budget: the functions it left out although each held at least
+	 * PG_BUDGET_OUT_SHARE of the sampled first pass's CPU time (struct pg_budget_out), in
+	 * the order of their share, largest first; NULL and 0 when none.
+	 */
+	struct pg_budget_out *left_out;
+	size_t nleft_out;
 	/*
 	 * perfgate ab: the session's id (shared by its two run files, unique per session) and
 	 * which side this file is; NULL and PG_AB_NONE for an ordinary recording. Both sides of

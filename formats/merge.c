@@ -42,6 +42,9 @@ static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t re
 	/* a merged run is an ordinary one: its repetitions are no longer one side's pairs */
 	dst->ab_session = NULL;
 	dst->ab_side = PG_AB_NONE;
+	/* what one recording's budget left out is not the merged run's */
+	dst->left_out = NULL;
+	dst->nleft_out = 0;
 	dst->argv = dst->filters = dst->excludes = NULL;
 	dst->argc = dst->nfilters = dst->nexcludes = 0;
 	dst->repetitions = reps;

@@ -41,6 +41,45 @@ static int read_ab(const struct pg_jr *rd, struct json_object *ab, struct pg_met
 	return 0;
 }
 
+/* meta.budget_left_out: the functions record --budget left out (struct pg_budget_out). */
+static int read_left_out(const struct pg_jr *rd, struct json_object *arr, struct pg_meta *m)
+{
+	const char *w = "meta.budget_left_out";
+	size_t n = json_object_array_length(arr);
+	int err = 0;
+
+	m->left_out = calloc(n ? n : 1, sizeof(*m->left_out));
+	if (!m->left_out)
+		return pg_jr_oom(rd);
+	for (size_t i = 0; !err && i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+		struct pg_budget_out *o = &m->left_out[i];
+		const char *site = NULL;
+
+		m->nleft_out++;
+		err = pg_jr_want(rd, e, w, "an entry", json_type_object, 0);
+		err = err ?: pg_jr_dup_str(rd, e, w, "name", false, &o->name);
+		err = err ?: pg_jr_dup_str(rd, e, w, "binary", false, &o->binary);
+		err = err ?: pg_jr_get_str(rd, e, w, "site", false, &site);
+		if (!err && pg_site_parse(site, &o->site))
+			err = pg_jr_bad(rd, w, "entry %zu: unknown \"site\" %s", i, site);
+		err = err ?: pg_jr_get_num(rd, e, w, "share", 0, &o->share);
+		err = err ?: pg_jr_get_num(rd, e, w, "calls", 0, &o->calls);
+		err = err ?: pg_jr_get_num(rd, e, w, "call_ns", 0, &o->call_ns);
+		err = err ?: pg_jr_get_num(rd, e, w, "cost_pct", 0, &o->cost_pct);
+		err = err ?: pg_jr_get_num(rd, e, w, "ref_call_ns", 0, &o->ref_call_ns);
+		err = err ?: pg_jr_get_num(rd, e, w, "ref_cost_pct", 0, &o->ref_cost_pct);
+		err = err ?: pg_jr_get_num(rd, e, w, "samples", 0, &o->samples);
+		err = err ?: pg_jr_get_bool(rd, e, w, "judged", &o->judged);
+		if (!err && !(o->share > 0 && o->share <= 1 && o->calls >= 0 && o->call_ns >= 0 &&
+			      o->cost_pct >= 0 && o->ref_call_ns >= 0 && o->ref_cost_pct >= 0 &&
+			      o->samples >= 0))
+			err = pg_jr_bad(rd, w, "entry %zu: \"share\" must be in (0, 1] and the "
+					"costs numbers >= 0", i);
+	}
+	return err;
+}
+
 static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg_meta *m)
 {
 	struct json_object *meta, *opts, *v;
@@ -88,6 +127,9 @@ static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg
 		err = pg_jr_get_bool(rd, opts, "meta.options", "offcpu", &m->offcpu);
 	if (!err && json_object_object_get_ex(meta, "ab", &v))
 		err = read_ab(rd, v, m);
+	if (!err && json_object_object_get_ex(meta, "budget_left_out", &v))
+		err = pg_jr_want(rd, v, "meta", "\"budget_left_out\"", json_type_array, 0) ?:
+		      read_left_out(rd, v, m);
 	if (!err && !m->argc)
 		err = pg_jr_bad(rd, "meta", "\"command\" is empty");
 	if (!err)

@@ -33,6 +33,36 @@ static struct json_object *new_ab(const struct pg_meta *m)
 	return ab;
 }
 
+/* The functions record --budget left out (struct pg_budget_out), or NULL. */
+static struct json_object *new_left_out(const struct pg_meta *m)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; arr && i < m->nleft_out; i++) {
+		const struct pg_budget_out *o = &m->left_out[i];
+		struct json_object *e = json_object_new_object();
+
+		if (!e || pg_json_put_str(e, "name", o->name) ||
+		    pg_json_put_str(e, "binary", o->binary) ||
+		    pg_json_put_str(e, "site", pg_site_name(o->site)) ||
+		    pg_json_put_num(e, "share", o->share) || pg_json_put_num(e, "calls", o->calls) ||
+		    pg_json_put_num(e, "call_ns", o->call_ns) ||
+		    pg_json_put_num(e, "cost_pct", o->cost_pct) ||
+		    pg_json_put_num(e, "ref_call_ns", o->ref_call_ns) ||
+		    pg_json_put_num(e, "ref_cost_pct", o->ref_cost_pct) ||
+		    pg_json_put_num(e, "samples", o->samples) ||
+		    pg_json_put_bool(e, "judged", o->judged)) {
+			json_object_put(e);
+			e = NULL;
+		}
+		if (pg_json_push(arr, e)) {	/* takes e, or frees it */
+			json_object_put(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
 /*
  * Builders: each returns 0 or -ENOMEM and consumes @v (json-c objects are reference counted;
  * json_object_put(NULL) is a no-op). A NULL @v from a json_object_new_*() is a failure, except
@@ -70,7 +100,8 @@ static struct json_object *new_meta(const struct pg_meta *m)
 		return NULL;
 	}
 	if (pg_json_put(meta, "options", opts) ||
-	    (m->ab_session && pg_json_put(meta, "ab", new_ab(m)))) {
+	    (m->ab_session && pg_json_put(meta, "ab", new_ab(m))) ||
+	    (m->nleft_out && pg_json_put(meta, "budget_left_out", new_left_out(m)))) {
 		json_object_put(meta);
 		return NULL;
 	}

@@ -435,6 +435,12 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 	} else {
 		fputs("Times are raw: this run has no probe calibration.\n", out);
 	}
+	for (size_t k = 0; k < m->nleft_out; k++) {
+		char line[512];
+
+		pg_budget_out_say(&m->left_out[k], m->budget_pct, line, sizeof(line));
+		fprintf(out, "%s.\n", line);
+	}
 	if (m->offcpu)
 		write_threads(run, rows, n, out);
 	if (any_unresolved)

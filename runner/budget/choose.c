@@ -63,6 +63,70 @@ double pg_budget_call_cost(const struct pg_calib *c, const struct pg_func *f,
 	return cost > floor ? cost : floor;
 }
 
+/* Indices (uint32_t) into the double array @arg, largest first, ties by index. */
+static int cmp_share_desc(const void *a, const void *b, void *arg)
+{
+	const double *share = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (share[x] != share[y])
+		return (share[x] < share[y]) - (share[x] > share[y]);
+	return (x > y) - (x < y);
+}
+
+/* @o for function @f, from its probes' cost @cost over @calls in a run of @own_ns. */
+static int left_out_fill(const struct pg_func *f, double share, double cost, double calls,
+			 double own_ns, struct pg_budget_out *o)
+{
+	o->name = strdup(f->display);
+	o->binary = strdup(f->binary ? f->binary : "");
+	if (!o->name || !o->binary)
+		return -ENOMEM;
+	o->site = f->site;
+	o->share = share;
+	o->calls = calls;
+	o->call_ns = cost / calls;
+	o->cost_pct = 100 * cost / own_ns;
+	o->ref_call_ns = pg_site_ref_call_ns(f->site);
+	o->ref_cost_pct = o->cost_pct * o->ref_call_ns / o->call_ns;
+	return 0;
+}
+
+int pg_budget_left_out(const struct pg_run *run, const bool *keep, const double *share,
+		       const double *cost, const double *calls, double own_ns,
+		       struct pg_budget_out **out, size_t *n)
+{
+	uint32_t *idx = calloc(run->nfuncs ? run->nfuncs : 1, sizeof(*idx));
+	size_t m = 0;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!idx)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < run->nfuncs; i++)
+		if (!keep[i] && share[i] >= PG_BUDGET_OUT_SHARE && calls[i] > 0 && cost[i] > 0)
+			idx[m++] = i;
+	if (m && own_ns > 0) {
+		qsort_r(idx, m, sizeof(*idx), cmp_share_desc, (void *)share);
+		*out = calloc(m, sizeof(**out));
+		err = *out ? 0 : -ENOMEM;
+		for (size_t k = 0; !err && k < m; k++)
+			err = left_out_fill(&run->funcs[idx[k]], share[idx[k]], cost[idx[k]],
+					    calls[idx[k]], own_ns, &(*out)[k]);
+		*n = m;
+	}
+	if (err) {	/* every entry was zeroed: releasing one not filled is safe */
+		for (size_t k = 0; *out && k < m; k++)
+			pg_budget_out_release(&(*out)[k]);
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	free(idx);
+	return err;
+}
+
 /* The functions of @run none of whose calls returned in @pilot. */
 static void unreached(const struct pg_run *run, const struct pg_rep *pilot,
 		      struct pg_names *gone)

@@ -107,6 +107,19 @@ int pg_budget_choose(const struct pg_run *run, const struct pg_rep *pilot, doubl
 		     struct pg_budget_choice *choice);
 
 /*
+ * The functions of @run left out (!keep[id]) although each held at least PG_BUDGET_OUT_SHARE
+ * of the sampled CPU time (@share[id], a fraction), with what their probes would cost in a
+ * whole run (@cost[id] ns over @calls[id] calls, as the budget counts them: pg_budget_call_cost())
+ * against the benchmark's own time @own_ns, here and at the reference cost of their site kind
+ * (pg_site_ref_call_ns()). A function without calls is not among them. *@out (malloc'd, the
+ * caller's: pg_budget_out_release() each, then free) in the order of their share, largest
+ * first, ties by id; *@n how many. 0 or -ENOMEM (then *@out NULL, *@n 0).
+ */
+int pg_budget_left_out(const struct pg_run *run, const bool *keep, const double *share,
+		       const double *cost, const double *calls, double own_ns,
+		       struct pg_budget_out **out, size_t *n);
+
+/*
  * The pilot's live rule, applied every few ms while it runs (pure; logs nothing). @cost[i]:
  * the estimated cost so far of function i's probes; @live[i]: still traced; @limit_ns: budget x
  * the sampled run's wall time (0: unknown); @own_ns: the benchmark's own time so far (the

@@ -16,6 +16,7 @@
 #include "../../core/clock.h"
 #include "../../core/log.h"
 #include "../../core/numfmt.h"
+#include "../../diff/sampled.h"
 #include "../budget/cover_summary.h"
 #include "../budget/stack_gain.h"
 #include "../probes/maps.h"
@@ -51,19 +52,66 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 
-/* What the kept functions cover of the first pass's CPU time, in one block (cover_summary.h). */
-static void say_covered(const struct pg_run *run, const struct pg_coverage *cov, const bool *keep,
-			size_t nkept)
+/*
+ * What each function's probes would cost in a whole run, from the pilot: its counts in @pilot,
+ * or, for one the pilot detached while it ran (@w), its counts until then scaled from the
+ * benchmark's own time they covered to @own_ns. Into @cost and @calls (run->nfuncs each).
+ */
+static void pilot_costs(const struct pg_run *run, const struct pg_rep *pilot,
+			const struct pg_budget_watch *w, double own_ns, double *cost, double *calls)
 {
-	struct pg_cov_map map;
-	struct pg_covered c;
+	for (uint32_t i = 0; i < run->nfuncs; i++) {
+		const struct pg_fstat *s = pg_rep_find(pilot, i);
 
-	if (pg_cov_map_build(&map, cov, run))
-		return;
-	if (!pg_covered_count(&map, keep, &c))
+		if (w->drop[i] && w->own_at_drop[i] > 0) {
+			double scale = own_ns / w->own_at_drop[i];
+
+			cost[i] = w->cost[i] * scale;
+			calls[i] = (double)w->calls[i] * scale;
+		} else if (s) {
+			cost[i] = pg_budget_call_cost(&run->calib, &run->funcs[i], s);
+			calls[i] = (double)s->calls;
+		}
+	}
+}
+
+/*
+ * What the kept functions cover of the first pass's CPU time, in one block (cover_summary.h),
+ * and the functions left out that held a large share of it, kept in run->meta (struct
+ * pg_budget_out) for pg_budget_say_left_out().
+ */
+static int say_covered(const struct pg_record_opts *o, struct pg_run *run,
+		       const struct pg_coverage *cov, const struct pg_rep *pilot,
+		       const struct pg_budget_watch *w, const struct pg_budget_choice *choice,
+		       const bool *keep, size_t nkept)
+{
+	size_t n = run->nfuncs ? run->nfuncs : 1;
+	double *share = calloc(n, sizeof(*share)), *cost = calloc(n, sizeof(*cost));
+	double *calls = calloc(n, sizeof(*calls));
+	struct pg_covered c = { 0 };
+	struct pg_cov_map map;
+	int err = share && cost && calls ? pg_cov_map_build(&map, cov, run) : -ENOMEM;
+
+	if (!err) {
+		err = pg_covered_count(&map, keep, &c);
+		pg_cov_map_release(&map);
+	}
+	if (!err && !o->quiet)
 		pg_covered_say(&c, run, keep, nkept);
+	for (uint32_t i = 0; !err && c.samples && i < run->nfuncs; i++)
+		share[i] = (double)c.leaf[i] / (double)c.samples;
+	if (!err) {
+		pilot_costs(run, pilot, w, choice->own, cost, calls);
+		err = pg_budget_left_out(run, keep, share, cost, calls, choice->own,
+					 &run->meta.left_out, &run->meta.nleft_out);
+	}
+	if (err)
+		pg_err("--budget: what the functions left out would cost: %s", strerror(-err));
 	pg_covered_release(&c);
-	pg_cov_map_release(&map);
+	free(share);
+	free(cost);
+	free(calls);
+	return err;
 }
 
 /*
@@ -137,9 +185,10 @@ int pg_budget_watch_init(struct pg_budget_watch *w, const struct pg_record_opts 
 	w->v = calloc((size_t)ncpu, sizeof(*w->v));
 	w->cost = calloc(n, sizeof(*w->cost));
 	w->calls = calloc(n, sizeof(*w->calls));
+	w->own_at_drop = calloc(n, sizeof(*w->own_at_drop));
 	w->live = calloc(n, sizeof(*w->live));
 	w->drop = calloc(n, sizeof(*w->drop));
-	if (!w->v || !w->cost || !w->calls || !w->live || !w->drop) {
+	if (!w->v || !w->cost || !w->calls || !w->own_at_drop || !w->live || !w->drop) {
 		pg_budget_watch_release(w);
 		pg_err("out of memory");
 		return -ENOMEM;
@@ -162,6 +211,7 @@ void pg_budget_watch_release(struct pg_budget_watch *w)
 	free(w->v);
 	free(w->cost);
 	free(w->calls);
+	free(w->own_at_drop);
 	free(w->live);
 	free(w->drop);
 	memset(w, 0, sizeof(*w));
@@ -187,6 +237,7 @@ static bool pilot_tick(void *arg, uint64_t elapsed_ns)
 		if (!w->drop[i])
 			continue;
 		w->live[i] = false;
+		w->own_at_drop[i] = own;
 		w->ndropped++;
 		pg_names_add(&w->dropped, w->run->funcs[i].display);
 		pg_names_add(&now, w->run->funcs[i].display);
@@ -464,10 +515,11 @@ int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct 
 			choice.before += w.cost[i];
 	if (ndrop >= 0)
 		budget_report(o, run, &pilot, sampled_wall_ns, cut, cov && cov->samples, &choice);
-	if (ndrop >= 0 && cov && cov->samples && !o->quiet)
-		say_covered(run, cov, keep, run->nfuncs - (size_t)ndrop);
-	if (ndrop <= 0) {
-		err = ndrop;
+	if (ndrop >= 0 && cov && cov->samples)
+		err = say_covered(o, run, cov, &pilot, &w, &choice, keep,
+				  run->nfuncs - (size_t)ndrop);
+	if (err || ndrop <= 0) {
+		err = err ?: ndrop;
 		goto out;
 	}
 	pg_probes_release(p);
@@ -482,6 +534,24 @@ out:
 	return err;
 }
 
+
+void pg_budget_say_left_out(const struct pg_record_opts *o, struct pg_run *run,
+			    const struct pg_coverage *cov, uint32_t hz)
+{
+	double per_run = cov->runs ? (double)cov->samples / cov->runs : 0;
+	char line[512];
+
+	for (size_t k = 0; k < run->meta.nleft_out; k++) {
+		struct pg_budget_out *lo = &run->meta.left_out[k];
+
+		lo->samples = lo->share * per_run * hz / PG_FIRST_PASS_HZ;
+		lo->judged = lo->samples >= PG_SAMPLED_MIN_SAMPLES;
+		if (o->quiet)
+			continue;
+		pg_budget_out_say(lo, o->budget_pct, line, sizeof(line));
+		pg_info("%s", line);
+	}
+}
 
 /*
  * The repetitions' rate when there was no -F: from the sampled pass's fastest run, @wall_ns,

@@ -70,6 +70,7 @@ struct pg_budget_watch {
 	struct pg_bpf_fstat *v;	/* ncpu entries: a lookup's buffer */
 	double *cost;		/* per function: its probes' estimated cost so far */
 	uint64_t *calls;	/* its calls so far */
+	double *own_at_drop;	/* the benchmark's own time when it was detached (ns) */
 	bool *live, *drop;
 	double limit_ns;	/* budget x sampled_wall_ns, 0: unknown */
 	uint64_t sampled_wall_ns;
@@ -136,5 +137,14 @@ int pg_budget_sample(const struct pg_record_opts *o, struct pg_discovery *d, str
 int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct pg_launch *l,
 		    struct pg_run *run, int ncpu, uint64_t sampled_wall_ns,
 		    const struct pg_coverage *cov);
+
+/*
+ * After the pilot: the functions it left out that held a large share of the time
+ * (run->meta.left_out), with the samples each would get a repetition at the repetitions'
+ * sampling rate @hz (from the first pass @cov's rate of them) and whether that is enough for a
+ * sampled verdict; a line each unless quiet (pg_budget_out_say()).
+ */
+void pg_budget_say_left_out(const struct pg_record_opts *o, struct pg_run *run,
+			    const struct pg_coverage *cov, uint32_t hz);
 
 #endif

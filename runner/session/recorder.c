@@ -200,6 +200,7 @@ int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, s
 				      &r->disc.cov);
 		if (err)
 			return err;
+		pg_budget_say_left_out(o, run, &r->disc.cov, r->hz);
 		if (!o->quiet)
 			pg_info("--budget %g%%%s: tracing %zu of the %zu function%s the pilot "
 				"weighed", o->budget_pct, o->default_budget ? " (the default "

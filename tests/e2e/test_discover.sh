@@ -57,16 +57,39 @@ check_eq "ab: nothing removed or added" "" \
 check "ab: no --functions-of the user did not give" not grep -q -- "--functions-of" \
 	"$TMP/stderr"
 
-# the default selection: the kernel that holds the time, not the constructor called 20,000
+# the default selection: the kernel that holds the time, not the constructor called 40,000
 # times whose probes would cost as much as its work. The program sits far from the budget's
 # edge (tests/progs/kernel_ctor.c); the margin is checked on this machine's own calibration,
 # so that a failure says whether the machine moved the edge or the selection is wrong.
-expect_exit 0 "$PERFGATE" record -o "$TMP/kc.json" -r 2 -- ./kernel_ctor
+# (-F 4999: enough samples for the constructor's sampled verdict in so short a run)
+expect_exit 0 "$PERFGATE" record -o "$TMP/kc.json" -r 5 -F 4999 -- ./kernel_ctor
 pgtest names "$TMP/kc.json" >"$TMP/kc.names"
 check "the kernel is traced" grep -qx kernel "$TMP/kc.names"
 check "the constructor is not" not grep -qx obj_init "$TMP/kc.names"
 has "what the exact probes cover"
 has "obj_init"
+# the budget says why it left out a function with a large share, with this machine's cost
+# and the reference's, in record and in report, and its samples judge it
+has "--budget left out obj_init ([0-9.]*% of the CPU time): its ~[0-9]* calls a run would cost"
+has "us a traced call (nop5 site, calibrated); ~[0-9.]*% at the reference 1.40 us"
+has "Its samples judge it"
+check "the run file keeps why obj_init was left out" python3 - "$TMP/kc.json" <<'PY'
+import sys, pgtest
+lo = pgtest.load(sys.argv[1])["meta"]["budget_left_out"]
+assert [o["name"] for o in lo] == ["obj_init"], lo
+o = lo[0]
+# its cost here over the budget, as the decision was; the reference cost quoted beside it
+assert o["cost_pct"] > 5 and o["share"] >= 0.05 and o["judged"], o
+assert o["ref_call_ns"] == 1400 and o["site"] == "nop5", o
+assert abs(o["ref_cost_pct"] / o["cost_pct"] - 1400 / o["call_ns"]) < 1e-6, o
+PY
+"$PERFGATE" report "$TMP/kc.json" >"$TMP/kc.report"
+check_contains "report says why obj_init was left out" "$TMP/kc.report" \
+	"^--budget left out obj_init (.*calibrated); .*Its samples judge it"
+expect_exit_any() { "$@" >"$TMP/stdout" 2>"$TMP/stderr" || true; }
+expect_exit_any "$PERFGATE" compare "$TMP/kc.json" "$TMP/kc.json" --all --json "$TMP/kc.cmp"
+check_eq "obj_init is judged from its samples" sampled \
+	"$(python3 -c 'import sys, pgtest; print(pgtest.func(pgtest.load(sys.argv[1]), "obj_init")["origin"])' "$TMP/kc.cmp")"
 # Margin: the kernel's calls at the calibrated cost of its site kind (in + out, the whole cost
 # of a traced call), or at 10 us if the calibration reads less (a disturbed one can read 0),
 # against the repetitions' CPU time: at most a quarter of the 5% budget.

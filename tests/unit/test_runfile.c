@@ -421,6 +421,54 @@ static void test_round_trip_minimal(void **state)
 	free(path);
 }
 
+/* the functions record --budget left out: kept as written, and a bad entry refused */
+static void test_left_out(void **state)
+{
+	struct pg_run a, b;
+	char *path = tmp_path("lo.json"), *t;
+	struct pg_budget_out *o;
+	size_t n;
+
+	make_run(&a);
+	pg_run_init(&b);
+	a.meta.left_out = calloc(1, sizeof(*a.meta.left_out));
+	assert_non_null(a.meta.left_out);
+	a.meta.nleft_out = 1;
+	o = a.meta.left_out;
+	o->name = strdup("obj_init");
+	o->binary = strdup("/bin/kc");
+	*o = (struct pg_budget_out){ .name = o->name, .binary = o->binary, .site = PG_SITE_EMULATED,
+				     .share = 0.125, .calls = 40000, .call_ns = 2500,
+				     .cost_pct = 50, .ref_call_ns = 1700, .ref_cost_pct = 34,
+				     .samples = 40, .judged = true };
+	assert_int_equal(pg_runfile_write(&a, path), 0);
+	assert_int_equal(pg_runfile_read(path, &b), 0);
+	assert_int_equal(b.meta.nleft_out, 1);
+	o = b.meta.left_out;
+	assert_string_equal(o->name, "obj_init");
+	assert_string_equal(o->binary, "/bin/kc");
+	assert_int_equal(o->site, PG_SITE_EMULATED);
+	assert_true(o->share == 0.125 && o->calls == 40000 && o->call_ns == 2500);
+	assert_true(o->cost_pct == 50 && o->ref_call_ns == 1700 && o->ref_cost_pct == 34);
+	assert_true(o->samples == 40 && o->judged);
+	pg_run_release(&b);
+
+	/* a share over 1: refused, naming the member */
+	t = read_text(path, &n);
+	assert_non_null(strstr(t, "\"share\":0.125"));
+	memcpy(strstr(t, "\"share\":0.125"), "\"share\":1.125", 13);
+	write_text(path, t, n);
+	pg_run_init(&b);
+	capture_begin();
+	assert_int_equal(pg_runfile_read(path, &b), -EINVAL);
+	assert_non_null(strstr(capture_end(), "meta.budget_left_out"));
+	assert_run_empty(&b);
+	free(t);
+	pg_run_release(&a);
+	pg_run_release(&b);
+	free(path);
+}
+
 /* ---- atomic writing ---- */
 
 static void test_write_missing_dir(void **state)
@@ -935,6 +983,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip_minimal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_missing_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_invalid_run, setup, teardown),

@@ -360,6 +360,48 @@ static void test_live_global_rule(void **state)
 }
 
 /* A repetition with one folded stack (count 1) per string of @stacks. */
+/*
+ * The functions left out with a large share: only those with PG_BUDGET_OUT_SHARE or more that
+ * have calls, largest share first and, between equal shares, by id; their cost here and at
+ * the reference cost of their site kind.
+ */
+static void test_left_out(void **state)
+{
+	struct fixture *f = *state;
+	const bool keep[NFUNCS] = { false, false, false, true, false };
+	/* hot and cold tie at 0.2: by id; warm under the share; main kept; never: no calls */
+	const double share[NFUNCS] = { 0.2, 0.04, 0.2, 0.5, 0.3 };
+	const double cost[NFUNCS] = { 3e8, 1e8, 2e6, 1e3, 0 };
+	const double ncalls[NFUNCS] = { 3e5, 1e5, 1e3, 1, 0 };
+	struct pg_budget_out *out;
+	size_t n;
+	char line[512];
+
+	assert_int_equal(pg_budget_left_out(&f->run, keep, share, cost, ncalls, 1e9, &out, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[0].name, "hot");
+	assert_string_equal(out[1].name, "cold");
+	assert_string_equal(out[0].binary, "/bin/prog");
+	assert_near(out[0].call_ns, 1000, 1e-9);
+	assert_near(out[0].cost_pct, 30, 1e-9);
+	assert_near(out[0].ref_call_ns, PG_REF_CALL_NS_NOP5, 0);
+	assert_near(out[0].ref_cost_pct, 30 * PG_REF_CALL_NS_NOP5 / 1000, 1e-9);
+	assert_near(out[1].cost_pct, 0.2, 1e-9);
+	pg_budget_out_say(&out[1], 5, line, sizeof(line));
+	assert_non_null(strstr(line, "--budget left out cold (20.0% of the CPU time): its ~1000 "
+				"calls a run would cost ~0.2% of it here, at 2.00 us"));
+	assert_non_null(strstr(line, "~0.1% at the reference 1.40 us, within the budget."));
+	for (size_t k = 0; k < n; k++)
+		pg_budget_out_release(&out[k]);
+	free(out);
+	/* nothing left out with a large share: none, and no array */
+	assert_int_equal(pg_budget_left_out(&f->run, (const bool[NFUNCS]){ true, true, true, true,
+							     true }, share, cost, ncalls, 1e9,
+					    &out, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(out);
+}
+
 static void add_stacks(struct pg_rep *rep, const char *const *stacks, size_t n)
 {
 	rep->stacks = calloc(n, sizeof(*rep->stacks));
@@ -444,6 +486,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_drops_costliest_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stops_when_it_fits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_bound_go_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_everything_fits, setup, teardown),
