@@ -92,9 +92,13 @@ DEB=$(ls "$SRC/${PERFGATE_BUILD:-build}"/perfgate_"$VER"_*.deb)
 dpkg-deb -f "$DEB" Package Version Depends >"$TMP/control"
 check_contains "deb: Package" "$TMP/control" '^Package: perfgate$'
 check_contains "deb: Version" "$TMP/control" "^Version: $VER\$"
-# one Depends entry per package of a library the binary links (ldd, dpkg -S)
-ldd "$PERFGATE" | awk '$3 ~ /^\// { print $3 }' | while read -r lib; do
-	dpkg -S "$(realpath "$lib")" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
+# one Depends entry per package of a library the binary links directly (its NEEDED entries,
+# found where ldd finds them, their package by dpkg -S)
+ldd "$PERFGATE" >"$TMP/ldd"
+readelf -d "$PERFGATE" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | while read -r so; do
+	lib=$(awk -v so="$so" '$1 == so && $3 ~ /^\// { print $3 }' "$TMP/ldd")
+	[ -n "$lib" ] || continue
+	dpkg -S "$lib" 2>/dev/null || dpkg -S "$(realpath "$lib")" 2>/dev/null || true
 done | sed 's/:.*//; s/,.*//' | sort -u >"$TMP/libpkgs"
 check "deb: some linked library has a package" test -s "$TMP/libpkgs"
 while read -r pkg; do
@@ -132,7 +136,7 @@ if [ -e "$SRC/.git" ]; then
 	tar -xzf "$SRC/${PERFGATE_BUILD:-build}/perfgate-$VER.tar.gz" -C "$TMP"
 	check "dist: unpacked into perfgate-$VER" test -f "$TMP/perfgate-$VER/Makefile"
 	# (unoptimized: the test checks that it builds, not how fast it runs)
-	make -C "$TMP/perfgate-$VER" -j2 --no-print-directory CFLAGS=-O0 all \
+	CFLAGS=-O0 make -C "$TMP/perfgate-$VER" -j2 --no-print-directory all \
 		>"$TMP/distbuild.log" 2>&1 || { tail -n 30 "$TMP/distbuild.log"; fail "dist: make failed"; }
 	check_eq "dist: perfgate version" "perfgate $(cat "$TMP/perfgate-$VER/.version")" \
 		"$("$TMP/perfgate-$VER/perfgate" version)"
