@@ -65,16 +65,19 @@ PROG_BINS += $(patsubst tests/progs/%.cc,$(BUILD)/progs/%,$(PROG_CXX_SRCS))
 # the package that holds $(BPFTOOL): Debian's bpftool. Ubuntu ships bpftool in the kernel's
 # linux-tools-$(uname -r) (ci-templates/perfgate-ci.sh sets both there)
 BPFTOOL_DEBIAN ?= bpftool
-# everything `make check` needs; add a package here when a test needs it
-DEPS_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
-	       libdw-dev libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 \
-	       g++ yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev \
-	       chromium golang-go libsqlite3-dev libpq-dev postgresql sqlite3 libbenchmark-dev \
-	       libcapstone-dev
 # what building perfgate needs (the CI templates install only these: make deps-build)
 DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
 	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev libsqlite3-dev \
 	       libpq-dev libcapstone-dev
+# make demo: building perfgate and running the demo (clang builds it, xmllint checks its JUnit
+# report); no browser, database server or Go
+DEPS_DEMO_DEBIAN := $(DEPS_BUILD_DEBIAN) libxml2-utils
+# everything `make check` needs; add a package here when a test needs it. The large ones are
+# for a few tests alone: chromium renders the flame graphs (test_flamegraph,
+# test_flame_verdicts), postgresql is the history store's server (test_history_pg), golang-go's
+# go tool pprof reads the profiles (test_pprof, test_offstacks)
+DEPS_DEBIAN := $(DEPS_DEMO_DEBIAN) libcmocka-dev g++ yamllint util-linux libclang-rt-14-dev \
+	       valgrind python3-yaml curl sqlite3 libbenchmark-dev chromium postgresql golang-go
 
 # the C++ exception fix (docs/recording.md): preloaded into the benchmark, not part of perfgate.
 # Never sanitized (ASan in a preloaded library breaks programs built without it), libc only.
@@ -84,7 +87,8 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 
 .SECONDARY:
 FORCE:
-.PHONY: all deps deps-build check check-layers test flaky unit e2e-progs demo clean bench bench-render \
+.PHONY: all deps deps-build deps-demo check check-layers test flaky unit e2e-progs demo clean \
+	bench bench-render \
 	realworld fuzz fuzz-build install uninstall dist deb
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
@@ -341,6 +345,12 @@ deps-build:
 			$(DEPS_BUILD_DEBIAN); \
 	else echo "make deps-build: all packages present"; fi
 
+deps-demo:
+	@if ! dpkg -s $(DEPS_DEMO_DEBIAN) >/dev/null 2>&1; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			$(DEPS_DEMO_DEBIAN); \
+	else echo "make deps-demo: all packages present"; fi
+
 unit: $(UNIT_BINS)
 e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp $(BUILD)/progs/exceptions_static \
 	$(BUILD)/progs/nested_nop5 $(BUILD)/progs/dupnames $(BUILD)/progs/hotleaf_new
@@ -366,7 +376,7 @@ HOG ?= none
 flaky: all unit e2e-progs fuzz-build
 	tests/flaky.sh -n $(N) --hog $(HOG) $(if $(filter 1,$(FRESH)),--fresh) $(TESTS)
 
-demo: deps
+demo: deps-demo
 	$(MAKE) all
 	examples/demo/run.sh
 

@@ -8,6 +8,8 @@
 # links; dpkg -i installs it, perfgate version runs from /usr/bin, dpkg -r removes it all again
 # (skipped when perfgate is installed on this machine already: the test must leave it as it
 # was). make dist writes a tarball from which make builds a perfgate of the same version.
+# make demo installs what building and running the demo needs, no browser, database server or
+# Go (make check does, for the tests that use them).
 source "$(dirname "$0")/lib.sh"
 SRC=$PERFGATE_SRCDIR
 MK=(make -C "$SRC" --no-print-directory)
@@ -76,6 +78,17 @@ done <"$TMP/tables"
 	{ cat "$TMP/uninstall.log"; fail "make uninstall failed"; }
 check_eq "uninstall: files left" "" "$(find "$D" -type f)"
 check "uninstall: lib/perfgate left" test ! -e "$P/lib/perfgate"
+
+# the packages make demo and make check would install (make -n: nothing is run)
+make -C "$SRC" -n --no-print-directory demo 2>&1 | grep -A2 'apt-get install' >"$TMP/demo.n"
+check_contains "make demo installs clang" "$TMP/demo.n" '\<clang\>'
+for pkg in chromium postgresql golang-go libbenchmark-dev; do
+	check "make demo does not install $pkg" not grep -qw -- "$pkg" "$TMP/demo.n"
+done
+make -C "$SRC" -n --no-print-directory deps 2>&1 | grep 'apt-get install' >"$TMP/deps.n"
+for pkg in chromium postgresql golang-go clang; do
+	check_contains "make deps installs $pkg" "$TMP/deps.n" "apt-get install .*\<$pkg\>"
+done
 
 # the version: one string, VERSION's number first
 VER=$(cat "$SRC/VERSION")
