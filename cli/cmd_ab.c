@@ -18,6 +18,7 @@
 #include "../diff/compare.h"
 #include "../formats/runfile.h"
 #include "../runner/ab.h"
+#include "../runner/meta.h"
 #include "../runner/resolve.h"
 #include "cli.h"
 
@@ -243,6 +244,10 @@ int do_ab(int argc, char **argv)
 	o.base_name = base_path;
 	if (pg_ab_session(&o, ra.o.repetitions, max_reps, &ca.opts, &base, &new, &cmp))
 		goto cleanup;
+	if (pg_meta_compilers(&base) || pg_meta_compilers(&new)) {
+		pg_err("ab: out of memory");
+		goto cleanup;
+	}
 	if (pg_runfile_write(&base, base_path) || pg_runfile_write(&new, new_path))
 		goto cleanup;
 	if (!o.rec.quiet)

@@ -6,6 +6,7 @@
 #include "../core/log.h"
 #include "../core/numfmt.h"
 #include "../runner/record.h"
+#include "../runner/meta.h"
 #include "cli.h"
 
 static const char record_usage[] =
@@ -111,6 +112,10 @@ int do_record(int argc, char **argv)
 	a.o.argc = (size_t)(argc - optind);
 	if (pg_record(&a.o, &run))
 		goto cleanup;
+	if (pg_meta_compilers(&run)) {
+		pg_err("record: out of memory");
+		goto cleanup;
+	}
 	if (pg_runfile_write(&run, out))
 		goto cleanup;
 	if (!a.o.quiet)

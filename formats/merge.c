@@ -42,8 +42,8 @@ static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t re
 	/* a merged run is an ordinary one: its repetitions are no longer one side's pairs */
 	dst->ab_session = NULL;
 	dst->ab_side = PG_AB_NONE;
-	dst->argv = dst->filters = dst->excludes = NULL;
-	dst->argc = dst->nfilters = dst->nexcludes = 0;
+	dst->argv = dst->filters = dst->excludes = dst->env = NULL;
+	dst->argc = dst->nfilters = dst->nexcludes = dst->nenv = 0;
 	dst->repetitions = reps;
 	err = dup_str(&dst->perfgate_version, src->perfgate_version);
 	err = err ?: dup_str(&dst->start_time, src->start_time);
@@ -57,6 +57,7 @@ static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t re
 	err = err ?: pg_strv_dup(&dst->argv, &dst->argc, src->argv, src->argc);
 	err = err ?: pg_strv_dup(&dst->filters, &dst->nfilters, src->filters, src->nfilters);
 	err = err ?: pg_strv_dup(&dst->excludes, &dst->nexcludes, src->excludes, src->nexcludes);
+	err = err ?: pg_strv_dup(&dst->env, &dst->nenv, src->env, src->nenv);
 	return err;
 }
 

@@ -96,3 +96,27 @@ check_contains "long commands: the new line hides where they differ" "$TMP/stdou
 	'^  new   \.\.\..*/new-build/knob.* (10 repetitions, commit'
 check_contains "one regression: not '1 function'" "$TMP/stdout" \
 	'^perfgate: REGRESSION\( of the whole program and\)\? in 1 function: leaf_hash$'
+
+# each run records its environment; compare opens with what differs between the two sides,
+# and says nothing when they are the same
+python3 - "$TMP/base.json" "$TMP/base-env.json" <<'PY'
+import json, sys, pgtest
+r = pgtest.load(sys.argv[1])
+env = r["meta"]["environment"]
+assert "clang" in env["compilers"], env        # knob is built with clang -g
+assert env.get("cpu_flags") and env.get("os"), env
+r["meta"]["kernel"] = "6.1.0-older"
+env["os"] = "Debian GNU/Linux 11 (bullseye)"
+env["cpu_flags"] += " pg_test_flag"
+json.dump(r, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$PERFGATE" compare "$TMP/base.json" "$TMP/same.json" --min-effect 20 \
+	--markdown "$TMP/aa.md"
+check "A/A: no environment line" not grep -q 'the two sides differ' "$TMP/stdout" "$TMP/aa.md"
+"$PERFGATE" compare "$TMP/base-env.json" "$TMP/same.json" --min-effect 20 \
+	--markdown "$TMP/env.md" >"$TMP/env.txt" 2>/dev/null || true
+check_eq "the environments' differences first" "perfgate: the two sides differ: kernel \
+6.1.0-older -> $(uname -r); CPU flags -pg_test_flag; os Debian GNU/Linux 11 (bullseye) -> \
+$(. /etc/os-release && echo "$PRETTY_NAME")" "$(head -n 1 "$TMP/env.txt")"
+check_contains "the Markdown summary says so after its heading" "$TMP/env.md" \
+	'^> :warning: the two sides differ: kernel 6.1.0-older'
