@@ -88,8 +88,7 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 .SECONDARY:
 FORCE:
 .PHONY: all deps deps-build deps-demo check check-layers test flaky unit e2e-progs demo clean \
-	bench bench-render \
-	realworld fuzz fuzz-build install uninstall dist deb
+	bench bench-render realworld fuzz fuzz-build install uninstall dist deb
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
 $(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(HIST_OBJS) $(BUILD)/libpgcore.a
