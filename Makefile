@@ -17,6 +17,19 @@ BUILD := build$(if $(filter 1,$(SANITIZE)),-asan)
 # the sanitized binary stays in its build directory; tests/run.sh is told which one to test
 PERFGATE_BIN := $(if $(filter 1,$(SANITIZE)),$(BUILD)/perfgate,perfgate)
 TEST_ENV := PERFGATE_BUILD=$(BUILD) PERFGATE=$(CURDIR)/$(PERFGATE_BIN)
+# the version (core/version.h): the release number from VERSION, and in a git checkout what git
+# describe says of HEAD, unless HEAD is that release's tag; a tarball of make dist carries the
+# string it was made with in .version
+PG_VERSION := $(shell cat VERSION)
+PG_DESCRIBE = $(shell git describe --always --tags --match 'v[0-9]*' $(1) 2>/dev/null)
+PG_VERSION_OF = $(PG_VERSION)$(if $(filter-out v$(PG_VERSION),$(1)), (git $(1)))
+ifneq ($(wildcard .git),)
+PG_VERSION_FULL := $(call PG_VERSION_OF,$(call PG_DESCRIBE,--dirty))
+else ifneq ($(wildcard .version),)
+PG_VERSION_FULL := $(shell cat .version)
+else
+PG_VERSION_FULL := $(PG_VERSION)
+endif
 PKGS := libbpf libelf libdw libxml-2.0 json-c libcap zlib sqlite3 libpq capstone
 
 CFLAGS ?= -O2 -g
@@ -51,16 +64,19 @@ PROG_BINS += $(patsubst tests/progs/%.cc,$(BUILD)/progs/%,$(PROG_CXX_SRCS))
 # the package that holds $(BPFTOOL): Debian's bpftool. Ubuntu ships bpftool in the kernel's
 # linux-tools-$(uname -r) (ci-templates/perfgate-ci.sh sets both there)
 BPFTOOL_DEBIAN ?= bpftool
-# everything `make check` needs; add a package here when a test needs it
-DEPS_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
-	       libdw-dev libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 \
-	       g++ yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev \
-	       chromium golang-go libsqlite3-dev libpq-dev postgresql sqlite3 libbenchmark-dev \
-	       libcapstone-dev
 # what building perfgate needs (the CI templates install only these: make deps-build)
 DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
 	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev libsqlite3-dev \
 	       libpq-dev libcapstone-dev
+# make demo: building perfgate and running the demo (clang builds it, xmllint checks its JUnit
+# report); no browser, database server or Go
+DEPS_DEMO_DEBIAN := $(DEPS_BUILD_DEBIAN) libxml2-utils
+# everything `make check` needs; add a package here when a test needs it. The large ones are
+# for a few tests alone: chromium renders the flame graphs (test_flamegraph,
+# test_flame_verdicts), postgresql is the history store's server (test_history_pg), golang-go's
+# go tool pprof reads the profiles (test_pprof, test_offstacks)
+DEPS_DEBIAN := $(DEPS_DEMO_DEBIAN) libcmocka-dev g++ yamllint util-linux libclang-rt-14-dev \
+	       valgrind python3-yaml curl sqlite3 libbenchmark-dev chromium postgresql golang-go
 
 # the C++ exception fix (docs/recording.md): preloaded into the benchmark, not part of perfgate.
 # Never sanitized (ASan in a preloaded library breaks programs built without it), libc only.
@@ -69,8 +85,9 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 		  -fno-omit-frame-pointer -fvisibility=hidden
 
 .SECONDARY:
-.PHONY: all deps deps-build check check-layers test flaky unit e2e-progs demo clean bench bench-render \
-	realworld fuzz fuzz-build install uninstall
+FORCE:
+.PHONY: all deps deps-build deps-demo check check-layers test flaky unit e2e-progs demo clean \
+	bench bench-render realworld fuzz fuzz-build install uninstall dist deb
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
 $(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(HIST_OBJS) $(BUILD)/libpgcore.a
@@ -94,6 +111,15 @@ $(BUILD)/%.o: %.c
 # each skeleton is included by one file (tests/check-layers.sh): a BPF edit rebuilds that one
 $(BUILD)/runner/probes/probes.o: $(BUILD)/perfgate.skel.h
 $(BUILD)/runner/profile/sampler.o: $(BUILD)/sample.skel.h
+
+# the version string, compiled into core/version.o alone; $(BUILD)/version.txt changes (and
+# version.o is rebuilt) only when the string does
+$(BUILD)/version.txt: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PG_VERSION_FULL)' | cmp -s - $@ || echo '$(PG_VERSION_FULL)' >$@
+VERSION_DEF := -DPG_VERSION_STRING='"$(PG_VERSION_FULL)"'
+$(BUILD)/core/version.o: $(BUILD)/version.txt
+$(BUILD)/core/version.o: CFLAGS += $(VERSION_DEF)
 
 # the preload library's installed directory, compiled in (runner/probes/excfix.c; the build
 # tree and a moved installed tree are found next to the executable first)
@@ -121,6 +147,48 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/perfgate $(DESTDIR)$(PKGLIBDIR)/libperfgate-preload.so \
 		$(DESTDIR)$(MANDIR)/man1/perfgate.1 $(DESTDIR)$(BASHCOMPDIR)/perfgate
 	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
+
+# make dist: the source tarball $(BUILD)/perfgate-X.Y.Z.tar.gz of HEAD (git archive; a git
+# checkout only), with .version, the version string a build of it reports
+DIST := $(BUILD)/perfgate-$(PG_VERSION).tar.gz
+dist:
+	@test -e .git || { echo "make dist: needs a git checkout (git archive of HEAD)"; exit 1; }
+	@mkdir -p $(BUILD)/dist.tmp
+	echo '$(call PG_VERSION_OF,$(call PG_DESCRIBE))' >$(BUILD)/dist.tmp/.version
+	git archive --format=tar.gz --prefix=perfgate-$(PG_VERSION)/ \
+		--add-file=$(BUILD)/dist.tmp/.version -o $(DIST).tmp HEAD
+	mv $(DIST).tmp $(DIST)
+	@rm -rf $(BUILD)/dist.tmp
+	@echo "wrote $(DIST)"
+
+# make deb: the Debian package $(BUILD)/perfgate_X.Y.Z_ARCH.deb (dpkg-deb, no debian/ tree):
+# make install under /usr into a staging root, the manual page compressed as Debian does, and
+# Depends: the packages of the shared libraries the binary links (dpkg-shlibdeps, which reads
+# their shlibs and symbols files)
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+DEB := $(BUILD)/perfgate_$(PG_VERSION)_$(DEB_ARCH).deb
+DEB_ROOT := $(BUILD)/deb/root
+DEB_MAINTAINER ?= perfgate developers <perfgate@localhost>
+deb: all $(MAN_PAGE) $(COMPLETION)
+	@test -n "$(DEB_ARCH)" || { echo "make deb: needs dpkg"; exit 1; }
+	rm -rf $(BUILD)/deb
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr
+	gzip -9n $(DEB_ROOT)/usr/share/man/man1/perfgate.1
+	$(INSTALL) -d $(DEB_ROOT)/DEBIAN $(BUILD)/deb/debian
+	echo 'Source: perfgate' >$(BUILD)/deb/debian/control
+	cd $(BUILD)/deb && dpkg-shlibdeps -O -eroot/usr/bin/perfgate \
+		-eroot/usr/lib/perfgate/libperfgate-preload.so >shlibs.txt
+	{ echo 'Package: perfgate'; echo 'Version: $(PG_VERSION)'; \
+	  echo 'Architecture: $(DEB_ARCH)'; echo 'Maintainer: $(DEB_MAINTAINER)'; \
+	  echo "Installed-Size: $$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)"; \
+	  echo "Depends: $$(sed -n 's/^shlibs:Depends=//p' $(BUILD)/deb/shlibs.txt)"; \
+	  echo 'Section: devel'; echo 'Priority: optional'; \
+	  echo 'Description: performance-regression gate for C and C++ in CI'; \
+	  echo ' Exact per-function latency from eBPF uprobes, sampled CPU profiles and a'; \
+	  echo ' statistical comparison of two builds, with JUnit, Code Quality, Markdown'; \
+	  echo ' and flame-graph reports and a code-review vote.'; \
+	} >$(DEB_ROOT)/DEBIAN/control
+	dpkg-deb --root-owner-group -Zxz --build $(DEB_ROOT) $(DEB)
 
 # files embedded into the program at build time: reporters/x.js -> $(BUILD)/reporters/x.js.h
 # holding `static const unsigned char x_js[]`, the bytes and a final NUL (od and sed: POSIX,
@@ -250,6 +318,8 @@ FUZZ_EMBED_HDRS := $(patsubst %,$(FUZZ_BUILD)/%.h,$(EMBED_SRCS))
 $(FUZZ_EMBED_HDRS): $(FUZZ_BUILD)/%.h: %
 	$(EMBED_RULE)
 $(FUZZ_BUILD)/reporters/flamegraph.o: $(FUZZ_EMBED_HDRS)
+$(FUZZ_BUILD)/core/version.o: $(BUILD)/version.txt
+$(FUZZ_BUILD)/core/version.o: FUZZ_CFLAGS += $(VERSION_DEF)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 $(FUZZ_BUILD)/%.o: %.c
@@ -274,6 +344,12 @@ deps-build:
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 			$(DEPS_BUILD_DEBIAN); \
 	else echo "make deps-build: all packages present"; fi
+
+deps-demo:
+	@if ! dpkg -s $(DEPS_DEMO_DEBIAN) >/dev/null 2>&1; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			$(DEPS_DEMO_DEBIAN); \
+	else echo "make deps-demo: all packages present"; fi
 
 unit: $(UNIT_BINS)
 e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp $(BUILD)/progs/exceptions_static \
@@ -300,7 +376,7 @@ HOG ?= none
 flaky: all unit e2e-progs fuzz-build
 	tests/flaky.sh -n $(N) --hog $(HOG) $(if $(filter 1,$(FRESH)),--fresh) $(TESTS)
 
-demo: deps
+demo: deps-demo
 	$(MAKE) all
 	examples/demo/run.sh
 

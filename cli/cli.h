@@ -152,14 +152,15 @@ void pg_record_args_release(struct pg_record_args *a);
 /*
  * The comparison options and outputs perfgate compare and perfgate ab share
  * (cli/compare_args.c): --alpha, --min-effect, --min-impact, --metric, --min-reps, --raw,
- * --no-speed-correction, --junit, --json, --markdown, --artifact, --flamegraph, --flame-color,
- * --keep-probe-frames, --all, --strict; used as the recording options above. Owns the CI outputs' state.
+ * --no-speed-correction, --junit, --codequality, --repo-root, --json, --markdown, --artifact,
+ * --flamegraph, --flame-color, --keep-probe-frames, --all, --strict; used as the recording
+ * options above. Owns the CI outputs' state.
  */
 enum {
 	PG_COPT_ALPHA = 0x200, PG_COPT_MIN_EFFECT, PG_COPT_MIN_IMPACT, PG_COPT_METRIC,
 	PG_COPT_MIN_REPS, PG_COPT_JUNIT, PG_COPT_JSON, PG_COPT_MARKDOWN, PG_COPT_ARTIFACT,
 	PG_COPT_ALL, PG_COPT_STRICT, PG_COPT_RAW, PG_COPT_FLAMEGRAPH, PG_COPT_FLAME_COLOR,
-	PG_COPT_KEEP_PROBES, PG_COPT_NO_SPEED,
+	PG_COPT_KEEP_PROBES, PG_COPT_NO_SPEED, PG_COPT_CODEQUALITY, PG_COPT_REPO_ROOT,
 };
 #define PG_COMPARE_LONGOPTS \
 	{ "alpha", required_argument, NULL, PG_COPT_ALPHA }, \
@@ -168,6 +169,8 @@ enum {
 	{ "metric", required_argument, NULL, PG_COPT_METRIC }, \
 	{ "min-reps", required_argument, NULL, PG_COPT_MIN_REPS }, \
 	{ "junit", required_argument, NULL, PG_COPT_JUNIT }, \
+	{ "codequality", required_argument, NULL, PG_COPT_CODEQUALITY }, \
+	{ "repo-root", required_argument, NULL, PG_COPT_REPO_ROOT }, \
 	{ "json", required_argument, NULL, PG_COPT_JSON }, \
 	{ "markdown", required_argument, NULL, PG_COPT_MARKDOWN }, \
 	{ "artifact", required_argument, NULL, PG_COPT_ARTIFACT }, \
@@ -181,7 +184,8 @@ enum {
 
 struct pg_compare_args {
 	struct pg_compare_opts opts;
-	const char *junit, *json, *markdown, *flame;
+	const char *junit, *json, *markdown, *flame, *codequality;
+	const char *repo_root;	/* --repo-root, or NULL: pg_repo_root()'s default */
 	enum pg_flame_metric flame_metric;
 	struct pg_ci_out ci;
 	bool all, strict, keep_probes;
@@ -204,6 +208,15 @@ void pg_compare_args_paired(struct pg_compare_args *a);
 int pg_compare_args_emit(struct pg_compare_args *a, const struct pg_comparison *cmp,
 			 struct pg_run *base, struct pg_run *new);
 void pg_compare_args_release(struct pg_compare_args *a);
+
+/*
+ * The repository root that source paths in reports are made relative to (the JUnit file
+ * attributes, Code Quality and GitHub check-run annotations): @given, else the top of the git
+ * work tree of the current directory, else $GITHUB_WORKSPACE, else $CI_PROJECT_DIR (GitLab),
+ * else the current directory; canonical (realpath), to match the absolute paths DWARF gives.
+ * malloc'd; NULL only when out of memory or no directory can be named.
+ */
+char *pg_repo_root(const char *given);
 
 /* Strict number parsing for options: 0, or -EINVAL after logging "invalid OPT 'TEXT': ...". */
 int pg_parse_double(const char *opt, const char *text, double lo, double hi, double *out);

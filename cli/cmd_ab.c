@@ -19,6 +19,7 @@
 #include "../formats/runfile.h"
 #include "../runner/launch/resolve.h"
 #include "../runner/session/ab.h"
+#include "../runner/session/meta.h"
 #include "cli.h"
 
 /* the pairs a session records at most (--max-reps), when -r is not more */
@@ -49,8 +50,9 @@ static const char ab_usage[] =
 	"                           --offcpu-stacks, -q: as\n"
 	"                           perfgate record --help says\n"
 	"  compare options          --alpha, --min-effect, --min-impact, --metric, --min-reps,\n"
-	"                           --raw, --no-speed-correction, --junit, --json, --markdown,\n"
-	"                           --artifact, --flamegraph, --flame-color,\n"
+	"                           --raw, --no-speed-correction, --junit, --codequality,\n"
+	"                           --repo-root, --json, --markdown, --artifact,\n"
+	"                           --flamegraph, --flame-color,\n"
 	"                           --keep-probe-frames, --all, --strict: as perfgate\n"
 	"                           compare --help says\n"
 	"\n"
@@ -242,6 +244,10 @@ int do_ab(int argc, char **argv)
 	o.base_name = base_path;
 	if (pg_ab_session(&o, ra.o.repetitions, max_reps, &ca.opts, &base, &new, &cmp))
 		goto cleanup;
+	if (pg_meta_compilers(&base) || pg_meta_compilers(&new)) {
+		pg_err("ab: out of memory");
+		goto cleanup;
+	}
 	if (pg_runfile_write(&base, base_path) || pg_runfile_write(&new, new_path))
 		goto cleanup;
 	if (!o.rec.quiet)

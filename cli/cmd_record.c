@@ -5,6 +5,7 @@
 #include "../core/log.h"
 #include "../core/numfmt.h"
 #include "../formats/runfile.h"
+#include "../runner/session/meta.h"
 #include "../runner/session/recorder.h"
 #include "cli.h"
 
@@ -111,6 +112,10 @@ int do_record(int argc, char **argv)
 	a.o.argc = (size_t)(argc - optind);
 	if (pg_record(&a.o, &run))
 		goto cleanup;
+	if (pg_meta_compilers(&run)) {
+		pg_err("record: out of memory");
+		goto cleanup;
+	}
 	if (pg_runfile_write(&run, out))
 		goto cleanup;
 	if (!a.o.quiet)

@@ -26,7 +26,8 @@ static const char vote_usage[] =
 	"                      output.annotations (file:line of regressions, notable,\n"
 	"                      inconclusive and improved functions; at most 50)\n"
 	"  --repo-root DIR     annotation paths are made relative to DIR (default: the git\n"
-	"                      work tree of the current directory, else $GITHUB_WORKSPACE)\n"
+	"                      work tree of the current directory, else $GITHUB_WORKSPACE\n"
+	"                      or $CI_PROJECT_DIR, else the current directory)\n"
 	"  --label NAME        Gerrit label, or check run name (default Performance)\n"
 	"  -o, --output FILE   write the payload to FILE (atomically) instead of stdout\n"
 	"  --missing-ok        a missing RESULT.json (compare failed) gives a 0 vote\n"
@@ -34,34 +35,6 @@ static const char vote_usage[] =
 	"\n"
 	"Exit status: 0 payload written (whatever the vote), 2 bad input. docs/ci.md shows\n"
 	"how to post the payloads.\n";
-
-/*
- * The repository root the annotation paths are relative to: @given, else the top of the git
- * work tree of the current directory, else $GITHUB_WORKSPACE; canonical (realpath), so that it
- * matches the absolute paths DWARF gives. malloc'd; NULL when there is none.
- */
-static char *repo_root(const char *given)
-{
-	char line[4096] = "", *dir = NULL;
-	const char *ws = getenv("GITHUB_WORKSPACE");
-	FILE *p;
-
-	if (given)
-		return realpath(given, NULL) ?: strdup(given);
-	p = popen("git rev-parse --show-toplevel 2>/dev/null", "r");
-	if (p) {
-		if (!fgets(line, sizeof(line), p))
-			line[0] = 0;
-		line[strcspn(line, "\n")] = 0;
-		if (pclose(p))
-			line[0] = 0;
-	}
-	if (line[0])
-		dir = realpath(line, NULL);
-	if (!dir && ws && *ws)
-		dir = realpath(ws, NULL);
-	return dir;
-}
 
 int do_vote(int argc, char **argv)
 {
@@ -131,7 +104,7 @@ int do_vote(int argc, char **argv)
 	if (!have)
 		pg_warn("%s does not exist: voting 0 (no result)", argv[optind]);
 	if (have && sys == PG_VOTE_GITHUB)
-		root = repo_root(root_opt);
+		root = pg_repo_root(root_opt);
 	payload = pg_vote_payload(have ? &res : NULL, sys, label, root);
 	if (!payload) {
 		pg_err("vote: out of memory");

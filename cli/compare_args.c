@@ -4,7 +4,9 @@
  * and perfgate ab (cmd_ab.c) share: everything after the comparison itself (see cli.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/log.h"
 #include "../diff/compare.h"
@@ -85,6 +87,13 @@ int pg_compare_args_opt(struct pg_compare_args *a, int c, const char *arg)
 	case PG_COPT_JUNIT:
 		a->junit = arg;
 		return 0;
+	case PG_COPT_CODEQUALITY:
+		a->codequality = arg;
+		/* the summary names it with the other artifacts */
+		return pg_ci_out_artifact(&a->ci, arg) ? -1 : 0;
+	case PG_COPT_REPO_ROOT:
+		a->repo_root = arg;
+		return 0;
 	case PG_COPT_FLAMEGRAPH:
 		a->flame = arg;
 		/* the summary names it with the other artifacts */
@@ -126,6 +135,51 @@ int pg_compare_args_opt(struct pg_compare_args *a, int c, const char *arg)
 	return 1;
 }
 
+char *pg_repo_root(const char *given)
+{
+	static const char *const envs[] = { "GITHUB_WORKSPACE", "CI_PROJECT_DIR" };
+	char line[4096] = "", *dir = NULL;
+	FILE *p;
+
+	if (given)
+		return realpath(given, NULL) ?: strdup(given);
+	p = popen("git rev-parse --show-toplevel 2>/dev/null", "r");
+	if (p) {
+		if (!fgets(line, sizeof(line), p))
+			line[0] = 0;
+		line[strcspn(line, "\n")] = 0;
+		if (pclose(p))
+			line[0] = 0;
+	}
+	if (line[0])
+		dir = realpath(line, NULL);
+	for (size_t i = 0; i < sizeof(envs) / sizeof(envs[0]) && !dir; i++) {
+		const char *ws = getenv(envs[i]);
+
+		if (ws && *ws)
+			dir = realpath(ws, NULL);
+	}
+	return dir ?: getcwd(NULL, 0);
+}
+
+/* The reports that point at source lines: JUnit and Code Quality. 0 or -1 (logged). */
+static int write_source_reports(const struct pg_compare_args *a, const struct pg_comparison *cmp,
+				const struct pg_run *base, const struct pg_run *new)
+{
+	char *root;
+	int err = 0;
+
+	if (!a->junit && !a->codequality)
+		return 0;
+	root = pg_repo_root(a->repo_root);
+	if (a->junit)
+		err = pg_compare_write_junit(cmp, base, new, root, a->junit);
+	if (!err && a->codequality)
+		err = pg_compare_write_codequality(cmp, root, a->codequality);
+	free(root);
+	return err ? -1 : 0;
+}
+
 int pg_compare_args_emit(struct pg_compare_args *a, const struct pg_comparison *cmp,
 			 struct pg_run *base, struct pg_run *new)
 {
@@ -133,7 +187,7 @@ int pg_compare_args_emit(struct pg_compare_args *a, const struct pg_comparison *
 
 	for (size_t i = 0; i < cmp->nwarnings; i++)
 		pg_warn("%s", cmp->warnings[i]);
-	if (a->junit && pg_compare_write_junit(cmp, base, new, a->junit))
+	if (write_source_reports(a, cmp, base, new))
 		return PG_EXIT_ERROR;
 	if (a->json && pg_result_write(cmp, base, new, a->json))
 		return PG_EXIT_ERROR;

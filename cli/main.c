@@ -26,6 +26,7 @@ static const char usage[] =
 	"  compare BASE.json NEW.json [--alpha A] [--min-effect PCT] [--junit FILE] [--json FILE]\n"
 	"          per-function statistical comparison; exit 1 on a regression\n"
 	"          [--markdown FILE]: pull-request summary (and GitHub annotations in Actions)\n"
+	"          [--codequality FILE]: GitLab Code Quality findings at the source lines\n"
 	"          [--flamegraph DIFF.svg]: differential flame graph of the sampled profiles\n"
 	"  merge   A.json B.json... -o OUT.json\n"
 	"          combine runs of the same benchmark (CI shards, several days) into one\n"

@@ -89,6 +89,7 @@ void pg_run_release(struct pg_run *run)
 	free(m->left_out);
 	pg_strv_free(m->filters, m->nfilters);
 	pg_strv_free(m->excludes, m->nexcludes);
+	pg_strv_free(m->env, m->nenv);
 	for (size_t i = 0; i < run->nfuncs; i++)
 		func_release(&run->funcs[i]);
 	free(run->funcs);
@@ -492,6 +493,10 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 	err = err ?: validate_ab(run, why, whylen);
 	if (err)
 		return err;
+	if (!pg_env_valid(run->meta.env, run->meta.nenv)) {
+		WHY("the environment's entries are not KEY=VALUE sorted by unique keys");
+		return -EINVAL;
+	}
 	for (size_t r = 0; r < run->nreps; r++) {
 		const struct pg_rep *rep = &run->reps[r];
 
@@ -692,4 +697,56 @@ int pg_ab_side_parse(const char *s, enum pg_ab_side *side)
 	else
 		return -EINVAL;
 	return 0;
+}
+
+/* strcmp of the keys of two "KEY=VALUE" strings */
+static int env_key_cmp(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "="), lb = strcspn(b, "=");
+	int c = strncmp(a, b, la < lb ? la : lb);
+
+	return c ? c : (la > lb) - (la < lb);
+}
+
+const char *pg_env_get(const struct pg_meta *m, const char *key)
+{
+	for (size_t i = 0; i < m->nenv; i++)
+		if (!env_key_cmp(m->env[i], key))
+			return m->env[i] + strlen(key) + 1;
+	return NULL;
+}
+
+int pg_env_set(struct pg_meta *m, const char *key, const char *value)
+{
+	char *s = NULL;
+	size_t i = 0;
+
+	if (asprintf(&s, "%s=%s", key, value) < 0)
+		return -ENOMEM;
+	while (i < m->nenv && env_key_cmp(m->env[i], key) < 0)
+		i++;
+	if (i < m->nenv && !env_key_cmp(m->env[i], key)) {
+		free(m->env[i]);
+		m->env[i] = s;
+		return 0;
+	}
+	if (pg_strv_push(&m->env, &m->nenv, s)) {
+		free(s);
+		return -ENOMEM;
+	}
+	free(m->env[m->nenv - 1]);	/* the copy pushed: @s goes in its place */
+	memmove(&m->env[i + 1], &m->env[i], (m->nenv - 1 - i) * sizeof(char *));
+	m->env[i] = s;
+	return 0;
+}
+
+bool pg_env_valid(char *const *env, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(env[i], '=');
+
+		if (!eq || eq == env[i] || (i && env_key_cmp(env[i - 1], env[i]) >= 0))
+			return false;
+	}
+	return true;
 }

@@ -276,7 +276,26 @@ struct pg_meta {
 	 */
 	char *ab_session;
 	enum pg_ab_side ab_side;
+	/*
+	 * The environment the run was recorded in, beyond kernel and cpu_model: "KEY=VALUE"
+	 * strings sorted by KEY, each KEY unique, non-empty and without '=' (pg_env_valid()):
+	 * "cpu_flags" (/proc/cpuinfo's flags), "os" (/etc/os-release's PRETTY_NAME), "compilers"
+	 * (the DWARF producer strings of the traced binaries, "; "-separated), "ci.NAME" (CI
+	 * image variables: ImageOS, ImageVersion, CI_JOB_IMAGE, CI_RUNNER_DESCRIPTION). Empty in
+	 * run files from before; a KEY missing is unknown.
+	 */
+	size_t nenv;
+	char **env;
 };
+
+#define PG_ENV_COMPILERS "compilers"
+
+/* The value of @key in @m's environment, or NULL when it has none. */
+const char *pg_env_get(const struct pg_meta *m, const char *key);
+/* Set @key to a copy of @value (replacing it), keeping the order. 0 or -ENOMEM. */
+int pg_env_set(struct pg_meta *m, const char *key, const char *value);
+/* Are @env[0..n) "KEY=VALUE" strings as struct pg_meta says (sorted, unique keys)? */
+bool pg_env_valid(char *const *env, size_t n);
 
 struct pg_run {
 	struct pg_meta meta;

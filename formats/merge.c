@@ -45,8 +45,8 @@ static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t re
 	/* what one recording's budget left out is not the merged run's */
 	dst->left_out = NULL;
 	dst->nleft_out = 0;
-	dst->argv = dst->filters = dst->excludes = NULL;
-	dst->argc = dst->nfilters = dst->nexcludes = 0;
+	dst->argv = dst->filters = dst->excludes = dst->env = NULL;
+	dst->argc = dst->nfilters = dst->nexcludes = dst->nenv = 0;
 	dst->repetitions = reps;
 	err = dup_str(&dst->perfgate_version, src->perfgate_version);
 	err = err ?: dup_str(&dst->start_time, src->start_time);
@@ -60,6 +60,7 @@ static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t re
 	err = err ?: pg_strv_dup(&dst->argv, &dst->argc, src->argv, src->argc);
 	err = err ?: pg_strv_dup(&dst->filters, &dst->nfilters, src->filters, src->nfilters);
 	err = err ?: pg_strv_dup(&dst->excludes, &dst->nexcludes, src->excludes, src->nexcludes);
+	err = err ?: pg_strv_dup(&dst->env, &dst->nenv, src->env, src->nenv);
 	return err;
 }
 

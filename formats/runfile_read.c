@@ -80,6 +80,24 @@ static int read_left_out(const struct pg_jr *rd, struct json_object *arr, struct
 	return err;
 }
 
+/* Optional "meta.environment": {KEY: "VALUE"...} (struct pg_meta env). */
+static int read_env(const struct pg_jr *rd, struct json_object *env, struct pg_meta *m)
+{
+	int err = pg_jr_want(rd, env, "meta", "\"environment\"", json_type_object, false);
+
+	if (err)
+		return err;
+	json_object_object_foreach(env, key, val) {
+		if (!*key || strchr(key, '=') || strlen(key) >= 256)
+			return pg_jr_bad(rd, "meta.environment", "a key is empty, too long or has '='");
+		if (!json_object_is_type(val, json_type_string))
+			return pg_jr_bad(rd, "meta.environment", "\"%s\" must be a string", key);
+		if (pg_env_set(m, key, json_object_get_string(val)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg_meta *m)
 {
 	struct json_object *meta, *opts, *v;
@@ -130,6 +148,8 @@ static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg
 	if (!err && json_object_object_get_ex(meta, "budget_left_out", &v))
 		err = pg_jr_want(rd, v, "meta", "\"budget_left_out\"", json_type_array, 0) ?:
 		      read_left_out(rd, v, m);
+	if (!err && json_object_object_get_ex(meta, "environment", &v))
+		err = read_env(rd, v, m);
 	if (!err && !m->argc)
 		err = pg_jr_bad(rd, "meta", "\"command\" is empty");
 	if (!err)

@@ -63,6 +63,24 @@ static struct json_object *new_left_out(const struct pg_meta *m)
 	return arr;
 }
 
+/* "environment": {KEY: VALUE...} in the order of m->env (sorted by key) */
+static struct json_object *new_env(const struct pg_meta *m)
+{
+	struct json_object *env = json_object_new_object();
+	char key[256];
+
+	for (size_t i = 0; env && i < m->nenv; i++) {
+		size_t k = strcspn(m->env[i], "=");
+
+		snprintf(key, sizeof(key), "%.*s", (int)k, m->env[i]);
+		if (pg_json_put_utf8(env, key, m->env[i] + k + 1)) {
+			json_object_put(env);
+			return NULL;
+		}
+	}
+	return env;
+}
+
 /*
  * Builders: each returns 0 or -ENOMEM and consumes @v (json-c objects are reference counted;
  * json_object_put(NULL) is a no-op). A NULL @v from a json_object_new_*() is a failure, except
@@ -101,7 +119,8 @@ static struct json_object *new_meta(const struct pg_meta *m)
 	}
 	if (pg_json_put(meta, "options", opts) ||
 	    (m->ab_session && pg_json_put(meta, "ab", new_ab(m))) ||
-	    (m->nleft_out && pg_json_put(meta, "budget_left_out", new_left_out(m)))) {
+	    (m->nleft_out && pg_json_put(meta, "budget_left_out", new_left_out(m))) ||
+	    (m->nenv && pg_json_put(meta, "environment", new_env(m)))) {
 		json_object_put(meta);
 		return NULL;
 	}

@@ -528,7 +528,7 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 	size_t nrows = 0, hidden = 0, hidden_inc = 0, causes[PG_CAUSE_COUNT] = { 0 }, i;
 	bool multi_bin = false;
 	const char *b0 = NULL;	/* the first exact function's binary */
-	char *bin = NULL;
+	char *bin = NULL, *env;
 	int err = 0;
 
 	if (!rows) {
@@ -562,6 +562,15 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 		}
 	}
 
+	env = pg_fmt_env_diff(base ? &base->meta : NULL, new ? &new->meta : NULL);
+	if (!env) {
+		pg_err("compare table: out of memory");
+		err = -ENOMEM;
+		goto out;
+	}
+	if (*env)	/* first: it may explain everything below */
+		fprintf(out, "perfgate: %s\n", env);
+	free(env);
 	fprintf(out, "perfgate compare: %s time per call (%s), alpha %g, min effect %.1f%%, "
 		"min %u repetitions\n", pg_metric_name(c->opts.metric),
 		c->compensated ? "compensated for probe overhead" : "raw", c->opts.alpha,

@@ -71,4 +71,12 @@ const char *pg_fmt_relative(const char *file, const char *root);
  * ("./bench --name 'a b'"); "" when there is none. NULL @meta is fine. */
 char *pg_fmt_command(const struct pg_meta *meta);
 
+/*
+ * What differs between the environments the two runs were recorded in, known on both sides
+ * (kernel, CPU model, CPU flags added and removed, and the struct pg_meta env entries: os,
+ * compilers, CI image): "the two sides differ: kernel 6.1.0 -> 6.6.0; os Debian 12 -> Debian
+ * 13", printable ASCII; "" when nothing known differs (or a side is NULL); NULL on -ENOMEM.
+ */
+char *pg_fmt_env_diff(const struct pg_meta *base, const struct pg_meta *new);
+
 #endif

@@ -6,7 +6,7 @@
  *	<testsuite name="perfgate" timestamp hostname tests failures errors skipped time>
  *	  <properties> <property name value/>... </properties>
  *	  (a function's source: <property name="file:CLASSNAME/NAME" value="FILE:LINE"/>)
- *	  <testcase classname="BINARY" name="FUNCTION" time="SECONDS">
+ *	  <testcase classname="BINARY" name="FUNCTION" [file="PATH" line="N"] time="SECONDS">
  *	    [<failure> | <skipped/>]
  *	  </testcase>...
  *	  <system-out>the comparison table (every function)</system-out>
@@ -14,9 +14,10 @@
  *	</testsuite>
  *
  * The schema allows nothing inside a testcase but one of skipped, error or failure, and no
- * attributes but name, classname and time (so no file or line: a function's declaration is a
- * suite property, and in its failure or skipped text); it requires system-out and system-err
- * (possibly empty) after the testcases. docs/compare-format.md has
+ * attributes but name, classname, time and the file and line that GitLab, pytest's xunit and
+ * the common GitHub JUnit reporters read (the declaration of the function, relative to the
+ * repository root; also a suite property, and in its failure or skipped text); it requires
+ * system-out and system-err (possibly empty) after the testcases. docs/compare-format.md has
  * the mapping. Every string goes through pg_fmt_utf8/pg_fmt_token first: libxml2 escapes
  * markup characters but would pass invalid UTF-8 and control characters through.
  */
@@ -281,7 +282,7 @@ static void skipped_message(struct pg_xmlw *j, const struct pg_fcmp *f)
 }
 
 static void write_testcase(struct pg_xmlw *j, const struct pg_comparison *c,
-			   const struct pg_fcmp *f)
+			   const struct pg_fcmp *f, const char *root)
 {
 	/* removed, or traced in the base run only */
 	double ns = f->verdict == PG_VERDICT_REMOVED || isnan(f->new_ns) ? f->base_ns : f->new_ns;
@@ -292,6 +293,10 @@ static void write_testcase(struct pg_xmlw *j, const struct pg_comparison *c,
 	/* sampled functions name no binary; the whole program is its own class */
 	pg_xmlw_attr_take(j, "classname", pg_fmt_token(f->origin == PG_ORIGIN_SAMPLED ? "sampled" :
 						       f->binary, "unknown"));
+	if (f->src_file && *f->src_file && f->src_line) {
+		pg_xmlw_attr(j, "file", pg_fmt_relative(f->src_file, root));
+		pg_xmlw_attrf(j, "line", "%u", f->src_line);
+	}
 	/* xs:decimal: no exponent; the per-call time, so that CI history graphs follow it */
 	pg_xmlw_attrf(j, "time", "%.9f", isfinite(ns) && ns > 0 ? ns / 1e9 : 0.0);
 	if (f->verdict == PG_VERDICT_REGRESSION) {
@@ -335,7 +340,7 @@ static void write_system_out(struct pg_xmlw *j, const struct pg_comparison *c,
 }
 
 static void write_doc(struct pg_xmlw *j, const struct pg_comparison *c,
-		      const struct pg_run *base, const struct pg_run *new)
+		      const struct pg_run *base, const struct pg_run *new, const char *root)
 {
 	const struct pg_meta *nm = new ? &new->meta : NULL;
 	size_t failures = 0, skipped = 0, i;
@@ -359,7 +364,7 @@ static void write_doc(struct pg_xmlw *j, const struct pg_comparison *c,
 
 	write_properties(j, c, base, new);
 	for (i = 0; i < c->n; i++)
-		write_testcase(j, c, &c->f[i]);
+		write_testcase(j, c, &c->f[i], root);
 	write_system_out(j, c, base, new);
 	pg_xmlw_start(j, "system-err");
 	for (i = 0; i < c->nwarnings; i++) {
@@ -372,12 +377,12 @@ static void write_doc(struct pg_xmlw *j, const struct pg_comparison *c,
 }
 
 int pg_compare_write_junit(const struct pg_comparison *c, const struct pg_run *base,
-			   const struct pg_run *new, const char *path)
+			   const struct pg_run *new, const char *root, const char *path)
 {
 	struct pg_xmlw x;
 
 	if (pg_xmlw_init(&x, path, true, junit_clean))
 		return -ENOMEM;
-	write_doc(&x, c, base, new);
+	write_doc(&x, c, base, new, root);
 	return pg_xmlw_finish(&x, path, "JUnit report");
 }

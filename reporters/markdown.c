@@ -363,13 +363,25 @@ char *pg_compare_markdown(const struct pg_comparison *c, const struct pg_run *ba
 			  const struct pg_run *new, const struct pg_md_opts *opts)
 {
 	size_t top = opts && opts->top ? opts->top : PG_MD_TOP_DEFAULT;
-	char *buf = NULL;
+	char *buf = NULL, *env;
 	size_t size = 0;
 	FILE *out = open_memstream(&buf, &size);
 
 	if (!out)
 		return NULL;
 	md_heading(out, c);
+	env = pg_fmt_env_diff(base ? &base->meta : NULL, new ? &new->meta : NULL);
+	if (!env) {
+		fclose(out);
+		free(buf);
+		return NULL;
+	}
+	if (*env) {	/* first: it may explain everything below */
+		fputs("> :warning: ", out);
+		md_text(out, env);
+		fputs("\n\n", out);
+	}
+	free(env);
 	md_context(out, c, base, new);
 	md_table(out, c, top);
 	md_counts(out, c);

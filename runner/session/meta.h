@@ -17,7 +17,8 @@
 
 /*
  * Fill @m's version, start time (now), host, kernel, CPU model, cwd and git commit (HEAD of the
- * repository holding the working directory; NULL outside one or without git). 0 or -ENOMEM.
+ * repository holding the working directory; NULL outside one or without git), and its
+ * environment's "os", "cpu_flags" and "ci.NAME" entries. 0 or -ENOMEM.
  */
 int pg_meta_collect(struct pg_meta *m);
 
@@ -33,5 +34,12 @@ int pg_meta_record_opts(struct pg_meta *m, const struct pg_record_opts *o);
  * stays the working directory's). 0.
  */
 int pg_meta_git_commit_of(struct pg_meta *m, const char *argv0);
+
+/*
+ * The "compilers" of @run's environment: the distinct DW_AT_producer strings (libdw) of the
+ * compilation units of its program and of the binaries of its functions, at most 8; none for
+ * binaries without DWARF. 0 or -ENOMEM.
+ */
+int pg_meta_compilers(struct pg_run *run);
 
 #endif

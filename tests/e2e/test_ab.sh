@@ -1,6 +1,7 @@
 # perfgate ab: two commands recorded interleaved in pairs in one session and compared. An A/A
 # session passes (exit 0); one leaf made 20% slower (knob's first argument) fails (exit 1)
-# naming that leaf only; the two files carry the session, their sides, every pair index on
+# naming that leaf only (and its Code Quality finding at its source line, relative to the git
+# work tree); the two files carry the session, their sides, every pair index on
 # both sides and seq a permutation of the running order; two copies of the binary in two
 # build directories pair up, and so do two executables of different names; a side that fails stops the session (exit 2, the side named, no
 # files); SIGINT leaves no run file; bad arguments are refused before anything runs.
@@ -60,7 +61,7 @@ check_eq "merge drops the session" "None" \
 
 # a 20% slower leaf on the new side: exit 1, that leaf named, only it
 expect_exit 1 "$PERFGATE" ab -o "$TMP/slow" -r 10 "${F[@]}" --junit "$TMP/slow.xml" \
-	--markdown "$TMP/slow.md" ./knob './knob 20'
+	--markdown "$TMP/slow.md" --codequality "$TMP/slow-cq.json" ./knob './knob 20'
 cat "$TMP/stdout"
 check_contains "slow: REGRESSION line" "$TMP/stdout" 'REGRESSION'
 check_contains "slow: leaf_hash in the JUnit report" "$TMP/slow.xml" 'leaf_hash'
@@ -80,6 +81,15 @@ new = pgtest.load(sys.argv[2])
 assert new["meta"]["command"] == ["./knob", "20"], new["meta"]["command"]
 assert pgtest.calls(new, "leaf_hash") == 300 * int(sys.argv[3])
 PY
+if git -C "$PERFGATE_SRCDIR" rev-parse --show-toplevel >/dev/null 2>&1; then
+	python3 - "$TMP/slow-cq.json" <<'PY'
+import json, sys
+cq = json.load(open(sys.argv[1]))
+regs = [f for f in cq if f["severity"] == "major"]
+assert [f["location"]["path"] for f in regs] == ["tests/progs/knob.c"], cq
+assert "leaf_hash" in regs[0]["description"], regs
+PY
+fi
 
 # two builds in two directories (copies of one binary): each side's own binary is traced
 mkdir -p "$TMP/build-a" "$TMP/build-b"

@@ -1,7 +1,9 @@
 # The gate on a real program: an A/A comparison of the same binary passes (exit 0; or, with
 # nothing judged on a loaded machine, is inconclusive, never a regression); slowing
 # one leaf by 25% (PG_SLOW=25) fails (exit 1) and names that leaf and only that leaf; the
-# JUnit report validates against the schema.
+# JUnit report validates against the schema, its test cases at their source file and line
+# relative to the repository (--repo-root), and the GitLab Code Quality report has one finding,
+# the leaf's, at the same place.
 source "$(dirname "$0")/lib.sh"
 XSD=$PERFGATE_SRCDIR/tests/data/JUnit.xsd
 F=(-f leaf_hash -f leaf_mix -f checksum -f main)
@@ -29,13 +31,26 @@ assert r["counts"]["regressions"] == 0
 PY
 
 expect_exit 1 "$PERFGATE" compare "$TMP/base.json" "$TMP/slow.json" --junit "$TMP/ab.xml" \
-	--json "$TMP/ab.json"
+	--json "$TMP/ab.json" --codequality "$TMP/cq.json" --repo-root "$PERFGATE_SRCDIR"
 cat "$TMP/stdout"
 check_contains "no REGRESSION line" "$TMP/stdout" 'REGRESSION'
 xmllint --noout --schema "$XSD" "$TMP/ab.xml"
-python3 - "$TMP/ab.json" "$TMP/ab.xml" <<'PY'
-import sys, pgtest
+LEAF_LINE=$(grep -n '^__attribute__((noinline)) unsigned long leaf_hash(' \
+	"$PERFGATE_SRCDIR/tests/progs/knob.c" | cut -d: -f1)
+python3 - "$TMP/ab.json" "$TMP/ab.xml" "$TMP/cq.json" "$LEAF_LINE" <<'PY'
+import json, sys, pgtest
 import xml.etree.ElementTree as ET
+# the source reports: JUnit's file and line, one Code Quality finding, both relative
+suite = ET.parse(sys.argv[2]).getroot()
+leaf = [tc for tc in suite.iter("testcase") if tc.get("name") == "leaf_hash"][0]
+assert (leaf.get("file"), leaf.get("line")) == ("tests/progs/knob.c", sys.argv[4]), leaf.attrib
+cq = json.load(open(sys.argv[3]))
+regs = [f for f in cq if f["check_name"] == "perfgate-regression"]
+assert len(regs) == 1, cq
+assert regs[0]["location"] == {"path": "tests/progs/knob.c",
+                               "lines": {"begin": int(sys.argv[4])}}, regs[0]
+assert regs[0]["severity"] == "major" and "leaf_hash" in regs[0]["description"], regs[0]
+assert all(f["severity"] == "minor" for f in cq if f is not regs[0]), cq
 r = pgtest.load(sys.argv[1])
 assert r["overall"] == "regression"
 reg = pgtest.with_verdict(r, "regression")
@@ -81,3 +96,27 @@ check_contains "long commands: the new line hides where they differ" "$TMP/stdou
 	'^  new   \.\.\..*/new-build/knob.* (10 repetitions, commit'
 check_contains "one regression: not '1 function'" "$TMP/stdout" \
 	'^perfgate: REGRESSION\( of the whole program and\)\? in 1 function: leaf_hash$'
+
+# each run records its environment; compare opens with what differs between the two sides,
+# and says nothing when they are the same
+python3 - "$TMP/base.json" "$TMP/base-env.json" <<'PY'
+import json, sys, pgtest
+r = pgtest.load(sys.argv[1])
+env = r["meta"]["environment"]
+assert "clang" in env["compilers"], env        # knob is built with clang -g
+assert env.get("cpu_flags") and env.get("os"), env
+r["meta"]["kernel"] = "6.1.0-older"
+env["os"] = "Debian GNU/Linux 11 (bullseye)"
+env["cpu_flags"] += " pg_test_flag"
+json.dump(r, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$PERFGATE" compare "$TMP/base.json" "$TMP/same.json" --min-effect 20 \
+	--markdown "$TMP/aa.md"
+check "A/A: no environment line" not grep -q 'the two sides differ' "$TMP/stdout" "$TMP/aa.md"
+"$PERFGATE" compare "$TMP/base-env.json" "$TMP/same.json" --min-effect 20 \
+	--markdown "$TMP/env.md" >"$TMP/env.txt" 2>/dev/null || true
+check_eq "the environments' differences first" "perfgate: the two sides differ: kernel \
+6.1.0-older -> $(uname -r); CPU flags -pg_test_flag; os Debian GNU/Linux 11 (bullseye) -> \
+$(. /etc/os-release && echo "$PRETTY_NAME")" "$(head -n 1 "$TMP/env.txt")"
+check_contains "the Markdown summary says so after its heading" "$TMP/env.md" \
+	'^> :warning: the two sides differ: kernel 6.1.0-older'

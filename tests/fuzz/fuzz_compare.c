@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target: the compare path. The input is two run files separated by a NUL byte;
- * when both parse, they are compared (pg_compare) and the table, JUnit and JSON writers run.
+ * when both parse, they are compared (pg_compare) and the table, JUnit, Code Quality and JSON
+ * writers run.
  * Whatever the runs hold, nothing crashes, leaks or divides by zero, and the verdicts are
  * consistent with the counts.
  */
@@ -10,7 +11,7 @@
 #include "../../reporters/compare_out.h"
 #include "fuzz.h"
 
-static char junit[128], json[128];
+static char junit[128], json[128], cq[128];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -19,6 +20,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	snprintf(junit, sizeof(junit), "%s/junit.xml", dir);
 	snprintf(json, sizeof(json), "%s/result.json", dir);
+	snprintf(cq, sizeof(cq), "%s/codequality.json", dir);
 	return 0;
 }
 
@@ -55,7 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!pg_compare(&base, &new, &opts, &cmp)) {
 			check_counts(&cmp);
 			pg_compare_write_text(&cmp, &base, &new, 1, fuzz_null());
-			pg_compare_write_junit(&cmp, &base, &new, junit);
+			pg_compare_write_junit(&cmp, &base, &new, "/", junit);
+			pg_compare_write_codequality(&cmp, "/", cq);
 			pg_result_write(&cmp, &base, &new, json);
 		}
 	}

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../core/strv.h"
 #include "../../reporters/fmt.h"
 
 /* pg_fmt_ellipsize_pair() of copies of @a and @b: @wa and @wb */
@@ -102,10 +103,52 @@ static void test_fmt(void **state)
 	free(s);
 }
 
+/* The environment kept sorted by key; the differences of two, known on both sides only. */
+static void test_env_diff(void **state)
+{
+	struct pg_run a, b;
+	char *d;
+
+	pg_run_init(&a);
+	pg_run_init(&b);
+	assert_int_equal(pg_env_set(&a.meta, "os", "Debian 12"), 0);
+	assert_int_equal(pg_env_set(&a.meta, "cpu_flags", "fpu sse avx"), 0);
+	assert_int_equal(pg_env_set(&a.meta, "compilers", "GNU C17 12.2.0 -O2"), 0);
+	assert_int_equal(pg_env_set(&a.meta, "os", "Debian 13"), 0);	/* replaced */
+	assert_int_equal(a.meta.nenv, 3);
+	assert_string_equal(a.meta.env[0], "compilers=GNU C17 12.2.0 -O2");
+	assert_string_equal(a.meta.env[2], "os=Debian 13");
+	assert_true(pg_env_valid(a.meta.env, a.meta.nenv));
+	assert_string_equal(pg_env_get(&a.meta, "cpu_flags"), "fpu sse avx");
+	assert_null(pg_env_get(&a.meta, "cpu"));
+
+	/* the same environment, or nothing known on one side: nothing */
+	assert_int_equal(pg_strv_dup(&b.meta.env, &b.meta.nenv, a.meta.env, a.meta.nenv), 0);
+	d = pg_fmt_env_diff(&a.meta, &b.meta);
+	assert_string_equal(d, "");
+	free(d);
+	d = pg_fmt_env_diff(&a.meta, NULL);
+	assert_string_equal(d, "");
+	free(d);
+
+	a.meta.kernel = strdup("6.1.0");
+	b.meta.kernel = strdup("6.6.0");
+	assert_int_equal(pg_env_set(&b.meta, "cpu_flags", "fpu avx avx2"), 0);
+	assert_int_equal(pg_env_set(&b.meta, "compilers", "GNU C17 13.1.0 -O2"), 0);
+	assert_int_equal(pg_env_set(&b.meta, "ci.ImageVersion", "20250101.1"), 0);	/* new only */
+	d = pg_fmt_env_diff(&a.meta, &b.meta);
+	assert_string_equal(d, "the two sides differ: kernel 6.1.0 -> 6.6.0; CPU flags +avx2 -sse; "
+			    "compilers GNU C17 12.2.0 -O2 -> GNU C17 13.1.0 -O2");
+	free(d);
+	pg_run_release(&a);
+	pg_run_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fmt),
+		cmocka_unit_test(test_env_diff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

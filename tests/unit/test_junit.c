@@ -103,13 +103,19 @@ static void test_junit_valid(void **state)
 	char *s;
 
 	/* the regression's and the inconclusive function's declarations (compare.json's file
-	 * and line): the schema allows no file or line attribute on a testcase */
-	fx->c.f[0].src_file = strdup("src/parse.c");
+	 * and line): file and line attributes of their testcases (the schema's extension) */
+	fx->c.f[0].src_file = strdup("/repo/src/parse.c");
 	fx->c.f[0].src_line = 42;
 	fx->c.f[2].src_file = strdup("lib/tiny.c");
 	fx->c.f[2].src_line = 7;
-	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, x), 0);
+	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, "/repo/", x), 0);
 	validate(x);
+	assert_xpath(x, "string(/testsuite/testcase[1]/@file)", "src/parse.c");
+	assert_xpath(x, "string(/testsuite/testcase[1]/@line)", "42");
+	assert_xpath(x, "string(/testsuite/testcase[3]/@file)", "lib/tiny.c");
+	assert_xpath(x, "string(/testsuite/testcase[3]/@line)", "7");
+	assert_xpath(x, "count(/testsuite/testcase[@file])", "2");
+	assert_xpath(x, "count(/testsuite/testcase[@line])", "2");
 
 	assert_xpath(x, "string(/testsuite/@name)", "perfgate");
 	assert_xpath(x, "string(/testsuite/@tests)", "6");
@@ -137,15 +143,23 @@ static void test_junit_valid(void **state)
 	assert_xpath_has(x, "string(//failure)", "repetitions: base 10, new 10");
 	assert_xpath_has(x, "string(//failure)", "regression reason, in the JUnit failure only");
 
-	assert_xpath_has(x, "string(//failure)", "source: src/parse.c:42");
+	/* (the properties and texts keep the path as the run has it) */
+	assert_xpath_has(x, "string(//failure)", "source: /repo/src/parse.c:42");
 	/* (the name holds both quotes: no XPath literal can) */
 	assert_xpath(x, "string(//property[starts-with(@name, 'file:prog/operator<<')]/@value)",
-		     "src/parse.c:42");
+		     "/repo/src/parse.c:42");
 	assert_xpath(x, "string-length(//property[starts-with(@name, 'file:prog/')]/@name)",
 		     "55");
 	assert_xpath(x, "string(//property[@name='file:libfoo.so/tiny']/@value)", "lib/tiny.c:7");
 	assert_xpath(x, "count(//property[starts-with(@name, 'file:')])", "2");
 	assert_xpath_has(x, "string(//skipped/@message)", "(lib/tiny.c:7)");
+
+	/* without a root, or outside it, the path as the run has it */
+	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, NULL, x), 0);
+	validate(x);
+	assert_xpath(x, "string(/testsuite/testcase[1]/@file)", "/repo/src/parse.c");
+	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, "/rep", x), 0);
+	assert_xpath(x, "string(/testsuite/testcase[1]/@file)", "/repo/src/parse.c");
 
 	/* inconclusive: skipped; the others pass */
 	assert_xpath(x, "string(/testsuite/testcase[3]/@name)", "tiny");
@@ -193,7 +207,7 @@ static void test_junit_notable(void **state)
 	pg_fx_compare_notable(fx);
 	fx->c.f[0].impact_ns = 15100;
 	fx->c.f[0].impact = 15100 / 2.5e9;
-	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, x), 0);
+	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, NULL, x), 0);
 	validate(x);
 	assert_xpath(x, "string(/testsuite/@failures)", "1");
 	assert_xpath(x, "string(/testsuite/testcase[2]/@name)", "fast_path");
@@ -210,11 +224,11 @@ static void test_junit_paired(void **state)
 	struct pg_fx_compare *fx = *state;
 	const char *x = fx->xml;
 
-	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, x), 0);
+	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, NULL, x), 0);
 	assert_xpath(x, "count(//property[@name='pairs'])", "0");
 	fx->c.paired = true;
 	fx->c.npairs = 12;
-	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, x), 0);
+	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, NULL, x), 0);
 	validate(x);
 	assert_xpath(x, "string(//property[@name='pairs']/@value)", "12");
 }
@@ -228,7 +242,7 @@ static void test_junit_empty(void **state)
 
 	pg_comparison_init(&c);
 	c.overall = PG_OVERALL_INCONCLUSIVE;
-	assert_int_equal(pg_compare_write_junit(&c, NULL, NULL, fx->xml), 0);
+	assert_int_equal(pg_compare_write_junit(&c, NULL, NULL, NULL, fx->xml), 0);
 	validate(fx->xml);
 	assert_xpath(fx->xml, "string(/testsuite/@tests)", "0");
 	assert_xpath(fx->xml, "string(/testsuite/@hostname)", "localhost");
@@ -252,7 +266,7 @@ static void test_junit_timestamp(void **state)
 	fx->new.meta.start_time = pg_fx_strdup("2026-11-21T12:22:22.123+02:00");
 	free(fx->new.meta.host);
 	fx->new.meta.host = pg_fx_strdup("  \t ");
-	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, fx->xml), 0);
+	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, NULL, fx->xml), 0);
 	validate(fx->xml);
 	assert_xpath(fx->xml, "string(/testsuite/@timestamp)", "2026-11-21T10:22:22");
 	assert_xpath(fx->xml, "string(/testsuite/@hostname)", "localhost");
@@ -260,7 +274,7 @@ static void test_junit_timestamp(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		free(fx->new.meta.start_time);
 		fx->new.meta.start_time = pg_fx_strdup(bad[i]);
-		assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, fx->xml), 0);
+		assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, NULL, fx->xml), 0);
 		validate(fx->xml);
 		ts = xpath_str(fx->xml, "string(/testsuite/@timestamp)");
 		assert_int_equal(strlen(ts), 19);
@@ -275,7 +289,7 @@ static void test_junit_unwritable(void **state)
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/missing/report.xml", fx->dir);
-	assert_true(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, path) < 0);
+	assert_true(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, NULL, path) < 0);
 }
 
 int main(void)
