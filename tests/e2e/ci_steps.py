@@ -386,7 +386,8 @@ def run_steps(steps, ctx, job, env_of):
                 job.env.update(read_env_file(job.env["GITHUB_ENV"]))
                 ctx["env"].update(read_env_file(job.env["GITHUB_ENV"]))
         outcome = "success" if step_status == 0 else "failure"
-        soft = step_status and truthy(substitute(step.get("continue-on-error", False), ctx))
+        coe = step.get("continue-on-error", False)
+        soft = bool(step_status) and (coe is True or substitute(coe, ctx) == "true")
         ctx["steps"][sid] = {"outcome": outcome, "conclusion": "success" if soft else outcome,
                              "outputs": outputs}
         if step_status and not soft and not status:

@@ -403,7 +403,7 @@ gitlab slow --var CI_COMMIT_BRANCH=slow --var CI_MERGE_REQUEST_TARGET_BRANCH_NAM
 [ "$st" = 1 ] || { cat "$TMP/gl-slow.log"; fail "gitlab regression: exited $st, not 1"; }
 check_contains "gitlab stored: summary.md's first line" <(head -n 1 "$R/perfgate-out/summary.md") \
 	'different runners.*artifact of main'
-check_contains "gitlab stored: the job log" "$TMP/gl-slow.log" 'different runners
+check_contains "gitlab stored: the job log" "$TMP/gl-slow.log" 'different runners'
 check "gitlab: the job's own before_script did not run" test -s "$TMP/own-before"
 check_contains "gitlab: no setup with the job's own before_script" "$TMP/gl-slow.log" \
 	'^perfgate [0-9]'
