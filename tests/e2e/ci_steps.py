@@ -19,8 +19,9 @@ GITHUB_STEP_SUMMARY honoured (their paths come from the environment); GITHUB_ACT
 `uses:` steps: a local action (./PATH) or one mapped by --action runs as a nested composite;
 with --state, actions/cache (restored at the step, saved at the end of the job when the key
 missed), actions/cache/restore, actions/cache/save, actions/upload-artifact and
-actions/download-artifact are emulated in that directory (the cache and artifacts of the
-"repository", shared by later runs); others are listed. --until ID stops after that step.
+actions/download-artifact (of github.run_id, or its run-id input) are emulated in that
+directory (the cache and artifacts of the "repository", shared by later runs: cache/KEY/N is
+the Nth path of an entry, artifacts/RUN/NAME an artifact); others are listed. --until ID stops after that step.
 Prints "step NAME: exit N|skipped|uses ACTION {with}" lines and, last, the action's outputs as
 one JSON line. Exit status: the first failing step's, else 0.
 
@@ -257,8 +258,8 @@ def copy_into(src, dst):
 class Job:
     """One job's state: the run directory, environment, options, caches to save at its end."""
 
-    def __init__(self, workdir, opts, env):
-        self.workdir, self.opts, self.env = workdir, opts, env
+    def __init__(self, workdir, opts, env, run_id):
+        self.workdir, self.opts, self.env, self.run_id = workdir, opts, env, str(run_id or 0)
         self.state = opts.get("state")
         self.post = []          # (key, paths): actions/cache entries to save at the end
         self.stop = False
@@ -308,7 +309,7 @@ class Job:
             self.cache_save(w["key"], w.get("path", ""))
             return {}
         if name == "actions/upload-artifact":
-            dst = os.path.join(self.state, "artifacts", w["name"])
+            dst = os.path.join(self.state, "artifacts", self.run_id, w["name"])
             if os.path.exists(dst):
                 raise RuntimeError("an artifact named %s exists" % w["name"])
             os.makedirs(dst)
@@ -316,7 +317,8 @@ class Job:
                 copy_into(self.abspath(p.rstrip("/")), dst)
             return {"artifact-id": "1"}
         if name == "actions/download-artifact":
-            src = os.path.join(self.state, "artifacts", w.get("name", ""))
+            run = w.get("run-id") or self.run_id
+            src = os.path.join(self.state, "artifacts", run, w.get("name", ""))
             if not os.path.isdir(src):
                 raise RuntimeError("no artifact named %s" % w.get("name"))
             copy_into(src, self.abspath(w.get("path") or "."))
@@ -437,7 +439,7 @@ def contexts(opts, workdir):
 
 def github(action_path, workdir, opts):
     gh, env, runner = contexts(opts, workdir)
-    job = Job(workdir, opts, env)
+    job = Job(workdir, opts, env, gh.get("run_id"))
     outer = {"github": gh, "env": {}, "runner": runner,
              "strategy": {"job-index": "0", "job-total": "1", **opts.get("strategy", {})}}
     status, outputs = composite(action_path, opts.get("input", {}), outer, job)
@@ -462,7 +464,7 @@ def workflow(path, name, workdir, opts):
         return 0
     for k, v in (spec.get("env") or {}).items():
         env[k] = substitute(v, ctx)
-    job = Job(workdir, opts, env)
+    job = Job(workdir, opts, env, gh.get("run_id"))
 
     def env_of(step):
         e = dict(job.env)
