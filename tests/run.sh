@@ -10,6 +10,8 @@ export PERFGATE_SRCDIR=$PWD
 build=${PERFGATE_BUILD:-build}
 export PERFGATE=${PERFGATE:-$PWD/perfgate}
 export PROGS=$PWD/$build/progs
+# the CI templates' npm test tools (make ci-tools)
+export PERFGATE_NPM=${PERFGATE_NPM:-/opt/perfgate-ci-tools}
 patterns=("$@")
 pass=0 fail=0 failed=()
 logdir=$(mktemp -d /tmp/perfgate-tests.XXXXXX)

@@ -8,21 +8,24 @@
 #
 # Checked: the baseline is recorded at the merge base C1 (not the main tip, not HEAD~1), built
 # in a worktree and recorded with the change in one perfgate ab session (ab=false: two
-# recordings in a row), or found in refs/perfgate/baselines once published; a clean change exits 0, a regression 1 with
-# the files, outputs, job summary and ::error annotation (file:line from DWARF) in place; the
-# GitLab job downloads the default branch's artifact with its job token, or records the merge
-# base when there is none, also in a job with its own before_script. The setup step on stock
+# recordings in a row), even when a run of C1 is stored; a stored run (refs/perfgate/baselines,
+# GitLab's artifact) is used only when asked for, and the summary's first line then says that
+# the sides come from different runners; a clean change exits 0, a regression 1 with the files,
+# outputs, job summary and ::error annotation (file:line from DWARF) in place, also when the
+# comment cannot be posted; the GitLab job downloads the default branch's artifact with its job
+# token when asked to, also in a job with its own before_script. The setup step on stock
 # runners, with fake apt-get, dpkg, uname, id, sudo, lsb_release and os-release files on PATH:
 # Ubuntu installs linux-tools-common and linux-tools-$(uname -r) and builds with that kernel's
-# bpftool, Debian its bpftool package; no root, no sudo or no BTF stop it with exit 2.
+# bpftool, Debian its bpftool package; no root, no sudo or no BTF stop it with exit 2; with
+# PG_CACHE_DIR the first setup builds and keeps the build there, the next takes it from there.
 source "$(dirname "$0")/lib.sh"
 SRC=$PERFGATE_SRCDIR
 CI=$SRC/tests/e2e/ci_steps.py
-ACTION=$SRC/ci-templates/github/action.yml
+ACTION=$SRC/action.yml
 GITLAB=$SRC/ci-templates/gitlab/perfgate.gitlab-ci.yml
 
-yamllint -s -c "$SRC/ci-templates/.yamllint" "$SRC/ci-templates" ||
-	fail "yamllint finds problems in ci-templates/"
+yamllint -s -c "$SRC/ci-templates/.yamllint" "$SRC/ci-templates" "$SRC/action.yml" \
+	"$SRC/templates" || fail "yamllint finds problems in ci-templates/, action.yml, templates/"
 bash -n "$SRC/ci-templates/perfgate-ci.sh"
 
 # ---- setup on stock runners: fakes on PATH, a tree with the Makefile only ----
@@ -112,8 +115,34 @@ check_contains "no BTF: no message" "$FK_LOG" 'this kernel has no BTF'
 python3 - "$ACTION" <<'PY' || fail "the action does not pass its bpftool input as BPFTOOL"
 import sys, yaml
 steps = yaml.safe_load(open(sys.argv[1]))["runs"]["steps"]
-assert steps[0]["env"]["BPFTOOL"] == "${{ inputs.bpftool }}", steps[0]["env"]
+setup = [s for s in steps if s.get("id") == "setup"][0]
+assert setup["env"]["BPFTOOL"] == "${{ inputs.bpftool }}", setup["env"]
 PY
+# the build kept in PG_CACHE_DIR (the Actions cache): built once, then taken from there with no
+# package or build step
+setup_on cache1 PG_OS_RELEASE="$FK/debian" PG_CACHE_DIR="$FK/cache"
+check_eq "cache: the first setup exited" 0 "$st"
+check_contains "cache: the first setup did not build" "$FK_LOG" ' all BPFTOOL=bpftool$'
+check "cache: the build was not kept" test -x "$FK/cache/perfgate"
+setup_on cache2 PG_OS_RELEASE="$FK/debian" PG_CACHE_DIR="$FK/cache"
+check_eq "cache: the second setup exited" 0 "$st"
+check "cache: the second setup built again" not grep -q ' all BPFTOOL=' "$FK_LOG"
+check "cache: the second setup installed packages" not grep -q 'deps-build\|apt-get' "$FK_LOG"
+check_contains "cache: not taken from the cache" "$FK_LOG" 'perfgate from the cache'
+check_contains "cache: the cached perfgate did not run" "$FK_LOG" '^perfgate fake$'
+# the cache key: version, runner image, a digest of the sources (changed by any source)
+key() { env ImageOS=ubuntu24 ImageVersion=20250101.1 PERFGATE_SRC="$1" \
+	bash "$SRC/ci-templates/perfgate-ci.sh" cache-key; }
+VER=$("$PERFGATE" version | awk '{ print $2 }')
+K1=$(key "$SRC")
+[[ $K1 =~ ^perfgate-$VER-ubuntu24-20250101\.1-[a-z0-9_]+-[0-9a-f]{12}$ ]] ||
+	check_failed "cache key" "$K1 does not name the version and the image"
+check_eq "cache key: not the same twice" "$K1" "$(key "$SRC")"
+mkdir -p "$TMP/src2/core" && cp "$SRC/Makefile" "$TMP/src2/" &&
+	cp "$SRC/core/version.h" "$TMP/src2/core/"
+K2=$(key "$TMP/src2")
+echo '/* changed */' >>"$TMP/src2/core/version.h"
+[ "$K2" != "$(key "$TMP/src2")" ] || check_failed "cache key" "a changed source kept $K2"
 
 # ---- the repository ----
 R=$TMP/repo
@@ -166,15 +195,17 @@ output() { # SCENARIO NAME: an output of the action
 	tail -n 1 "$TMP/$1/stdout" | pgtest get - "$2"
 }
 
-# 1. publish on the default branch: the run of C2 is stored in refs/perfgate/baselines
-github publish --input mode=publish
+# 1. publish on the default branch, asked to keep a stored baseline: the run of C2 is stored
+# in refs/perfgate/baselines
+github publish --input mode=publish --input baseline=ref
 [ "$st" = 0 ] || { cat "$TMP/publish/stderr"; fail "publish exited $st"; }
 check_eq "publish: result is not 'published'" published "$(output publish result)"
 git cat-file -e "refs/perfgate/baselines:$C2.json" || fail "publish did not store $C2.json"
 check_eq "the stored baseline is C2's run" "$C2" \
 	"$(git show "refs/perfgate/baselines:$C2.json" | pgtest get - meta.git_commit)"
 
-# 2. a clean pull request: no baseline for the merge base C1 stored: recorded there
+# 2. a clean pull request: the merge base C1 is recorded, with the change (no token: the
+# comment is not posted, with one warning)
 git checkout -q clean
 github clean
 [ "$st" = 0 ] || { cat "$TMP/clean/stderr"; fail "clean change: the action exited $st"; }
@@ -183,7 +214,10 @@ check_eq "the baseline was recorded at the merge base C1" "$C1" \
 	"$(pgtest get "$R/perfgate-out/base.json" meta.git_commit)"
 check_eq "the run was recorded at HEAD" "$(git rev-parse HEAD)" \
 	"$(pgtest get "$R/perfgate-out/run.json" meta.git_commit)"
-check_contains "clean: the baseline was not recorded" "$TMP/clean/stderr" 'recording it'
+check "clean: a stored baseline was looked for" not grep -q 'refs/perfgate' "$TMP/clean/stderr"
+check_contains "clean: no warning about the missing token" "$TMP/clean/stdout" \
+	'^::warning::perfgate: no GitHub token: .*pass github-token'
+check "clean: no check run payload" test -s "$R/perfgate-out/check.json"
 check_eq "clean: the functions input was used" "blur_row checksum_row fill_row sharpen_row tone_row" \
 	"$(pgtest names "$R/perfgate-out/run.json" | xargs)"
 res=$(output clean result)
@@ -228,20 +262,35 @@ check "sequential: base.json is an ab side" \
 	"$R/perfgate-out/base.json"
 [ -z "$(git worktree list | sed 1d)" ] || fail "a worktree was left behind"
 
-# 3. the merge base's run is published; a slow pull request finds it and fails
+# 3. the merge base's run is published; a slow pull request that asks for it (baseline: ref)
+# is compared with it and fails, and says first that the sides come from different runners.
+# The API cannot be reached: one warning, and the verdict and exit status stand
 git checkout -q "$C1"
-github publish1 --input mode=publish
+github publish1 --input mode=publish --input baseline=ref
 check_eq "publish at C1 exited $st" 0 "$st"
 git checkout -q slow
-github slow
+GITHUB_API_URL=http://127.0.0.1:9 github slow --input baseline=ref --input github-token=tok \
+	--github repository=o/r --input pr-number=7
 [ "$st" = 1 ] || { cat "$TMP/slow/stderr"; fail "regression: the action exited $st, not 1"; }
 grep -q "baseline: $C1.json from refs/perfgate/baselines" "$TMP/slow/stderr" ||
 	fail "the published baseline of C1 was not used"
+check_contains "stored: summary.md's first line" <(head -n 1 "$R/perfgate-out/summary.md") \
+	'^> :warning: \*\*The two sides come from different runners\*\*: .*refs/perfgate/baselines'
+check_contains "stored: the job summary's first line" <(head -n 1 "$TMP/slow/summary") \
+	'The two sides come from different runners'
+check_contains "unreachable API: no warning" "$TMP/slow/stdout" \
+	'^::warning::perfgate: the comment was not posted (could not reach http://127.0.0.1:9'
+check_contains "unreachable API: the check run" "$TMP/slow/stdout" \
+	'^::warning::perfgate: the check run was not posted'
+check_eq "regression: the exit-code output" 1 "$(output slow exit-code)"
 check_eq "regression: result is not 'regression'" regression "$(output slow result)"
 check_contains "compare step: not exit 1" "$TMP/slow/stdout" '^step perfgate - compare: exit 1'
 grep -q "^::error file=imgfilter.c,line=$BLUR,title=perfgate%3A blur_row" "$TMP/slow/stdout" ||
 	fail "no ::error annotation for blur_row at imgfilter.c:$BLUR"
 check_contains "no regression in the summary" "$TMP/slow/summary" ':x: perfgate: regression'
+check_eq "regression: the check run is not a failure" failure \
+	"$(pgtest get "$R/perfgate-out/check.json" conclusion)"
+check_eq "pr.json: the pull request" 7 "$(pgtest get "$R/perfgate-out/pr.json" number)"
 grep -q "\`blur_row\` (imgfilter.c:$BLUR)" "$R/perfgate-out/summary.md" ||
 	fail "blur_row missing from summary.md"
 xmllint --noout --schema "$SRC/tests/data/JUnit.xsd" "$R/perfgate-out/junit.xml"
@@ -260,11 +309,17 @@ if "$PERFGATE" flamegraph --help >/dev/null 2>&1; then
 	xmllint --noout "$R/perfgate-out/flamegraph.svg"
 fi
 
-# 3b. the default path: no functions input. The baseline is recorded at the merge base with
-# perfgate's default budget, and the change traces its functions (--functions-of)
-git checkout -q clean
-github default --input functions= --input baseline=record
+# 3b. the default path: no functions or baseline input, on the slow change whose merge base
+# C1 has a stored run. The merge base is recorded all the same, with perfgate's default budget,
+# and the change traces its functions (--functions-of)
+git checkout -q slow
+github default --input functions=
 [ "$st" -le 1 ] || { cat "$TMP/default/stderr"; fail "default path: the action exited $st"; }
+check "default path: the stored run was used" not grep -q 'refs/perfgate' "$TMP/default/stderr"
+check "default path: a note on different runners" \
+	not grep -q 'different runners' "$R/perfgate-out/summary.md"
+check_eq "default path: the baseline is not C1's" "$C1" \
+	"$(pgtest get "$R/perfgate-out/base.json" meta.git_commit)"
 python3 - "$R/perfgate-out" <<'PY' || fail "default path: not the default budget and its set"
 import sys, pgtest
 base, run = (pgtest.load(sys.argv[1] + f) for f in ("/base.json", "/run.json"))
@@ -330,8 +385,10 @@ A=$TMP/www/api/v4/projects/7/jobs/artifacts/main/raw/perfgate-out
 mkdir -p "$A"
 cp "$R/perfgate-out/run.json" "$A/run.json"
 
-# 5. a merge request with a regression: baseline from the artifact, job fails. The pipeline's
-# job extends .perfgate with its own before_script, which must not drop the setup
+# 5. a merge request with a regression that asks for the stored run (PG_BASELINE:
+# gitlab-artifact): baseline from the artifact, job fails, the summary says first that the
+# sides come from different runners. The pipeline's job extends .perfgate with its own
+# before_script, which must not drop the setup
 cat >"$TMP/pipeline.yml" <<YML
 perfgate:
   extends: .perfgate
@@ -341,8 +398,12 @@ YML
 GITLAB=$GITLAB,$TMP/pipeline.yml JOB=perfgate
 git checkout -q slow
 gitlab slow --var CI_COMMIT_BRANCH=slow --var CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main \
-	--var CI_PIPELINE_SOURCE=merge_request_event --var "CI_MERGE_REQUEST_DIFF_BASE_SHA=$C1"
+	--var CI_PIPELINE_SOURCE=merge_request_event --var "CI_MERGE_REQUEST_DIFF_BASE_SHA=$C1" \
+	--var PG_BASELINE=gitlab-artifact
 [ "$st" = 1 ] || { cat "$TMP/gl-slow.log"; fail "gitlab regression: exited $st, not 1"; }
+check_contains "gitlab stored: summary.md's first line" <(head -n 1 "$R/perfgate-out/summary.md") \
+	'different runners.*artifact of main'
+check_contains "gitlab stored: the job log" "$TMP/gl-slow.log" 'different runners'
 check "gitlab: the job's own before_script did not run" test -s "$TMP/own-before"
 check_contains "gitlab: no setup with the job's own before_script" "$TMP/gl-slow.log" \
 	'^perfgate [0-9]'
@@ -367,14 +428,15 @@ for p in [art["reports"]["junit"], art["reports"]["dotenv"], "perfgate-out/summa
     assert os.path.isfile(os.path.join(sys.argv[2], p)), p
 PY
 
-# 6. no artifact yet (404): the merge base is recorded instead, with --budget (PG_BUDGET), and
-# the change traces its functions; a clean change passes
-rm -rf "$TMP/www/api"
+# 6. the default (PG_BASELINE: merge-base), with an artifact stored: the API is not asked, the
+# merge base is recorded with --budget (PG_BUDGET), and the change traces its functions; a
+# clean change passes
+nreq=$(wc -l <"$TMP/requests")
 git checkout -q clean
 gitlab clean --var CI_COMMIT_BRANCH=clean --var CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main \
 	--var PG_BUDGET=50
 [ "$st" = 0 ] || { cat "$TMP/gl-clean.log"; fail "gitlab clean change: exited $st"; }
-check_contains "gitlab: no fallback" "$TMP/gl-clean.log" 'no artifact: recording the merge base'
+check_eq "gitlab default: the artifact API was asked" "$nreq" "$(wc -l <"$TMP/requests")"
 check_eq "gitlab: the fallback baseline is the merge base" "$C1" \
 	"$(pgtest get "$R/perfgate-out/base.json" meta.git_commit)"
 grep -qx 'PERFGATE_EXIT_CODE=0' "$R/perfgate-out/perfgate.env" || fail "gitlab clean: exit code"
