@@ -21,6 +21,7 @@ static const char history_usage[] =
 	"usage: perfgate history COMMAND [options]\n"
 	"\n"
 	"  add RUN.json [--db DB] [--commit SHA] [--branch NAME] [--time ISO8601]\n"
+	"          [--expect-generation N]\n"
 	"          store a run as one session (commit, branch and time default to the run's)\n"
 	"  changes [--db DB] [--branch NAME] [--function GLOB] [--metric M] [--json FILE]\n"
 	"          change points per function and for the whole program; exit 1 when the\n"
@@ -30,13 +31,16 @@ static const char history_usage[] =
 	"          exit and outputs as perfgate compare\n"
 	"  plot FUNC... -o FILE.svg|FILE.html [--db DB] [--branch NAME] [--metric M]\n"
 	"          one point per session with its interval, change points marked\n"
+	"  prune --keep N|--older-than DAYS|--before ISO8601 [--db DB] [--branch NAME]\n"
+	"          remove old sessions, every row of them, in one transaction\n"
+	"  last [--db DB] [--branch NAME]\n"
+	"          the database's generation and newest session, as NAME=VALUE lines\n"
 	"\n"
 	"DB: a SQLite file (default " PG_HSTORE_DEFAULT ") or a postgresql:// URI.\n"
 	"'perfgate history COMMAND --help' describes a command's options; docs/history.md the\n"
 	"method. Exit status: 0 pass, 1 regression, 2 perfgate could not do its job.\n";
 
-/* "2026-11-21T10:22:22Z", "...T10:22:22.5+01:00" or without a zone (UTC) -> UTC, seconds */
-static int history_time(const char *s, char *out, size_t len)
+int pg_history_time(const char *s, char *out, size_t len)
 {
 	struct tm tm = { 0 };
 	const char *p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
@@ -67,7 +71,8 @@ static int history_time(const char *s, char *out, size_t len)
 	return 0;
 }
 
-enum { OPT_COMMIT = PG_HOPT_FIRST_FREE, OPT_TIME, OPT_FUNCTION, OPT_UNTIL, OPT_MAXP };
+enum { OPT_COMMIT = PG_HOPT_FIRST_FREE, OPT_TIME, OPT_FUNCTION, OPT_UNTIL, OPT_MAXP, OPT_EXPECT,
+       OPT_WAIT, OPT_MARKDOWN };
 
 void pg_history_args_init(struct pg_history_args *h)
 {
@@ -117,7 +122,10 @@ static const char add_usage[] =
 	"                  postgresql://... URI\n"
 	"  --commit SHA    the session's commit (default: the run's)\n"
 	"  --branch NAME   its branch (default: none)\n"
-	"  --time ISO8601  its time, which orders sessions (default: the run's start)\n";
+	"  --time ISO8601  its time, which orders sessions (default: the run's start)\n"
+	"  --expect-generation N  add only if the database is still at generation N (what\n"
+	"                  history last printed before): else exit 2, nothing added\n"
+	"  --wait SECONDS  wait this long for another writer's lock (default 60); then exit 2\n";
 
 static int do_add(int argc, char **argv)
 {
@@ -125,6 +133,8 @@ static int do_add(int argc, char **argv)
 		PG_HISTORY_LONGOPTS,
 		{ "commit", required_argument, NULL, OPT_COMMIT },
 		{ "time", required_argument, NULL, OPT_TIME },
+		{ "expect-generation", required_argument, NULL, OPT_EXPECT },
+		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -134,8 +144,8 @@ static int do_add(int argc, char **argv)
 	struct pg_hrecord rec;
 	struct pg_run run;
 	char utc[32];
-	int64_t id;
-	int c, ret = PG_EXIT_ERROR;
+	int64_t id, expect = -1;
+	int c, ret = PG_EXIT_ERROR, wait_ms = PG_HSTORE_WAIT_MS;
 
 	pg_run_init(&run);
 	pg_hrecord_init(&rec);
@@ -149,6 +159,12 @@ static int do_add(int argc, char **argv)
 			commit = optarg;
 		} else if (c == OPT_TIME) {
 			when = optarg;
+		} else if (c == OPT_EXPECT) {
+			if (pg_history_parse_generation(optarg, &expect))
+				return PG_EXIT_ERROR;
+		} else if (c == OPT_WAIT) {
+			if (pg_history_parse_wait(optarg, &wait_ms))
+				return PG_EXIT_ERROR;
 		} else if (c == '?' || pg_history_args_opt(&h, c, optarg)) {
 			fputs(add_usage, stderr);
 			return PG_EXIT_ERROR;
@@ -166,11 +182,11 @@ static int do_add(int argc, char **argv)
 		pg_err("history add: %s has no start time; give one with --time", argv[optind]);
 		goto out;
 	}
-	if (history_time(when, utc, sizeof(utc)) ||
+	if (pg_history_time(when, utc, sizeof(utc)) ||
 	    pg_hrecord_from_run(&rec, &run, commit, h.branch, utc))
 		goto out;
-	store = pg_hstore_open(h.db, true);
-	if (!store || pg_hstore_add(store, &rec, &id))
+	store = pg_hstore_open_wait(h.db, true, wait_ms);
+	if (!store || pg_hstore_add_expect(store, &rec, expect, &id))
 		goto out;
 	pg_info("history: session %lld (commit %.12s, %zu objects) added to %s", (long long)id,
 		rec.commit ? rec.commit : "?", rec.nobjects, h.db);
@@ -433,6 +449,8 @@ static const struct {
 	{ "changes", do_changes },
 	{ "check", do_check },
 	{ "plot", pg_history_plot },
+	{ "prune", pg_history_prune },
+	{ "last", pg_history_last },
 	{ "help", do_help },
 	{ "--help", do_help },
 	{ "-h", do_help },
