@@ -213,12 +213,14 @@ static const char changes_usage[] =
 	"  --min-effect PCT smallest change reported (default 5)\n"
 	"  --max-p P        significance of a change point (default 0.01)\n"
 	"  --json FILE      write the change points as JSON\n"
+	"  --markdown FILE  write the newest 20 as a Markdown summary (function, object,\n"
+	"                   commit, change), for a CI job's summary page\n"
 	"\n"
 	"Exit status: 1 when a regression change point starts at the newest session's commit\n"
 	"(several sessions of it make one detectable), 0 otherwise, 2 on error.\n";
 
 static int changes_run(struct pg_hstore *store, const char *branch, const char *glob,
-		       int metric, const struct pg_cp_opts *o, const char *json)
+		       int metric, const struct pg_cp_opts *o, const char *json, const char *md)
 {
 	struct pg_hmatrix m[2];
 	struct pg_hchanges sets[2] = { { &m[0], NULL, 0 }, { &m[1], NULL, 0 } };
@@ -235,7 +237,8 @@ static int changes_run(struct pg_hstore *store, const char *branch, const char *
 		goto out;
 	sets[0].c = c[0];
 	sets[1].c = c[1];
-	if (json && pg_hchanges_write_json(sets, 2, o, json))
+	if ((json && pg_hchanges_write_json(sets, 2, o, json)) ||
+	    (md && pg_hchanges_write_markdown(sets, 2, 20, md)))
 		goto out;
 	if (pg_hchanges_print(sets, 2, stdout) || fflush(stdout)) {
 		pg_err("history changes: cannot write the table");
@@ -259,11 +262,12 @@ static int do_changes(int argc, char **argv)
 		{ "min-effect", required_argument, NULL, PG_COPT_MIN_EFFECT },
 		{ "max-p", required_argument, NULL, OPT_MAXP },
 		{ "json", required_argument, NULL, PG_COPT_JSON },
+		{ "markdown", required_argument, NULL, OPT_MARKDOWN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pg_cp_opts o = PG_CP_OPTS_DEFAULT;
-	const char *glob = NULL, *json = NULL;
+	const char *glob = NULL, *json = NULL, *md = NULL;
 	struct pg_history_args h;
 	struct pg_hstore *store;
 	int c, ret;
@@ -278,6 +282,8 @@ static int do_changes(int argc, char **argv)
 			glob = optarg;
 		} else if (c == PG_COPT_JSON) {
 			json = optarg;
+		} else if (c == OPT_MARKDOWN) {
+			md = optarg;
 		} else if (c == OPT_MAXP) {
 			if (pg_parse_double("--max-p", optarg, 1e-6, 0.5, &o.max_p))
 				return PG_EXIT_ERROR;
@@ -294,7 +300,7 @@ static int do_changes(int argc, char **argv)
 	store = pg_hstore_open(h.db, false);
 	if (!store)
 		return PG_EXIT_ERROR;
-	ret = changes_run(store, h.branch, glob, h.metric, &o, json);
+	ret = changes_run(store, h.branch, glob, h.metric, &o, json, md);
 	pg_hstore_close(store);
 	return ret;
 }
