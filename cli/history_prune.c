@@ -78,7 +78,7 @@ int pg_history_parse_generation(const char *arg, int64_t *gen)
 	long long v = strtoll(arg, &end, 10);
 
 	if (!*arg || *end || v < 0) {
-		pg_err("invalid --expect-generation '%s': expected a number from history last", arg);
+		pg_err("invalid --expect-generation '%s': expected a number (history last)", arg);
 		return -EINVAL;
 	}
 	*gen = v;

@@ -56,8 +56,9 @@ void hdb_rollback(struct hdb *d);
  * Rows in bulk into one table, the same calls on both engines. hdb_rows_begin() names the
  * table and its @ncols columns (@table: "t(a, b, c)"); each row's values are set with
  * hrows_int(), hrows_double() (NAN: SQL NULL) and hrows_blob() (columns numbered from 1; a
- * blob must stay valid until hrows_put()), then hrows_put() writes the row. hrows_end() finishes, or with @abort abandons
- * the copy (the caller rolls the transaction back), and frees @w (NULL is fine): 0, or the
+ * blob must stay valid until hrows_put()), then hrows_put() writes the row. hrows_end()
+ * finishes, or with @abort abandons the copy (the caller rolls the transaction back), and
+ * frees @w (NULL is fine): 0, or the
  * database's error (with @abort always 0). SQLite: one prepared INSERT, stepped a row at a
  * time; PostgreSQL: COPY ... FROM STDIN in text format, one round trip for all the rows,
  * and no other statement may run from begin to end (a COPY holds the connection; the rows of

@@ -153,8 +153,10 @@ int pg_hstore_prune(struct pg_hstore *s, const struct pg_hprune *p, int64_t expe
 	if (!err)
 		take_removed(v, n, go, out);
 	/* a dry run, or nothing to remove: the generation stays as it was */
-	err = err ?: (p->dry_run || !k ? (hdb_rollback(pg_hstore_db(s)), 0) :
-		      hdb_commit(pg_hstore_db(s)));
+	if (!err && (p->dry_run || !k))
+		hdb_rollback(pg_hstore_db(s));
+	else if (!err)
+		err = hdb_commit(pg_hstore_db(s));
 	if (err) {
 		hdb_rollback(pg_hstore_db(s));
 		pg_hpruned_release(out);

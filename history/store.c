@@ -351,8 +351,8 @@ int pg_hstore_write_begin(struct pg_hstore *s, int64_t expect)
 	err = err ?: pg_hstore_generation(s, &gen);
 	if (!err && expect >= 0 && gen != expect) {
 		pg_err("history: %s is at generation %lld, not %lld: another publisher wrote to it "
-		       "since; restore the history again and repeat this step on it", hdb_name(s->db),
-		       (long long)gen, (long long)expect);
+		       "since; restore the history again and repeat this step on it",
+		       hdb_name(s->db), (long long)gen, (long long)expect);
 		err = -ESTALE;
 	}
 	snprintf(sql, sizeof(sql), "UPDATE perfgate_history SET value = '%lld' WHERE key = "

@@ -29,10 +29,10 @@ static int64_t generation(const char *path)
 /* Rows of a session's tables whose session is gone (none after a prune) */
 static int64_t orphan_rows(const char *path)
 {
-	return pg_fx_hint(path, "SELECT (SELECT count(*) FROM series WHERE session_id NOT IN "
-			  "(SELECT id FROM session)) + (SELECT count(*) FROM point WHERE session_id "
-			  "NOT IN (SELECT id FROM session)) + (SELECT count(*) FROM summary WHERE "
-			  "session_id NOT IN (SELECT id FROM session))");
+	return pg_fx_hint(path, "SELECT (SELECT count(*) FROM series WHERE session_id NOT IN"
+			  " (SELECT id FROM session)) + (SELECT count(*) FROM point WHERE"
+			  " session_id NOT IN (SELECT id FROM session)) + (SELECT count(*) FROM"
+			  " summary WHERE session_id NOT IN (SELECT id FROM session))");
 }
 
 /* main: c00..c07 (f and g); dev: c00..c02; old: one earlier session with function "gone" */

@@ -230,11 +230,12 @@ static void assert_migrated(const char *path)
 	/* the points from the series: f's medians (the values come back within 0.025%), an
 	 * interval of 5 repetitions their range, calls the mean a repetition; g has calls only */
 	assert_int_equal(pg_fx_hint(path, "SELECT count(*) FROM point"), 3);
-	assert_int_equal(pg_fx_hint(path, "SELECT count(*) FROM trend WHERE commit_id = 'c2' AND "
-				    "name = 'f' AND abs(self / 1201.0 - 1) < 0.0003 AND "
-				    "abs(self_lo / 1190.0 - 1) < 0.0003 AND abs(self_hi / 1210.0 - 1) "
-				    "< 0.0003 AND abs(total / 2402.0 - 1) < 0.0003 AND calls = 10.2 AND "
-				    "cpu IS NULL AND wall IS NULL"), 1);
+	assert_int_equal(pg_fx_hint(path, "SELECT count(*) FROM trend WHERE commit_id = 'c2'"
+				    " AND name = 'f' AND abs(self / 1201.0 - 1) < 0.0003 AND"
+				    " abs(self_lo / 1190.0 - 1) < 0.0003 AND"
+				    " abs(self_hi / 1210.0 - 1) < 0.0003 AND"
+				    " abs(total / 2402.0 - 1) < 0.0003 AND calls = 10.2 AND"
+				    " cpu IS NULL AND wall IS NULL"), 1);
 	assert_int_equal(pg_fx_hint(path, "SELECT count(*) FROM trend WHERE commit_id = 'c1' AND "
 				    "name = 'f' AND total = self AND calls = 10"), 1);
 	assert_int_equal(pg_fx_hint(path, "SELECT count(*) FROM trend WHERE name = 'g' AND "
@@ -360,12 +361,13 @@ static void test_v3(void **state)
 				    "(session_id, object_id) WHERE " CLOSE("self") " AND "
 				    CLOSE("self_lo") " AND " CLOSE("self_hi") " AND " CLOSE("total")
 				    " AND " CLOSE("total_lo") " AND " CLOSE("total_hi") " AND "
-				    CLOSE("cpu") " AND " CLOSE("wall") " AND " CLOSE("wall_lo") " AND "
-				    CLOSE("wall_hi") " AND " CLOSE("calls")), 9);
+				    CLOSE("cpu") " AND " CLOSE("wall") " AND " CLOSE("wall_lo")
+				    " AND " CLOSE("wall_hi") " AND " CLOSE("calls")), 9);
 	/* with 2 repetitions the interval is the range; with 5 and 8 as well (fewer than 6) or
 	 * the order statistics: within the range either way */
-	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM trend WHERE name = 'f' AND "
-				    "self_lo <= self AND self <= self_hi AND self_lo < self_hi"), 3);
+	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM trend WHERE name = 'f' AND"
+				    " self_lo <= self AND self <= self_hi AND self_lo < self_hi"),
+			 3);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT CAST(value AS INTEGER) FROM perfgate_history "
 				    "WHERE key = 'generation'"), 3);
 	pg_fx_hdb_remove(&h);
