@@ -104,6 +104,9 @@ INSERT INTO series SELECT session_id + {k} * {n}, object_id, vals FROM series
   WHERE session_id <= {n};
 INSERT INTO summary SELECT session_id + {k} * {n}, metric_id, objects, vals FROM summary
   WHERE session_id <= {n};
+INSERT INTO point SELECT session_id + {k} * {n}, object_id, self, self_lo, self_hi, total,
+  total_lo, total_hi, cpu, cpu_lo, cpu_hi, calls, wall, wall_lo, wall_hi, program_cpu,
+  program_cpu_lo, program_cpu_hi FROM point WHERE session_id <= {n};
 """
 
 PG_COPY = """
@@ -115,6 +118,9 @@ INSERT INTO series SELECT session_id + {k} * {n}, object_id, vals FROM series
   WHERE session_id <= {n};
 INSERT INTO summary SELECT session_id + {k} * {n}, metric_id, objects, vals FROM summary
   WHERE session_id <= {n};
+INSERT INTO point SELECT session_id + {k} * {n}, object_id, self, self_lo, self_hi, total,
+  total_lo, total_hi, cpu, cpu_lo, cpu_hi, calls, wall, wall_lo, wall_hi, program_cpu,
+  program_cpu_lo, program_cpu_hi FROM point WHERE session_id <= {n};
 """
 
 
@@ -176,7 +182,7 @@ def measure_postgres(pg, tmp, files):
         [os.path.join(PGBIN, "psql"), "-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", uri],
         input=sql, text=True, check=True, capture_output=True).stdout.strip()
     size = "SELECT sum(pg_total_relation_size(c)) FROM unnest(ARRAY['session', 'object', " \
-           "'series', 'summary', 'metric', 'schema_version', 'perfgate_history']) c"
+           "'series', 'summary', 'point', 'metric', 'schema_version', 'perfgate_history']) c"
     try:
         res = {"ingest": ingest(pg, uri, files), "size_mb": int(psql(size)) / 1e6}
         log("postgres ingest", res)

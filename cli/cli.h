@@ -31,8 +31,16 @@ int do_pprof(int argc, char **argv);
 int do_ab(int argc, char **argv);
 int do_history(int argc, char **argv);
 
-/* perfgate history plot (cli/history_plot.c) */
+/* perfgate history plot (cli/history_plot.c), prune and last (cli/history_prune.c) */
 int pg_history_plot(int argc, char **argv);
+int pg_history_prune(int argc, char **argv);
+int pg_history_last(int argc, char **argv);
+/* --wait SECONDS as ms, --expect-generation N (history add and prune): 0 or -EINVAL, logged */
+int pg_history_parse_wait(const char *arg, int *ms);
+int pg_history_parse_generation(const char *arg, int64_t *gen);
+/* "2026-11-21T10:22:22Z", "...T10:22:22.5+01:00" or without a zone (UTC) as UTC to the
+ * second, "2026-11-21T10:22:22Z", into out[0..len): 0 or -EINVAL, logged */
+int pg_history_time(const char *s, char *out, size_t len);
 
 /*
  * The options the history commands share (cli/cmd_history.c): --db and --branch (all), and

@@ -21,6 +21,7 @@ static const char history_usage[] =
 	"usage: perfgate history COMMAND [options]\n"
 	"\n"
 	"  add RUN.json [--db DB] [--commit SHA] [--branch NAME] [--time ISO8601]\n"
+	"          [--expect-generation N]\n"
 	"          store a run as one session (commit, branch and time default to the run's)\n"
 	"  changes [--db DB] [--branch NAME] [--function GLOB] [--metric M] [--json FILE]\n"
 	"          change points per function and for the whole program; exit 1 when the\n"
@@ -30,13 +31,16 @@ static const char history_usage[] =
 	"          exit and outputs as perfgate compare\n"
 	"  plot FUNC... -o FILE.svg|FILE.html [--db DB] [--branch NAME] [--metric M]\n"
 	"          one point per session with its interval, change points marked\n"
+	"  prune --keep N|--older-than DAYS|--before ISO8601 [--db DB] [--branch NAME]\n"
+	"          remove old sessions, every row of them, in one transaction\n"
+	"  last [--db DB] [--branch NAME]\n"
+	"          the database's generation and newest session, as NAME=VALUE lines\n"
 	"\n"
 	"DB: a SQLite file (default " PG_HSTORE_DEFAULT ") or a postgresql:// URI.\n"
 	"'perfgate history COMMAND --help' describes a command's options; docs/history.md the\n"
 	"method. Exit status: 0 pass, 1 regression, 2 perfgate could not do its job.\n";
 
-/* "2026-11-21T10:22:22Z", "...T10:22:22.5+01:00" or without a zone (UTC) -> UTC, seconds */
-static int history_time(const char *s, char *out, size_t len)
+int pg_history_time(const char *s, char *out, size_t len)
 {
 	struct tm tm = { 0 };
 	const char *p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
@@ -67,7 +71,8 @@ static int history_time(const char *s, char *out, size_t len)
 	return 0;
 }
 
-enum { OPT_COMMIT = PG_HOPT_FIRST_FREE, OPT_TIME, OPT_FUNCTION, OPT_UNTIL, OPT_MAXP };
+enum { OPT_COMMIT = PG_HOPT_FIRST_FREE, OPT_TIME, OPT_FUNCTION, OPT_UNTIL, OPT_MAXP, OPT_EXPECT,
+       OPT_WAIT, OPT_MARKDOWN };
 
 void pg_history_args_init(struct pg_history_args *h)
 {
@@ -117,7 +122,10 @@ static const char add_usage[] =
 	"                  postgresql://... URI\n"
 	"  --commit SHA    the session's commit (default: the run's)\n"
 	"  --branch NAME   its branch (default: none)\n"
-	"  --time ISO8601  its time, which orders sessions (default: the run's start)\n";
+	"  --time ISO8601  its time, which orders sessions (default: the run's start)\n"
+	"  --expect-generation N  add only if the database is still at generation N (what\n"
+	"                  history last printed before): else exit 2, nothing added\n"
+	"  --wait SECONDS  wait this long for another writer's lock (default 60); then exit 2\n";
 
 static int do_add(int argc, char **argv)
 {
@@ -125,6 +133,8 @@ static int do_add(int argc, char **argv)
 		PG_HISTORY_LONGOPTS,
 		{ "commit", required_argument, NULL, OPT_COMMIT },
 		{ "time", required_argument, NULL, OPT_TIME },
+		{ "expect-generation", required_argument, NULL, OPT_EXPECT },
+		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -134,8 +144,8 @@ static int do_add(int argc, char **argv)
 	struct pg_hrecord rec;
 	struct pg_run run;
 	char utc[32];
-	int64_t id;
-	int c, ret = PG_EXIT_ERROR;
+	int64_t id, expect = -1;
+	int c, ret = PG_EXIT_ERROR, wait_ms = PG_HSTORE_WAIT_MS;
 
 	pg_run_init(&run);
 	pg_hrecord_init(&rec);
@@ -149,6 +159,12 @@ static int do_add(int argc, char **argv)
 			commit = optarg;
 		} else if (c == OPT_TIME) {
 			when = optarg;
+		} else if (c == OPT_EXPECT) {
+			if (pg_history_parse_generation(optarg, &expect))
+				return PG_EXIT_ERROR;
+		} else if (c == OPT_WAIT) {
+			if (pg_history_parse_wait(optarg, &wait_ms))
+				return PG_EXIT_ERROR;
 		} else if (c == '?' || pg_history_args_opt(&h, c, optarg)) {
 			fputs(add_usage, stderr);
 			return PG_EXIT_ERROR;
@@ -166,11 +182,11 @@ static int do_add(int argc, char **argv)
 		pg_err("history add: %s has no start time; give one with --time", argv[optind]);
 		goto out;
 	}
-	if (history_time(when, utc, sizeof(utc)) ||
+	if (pg_history_time(when, utc, sizeof(utc)) ||
 	    pg_hrecord_from_run(&rec, &run, commit, h.branch, utc))
 		goto out;
-	store = pg_hstore_open(h.db, true);
-	if (!store || pg_hstore_add(store, &rec, &id))
+	store = pg_hstore_open_wait(h.db, true, wait_ms);
+	if (!store || pg_hstore_add_expect(store, &rec, expect, &id))
 		goto out;
 	pg_info("history: session %lld (commit %.12s, %zu objects) added to %s", (long long)id,
 		rec.commit ? rec.commit : "?", rec.nobjects, h.db);
@@ -197,12 +213,14 @@ static const char changes_usage[] =
 	"  --min-effect PCT smallest change reported (default 5)\n"
 	"  --max-p P        significance of a change point (default 0.01)\n"
 	"  --json FILE      write the change points as JSON\n"
+	"  --markdown FILE  write the newest 20 as a Markdown summary (function, object,\n"
+	"                   commit, change), for a CI job's summary page\n"
 	"\n"
 	"Exit status: 1 when a regression change point starts at the newest session's commit\n"
 	"(several sessions of it make one detectable), 0 otherwise, 2 on error.\n";
 
 static int changes_run(struct pg_hstore *store, const char *branch, const char *glob,
-		       int metric, const struct pg_cp_opts *o, const char *json)
+		       int metric, const struct pg_cp_opts *o, const char *json, const char *md)
 {
 	struct pg_hmatrix m[2];
 	struct pg_hchanges sets[2] = { { &m[0], NULL, 0 }, { &m[1], NULL, 0 } };
@@ -219,7 +237,8 @@ static int changes_run(struct pg_hstore *store, const char *branch, const char *
 		goto out;
 	sets[0].c = c[0];
 	sets[1].c = c[1];
-	if (json && pg_hchanges_write_json(sets, 2, o, json))
+	if ((json && pg_hchanges_write_json(sets, 2, o, json)) ||
+	    (md && pg_hchanges_write_markdown(sets, 2, 20, md)))
 		goto out;
 	if (pg_hchanges_print(sets, 2, stdout) || fflush(stdout)) {
 		pg_err("history changes: cannot write the table");
@@ -243,11 +262,12 @@ static int do_changes(int argc, char **argv)
 		{ "min-effect", required_argument, NULL, PG_COPT_MIN_EFFECT },
 		{ "max-p", required_argument, NULL, OPT_MAXP },
 		{ "json", required_argument, NULL, PG_COPT_JSON },
+		{ "markdown", required_argument, NULL, OPT_MARKDOWN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pg_cp_opts o = PG_CP_OPTS_DEFAULT;
-	const char *glob = NULL, *json = NULL;
+	const char *glob = NULL, *json = NULL, *md = NULL;
 	struct pg_history_args h;
 	struct pg_hstore *store;
 	int c, ret;
@@ -262,6 +282,8 @@ static int do_changes(int argc, char **argv)
 			glob = optarg;
 		} else if (c == PG_COPT_JSON) {
 			json = optarg;
+		} else if (c == OPT_MARKDOWN) {
+			md = optarg;
 		} else if (c == OPT_MAXP) {
 			if (pg_parse_double("--max-p", optarg, 1e-6, 0.5, &o.max_p))
 				return PG_EXIT_ERROR;
@@ -278,7 +300,7 @@ static int do_changes(int argc, char **argv)
 	store = pg_hstore_open(h.db, false);
 	if (!store)
 		return PG_EXIT_ERROR;
-	ret = changes_run(store, h.branch, glob, h.metric, &o, json);
+	ret = changes_run(store, h.branch, glob, h.metric, &o, json, md);
 	pg_hstore_close(store);
 	return ret;
 }
@@ -433,6 +455,8 @@ static const struct {
 	{ "changes", do_changes },
 	{ "check", do_check },
 	{ "plot", pg_history_plot },
+	{ "prune", pg_history_prune },
+	{ "last", pg_history_last },
 	{ "help", do_help },
 	{ "--help", do_help },
 	{ "-h", do_help },

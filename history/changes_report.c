@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * history/changes_report.c - the table and the JSON of perfgate history changes (changes_report.h).
+ * history/changes_report.c - the table, the JSON and the Markdown summary of perfgate history
+ * changes (changes_report.h).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/atomic.h"
@@ -175,5 +177,82 @@ int pg_hchanges_write_json(const struct pg_hchanges *sets, size_t n,
 	if (err == -ENOMEM)
 		pg_err("%s: out of memory", path);
 	json_object_put(root);
+	return err;
+}
+
+/* A change point's place, for listing the newest first */
+struct cp_ref {
+	const struct pg_hchanges *h;
+	const struct pg_hchange *c;
+};
+
+static int cmp_newest_first(const void *a, const void *b)
+{
+	const struct cp_ref *x = a, *y = b;
+
+	if (x->c->session != y->c->session)
+		return x->c->session < y->c->session ? 1 : -1;
+	/* ties: by object key, then metric */
+	return pg_hobject_cmp(&x->h->m->objects[x->c->object], &y->h->m->objects[y->c->object]) ?:
+	       x->h->m->metric - y->h->m->metric;
+}
+
+static void markdown_row(FILE *out, const struct cp_ref *r)
+{
+	const struct pg_hmatrix *m = r->h->m;
+	const struct pg_hobject *o = &m->objects[r->c->object];
+	const char *commit = m->sessions[r->c->session].commit;
+	bool program = !strcmp(o->name, PG_HPROGRAM);
+
+	fprintf(out, "| `%s`%s%s | %s | %.12s | %+.1f%% [%+.1f%%, %+.1f%%] | %s%s |\n",
+		o->display, program ? " " : "", program ? pg_hmetric_name(m->metric) : "",
+		o->binary, commit ? commit : "?", r->c->cp.change * 100, r->c->cp.ci_lo * 100,
+		r->c->cp.ci_hi * 100, pg_hchange_regression(r->h, r->c) ? "regression" :
+		r->c->cp.change < 0 ? "improvement" : "change",
+		pg_hchange_newest(r->h, r->c) ? ", **at the newest commit**" : "");
+}
+
+int pg_hchanges_write_markdown(const struct pg_hchanges *sets, size_t n, size_t max,
+			       const char *path)
+{
+	struct cp_ref *all;
+	size_t total = 0, k = 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	int err;
+
+	for (size_t s = 0; s < n; s++)
+		total += sets[s].n;
+	all = calloc(total + 1, sizeof(*all));
+	out = all ? open_memstream(&text, &len) : NULL;
+	if (!out) {
+		free(all);
+		pg_err("%s: out of memory", path);
+		return -ENOMEM;
+	}
+	for (size_t s = 0; s < n; s++)
+		for (size_t i = 0; i < sets[s].n; i++)
+			all[k++] = (struct cp_ref){ &sets[s], &sets[s].c[i] };
+	qsort(all, total, sizeof(*all), cmp_newest_first);
+	fprintf(out, "### perfgate history: %zu change point(s) in %zu sessions, %zu "
+		"regression(s) at the newest commit\n\n", total, n ? sets[0].m->nsessions : 0,
+		pg_hchanges_newest(sets, n));
+	if (total)
+		fprintf(out, "| function | object | changed at | change [95%% interval] | |\n"
+			"| --- | --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < total && i < max; i++)
+		markdown_row(out, &all[i]);
+	if (total > max)
+		fprintf(out, "\n%zu older change point(s) not listed (history changes --json has "
+			"them all).\n", total - max);
+	free(all);
+	if (fclose(out)) {
+		free(text);
+		pg_err("%s: out of memory", path);
+		return -ENOMEM;
+	}
+	err = pg_atomic_write(path, text, len);
+	free(text);
 	return err;
 }

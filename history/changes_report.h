@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * history/changes_report.h - what perfgate history changes writes: a table on a stream and a JSON
- * file (docs/history.md, "history changes", describes its fields).
+ * history/changes_report.h - what perfgate history changes writes: a table on a stream, a JSON
+ * file and a short Markdown summary for a CI job's summary page (docs/history.md, "history
+ * changes", describes them).
  *
  * A change point is a regression when it is of a time (not a count) and the time grew. The
  * newest session's commit "starts" a change point when the change point's first session is
@@ -36,5 +37,14 @@ int pg_hchanges_print(const struct pg_hchanges *sets, size_t n, FILE *out);
 /* The same as JSON into @path (atomically), with the options @o. 0 or -errno, logged. */
 int pg_hchanges_write_json(const struct pg_hchanges *sets, size_t n,
 			   const struct pg_cp_opts *o, const char *path);
+
+/*
+ * The Markdown summary into @path (atomically): one line with the counts, then the newest
+ * @max change points (by their first session, newest first; ties by object key and metric)
+ * with function, object (binary), commit, change and interval, and the verdict, those at the
+ * newest commit marked. 0 or -errno, logged.
+ */
+int pg_hchanges_write_markdown(const struct pg_hchanges *sets, size_t n, size_t max,
+			       const char *path);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 #include "../core/log.h"
 #include "db.h"
 
-#define HSTMT_MAX_PARAMS 12
+#define HSTMT_MAX_PARAMS 20
 
 struct hdb {
 	sqlite3 *lite;
@@ -33,7 +34,8 @@ struct hrows {
 		const uint8_t *p;
 		size_t n;
 		int64_t v;
-		bool blob;
+		double d;
+		enum { COL_INT, COL_BLOB, COL_DOUBLE, COL_NULL } kind;
 	} col[HSTMT_MAX_PARAMS];
 	char *line;
 	size_t cap;
@@ -115,7 +117,7 @@ static struct hdb *open_pg(struct hdb *d, const char *uri)
 	}
 	/* notices (CREATE ... IF NOT EXISTS) are not for the user */
 	PQsetNoticeProcessor(d->pg, NULL, NULL);
-	return d;
+	return hdb_busy_ms(d, PG_HDB_BUSY_MS) ? NULL : d;
 }
 
 struct hdb *hdb_open(const char *db, bool create)
@@ -145,12 +147,18 @@ void hdb_close(struct hdb *d)
 	free(d);
 }
 
+/* what a writer that waited too long for the lock is told to do */
+#define BUSY_HINT "another writer held it too long: let that one finish (serialize the " \
+		  "publishing jobs), then run this again; nothing was written"
+
 static int lite_err(struct hdb *d, const char *what)
 {
 	int rc = sqlite3_extended_errcode(d->lite);
+	bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
 
-	pg_err("history: %s: %s: %s", d->name, what, sqlite3_errmsg(d->lite));
-	return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED ? -EBUSY : -EIO;
+	pg_err("history: %s: %s: %s%s%s", d->name, what, sqlite3_errmsg(d->lite),
+	       busy ? ": " : "", busy ? BUSY_HINT : "");
+	return busy ? -EBUSY : -EIO;
 }
 
 static int pg_fail(struct hdb *d, const char *what)
@@ -171,6 +179,8 @@ static int pg_fail(struct hdb *d, const char *what)
 int hdb_exec(struct hdb *d, const char *sql)
 {
 	PGresult *res;
+	const char *state;
+	bool busy;
 	int ok;
 
 	if (d->lite)
@@ -178,8 +188,27 @@ int hdb_exec(struct hdb *d, const char *sql)
 		       lite_err(d, "cannot run a statement");
 	res = PQexec(d->pg, sql);
 	ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
+	/* lock_not_available: the writers' lock was held past lock_timeout */
+	state = ok ? NULL : PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	busy = state && !strcmp(state, "55P03");
 	PQclear(res);
+	if (busy) {
+		pg_err("history: %s: the writers' lock: %s", d->name, BUSY_HINT);
+		return -EBUSY;
+	}
 	return ok ? 0 : pg_fail(d, "cannot run a statement");
+}
+
+int hdb_busy_ms(struct hdb *d, int ms)
+{
+	char sql[64];
+
+	if (d->lite) {
+		sqlite3_busy_timeout(d->lite, ms);
+		return 0;
+	}
+	snprintf(sql, sizeof(sql), "SET lock_timeout = %d", ms);
+	return hdb_exec(d, sql);
 }
 
 int hdb_begin(struct hdb *d, bool write)
@@ -491,7 +520,17 @@ int hrows_int(struct hrows *w, int col, int64_t v)
 	if (w->ins)
 		return hstmt_bind_int(w->ins, col, v);
 	w->col[col - 1].v = v;
-	w->col[col - 1].blob = false;
+	w->col[col - 1].kind = COL_INT;
+	return 0;
+}
+
+int hrows_double(struct hrows *w, int col, double v)
+{
+	if (w->ins)
+		return isnan(v) ? lite_bind(w->ins, sqlite3_bind_null(w->ins->lite, col)) :
+		       hstmt_bind_double(w->ins, col, v);
+	w->col[col - 1].d = v;
+	w->col[col - 1].kind = isnan(v) ? COL_NULL : COL_DOUBLE;
 	return 0;
 }
 
@@ -501,7 +540,7 @@ int hrows_blob(struct hrows *w, int col, const void *p, size_t n)
 		return hstmt_bind_blob(w->ins, col, p, n);
 	w->col[col - 1].p = p;
 	w->col[col - 1].n = n;
-	w->col[col - 1].blob = true;
+	w->col[col - 1].kind = COL_BLOB;
 	return 0;
 }
 
@@ -512,7 +551,7 @@ static int copy_line(struct hrows *w)
 	size_t need = 2, k = 0;
 
 	for (int i = 0; i < w->ncols; i++)
-		need += w->col[i].blob ? 2 * w->col[i].n + 4 : 22;
+		need += w->col[i].kind == COL_BLOB ? 2 * w->col[i].n + 4 : 32;
 	if (need > w->cap) {
 		char *tmp = realloc(w->line, need);
 
@@ -528,9 +567,18 @@ static int copy_line(struct hrows *w)
 
 		if (i)
 			w->line[k++] = '\t';
-		if (!w->col[i].blob) {
+		if (w->col[i].kind == COL_INT) {
 			k += (size_t)snprintf(w->line + k, w->cap - k, "%lld",
 					      (long long)w->col[i].v);
+			continue;
+		}
+		if (w->col[i].kind == COL_DOUBLE) {
+			k += (size_t)snprintf(w->line + k, w->cap - k, "%.17g", w->col[i].d);
+			continue;
+		}
+		if (w->col[i].kind == COL_NULL) {
+			memcpy(w->line + k, "\\N", 2);
+			k += 2;
 			continue;
 		}
 		/* bytea's hex form, its backslash doubled for COPY's text format */

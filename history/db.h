@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 /* How long a writer waits for another one's lock (SQLite busy timeout), ms */
-#define PG_HDB_BUSY_MS 60000
+#define PG_HDB_BUSY_MS 60000	/* store.h's PG_HSTORE_WAIT_MS */
 
 struct hdb;
 struct hstmt;
@@ -40,6 +40,10 @@ void hdb_close(struct hdb *d);
 bool hdb_postgres(const struct hdb *d);
 const char *hdb_name(const struct hdb *d);	/* for messages (a URI without its password) */
 
+/* Wait up to @ms for another writer's lock from here on (SQLite's busy timeout, PostgreSQL's
+ * lock_timeout); PG_HDB_BUSY_MS after hdb_open(). */
+int hdb_busy_ms(struct hdb *d, int ms);
+
 /* Run @sql (one or more statements, no parameters, no rows wanted). */
 int hdb_exec(struct hdb *d, const char *sql);
 /* BEGIN (with @write: one writer at a time from here, SQLite's BEGIN IMMEDIATE), COMMIT,
@@ -51,9 +55,10 @@ void hdb_rollback(struct hdb *d);
 /*
  * Rows in bulk into one table, the same calls on both engines. hdb_rows_begin() names the
  * table and its @ncols columns (@table: "t(a, b, c)"); each row's values are set with
- * hrows_int() and hrows_blob() (columns numbered from 1; a blob must stay valid until
- * hrows_put()), then hrows_put() writes the row. hrows_end() finishes, or with @abort abandons
- * the copy (the caller rolls the transaction back), and frees @w (NULL is fine): 0, or the
+ * hrows_int(), hrows_double() (NAN: SQL NULL) and hrows_blob() (columns numbered from 1; a
+ * blob must stay valid until hrows_put()), then hrows_put() writes the row. hrows_end()
+ * finishes, or with @abort abandons the copy (the caller rolls the transaction back), and
+ * frees @w (NULL is fine): 0, or the
  * database's error (with @abort always 0). SQLite: one prepared INSERT, stepped a row at a
  * time; PostgreSQL: COPY ... FROM STDIN in text format, one round trip for all the rows,
  * and no other statement may run from begin to end (a COPY holds the connection; the rows of
@@ -62,6 +67,7 @@ void hdb_rollback(struct hdb *d);
 struct hrows;
 int hdb_rows_begin(struct hdb *d, const char *table, int ncols, struct hrows **w);
 int hrows_int(struct hrows *w, int col, int64_t v);
+int hrows_double(struct hrows *w, int col, double v);
 int hrows_blob(struct hrows *w, int col, const void *p, size_t n);
 int hrows_put(struct hrows *w);
 int hrows_end(struct hrows *w, bool abort);

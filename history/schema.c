@@ -20,6 +20,7 @@
 
 #include "../core/log.h"
 #include "db.h"
+#include "point.h"
 #include "schema.h"
 #include "seriesrow.h"
 #include "store.h"
@@ -95,6 +96,65 @@ static int pack_series(struct hdb *d)
 	return hdb_exec(d, "DROP TABLE series_v2");
 }
 
+/* One session's point rows from its series rows (@sel: object and blob, by object). */
+static int fill_session(struct hdb *d, struct hstmt *sel, int64_t session, uint32_t reps)
+{
+	struct hrows *w = NULL;
+	struct pg_hpoint p;
+	int more = hstmt_bind_int(sel, 1, session) ?: hstmt_step(sel);
+	int err = more < 0 ? more : hdb_rows_begin(d, PG_HPOINT_TABLE, PG_HPOINT_COLUMNS, &w);
+
+	for (; !err && more == 1; more = hstmt_step(sel)) {
+		size_t len, n;
+		const uint8_t *b = hstmt_blob(sel, 1, &len);
+		double *v;
+
+		pg_hpoint_init(&p);
+		for (int m = PG_HM_SELF; !err && m <= PG_HM_MAX; m++) {
+			err = pg_hrow_decode(b, len, m, &v, &n);
+			err = err ?: (n ? pg_hpoint_set(&p, m, v, n, reps) : 0);
+			free(v);
+		}
+		if (err == -EINVAL)
+			pg_err("history: %s is corrupt: a series cannot be read", hdb_name(d));
+		else if (err)
+			pg_err("history: out of memory");
+		err = err ?: pg_hpoint_put(w, session, hstmt_int(sel, 0), &p);
+	}
+	err = err ?: (more < 0 ? more : 0);
+	err = hrows_end(w, err != 0) ?: err;
+	hstmt_reset(sel);
+	return err;
+}
+
+/* Schema version 4's step after its SQL: the point rows of every stored session. */
+static int fill_points(struct hdb *d)
+{
+	struct hstmt *sess = NULL, *sel = NULL;
+	int err = hstmt_prepare(d, "SELECT id, reps FROM session ORDER BY id", &sess);
+
+	err = err ?: hstmt_prepare(d, "SELECT object_id, vals FROM series WHERE session_id = ? "
+				   "ORDER BY object_id", &sel);
+	while (!err && (err = hstmt_step(sess)) == 1)
+		err = fill_session(d, sel, hstmt_int(sess, 0), (uint32_t)hstmt_int(sess, 1));
+	hstmt_free(sess);
+	hstmt_free(sel);
+	return err < 0 ? err : 0;
+}
+
+/* The point table's value columns, and the view that names their session and object */
+#define POINT_VALUES(T)								\
+	"self " T ", self_lo " T ", self_hi " T ", total " T ", total_lo " T ", total_hi " T \
+	", cpu " T ", cpu_lo " T ", cpu_hi " T ", calls " T ", wall " T ", wall_lo " T	\
+	", wall_hi " T ", program_cpu " T ", program_cpu_lo " T ", program_cpu_hi " T
+#define TREND_VIEW							\
+	"CREATE VIEW trend AS SELECT s.id AS session_id, s.commit_id, s.branch, s.time,"	\
+	" s.host, o.id AS object_id, o.binary_file, o.name, o.scope, o.display, "	\
+	POINT_VALUES("") " FROM point p JOIN session s ON s.id = p.session_id"		\
+	" JOIN object o ON o.id = p.object_id;"
+#define GENERATION							\
+	"INSERT INTO perfgate_history SELECT 'generation', CAST(count(*) AS TEXT) FROM session;"
+
 static const struct migration migrations[PG_HSTORE_SCHEMA] = {
 	{
 		"CREATE TABLE perfgate_history(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
@@ -167,6 +227,21 @@ static const struct migration migrations[PG_HSTORE_SCHEMA] = {
 		" vals BYTEA NOT NULL, PRIMARY KEY(session_id, object_id));",
 		pack_series,
 	},
+	/*
+	 * 4: each session's per-object medians and their intervals as plain columns (point.h),
+	 * and the view of them with their session and object, for SQL and Grafana; and the
+	 * generation, one more at every write, by which a publisher detects another's write
+	 */
+	{
+		"CREATE TABLE point(session_id INTEGER NOT NULL, object_id INTEGER NOT NULL, "
+		POINT_VALUES("REAL") ", PRIMARY KEY(session_id, object_id)) WITHOUT ROWID;"
+		TREND_VIEW GENERATION,
+
+		"CREATE TABLE point(session_id BIGINT NOT NULL, object_id BIGINT NOT NULL, "
+		POINT_VALUES("DOUBLE PRECISION") ", PRIMARY KEY(session_id, object_id));"
+		TREND_VIEW GENERATION,
+		fill_points,
+	},
 };
 
 /* One integer from @sql (no parameters) into *@v; 0 rows: *@v = -1. */
@@ -196,7 +271,8 @@ static int inspect(struct hdb *d, bool *ours, bool *others)
 				" current_schema() AND tablename = 'perfgate_history'", &marker);
 		err = err ?: query_int(d, "SELECT count(*) FROM pg_tables WHERE schemaname ="
 				       " current_schema() AND tablename IN ('schema_version',"
-				       " 'metric', 'session', 'object', 'series', 'summary', 'changes_cache')", &n);
+				       " 'metric', 'session', 'object', 'series', 'summary', 'changes_cache',"
+				       " 'point')", &n);
 	} else {
 		err = query_int(d, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND"
 				" name = 'perfgate_history'", &marker);

@@ -11,6 +11,7 @@
 #include "../core/log.h"
 #include "codec.h"
 #include "db.h"
+#include "point.h"
 #include "schema.h"
 #include "seriesrow.h"
 #include "store.h"
@@ -21,6 +22,11 @@ struct pg_hstore {
 
 struct pg_hstore *pg_hstore_open(const char *db, bool create)
 {
+	return pg_hstore_open_wait(db, create, PG_HSTORE_WAIT_MS);
+}
+
+struct pg_hstore *pg_hstore_open_wait(const char *db, bool create, int wait_ms)
+{
 	struct pg_hstore *s = calloc(1, sizeof(*s));
 
 	if (!s) {
@@ -28,6 +34,10 @@ struct pg_hstore *pg_hstore_open(const char *db, bool create)
 		return NULL;
 	}
 	s->db = hdb_open(db, create);
+	if (s->db && hdb_busy_ms(s->db, wait_ms)) {
+		hdb_close(s->db);
+		s->db = NULL;
+	}
 	if (!s->db || pg_hschema_prepare(s->db, create)) {
 		pg_hstore_close(s);
 		return NULL;
@@ -235,6 +245,28 @@ static int insert_series(struct pg_hstore *s, const struct pg_hrecord *r, int64_
 	return hrows_end(w, err != 0) ?: err;
 }
 
+/* The session's points: each object's medians and intervals as plain columns (point.h). */
+static int insert_points(struct pg_hstore *s, const struct pg_hrecord *r, int64_t session,
+			 const int64_t *ids)
+{
+	struct pg_hpoint p;
+	struct hrows *w;
+	int err = hdb_rows_begin(s->db, PG_HPOINT_TABLE, PG_HPOINT_COLUMNS, &w);
+
+	for (size_t i = 0; !err && i < r->nseries;) {
+		uint32_t obj = r->series[i].object;
+
+		pg_hpoint_init(&p);
+		for (; !err && i < r->nseries && r->series[i].object == obj; i++) {
+			const struct pg_hseries *x = &r->series[i];
+
+			err = pg_hpoint_set(&p, x->metric, x->v, x->n, r->reps) ? nomem() : 0;
+		}
+		err = err ?: pg_hpoint_put(w, session, ids[obj], &p);
+	}
+	return hrows_end(w, err != 0) ?: err;
+}
+
 /* objects' ids and values of one metric, to sort by id */
 struct id_val {
 	int64_t id;
@@ -288,16 +320,68 @@ static int insert_summaries(struct pg_hstore *s, const struct pg_hrecord *r, int
 	return err;
 }
 
-int pg_hstore_add(struct pg_hstore *s, const struct pg_hrecord *r, int64_t *id)
+int pg_hstore_generation(struct pg_hstore *s, int64_t *gen)
 {
-	int64_t *ids = malloc((r->nobjects + 1) * sizeof(*ids)), session = 0;
-	int err = ids ? hdb_begin(s->db, true) : nomem();
+	struct hstmt *st;
+	const char *t;
+	char *end;
+	int err = hstmt_prepare(s->db, "SELECT value FROM perfgate_history WHERE key = "
+				"'generation'", &st);
+
+	err = err ?: hstmt_step(st);
+	if (err == 1) {
+		t = hstmt_text(st, 0);
+		*gen = t ? strtoll(t, &end, 10) : -1;
+		err = t && !*end && *gen >= 0 ? 0 : corrupt(s, "its generation is not a number");
+	} else if (!err) {
+		err = corrupt(s, "it has no generation");
+	}
+	hstmt_free(st);
+	return err;
+}
+
+int pg_hstore_write_begin(struct pg_hstore *s, int64_t expect)
+{
+	int64_t gen = -1;
+	char sql[96];
+	int err = hdb_begin(s->db, true);
 
 	if (!err && hdb_postgres(s->db))
 		err = hdb_exec(s->db, "SELECT pg_advisory_xact_lock(" PG_HSCHEMA_LOCK ")");
-	err = err ?: insert_session(s, r, &session);
+	err = err ?: pg_hstore_generation(s, &gen);
+	if (!err && expect >= 0 && gen != expect) {
+		pg_err("history: %s is at generation %lld, not %lld: another publisher wrote to it "
+		       "since; restore the history again and repeat this step on it",
+		       hdb_name(s->db), (long long)gen, (long long)expect);
+		err = -ESTALE;
+	}
+	snprintf(sql, sizeof(sql), "UPDATE perfgate_history SET value = '%lld' WHERE key = "
+		 "'generation'", (long long)gen + 1);
+	err = err ?: hdb_exec(s->db, sql);
+	if (err)
+		hdb_rollback(s->db);
+	return err;
+}
+
+int pg_hstore_add(struct pg_hstore *s, const struct pg_hrecord *r, int64_t *id)
+{
+	return pg_hstore_add_expect(s, r, -1, id);
+}
+
+int pg_hstore_add_expect(struct pg_hstore *s, const struct pg_hrecord *r, int64_t expect,
+			 int64_t *id)
+{
+	int64_t *ids = malloc((r->nobjects + 1) * sizeof(*ids)), session = 0;
+	int err = ids ? pg_hstore_write_begin(s, expect) : nomem();
+
+	if (err) {
+		free(ids);
+		return err;
+	}
+	err = insert_session(s, r, &session);
 	err = err ?: object_ids(s, r, ids);
 	err = err ?: insert_series(s, r, session, ids);
+	err = err ?: insert_points(s, r, session, ids);
 	err = err ?: insert_summaries(s, r, session, ids);
 	err = err ?: hdb_commit(s->db);
 	if (err)

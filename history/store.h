@@ -6,10 +6,13 @@
  * without perfgate's marker table, or whose schema is newer than this perfgate knows, is
  * refused.
  *
- * Writes are one transaction each: an add that fails or is interrupted leaves the database as
- * it was. Writers take the database's write lock first (SQLite: BEGIN IMMEDIATE, waiting up
- * to PG_HDB_BUSY_MS for another writer; PostgreSQL: a transaction-level advisory lock), so
- * that concurrent adds all land, one after the other.
+ * Writes are one transaction each: an add or prune that fails or is interrupted leaves the
+ * database as it was. Writers take the database's write lock first (SQLite: BEGIN IMMEDIATE;
+ * PostgreSQL: a transaction-level advisory lock), waiting up to PG_HSTORE_WAIT_MS (or the
+ * open's @wait_ms) for another writer, so that concurrent adds all land, one after the other;
+ * a lock held longer is -EBUSY. Every write adds one to the database's generation (a number
+ * in its marker table): a publisher that read generation N before its own write can ask for
+ * the write to fail (-ESTALE) when another one wrote in between.
  *
  * Every function logs one line where it fails and returns a negative errno (constructors
  * NULL). The arrays it returns are malloc'd and the caller's (free them with the _free
@@ -26,8 +29,10 @@
 
 /* The database used when none is given */
 #define PG_HSTORE_DEFAULT "perfgate-history.db"
+/* How long a writer waits for another one's lock by default, ms (history/db.h's) */
+#define PG_HSTORE_WAIT_MS 60000
 /* The schema version this perfgate writes (the last migration) */
-#define PG_HSTORE_SCHEMA 3
+#define PG_HSTORE_SCHEMA 4
 
 struct pg_hstore;
 
@@ -36,10 +41,26 @@ struct pg_hstore;
  * without, it is an error. Checks and, where older, upgrades the schema. NULL after logging.
  */
 struct pg_hstore *pg_hstore_open(const char *db, bool create);
+/* The same, waiting up to @wait_ms (not PG_HSTORE_WAIT_MS) for another writer's lock. */
+struct pg_hstore *pg_hstore_open_wait(const char *db, bool create, int wait_ms);
 void pg_hstore_close(struct pg_hstore *s);	/* NULL is fine */
 
 /* Store session @r in one transaction; its id into *@id (may be NULL). */
 int pg_hstore_add(struct pg_hstore *s, const struct pg_hrecord *r, int64_t *id);
+/* The same, with @expect >= 0 only when the database's generation is @expect (else -ESTALE,
+ * logged with what to do, and nothing stored). */
+int pg_hstore_add_expect(struct pg_hstore *s, const struct pg_hrecord *r, int64_t expect,
+			 int64_t *id);
+
+/* The database's generation: how many writes it has had (adds and prunes). */
+int pg_hstore_generation(struct pg_hstore *s, int64_t *gen);
+
+/*
+ * For history/'s writers: begin the write transaction, take the writers' lock, check the
+ * generation against @expect (-1: any) and count this write. On failure nothing is left open
+ * (rolled back); on success the caller commits or rolls back.
+ */
+int pg_hstore_write_begin(struct pg_hstore *s, int64_t expect);
 
 struct pg_hsession {
 	int64_t id;
@@ -72,6 +93,37 @@ int pg_hstore_summaries(struct pg_hstore *s, int metric, pg_hsummary_fn fn, void
 /* The values of one series into *@v (malloc'd) and *@n; *@n = 0 and *@v NULL when absent. */
 int pg_hstore_series(struct pg_hstore *s, int64_t session, int64_t object, int metric,
 		     double **v, size_t *n);
+
+/*
+ * Prune: remove sessions, each branch's alone (every branch alike: no default branch is
+ * spared). A session goes when it is not one of its branch's newest @keep (0: any) and older
+ * than @before (an ISO 8601 UTC time; NULL: any); with neither limit, nothing goes. Sessions
+ * are ordered as pg_hstore_sessions() orders them.
+ */
+struct pg_hprune {
+	size_t keep;
+	const char *before;
+	const char *branch;	/* only this branch's sessions (NULL: every branch) */
+	bool dry_run;		/* decide and count, remove nothing */
+};
+
+/* What a prune removed (or would, dry): the sessions, and objects no session holds any more */
+struct pg_hpruned {
+	struct pg_hsession *removed;	/* oldest first */
+	size_t nremoved;
+	size_t kept;			/* sessions left, of the branches pruned */
+	int64_t series_rows, objects;
+};
+
+/*
+ * In one transaction (the generation checked against @expect as an add does): every row of
+ * the removed sessions, in every table (session, series, point, summary), the objects no
+ * session holds any more, and the change points' cache (the next history changes scans from
+ * scratch). 0 or a negative errno, logged; @out is filled only on success.
+ */
+int pg_hstore_prune(struct pg_hstore *s, const struct pg_hprune *p, int64_t expect,
+		    struct pg_hpruned *out);
+void pg_hpruned_release(struct pg_hpruned *p);
 
 /* The store's database, for history/'s own files (db.h; the change points' cache, cpcache.c) */
 struct hdb;

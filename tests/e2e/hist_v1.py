@@ -8,7 +8,7 @@ version 1's layout, for the migration test:
 
 each series row (a session and object: for each metric its id, a varint length and its blob)
 split into one row a metric, as versions 1 and 2 stored them, and the change points' cache
-(version 2) dropped.
+(version 2), the point table, the trend view and the generation (version 4) dropped.
 """
 import sqlite3
 import sys
@@ -34,8 +34,13 @@ def split(b):
         i += n
 
 
+# what schema version 4 added
+V4 = ("DROP VIEW trend; DROP TABLE point;"
+      "DELETE FROM perfgate_history WHERE key = 'generation';")
+
+
 def postgres():
-    print("BEGIN; DROP TABLE series; DROP TABLE changes_cache;"
+    print("BEGIN; DROP TABLE series; DROP TABLE changes_cache;" + V4 +
           "CREATE TABLE series(session_id BIGINT NOT NULL, object_id BIGINT NOT NULL,"
           " metric_id BIGINT NOT NULL, vals BYTEA NOT NULL,"
           " PRIMARY KEY(session_id, object_id, metric_id));"
@@ -53,7 +58,7 @@ def main():
         return postgres()
     db = sqlite3.connect(sys.argv[1])
     rows = db.execute("SELECT session_id, object_id, vals FROM series").fetchall()
-    db.executescript("DROP TABLE series; DROP TABLE changes_cache;"
+    db.executescript("DROP TABLE series; DROP TABLE changes_cache;" + V4 +
                      "CREATE TABLE series(session_id INTEGER NOT NULL, object_id INTEGER "
                      "NOT NULL, metric_id INTEGER NOT NULL, vals BLOB NOT NULL, PRIMARY "
                      "KEY(session_id, object_id, metric_id)) WITHOUT ROWID;"

@@ -2,7 +2,8 @@
 # made from one recording of tests/progs/knob (tests/e2e/hist_runs.py scales its times per
 # session: a drift of 1% between sessions, and leaf_hash 30% slower from a known session on),
 # and the store's refusals: a corrupt file, another program's database, a failed add that
-# leaves nothing behind, concurrent adds that all land.
+# leaves nothing behind, concurrent adds that all land; the medians read with plain SQL,
+# prune, and a publisher's lost race and a locked database detected.
 source "$(dirname "$0")/lib.sh"
 XSD=$PERFGATE_SRCDIR/tests/data/JUnit.xsd
 RUNS="python3 $PERFGATE_SRCDIR/tests/e2e/hist_runs.py"
@@ -26,7 +27,7 @@ for f in "$TMP"/slow/s*.json; do
 	check "add $(basename "$f")" H add "$f" --db "$DB" --branch main
 done
 check_eq "16 sessions stored" 16 "$(sessions "$DB")"
-check_eq "schema version 3" 3 "$(sqlite3 "$DB" 'SELECT version FROM schema_version')"
+check_eq "schema version 4" 4 "$(sqlite3 "$DB" 'SELECT version FROM schema_version')"
 check_eq "commit from the run" c100000000000000000000000000000000000000 \
 	"$(sqlite3 "$DB" "SELECT commit_id FROM session WHERE time = '2026-01-01T10:00:00Z'")"
 check_eq "branch given" main "$(sqlite3 "$DB" 'SELECT DISTINCT branch FROM session')"
@@ -77,6 +78,78 @@ expect_exit 1 "$PERFGATE" history changes --db "$TMP/late2.db" --json "$TMP/late
 check "resumed and from scratch agree" cmp -s "$TMP/late.json" "$TMP/late2.json"
 check_contains "regression at the newest commit" "$TMP/stdout" '1 regression(s) starting at the newest'
 check_eq "JSON says newest" "True 1" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["changes"][0]["newest"], d["newest_regressions"])' "$TMP/late.json")"
+
+# --markdown: the short form for a job summary, the change point's function, object, commit
+# and size
+expect_exit 0 "$PERFGATE" history changes --db "$DB" --markdown "$TMP/ch.md"
+check_contains "summary: counts" "$TMP/ch.md" '^### perfgate history: 1 change point(s) in 16 sessions'
+check_contains "summary: the row" "$TMP/ch.md" \
+	'^| `leaf_hash` | knob | c10000000000 | +[0-9.]*% \[+[0-9.]*%, +[0-9.]*%\] | regression |$'
+expect_exit 1 "$PERFGATE" history changes --db "$TMP/late.db" --markdown "$TMP/late.md"
+check_contains "summary: at the newest commit" "$TMP/late.md" 'regression, \*\*at the newest commit'
+
+# --- the medians as plain columns: a function's trend by plain SQL (the query of
+# docs/history.md's Grafana panel), each session's median within its interval
+check_eq "one point per session" 16 "$(sqlite3 "$DB" "SELECT count(*) FROM trend
+	WHERE name = 'leaf_hash' AND branch = 'main' AND self_lo <= self AND self <= self_hi")"
+sqlite3 -separator ' ' "$DB" "SELECT strftime('%s', time) AS time, self AS leaf_hash
+	FROM trend WHERE binary_file = 'knob' AND name = 'leaf_hash' AND branch = 'main'
+	ORDER BY time" >"$TMP/panel"
+check_eq "the panel's 16 rows, in time order" "16 1" \
+	"$(awk 'NR > 1 && $1 <= t { bad = 1 } { t = $1; n++ } END { print n, !bad }' "$TMP/panel")"
+# leaf_hash 30% slower from c10 (hist_runs.py), the other sessions within the drift of 1%
+check_eq "the step in the medians" 1 "$(sqlite3 "$DB" "SELECT
+	(SELECT min(self) FROM trend WHERE name = 'leaf_hash' AND commit_id >= 'c10') >
+	1.2 * (SELECT max(self) FROM trend WHERE name = 'leaf_hash' AND commit_id < 'c10')")"
+check_eq "the program's wall time, calls a repetition" "16|16" "$(sqlite3 "$DB" "SELECT
+	(SELECT count(wall) FROM trend WHERE name = '[program]'),
+	(SELECT count(calls) FROM trend WHERE name = 'leaf_hash' AND calls > 0)")"
+
+# --- publishing: history last, a lost race (another write since the generation read), and
+# a database another writer keeps locked: exit 2, one line saying what to do, nothing added
+P=$TMP/pub.db
+cp "$DB" "$P"
+expect_exit 0 "$PERFGATE" history last --db "$P" --branch main
+check_contains "last: generation" "$TMP/stdout" '^generation=16$'
+check_contains "last: newest commit" "$TMP/stdout" '^commit=c150000000000000000000000000000000000000$'
+check "add at the generation read" H add "$TMP/aa/s00.json" --db "$P" --expect-generation 16
+expect_exit 2 "$PERFGATE" history add "$TMP/aa/s01.json" --db "$P" --expect-generation 16
+has "is at generation 17, not 16: another publisher wrote to it since; restore"
+check_eq "lost race: one line" 1 "$(wc -l <"$TMP/stderr")"
+check_eq "lost race: nothing added" 17 "$(sessions "$P")"
+(echo 'BEGIN IMMEDIATE;'; sleep 3; echo 'ROLLBACK;') | sqlite3 "$P" &
+LOCKER=$!
+sleep 0.5
+expect_exit 2 "$PERFGATE" history add "$TMP/aa/s01.json" --db "$P" --wait 1
+has "database is locked: another writer held it too long: let that one finish"
+check_eq "locked: one line" 1 "$(wc -l <"$TMP/stderr")"
+wait "$LOCKER"
+check_eq "locked: nothing added" 17 "$(sessions "$P")"
+
+# --- prune: each branch's newest N, every row of the others, one generation
+sqlite3 "$P" "UPDATE session SET branch = 'dev' WHERE id = 17"
+expect_exit 0 "$PERFGATE" history prune --db "$P" --keep 10 --dry-run
+check_contains "dry run: said" "$TMP/stdout" '^branch main: would remove 6 session(s), 2026-01-01T00:00:00Z .. 2026-01-01T05:00:00Z$'
+check_eq "dry run: nothing removed" 17 "$(sessions "$P")"
+expect_exit 2 "$PERFGATE" history prune --db "$P" --keep 10 --expect-generation 16
+expect_exit 0 "$PERFGATE" history prune --db "$P" --keep 10 --expect-generation 17
+check_contains "prune: reported" "$TMP/stdout" '^perfgate: removed 6 session(s) (24 series rows) and 0 object(s) no session holds; 11 session(s) kept$'
+check_eq "prune: main's newest 10 and dev's one" "10|1|c06" "$(sqlite3 "$P" "SELECT
+	sum(branch = 'main'), sum(branch = 'dev'), (SELECT min(substr(commit_id, 1, 3)) FROM
+	session WHERE branch = 'main') FROM session")"
+check_eq "prune: no row of a removed session in any table" "0|0|0|0" "$(sqlite3 "$P" "SELECT
+	(SELECT count(*) FROM series WHERE session_id NOT IN (SELECT id FROM session)),
+	(SELECT count(*) FROM point WHERE session_id NOT IN (SELECT id FROM session)),
+	(SELECT count(*) FROM summary WHERE session_id NOT IN (SELECT id FROM session)),
+	(SELECT count(*) FROM changes_cache)")"
+check_eq "prune: a generation" 18 "$(sqlite3 "$P" \
+	"SELECT value FROM perfgate_history WHERE key = 'generation'")"
+expect_exit 0 "$PERFGATE" history prune --db "$P" --before 2026-01-01T12:00:00Z --branch main
+check_eq "--before, one branch" "4|1" "$(sqlite3 "$P" "SELECT sum(branch = 'main'),
+	sum(branch = 'dev') FROM session")"
+expect_exit 2 "$PERFGATE" history prune --db "$P"
+has "give --keep N, --older-than DAYS or --before TIME"
+expect_exit 0 "$PERFGATE" history changes --db "$P"
 
 # --- check: the sessions since the last change point are the baseline
 FLAT=$TMP/flat.db
@@ -180,8 +253,15 @@ python3 "$PERFGATE_SRCDIR/tests/e2e/hist_v1.py" "$TMP/v1.db"
 check_eq "version 1: a row per metric" 1 "$(sqlite3 "$TMP/v1.db" \
 	"SELECT count(*) > 2 * 16 * (SELECT count(*) FROM object) FROM series")"
 expect_exit 0 "$PERFGATE" history changes --db "$TMP/v1.db"
-check_eq "migrated to version 3" "3|changes_cache" "$(sqlite3 "$TMP/v1.db" "SELECT version, \
+check_eq "migrated to version 4" "4|changes_cache" "$(sqlite3 "$TMP/v1.db" "SELECT version, \
 	(SELECT name FROM sqlite_master WHERE name = 'changes_cache') FROM schema_version")"
+# the medians filled from the series are those the adds wrote, within the 0.025% the
+# encoded values keep
+check_eq "migrated points: every one, the same medians" \
+	"$(sqlite3 "$DB" 'SELECT count(*) FROM point')" "$(sqlite3 "$TMP/v1.db" "ATTACH '$DB' AS o;
+	SELECT count(*) FROM point p JOIN o.point k USING(session_id, object_id) WHERE
+	(p.self IS NULL AND k.self IS NULL OR abs(p.self - k.self) <= 0.0003 * abs(k.self)) AND
+	(p.wall IS NULL AND k.wall IS NULL OR abs(p.wall_hi - k.wall_hi) <= 0.0003 * k.wall_hi)")"
 rows() { sqlite3 "$1" 'SELECT session_id, object_id, hex(vals) FROM series ORDER BY 1, 2'; }
 check_eq "migrated series unchanged" "$(rows "$DB" | md5sum)" "$(rows "$TMP/v1.db" | md5sum)"
 check_eq "the old rows gone" "" "$(sqlite3 "$TMP/v1.db" \

@@ -1,7 +1,8 @@
 # perfgate history against a real PostgreSQL server (docs/history.md): the test starts
 # Debian's PostgreSQL 15 itself, as the postgres user, with initdb in a temporary directory,
 # its Unix socket there and no TCP (listen_addresses ''), and stops it at the end. Every
-# command, the schema check, a refused foreign database, concurrent adds.
+# command, the schema check, a refused foreign database, concurrent adds; the medians read
+# with plain SQL, prune, a lost race and a writer's lock held too long.
 source "$(dirname "$0")/lib.sh"
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 RUNS="python3 $PERFGATE_SRCDIR/tests/e2e/hist_runs.py"
@@ -41,7 +42,7 @@ has "holds no history yet"
 
 for f in "$TMP"/s/s*.json; do check "add $(basename "$f")" H add "$f" --db "$URI"; done
 check_eq "16 sessions" 16 "$(psql 'SELECT count(*) FROM session')"
-check_eq "schema version" 3 "$(psql 'SELECT version FROM schema_version')"
+check_eq "schema version" 4 "$(psql 'SELECT version FROM schema_version')"
 check_eq "the password is never shown" 0 "$("$PERFGATE" history changes \
 	--db "postgresql://postgres:hunter2@/nosuchdb?host=$PGD" 2>&1 | grep -c hunter2)"
 
@@ -59,6 +60,17 @@ check_contains "regression against the earlier level" "$TMP/stdout" \
 expect_exit 0 "$PERFGATE" history plot leaf_hash --db "$URI" -o "$TMP/p.svg"
 check_eq "16 points" 16 "$(grep -o '<circle' "$TMP/p.svg" | wc -l)"
 
+# the medians as plain columns: the Grafana panel's query of docs/history.md, a time series
+# of leaf_hash's median self time, 30% slower from c10 on
+psql "SELECT time::timestamptz AS time, self AS leaf_hash FROM trend WHERE binary_file =
+	'knob' AND name = 'leaf_hash' AND branch = '' ORDER BY 1" >"$TMP/panel"
+check_eq "the panel: 16 rows" 16 "$(wc -l <"$TMP/panel")"
+check_eq "the step in the medians, each within its interval" t "$(psql "SELECT
+	(SELECT min(self) FROM trend WHERE name = 'leaf_hash' AND commit_id >= 'c10') >
+	1.2 * (SELECT max(self) FROM trend WHERE name = 'leaf_hash' AND commit_id < 'c10') AND
+	(SELECT bool_and(self_lo <= self AND self <= self_hi) FROM trend)")"
+psql 'CREATE TABLE kept AS SELECT * FROM point'
+
 # a version-1 database (a series row per metric, no change points' cache) is upgraded when
 # opened, its series the same as those an add writes now
 rows() { psql "SELECT session_id, object_id, encode(vals, 'hex') FROM series ORDER BY 1, 2"; }
@@ -68,10 +80,44 @@ python3 "$PERFGATE_SRCDIR/tests/e2e/hist_v1.py" --pg <"$TMP/rows3" >"$TMP/v1.sql
 n3=$(wc -l <"$TMP/rows3")
 check_eq "version 1: a row per metric" 1 "$(psql "SELECT (count(*) > 2 * $n3)::int FROM series")"
 expect_exit 0 "$PERFGATE" history changes --db "$URI"
-check_eq "migrated to version 3" 3 "$(psql 'SELECT version FROM schema_version')"
+check_eq "migrated to version 4" 4 "$(psql 'SELECT version FROM schema_version')"
 check_eq "migrated series unchanged" "$(md5sum <"$TMP/rows3")" "$(rows | md5sum)"
 check_eq "the old rows gone" "" \
 	"$(psql "SELECT tablename FROM pg_tables WHERE tablename = 'series_v2'")"
+check_eq "migrated points: the same medians" "$(psql 'SELECT count(*) FROM kept')" "$(psql "
+	SELECT count(*) FROM point p JOIN kept k USING (session_id, object_id) WHERE
+	(p.self IS NULL AND k.self IS NULL OR abs(p.self - k.self) <= 0.0003 * abs(k.self)) AND
+	(p.wall IS NULL AND k.wall IS NULL OR abs(p.wall_hi - k.wall_hi) <= 0.0003 * k.wall_hi)")"
+psql 'DROP TABLE kept'
+
+# publishing: a lost race, and the writers' lock held by another: exit 2, one line
+gen=$("$PERFGATE" history last --db "$URI" | sed -n 's/^generation=//p')
+check_eq "generation: the migrated database's sessions" 16 "$gen"
+check "add at the generation read" H add "$TMP/aa/s00.json" --db "$URI" --expect-generation 16
+expect_exit 2 "$PERFGATE" history add "$TMP/aa/s00.json" --db "$URI" --expect-generation 16
+has "is at generation 17, not 16: another publisher wrote to it since"
+check_eq "lost race: one line, nothing added" "1 17" \
+	"$(wc -l <"$TMP/stderr") $(psql 'SELECT count(*) FROM session')"
+psql "SELECT pg_advisory_lock($(grep -o '"[0-9]*"' "$PERFGATE_SRCDIR/history/schema.h" |
+	tr -d '"')), pg_sleep(3)" >/dev/null &
+LOCKER=$!
+sleep 0.5
+expect_exit 2 "$PERFGATE" history add "$TMP/aa/s00.json" --db "$URI" --wait 1
+has "the writers' lock: another writer held it too long"
+check_eq "locked: one line" 1 "$(wc -l <"$TMP/stderr")"
+wait "$LOCKER"
+check_eq "locked: nothing added" 17 "$(psql 'SELECT count(*) FROM session')"
+
+# prune: the newest 10, every row of the others
+expect_exit 0 "$PERFGATE" history prune --db "$URI" --keep 10 --expect-generation 17
+check_contains "prune: reported" "$TMP/stdout" '^perfgate: removed 7 session(s) (28 series rows)'
+check_eq "prune: no row of a removed session, no cache" "10|0|0|0|0" "$(psql "SELECT
+	(SELECT count(*) FROM session),
+	(SELECT count(*) FROM series WHERE session_id NOT IN (SELECT id FROM session)),
+	(SELECT count(*) FROM point WHERE session_id NOT IN (SELECT id FROM session)),
+	(SELECT count(*) FROM summary WHERE session_id NOT IN (SELECT id FROM session)),
+	(SELECT count(*) FROM changes_cache)")"
+expect_exit 0 "$PERFGATE" history changes --db "$URI"
 
 # concurrent adds: all land (the writers' advisory lock)
 pids=()

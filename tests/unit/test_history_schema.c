@@ -3,8 +3,10 @@
  * tests/unit/test_history_schema.c - the history's schema and migrations (history/schema.c)
  * on SQLite files: a new history made at the current version; versions 1 and 2 (made here by
  * their SQL, a series row per metric) upgraded to 3 when opened, every series the same and
- * each object's row the metrics' blobs in order; a failed upgrade rolled back; databases that
- * are not a history, or of a newer schema, refused and left alone.
+ * each object's row the metrics' blobs in order; versions 1 and 3 upgraded to 4, the point
+ * table filled from the stored series (the same medians and intervals an add writes) and the
+ * generation set; a failed upgrade rolled back; databases that are not a history, or of a
+ * newer schema, refused and left alone.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -225,6 +227,21 @@ static void assert_migrated(const char *path)
 	assert_string_equal(ses[1].commit, "c2");
 	pg_hsessions_free(ses, n);
 	pg_hstore_close(s);
+	/* the points from the series: f's medians (the values come back within 0.025%), an
+	 * interval of 5 repetitions their range, calls the mean a repetition; g has calls only */
+	assert_int_equal(pg_fx_hint(path, "SELECT count(*) FROM point"), 3);
+	assert_int_equal(pg_fx_hint(path, "SELECT count(*) FROM trend WHERE commit_id = 'c2'"
+				    " AND name = 'f' AND abs(self / 1201.0 - 1) < 0.0003 AND"
+				    " abs(self_lo / 1190.0 - 1) < 0.0003 AND"
+				    " abs(self_hi / 1210.0 - 1) < 0.0003 AND"
+				    " abs(total / 2402.0 - 1) < 0.0003 AND calls = 10.2 AND"
+				    " cpu IS NULL AND wall IS NULL"), 1);
+	assert_int_equal(pg_fx_hint(path, "SELECT count(*) FROM trend WHERE commit_id = 'c1' AND "
+				    "name = 'f' AND total = self AND calls = 10"), 1);
+	assert_int_equal(pg_fx_hint(path, "SELECT count(*) FROM trend WHERE name = 'g' AND "
+				    "calls = 3 AND self IS NULL AND self_lo IS NULL"), 1);
+	assert_int_equal(pg_fx_hint(path, "SELECT CAST(value AS INTEGER) FROM perfgate_history "
+				    "WHERE key = 'generation'"), 2);
 }
 
 static void test_v1(void **state)
@@ -294,11 +311,65 @@ static void test_new(void **state)
 	pg_hstore_close(s);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT version FROM schema_version"), PG_HSTORE_SCHEMA);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM sqlite_master WHERE type = "
-				    "'table'"), 8);
+				    "'table'"), 9);
+	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM sqlite_master WHERE type = "
+				    "'view' AND name = 'trend'"), 1);
+	assert_int_equal(pg_fx_hint(h.path, "SELECT CAST(value AS INTEGER) FROM perfgate_history "
+				    "WHERE key = 'generation'"), 0);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM metric"), PG_HM_MAX);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT id FROM metric WHERE name = 'calls'"),
 			 PG_HM_CALLS);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM pragma_table_info('series')"), 3);
+	pg_fx_hdb_remove(&h);
+}
+
+/* Two values within the 0.025% the encoded series keep, or both NULL */
+#define CLOSE(C) "(p." C " IS NULL AND k." C " IS NULL OR abs(p." C " / k." C " - 1) < 0.0003)"
+
+/*
+ * Version 3 (sessions added, then the point table, the view and the generation taken away):
+ * the migration writes the rows the adds wrote, within the 0.025% the encoded series keep,
+ * and each session's calls exactly.
+ */
+static void test_v3(void **state)
+{
+	static const char *const names[] = { "f", "h", "k" };
+	static const double t[] = { 900, 50, NAN };
+	struct pg_fx_hdb h;
+	struct pg_hstore *s;
+
+	pg_fx_hdb_make(&h);
+	s = pg_hstore_open(h.path, true);
+	assert_non_null(s);
+	for (int i = 0; i < 3; i++) {
+		char time[32];
+
+		snprintf(time, sizeof(time), "2026-11-2%dT00:00:00Z", i);
+		pg_fx_hadd(s, "main", "c", time, names, t, 3, 2 + 3 * i, 0.02, 11 + i);
+	}
+	pg_hstore_close(s);
+	/* f and h, and the program, in three sessions: k is never called */
+	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM point"), 9);
+	pg_fx_hsql(h.path, "CREATE TABLE kept AS SELECT * FROM point;"
+		   "DROP VIEW trend; DROP TABLE point; DELETE FROM perfgate_history "
+		   "WHERE key = 'generation'; UPDATE schema_version SET version = 3");
+	s = pg_hstore_open(h.path, false);
+	assert_non_null(s);
+	pg_hstore_close(s);
+	assert_int_equal(pg_fx_hint(h.path, "SELECT version FROM schema_version"), 4);
+	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM point p JOIN kept k USING"
+				    "(session_id, object_id) WHERE " CLOSE("self") " AND "
+				    CLOSE("self_lo") " AND " CLOSE("self_hi") " AND " CLOSE("total")
+				    " AND " CLOSE("total_lo") " AND " CLOSE("total_hi") " AND "
+				    CLOSE("cpu") " AND " CLOSE("wall") " AND " CLOSE("wall_lo")
+				    " AND " CLOSE("wall_hi") " AND " CLOSE("calls")), 9);
+	/* with 2 repetitions the interval is the range; with 5 and 8 as well (fewer than 6) or
+	 * the order statistics: within the range either way */
+	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM trend WHERE name = 'f' AND"
+				    " self_lo <= self AND self <= self_hi AND self_lo < self_hi"),
+			 3);
+	assert_int_equal(pg_fx_hint(h.path, "SELECT CAST(value AS INTEGER) FROM perfgate_history "
+				    "WHERE key = 'generation'"), 3);
 	pg_fx_hdb_remove(&h);
 }
 
@@ -322,10 +393,10 @@ static void test_refused(void **state)
 	s = pg_hstore_open(h.path, true);
 	assert_non_null(s);
 	pg_hstore_close(s);
-	pg_fx_hsql(h.path, "UPDATE schema_version SET version = 4");
+	pg_fx_hsql(h.path, "UPDATE schema_version SET version = 5");
 	assert_null(pg_hstore_open(h.path, true));
-	assert_int_equal(pg_fx_hint(h.path, "SELECT version FROM schema_version"), 4);
-	pg_fx_hsql(h.path, "UPDATE schema_version SET version = 3;"
+	assert_int_equal(pg_fx_hint(h.path, "SELECT version FROM schema_version"), 5);
+	pg_fx_hsql(h.path, "UPDATE schema_version SET version = 4;"
 		   "UPDATE perfgate_history SET value = 'other'");
 	assert_null(pg_hstore_open(h.path, false));
 	unlink(h.path);
@@ -344,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_new),
 		cmocka_unit_test(test_v1),
 		cmocka_unit_test(test_v2),
+		cmocka_unit_test(test_v3),
 		cmocka_unit_test(test_v1_corrupt),
 		cmocka_unit_test(test_refused),
 	};
