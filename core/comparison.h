@@ -187,6 +187,8 @@ struct pg_fcmp {
 	bool calls_changed;	/* the per-repetition call counts differ between the sides */
 	double change;		/* relative change, +0.10 = 10% slower; NAN if not estimated */
 	double ci_lo, ci_hi;	/* 1 - alpha interval of change; may be -INFINITY / +INFINITY */
+	double noise;		/* two recordings: the variation of a function between them on
+				 * its own that widened the interval (diff/rnull.h); 0: none */
 	double p;		/* Mann-Whitney p; NAN if not tested */
 	/*
 	 * Self time of a function blocked for PG_SPLIT_BLOCKED of its time or more, whose on-CPU
@@ -255,7 +257,9 @@ struct pg_comparison {
 	 * relative changes; speed_p the signed-rank p of the shift (NAN: not tested).
 	 * Two recordings compared unpaired (speed_runs, diff/rspeed.h): speed_shift the new
 	 * run's speed against the base run's (NAN when not applied), speed_changed the
-	 * references left out as changed by themselves, speed_spread and speed_p NAN.
+	 * references left out as changed by themselves, speed_spread a function's own variation
+	 * between the two recordings that every verdict must exceed (diff/rnull.h; NAN when not
+	 * estimated) and speed_p NAN.
 	 */
 	size_t speed_refs, speed_changed;
 	bool speed_applied, speed_runs;

@@ -24,6 +24,7 @@
 #include "program.h"
 #include "sampled.h"
 #include "repvalues.h"
+#include "rnull.h"
 #include "rspeed.h"
 #include "speed.h"
 #include "stats.h"
@@ -481,6 +482,7 @@ static int run_speed(struct pg_rspeed *rs, struct pg_comparison *out, const stru
 		     bool sets_differ, struct pg_sample *sb, struct pg_sample *sn,
 		     struct pg_stats_ws *ws)
 {
+	size_t nnull;
 	int err;
 
 	for (size_t i = 0, j; i < nkeys; i = j) {
@@ -495,12 +497,14 @@ static int run_speed(struct pg_rspeed *rs, struct pg_comparison *out, const stru
 			return err;
 	}
 	err = pg_rspeed_finish(rs, o->alpha, o->min_effect, ws);
+	err = err ?: pg_rnull_sigma(rs, &rs->null_sigma, &nnull);
 	out->speed_runs = true;
 	out->speed_refs = rs->nrefs;
 	out->speed_changed = rs->nchanged;
 	out->speed_applied = rs->applied;
 	out->speed_shift = rs->applied ? expm1(rs->shift) : NAN;
-	out->speed_spread = out->speed_p = NAN;
+	out->speed_spread = rs->null_sigma > 0 ? expm1(rs->null_sigma) : NAN;
+	out->speed_p = NAN;
 	return err;
 }
 

@@ -91,6 +91,7 @@ struct pg_rspeed {
 	struct pg_rspeed_wmed *shifts;	/* the kept references' d */
 	struct pg_rspeed_wmed *reps[2];	/* per tag: the kept references' distances from
 					 * their run's mean log in that repetition */
+	double null_sigma;	/* the comparison's empirical null (diff/rnull.h); 0: none */
 };
 
 /*

@@ -15,6 +15,7 @@
 #include "compare.h"
 #include "paired.h"
 #include "repvalues.h"
+#include "rnull.h"
 #include "rspeed.h"
 #include "stats.h"
 #include "verdict.h"
@@ -120,6 +121,8 @@ static int analyse_corrected(struct pg_fcmp *f, const struct pg_sample *b,
 	nc.log = y;
 	bc.rspeed = nc.rspeed = NULL;
 	err = pg_analyse(f, &bc, &nc, o, compensated, ws);
+	if (err == 1)	/* judged against the two recordings' own noise */
+		pg_rnull_widen(f, b->rspeed->null_sigma, o->alpha);
 	free(y);
 	return err;
 }
@@ -323,6 +326,9 @@ void pg_decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_n
 		effect_words(r, rs, f);
 		pg_append(r, rs, ": too wide to rule a %g%% regression in or out", me * 100);
 	}
+	if (f->noise > 0 && f->verdict == PG_VERDICT_INCONCLUSIVE)
+		pg_append(r, rs, "%swithin the recordings' own noise (+-%.1f%%)", r[0] ? "; " : "",
+			  100 * f->noise);
 	if (f->by_cpu)	/* PG_SPLIT_BLOCKED */
 		pg_append(r, rs, "%sjudged on its on-CPU time (its self time varied more)",
 			  r[0] ? "; " : "");

@@ -21,6 +21,7 @@
 #include "../core/log.h"
 #include "../diff/cpusplit.h"
 #include "../diff/hspeed.h"
+#include "../diff/rnull.h"
 #include "../diff/rspeed.h"
 #include "../diff/speed.h"
 #include "compare_out.h"
@@ -130,6 +131,15 @@ static void print_run_speed(const struct pg_comparison *c, FILE *out)
 			"against the base run, from %zu function%s; the program's times as "
 			"measured)\n", 100 * c->speed_shift, c->speed_refs - c->speed_changed,
 			pg_plural(c->speed_refs - c->speed_changed));
+	if (!c->opts.no_speed && c->speed_applied && isfinite(c->speed_spread))
+		fprintf(out, "  own noise: a function varies +-%.1f%% between the two recordings "
+			"on its own (their spread, at its 95%% upper bound): every verdict must "
+			"exceed it\n", 100 * c->speed_spread);
+	else if (!c->opts.no_speed && c->speed_applied)
+		fprintf(out, "  own noise: not estimated (%zu function%s, %d needed): a function's "
+			"own variation between two recordings is not ruled out (perfgate ab pairs "
+			"them)\n", c->speed_refs - c->speed_changed,
+			pg_plural(c->speed_refs - c->speed_changed), PG_RNULL_MIN_REFS);
 	else if (c->speed_refs < PG_RSPEED_MIN_REFS)
 		fprintf(out, "  machine speed: not corrected: %zu function%s to tell it from, %d "
 			"needed\n", c->speed_refs, pg_plural(c->speed_refs), PG_RSPEED_MIN_REFS);

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+/*
+ * diff/rnull.c - the empirical null of two recordings (rnull.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "rnull.h"
+#include "stats.h"
+
+/* 1 / Phi^-1(3/4): a normal's standard deviation from its median absolute deviation */
+#define MAD_TO_SD 1.482602218505602
+
+static int cmp_abs(const void *a, const void *b)
+{
+	double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+
+	return (x > y) - (x < y);
+}
+
+/* The p-quantile of chi-square with @k degrees of freedom (Wilson and Hilferty). */
+static double chi2_quantile(double p, double k)
+{
+	double z = -pg_norm_isf(p), c = 2 / (9 * k), v = 1 - c + z * sqrt(c);
+
+	return v > 0 ? k * v * v * v : 0;
+}
+
+int pg_rnull_sigma(const struct pg_rspeed *s, double *sigma, size_t *n)
+{
+	double *r, mad, lo;
+	size_t m = 0;
+
+	*sigma = 0;
+	*n = 0;
+	if (!s->applied)
+		return 0;
+	r = malloc((s->nrefs ? s->nrefs : 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	/* the changed ones too: left out of the speed, they are the null's own tail, and the
+	 * median of the absolute residuals stands while fewer than half changed */
+	for (size_t i = 0; i < s->nrefs; i++)
+		r[m++] = s->ref[i].d - s->shift;
+	lo = m >= PG_RNULL_MIN_REFS ? chi2_quantile(1 - PG_RNULL_BOUND, (double)(m - 1)) : 0;
+	if (lo > 0) {
+		qsort(r, m, sizeof(*r), cmp_abs);
+		mad = m % 2 ? fabs(r[m / 2]) : (fabs(r[m / 2 - 1]) + fabs(r[m / 2])) / 2;
+		*sigma = MAD_TO_SD * mad * sqrt((double)(m - 1) / lo);
+		*n = m;
+	}
+	free(r);
+	return 0;
+}
+
+void pg_rnull_widen(struct pg_fcmp *f, double sigma, double alpha)
+{
+	double z = pg_norm_isf(alpha / 2), zs = z * sigma, l, lo, hi, p;
+
+	if (!(sigma > 0) || !isfinite(f->change))
+		return;
+	l = log1p(f->change);
+	if (isfinite(f->ci_lo) && f->ci_lo > -1) {
+		lo = l - log1p(f->ci_lo);
+		f->ci_lo = expm1(l - sqrt(lo * lo + zs * zs));
+	}
+	if (isfinite(f->ci_hi)) {
+		hi = log1p(f->ci_hi) - l;
+		f->ci_hi = expm1(l + sqrt(hi * hi + zs * zs));
+	}
+	p = 2 * pg_norm_sf(fabs(l) / sigma);
+	if (p > f->p)
+		f->p = p;
+	f->noise = expm1(sigma);
+}

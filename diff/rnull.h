@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff/rnull.h - two recordings judged against their own noise: the empirical null of a
+ * comparison of two separate recordings. Pure computation: no I/O, no logging.
+ * docs/statistics.md, "Two recordings against their own noise".
+ *
+ * Why: the correction for the machine's speed between two recordings (diff/rspeed.h) takes
+ * out what all functions share. What is left is each function's own variation between the
+ * recordings (its code placed otherwise in the caches, a neighbour on the machine in one of
+ * them), which the rank test over the repetitions of each recording cannot see: two
+ * recordings of one build then flag unchanged functions with narrow intervals.
+ *
+ * What: the references' shifts d (diff/rspeed.h) less the common shift are the comparison's
+ * own sample of that variation: with hundreds of functions it is well estimated. Those the
+ * correction left out as changed by themselves count too: a function that moved by its own
+ * variation beyond the minimum effect is one of them, and leaving them out would keep the
+ * null's tail out of its estimate. Its scale is 1.4826 times their median absolute value (a
+ * normal variation's standard deviation, robust while fewer than half really changed), raised to its upper 95% confidence
+ * bound for the n functions it came from (chi-square with n - 1 degrees of freedom, by
+ * Wilson and Hilferty; 1.8x the estimate from 8 functions, 1.1x from 600), so that a comparison
+ * with few functions widens more. Every function
+ * judged in such a comparison then
+ *  - has its interval widened on the log scale: each side's half-width h becomes
+ *    sqrt(h^2 + (z * sigma)^2), z the normal quantile of the interval's confidence;
+ *  - has its p raised to at least the null's: the probability of a shift as large as its
+ *    own from the variation alone, 2 * P(Z > |log(1 + change)| / sigma).
+ * A change within the recordings' own noise is then unchanged or inconclusive, with the
+ * noise in its reason (f->noise), never a regression.
+ *
+ *	err = pg_rnull_sigma(&rs, &sigma, &n);	// after pg_rspeed_finish(); sigma 0: none
+ *	...
+ *	if (tested && sigma > 0)
+ *		pg_rnull_widen(f, sigma, alpha);
+ */
+#ifndef PG_RNULL_H
+#define PG_RNULL_H
+
+#include <stddef.h>
+
+#include "../core/comparison.h"
+#include "rspeed.h"
+
+/*
+ * The references an estimate needs at least: fewer give sigma 0, nothing is
+ * widened, and the comparison says that a function's own variation is not ruled out. From 3
+ * (the correction's least), the 95% bound would widen every interval by 4.4x the estimate's
+ * spread, and two recordings of three traced functions could decide nothing.
+ */
+#define PG_RNULL_MIN_REFS 8
+/* the confidence of sigma's upper bound */
+#define PG_RNULL_BOUND 0.95
+
+/*
+ * The null's *@sigma (log scale, the upper bound above) from @s's references, and in
+ * *@n how many (0 and 0 when @s was not applied or has too few). 0 or -ENOMEM.
+ */
+int pg_rnull_sigma(const struct pg_rspeed *s, double *sigma, size_t *n);
+
+/* Widen @f's interval and raise its p by the null of scale @sigma (> 0) at level @alpha;
+ * f->noise gets the null's spread as a relative change. */
+void pg_rnull_widen(struct pg_fcmp *f, double sigma, double alpha);
+
+#endif
