@@ -307,6 +307,12 @@ $(BUILD)/progs/xol_leaf: tests/progs/xol_leaf.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fomit-frame-pointer -o $@ $<
 
+# a static inline helper gcc -O2 inlines into every caller (tests/e2e/test_inline.sh checks
+# with the DWARF that no out-of-line copy is left)
+$(BUILD)/progs/inline_mix: tests/progs/inline_mix.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+
 # libFuzzer targets (docs/fuzzing.md): the library built again with clang and the fuzzer's
 # coverage, ASan and UBSan, in its own directory. `make fuzz` runs each for FUZZ_SECONDS.
 FUZZ_BUILD := build-fuzz

@@ -30,6 +30,11 @@ void pg_rep_release(struct pg_rep *rep)
 	for (size_t i = 0; i < rep->nstacks; i++)
 		free(rep->stacks[i].folded);
 	free(rep->stacks);
+	for (size_t i = 0; i < rep->nown; i++)
+		free(rep->own[i].frame);
+	free(rep->own);
+	rep->own = NULL;
+	rep->nown = 0;
 	for (size_t i = 0; i < rep->noffcpu; i++)
 		free(rep->offcpu[i].folded);
 	free(rep->offcpu);
@@ -102,6 +107,7 @@ void pg_run_release(struct pg_run *run)
 	}
 	free(run->sources);
 	pg_run_codes_release(run);
+	pg_strv_free(run->objects, run->nobjects);
 	pg_run_init(run);
 }
 
@@ -314,6 +320,53 @@ static int validate_stacks(const struct pg_rep *rep, size_t r, char *why, size_t
 		WHY("repetition %zu: stacks hold %llu samples, more than the %llu kept", r,
 		    (unsigned long long)sum,
 		    (unsigned long long)(rep->samples - rep->samples_lost));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cmp_own(const struct pg_own *a, const struct pg_own *b)
+{
+	if (a->object != b->object)
+		return a->object < b->object ? -1 : 1;
+	if (a->exe != b->exe)
+		return a->exe < b->exe ? -1 : 1;
+	return strcmp(a->frame, b->frame);
+}
+
+/* Repetition @r's own samples, and (for the first) the objects they index. */
+static int validate_own(const struct pg_run *run, size_t r, char *why, size_t whylen)
+{
+	const struct pg_rep *rep = &run->reps[r];
+	uint64_t sum = 0, stacked = 0;
+
+	for (size_t i = 0; !r && i < run->nobjects; i++) {
+		if (!run->objects[i] || !run->objects[i][0]) {
+			WHY("object %zu is empty", i);
+			return -EINVAL;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(run->objects[j], run->objects[i])) {
+				WHY("object %zu is repeated", i);
+				return -EINVAL;
+			}
+	}
+	for (size_t i = 0; i < rep->nown; i++) {
+		const struct pg_own *o = &rep->own[i];
+
+		if (o->object >= run->nobjects || o->exe >= run->nobjects || !o->frame ||
+		    !pg_folded_valid(o->frame) || strchr(o->frame, ';') || !o->count ||
+		    o->count > UINT64_MAX - sum || (i && cmp_own(&rep->own[i - 1], o) >= 0)) {
+			WHY("repetition %zu, own samples %zu: malformed, out of order or repeated",
+			    r, i);
+			return -EINVAL;
+		}
+		sum += o->count;
+	}
+	for (size_t i = 0; i < rep->nstacks; i++)
+		stacked += rep->stacks[i].count;
+	if (sum > stacked) {
+		WHY("repetition %zu: own samples exceed its stacks'", r);
 		return -EINVAL;
 	}
 	return 0;
@@ -545,7 +598,8 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 				return -EINVAL;
 			}
 		}
-		if (validate_stacks(rep, r, why, whylen) || validate_threads(rep, r, why, whylen) ||
+		if (validate_stacks(rep, r, why, whylen) || validate_own(run, r, why, whylen) ||
+		    validate_threads(rep, r, why, whylen) ||
 		    pg_gb_check(rep->bench, rep->nbench, why, whylen))
 			return -EINVAL;
 	}
@@ -569,6 +623,29 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 		}
 	}
 	return 0;
+}
+
+bool pg_frame_inlined(const char *f, size_t len)
+{
+	size_t m = strlen(PG_INLINED_MARK);
+
+	return len > m && !memcmp(f + len - m, PG_INLINED_MARK, m);
+}
+
+void pg_run_own_release(struct pg_run *run)
+{
+	for (size_t r = 0; r < run->nreps; r++) {
+		struct pg_rep *rep = &run->reps[r];
+
+		for (size_t i = 0; i < rep->nown; i++)
+			free(rep->own[i].frame);
+		free(rep->own);
+		rep->own = NULL;
+		rep->nown = 0;
+	}
+	pg_strv_free(run->objects, run->nobjects);
+	run->objects = NULL;
+	run->nobjects = 0;
 }
 
 void pg_run_codes_release(struct pg_run *run)

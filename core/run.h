@@ -29,6 +29,9 @@
  *    (pg_folded_valid()); their counts add up to at most samples - samples_lost;
  *    samples_lost <= samples; sources are sorted by frame and unique, each frame a single
  *    valid frame (no ';') with a file.
+ *  - reps[r].own is sorted by (object, exe, frame), unique, each index < nobjects, each count
+ *    >= 1, each frame a single valid frame; its counts add up to at most the stacks'; objects
+ *    are non-empty and unique.
  *  - meta.ab_session is set (non-empty) iff meta.ab_side is PG_AB_BASE or PG_AB_NEW; then the
  *    repetitions' pair indices are unique, and so are their seq (without a session they mean
  *    nothing: the run file's writer leaves them out, and nothing reads them).
@@ -141,6 +144,20 @@ struct pg_source {
 	uint32_t line;		/* 0 if unknown */
 };
 
+/*
+ * The samples of one repetition whose own time (innermost user frame, inlined code included)
+ * lay in one function symbol: the function whose machine code holds them, as perf and pprof
+ * attribute addresses. object and exe index pg_run.objects: the file the symbol is in and
+ * the program of the process that ran it (equal for a function of the executable itself).
+ */
+struct pg_own {
+	uint32_t object;
+	uint32_t exe;
+	char *frame;		/* the function's frame name; " [scope]" appended for a name
+				 * that several functions of its file have (pg_func.scope) */
+	uint64_t count;		/* >= 1 */
+};
+
 /* The machine code of the function a sampled frame names (struct pg_func.code). */
 struct pg_code {
 	char *frame;		/* the frame name as in folded stacks */
@@ -165,6 +182,12 @@ struct pg_rep {
 	uint64_t samples_truncated;	/* kept, but the stack could not be unwound to its root */
 	size_t nstacks;
 	struct pg_stack *stacks;	/* sorted by folded (strcmp), unique */
+	/*
+	 * The same samples by the function they lay in (pg_run.objects set; else empty): sorted
+	 * by (object, exe, frame), unique; their counts add up to at most those of the stacks.
+	 */
+	size_t nown;
+	struct pg_own *own;
 	/*
 	 * Off-CPU profile (pg_meta.offcpu with sampling on; else empty): the stacks threads were
 	 * switched out in, kernel frames last, each count the nanoseconds spent blocked there.
@@ -323,6 +346,14 @@ struct pg_run {
 	 */
 	size_t ncodes;
 	struct pg_code *codes;
+	/*
+	 * The objects the repetitions' own samples (pg_rep.own) lay in and ran as programs,
+	 * absolute paths, unique; an entry no repetition names is allowed. Empty in runs
+	 * without a sampled profile, and in run files from before perfgate kept own samples:
+	 * sampled time is then taken from the stacks' innermost frames.
+	 */
+	size_t nobjects;
+	char **objects;
 };
 
 void pg_run_init(struct pg_run *run);
@@ -371,6 +402,19 @@ int pg_fstat_check_offcpu(const struct pg_fstat *s, char *why, size_t whylen);
 /* Is @s a valid folded stack: frames separated by ';', none empty (so no leading, trailing or
  * double ';'), no control characters (tab, LF, CR, ...). */
 bool pg_folded_valid(const char *s);
+
+/*
+ * Marks an inlined function's frame in a folded stack ("mix [i]", as kernel frames end in
+ * " [k]"): its time is the time of the function it was inlined into, the last frame before
+ * it that is not marked. Stacks of perfgate before 2026-12 do not mark them.
+ */
+#define PG_INLINED_MARK " [i]"
+
+/* Is frame @f[0..len) an inlined function's (marked PG_INLINED_MARK)? */
+bool pg_frame_inlined(const char *f, size_t len);
+
+/* Free @run->objects and every repetition's own samples, and leave them empty. */
+void pg_run_own_release(struct pg_run *run);
 
 /* Free @run->codes and leave it empty. */
 void pg_run_codes_release(struct pg_run *run);

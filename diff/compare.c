@@ -20,6 +20,7 @@
 #include "compare.h"
 #include "cpusplit.h"
 #include "gbench.h"
+#include "inlined.h"
 #include "paired.h"
 #include "program.h"
 #include "sampled.h"
@@ -778,6 +779,7 @@ static int explain(struct cmp *x)
 	if (!inside)
 		return -ENOMEM;
 	err = pg_sampled_explain(x->out, x->new, inside);
+	err = err ?: pg_inlined_explain(x->out, x->base, x->new);
 	if (!err)
 		pg_program_explain(x->out, inside);
 	free(inside);

@@ -13,8 +13,13 @@
 #include "sampled.h"
 #include "speed.h"
 
-/* One frame's samples in one repetition of one run; s points into a folded stack. */
+/*
+ * One function's samples in one repetition of one run: s[0..len) its frame name (in a folded
+ * stack or an own entry), bin what is shown as its object and obj the object alone (both ""
+ * when the run names none; borrowed from struct objkeys).
+ */
 struct fent {
+	const char *bin, *obj;
 	const char *s;
 	size_t len;
 	uint32_t rep;
@@ -33,15 +38,17 @@ static int namecmp(const char *a, size_t al, const char *b, size_t bl)
 	return d ?: (al > bl) - (al < bl);
 }
 
+/* By function (object shown, then name), then repetition. */
 static int cmp_fent(const void *pa, const void *pb)
 {
 	const struct fent *a = pa, *b = pb;
-	int d = namecmp(a->s, a->len, b->s, b->len);
+	int d = strcmp(a->bin, b->bin) ?: namecmp(a->s, a->len, b->s, b->len);
 
 	return d ?: (a->rep > b->rep) - (a->rep < b->rep);
 }
 
-static int push(struct fents *e, const char *s, size_t len, uint32_t rep, uint64_t cnt)
+static int push_in(struct fents *e, const char *bin, const char *obj, const char *s, size_t len,
+		   uint32_t rep, uint64_t cnt)
 {
 	if (e->n == e->cap) {
 		size_t cap = e->cap ? 2 * e->cap : 256;
@@ -52,8 +59,14 @@ static int push(struct fents *e, const char *s, size_t len, uint32_t rep, uint64
 		e->v = v;
 		e->cap = cap;
 	}
-	e->v[e->n++] = (struct fent){ s, len, rep, cnt };
+	e->v[e->n++] = (struct fent){ bin, obj, s, len, rep, cnt };
 	return 0;
+}
+
+/* A frame of a folded stack: in no object the stack names. */
+static int push(struct fents *e, const char *s, size_t len, uint32_t rep, uint64_t cnt)
+{
+	return push_in(e, "", "", s, len, rep, cnt);
 }
 
 /* The length of the benchmark's part of folded stack @s: perfgate's probe frames cut off. */
@@ -64,7 +77,10 @@ static size_t own_len(const char *s)
 	return pg_probe_split(s, &keep) ? keep : strlen(s);
 }
 
-/* The frames of one stack's first @len bytes into @e: the last, or each once (@inclusive). */
+/*
+ * The functions of one stack's first @len bytes into @e: the last, or each once (@inclusive).
+ * An inlined function's frame is not one: its time is the function's it was inlined into.
+ */
 static int stack_frames(struct fents *e, const char *s, size_t len, uint32_t r, uint64_t cnt,
 			bool inclusive)
 {
@@ -74,14 +90,20 @@ static int stack_frames(struct fents *e, const char *s, size_t len, uint32_t r, 
 	if (!inclusive) {
 		const char *f = end;
 
-		while (f > s && f[-1] != ';')
-			f--;
+		for (;;) {
+			while (f > s && f[-1] != ';')
+				f--;
+			if (f == s || !pg_frame_inlined(f, (size_t)(end - f)))
+				break;
+			end = f - 1;
+			f = end;
+		}
 		return push(e, f, (size_t)(end - f), r, cnt);
 	}
 	for (const char *f = s; f < end;) {
 		const char *semi = memchr(f, ';', (size_t)(end - f));
 		size_t fl = semi ? (size_t)(semi - f) : (size_t)(end - f);
-		bool seen = false;
+		bool seen = pg_frame_inlined(f, fl);
 
 		/* a recursive function counts once a stack */
 		for (size_t k = n0; k < e->n && !seen; k++)
@@ -93,15 +115,77 @@ static int stack_frames(struct fents *e, const char *s, size_t len, uint32_t r, 
 	return 0;
 }
 
-/* Every frame's samples of @run, sorted by (frame, repetition), one entry each. */
-static int collect(const struct pg_run *run, bool inclusive, struct fents *e)
+/*
+ * What a run's own samples show as their function's object: the object's base name, and the
+ * base name of the program its process ran when the object is not that program ("libc.so.6
+ * (server)"). The new run's program goes by the base run's program's name when the two differ
+ * (perfgate ab ./tool-old ./tool-new), as traced functions do (pg_fkeys_fill()).
+ */
+struct objkeys {
+	const struct pg_run *run;
+	const char **obj;	/* per object: its name as shown (borrowed) */
+	char **pair;		/* per object x exe: what is shown, made on first use */
+	size_t n;
+};
+
+static int objkeys_init(struct objkeys *k, const struct pg_run *run, const struct pg_run *base)
+{
+	const char *prog = run->meta.program ? pg_basename(run->meta.program) : NULL;
+	const char *alias = base->meta.program ? pg_basename(base->meta.program) : NULL;
+
+	k->run = run;
+	k->n = run->nobjects;
+	k->obj = calloc(k->n ? k->n : 1, sizeof(*k->obj));
+	k->pair = calloc(k->n ? k->n * k->n : 1, sizeof(*k->pair));
+	if (!k->obj || !k->pair)
+		return -ENOMEM;
+	for (size_t i = 0; i < k->n; i++) {
+		k->obj[i] = pg_basename(run->objects[i]);
+		if (prog && alias && !strcmp(k->obj[i], prog))
+			k->obj[i] = alias;
+	}
+	return 0;
+}
+
+static void objkeys_release(struct objkeys *k)
+{
+	for (size_t i = 0; k->pair && i < k->n * k->n; i++)
+		free(k->pair[i]);
+	free(k->pair);
+	free(k->obj);
+}
+
+/* What object @o of a process running @exe is shown as; NULL on ENOMEM. */
+static const char *objkeys_bin(struct objkeys *k, uint32_t o, uint32_t exe)
+{
+	char **p = &k->pair[(size_t)o * k->n + exe];
+
+	if (!*p && (o == exe || !strcmp(k->obj[o], k->obj[exe])))
+		*p = strdup(k->obj[o]);
+	else if (!*p && asprintf(p, "%s (%s)", k->obj[o], k->obj[exe]) < 0)
+		*p = NULL;
+	return *p;
+}
+
+/* Every function's samples of @run, sorted by (function, repetition), one entry each: from its
+ * own samples by @keys, else (NULL) from its stacks. */
+static int collect(const struct pg_run *run, bool inclusive, struct objkeys *keys,
+		   struct fents *e)
 {
 	size_t m = 0;
 
 	for (size_t r = 0; r < run->nreps; r++) {
 		const struct pg_rep *rep = &run->reps[r];
 
-		for (size_t k = 0; rep->cpu_ns && k < rep->nstacks; k++) {
+		for (size_t k = 0; keys && rep->cpu_ns && k < rep->nown; k++) {
+			const struct pg_own *w = &rep->own[k];
+			const char *bin = objkeys_bin(keys, w->object, w->exe);
+
+			if (!bin || push_in(e, bin, keys->obj[w->object], w->frame,
+					    strlen(w->frame), (uint32_t)r, w->count))
+				return -ENOMEM;
+		}
+		for (size_t k = 0; !keys && rep->cpu_ns && k < rep->nstacks; k++) {
 			size_t len = own_len(rep->stacks[k].folded);
 
 			if (len && stack_frames(e, rep->stacks[k].folded, len, (uint32_t)r,
@@ -122,9 +206,16 @@ static int collect(const struct pg_run *run, bool inclusive, struct fents *e)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
+/* A traced function of either run: its object's base name, and a name of it. */
+struct traced {
+	const char *bin, *name;
+};
+
+static int cmp_traced(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	const struct traced *x = a, *y = b;
+
+	return strcmp(x->name, y->name) ?: strcmp(x->bin, y->bin);
 }
 
 struct lookup {
@@ -135,15 +226,32 @@ struct lookup {
 static int cmp_lookup(const void *k, const void *e)
 {
 	const struct lookup *l = k;
-	const char *s = *(const char *const *)e;
+	const char *s = ((const struct traced *)e)->name;
 
 	return namecmp(l->s, l->len, s, strlen(s));
 }
 
-/* Is the frame one that samples do not judge (sampled.h)? @traced: sorted names. */
-static bool excluded(const char *s, size_t len, const char **traced, size_t ntraced)
+/* Is @e's function traced in @obj (any object when @obj is "")? @traced: sorted. */
+static bool is_traced(const struct fent *e, const struct traced *traced, size_t ntraced)
 {
-	struct lookup l = { s, len };
+	struct lookup l = { e->s, e->len };
+	const struct traced *t = bsearch(&l, traced, ntraced, sizeof(*traced), cmp_lookup);
+
+	if (!t || !*e->obj)
+		return t != NULL;
+	while (t > traced && !cmp_lookup(&l, t - 1))
+		t--;
+	for (; t < traced + ntraced && !cmp_lookup(&l, t); t++)
+		if (!strcmp(t->bin, e->obj))
+			return true;
+	return false;
+}
+
+/* Is the function one that samples do not judge (sampled.h)? */
+static bool excluded(const struct fent *e, const struct traced *traced, size_t ntraced)
+{
+	const char *s = e->s;
+	size_t len = e->len;
 
 	if (!namecmp(s, len, "[unknown]", 9) || !namecmp(s, len, "[pre-exec]", 10) ||
 	    !namecmp(s, len, PG_PROBE_FRAME, strlen(PG_PROBE_FRAME)))
@@ -151,7 +259,7 @@ static bool excluded(const char *s, size_t len, const char **traced, size_t ntra
 	for (size_t i = 0; i + 3 <= len; i++)
 		if (!memcmp(s + i, "+0x", 3))
 			return true;
-	return bsearch(&l, traced, ntraced, sizeof(*traced), cmp_lookup) != NULL;
+	return is_traced(e, traced, ntraced);
 }
 
 /*
@@ -227,7 +335,7 @@ static int judge_frame(struct sctx *x, const struct fent *g[2], const size_t ng[
 		return -ENOMEM;
 	f->origin = PG_ORIGIN_SAMPLED;
 	f->samples = tot[0] + tot[1];
-	f->binary = strdup("");
+	f->binary = strdup(g[0]->bin);
 	f->name = strndup(g[0]->s, g[0]->len);
 	f->display = strndup(g[0]->s, g[0]->len);
 	if (!f->binary || !f->name || !f->display)
@@ -240,34 +348,40 @@ static int judge_frame(struct sctx *x, const struct fent *g[2], const size_t ng[
 			      x->fam);
 }
 
-/* The sorted names of the traced functions of either run (pointers into the keys). */
-static const char **traced_names(const struct pg_fkey *keys, size_t nkeys, size_t *n)
+/* The traced functions of either run by each of their names (pointing into the keys), sorted. */
+static struct traced *traced_names(const struct pg_fkey *keys, size_t nkeys, size_t *n)
 {
-	const char **v = malloc((2 * nkeys + 1) * sizeof(*v));
+	struct traced *v = malloc((2 * nkeys + 1) * sizeof(*v));
 
 	if (!v)
 		return NULL;
 	*n = 0;
 	for (size_t i = 0; i < nkeys; i++) {
-		v[(*n)++] = keys[i].name;
-		v[(*n)++] = keys[i].display;
+		v[(*n)++] = (struct traced){ keys[i].binary, keys[i].name };
+		v[(*n)++] = (struct traced){ keys[i].binary, keys[i].display };
 	}
-	qsort(v, *n, sizeof(*v), cmp_str);
+	qsort(v, *n, sizeof(*v), cmp_traced);
 	return v;
 }
 
-/* The end of the group of entries of one frame starting at e->v[i]. */
+/* The same function (object shown, name)? */
+static int cmp_func(const struct fent *a, const struct fent *b)
+{
+	return strcmp(a->bin, b->bin) ?: namecmp(a->s, a->len, b->s, b->len);
+}
+
+/* The end of the group of entries of one function starting at e->v[i]. */
 static size_t group_end(const struct fents *e, size_t i)
 {
 	size_t j = i + 1;
 
-	while (j < e->n && !namecmp(e->v[j].s, e->v[j].len, e->v[i].s, e->v[i].len))
+	while (j < e->n && !cmp_func(&e->v[j], &e->v[i]))
 		j++;
 	return j;
 }
 
-/* Walk the frames of both sides in name order; judge those on both. */
-static int judge_all(struct sctx *x, const struct fents e[2], const char **traced,
+/* Walk the functions of both sides in order; judge those on both. */
+static int judge_all(struct sctx *x, const struct fents e[2], const struct traced *traced,
 		     size_t ntraced)
 {
 	size_t i = 0, j = 0;
@@ -275,11 +389,11 @@ static int judge_all(struct sctx *x, const struct fents e[2], const char **trace
 
 	while (!err && i < e[0].n && j < e[1].n) {
 		const struct fent *a = &e[0].v[i], *b = &e[1].v[j];
-		int d = namecmp(a->s, a->len, b->s, b->len);
+		int d = cmp_func(a, b);
 		size_t ie = d <= 0 ? group_end(&e[0], i) : i;
 		size_t je = d >= 0 ? group_end(&e[1], j) : j;
 
-		if (!d && !excluded(a->s, a->len, traced, ntraced)) {
+		if (!d && !excluded(a, traced, ntraced) && !excluded(b, traced, ntraced)) {
 			const struct fent *g[2] = { a, b };
 			size_t ng[2] = { ie - i, je - j };
 
@@ -299,10 +413,13 @@ int pg_compare_sampled(struct pg_comparison *out, const struct pg_run *base,
 {
 	struct sctx x = { out, { base, new }, o, { NULL, NULL }, wall_ns, { sb, sn }, ws, fam };
 	struct fents e[2] = { { 0 }, { 0 } };
+	struct objkeys ok[2] = { { 0 }, { 0 } };
 	bool inclusive = o->metric == PG_METRIC_TOTAL;
+	/* own samples on both sides: by the function whose code holds them, in its object */
+	bool own = !inclusive && base->nobjects && new->nobjects;
 	double share = sb->share;
 	uint32_t id = sb->speed_id;
-	const char **traced = NULL;
+	struct traced *traced = NULL;
 	size_t ntraced = 0;
 	int err = -ENOMEM;
 
@@ -313,8 +430,10 @@ int pg_compare_sampled(struct pg_comparison *out, const struct pg_run *base,
 	traced = traced_names(keys, nkeys, &ntraced);
 	if (!x.kept[0] || !x.kept[1] || !traced)
 		goto out;
-	err = collect(base, inclusive, &e[0]);
-	err = err ?: collect(new, inclusive, &e[1]);
+	if (own && (objkeys_init(&ok[0], base, base) || objkeys_init(&ok[1], new, base)))
+		goto out;
+	err = collect(base, inclusive, own ? &ok[0] : NULL, &e[0]);
+	err = err ?: collect(new, inclusive, own ? &ok[1] : NULL, &e[1]);
 	err = err ?: judge_all(&x, e, traced, ntraced);
 out:
 	sb->share = share;
@@ -324,6 +443,8 @@ out:
 	free(traced);
 	free(e[0].v);
 	free(e[1].v);
+	objkeys_release(&ok[0]);
+	objkeys_release(&ok[1]);
 	return err;
 }
 

@@ -11,12 +11,17 @@
  * session, with the machine's speed correction, else Mann-Whitney), with the same minimum
  * effect and impact, in the same false-discovery family.
  *
- * Which: frames are function names (docs/sampling.md, "Frame names"), the same in two builds
- * of one program. A frame is judged when it holds on average PG_SAMPLED_MIN_SAMPLES samples a
- * repetition on either side and has samples on both; not when a traced function of either
- * run has that name (its exact verdict decides), nor perfgate's probe frame, "[unknown]",
- * "[pre-exec]" or an unnamed address ("module+0x..."). Entries: source PG_ORIGIN_SAMPLED,
- * binary "", name and display the frame, samples its samples over both runs.
+ * Which: functions by name (docs/sampling.md, "Frame names"), the same in two builds of one
+ * program. With PG_METRIC_SELF and own samples on both sides (pg_rep.own) a function is the
+ * symbol whose machine code holds the samples, inlined code included, in its object and its
+ * process's program: binary is "object" or "object (program)" for a shared object, the new
+ * run's program named as the base run's (as pg_fkeys_fill() pairs them). Otherwise (the
+ * inclusive metric, run files of before) a frame of the stacks, inlined frames (" [i]") left
+ * out, binary "". A function is judged when it holds on average PG_SAMPLED_MIN_SAMPLES samples
+ * a repetition on either side and has samples on both; not when a traced function of either
+ * run has that name in that object (its exact verdict decides), nor perfgate's probe frame,
+ * "[unknown]", "[pre-exec]" or an unnamed address ("module+0x..."). Entries: source
+ * PG_ORIGIN_SAMPLED, name and display the frame, samples its samples over both runs.
  *
  * Used by diff/compare.c only:
  *

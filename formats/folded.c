@@ -194,6 +194,7 @@ size_t pg_run_noffcpu(const struct pg_run *run)
 
 int pg_run_offcpu_as_stacks(struct pg_run *run)
 {
+	pg_run_own_release(run);	/* on-CPU samples by function: not the new stacks' */
 	for (size_t r = 0; r < run->nreps; r++) {
 		struct pg_rep *rep = &run->reps[r];
 		uint64_t sum = 0;

@@ -45,8 +45,9 @@ size_t pg_run_noffcpu(const struct pg_run *run);
 /*
  * Make each repetition's off-CPU stacks (pg_rep.offcpu, counts in nanoseconds) its stacks, so
  * that whatever reads stacks (probe folding, merging, flame trees, pprof) reads them: the
- * sampled stacks are freed, samples becomes the repetition's off-CPU nanoseconds in stacks,
- * samples_lost and samples_truncated 0 (the run stays valid). 0, or -EOVERFLOW when a
+ * sampled stacks and own samples (pg_rep.own, pg_run.objects) are freed, samples becomes the
+ * repetition's off-CPU nanoseconds in stacks, samples_lost and samples_truncated 0 (the run
+ * stays valid). 0, or -EOVERFLOW when a
  * repetition's nanoseconds do not fit 64 bits (the run is then partly converted).
  */
 int pg_run_offcpu_as_stacks(struct pg_run *run);

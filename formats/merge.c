@@ -213,6 +213,71 @@ static int copy_rep(struct pg_run *out, const struct pg_rep *src, const uint32_t
 	return 0;
 }
 
+static int cmp_own(const void *pa, const void *pb)
+{
+	const struct pg_own *a = pa, *b = pb;
+
+	if (a->object != b->object)
+		return a->object < b->object ? -1 : 1;
+	if (a->exe != b->exe)
+		return a->exe < b->exe ? -1 : 1;
+	return strcmp(a->frame, b->frame);
+}
+
+/* The index of @path in out->objects, added when new; -ENOMEM. */
+static long object_index(struct pg_run *out, const char *path)
+{
+	for (size_t i = 0; i < out->nobjects; i++)
+		if (!strcmp(out->objects[i], path))
+			return (long)i;
+	return pg_strv_push(&out->objects, &out->nobjects, path) ?: (long)out->nobjects - 1;
+}
+
+/* The own samples of repetition @src (of @run) into @rep, their objects into out->objects. */
+static int copy_own(struct pg_run *out, struct pg_rep *rep, const struct pg_run *run,
+		    const struct pg_rep *src)
+{
+	if (!src->nown)
+		return 0;
+	rep->own = calloc(src->nown, sizeof(*rep->own));
+	if (!rep->own)
+		return -ENOMEM;
+	for (size_t i = 0; i < src->nown; i++) {
+		long o = object_index(out, run->objects[src->own[i].object]);
+		long e = o < 0 ? o : object_index(out, run->objects[src->own[i].exe]);
+
+		if (e < 0 || dup_str(&rep->own[i].frame, src->own[i].frame))
+			return -ENOMEM;
+		rep->own[i].object = (uint32_t)o;
+		rep->own[i].exe = (uint32_t)e;
+		rep->own[i].count = src->own[i].count;
+		rep->nown = i + 1;
+	}
+	qsort(rep->own, rep->nown, sizeof(*rep->own), cmp_own);
+	return 0;
+}
+
+/*
+ * The runs' own samples, when every run has them (else none: sampled time then comes from the
+ * stacks of all of them alike), their objects' indices renumbered into one table.
+ */
+static int merge_own(struct pg_run *out, const struct pg_run *const *runs, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!runs[i]->nobjects)
+			return 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t r = 0; r < runs[i]->nreps; r++, k++) {
+			int err = copy_own(out, &out->reps[k], runs[i], &runs[i]->reps[r]);
+
+			if (err)
+				return err;
+		}
+	return 0;
+}
+
 static int cmp_source(const void *a, const void *b)
 {
 	return strcmp(((const struct pg_source *)a)->frame, ((const struct pg_source *)b)->frame);
@@ -398,6 +463,7 @@ int pg_run_merge(const struct pg_run *const *runs, const char *const *names, siz
 	}
 	free(tmp);
 	err = err ?: merge_sources(out, runs, n);
+	err = err ?: merge_own(out, runs, n);
 	if (!err && pg_run_validate(out, why, sizeof(why))) {
 		pg_err("the merged run is not valid: %s", why);
 		err = -EINVAL;

@@ -514,6 +514,57 @@ static int read_stacks(const struct pg_jr *rd, struct json_object *o, const char
 	return 0;
 }
 
+/*
+ * The optional "own_samples" of a repetition: [[object, exe, frame, count], ...]. Their order,
+ * indices and sum are checked with the whole run (pg_run_validate()).
+ */
+static int read_own(const struct pg_jr *rd, struct json_object *o, const char *where,
+		    struct pg_rep *rep)
+{
+	struct json_object *a;
+	size_t n;
+
+	if (!json_object_object_get_ex(o, "own_samples", &a))
+		return 0;
+	if (pg_jr_want(rd, a, where, "\"own_samples\"", json_type_array, false))
+		return -EINVAL;
+	n = json_object_array_length(a);
+	rep->own = calloc(n ? n : 1, sizeof(*rep->own));
+	if (!rep->own)
+		return pg_jr_oom(rd);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(a, i);
+		struct pg_own *w = &rep->own[i];
+		uint64_t obj = 0, exe = 0;
+		const char *frame = NULL;
+		char what[48];
+		int err;
+
+		snprintf(what, sizeof(what), "\"own_samples\"[%zu]", i);
+		if (pg_jr_want(rd, e, where, what, json_type_array, false))
+			return -EINVAL;
+		if (json_object_array_length(e) != 4)
+			return pg_jr_bad(rd, where, "%s must be [object, exe, frame, count]", what);
+		err = pg_jr_to_u64(rd, json_object_array_get_idx(e, 0), where, what, UINT32_MAX,
+				   &obj);
+		err = err ?: pg_jr_to_u64(rd, json_object_array_get_idx(e, 1), where, what,
+					  UINT32_MAX, &exe);
+		err = err ?: pg_jr_to_str(rd, json_object_array_get_idx(e, 2), where, what, false,
+					  &frame);
+		err = err ?: pg_jr_to_u64(rd, json_object_array_get_idx(e, 3), where, what,
+					  UINT64_MAX, &w->count);
+		if (err)
+			return err;
+		w->object = (uint32_t)obj;
+		w->exe = (uint32_t)exe;
+		w->frame = strdup(frame);
+		rep->nown = i + 1;
+		if (!w->frame)
+			return pg_jr_oom(rd);
+	}
+	return 0;
+}
+
 /* The optional sampled profile of a repetition and its off-CPU stacks (see put_profile()). */
 static int read_profile(const struct pg_jr *rd, struct json_object *o, const char *where,
 			struct pg_rep *rep)
@@ -531,6 +582,7 @@ static int read_profile(const struct pg_jr *rd, struct json_object *o, const cha
 		return pg_jr_bad(rd, where, "\"samples_lost\" is larger than \"samples\"");
 	err = read_stacks(rd, o, where, "offcpu_stacks", &rep->offcpu, &rep->noffcpu, &sum);
 	err = err ?: read_stacks(rd, o, where, "stacks", &rep->stacks, &rep->nstacks, &sum);
+	err = err ?: read_own(rd, o, where, rep);
 	if (err)
 		return err;
 	if (sum > rep->samples - rep->samples_lost)
@@ -814,7 +866,10 @@ static int read_root(const struct pg_jr *rd, struct json_object *root, struct pg
 		/* what is read is dropped from the tree: the run grows as the tree shrinks */
 		json_object_array_put_idx(reps, r, NULL);
 	}
-	return err ?: read_sources(rd, root, run) ?: read_codes(rd, root, run);
+	err = err ?: read_sources(rd, root, run) ?: read_codes(rd, root, run);
+	if (!err && json_object_object_get_ex(root, "sampled_objects", &v))
+		err = pg_jr_strv(rd, v, "", "\"sampled_objects\"", &run->objects, &run->nobjects);
+	return err;
 }
 
 /* The run in the parsed file @root (which it takes and puts), checked as a whole. */

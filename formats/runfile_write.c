@@ -206,6 +206,27 @@ static struct json_object *new_stacks(const struct pg_stack *v, size_t n)
 	return stacks;
 }
 
+/* [[object, exe, frame, count], ...] of @rep's own samples, or NULL on ENOMEM. */
+static struct json_object *new_own(const struct pg_rep *rep)
+{
+	struct json_object *a = pg_json_new_array(rep->nown);
+
+	for (size_t i = 0; a && i < rep->nown; i++) {
+		const struct pg_own *w = &rep->own[i];
+		struct json_object *e = json_object_new_array_ext(4);
+
+		if (pg_json_push(e, json_object_new_uint64(w->object)) ||
+		    pg_json_push(e, json_object_new_uint64(w->exe)) ||
+		    pg_json_push(e, json_object_new_string(w->frame)) ||
+		    pg_json_push(e, json_object_new_uint64(w->count)) || pg_json_push(a, e)) {
+			json_object_put(e);
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 /* The optional sampled profile of a repetition: "samples", "samples_lost",
  * "samples_truncated" and "stacks": [[folded, count], ...]; nothing when there is none.
  * Then the off-CPU stacks, "offcpu_stacks": [[folded, ns], ...], when there are any. */
@@ -215,6 +236,8 @@ static int put_profile(struct json_object *o, const struct pg_rep *rep)
 
 	if (rep->noffcpu && pg_json_put(o, "offcpu_stacks", new_stacks(rep->offcpu,
 									 rep->noffcpu)))
+		return -ENOMEM;
+	if (rep->nown && pg_json_put(o, "own_samples", new_own(rep)))
 		return -ENOMEM;
 	if (!rep->samples && !rep->nstacks)
 		return 0;
@@ -406,6 +429,17 @@ static void emit_run(struct writer *w, const struct pg_run *run)
 	if (run->ncodes) {
 		emit_str(w, ",\"frame_code\":");
 		emit_obj(w, new_codes(run));
+	}
+	if (run->nobjects) {
+		struct json_object *a = pg_json_new_array(run->nobjects);
+
+		for (size_t i = 0; a && i < run->nobjects; i++)
+			if (pg_json_push(a, json_object_new_string(run->objects[i]))) {
+				json_object_put(a);
+				a = NULL;
+			}
+		emit_str(w, ",\"sampled_objects\":");
+		emit_obj(w, a);
 	}
 	emit_str(w, ",\"functions\":[");
 	for (size_t i = 0; i < run->nfuncs && !w->err; i++) {

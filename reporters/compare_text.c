@@ -531,6 +531,18 @@ static void print_verdict(const struct pg_comparison *c, FILE *out)
 	}
 }
 
+/* The binary of @f, against the first one seen (*b0): a second one makes the table show
+ * each row's. */
+static void note_binary(const struct pg_fcmp *f, const char **b0, bool *multi)
+{
+	const char *b = f->binary ? f->binary : "";
+
+	if (*b0 && strcmp(b, *b0))
+		*multi = true;
+	if (!*b0)
+		*b0 = b;
+}
+
 int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *base,
 			  const struct pg_run *new, int verbose, FILE *out)
 {
@@ -552,10 +564,8 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 			continue;	/* print_program() */
 		if (pg_gb_is_bench(f))
 			continue;	/* in the benchmarks section: reporters/gbench_text.h */
-		if (f->origin == PG_ORIGIN_EXACT && b0 && strcmp(f->binary ? f->binary : "", b0))
-			multi_bin = true;
-		if (f->origin == PG_ORIGIN_EXACT && !b0)
-			b0 = f->binary ? f->binary : "";
+		if (f->origin == PG_ORIGIN_EXACT)
+			note_binary(f, &b0, &multi_bin);
 		if (!verbose && f->verdict == PG_VERDICT_UNCHANGED) {
 			hidden++;
 			continue;
@@ -565,6 +575,9 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 			causes[f->cause < PG_CAUSE_COUNT ? f->cause : PG_CAUSE_NONE]++;
 			continue;
 		}
+		/* a sampled function's object counts where it is shown */
+		if (f->origin == PG_ORIGIN_SAMPLED && f->binary && *f->binary)
+			note_binary(f, &b0, &multi_bin);
 		err = fill_row(&rows[nrows++], c, f);
 		if (err) {
 			pg_err("compare table: out of memory");

@@ -192,10 +192,10 @@ static void exact_tip(struct pg_strbuf *b, const struct pg_flame *f, const struc
 		verdict[i] = (char)(verdict[i] >= 'a' && verdict[i] <= 'z' ? verdict[i] - 32 :
 				    verdict[i]);
 	if (fc->origin == PG_ORIGIN_SAMPLED)
-		pg_strbuf_addf(b, "\nsampled verdict of the function, all its frames (%s time a "
-			       "repetition, from %llu samples): %s",
-			       pg_metric_name(f->exact_metric), (unsigned long long)fc->samples,
-			       verdict);
+		pg_strbuf_addf(b, "\nsampled verdict of the function%s%s, all its frames (%s time "
+			       "a repetition, from %llu samples): %s", *fc->binary ? " in " : "",
+			       fc->binary, pg_metric_name(f->exact_metric),
+			       (unsigned long long)fc->samples, verdict);
 	else
 		pg_strbuf_addf(b, "\ntraced (exact %s time per call): %s",
 			       pg_metric_name(f->exact_metric), verdict);

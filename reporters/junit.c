@@ -290,9 +290,10 @@ static void write_testcase(struct pg_xmlw *j, const struct pg_comparison *c,
 	pg_xmlw_start(j, "testcase");
 	pg_xmlw_attr_take(j, "name",
 			  pg_fmt_token(f->display && *f->display ? f->display : f->name, "?"));
-	/* sampled functions name no binary; the whole program is its own class */
-	pg_xmlw_attr_take(j, "classname", pg_fmt_token(f->origin == PG_ORIGIN_SAMPLED ? "sampled" :
-						       f->binary, "unknown"));
+	/* a sampled function's object (in files of before: none); the program its own class */
+	pg_xmlw_attr_take(j, "classname", pg_fmt_token(f->origin == PG_ORIGIN_SAMPLED &&
+						       !*f->binary ? "sampled" : f->binary,
+						       "unknown"));
 	if (f->src_file && *f->src_file && f->src_line) {
 		pg_xmlw_attr(j, "file", pg_fmt_relative(f->src_file, root));
 		pg_xmlw_attrf(j, "line", "%u", f->src_line);

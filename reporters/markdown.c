@@ -236,8 +236,11 @@ static void md_row(FILE *out, const struct pg_comparison *c, const struct pg_fcm
 		fputc(')', out);
 	}
 	fputs(" | ", out);
-	if (f->origin == PG_ORIGIN_SAMPLED)
-		fprintf(out, "sampled (%s samples)", pg_fmt_count(a, sizeof(a), (double)f->samples));
+	if (f->origin == PG_ORIGIN_SAMPLED) {
+		md_text(out, f->binary);
+		fprintf(out, "%ssampled (%s samples)", *f->binary ? ", " : "",
+			pg_fmt_count(a, sizeof(a), (double)f->samples));
+	}
 	else if (f->origin == PG_ORIGIN_PROGRAM)
 		fputs("the whole program", out);
 	else
@@ -444,8 +447,11 @@ static char *gh_rep_message(const struct pg_comparison *c, const struct pg_fcmp 
 	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN], n[PG_FMT_LEN];
 	char *msg = NULL;
 
-	if (asprintf(&msg, "%s%s time a repetition %s -> %s, %s with %g%% interval %s, q=%.2g%s%s%s%s",
-		     name, f->origin == PG_ORIGIN_SAMPLED ? " (sampled, not traced)" : "",
+	if (asprintf(&msg, "%s%s%s%s time a repetition %s -> %s, %s with %g%% interval %s, "
+		     "q=%.2g%s%s%s%s", name, f->origin == PG_ORIGIN_SAMPLED ? " (" : "",
+		     f->origin == PG_ORIGIN_SAMPLED && *f->binary ? f->binary : "",
+		     f->origin != PG_ORIGIN_SAMPLED ? "" : *f->binary ? ", sampled, not traced)" :
+		     "sampled, not traced)",
 		     pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns),
 		     pg_fmt_pct(ch, sizeof(ch), f->change), 100 * (1 - c->opts.alpha),
 		     pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi), f->q,

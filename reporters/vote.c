@@ -135,15 +135,19 @@ int pg_vote_decide(const struct pg_vote_result *r, char *why, size_t whylen)
 
 /*
  * One function's change in words: "parse (bench): slower +12.3% [+9.8%, +14.0%], 1.23 us ->
- * 1.38 us per call" ("(sampled)", "a repetition" for a verdict from the samples) and, with @where, its declaration "(src/parse.c:42)"; an inconclusive one
- * "parse (bench): inconclusive: REASON".
+ * 1.38 us per call" ("(bench, sampled)", "a repetition" for a verdict from the samples) and,
+ * with @where, its declaration "(src/parse.c:42)"; an inconclusive one "parse (bench):
+ * inconclusive: REASON".
  */
 static void describe(FILE *out, const struct pg_fcmp *f, bool where)
 {
 	char a[PG_FMT_LEN], b[PG_FMT_LEN], ch[PG_FMT_LEN], in[2 * PG_FMT_LEN];
 
-	fprintf(out, "%s (%s): ", f->display ? f->display : f->name,
-		f->origin == PG_ORIGIN_SAMPLED ? "sampled" : f->binary);
+	if (f->origin == PG_ORIGIN_SAMPLED)
+		fprintf(out, "%s (%s%ssampled): ", f->display ? f->display : f->name, f->binary,
+			*f->binary ? ", " : "");
+	else
+		fprintf(out, "%s (%s): ", f->display ? f->display : f->name, f->binary);
 	if (f->verdict == PG_VERDICT_INCONCLUSIVE) {
 		fprintf(out, "inconclusive%s%s", f->reason[0] ? ": " : "", f->reason);
 	} else {

@@ -3,12 +3,13 @@
  * runner/profile/framecode.h - which function of which object a sampled frame names, so that its
  * machine code can be summed up (runner/profile/codesum.h) and compared between two builds.
  *
- * A sampled verdict is about a frame name: the innermost frame of the samples that fell in
- * it. The sampler notes, for each sample, that name, the side it was recorded for (0, or
- * perfgate ab's base and new: 0 and 1) and the function symbol the sample's address lies in.
- * A name gets a digest for one side only when all of that side's samples of it lay in one
- * function of one object: a name that is an inlined function somewhere, or that two objects
- * share (a static function of two libraries), has none, and is then not compared.
+ * A sampled verdict is about the function whose machine code holds its samples (inlined
+ * code included: runner/profile/ownsamples.h), by its frame name. The sampler notes, for each
+ * sample, that name, the side it was recorded for (0, or perfgate ab's base and new: 0 and 1)
+ * and the function symbol the sample's address lies in. A name gets a digest for one side
+ * only when all of that side's samples of it lay in one function of one object: a name that
+ * two objects share (a static function of two libraries) has none, and is then not
+ * compared.
  *
  * Life cycle and ownership: zero-initialise (PG_FRAMECODES_INIT), pg_framecodes_note() for
  * each sample, pg_framecodes_fill() per side whenever a run needs its digests (each function
@@ -39,9 +40,8 @@ struct pg_framecodes {
 #define PG_FRAMECODES_INIT { 0 }
 
 /*
- * A sample of @side whose innermost frame is @frame[0..len), in the function symbol at ELF
- * address @addr of @path (PG_NO_SYM and @path NULL: in no symbol, or in an inlined
- * function). 0 or -ENOMEM.
+ * A sample of @side whose own time is function @frame[0..len)'s, the function symbol at ELF
+ * address @addr of @path (PG_NO_SYM and @path NULL: unknown). 0 or -ENOMEM.
  */
 int pg_framecodes_note(struct pg_framecodes *t, const char *frame, size_t len, int side,
 		       const char *path, uint64_t addr);

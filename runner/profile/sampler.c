@@ -21,6 +21,7 @@
 #include "../../formats/folded.h"
 #include "../select/objects.h"
 #include "framecode.h"
+#include "ownsamples.h"
 #include "sampler.h"
 #include "symbolize.h"
 #include "unwind.h"
@@ -71,6 +72,8 @@ struct pg_sampler {
 	struct pg_srcs srcs;
 	/* the function each innermost frame lies in, by side (pg_sampler_set_side()) */
 	struct pg_framecodes codes;
+	/* each sample's own time by function, object and program */
+	struct pg_owntab own;
 	int side;
 	/* cost of unwinding + symbolizing, over the whole recording */
 	uint64_t unwind_ns, unwound;
@@ -297,6 +300,7 @@ void pg_sampler_free(struct pg_sampler *s)
 	pg_symcache_release(&s->cache);
 	pg_srcs_release(&s->srcs);
 	pg_framecodes_release(&s->codes);
+	pg_owntab_release(&s->own);
 	free(s);
 }
 
@@ -380,19 +384,24 @@ static const char *count_leaf(struct pg_sampler *s, const struct space *sp, uint
 	return name && name[0] == '/' ? name : NULL;
 }
 
-/* The innermost user frames @leaf[0..len) ("f" or "f;inlined") lie in the function at @sym
- * of @path: the last of them names that function unless it was inlined. */
-static void note_code(struct pg_sampler *s, const char *path, const char *leaf, size_t len,
-		      uint64_t sym)
+/*
+ * The innermost user frames @leaf[0..len) ("f", or "f;g [i]" inside inlined code) lie in the
+ * function at @sym of @path, which f names: the sample's own time is that function's, in the
+ * process of space @sp, and so is the code it ran.
+ */
+static void note_own(struct pg_sampler *s, const struct space *sp, const char *path,
+		     const char *leaf, size_t len, uint64_t sym)
 {
-	const char *semi = memrchr(leaf, ';', len);
-	size_t skip = semi ? (size_t)(semi - leaf) + 1 : 0;
+	const char *semi = memchr(leaf, ';', len), *name = NULL;
 
-	if (semi)
-		path = NULL;	/* an inlined function: not one symbol's code */
-	if (pg_framecodes_note(&s->codes, leaf + skip, len - skip, s->side, path,
-			       path ? sym : PG_NO_SYM) && !s->err)
-		s->err = -ENOMEM;
+	if (!path || sym == PG_NO_SYM)
+		return;	/* in no function symbol: an address, [unknown] */
+	if (pg_owntab_note(&s->own, path, sp->exe, leaf, semi ? (size_t)(semi - leaf) : len, sym,
+			   &name) ||
+	    pg_framecodes_note(&s->codes, name, strlen(name), s->side, path, sym)) {
+		if (!s->err)
+			s->err = -ENOMEM;
+	}
 }
 
 /* Unwind and symbolize one sample into its folded stack (malloc'd). NULL on ENOMEM. */
@@ -430,7 +439,7 @@ static char *fold(struct pg_sampler *s, const struct kept *k, bool *truncated)
 				    i ? NULL : &sym);
 	}
 	if (n && r->h.kind != PG_REC_OFFCPU && !b.err)
-		note_code(s, leaf_obj, b.s + leaf_at, b.len - leaf_at, sym);
+		note_own(s, &s->spaces[k->space], leaf_obj, b.s + leaf_at, b.len - leaf_at, sym);
 	for (size_t i = nk; i-- > 0;) {
 		if (b.len)
 			pg_strbuf_add(&b, ";");
@@ -556,6 +565,9 @@ int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep)
 	if (!err)
 		err = count_stacks(s, rep);
 	if (!err)
+		err = pg_owntab_take(&s->own, rep);
+	pg_owntab_drop(&s->own);
+	if (!err)
 		err = count_offcpu(s, rep);
 	drop_spaces(s);
 	s->all_samples += rep->samples;
@@ -603,7 +615,7 @@ void pg_sampler_set_side(struct pg_sampler *s, int side)
 
 int pg_sampler_codes(struct pg_sampler *s, int side, struct pg_codesums *cs, struct pg_run *run)
 {
-	return pg_framecodes_fill(&s->codes, side, cs, run);
+	return pg_framecodes_fill(&s->codes, side, cs, run) ?: pg_owntab_objects(&s->own, run);
 }
 
 const struct pg_objects *pg_sampler_objects(const struct pg_sampler *s)

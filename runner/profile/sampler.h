@@ -23,6 +23,7 @@
  *   symbolize.c/.h   where a sample's address becomes a frame name (function, inlined
  *                    functions, module+offset, kernel symbol)
  *   framecode.c/.h   which function of which object each sampled frame name is
+ *   ownsamples.c/.h  each sample's own time by function symbol, object and program
  *   codesum.c/.h     a function's machine code digested (Capstone), to tell two builds'
  *                    code apart
  *
@@ -82,7 +83,8 @@ int pg_sampler_finish(struct pg_sampler *s, struct pg_run *run);
 void pg_sampler_set_side(struct pg_sampler *s, int side);
 
 /* The code digests of the functions side @side's samples fell in so far, in place of
- * @run->codes (runner/profile/framecode.h). 0 or -ENOMEM. */
+ * @run->codes (runner/profile/framecode.h), and the objects its repetitions' own samples
+ * (pg_rep.own) index, in place of @run->objects (runner/profile/ownsamples.h). 0 or -ENOMEM. */
 struct pg_codesums;
 int pg_sampler_codes(struct pg_sampler *s, int side, struct pg_codesums *cs, struct pg_run *run);
 

@@ -207,8 +207,10 @@ static char *symbolize(Dwfl *dwfl, struct pg_srcs *srcs, uint64_t pc, bool activ
 		n = die_name(&scopes[i]);
 		if (!n)
 			continue;
-		pg_strbuf_addf(&b, ";%s", n);
-		add_src(srcs, n, &scopes[i]);
+		pg_strbuf_addf(&b, ";%s" PG_INLINED_MARK, n);
+		if (!b.err)	/* the marked name, as the stack has it */
+			add_src(srcs, b.s + b.len - strlen(n) - strlen(PG_INLINED_MARK),
+				&scopes[i]);
 		free(n);
 	}
 	free(scopes);

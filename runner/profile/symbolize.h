@@ -5,7 +5,8 @@
  * Names are what folded stacks hold, so they are stable across builds: no addresses, no line
  * numbers.
  *  - user frames: the demangled function name (ELF symbol, libdw); a pc inside inlined code
- *    gives the function and then each inlined function, outermost first, as separate frames;
+ *    gives the function and then each inlined function, outermost first, as separate frames
+ *    marked PG_INLINED_MARK ("mix [i]", core/run.h): their time is the function's;
  *  - a user address in a module without a symbol for it: "libfoo.so.1+0x1234" (the ELF
  *    address, what addr2line takes); outside every module: "[unknown]";
  *  - kernel frames: "name [k]" from /proc/kallsyms; "[kernel] [k]" when unresolvable.

@@ -27,7 +27,7 @@ assert r["overall"] == "regression", r["overall"]
 f = pgtest.func(r, "hot_leaf")
 assert f["origin"] == "sampled" and f["verdict"] == "regression", f
 assert f["samples"] > 200 and f["change"] > 0.1, f
-assert f["binary"] == "", f
+assert f["binary"] == "hotleaf", f	# its object
 # the traced function is judged exactly, never from its samples
 assert pgtest.func(r, "setup")["origin"] == "exact"
 assert all(g["origin"] != "sampled" for g in r["functions"] if g["name"] == "setup")
@@ -43,16 +43,16 @@ j = r["judged"]
 assert j["program"] is True and j["sampled"] >= 1 and j["exact"] <= 1, j
 assert r["counts"]["sampled"] >= 1, r["counts"]
 PY
-check_contains "leaf: JUnit fails hot_leaf, class sampled" "$TMP/leaf.xml" \
-	'<testcase name="hot_leaf" classname="sampled"'
+check_contains "leaf: JUnit fails hot_leaf, class its object" "$TMP/leaf.xml" \
+	'<testcase name="hot_leaf" classname="hotleaf"'
 check_contains "leaf: JUnit says it was sampled" "$TMP/leaf.xml" 'estimated from [0-9]* samples'
-check_contains "leaf: Markdown marks it sampled" "$TMP/leaf.md" '`hot_leaf` | sampled ([0-9,]* samples)'
+check_contains "leaf: Markdown marks it sampled" "$TMP/leaf.md" '`hot_leaf` | hotleaf, sampled ([0-9,]* samples)'
 check_contains "leaf: Markdown explains the program" "$TMP/leaf.md" \
 	'`the program: CPU time`: of its +[0-9.]*%: hot.*leaf +[0-9.]*% (sampled)'
 expect_exit 1 "$PERFGATE" compare "$TMP/leaf/base.json" "$TMP/leaf/new.json" \
 	--flamegraph "$TMP/leaf.svg"
 check_contains "leaf: the flame graph gives hot_leaf's sampled verdict" "$TMP/leaf.svg" \
-	'sampled verdict of the function, all its frames (self time a repetition, from [0-9]* samples): REGRESSION'
+	'sampled verdict of the function in hotleaf, all its frames (self time a repetition, from [0-9]* samples): REGRESSION'
 # one build on both sides: its code is the same everywhere, and no row says so
 check "leaf: one build, no same-code note" not grep -q 'same machine code' "$TMP/stdout"
 
@@ -78,7 +78,7 @@ cat "$TMP/stdout"
 same_code "same code, ab" "$TMP/same/compare.json"
 check_contains "same code: JUnit" "$TMP/same.xml" 'same machine code in both builds'
 check_contains "same code: Markdown" "$TMP/same.md" \
-	'`hot_leaf` | sampled ([0-9,]* samples); same machine code in both builds'
+	'`hot_leaf` | hotleaf, sampled ([0-9,]* samples); same machine code in both builds'
 R=(-q -r 6 -F 999 -f setup)
 "$PERFGATE" record "${R[@]}" -o "$TMP/sb.json" -- ./hotleaf
 "$PERFGATE" record "${R[@]}" -o "$TMP/sn.json" -- ./hotleaf_new

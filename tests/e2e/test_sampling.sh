@@ -83,10 +83,22 @@ assert src["pgtest_lib_spin"][0].endswith("pgtest.c"), src["pgtest_lib_spin"]
 assert src["call_lib"][0].endswith("uses_lib_spin.c") and src["call_lib"][1] > 0
 PY
 
-# inlined code: the function it was inlined into, then the inlined function, as two frames
+# inlined code: the function it was inlined into, then the inlined function, as two frames,
+# the inlined one marked; the own samples are the function's whose code holds them
 "${REC[@]}" -o "$TMP/inl.json" -- ./sample_chain inline 60000000
 stacks_of "$TMP/inl.json" >"$TMP/stacks"
-expect_share ';main;outer;inl_spin$' 0.8
+expect_share ';main;outer;inl_spin \[i\]$' 0.8
+python3 - "$TMP/inl.json" <<'PY'
+import sys, pgtest
+run = pgtest.load(sys.argv[1])
+own = {}
+for rep in run["repetitions"]:
+    for o, e, f, n in rep["own_samples"]:
+        own[f] = own.get(f, 0) + n
+assert max(own, key=own.get) == "outer", own
+assert not any(f.startswith("inl_spin") for f in own), own
+PY
+check "inlined code: own samples are outer's" test $? = 0
 
 # a stack deeper than the 16 KiB snapshot: with frame pointers the unwinding goes on through
 # them (all 48 frames of deep() and main); without, it stops and the samples are counted as

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../../core/run.h"
+#include "../../core/strv.h"
 #include "../../diff/compare.h"
 #include "../../formats/result.h"
 #include "fixtures.h"
@@ -102,6 +103,83 @@ static void round_trip(const struct pg_comparison *c)
 	pg_run_release(&n);
 }
 
+/*
+ * A server and its load generator, each with its own loop() that holds an inlined mix(): the
+ * stacks cannot tell the two loops apart ("main;loop;mix [i]"), their own samples can. Per
+ * repetition @srv ms in the server's loop, 40 ms in the client's, 1 sample a ms; with @own
+ * false the run has no own samples (a file of before).
+ */
+static struct pg_run *two_loops(double srv, size_t nreps, uint64_t seed, bool own)
+{
+	struct pg_run *run = pg_fx_prog_run(NULL, 0, 0);
+	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 7;
+
+	if (own) {
+		assert_int_equal(pg_strv_push(&run->objects, &run->nobjects, "/b/server"), 0);
+		assert_int_equal(pg_strv_push(&run->objects, &run->nobjects, "/b/client"), 0);
+	}
+	for (size_t r = 0; r < nreps; r++) {
+		double a = srv * pg_fx_noise(&s, 0.02), b = 40 * pg_fx_noise(&s, 0.02);
+		char text[100];
+		struct pg_rep *rep;
+
+		snprintf(text, sizeof(text), "main;loop;mix [i] %.0f\n", a + b);
+		rep = pg_fx_stacks(run, text);
+		rep->cpu_ns = rep->wall_ns = (uint64_t)((a + b) * 1e6);
+		if (!own)
+			continue;
+		rep->own = calloc(2, sizeof(*rep->own));
+		assert_non_null(rep->own);
+		rep->own[0] = (struct pg_own){ 0, 0, strdup("loop"), (uint64_t)(a + 0.5) };
+		rep->own[1] = (struct pg_own){ 1, 1, strdup("loop"), rep->stacks[0].count -
+					       (uint64_t)(a + 0.5) };
+		rep->nown = 2;
+	}
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+	return run;
+}
+
+/* The server's loop 30% slower: it alone is named, in its object; mix is never a function */
+static void test_own_samples(void **state)
+{
+	struct pg_run *a = two_loops(50, 10, 1, true), *b = two_loops(65, 10, 2, true);
+	struct pg_run *oa = two_loops(50, 10, 1, false), *ob = two_loops(65, 10, 2, false);
+	const struct pg_fcmp *srv = NULL, *cli = NULL;
+	struct pg_comparison c;
+
+	(void)state;
+	assert_int_equal(compare(a, b, &c), 0);
+	assert_int_equal(c.nsampled, 2);
+	for (size_t i = 0; i < c.n; i++) {
+		if (c.f[i].origin != PG_ORIGIN_SAMPLED)
+			continue;
+		assert_string_equal(c.f[i].name, "loop");
+		if (!strcmp(c.f[i].binary, "server"))
+			srv = &c.f[i];
+		else if (!strcmp(c.f[i].binary, "client"))
+			cli = &c.f[i];
+	}
+	assert_non_null(srv);
+	assert_non_null(cli);
+	assert_int_equal(srv->verdict, PG_VERDICT_REGRESSION);
+	assert_true(fabs(srv->change - 0.3) < 0.05);
+	assert_int_equal(cli->verdict, PG_VERDICT_UNCHANGED);
+	/* the inlined function explains it, from the stacks (both loops' mix: +16.7%) */
+	assert_non_null(strstr(srv->explain, "of which mix inlined: +"));
+	round_trip(&c);
+	pg_comparison_release(&c);
+	/* without own samples: the stacks' function, not its inlined frame, one entry */
+	assert_int_equal(compare(oa, ob, &c), 0);
+	assert_int_equal(c.nsampled, 1);
+	assert_non_null(find(&c, PG_ORIGIN_SAMPLED, "loop"));
+	assert_string_equal(find(&c, PG_ORIGIN_SAMPLED, "loop")->binary, "");
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+	pg_run_free(oa);
+	pg_run_free(ob);
+}
+
 /* leaf 30% slower: a sampled regression; traced's exact self time grows, explained by it */
 static void test_sampled_regression(void **state)
 {
@@ -124,7 +202,7 @@ static void test_sampled_regression(void **state)
 	assert_int_equal(c.nsampled, 2);	/* leaf and other: main has no self samples */
 	assert_int_equal(leaf->verdict, PG_VERDICT_REGRESSION);
 	assert_true(fabs(leaf->change - 0.3) < 0.05);
-	assert_string_equal(leaf->binary, "");
+	assert_string_equal(leaf->binary, "");	/* no own samples: no object */
 	assert_true(leaf->samples > 1000 && leaf->samples < 1200);
 	assert_int_equal(other->verdict, PG_VERDICT_UNCHANGED);
 	/* traced's self time (its code and leaf) grew: the explanation names leaf */
@@ -250,6 +328,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sampled_regression),
+		cmocka_unit_test(test_own_samples),
 		cmocka_unit_test(test_code_compared),
 		cmocka_unit_test(test_untraced_pass),
 		cmocka_unit_test(test_nothing_judged),
