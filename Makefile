@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # perfgate - see README.md. `make` builds ./perfgate; `make check` installs, builds and tests.
 CC ?= cc
 CLANG ?= clang

@@ -583,7 +583,7 @@ AB_METHODS = [("seq_default", "two recordings in sequence, default gate (min eff
 
 
 def ab_targets(levels, n):
-    """Issue 18's targets for perfgate ab at its defaults, as (text, met) pairs."""
+    """What perfgate ab must meet at its defaults, as (text, met) pairs."""
     rows = {float(k): v.get("ab") for k, v in levels.items()}
     if not all(rows.values()):
         return []

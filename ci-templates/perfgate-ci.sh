@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ci-templates/perfgate-ci.sh - the shell steps of perfgate's CI templates, shared by the GitHub
 # composite action (action.yml at the repository's root) and the GitLab job
 # (gitlab/perfgate.gitlab-ci.yml, and the component templates/perfgate.yml that extends it).

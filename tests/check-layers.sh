@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/check-layers.sh - the layering of perfgate's sources, checked on their #include lines
 # (`make check-layers`; tests/e2e/test_layers.sh runs it in `make check`).
 #

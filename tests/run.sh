@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs every test: the cmocka unit tests (build/tests/test_*) and the end-to-end tests
 # (tests/e2e/test_*.sh, real BPF, need root). Prints one line per test and, last,
 # "N passed, N failed". Exit status 0 only when nothing failed.

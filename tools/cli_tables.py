@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The subcommands of perfgate and their options, read from the C sources (cli/*.c, cli/cli.h),
 as bpftool's test_bpftool_synctypes.py reads bpftool's: what the help texts and the
 documentation are checked against (tests/e2e/test_help_sync.sh), and what the bash completion

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Write perfgate's bash completion to stdout, generated from the option tables of the sources
 (tools/cli_tables.py): the subcommands of cli/main.c, and each one's long and short options.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Write the manual page perfgate(1) to stdout, generated from the help texts of a perfgate
 binary: `perfgate --help` for the synopsis and the list of commands, `perfgate COMMAND --help`
 for each command's section, as the program prints them (tests/e2e/test_help_sync.sh keeps them

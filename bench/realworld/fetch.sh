@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/realworld/fetch.sh - the Debian source packages perfgate is tried on, built with their
 # own build systems and default flags, cached under $RW_DIR (default build/realworld).
 #

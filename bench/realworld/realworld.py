@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/realworld/realworld.py - perfgate's default flow on real programs.
 
 Real programs built from their Debian source packages with their own build systems and default

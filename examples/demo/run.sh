@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # perfgate's demo: build a small image filter twice, once as it is (the baseline) and once with
 # two functions made slower (blur_row, traced; tone_px, too hot to trace), record both builds in
 # one interleaved session (perfgate ab) and let perfgate compare them pair by pair.

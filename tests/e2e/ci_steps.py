@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Run the shell steps of perfgate's CI templates outside CI, as the CI systems would.
 
   ci_steps.py github ACTION.yml DIR [OPTIONS]

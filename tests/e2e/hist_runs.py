@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/e2e/hist_runs.py - sessions for the history tests, made from one recorded run.
 
     hist_runs.py TEMPLATE.json OUTDIR N [--noise SD] [--seed S] [--slow FUNC=FACTOR@FROM]...

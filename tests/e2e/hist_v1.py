@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/e2e/hist_v1.py - a SQLite history of this perfgate's schema turned back into schema
 version 1's layout, for the migration test:
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers for the end-to-end tests (sourced). Each test runs real probes on the small
 # programs in tests/progs (built into $PROGS) and checks timing-free facts: exact call counts,
 # exit codes, files written or not, and relations that hold whatever the timings.

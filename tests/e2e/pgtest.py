@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/e2e/pgtest.py - reading perfgate's JSON for the end-to-end tests, in one place.
 
 A run file (perfgate-run, docs/run-format.md) lists its functions once ("functions", each

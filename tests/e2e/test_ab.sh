@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # perfgate ab: two commands recorded interleaved in pairs in one session and compared. An A/A
 # session passes (exit 0); one leaf made 20% slower (knob's first argument) fails (exit 1)
 # naming that leaf only (and its Code Quality finding at its source line, relative to the git

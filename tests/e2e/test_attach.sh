@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Thousands of functions attach through one uprobe_multi link per binary, count exactly, and
 # leave no probe behind when perfgate exits.
 source "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The default selection (record without -f): what fits the default budget of 5%, chosen by a
 # pilot that sees every phase of the benchmark, and the guard of the recorded repetitions.
 # Timings appear only as ratios, generous ones.

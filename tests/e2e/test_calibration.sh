@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Probe calibration and overhead compensation: the run file carries the calibrated cost of
 # each kind of probe site and, per function, the traced calls made inside its calls (exact
 # counts) and the run time of their BPF programs (measured at every call); report and compare

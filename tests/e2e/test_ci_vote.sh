@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # CI reports on real recordings of knob: compare --markdown and the GitHub Actions behaviour
 # (job summary, ::error annotations with file:line from DWARF), perfgate vote for Gerrit and
 # GitHub (pass +1, regression -1, inconclusive / different hosts / no result 0, bad input 2;

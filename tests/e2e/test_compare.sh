@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The gate on a real program: an A/A comparison of the same binary passes (exit 0; or, with
 # nothing judged on a loaded machine, is inconclusive, never a regression); slowing
 # one leaf by 25% (PG_SLOW=25) fails (exit 1) and names that leaf and only that leaf; the

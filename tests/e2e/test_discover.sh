@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # What the process really runs is what gets measured: the program behind a wrapper script or
 # env, a build tree's library that shadows another of the same name, and a default selection
 # that takes the functions holding the time (docs/recording.md, "Which code is measured").

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Functions that share a name in one binary, as real programs have them (tests/progs/dupnames:
 # a static step() in a.c and b.c, a g++ clone work.constprop.0 in c1.cc and c2.cc): each is
 # traced and written as its own function with a scope (its translation unit) that keeps the

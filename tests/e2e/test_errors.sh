@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Bad input gets one clear message on stderr and exit 2, and never a half-written file.
 source "$(dirname "$0")/lib.sh"
 P=$PERFGATE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The differential flame graph agrees with compare: the demo's change (blur_row slower, built
 # like `make demo` does) is a REGRESSION, and in the SVG rendered by headless Chromium the
 # pixels of the blur_row frame are red, not only its fill attribute. Every frame of a traced

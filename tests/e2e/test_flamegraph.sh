@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Flame graphs: `perfgate flamegraph` and `perfgate compare --flamegraph` write well-formed SVG
 # (xmllint) that headless Chromium renders to a picture that is not blank; the differential
 # one colours a known change: NEW spends 3x longer in d() (PG_D_FACTOR=3), so c() under d

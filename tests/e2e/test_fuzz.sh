@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A short, bounded fuzz run of every libFuzzer target (tests/fuzz, make fuzz-build): the inputs
 # that once crashed are replayed first, then each target runs FUZZ_SECONDS (default 10) from
 # the seed corpus. docs/fuzzing.md describes the longer campaign.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Google Benchmark programs (docs/gbench.md), on tests/progs/gbench.cc: BM_hash, BM_mix,
 # BM_sum. Recognised by what they link, or not with --no-gbench; each repetition's figures in
 # the run file's "gbench" table, equal to the program's own JSON (the median of its

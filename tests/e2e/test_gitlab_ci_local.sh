@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The GitLab template run by a real third-party runner of .gitlab-ci.yml: gitlab-ci-local (npm
 # package, `make ci-tools`), with its shell executor, which also validates the pipeline against
 # GitLab's schema. A small project made here includes the CI/CD component templates/perfgate.yml

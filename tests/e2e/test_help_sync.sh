@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Help text, documentation and option tables agree, as bpftool's test_bpftool_synctypes.py keeps
 # bpftool's: every long option of each subcommand's getopt table (tools/cli_tables.py reads
 # them from cli/*.c) is listed by `perfgate SUBCOMMAND --help` (as --long, or its short form),

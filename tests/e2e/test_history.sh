@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # perfgate history with SQLite (docs/history.md): add, changes, check and plot on sessions
 # made from one recording of tests/progs/knob (tests/e2e/hist_runs.py scales its times per
 # session: a drift of 1% between sessions, and leaf_hash 30% slower from a known session on),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # perfgate history against a real PostgreSQL server (docs/history.md): the test starts
 # Debian's PostgreSQL 15 itself, as the postgres user, with initdb in a temporary directory,
 # its Unix socket there and no TCP (listen_addresses ''), and stops it at the end. Every

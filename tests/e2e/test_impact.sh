@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Verdicts that matter to the program: once_small (tests/progs/negligible.c, ~20 us
 # once a run) made three times as slow (PG_SLOW_SMALL=1) is a real, significant +200%, but
 # ~40 us of a ~200 ms repetition: compare reports it as notable and passes (exit 0), in the

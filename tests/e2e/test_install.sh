@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # make install and make uninstall into a staging directory (DESTDIR) under another PREFIX: the
 # installed binary runs, records (the exact calls of ./calls) and finds the preload library
 # where it was installed (LD_PRELOAD of the benchmark); the manual page renders without groff

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # What a comparison judges beyond the traced functions: a hot leaf that only the samples see
 # (hotleaf, traced with -f setup), made 30% slower, fails the build as a sampled regression
 # with its sample count, in the table, JSON, JUnit, Markdown and the flame graph; the whole program's CPU time

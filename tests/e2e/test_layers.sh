@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The layering of the sources (tests/check-layers.sh): the tree keeps it, and the checker
 # names each include against it, on a small tree made to break every rule once.
 source "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Hostile run files from the command line: a file over the size limit, a limit that is not a
 # number, counts that add up past 2^64, and the inputs the fuzzers once crashed on. Each gets
 # one clear message and exit 2, or a correct report: never a crash.

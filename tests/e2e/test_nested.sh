@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Self versus total on nested calls, and recursion: every nanosecond of main's total is some
 # traced function's self time, so the self times add up to main's total exactly.
 source "$(dirname "$0")/lib.sh"

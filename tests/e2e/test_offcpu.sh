@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # On-CPU and off-CPU time per function and per thread, exactly, from the scheduler's
 # context switches: tests/progs/offcpu.c has a function that sleeps 20 ms (and times its
 # sleeps itself), one that spins 20 ms of CPU time, one that waits ~20 ms for a mutex another

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Off-CPU stacks (docs/sampling.md, "Off-CPU stacks"): a function that sleeps 20 ms a call
 # (tests/progs/offstack) blocks under main;...;sleeper in the kernel's sleep path, about 20 ms
 # a call in every repetition; threads handing a token through a mutex and a condition

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # perfgate pprof: a run's sampled profile as a gzipped pprof profile.proto that go tool pprof
 # (Debian's golang-go) decodes offline; its functions' sample counts (flat and cum) and totals
 # equal those of `perfgate folded` of the same run, for all repetitions and for --rep 1; traced

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Who the benchmark runs as: SUDO_UID/SUDO_GID under sudo, --user NAME, root (with a warning)
 # otherwise. perfgate keeps only a few capabilities while the repetitions run; the benchmark's
 # environment, stdin and stdout are its own.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # perfgate's own cost in the sampled stacks: the kernel frames of its uprobes, uretprobes and
 # BPF programs are folded into one "[perfgate probes]" frame under the traced function (or the
 # function returned into; or the kernel's frame for uprobes' bookkeeping in an exec) in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Samples inside probed instructions: xol_leaf is built with gcc -O2 without
 # frame pointers, and leaf() starts with an instruction the kernel single-steps out of line in
 # the [uprobes] page. A sample taken during that step, or in the uretprobe trampoline, must

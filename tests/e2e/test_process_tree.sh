@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The whole process tree is followed: threads, a forked child, an orphaned grandchild, a shell
 # that execs the program; other processes running the same binary are not counted.
 source "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sampled profiles (perfgate record -F): known call chains come out of the unwinder whether the
 # code has frame pointers or not, through Debian's libc (built without them: DWARF only), in a
 # shared library, with inlined functions as frames, deeper than the stack snapshot (frame

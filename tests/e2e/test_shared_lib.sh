@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A function in a shared library, named by its soname and resolved as the loader does.
 source "$(dirname "$0")/lib.sh"
 "$PERFGATE" record -q -o "$TMP/run.json" -r 2 -f 'libpgtest.so:pgtest_*' -f main -- ./uses_lib

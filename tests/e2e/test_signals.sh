@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # SIGINT, SIGTERM or SIGHUP during a recording end the benchmark's whole process tree (also
 # processes that left its process group, stopped ones and ones that ignore SIGTERM), detach
 # every probe and write no run file: exit 2 and one message. --timeout ends a repetition that

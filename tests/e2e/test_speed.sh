@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The machine's speed in each pair (diff/speed.h): tests/progs/shared_cpu models a shared
 # machine, one process in three 20-50% slower all over. In an ab session with work0 20% slower,
 # the comparison corrects each pair for the speed, names work0 only, and its interval for work0

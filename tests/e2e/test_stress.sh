@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Programs that stress uprobes: longjmp over traced frames, deep recursion, many threads, a
 # burst of forks, C++ exceptions. Each behaves as it does without perfgate (same output, same
 # exit status), and the counts are exact and consistent: self <= total, histogram == calls, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tail calls between traced functions (tests/progs/tailcall.c, gcc -O2): the caller's window
 # holds one return trip less per tail-called traced call, so the run file counts them per
 # function (tails: direct children entered by `jmp`, desc_tails: at any depth) for

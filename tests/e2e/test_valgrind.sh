@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # valgrind memcheck on the user-space paths: report (every format), compare with every writer
 # (table, JUnit, JSON, Markdown, flame graph), merge and vote, also of a Google Benchmark
 # program's runs, and their error paths (corrupt, truncated and missing files). No invalid

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fuzz every libFuzzer target in build-fuzz/ (make fuzz-build) for FUZZ_SECONDS each (default
 # 20), after replaying the inputs that once crashed (tests/fuzz/regressions/TARGET/). New
 # corpus entries and crash artifacts go to FUZZ_OUT (default: a new directory in /tmp, kept
