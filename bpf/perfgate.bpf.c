@@ -311,7 +311,8 @@ static __always_inline __u64 hist_dur(__u64 dur, const struct pg_bpf_frame *f)
 		return dur;
 	c = hist_own_ns[f->site & (PG_NSITES - 1)] + f->desc_probe_ns;
 	for (int k = 0; k < PG_NSITES; k++)
-		c += (__u64)f->desc[k] * hist_desc_ns[k] - (__u64)f->desc_tails[k] * hist_trip_ns[k];
+		c += (__u64)f->desc[k] * hist_desc_ns[k] -
+		     (__u64)f->desc_tails[k] * hist_trip_ns[k];
 	return dur > c ? dur - c : 0;
 }
 

@@ -99,7 +99,8 @@ static int check_command(const char *side, char *const *argv)
 	char *path = *prog ? pg_find_command(prog) : NULL;
 
 	if (!*prog) {
-		pg_err("ab: the %s command '%s' sets variables but names no program", side, argv[0]);
+		pg_err("ab: the %s command '%s' sets variables but names no program", side,
+		       argv[0]);
 		return -1;
 	}
 	if (!path) {

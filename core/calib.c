@@ -89,7 +89,8 @@ static double calibrated(const struct pg_calib *c, const uint64_t n[PG_SITE_COUN
 	double d = 0;
 
 	for (int k = 0; k < PG_SITE_COUNT; k++)
-		d += (double)n[k] * part(c, k) * (pg_calib_scaled_site((enum pg_site)k) ? scale : 1);
+		d += (double)n[k] * part(c, k) *
+		     (pg_calib_scaled_site((enum pg_site)k) ? scale : 1);
 	return d;
 }
 

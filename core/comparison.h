@@ -136,7 +136,8 @@ struct pg_compare_opts {
 	double alpha;		/* false discovery rate and 1 - confidence level; default 0.05 */
 	double min_effect;	/* smallest relative change that counts, 0.05 = 5%; default */
 	enum pg_metric metric;	/* default PG_METRIC_SELF */
-	uint32_t min_reps;	/* fewer repetitions with calls on a side: inconclusive; default 5 */
+	uint32_t min_reps;	/* fewer repetitions with calls on a side: inconclusive;
+				 * default 5 */
 	bool raw;		/* compare raw times, not times compensated for probe overhead */
 	double min_impact;	/* smallest change of a function's time per repetition, as a
 				 * share of the median repetition's wall time, that fails a build
@@ -203,7 +204,8 @@ struct pg_fcmp {
 	double impact_ns;	/* the change of the function's time per repetition, ns: change *
 				 * base_ns * new_calls (+ slower); NAN when change is NAN */
 	double impact;		/* impact_ns as a share of the median wall time of a base
-				 * repetition (of a new one when the base has none); NAN if unknown */
+				 * repetition (of a new one when the base has none); NAN
+				 * if unknown */
 	/*
 	 * Of the change, the part on-CPU and the part off-CPU (both runs pg_meta.offcpu; else
 	 * NAN): the change of the per-call on-CPU and off-CPU time of the metric (self or total),

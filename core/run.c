@@ -69,8 +69,8 @@ void pg_budget_out_say(const struct pg_budget_out *o, double budget_pct, char *b
 		 "would cost ~%.1f%% of it here, at %.2f us a traced call (%s site, calibrated); "
 		 "~%.1f%% at the reference %.2f us%s. %s (~%.0f a repetition)", o->name,
 		 100 * o->share, o->calls, o->cost_pct, o->call_ns / 1e3, pg_site_name(o->site),
-		 o->ref_cost_pct, o->ref_call_ns / 1e3, there, o->judged ?
-		 "Its samples judge it" : "Too few of its samples to judge it: raise -F or run longer",
+		 o->ref_cost_pct, o->ref_call_ns / 1e3, there, o->judged ? "Its samples judge it" :
+		 "Too few of its samples to judge it: raise -F or run longer",
 		 o->samples);
 }
 
@@ -573,8 +573,8 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 			for (int k = 0; k < PG_SITE_COUNT; k++) {
 				if (s->kids[k] > s->desc[k] || s->tails[k] > s->kids[k] ||
 				    s->desc_tails[k] > s->desc[k]) {
-					WHY("repetition %zu, function %s: more direct children than "
-					    "descendants, or tail calls than calls", r,
+					WHY("repetition %zu, function %s: more direct children "
+					    "than descendants, or tail calls than calls", r,
 					    run->funcs[s->func].name);
 					return -EINVAL;
 				}
@@ -591,8 +591,8 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 				return -EINVAL;
 			}
 			if (pg_hist_total(&s->hist) != s->calls) {
-				WHY("repetition %zu, function %s: histogram holds %llu calls, not %llu",
-				    r, run->funcs[s->func].name,
+				WHY("repetition %zu, function %s: histogram holds %llu calls, "
+				    "not %llu", r, run->funcs[s->func].name,
 				    (unsigned long long)pg_hist_total(&s->hist),
 				    (unsigned long long)s->calls);
 				return -EINVAL;

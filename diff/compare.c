@@ -275,7 +275,8 @@ static void overall(struct pg_comparison *c, const struct pg_compare_opts *o, si
 	min_p = pg_mwu_min_p(c->base_reps, c->new_reps);
 	if (min_p > o->alpha) {
 		snprintf(r, rs,
-			 "too few repetitions (%zu and %zu): the smallest possible p-value is %.2g > alpha %g",
+			 "too few repetitions (%zu and %zu): the smallest possible p-value is %.2g "
+			 "> alpha %g",
 			 c->base_reps, c->new_reps, min_p, o->alpha);
 	} else if (c->base_reps < o->min_reps || c->new_reps < o->min_reps) {
 		snprintf(r, rs, "too few repetitions (%zu and %zu; at least %u per side needed)",

@@ -106,7 +106,8 @@ static int judge(struct pg_fcmp *f, const char *name, const struct pg_run *base,
 	if (t == 0 && (!sb->n || !sn->n)) {
 		f->cause = PG_CAUSE_REPS;
 		snprintf(f->reason, sizeof(f->reason), "no time in the %s run: %.120s",
-			 !sb->n ? "base" : "new", !sb->n ? (bmsg ? bmsg : "?") : (nmsg ? nmsg : "?"));
+			 !sb->n ? "base" : "new",
+			 !sb->n ? (bmsg ? bmsg : "?") : (nmsg ? nmsg : "?"));
 	}
 	return t;
 }

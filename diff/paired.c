@@ -260,7 +260,8 @@ double pg_look_alpha(const struct pg_compare_opts *o)
 	 * region (-b, b) of look k-1, whose mass is what no earlier look rejected.
 	 */
 	for (k = 1; k <= o->look; k++) {
-		double t = (double)k / (double)o->looks, spent = pg_alpha_spent(o->alpha, k, o->looks);
+		double t = (double)k / (double)o->looks;
+		double spent = pg_alpha_spent(o->alpha, k, o->looks);
 		double inc = spent - spent_prev, sd = sqrt(t - t_prev), b, lo, hi;
 
 		if (!(inc > 0))
@@ -280,7 +281,10 @@ double pg_look_alpha(const struct pg_compare_opts *o)
 		nominal = 2 * pg_norm_sf(b / sqrt(t));
 		if (k == o->look)
 			break;
-		/* the density of S_k on (-b, b): at look 1 normal, later f convolved with N(0, sd^2) */
+		/*
+		 * the density of S_k on (-b, b): at look 1 normal, later f convolved with
+		 * N(0, sd^2)
+		 */
 		for (size_t j = 0; j < GS_GRID; j++) {
 			y[j] = -b + 2 * b * (double)j / (GS_GRID - 1);
 			g[j] = k == 1 ? pg_norm_pdf(y[j] / sd) / sd : 0;

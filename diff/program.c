@@ -163,7 +163,8 @@ void pg_program_explain(struct pg_comparison *c, const bool *inside)
 	if (n > 5)
 		pg_append(prog->explain, sizeof(prog->explain), "%zu more, ", n - 5);
 	if (!n)
-		pg_append(prog->explain, sizeof(prog->explain), "no function's change explains it; ");
+		pg_append(prog->explain, sizeof(prog->explain),
+			  "no function's change explains it; ");
 	pg_append(prog->explain, sizeof(prog->explain), "unexplained %+.1f%%",
 		  100 * (prog->impact_ns - sum) / base);
 	free(idx);

@@ -286,7 +286,8 @@ static size_t interval_k(const double *cdf, size_t nn, double sigma, double alph
 		while (k < nn && cdf[k] <= alpha / 2)
 			k++;
 	else	/* P(S <= k - 1) ~ Phi((k - 1 + 0.5 - mu) / sigma) */
-		while (k < nn && pg_norm_sf(((double)nn / 2 - ((double)k + 0.5)) / sigma) <= alpha / 2)
+		while (k < nn &&
+		       pg_norm_sf(((double)nn / 2 - ((double)k + 0.5)) / sigma) <= alpha / 2)
 			k++;
 	/* the k' that qualify are a prefix 1..k of the integers, so k is the largest one */
 	return k > (nn + 1) / 2 ? (nn + 1) / 2 : k;
@@ -306,7 +307,8 @@ static int hl_k(size_t nx, size_t ny, double alpha, struct pg_stats_ws *ws, size
 		*kout = interval_k(cdf, nn, 0, alpha);
 		free(own);
 	} else {
-		*kout = interval_k(NULL, nn, sqrt((double)nx * (double)ny * (double)(nx + ny + 1) / 12),
+		*kout = interval_k(NULL, nn,
+				   sqrt((double)nx * (double)ny * (double)(nx + ny + 1) / 12),
 				   alpha);
 	}
 	return 0;

@@ -58,8 +58,9 @@ bool pg_probe_bound(struct pg_fcmp *f, const struct pg_sample *b, const struct p
 		if (per < PG_MIN_NS_PER_CALLEE) {
 			f->cause = PG_CAUSE_CALLEE_TIME;
 			snprintf(f->reason, sizeof(f->reason),
-				 "only ~%.1f us of its measured time per call to a traced function: "
-				 "too little to tell apart from the probes' effects", per / 1e3);
+				 "only ~%.1f us of its measured time per call to a traced "
+				 "function: too little to tell apart from the probes' effects",
+				 per / 1e3);
 			return true;
 		}
 	}
@@ -163,7 +164,8 @@ int pg_analyse(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sam
 	if (min_p > o->alpha) {
 		f->cause = PG_CAUSE_REPS;
 		snprintf(f->reason, sizeof(f->reason),
-			 "only %zu and %zu repetitions: the smallest possible p-value is %.2g > alpha %g",
+			 "only %zu and %zu repetitions: the smallest possible p-value is %.2g > "
+			 "alpha %g",
 			 b->n, n->n, min_p, o->alpha);
 		return 0;
 	}
@@ -266,8 +268,8 @@ static void weigh(struct pg_fcmp *f, const struct pg_compare_opts *o, double wal
 	f->verdict = PG_VERDICT_NOTABLE;
 	pg_append(r, rs, "; %s%s in a %s repetition (%.2g%%): under %g%% of it, %s",
 		  f->impact_ns < 0 ? "-" : "+", pg_fmt_ns(ns, sizeof(ns), fabs(f->impact_ns)),
-		  pg_fmt_ns(wall, sizeof(wall), wall_ns), 100 * fabs(f->impact), 100 * o->min_impact,
-		  f->impact_ns < 0 ? "not counted" : "does not fail");
+		  pg_fmt_ns(wall, sizeof(wall), wall_ns), 100 * fabs(f->impact),
+		  100 * o->min_impact, f->impact_ns < 0 ? "not counted" : "does not fail");
 }
 
 /* The verdict of a tested function, from q, the interval and opts (compare.h). */
@@ -306,7 +308,8 @@ void pg_decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_n
 		f->verdict = PG_VERDICT_UNCHANGED;
 		if (sig) {
 			effect_words(r, rs, f);
-			pg_append(r, rs, ", q=%.2g: faster, but not surely by %g%%", f->q, me * 100);
+			pg_append(r, rs, ", q=%.2g: faster, but not surely by %g%%", f->q,
+				  me * 100);
 		}
 	} else if (!sig && f->ci_lo > me) {
 		/* the interval says slower, but the family-wise corrected test does not */

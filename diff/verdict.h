@@ -62,10 +62,10 @@ double pg_tail_index(const struct pg_sample *b, const struct pg_sample *n);
 /*
  * @f, tested (pg_analyse() returned 1) on its self time, whose self samples had the tail index
  * @tail_self: when its on-CPU samples @b and @n (PG_METRIC_CPU) have one PG_TAIL_MARGIN times
- * smaller, and can be tested, judge it on them (f->by_cpu): its medians, change, interval and p become those of
- * its on-CPU time. The choice looks only at what swapping a pair's sides (or the labels)
- * leaves alone, so under no change it says nothing of the test's outcome: one test, at its
- * level. 0 or a negative errno.
+ * smaller, and can be tested, judge it on them (f->by_cpu): its medians, change, interval and
+ * p become those of its on-CPU time. The choice looks only at what swapping a pair's sides (or
+ * the labels) leaves alone, so under no change it says nothing of the test's outcome: one
+ * test, at its level. 0 or a negative errno.
  */
 int pg_analyse_cpu(struct pg_fcmp *f, double tail_self, const struct pg_sample *b,
 		   const struct pg_sample *n, const struct pg_compare_opts *o, bool compensated,

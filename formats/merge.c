@@ -102,8 +102,8 @@ static int map_funcs(struct pg_run *out, const struct pg_run *r, const char *nam
 		const struct pg_func *f = &r->funcs[ridx[i]];
 
 		if (!pg_func_key_cmp(&r->funcs[ridx[i - 1]], f)) {
-			pg_err("%s: two functions are both %s in a binary named %s: cannot tell them "
-			       "apart when merging", name, f->display, pg_basename(f->binary));
+			pg_err("%s: two functions are both %s in a binary named %s: cannot tell "
+			       "them apart when merging", name, f->display, pg_basename(f->binary));
 			err = -EINVAL;
 		}
 	}
@@ -402,8 +402,9 @@ static int check_mergeable(const struct pg_run *const *runs, const char *const *
 		if (err)
 			return err;
 		if (runs[i]->hist_compensated != runs[0]->hist_compensated) {
-			pg_err("%s has %s latency histograms and %s %s ones (an older perfgate, or a "
-			       "recording whose calibration failed): refusing to merge them", names[0],
+			pg_err("%s has %s latency histograms and %s %s ones (an older perfgate, or "
+			       "a recording whose calibration failed): refusing to merge them",
+			       names[0],
 			       runs[0]->hist_compensated ? "compensated" : "raw", names[i],
 			       runs[i]->hist_compensated ? "compensated" : "raw");
 			return -EINVAL;

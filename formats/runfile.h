@@ -11,8 +11,8 @@
  * Size limit policy: 64 MiB by default, PERFGATE_MAX_RUN_MB from 1 to 65536 MiB: the parsed
  * JSON of a version-1 or -2 file takes about 35 times the file's size in memory (version 3,
  * which perfgate writes, about 5 times with the run it holds), so the limit keeps a crafted
- * file from exhausting memory, and a user with a large recording raises it. The writer writes runs up to
- * 1 GiB (or the limit, if larger) and warns above the limit.
+ * file from exhausting memory, and a user with a large recording raises it. The writer writes
+ * runs up to 1 GiB (or the limit, if larger) and warns above the limit.
  *
  * Both return 0 or a negative errno, after logging one line that names the file and what is
  * wrong with it (core/log.h).

@@ -89,7 +89,8 @@ static int read_env(const struct pg_jr *rd, struct json_object *env, struct pg_m
 		return err;
 	json_object_object_foreach(env, key, val) {
 		if (!*key || strchr(key, '=') || strlen(key) >= 256)
-			return pg_jr_bad(rd, "meta.environment", "a key is empty, too long or has '='");
+			return pg_jr_bad(rd, "meta.environment",
+					 "a key is empty, too long or has '='");
 		if (!json_object_is_type(val, json_type_string))
 			return pg_jr_bad(rd, "meta.environment", "\"%s\" must be a string", key);
 		if (pg_env_set(m, key, json_object_get_string(val)))
@@ -808,7 +809,8 @@ static int read_codes(const struct pg_jr *rd, struct json_object *root, struct p
 		if (i && strcmp(run->codes[i - 1].frame, frame) >= 0)
 			return pg_jr_bad(rd, where, "frames must be sorted and unique");
 		if (parse_addr(code, &run->codes[i].digest) || !run->codes[i].digest)
-			return pg_jr_bad(rd, where, "the digest must be a nonzero hexadecimal string");
+			return pg_jr_bad(rd, where,
+					 "the digest must be a nonzero hexadecimal string");
 		run->codes[i].frame = strdup(frame);
 		run->ncodes = i + 1;
 		if (!run->codes[i].frame)

@@ -45,7 +45,8 @@ static struct json_object *new_left_out(const struct pg_meta *m)
 		if (!e || pg_json_put_str(e, "name", o->name) ||
 		    pg_json_put_str(e, "binary", o->binary) ||
 		    pg_json_put_str(e, "site", pg_site_name(o->site)) ||
-		    pg_json_put_num(e, "share", o->share) || pg_json_put_num(e, "calls", o->calls) ||
+		    pg_json_put_num(e, "share", o->share) ||
+		    pg_json_put_num(e, "calls", o->calls) ||
 		    pg_json_put_num(e, "call_ns", o->call_ns) ||
 		    pg_json_put_num(e, "cost_pct", o->cost_pct) ||
 		    pg_json_put_num(e, "ref_call_ns", o->ref_call_ns) ||

@@ -145,7 +145,8 @@ static int objects(const uint8_t *b, size_t len, size_t at, const struct pg_hmat
 		struct pg_hcpweak *w;
 		long r;
 
-		err = pg_hcodec_get_varint(b, len, &at, &id) ?: pg_hcodec_get_varint(b, len, &at, &k);
+		err = pg_hcodec_get_varint(b, len, &at, &id) ?:
+		      pg_hcodec_get_varint(b, len, &at, &k);
 		r = err ? -1 : row_of((const int64_t (*)[2])rows, m->nobjects, (int64_t)id);
 		if (r < 0 || k > c->nsessions || c->obj[r].cp) {
 			err = -EINVAL;

@@ -271,8 +271,8 @@ static int inspect(struct hdb *d, bool *ours, bool *others)
 				" current_schema() AND tablename = 'perfgate_history'", &marker);
 		err = err ?: query_int(d, "SELECT count(*) FROM pg_tables WHERE schemaname ="
 				       " current_schema() AND tablename IN ('schema_version',"
-				       " 'metric', 'session', 'object', 'series', 'summary', 'changes_cache',"
-				       " 'point')", &n);
+				       " 'metric', 'session', 'object', 'series', 'summary',"
+				       " 'changes_cache', 'point')", &n);
 	} else {
 		err = query_int(d, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND"
 				" name = 'perfgate_history'", &marker);

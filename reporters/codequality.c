@@ -78,8 +78,8 @@ static int put_finding(struct json_object *arr, const struct pg_comparison *c,
 	char fp[33], *desc = description(c, f);
 	int err = o && desc ? 0 : -ENOMEM;
 
-	snprintf(fp, sizeof(fp), "%016" PRIx64 "%016" PRIx64, fp_hash(PG_FNV1A_INIT, check, path, f),
-		 fp_hash(FP_INIT2, check, path, f));
+	snprintf(fp, sizeof(fp), "%016" PRIx64 "%016" PRIx64,
+		 fp_hash(PG_FNV1A_INIT, check, path, f), fp_hash(FP_INIT2, check, path, f));
 	err = err ?: pg_json_put_utf8(o, "description", desc);
 	err = err ?: pg_json_put_str(o, "check_name", check);
 	err = err ?: pg_json_put_str(o, "fingerprint", fp);

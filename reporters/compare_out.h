@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * reporters/compare_out.h - what `perfgate compare` writes: the table on stdout, the JUnit
- * XML report (libxml2) and GitLab's Code Quality report (reporters/codequality.c). The JSON result is a file format: formats/result.h (pg_result_write).
+ * XML report (libxml2) and GitLab's Code Quality report (reporters/codequality.c). The JSON
+ * result is a file format: formats/result.h (pg_result_write).
  *
  * The file writers are atomic (temporary file + rename; nothing is left behind on failure) and
  * return 0 or a negative errno after logging one line (core/log.h).

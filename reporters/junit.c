@@ -235,8 +235,8 @@ static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, cons
 	if (!isnan(f->impact_ns)) {
 		fprintf(m, "per repetition: +%s", pg_fmt_ns(a, sizeof(a), fabs(f->impact_ns)));
 		if (!isnan(f->impact))
-			fprintf(m, ", %.3g%% of the median repetition's wall time (min impact %g%%)",
-				100 * f->impact, 100 * c->opts.min_impact);
+			fprintf(m, ", %.3g%% of the median repetition's wall time "
+				"(min impact %g%%)", 100 * f->impact, 100 * c->opts.min_impact);
 		fputc('\n', m);
 	}
 	fprintf(m, "repetitions: base %zu, new %zu\n", c->base_reps, c->new_reps);

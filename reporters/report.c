@@ -292,9 +292,10 @@ static void write_threads(const struct pg_run *run, const struct row *rows, size
 		off = add_sat(off, rows[i].self_offcpu_ns);
 		runq = add_sat(runq, rows[i].self_runq_ns);
 	}
-	fprintf(out, "on-CPU and off-CPU split the total: off-CPU is the time the calling thread did "
-		"not run, exactly\n(context switches); of the functions' own off-CPU time %.0f%% "
-		"waited for a CPU (runnable), the rest\nwas blocked (sleeping, I/O, locks).\n",
+	fprintf(out, "on-CPU and off-CPU split the total: off-CPU is the time the calling thread "
+		"did not run, exactly\n(context switches); of the functions' own off-CPU time "
+		"%.0f%% waited for a CPU (runnable), the rest\nwas blocked (sleeping, I/O, "
+		"locks).\n",
 		off ? 100.0 * (double)runq / (double)off : 0.0);
 	for (size_t r = 0; r < run->nreps; r++) {
 		for (size_t i = 0; i < run->reps[r].nthreads; i++) {
@@ -426,12 +427,13 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 		char per_rep[32];
 
 		pg_fmt_ns(per_rep, sizeof(per_rep), probes / (double)run->nreps);
-		fprintf(out, "Times are compensated for probe overhead. The probes cost an estimated "
-			"%s per repetition (%.1f%% of its wall time).\n", per_rep,
+		fprintf(out, "Times are compensated for probe overhead. The probes cost an "
+			"estimated %s per repetition (%.1f%% of its wall time).\n", per_rep,
 			100.0 * probes / (double)wall_sum);
 		if (probes > 0.5 * (double)wall_sum)
-			fputs("That is more than the benchmark itself: trace fewer, longer functions "
-			      "(-x), or build with cheap probe sites (docs/recording.md).\n", out);
+			fputs("That is more than the benchmark itself: trace fewer, longer "
+			      "functions (-x), or build with cheap probe sites "
+			      "(docs/recording.md).\n", out);
 	} else {
 		fputs("Times are raw: this run has no probe calibration.\n", out);
 	}
@@ -444,9 +446,10 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 	if (m->offcpu)
 		write_threads(run, rows, n, out);
 	if (any_unresolved)
-		fputs(UNRESOLVED ": the probe costs subtracted were as large as what was measured or "
-		      "larger: the value is within\nthe calibration's error, not known (a percentile: "
-		      "at least that share of the calls). The raw\nsums are in --format json "
+		fputs(UNRESOLVED ": the probe costs subtracted were as large as what was measured "
+		      "or larger: the value is within\nthe calibration's error, not known (a "
+		      "percentile: at least that share of the calls). The raw\nsums are in "
+		      "--format json "
 		      "(raw_total_ns, raw_self_ns). Trace fewer or longer-running callees.\n", out);
 	pg_gb_write_report(run, out);	/* Google Benchmark's own figures, if any */
 	return 0;

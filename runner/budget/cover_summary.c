@@ -80,8 +80,8 @@ void pg_covered_say(const struct pg_covered *c, const struct pg_run *run, const 
 				order[n++] = i;
 		qsort_r(order, n, sizeof(*order), cmp_leaf_desc, c->leaf);
 		for (size_t k = 0; k < n && k < PG_COVERED_NAMES; k++)
-			say_name(100 * (double)c->leaf[order[k]] / all, run->funcs[order[k]].display,
-				 PG_COVERED_NAME_MAX);
+			say_name(100 * (double)c->leaf[order[k]] / all,
+				 run->funcs[order[k]].display, PG_COVERED_NAME_MAX);
 	}
 	pg_info("  %5.1f%% elsewhere (code that was not a candidate: the system's libraries, "
 		"the kernel, unsymbolized)", 100 * c->elsewhere / all);

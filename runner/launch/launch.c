@@ -41,7 +41,10 @@ int pg_launch_init(struct pg_launch *l, const char *user)
 	return err ?: pg_signals_block(&l->sig);
 }
 
-/* Does any traced binary use C++ exceptions (runner/probes/excfix.h)? Unreadable ones count as yes. */
+/*
+ * Does any traced binary use C++ exceptions (runner/probes/excfix.h)? Unreadable ones count as
+ * yes.
+ */
 static bool traces_cxx(const struct pg_run *run)
 {
 	const char *last = NULL;

@@ -86,8 +86,10 @@ struct pg_launch {
 	uint64_t expect_ns;
 	bool quiet;
 	uint64_t next_live_ns;	/* private to pg_launch_run() */
-	/* Google Benchmark programs: their figures into each repetition (runner/launch/gbench_run.h);
-	 * gb.mode set before the first run, the rest private */
+	/*
+	 * Google Benchmark programs: their figures into each repetition
+	 * (runner/launch/gbench_run.h); gb.mode set before the first run, the rest private
+	 */
 	struct pg_gb_launch gb;
 };
 

@@ -216,7 +216,8 @@ static char *from_loader(const char *spec, const char *exe, const char *interp)
 	if (!out)
 		return NULL;
 	/* lines look like "\tlibfoo.so.1 => /usr/lib/libfoo.so.1 (0x00007f...)" */
-	for (line = strtok_r(out, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(out, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char name[PATH_MAX], path[PATH_MAX];
 
 		if (sscanf(line, " %4095s => %4095s", name, path) != 2 || path[0] != '/')

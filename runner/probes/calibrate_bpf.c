@@ -51,8 +51,8 @@ static void debug_calib(const char *what, const struct pg_calib *c)
 		 "sstep %.0f/%.0f(%.0f)", what,
 		 c->in_ns[PG_SITE_NOP5], c->out_ns[PG_SITE_NOP5], c->measured_ns[PG_SITE_NOP5],
 		 c->in_ns[PG_SITE_EMULATED], c->out_ns[PG_SITE_EMULATED],
-		 c->measured_ns[PG_SITE_EMULATED], c->in_ns[PG_SITE_SSTEP], c->out_ns[PG_SITE_SSTEP],
-		 c->measured_ns[PG_SITE_SSTEP]);
+		 c->measured_ns[PG_SITE_EMULATED], c->in_ns[PG_SITE_SSTEP],
+		 c->out_ns[PG_SITE_SSTEP], c->measured_ns[PG_SITE_SSTEP]);
 }
 
 /* One calibration with the attached targets @t: fork the child, time, read the maps. */
@@ -82,7 +82,8 @@ static int calibrate_once(struct pg_probes *p, const struct pg_run *run, int ncp
 	if (!err && (r != (ssize_t)sizeof(loops) || !WIFEXITED(status) || WEXITSTATUS(status)))
 		err = -EIO;
 	for (int k = 0; k < PG_CALIB_NTARGETS && !err; k++)
-		err = read_target(p, (__u32)(run->nfuncs + (size_t)k), ncpu, &median[k], &bpf_ns[k]);
+		err = read_target(p, (__u32)(run->nfuncs + (size_t)k), ncpu, &median[k],
+				  &bpf_ns[k]);
 	if (!err)
 		pg_calib_compute(t, &loops, median, bpf_ns, out);
 	return err;

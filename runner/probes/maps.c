@@ -130,7 +130,8 @@ int pg_maps_read_hists(int fd, __u32 first, size_t n, struct pg_fstat *s)
 		__u64 cnt = 0;
 
 		prev = &key;
-		if (key.func < first || key.func - first >= n || bpf_map_lookup_elem(fd, &key, &cnt))
+		if (key.func < first || key.func - first >= n ||
+		    bpf_map_lookup_elem(fd, &key, &cnt))
 			continue;
 		if (cnt && pg_hist_add(&s[key.func - first].hist, key.bucket, cnt))
 			return -ENOMEM;
@@ -212,7 +213,8 @@ void pg_maps_explain_counters(const __u64 c[PG_CNT_MAX])
 			"counted", (unsigned long long)c[PG_CNT_UNWOUND]);
 	if (c[PG_CNT_TAIL])
 		pg_debug("%llu traced calls were tail calls (jmp) of traced callers: compensated "
-			 "with one probe return trip less each", (unsigned long long)c[PG_CNT_TAIL]);
+			 "with one probe return trip less each",
+			 (unsigned long long)c[PG_CNT_TAIL]);
 	if (c[PG_CNT_UNMATCHED])
 		pg_debug("%llu returns without a traced entry",
 			 (unsigned long long)c[PG_CNT_UNMATCHED]);

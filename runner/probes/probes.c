@@ -100,13 +100,15 @@ int pg_probes_attach_set(struct pg_probes *p, const char *path, const uint64_t *
 						 p->skel->progs.pg_entry;
 
 		if (p->multi) {
-			int fd = link_uprobe_multi(bpf_program__fd(prog), path, off, cookie, n, ret);
+			int fd = link_uprobe_multi(bpf_program__fd(prog), path, off, cookie, n,
+						   ret);
 
 			if (fd < 0 && !p->nfds && (fd == -EINVAL || fd == -EOPNOTSUPP ||
 						   fd == -ENOSYS || fd == -EBADF))
 				return -EOPNOTSUPP;
 			if (fd < 0) {
-				pg_err("cannot attach %zu probes to %s: %s", n, path, strerror(-fd));
+				pg_err("cannot attach %zu probes to %s: %s", n, path,
+				       strerror(-fd));
 				return fd;
 			}
 			if (push_fd(p, fd))

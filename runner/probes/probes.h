@@ -72,7 +72,8 @@ struct pg_probes {
 	size_t nlinks, links_alloc;
 	struct bpf_link **links;	/* per-probe links (fallback) */
 	bool multi;		/* uprobe_multi links, not one link per probe */
-	struct pg_sampler *sampler;	/* sampled profile (runner/profile/sampler.h), NULL if off */
+	struct pg_sampler *sampler;	/* sampled profile (runner/profile/sampler.h), NULL
+					 * if off */
 	struct pg_excfix fix;	/* the C++ exception fix (runner/probes/excfix.h), zeroed if off */
 };
 

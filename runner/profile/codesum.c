@@ -157,7 +157,8 @@ static int load_file(struct pg_codesum_file *f)
 		if (PG_ALLOC_GROW(f->secs, f->nsecs + 1, f->asecs))
 			return -ENOMEM;
 		f->secs[f->nsecs++] = (struct cs_sec){
-			sh.sh_addr, sh.sh_size, sh.sh_offset, elf_strptr(f->elf, shstrndx, sh.sh_name),
+			sh.sh_addr, sh.sh_size, sh.sh_offset,
+			elf_strptr(f->elf, shstrndx, sh.sh_name),
 			(sh.sh_flags & SHF_EXECINSTR) && sh.sh_type == SHT_PROGBITS };
 	}
 	if (err)

@@ -280,7 +280,8 @@ static long apply_discovered(struct pg_selection *sel, const struct pg_record_op
 		if (sel->script) {
 			pg_err("%s is a script whose processes took too few samples (%llu) to tell "
 			       "what they run: run the program itself, or name what to trace with "
-			       "-f BINARY:GLOB", sel->named, (unsigned long long)sel->disc->samples);
+			       "-f BINARY:GLOB", sel->named,
+			       (unsigned long long)sel->disc->samples);
 			return -ENOENT;
 		}
 		pg_debug("the first pass took %llu samples: too few to find the code that holds "
@@ -311,8 +312,8 @@ static long apply_discovered(struct pg_selection *sel, const struct pg_record_op
 			continue;
 		choose_seen(sel, b, o, &n, &capped);
 		if (n > before)
-			pg_strbuf_addf(&where, "%s%s (%.0f%% of the samples)", where.len ? ", " : "",
-				       pg_basename(ob->path),
+			pg_strbuf_addf(&where, "%s%s (%.0f%% of the samples)",
+				       where.len ? ", " : "", pg_basename(ob->path),
 				       100.0 * (double)ob->self / (double)objs->samples_user);
 	}
 	if (n && capped)
@@ -516,8 +517,8 @@ static int apply_functions_of(struct pg_selection *sel, const struct pg_record_o
 		char *path;
 
 		/* this binary's functions: their keys, sorted, each once */
-		for (j = i; j < src->nfuncs && !strcmp(pg_basename(src->funcs[ids[j]].binary), base);
-		     j++) {
+		for (j = i; j < src->nfuncs &&
+			    !strcmp(pg_basename(src->funcs[ids[j]].binary), base); j++) {
 			const struct pg_func *f = &src->funcs[ids[j]];
 
 			if (!err && !(names[n++] = named_key(f->name, f->scope)))
@@ -563,10 +564,11 @@ static int apply_functions_of(struct pg_selection *sel, const struct pg_record_o
 			nbins_gone, bin_gone, nbins_gone > 1 ? ", ..." : "", pg_basename(sel->exe));
 	if (!err && example)
 		pg_warn("%s: some of its functions are not in %s's binaries (%s): the code "
-			"changed, and compare will list them as removed", what, pg_basename(sel->exe),
-			example);
+			"changed, and compare will list them as removed", what,
+			pg_basename(sel->exe), example);
 	if (!err && !chosen) {
-		pg_err("%s: none of its functions is in %s's binaries", what, pg_basename(sel->exe));
+		pg_err("%s: none of its functions is in %s's binaries", what,
+		       pg_basename(sel->exe));
 		err = -ENOENT;
 	}
 	if (!err && !o->quiet && !o->functions_of_base)

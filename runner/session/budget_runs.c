@@ -24,8 +24,10 @@
 #include "budget_runs.h"
 #include "discover.h"
 
-/* --budget: the sampled first pass (runner/session/discover.h), and how much longer than it the pilot
- * may run */
+/*
+ * --budget: the sampled first pass (runner/session/discover.h), and how much longer than it the
+ * pilot may run
+ */
 #define PILOT_SAMPLE_HZ PG_DISCOVER_HZ
 #define PILOT_MIN_SAMPLES PG_DISCOVER_MIN_SAMPLES
 #define PILOT_MAX_FACTOR 10
@@ -134,18 +136,20 @@ static void budget_report(const struct pg_record_opts *o, const struct pg_run *r
 			"among them): their cost is unknown, and they stay traced", c->unreached.n,
 			run->nfuncs, c->unreached.s, pg_names_more(&c->unreached));
 	if (!o->quiet && c->dropped.n && block)
-		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the benchmark's "
-			"own time; without the %d function%s left out it would be ~%.1f%%",
+		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the "
+			"benchmark's own time; without the %d function%s left out it would be "
+			"~%.1f%%",
 			o->budget_pct, 100 * c->before / c->own, c->dropped.n,
 			c->dropped.n == 1 ? "" : "s", c->after > 0 ? 100 * c->after / c->own : 0.0);
 	else if (!o->quiet && c->dropped.n)
-		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the benchmark's "
-			"own time; without %s%s it would be ~%.1f%%", o->budget_pct,
+		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the "
+			"benchmark's own time; without %s%s it would be ~%.1f%%", o->budget_pct,
 			100 * c->before / c->own, c->dropped.s, pg_names_more(&c->dropped),
 			c->after > 0 ? 100 * c->after / c->own : 0.0);
 	else if (!o->quiet)
-		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the benchmark's "
-			"own time: every function stays", o->budget_pct, 100 * c->before / c->own);
+		pg_info("--budget %g%%: in the pilot run the probes cost ~%.1f%% of the "
+			"benchmark's own time: every function stays", o->budget_pct,
+			100 * c->before / c->own);
 }
 
 /* The probes' cost so far of @w's live functions, read from the kernel; returns the total. */
@@ -352,8 +356,8 @@ int pg_budget_narrow(const struct pg_record_opts *o, struct pg_probes *p, struct
 	if (!err && top != UINT32_MAX)
 		gone[top] = true;	/* at least the costliest goes */
 	if (!err)
-		err = pg_budget_choose(run, part, o->budget_pct, sampled_wall_ns, false, gone, NULL, 0,
-				       keep, &c);
+		err = pg_budget_choose(run, part, o->budget_pct, sampled_wall_ns, false, gone,
+				       NULL, 0, keep, &c);
 	if (err <= 0) {
 		free(keep);
 		free(gone);
@@ -608,8 +612,8 @@ int pg_budget_sample(const struct pg_record_opts *o, struct pg_discovery *d, str
 			pg_info("--budget: the sampled first pass took %llu samples (%llu with "
 				"unknown frames or cut short) and saw %zu of the selected "
 				"functions: too few to choose from, the pilot traces all %zu",
-				(unsigned long long)d->samples, (unsigned long long)d->unsure, nseen,
-				before);
+				(unsigned long long)d->samples, (unsigned long long)d->unsure,
+				nseen, before);
 		pg_coverage_release(&d->cov);
 		goto out_ok;
 	}

@@ -155,8 +155,8 @@ int pg_discover(const struct pg_record_opts *o, struct pg_launch *l, struct pg_d
 			break;
 		err = discover_once(o, l, &sp, d);
 		if (err == -EIO && !k) {
-			pg_warn("no sampled first pass (sampling does not work here): the functions "
-				"are chosen from the command's executable as named");
+			pg_warn("no sampled first pass (sampling does not work here): the "
+				"functions are chosen from the command's executable as named");
 			err = 0;
 			goto out;
 		}

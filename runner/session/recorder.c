@@ -99,18 +99,20 @@ int pg_recording_check_first(const struct pg_recording *r, const struct pg_run *
 			continue;
 		it = pg_objects_find(objs, bin);
 		other = pg_objects_by_name(objs, pg_basename(bin));
-		if ((!it || it->last_rep != now) && other && other != it && other->last_rep == now) {
-			pg_err("%sthe first repetition never loaded %s, which is traced: its processes "
-			       "loaded %s, of the same name (trace that file; in perfgate ab each "
-			       "side's own libraries are found from its runs)", side, bin,
+		if ((!it || it->last_rep != now) && other && other != it &&
+		    other->last_rep == now) {
+			pg_err("%sthe first repetition never loaded %s, which is traced: its "
+			       "processes loaded %s, of the same name (trace that file; in "
+			       "perfgate ab each side's own libraries are found from its runs)",
+			       side, bin,
 			       other->path);
 			return -ENOENT;
 		}
 	}
 	if (!any) {
 		pg_err("%sno traced function was called in the first repetition (%zu traced, in "
-		       "%s%s): there is nothing to measure; choose functions the program runs (-f), "
-		       "or let perfgate choose (no -f)", side, run->nfuncs,
+		       "%s%s): there is nothing to measure; choose functions the program runs "
+		       "(-f), or let perfgate choose (no -f)", side, run->nfuncs,
 		       run->nfuncs ? pg_basename(run->funcs[0].binary) : "no file",
 		       run->nfuncs && strcmp(run->funcs[0].binary,
 					     run->funcs[run->nfuncs - 1].binary) ? ", ..." : "");
@@ -150,7 +152,8 @@ int pg_recording_begin(struct pg_recording *r, const struct pg_record_opts *o, s
 	err = pg_launch_set_command(&r->launch, o->argv);
 	if (err)
 		return err;
-	r->launch.gb.mode = (enum pg_gb_mode)o->gbench;	/* Google Benchmark: runner/launch/gbench_run.h */
+	/* Google Benchmark: runner/launch/gbench_run.h */
+	r->launch.gb.mode = (enum pg_gb_mode)o->gbench;
 	if (!pg_can_record()) {
 		pg_err("recording needs root, or the CAP_BPF and CAP_PERFMON capabilities "
 		       "(try: sudo perfgate record ...)");
@@ -334,7 +337,8 @@ int pg_record(const struct pg_record_opts *o, struct pg_run *run)
 	/* 3. the repetitions, each a fresh process tree read into one struct pg_rep */
 	if (!o->quiet)
 		pg_info("tracing %zu function%s, %u repetition%s of: %s", run->nfuncs,
-			pg_plural(run->nfuncs), o->repetitions, pg_plural(o->repetitions), r.launch.argv[0]);
+			pg_plural(run->nfuncs), o->repetitions, pg_plural(o->repetitions),
+			r.launch.argv[0]);
 	for (uint32_t i = 0; i < o->repetitions && !err; i++) {
 		err = record_rep(o, &r, run, i);
 		if (err != PG_GUARD_STOPPED)

@@ -104,7 +104,8 @@ struct pg_record_opts {
 	const char *functions_of_path;	/* FILE, as given: recorded in the run's meta */
 	bool functions_of_base;	/* perfgate ab's new side: functions_of is the base side's run,
 				 * not an option the user gave (what the messages call it) */
-	int gbench;		/* enum pg_gb_mode (runner/launch/gbench_run.h): --gbench, --no-gbench */
+	int gbench;		/* enum pg_gb_mode (runner/launch/gbench_run.h): --gbench,
+				 * --no-gbench */
 };
 
 /*

@@ -11,8 +11,9 @@
  * HOLD_MS is 20 by default (an environment variable, so that a compare of two hold times is a
  * compare of one command). With PG_SLEEP_LOG=FILE, the process appends to FILE one line, the
  * mean time sleeper()'s calls took by CLOCK_MONOTONIC, in ns: a timer that wakes the thread late
- * (a virtual machine's) makes a sleep of 20 ms longer, and all of it blocked. Without "mutex": the main thread and two workers each call
- * sleeper() and spinner() once, at the same time; then main calls waiter() and piper() once.
+ * (a virtual machine's) makes a sleep of 20 ms longer, and all of it blocked. Without "mutex":
+ * the main thread and two workers each call sleeper() and spinner() once, at the same time;
+ * then main calls waiter() and piper() once.
  * With "mutex": main calls waiter() WAITS times, nothing else (a benchmark whose one function
  * waits on a lock). Call counts are exact and independent of timing.
  */

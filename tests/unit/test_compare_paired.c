@@ -269,7 +269,8 @@ static void test_alpha_spending(void **state)
 				     pg_alpha_spent(0.05, o.look - 1, o.looks);
 
 			assert_float_equal(pg_alpha_spent(0.05, o.look, o.looks),
-					   0.05 * pow((double)o.look / o.looks, PG_SPEND_RHO), 1e-15);
+					   0.05 * pow((double)o.look / o.looks, PG_SPEND_RHO),
+					   1e-15);
 			assert_float_equal(pg_look_alpha(&o), want[o.looks - 2][o.look - 1], 5e-5);
 			/* correlated looks: at least the increment, never more than alpha */
 			assert_true(pg_look_alpha(&o) >= inc - 1e-12);

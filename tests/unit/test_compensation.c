@@ -192,8 +192,8 @@ static void test_scale_bounds(void **state)
 			 (100000 - 600 - 4 * 10 * 1200 - 40000)) < 1e-9);
 	assert_true(pg_fstat_comp_self(&m, &f, &s) == 0);	/* 50000 - 600 - 24000 - 40000 */
 	assert_true(pg_calib_scaled_site(PG_SITE_NOP5));
-	assert_false(pg_calib_scaled_site(PG_SITE_EMULATED) || pg_calib_scaled_site(PG_SITE_SSTEP) ||
-		     pg_calib_scaled_site(PG_SITE_UNKNOWN));
+	assert_false(pg_calib_scaled_site(PG_SITE_EMULATED) ||
+		     pg_calib_scaled_site(PG_SITE_SSTEP) || pg_calib_scaled_site(PG_SITE_UNKNOWN));
 }
 
 /*
@@ -205,7 +205,8 @@ static void test_own_in(void **state)
 	struct pg_calib m = calib;
 	struct pg_func f = { .site = PG_SITE_NOP5 };
 	/* a leaf: 10 calls whose probes ran 10 x 400 x 1.5 ns in BPF */
-	struct pg_fstat s = { .calls = 10, .total_ns = 100000, .self_ns = 100000, .probe_ns = 6000 };
+	struct pg_fstat s = { .calls = 10, .total_ns = 100000, .self_ns = 100000,
+			      .probe_ns = 6000 };
 
 	m.measured = true;
 	m.measured_ns[PG_SITE_NOP5] = 400;

@@ -135,7 +135,8 @@ static void test_env_diff(void **state)
 	b.meta.kernel = strdup("6.6.0");
 	assert_int_equal(pg_env_set(&b.meta, "cpu_flags", "fpu avx avx2"), 0);
 	assert_int_equal(pg_env_set(&b.meta, "compilers", "GNU C17 13.1.0 -O2"), 0);
-	assert_int_equal(pg_env_set(&b.meta, "ci.ImageVersion", "20250101.1"), 0);	/* new only */
+	/* new only */
+	assert_int_equal(pg_env_set(&b.meta, "ci.ImageVersion", "20250101.1"), 0);
 	d = pg_fmt_env_diff(&a.meta, &b.meta);
 	assert_string_equal(d, "the two sides differ: kernel 6.1.0 -> 6.6.0; CPU flags +avx2 -sse; "
 			    "compilers GNU C17 12.2.0 -O2 -> GNU C17 13.1.0 -O2");

@@ -238,7 +238,8 @@ static void test_runfile_roundtrip(void **state)
 	for (size_t r = 0; r < 2; r++) {
 		assert_int_equal(back.reps[r].nbench, 2);
 		for (size_t i = 0; i < 2; i++) {
-			const struct pg_gb_value *a = &run.reps[r].bench[i], *b = &back.reps[r].bench[i];
+			const struct pg_gb_value *a = &run.reps[r].bench[i];
+			const struct pg_gb_value *b = &back.reps[r].bench[i];
 
 			assert_string_equal(a->name, b->name);
 			assert_int_equal(a->state, b->state);

@@ -309,7 +309,8 @@ static void test_new(void **state)
 	s = pg_hstore_open(h.path, true);
 	assert_non_null(s);
 	pg_hstore_close(s);
-	assert_int_equal(pg_fx_hint(h.path, "SELECT version FROM schema_version"), PG_HSTORE_SCHEMA);
+	assert_int_equal(pg_fx_hint(h.path, "SELECT version FROM schema_version"),
+			 PG_HSTORE_SCHEMA);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM sqlite_master WHERE type = "
 				    "'table'"), 9);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM sqlite_master WHERE type = "

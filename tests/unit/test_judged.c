@@ -42,8 +42,8 @@ static struct pg_run *model(double leaf, double other, size_t nreps, uint64_t se
 		char text[200];
 		struct pg_rep *rep;
 
-		snprintf(text, sizeof(text), "main;other %.0f\nmain;traced %.0f\nmain;traced;leaf %.0f\n",
-			 o, t, l);
+		snprintf(text, sizeof(text),
+			 "main;other %.0f\nmain;traced %.0f\nmain;traced;leaf %.0f\n", o, t, l);
 		rep = pg_fx_stacks(run, text);
 		rep->wall_ns = (uint64_t)((l + o + t + 1) * 1e6);
 		rep->cpu_ns = (uint64_t)((l + o + t) * 1e6);
@@ -268,7 +268,8 @@ static void test_code_compared(void **state)
 
 static void test_untraced_pass(void **state)
 {
-	struct pg_run *a = model(50, 40, 10, 3, false, NULL), *b = model(50, 40, 10, 4, false, NULL);
+	struct pg_run *a = model(50, 40, 10, 3, false, NULL);
+	struct pg_run *b = model(50, 40, 10, 4, false, NULL);
 	struct pg_comparison c;
 
 	(void)state;

@@ -274,7 +274,8 @@ static void test_junit_timestamp(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		free(fx->new.meta.start_time);
 		fx->new.meta.start_time = pg_fx_strdup(bad[i]);
-		assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, NULL, fx->xml), 0);
+		assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, NULL,
+							fx->xml), 0);
 		validate(fx->xml);
 		ts = xpath_str(fx->xml, "string(/testsuite/@timestamp)");
 		assert_int_equal(strlen(ts), 19);

@@ -129,7 +129,8 @@ static void test_notable(void **state)
 	assert_non_null(strstr(md, "### :white_check_mark: perfgate: pass\n"));
 	assert_non_null(strstr(md, "1 notable change too small for the run to count"));
 	assert_non_null(strstr(md, "| :white_circle: notable, slower | `once_small` | prog | "
-				   "1.00 us | 3.00 us | +200.0% [+198.0%, +202.0%] | 100 | +0.02% |"));
+				   "1.00 us | 3.00 us | +200.0% [+198.0%, +202.0%] | 100 | "
+				   "+0.02% |"));
 	assert_true(strstr(md, "`faster`") < strstr(md, "`once_small`"));
 	assert_non_null(strstr(md, "less than 0.1% of a repetition's wall time: they do not "
 				   "fail"));
@@ -209,7 +210,8 @@ static void test_annotations(void **state)
 	assert_non_null(strstr(a, "::error file=src/slow.c,line=42,title=perfgate%3A slow_00 "
 				  "+50.0%25 slower per call::slow_00 (prog) per-call self time "
 				  "1.00 us -> 1.50 us, +50.0%25 with 95%25 interval "
-				  "[+48.0%25, +52.0%25], q=0.001; calls per repetition 100 -> 100\n"));
+				  "[+48.0%25, +52.0%25], q=0.001; calls per repetition "
+				  "100 -> 100\n"));
 	assert_non_null(strstr(a, "::error file=rel/x.c,line=7,title=perfgate%3A slow_01"));
 	assert_non_null(strstr(a, "::error title=perfgate%3A slow_02 "));
 	assert_non_null(strstr(a, "::error title=perfgate%3A more regressions::3 more functions "

@@ -74,7 +74,8 @@ static void test_fold_stacks(void **state)
 		"__x64_sys_execve [k];load_elf_binary [k];__mmap_region [k];" PG_PROBE_FRAME);
 	/* a probe firing that optimizes its site (arch_uprobe_optimize) */
 	fold_is("main;asm_exc_int3 [k];irqentry_exit_to_user_mode [k];uprobe_notify_resume [k];"
-		"arch_uprobe_optimize [k];int3_update [k];uprobe_write [k]", "main;" PG_PROBE_FRAME);
+		"arch_uprobe_optimize [k];int3_update [k];uprobe_write [k]",
+		"main;" PG_PROBE_FRAME);
 	/* someone else's BPF program is not ours */
 	fold_is("main;bpf_prog_0123456789abcdef_other [k]",
 		"main;bpf_prog_0123456789abcdef_other [k]");

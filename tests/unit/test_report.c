@@ -125,9 +125,10 @@ static void test_csv(void **state)
 	assert_true(asprintf(&want,
 		"function,binary,calls,total_ns,self_ns,mean_ns,p50_ns,p90_ns,p99_ns,min_ns,max_ns,"
 		"site,raw_total_ns,raw_self_ns,overhead_ns\n"
-		"\"say \"\"hi\"\"\",\"/opt/a,b/lib.so\",1,5000,5000,5000.0,%s,%s,%s,5000,5000,sstep,"
-		"5000,5000,0\n"
-		"\"A::f(int, int)\",/bin/b,1,1000,1000,1000.0,%s,%s,%s,1000,1000,emulated,1000,1000,0\n"
+		"\"say \"\"hi\"\"\",\"/opt/a,b/lib.so\",1,5000,5000,5000.0,%s,%s,%s,5000,5000,"
+		"sstep,5000,5000,0\n"
+		"\"A::f(int, int)\",/bin/b,1,1000,1000,1000.0,%s,%s,%s,1000,1000,emulated,"
+		"1000,1000,0\n"
 		"foo(),/bin/b,5,360,260,72.0,30.0,%s,%s,10,200,nop5,360,260,0\n"
 		"\"two\nlines\",/bin/b,1,7,7,7.0,7.0,7.0,7.0,7,7,unknown,7,7,0\n",
 		quantile(say_r1, 1, 0.5), quantile(say_r1, 1, 0.9), quantile(say_r1, 1, 0.99),
@@ -136,7 +137,8 @@ static void test_csv(void **state)
 	assert_string_equal(out, want);
 	/* percentiles from the merged histograms, within a bucket of the true values */
 	assert_string_equal(quantile(foo_all, 5, 0.5), "30.0");
-	assert_true(atof(quantile(say_r1, 1, 0.5)) >= 4992 && atof(quantile(say_r1, 1, 0.5)) < 5056);
+	assert_true(atof(quantile(say_r1, 1, 0.5)) >= 4992 &&
+		    atof(quantile(say_r1, 1, 0.5)) < 5056);
 	free(out);
 	free(want);
 	pg_run_release(&run);

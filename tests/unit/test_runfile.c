@@ -604,7 +604,8 @@ static const struct corrupt_case corrupt_cases[] = {
 	{ "version 2 without durations", { { "\"version\":1", "\"version\":2" } },
 	  "histogram: \"durations\" is missing" },
 	{ "durations not a string", { { "\"version\":1", "\"version\":2" },
-				      { "\"max_exponent\":41}", "\"max_exponent\":41,\"durations\":5}" } },
+				      { "\"max_exponent\":41}",
+					"\"max_exponent\":41,\"durations\":5}" } },
 	  "histogram: \"durations\" must be a string, not an integer" },
 	{ "durations unknown", { { "\"max_exponent\":41}",
 				   "\"max_exponent\":41,\"durations\":\"cooked\"}" } },
@@ -922,7 +923,8 @@ static void test_unknown_keys_ignored(void **state)
 		{ { "{\"format\":\"perfgate-run\",",
 		    "{\"format\":\"perfgate-run\",\"x_future_calibration\":{\"probe_ns\":[1.5,2]},"
 		    "\"future\":[[[[1]]]]," },
-		  { "\"wall_ns\":1000000,", "\"wall_ns\":1000000,\"x_future_stacks\":[{\"frames\":[0,1],"
+		  { "\"wall_ns\":1000000,",
+		    "\"wall_ns\":1000000,\"x_future_stacks\":[{\"frames\":[0,1],"
 		    "\"count\":3}],\"cpu\":null," } },
 		NULL,
 	};

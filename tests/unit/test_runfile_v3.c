@@ -105,7 +105,8 @@ static void test_decode_bad_rows(void **state)
 		{ "0 3 300 200 90 110 ", "histogram pair 0 is not bucket:count" },
 		{ "0 3 300 200 90 110 90:1 100:2;", "row 1: column \"id\" must be an unsigned" },
 		{ ";0 1 50 50 50 50 50:1", "row 0: column \"id\" must be an unsigned" },
-		{ "0 3 300 200 90 110 90:1 100:1", "row 0: \"hist\" holds 2 calls, \"calls\" is 3" },
+		{ "0 3 300 200 90 110 90:1 100:1",
+		  "row 0: \"hist\" holds 2 calls, \"calls\" is 3" },
 		{ "00 1 50 50 50 50 50:1", "column \"id\" must be an unsigned decimal" },
 		{ "0 01 50 50 50 50 50:1", "column \"calls\" must be" },
 		{ "-0 1 50 50 50 50 50:1", "not '-'" },
@@ -142,8 +143,8 @@ static void test_decode_bad_rows(void **state)
 		print_message("  %s\n", cases[i].rows);
 		assert_int_equal(decode(cases[i].rows, &rep, why, sizeof(why)), -EINVAL);
 		if (!strstr(why, cases[i].expect))
-			fail_msg("\"%s\": expected \"%s\" in \"%s\"", cases[i].rows, cases[i].expect,
-				 why);
+			fail_msg("\"%s\": expected \"%s\" in \"%s\"", cases[i].rows,
+				 cases[i].expect, why);
 		pg_rep_release(&rep);
 	}
 	/* a NUL byte inside the string (json-c keeps it) is refused */
@@ -443,9 +444,11 @@ static void test_v3_file(void **state)
 	/* an unknown column is skipped */
 	assert_int_equal(parse_edited("\"max_ns\"]", "\"max_ns\",\"x_new\"]"), -EINVAL);
 	assert_int_equal(parse_edited("\"max_ns\"],\"repetitions\":[{\"wall_ns\":1000,"
-				      "\"exit_code\":0,\"signal\":0,\"stats\":\"0 3 300 300 90 110 ",
+				      "\"exit_code\":0,\"signal\":0,"
+				      "\"stats\":\"0 3 300 300 90 110 ",
 				      "\"max_ns\",\"x_new\"],\"repetitions\":[{\"wall_ns\":1000,"
-				      "\"exit_code\":0,\"signal\":0,\"stats\":\"0 3 300 300 90 110 "
+				      "\"exit_code\":0,\"signal\":0,"
+				      "\"stats\":\"0 3 300 300 90 110 "
 				      "123456 "), 0);
 	/* a repetition's statistics are the "stats" string, not the older array */
 	assert_int_equal(parse_edited("\"stats\":\"0 3 300 300 90 110 90:1 100:2\"",

@@ -76,8 +76,8 @@ static int teardown(void **state)
 static int choose(struct fixture *f, double pct, uint64_t sampled_wall_ns, bool cut)
 {
 	memset(f->keep, 0xff, sizeof(f->keep));
-	return pg_budget_choose(&f->run, &f->pilot, pct, sampled_wall_ns, cut, NULL, NULL, 0, f->keep,
-				&f->c);
+	return pg_budget_choose(&f->run, &f->pilot, pct, sampled_wall_ns, cut, NULL, NULL, 0,
+				f->keep, &f->c);
 }
 
 /* cmocka's assert_float_equal() compares floats: too coarse for nanoseconds in seconds */
@@ -285,7 +285,8 @@ static void test_many_dropped(void **state)
 		assert_non_null(pg_rep_add_stat(&pilot, i));
 		pilot.stats[i].calls = 1000 * (i + 1);	/* the last is the costliest */
 	}
-	assert_int_equal(pg_budget_choose(&run, &pilot, 0.001, 0, false, NULL, NULL, 0, keep, &c), 20);
+	assert_int_equal(pg_budget_choose(&run, &pilot, 0.001, 0, false, NULL, NULL, 0, keep, &c),
+			 20);
 	assert_int_equal(c.dropped.n, 20);
 	assert_string_equal(pg_names_more(&c.dropped), "; ...");
 	assert_true(!strncmp(c.dropped.s, "function_number_19_with_a_long_name; "
@@ -463,7 +464,8 @@ static void test_sample_hz(void **state)
 	assert_int_equal(pg_budget_sample_hz(1000000000, 2, &n), 649);	/* two busy CPUs */
 	assert_int_equal(n, 1298);
 	assert_int_equal(pg_budget_sample_hz(1000000000, 0, &n), 1299);	/* unknown: one */
-	assert_int_equal(pg_budget_sample_hz(50000000, 0.001, &n), 4999);	/* asleep: the cap */
+	/* asleep: the cap */
+	assert_int_equal(pg_budget_sample_hz(50000000, 0.001, &n), 4999);
 	assert_int_equal(n, 2);
 	/* the floor */
 	assert_int_equal(pg_budget_sample_hz(100000000000ULL, 20, NULL), 49);

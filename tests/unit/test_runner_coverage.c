@@ -198,8 +198,8 @@ static void test_budget_choose_by_samples(void **state)
 		s->calls = calls[i];
 	}
 	/* 5% of 8.1 ms: 405 us, room for main and two of the 200 us ones */
-	assert_int_equal(pg_budget_choose(&f->run, &pilot, 5, 8100000, false, NULL, &f->cov, 0, keep,
-					  &c), 4);
+	assert_int_equal(pg_budget_choose(&f->run, &pilot, 5, 8100000, false, NULL, &f->cov, 0,
+					  keep, &c), 4);
 	assert_true(keep[MAIN] && keep[WORK] && keep[HUF]);
 	assert_string_equal(c.dropped.s, "idle; lit; wrap; wait");
 	assert_true(c.after == 401000);
@@ -307,7 +307,8 @@ static void test_frames_and_leaves(void **state)
 	size_t n;
 
 	assert_int_equal(pg_coverage_frames(&f->cov, &v, &n), 0);
-	assert_int_equal(n, 11);	/* _start main wrap work lit huf memcpy page_fault [k] ... */
+	/* _start main wrap work lit huf memcpy page_fault [k] ... */
+	assert_int_equal(n, 11);
 	assert_true(pg_frames_have(v, n, "_start") && pg_frames_have(v, n, "page_fault [k]"));
 	pg_strv_free(v, n);
 	assert_int_equal(pg_coverage_leaves(&f->cov, 0, &v, &n), 0);

@@ -193,7 +193,10 @@ static void test_speed_medians(void **state)
 		assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
 		assert_true(fabs(sp.shift) < 1e-9);
 		assert_true(sp.applied);
-		/* ... but the changed one is left out, and moves no median: the other five's is 0 */
+		/*
+		 * ... but the changed one is left out, and moves no median: the other five's
+		 * is 0
+		 */
 		assert_int_equal(sp.nrefs, 5);
 		for (int k = 0; k < 10; k++)
 			assert_true(fabs(sp.c[k]) < 1e-12);
@@ -250,7 +253,8 @@ static void test_speed_weighted(void **state)
 	for (int f = 0; f < 5; f++)
 		assert_int_equal(pg_speed_add(&sp, small[f], pairs, 6, 5e4, (uint32_t)(2 + f)), 0);
 	assert_int_equal(pg_speed_finish(&sp, 0.05, 0.02), 0);
-	assert_true(fabs(sp.c[0] - -0.04) < 1e-9);	/* of 0.2 0.2 -0.05 -0.04 -0.06 -0.03 -0.07 */
+	/* of 0.2 0.2 -0.05 -0.04 -0.06 -0.03 -0.07 */
+	assert_true(fabs(sp.c[0] - -0.04) < 1e-9);
 	assert_true(fabs(sp.c[3] - 0.02) < 1e-9);	/* of -0.3 -0.3 0.01 0.02 ... 0.05 */
 	pg_speed_release(&sp);
 }

@@ -370,7 +370,8 @@ static void test_github_annotations(void **state)
 	assert_string_equal(str(e, "end_line"), "5");
 	assert_string_equal(str(e, "title"), "perfgate: f4 regression");
 	assert_string_equal(str(e, "message"),
-			    "f4 (bench): slower +30.0% [+25.0%, +35.0%], 1.00 us -> 1.30 us per call");
+			    "f4 (bench): slower +30.0% [+25.0%, +35.0%], 1.00 us -> 1.30 us per "
+			    "call");
 	e = json_object_array_get_idx(a, 1);
 	assert_string_equal(str(e, "path"), "src/f3.c");
 	assert_string_equal(str(e, "annotation_level"), "warning");
