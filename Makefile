@@ -89,7 +89,7 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 
 .SECONDARY:
 FORCE:
-.PHONY: all deps deps-build deps-demo check check-layers test flaky unit e2e-progs demo clean \
+.PHONY: all deps deps-build deps-demo check check-layers check-style test flaky unit e2e-progs demo clean \
 	bench bench-render realworld fuzz fuzz-build install uninstall dist deb ci-tools
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
@@ -381,7 +381,7 @@ e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp $(BUILD)/progs/exceptio
 	$(BUILD)/progs/nested_nop5 $(BUILD)/progs/dupnames $(BUILD)/progs/hotleaf_new
 
 # the test command (README, .ci/run): install, build, run every test (tests/run.sh runs
-# tests/check-layers.sh too, as e2e/test_layers)
+# tests/check-layers.sh and tests/check-style.sh too, as e2e/test_layers and e2e/test_style)
 check: deps ci-tools
 	$(MAKE) all unit e2e-progs fuzz-build
 	$(TEST_ENV) tests/run.sh
@@ -389,6 +389,11 @@ check: deps ci-tools
 # every #include against the layering (core <- formats, diff <- reporters <- cli; runner)
 check-layers:
 	tests/check-layers.sh
+
+# line length, the SPDX line and no tracker numbers in comments (tests/check-style.sh says
+# which files and how; tests/run.sh runs it too, as e2e/test_style)
+check-style:
+	tests/check-style.sh
 
 test: all unit e2e-progs fuzz-build
 	$(TEST_ENV) tests/run.sh

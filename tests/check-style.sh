@@ -129,8 +129,8 @@ function hash_comment(s, py,    i, n, c, q, t) {
 function tracker(t,    m) {
 	t = " " tolower(t) " "
 	if (match(t, /[^a-z0-9_](issue|ticket|task|bug)s? ?#?[0-9]+[^a-z0-9_]/) ||
-	    match(t, /[ \t(\[,;]#[0-9]+[^a-z0-9_]/) ||
 	    match(t, /[^a-z0-9_]sessions? #[0-9]+[^a-z0-9_]/) ||
+	    match(t, /[ \t(\[,;]#[0-9]+[^a-z0-9_]/) ||
 	    match(t, /\(sessions? [0-9]+\)/)) {
 		m = substr(t, RSTART + 1, RLENGTH - 2)
 		sub(/^[ \t(\[,;]+/, "", m)
