@@ -64,7 +64,7 @@ static int points(struct pg_hstore *store, const struct pg_hmatrix *m, size_t o,
 		if (err)
 			return err;
 		p->lo = p->hi = NAN;
-		if (n && pg_median_interval(vals, n, 0.05, &p->lo, &p->hi))
+		if (n && pg_median_interval(vals, n, PG_MEDIAN_INTERVAL_ALPHA, &p->lo, &p->hi))
 			err = -ENOMEM;
 		free(vals);
 		if (err)
@@ -86,7 +86,7 @@ static int panel(struct pg_hstore *store, const struct pg_hmatrix *m, size_t o,
 	size_t ncps = 0;
 	int err = x ? points(store, m, o, pn, x) : -ENOMEM;
 
-	if (!err && pn->t.n >= 4)
+	if (!err && pn->t.n >= PG_CP_MIN_POINTS)
 		err = pg_changepoints(x, pn->t.n, cpo, &cps, &ncps);
 	pn->c = calloc(ncps + 1, sizeof(*pn->c));
 	if (!err && !pn->c)

@@ -45,6 +45,12 @@ struct pg_cp_opts {
 
 #define PG_CP_OPTS_DEFAULT { 50, 0.01, 999, 3, 0.0, 1 }
 
+/*
+ * The fewest sessions in which a series is searched for change points (history changes and
+ * check's baseline, history plot): with fewer, none is looked for.
+ */
+#define PG_CP_MIN_POINTS 4
+
 /* One change point: the level changed between x[index - 1] and x[index]. */
 struct pg_cp {
 	size_t index;		/* first session of the new level, 1 <= index < n */

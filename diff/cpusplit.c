@@ -81,10 +81,10 @@ int pg_cpusplit(struct pg_fcmp *f, const struct pg_run *base, const uint32_t *bi
 	return 0;
 }
 
-/* Is @x under a tenth of |x| + |y|? */
+/* Is @x at most PG_SPLIT_MINOR (a tenth) of |x| + |y|? */
 static bool minor(double x, double y)
 {
-	return fabs(x) <= 0.1 * (fabs(x) + fabs(y));
+	return fabs(x) <= PG_SPLIT_MINOR * (fabs(x) + fabs(y));
 }
 
 const char *pg_cpusplit_words(const struct pg_fcmp *f, char *buf, size_t size)

@@ -24,6 +24,13 @@
 #include "../core/run.h"
 
 /*
+ * The words of a change's split (pg_cpusplit_words()): a part is "all of it" when the other is
+ * at most this share of the two together (|x| <= 0.1 (|x| + |y|)), and of the off-CPU part
+ * only the kind (blocked, waiting for a CPU) that is not that small is named.
+ */
+#define PG_SPLIT_MINOR 0.1
+
+/*
  * Set f->change_cpu, change_offcpu and change_runq from the functions @bids[0..nb) of @base
  * and @nids[0..nn) of @new (their calls and times add up per repetition), compensated with
  * @calib, for @metric (self or total). Leaves them NAN when either run lacks off-CPU time,

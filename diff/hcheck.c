@@ -115,7 +115,8 @@ static int fill(struct pg_fcmp *f, const struct pg_hfunc *h, const struct pg_com
 	f->base_calls = h->nsessions ? h->base_calls : 0;
 	f->new_calls = h->nreps ? h->new_calls : 0;
 	f->calls_changed = h->nsessions && h->nreps &&
-			   fabs(f->new_calls - f->base_calls) > 1e-3 * f->base_calls;
+			   fabs(f->new_calls - f->base_calls) >
+			   PG_HCHECK_CALLS_CHANGED * f->base_calls;
 	if (!h->nsessions || !h->nreps) {
 		f->verdict = h->nreps ? PG_VERDICT_ADDED : PG_VERDICT_REMOVED;
 		if (h->nsessions)

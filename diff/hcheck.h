@@ -27,6 +27,12 @@
 #include "../core/comparison.h"
 
 #define PG_HCHECK_MIN_SESSIONS 3
+/*
+ * A function's calls per repetition changed (f->calls_changed) when the new session's differ
+ * from the stored sessions' by more than this share of theirs (0.1%): their mean is of medians,
+ * so equal counts may differ in the last digits, where compare's two means are exact.
+ */
+#define PG_HCHECK_CALLS_CHANGED 1e-3
 
 /* One function (or the wall time) as history check sees it; the caller owns everything. */
 struct pg_hfunc {
@@ -78,5 +84,11 @@ int pg_history_compare(const struct pg_hinput *in, const struct pg_compare_opts 
  * 0 or -ENOMEM.
  */
 int pg_median_interval(const double *v, size_t n, double alpha, double *lo, double *hi);
+
+/*
+ * The alpha of the interval of a session's median that perfgate history plot draws and the
+ * point table stores (history/point.h): a 95% interval.
+ */
+#define PG_MEDIAN_INTERVAL_ALPHA 0.05
 
 #endif

@@ -360,8 +360,6 @@ int pg_keep_decided(struct pg_comparison *out, const struct pg_comparison *prev)
 	return 0;
 }
 
-#define PG_EXTEND_IMPACT 10
-
 bool pg_comparison_undecided(const struct pg_comparison *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
@@ -380,11 +378,12 @@ bool pg_comparison_undecided(const struct pg_comparison *c)
 		if (all && (k == PG_CAUSE_REPS || k == PG_CAUSE_WIDE))
 			return true;
 		/* ...and for a sampled function estimated slower beyond the minimum effect by
-		 * enough to move the run (PG_EXTEND_IMPACT times the impact rule's bar): a leaf of
-		 * 10% of the run at +7% [-8%, +25%] after 10 pairs */
+		 * enough to move the run (PG_EXTEND_IMPACT times the impact rule's bar, and at
+		 * least times the paired default PG_MIN_IMPACT_PAIRED when the bar is lower): a
+		 * leaf of 10% of the run at +7% [-8%, +25%] after 10 pairs */
 		if (f->origin == PG_ORIGIN_SAMPLED && k == PG_CAUSE_WIDE &&
 		    f->change > c->opts.min_effect &&
-		    f->impact >= PG_EXTEND_IMPACT * fmax(c->opts.min_impact, 0.0005))
+		    f->impact >= PG_EXTEND_IMPACT * fmax(c->opts.min_impact, PG_MIN_IMPACT_PAIRED))
 			return true;
 	}
 	return false;

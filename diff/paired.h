@@ -57,6 +57,13 @@
 /* rho of the power family of alpha spending (2: the later looks, with more pairs, get more) */
 #define PG_SPEND_RHO 2.0
 
+/*
+ * More pairs for a sampled function only too wide to decide (pg_comparison_undecided()) when
+ * its estimated slowdown moves the run by this many times the impact rule's bar
+ * (max(min_impact, PG_MIN_IMPACT_PAIRED)): a leaf of 10% of the run at +7% after 10 pairs.
+ */
+#define PG_EXTEND_IMPACT 10
+
 /* Are @base and @new the two sides of one perfgate ab session (see the top)? *@swapped (may be
  * NULL) is set when @base is the session's new side and @new its base side. */
 bool pg_runs_paired(const struct pg_run *base, const struct pg_run *new, bool *swapped);

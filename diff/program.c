@@ -143,7 +143,8 @@ void pg_program_explain(struct pg_comparison *c, const bool *inside)
 
 		/* a change of under 0.1% of the program's CPU time explains nothing of it */
 		if (f->origin == PG_ORIGIN_PROGRAM || !pg_change_counts(f) || isnan(f->impact_ns) ||
-		    fabs(f->impact_ns) < 0.001 * prog->base_ns || (inside && inside[i]))
+		    fabs(f->impact_ns) < PG_EXPLAIN_MIN_SHARE * prog->base_ns ||
+		    (inside && inside[i]))
 			continue;
 		idx[n++] = i;
 		sum += f->impact_ns;

@@ -24,6 +24,12 @@
 #include "verdict.h"
 
 /*
+ * What explains the program's change (pg_explain_program()): a function whose change of time
+ * a repetition is under this share of the program's CPU time a repetition (0.1%) is left out.
+ */
+#define PG_EXPLAIN_MIN_SHARE 0.001
+
+/*
  * Append the whole program's entries to out->f (source PG_ORIGIN_PROGRAM): its CPU time a
  * repetition, when both runs measured it, and its wall time; tested into @fam, never corrected
  * for the machine's speed. Not tested (PG_CAUSE_ONE_SIDE) when @sets_differ: the two runs'

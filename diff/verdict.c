@@ -375,7 +375,8 @@ void pg_calls_words(struct pg_fcmp *f)
 
 /*
  * When the runs traced different sets of functions: does @f make a different number of traced
- * calls per call inside its measured time on the two sides (by more than 5%)? Then its time
+ * calls per call inside its measured time on the two sides (by more than 5%,
+ * PG_CALLEES_DIFFER)? Then its time
  * holds, on one side, callees the other side timed apart, or the other way round, and it is
  * not judged. (The code may also have changed its calls: it is not judged either way.)
  */
@@ -384,7 +385,7 @@ bool pg_callees_differ(struct pg_fcmp *f, const struct pg_sample *b, double cb,
 {
 	double kb = cb > 0 ? b->callees / cb : 0, kn = cn > 0 ? n->callees / cn : 0;
 
-	if (fabs(kb - kn) <= 0.05 * fmax(kb, kn))
+	if (fabs(kb - kn) <= PG_CALLEES_DIFFER * fmax(kb, kn))
 		return false;
 	f->cause = PG_CAUSE_CALLEES;
 	snprintf(f->reason, sizeof(f->reason),

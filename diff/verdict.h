@@ -60,6 +60,14 @@ double pg_tail_index(const struct pg_sample *b, const struct pg_sample *n);
 #define PG_TAIL_MARGIN 1.25
 
 /*
+ * When the runs traced different sets of functions, a function whose traced calls per call
+ * differ between the sides by more than this share of the larger (5%) is not judged
+ * (pg_callees_differ(), PG_CAUSE_CALLEES): its time holds callees on one side that the other
+ * timed apart.
+ */
+#define PG_CALLEES_DIFFER 0.05
+
+/*
  * @f, tested (pg_analyse() returned 1) on its self time, whose self samples had the tail index
  * @tail_self: when its on-CPU samples @b and @n (PG_METRIC_CPU) have one PG_TAIL_MARGIN times
  * smaller, and can be tested, judge it on them (f->by_cpu): its medians, change, interval and

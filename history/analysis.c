@@ -18,8 +18,6 @@
 #include "../diff/repvalues.h"
 #include "analysis.h"
 
-/* Sessions with fewer values have no change points */
-#define MIN_POINTS 4
 #define MAX_THREADS 8
 
 void pg_hmatrix_release(struct pg_hmatrix *m)
@@ -252,7 +250,7 @@ static int scan_object(struct scan *sc, size_t obj, double *x, size_t *at, struc
 	if (sc->glob && fnmatch(sc->glob, ob->display, 0) && fnmatch(sc->glob, ob->name, 0))
 		return 0;
 	k = row_values(m, obj, 0, m->nsessions, x, at);
-	if (k < MIN_POINTS)
+	if (k < PG_CP_MIN_POINTS)
 		return 0;
 	np = prev_weak(sc, obj, at, k, w, &n0);
 	err = pg_changepoints_resume(x, k, sc->o, w, np, n0, nw ? &nw->cp : NULL,
@@ -375,7 +373,7 @@ static int baseline(const struct pg_hmatrix *m, const struct pg_hmatrix *calls, 
 	b->sessions = x;
 	b->at = at;
 	k = err || row < 0 ? 0 : row_values(m, (size_t)row, 0, m->nsessions, x, at);
-	if (!err && k >= MIN_POINTS)
+	if (!err && k >= PG_CP_MIN_POINTS)
 		err = pg_changepoints(x, k, cpo, &cps, &ncps);
 	if (ncps)
 		from = cps[ncps - 1].index;

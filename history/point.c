@@ -27,7 +27,7 @@ int pg_hpoint_set(struct pg_hpoint *p, int metric, const double *v, size_t n, ui
 		return 0;
 	}
 	x[0] = pg_median(v, n);
-	if (isnan(x[0]) || pg_median_interval(v, n, 0.05, &x[1], &x[2]))
+	if (isnan(x[0]) || pg_median_interval(v, n, PG_MEDIAN_INTERVAL_ALPHA, &x[1], &x[2]))
 		return -ENOMEM;
 	return 0;
 }
