@@ -15,11 +15,11 @@
  * correction left out as changed by themselves count too: a function that moved by its own
  * variation beyond the minimum effect is one of them, and leaving them out would keep the
  * null's tail out of its estimate. Its scale is 1.4826 times their median absolute value (a
- * normal variation's standard deviation, robust while fewer than half really changed), raised to its upper 95% confidence
- * bound for the n functions it came from (chi-square with n - 1 degrees of freedom, by
- * Wilson and Hilferty; 1.8x the estimate from 8 functions, 1.1x from 600), so that a comparison
- * with few functions widens more. Every function
- * judged in such a comparison then
+ * normal variation's standard deviation, robust while fewer than half really changed),
+ * raised to its upper 95% confidence bound for the n functions it came from (chi-square with
+ * n - 1 degrees of freedom, by Wilson and Hilferty; 1.8x the estimate from 8 functions, 1.1x
+ * from 600), so that a comparison with few functions widens more. Every function judged in
+ * such a comparison then
  *  - has its interval widened on the log scale: each side's half-width h becomes
  *    sqrt(h^2 + (z * sigma)^2), z the normal quantile of the interval's confidence;
  *  - has its p raised to at least the null's: the probability of a shift as large as its

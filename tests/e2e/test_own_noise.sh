@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Two recordings judged against their own noise (diff/rnull.h): tests/progs/own_noise's twelve
 # functions each move between recordings on their own (OWN_NOISE_SEED draws each one's factor
 # within +-8%, the same in every repetition of a recording, so the rank test over one

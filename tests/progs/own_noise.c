@@ -45,7 +45,8 @@ int main(int argc, char **argv)
 	double range = (pct ? strtod(pct, NULL) : 8) / 100;
 
 	for (int i = 0; i < NWORK; i++)
-		own[i] = 1 + (seed ? range * (2 * (splitmix(&s) >> 11) / 9007199254740992.0 - 1) : 0);
+		own[i] = 1 + (seed ? range * (2 * (splitmix(&s) >> 11) / 9007199254740992.0 - 1) :
+			      0);
 	if (argc > 1)
 		own[0] *= 1 + strtod(argv[1], NULL) / 100;
 	for (unsigned long i = 0; i < 10; i++)
