@@ -171,8 +171,8 @@ struct pg_fcmp {
 	 */
 	uint64_t samples;
 	char *binary;		/* basename of the ELF file; for a sampled function its object,
-				 * "lib (program)" for a shared one, "" when unknown (diff/sampled.h);
-				 * PG_PROGRAM_BINARY for the whole program */
+				 * "lib (program)" for a shared one, "" when unknown
+				 * (diff/sampled.h); PG_PROGRAM_BINARY for the whole program */
 	char *name;		/* symbol name; the frame name of a sampled function;
 				 * PG_PROGRAM_CPU or PG_PROGRAM_WALL */
 	char *display;		/* demangled name (or name) */

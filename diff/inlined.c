@@ -197,7 +197,8 @@ static int explain_one(struct pg_fcmp *f, const struct pg_run *base, const struc
 			pg_append(f->explain, sizeof(f->explain),
 				  "%sof which %.*s inlined: %+.1f%% (%.0f%% of its samples)", sep,
 				  (int)(x->len - strlen(PG_INLINED_MARK)), x->s,
-				  100 * (mn / mb - 1), 100.0 * (double)x->tot[1] / (double)t.all[1]);
+				  100 * (mn / mb - 1),
+				  100.0 * (double)x->tot[1] / (double)t.all[1]);
 	}
 	xins_release(&t);
 	return err;

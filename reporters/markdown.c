@@ -145,8 +145,8 @@ static void md_heading(FILE *out, const struct pg_comparison *c)
 	case PG_OVERALL_PASS:
 		pg_fmt_compared(what, sizeof(what), count_benches(c, PG_VERDICT_COUNT),
 				nfun - count_benches(c, PG_VERDICT_COUNT));
-		fprintf(out, "### :white_check_mark: perfgate: pass\n\nNo regression in %s compared "
-			"(%zu unchanged, %zu improved, ", what,
+		fprintf(out, "### :white_check_mark: perfgate: pass\n\nNo regression in %s "
+			"compared (%zu unchanged, %zu improved, ", what,
 			count_verdict(c, PG_VERDICT_UNCHANGED, false),
 			count_verdict(c, PG_VERDICT_IMPROVEMENT, false));
 		if (c->nnotable)
@@ -160,7 +160,8 @@ static void md_heading(FILE *out, const struct pg_comparison *c)
 		fprintf(out, "### :x: perfgate: regression%s\n\n", what);
 		md_slower(out, c);
 		if (c->opts.min_impact > 0)
-			fprintf(out, ", by at least %g%% of a repetition", c->opts.min_impact * 100);
+			fprintf(out, ", by at least %g%% of a repetition",
+				c->opts.min_impact * 100);
 		fputs(".\n", out);
 		break;
 	case PG_OVERALL_INCONCLUSIVE:
@@ -200,15 +201,15 @@ static void md_context(FILE *out, const struct pg_comparison *c, const struct pg
 	md_side(out, "Base", base, c->base_reps);
 	fputs(", ", out);
 	md_side(out, "new", new, c->new_reps);
-	fprintf(out, "; %s time per call, alpha %g, minimum effect %.1f%%", pg_metric_name(c->opts.metric),
-		c->opts.alpha, c->opts.min_effect * 100);
+	fprintf(out, "; %s time per call, alpha %g, minimum effect %.1f%%",
+		pg_metric_name(c->opts.metric), c->opts.alpha, c->opts.min_effect * 100);
 	if (c->paired)
 		fprintf(out, "; paired (%zu pair%s of one interleaved session%s)", c->npairs,
 			pg_plural(c->npairs),
 			c->speed_applied ? ", each corrected for the machine's speed" : "");
 	else if (c->speed_applied && c->speed_runs)
-		fprintf(out, "; functions corrected for the machine's speed between the runs (%+.1f%%)",
-			100 * c->speed_shift);
+		fprintf(out, "; functions corrected for the machine's speed between the runs "
+			"(%+.1f%%)", 100 * c->speed_shift);
 	else if (c->speed_applied)
 		fputs("; each session corrected for the machine's speed", out);
 	if (cmd && *cmd) {
@@ -225,7 +226,8 @@ static void md_row(FILE *out, const struct pg_comparison *c, const struct pg_fcm
 
 	fprintf(out, "| %s | ", f->verdict == PG_VERDICT_REGRESSION ? ":red_circle: regression" :
 		f->verdict == PG_VERDICT_IMPROVEMENT ? ":green_circle: improvement" :
-		f->change > 0 ? ":white_circle: notable, slower" : ":white_circle: notable, faster");
+		f->change > 0 ? ":white_circle: notable, slower" :
+		":white_circle: notable, faster");
 	md_code(out, fn_name(f), NAME_MAX_LEN);
 	if (f->src_file && f->src_line) {
 		char loc[PG_FMT_LEN + 16];
@@ -328,8 +330,8 @@ static void md_table(FILE *out, const struct pg_comparison *c, size_t top)
 		fputs(" (see the JUnit report or the full JSON result).\n", out);
 	}
 	if (c->nnotable)
-		fprintf(out, "\nNotable changes are significant per call but change the run by less "
-			"than %g%% of a repetition's wall time: they do not fail.\n",
+		fprintf(out, "\nNotable changes are significant per call but change the run by "
+			"less than %g%% of a repetition's wall time: they do not fail.\n",
 			100 * c->opts.min_impact);
 }
 
@@ -471,7 +473,8 @@ static char *gh_call_message(const struct pg_comparison *c, const struct pg_fcmp
 	char *msg = NULL;
 
 	if (asprintf(&msg, "%s (%s) per-call %s time %s -> %s, %s with %g%% interval %s, q=%.2g; "
-		     "calls per repetition %s -> %s", name, f->binary, pg_metric_name(c->opts.metric),
+		     "calls per repetition %s -> %s", name, f->binary,
+		     pg_metric_name(c->opts.metric),
 		     pg_fmt_ns(a, sizeof(a), f->base_ns), pg_fmt_ns(b, sizeof(b), f->new_ns),
 		     pg_fmt_pct(ch, sizeof(ch), f->change), 100 * (1 - c->opts.alpha),
 		     pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi), f->q,

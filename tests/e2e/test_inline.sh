@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sampled time belongs to the function whose machine code holds it: tests/progs/inline_mix has
 # a static inline mix() that gcc -O2 inlines into leaf() (~20% of the run), sixteen spread_N()
 # (~20% together) and outer() (the rest). perfgate ab of the base against leaf's call doing 15%

@@ -36,8 +36,9 @@ __attribute__((noinline)) uint64_t outer(uint64_t x) { return mix(ROUNDS, x) + 3
 int main(int argc, char **argv)
 {
 	uint64_t (*spread[])(uint64_t) = {
-		spread_0, spread_1, spread_2, spread_3, spread_4, spread_5, spread_6, spread_7,
-		spread_8, spread_9, spread_10, spread_11, spread_12, spread_13, spread_14, spread_15,
+		spread_0, spread_1, spread_2, spread_3, spread_4, spread_5, spread_6,
+		spread_7, spread_8, spread_9, spread_10, spread_11, spread_12, spread_13,
+		spread_14, spread_15,
 	};
 	uint64_t x = 1;
 
