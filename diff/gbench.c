@@ -334,14 +334,20 @@ static void attribute(const struct pg_run *base, const struct pg_run *new,
 	}
 }
 
-/* The benchmarks first, each part in the order it had */
+/* The benchmarks first, each part in the order it had (no copy when they lead already, as
+ * when there are none) */
 static int lead(struct pg_comparison *out)
 {
 	struct pg_fcmp *v;
-	size_t k = 0;
+	size_t k = 0, first = 0;
 
-	if (!out->n)
+	while (first < out->n && pg_gb_is_bench(&out->f[first]))
+		first++;
+	for (k = first; k < out->n && !pg_gb_is_bench(&out->f[k]); k++)
+		;
+	if (k == out->n)
 		return 0;
+	k = 0;
 	v = malloc(out->n * sizeof(*v));
 	if (!v)
 		return -ENOMEM;

@@ -10,32 +10,19 @@
 #include "changepoint.h"
 #include "hspeed.h"
 #include "repvalues.h"
+#include "speedlib.h"
 #include "stats.h"
 
-/* one reference's deviation in one session */
-struct dev {
-	double r, w;
-	size_t ref;
-};
-
-/* The references' deviations by session: session s's, sorted by r, at e[off[s]..off[s + 1]),
- * with their cumulative weights cw[off[s] + s + i] (i = 0..count, one more than entries). */
+/* The references' deviations by session: session s's at e[off[s]..off[s + 1]), sorted by
+ * value (group: the session, owner: the reference), with their running weights. */
 struct table {
 	size_t S;		/* sessions, the new one included */
 	size_t nrefs;
 	size_t *ref_of;		/* per function: its reference, or SIZE_MAX */
 	size_t *off;
-	struct dev *e;
-	double *cw;
+	struct pg_wmed_item *e;
 	size_t *pos;		/* pos[ref * S + s]: its entry in session s, or SIZE_MAX */
 };
-
-static int by_r(const void *a, const void *b)
-{
-	double x = ((const struct dev *)a)->r, y = ((const struct dev *)b)->r;
-
-	return x < y ? -1 : x > y;
-}
 
 static bool is_ref(const struct pg_hfunc *h, size_t min_reps)
 {
@@ -69,80 +56,47 @@ static int collect(struct table *t, const struct pg_hfunc *f, size_t n, size_t m
 		if (!is_ref(h, min_reps))
 			continue;
 		m = mean_log(h->sessions, h->nsessions);
-		w = sqrt(exp(m) * (h->base_calls > 1 ? h->base_calls : 1));
+		w = pg_speed_weight(exp(m) * (h->base_calls > 1 ? h->base_calls : 1));
 		for (size_t i = 0; i < h->nsessions; i++)
-			t->e[k++] = (struct dev){ log(h->sessions[i]) - m, w, h->at[i] };
-		t->e[k++] = (struct dev){ log(pg_median(h->reps, h->nreps)) - m, w, t->S - 1 };
+			t->e[k++] = (struct pg_wmed_item){ .v = log(h->sessions[i]) - m, .w = w,
+							   .group = (uint32_t)h->at[i],
+							   .owner = (uint32_t)t->nrefs };
+		t->e[k++] = (struct pg_wmed_item){ .v = log(pg_median(h->reps, h->nreps)) - m,
+						   .w = w, .group = (uint32_t)(t->S - 1),
+						   .owner = (uint32_t)t->nrefs };
 		t->ref_of[g] = t->nrefs++;
 	}
 	return (int)k;
 }
 
-/* Sort the deviations by session, then by r; the cumulative weights and positions. */
+/* Sort the deviations by session, then by value; where each session starts, and each
+ * reference's position in it. */
 static void arrange(struct table *t, size_t ne)
 {
-	struct dev *tmp = t->e + ne;	/* the second half of e[] */
-	size_t *fill = t->pos;		/* borrowed before positions are written */
-
-	memset(t->off, 0, (t->S + 1) * sizeof(*t->off));
-	for (size_t i = 0; i < ne; i++)
-		t->off[t->e[i].ref + 1]++;	/* .ref holds the session until sorted */
-	for (size_t s = 0; s < t->S; s++)
-		t->off[s + 1] += t->off[s];
-	memcpy(fill, t->off, t->S * sizeof(*fill));
-	for (size_t i = 0, r = 0; i < ne; i++) {
-		size_t s = t->e[i].ref;
-
-		/* the entries of a reference come in a run: its sessions, then the new one */
-		tmp[fill[s]++] = (struct dev){ t->e[i].r, t->e[i].w, r };
-		r += s == t->S - 1;
-	}
-	memcpy(t->e, tmp, ne * sizeof(*tmp));
+	pg_wmed_sort(t->e, ne);
 	for (size_t i = 0; i < t->nrefs * t->S; i++)
 		t->pos[i] = SIZE_MAX;
-	for (size_t s = 0; s < t->S; s++) {
-		size_t a = t->off[s], b = t->off[s + 1];
-
-		qsort(t->e + a, b - a, sizeof(*t->e), by_r);
-		t->cw[a + s] = 0;
-		for (size_t i = a; i < b; i++) {
-			t->cw[i + s + 1] = t->cw[i + s] + t->e[i].w;
-			t->pos[t->e[i].ref * t->S + s] = i - a;
-		}
+	for (size_t s = 0, i = 0; s < t->S; s++) {
+		t->off[s] = i;
+		for (; i < ne && t->e[i].group == s; i++)
+			t->pos[t->e[i].owner * t->S + s] = i - t->off[s];
 	}
+	t->off[t->S] = ne;
 }
 
 /*
- * The weighted median of session @s's deviations without reference @ref's (SIZE_MAX: all),
- * in *@c: the first r at which the weights reach half their sum (the mean of it and the next
- * when they reach it exactly). -ENOENT when fewer than PG_SPEED_MIN_REFS are left.
+ * The weighted median (diff/speedlib.h) of session @s's deviations without reference @ref's
+ * (SIZE_MAX: all), in *@c. -ENOENT when fewer than PG_SPEED_MIN_REFS are left.
  */
 static int wmedian(const struct table *t, size_t s, size_t ref, double *c)
 {
-	const struct dev *e = t->e + t->off[s];
-	const double *cw = t->cw + t->off[s] + s;
 	size_t n = t->off[s + 1] - t->off[s], skip = ref == SIZE_MAX ? n : t->pos[ref * t->S + s];
-	double wskip = skip < n ? e[skip].w : 0, half = (cw[n] - wskip) / 2;
-	size_t lo = 0, hi = n - 1;
 
+	if (skip > n)
+		skip = n;
 	if (n - (skip < n) < PG_SPEED_MIN_REFS)
 		return -ENOENT;
-	/* the weight of e[0..i] without the skipped one grows with i */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (cw[mid + 1] - (skip <= mid ? wskip : 0) >= half)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	*c = e[lo].r;
-	if (fabs(cw[lo + 1] - (skip <= lo ? wskip : 0) - half) <= 1e-12 * cw[n]) {
-		size_t next = lo + 1 + (lo + 1 == skip);
-
-		if (next < n)
-			*c = (e[lo].r + e[next].r) / 2;
-	}
+	*c = pg_wmed(t->e + t->off[s], n, skip);
 	return 0;
 }
 
@@ -228,7 +182,7 @@ static int correct(const struct table *t, const struct pg_hfunc *h, size_t ref, 
 			sxx += (c[i] - mc) * (c[i] - mc);
 		}
 	}
-	beta = sxx > 0 ? fmin(1, fmax(0, sxy / sxx)) : 0;
+	beta = pg_speed_beta(sxy, sxx, 1, 0);
 	if (!(beta > 0)) {
 		free(c);
 		return 0;
@@ -252,10 +206,9 @@ static int table_alloc(struct table *t, const struct pg_hfunc *f, size_t n, size
 		ne += f[g].at ? f[g].nsessions + 1 : 0;
 	t->ref_of = malloc((n + 1) * sizeof(*t->ref_of));
 	t->off = malloc((t->S + 1) * sizeof(*t->off));
-	t->e = malloc((2 * ne + 1) * sizeof(*t->e));
-	t->cw = malloc((ne + t->S + 1) * sizeof(*t->cw));
+	t->e = malloc((ne + 1) * sizeof(*t->e));
 	t->pos = malloc((n * t->S + t->S + 1) * sizeof(*t->pos));
-	return t->ref_of && t->off && t->e && t->cw && t->pos ? 0 : -ENOMEM;
+	return t->ref_of && t->off && t->e && t->pos ? 0 : -ENOMEM;
 }
 
 static void table_free(struct table *t)
@@ -263,7 +216,6 @@ static void table_free(struct table *t)
 	free(t->ref_of);
 	free(t->off);
 	free(t->e);
-	free(t->cw);
 	free(t->pos);
 }
 

@@ -2,10 +2,13 @@
 /*
  * diff/rspeed.c - the machine's speed between two recordings (method: rspeed.h).
  *
- * Every median here is a weighted median with at most one value left out, asked once per
- * function (and per repetition): struct pg_rspeed_wmed keeps the values sorted with their
- * running weights, and a binary search answers each question in O(log n), so that comparisons
- * of thousands of functions stay near linear.
+ * Every median here is a weighted median with at most one value left out (diff/speedlib.h).
+ * The shift's is asked once per function: a binary search over the kept references' sorted
+ * shifts. A repetition's speed is asked once per reference and repetition: pg_rspeed_finish()
+ * goes through the repetitions one at a time, sorts each one's values once, and adds each
+ * reference's term of its slope to two sums; only the sums stay, with the speed of each
+ * repetition for the functions that are no reference. Comparisons of thousands of functions
+ * stay near linear in time, and hold one repetition's values at a time.
  */
 #include "rspeed.h"
 
@@ -15,86 +18,6 @@
 #include <string.h>
 
 #include "../core/alloc.h"
-
-/* Values sorted, each with its weight, the running sum of weights, and its reference. */
-struct pg_rspeed_wmed {
-	size_t n;
-	double *v, *cum;	/* cum[i]: the weights of v[0..i] */
-	uint32_t *ref;		/* the reference (index into pg_rspeed.ref) of v[i] */
-	size_t *pos;		/* per reference: its index in v, or SIZE_MAX */
-};
-
-struct wm_item {
-	double v, w;
-	uint32_t ref;
-};
-
-static int cmp_item(const void *pa, const void *pb)
-{
-	const struct wm_item *a = pa, *b = pb;
-
-	if (a->v != b->v)
-		return a->v < b->v ? -1 : 1;
-	return (a->ref > b->ref) - (a->ref < b->ref);
-}
-
-static void wmed_release(struct pg_rspeed_wmed *m)
-{
-	free(m->v);
-	free(m->cum);
-	free(m->ref);
-	free(m->pos);
-	memset(m, 0, sizeof(*m));
-}
-
-/* @m from it[0..n) (sorted here) among @nrefs references. 0 or -ENOMEM. */
-static int wmed_build(struct pg_rspeed_wmed *m, struct wm_item *it, size_t n, size_t nrefs)
-{
-	double sum = 0;
-
-	m->n = n;
-	m->v = malloc((n ? n : 1) * sizeof(*m->v));
-	m->cum = malloc((n ? n : 1) * sizeof(*m->cum));
-	m->ref = malloc((n ? n : 1) * sizeof(*m->ref));
-	m->pos = malloc((nrefs ? nrefs : 1) * sizeof(*m->pos));
-	if (!m->v || !m->cum || !m->ref || !m->pos)
-		return -ENOMEM;
-	qsort(it, n, sizeof(*it), cmp_item);
-	for (size_t r = 0; r < nrefs; r++)
-		m->pos[r] = SIZE_MAX;
-	for (size_t i = 0; i < n; i++) {
-		sum += it[i].w;
-		m->v[i] = it[i].v;
-		m->cum[i] = sum;
-		m->ref[i] = it[i].ref;
-		m->pos[it[i].ref] = i;
-	}
-	return 0;
-}
-
-/* The weighted median of @m without reference @skip's value (any other: none left out): the
- * first value at which the running weights, less @skip's, reach half of theirs. They never
- * grow at @skip's own slot, so that is never the first. NAN when no value is left. */
-static double wmed_of(const struct pg_rspeed_wmed *m, size_t skip)
-{
-	size_t k = skip < SIZE_MAX ? m->pos[skip] : SIZE_MAX, lo = 0, hi;
-	double wk, half;
-
-	if (!m->n || (m->n == 1 && k == 0))
-		return NAN;
-	wk = k == SIZE_MAX ? 0 : m->cum[k] - (k ? m->cum[k - 1] : 0);
-	half = (m->cum[m->n - 1] - wk) / 2;
-	hi = m->n - 1;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->cum[mid] - (k != SIZE_MAX && mid >= k ? wk : 0) >= half)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return m->v[lo];
-}
 
 int pg_rspeed_add(struct pg_rspeed *s, uint32_t id, const double *lb, const uint32_t *tb,
 		  size_t nb, const double *ln, const uint32_t *tn, size_t nn, double time_ns)
@@ -121,7 +44,7 @@ int pg_rspeed_add(struct pg_rspeed *s, uint32_t id, const double *lb, const uint
 	r->n[0] = nb;
 	r->n[1] = nn;
 	r->id = id;
-	r->w = sqrt(time_ns > 1 ? time_ns : 1);
+	r->w = pg_speed_weight(time_ns);
 	for (int side = 0; side < 2; side++)
 		for (size_t i = 0; i < r->n[side]; i++)
 			s->ntags[side] = r->t[side][i] + 1 > s->ntags[side] ? r->t[side][i] + 1 :
@@ -129,22 +52,26 @@ int pg_rspeed_add(struct pg_rspeed *s, uint32_t id, const double *lb, const uint
 	return 0;
 }
 
+/* Free @r's copies of its logs (they are no longer needed once its slope is learnt). */
+static void free_logs(struct pg_rspeed_ref *r)
+{
+	for (int side = 0; side < 2; side++) {
+		free(r->l[side]);
+		free(r->t[side]);
+		r->l[side] = NULL;
+		r->t[side] = NULL;
+	}
+}
+
 void pg_rspeed_release(struct pg_rspeed *s)
 {
 	for (size_t i = 0; i < s->nrefs; i++)
-		for (int side = 0; side < 2; side++) {
-			free(s->ref[i].l[side]);
-			free(s->ref[i].t[side]);
-		}
+		free_logs(&s->ref[i]);
 	free(s->ref);
-	if (s->shifts)
-		wmed_release(s->shifts);
 	free(s->shifts);
-	for (int side = 0; side < 2; side++) {
-		for (size_t t = 0; s->reps[side] && t < s->ntags[side]; t++)
-			wmed_release(&s->reps[side][t]);
-		free(s->reps[side]);
-	}
+	free(s->at);
+	free(s->speed[0]);
+	free(s->speed[1]);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -157,65 +84,109 @@ static double mean(const double *v, size_t n)
 	return n ? sum / (double)n : 0;
 }
 
-/* s->shifts: the references' shifts (those not changed, or all when @all). 0 or -ENOMEM. */
+/* s->shifts and s->at: the references' shifts (those not changed, or all when @all). 0 or
+ * -ENOMEM. */
 static int build_shifts(struct pg_rspeed *s, bool all)
 {
-	struct wm_item *it = malloc((s->nrefs ? s->nrefs : 1) * sizeof(*it));
-	size_t n = 0;
-	int err;
+	size_t n = 0, cap = s->nrefs ? s->nrefs : 1;
+	struct pg_wmed_item *it = s->shifts ? s->shifts : malloc(cap * sizeof(*it));
+	size_t *at = s->at ? s->at : malloc(cap * sizeof(*at));
 
-	if (!it)
+	s->shifts = it;
+	s->at = at;
+	if (!it || !at)
 		return -ENOMEM;
 	for (size_t r = 0; r < s->nrefs; r++)
 		if (all || !s->ref[r].changed)
-			it[n++] = (struct wm_item){ s->ref[r].d, s->ref[r].w, (uint32_t)r };
-	if (s->shifts)
-		wmed_release(s->shifts);
-	else
-		s->shifts = calloc(1, sizeof(*s->shifts));
-	err = s->shifts ? wmed_build(s->shifts, it, n, s->nrefs) : -ENOMEM;
-	free(it);
-	return err;
+			it[n++] = (struct pg_wmed_item){ .v = s->ref[r].d, .w = s->ref[r].w,
+							 .owner = (uint32_t)r };
+	pg_wmed_sort(it, n);
+	s->nshifts = n;
+	for (size_t r = 0; r < s->nrefs; r++)
+		at[r] = n;
+	for (size_t i = 0; i < n; i++)
+		at[it[i].owner] = i;
+	return 0;
 }
 
-/* The kept references' distances from their mean log in each repetition of run @side, into
- * s->reps[side][tag], the values put in their repetition's place by one pass of counting. */
-static int build_side(struct pg_rspeed *s, int side)
+/* The weighted median of the shifts without reference @self's (any other: none left out) */
+static double shift_of(const struct pg_rspeed *s, size_t self)
 {
-	size_t nt = s->ntags[side], total = 0;
+	return pg_wmed(s->shifts, s->nshifts, self < s->nrefs ? s->at[self] : s->nshifts);
+}
+
+/* Reference @r's term of its slope from the repetition whose values, its own at position
+ * @k, are @it[0..n) */
+static void add_term(struct pg_rspeed *s, const struct pg_wmed_item *it, size_t n, size_t k)
+{
+	double u = pg_wmed(it, n, k);
+	struct pg_rspeed_ref *r = &s->ref[it[k].owner];
+
+	if (isnan(u))
+		return;
+	r->xy += it[k].v * u;
+	r->xx += u * u;
+}
+
+/*
+ * Run @side's repetitions one at a time: the kept references' distances from their run's mean
+ * log in it, sorted; its speed into s->speed[side][tag], and each reference's term of its
+ * slope on the speed without its own value. The values are put in their repetition's place by
+ * one pass of counting, as (reference, value) indices. 0 or -ENOMEM.
+ */
+static int learn(struct pg_rspeed *s, int side)
+{
+	size_t nt = s->ntags[side], most = 0;
 	size_t *at = calloc(nt + 1, sizeof(*at));
-	struct wm_item *it = NULL;
+	double *m = malloc((s->nrefs ? s->nrefs : 1) * sizeof(*m));
+	uint32_t (*ix)[2] = NULL;
+	struct pg_wmed_item *it = NULL;
 	int err = -ENOMEM;
 
-	s->reps[side] = calloc(nt ? nt : 1, sizeof(*s->reps[side]));
-	if (!at || !s->reps[side])
+	s->speed[side] = malloc((nt ? nt : 1) * sizeof(*s->speed[side]));
+	if (!at || !m || !s->speed[side])
 		goto out;
 	for (size_t r = 0; r < s->nrefs; r++)	/* at[t + 1]: the values of tag t */
 		for (size_t i = 0; !s->ref[r].changed && i < s->ref[r].n[side]; i++)
 			at[s->ref[r].t[side][i] + 1]++;
-	for (size_t t = 0; t < nt; t++)		/* at[t]: where tag t's values start */
+	for (size_t t = 0; t < nt; t++) {	/* at[t]: where tag t's values start */
+		most = at[t + 1] > most ? at[t + 1] : most;
 		at[t + 1] += at[t];
-	total = at[nt];
-	it = malloc((total ? total : 1) * sizeof(*it));
-	if (!it)
+	}
+	ix = malloc((at[nt] ? at[nt] : 1) * sizeof(*ix));
+	it = malloc((most ? most : 1) * sizeof(*it));
+	if (!ix || !it)
 		goto out;
 	for (size_t r = 0; r < s->nrefs; r++) {
 		const struct pg_rspeed_ref *f = &s->ref[r];
-		double m = mean(f->l[side], f->n[side]);
 
-		for (size_t i = 0; !f->changed && i < f->n[side]; i++)
-			it[at[f->t[side][i]]++] = (struct wm_item){ f->l[side][i] - m, f->w,
-								     (uint32_t)r };
+		m[r] = mean(f->l[side], f->n[side]);
+		for (size_t i = 0; !f->changed && i < f->n[side]; i++) {
+			ix[at[f->t[side][i]]][0] = (uint32_t)r;
+			ix[at[f->t[side][i]]++][1] = (uint32_t)i;
+		}
 	}
 	/* each at[t] is now where tag t's values end */
-	err = 0;
-	for (size_t t = 0; !err && t < nt; t++) {
-		size_t from = t ? at[t - 1] : 0;
+	for (size_t t = 0; t < nt; t++) {
+		size_t from = t ? at[t - 1] : 0, n = at[t] - from;
 
-		err = wmed_build(&s->reps[side][t], it + from, at[t] - from, s->nrefs);
+		for (size_t k = 0; k < n; k++) {
+			const struct pg_rspeed_ref *f = &s->ref[ix[from + k][0]];
+
+			it[k] = (struct pg_wmed_item){ .v = f->l[side][ix[from + k][1]] -
+							    m[ix[from + k][0]],
+						       .w = f->w, .owner = ix[from + k][0] };
+		}
+		pg_wmed_sort(it, n);
+		s->speed[side][t] = pg_wmed(it, n, n);
+		for (size_t k = 0; k < n; k++)
+			add_term(s, it, n, k);
 	}
+	err = 0;
 out:
 	free(at);
+	free(m);
+	free(ix);
 	free(it);
 	return err;
 }
@@ -242,28 +213,24 @@ static int changed_alone(const struct pg_rspeed_ref *r, double c, double alpha, 
 	return m.p <= alpha;
 }
 
-int pg_rspeed_finish(struct pg_rspeed *s, double alpha, double min_effect,
-		     struct pg_stats_ws *ws)
+/* The shifts, the references that changed by themselves, and whether it applies (the body of
+ * pg_rspeed_finish(), which frees the copies of the logs after it). */
+static int finish(struct pg_rspeed *s, double alpha, double min_effect, struct pg_stats_ws *ws)
 {
 	double all = 0, changed = 0;
-	struct pg_hl hl;
 	int err;
 
-	s->applied = false;
-	s->shift = 0;
-	s->nchanged = 0;
 	if (s->nrefs < PG_RSPEED_MIN_REFS)
 		return 0;
 	for (size_t i = 0; i < s->nrefs; i++) {
-		err = pg_hodges_lehmann_ws(s->ref[i].l[0], s->ref[i].n[0], s->ref[i].l[1],
-					   s->ref[i].n[1], alpha, ws, &hl);
+		err = pg_hl_estimate_ws(s->ref[i].l[0], s->ref[i].n[0], s->ref[i].l[1],
+					s->ref[i].n[1], ws, &s->ref[i].d);
 		if (err)
 			return err;
-		s->ref[i].d = hl.estimate;
 	}
 	err = build_shifts(s, true);
 	for (size_t i = 0; !err && i < s->nrefs; i++) {
-		err = changed_alone(&s->ref[i], wmed_of(s->shifts, i), alpha, min_effect, ws);
+		err = changed_alone(&s->ref[i], shift_of(s, i), alpha, min_effect, ws);
 		if (err < 0)
 			return err;
 		s->ref[i].changed = err;
@@ -276,12 +243,26 @@ int pg_rspeed_finish(struct pg_rspeed *s, double alpha, double min_effect,
 		return err;	/* most of the references moved by themselves: no common speed */
 	if (s->nrefs - s->nchanged < PG_RSPEED_MIN_REFS)
 		return 0;	/* too few unchanged ones to stand for the machine */
-	err = build_shifts(s, false) ?: build_side(s, 0) ?: build_side(s, 1);
+	err = build_shifts(s, false) ?: learn(s, 0) ?: learn(s, 1);
 	if (err)
 		return err;
 	s->applied = true;
-	s->shift = wmed_of(s->shifts, SIZE_MAX);
+	s->shift = shift_of(s, SIZE_MAX);
 	return 0;
+}
+
+int pg_rspeed_finish(struct pg_rspeed *s, double alpha, double min_effect,
+		     struct pg_stats_ws *ws)
+{
+	int err;
+
+	s->applied = false;
+	s->shift = 0;
+	s->nchanged = 0;
+	err = finish(s, alpha, min_effect, ws);
+	for (size_t i = 0; i < s->nrefs; i++)
+		free_logs(&s->ref[i]);
+	return err;
 }
 
 /* The reference of function @id, or SIZE_MAX (the references are in the order of their ids,
@@ -303,13 +284,12 @@ static size_t ref_of(const struct pg_rspeed *s, uint32_t id)
 	return SIZE_MAX;
 }
 
-/* beta: the slope, through 0, of the function's distances from its run's mean on the
- * repetitions' speeds (without its own), both runs together; NAN when they do not vary. */
-static double slope(const struct pg_rspeed *s, size_t self, const double *const l[2],
-		    const uint32_t *const t[2], const size_t n[2])
+/* The sums of the slope, through 0, of a function that is no kept reference: its distances
+ * from its run's mean on the repetitions' speeds, both runs together. */
+static void slope(const struct pg_rspeed *s, const double *const l[2], const uint32_t *const t[2],
+		  const size_t n[2], double *xy, double *xx)
 {
-	double xy = 0, xx = 0;
-
+	*xy = *xx = 0;
 	for (int side = 0; side < 2; side++) {
 		double m = mean(l[side], n[side]);
 
@@ -318,14 +298,13 @@ static double slope(const struct pg_rspeed *s, size_t self, const double *const 
 
 			if (t[side][i] >= s->ntags[side])
 				continue;
-			u = wmed_of(&s->reps[side][t[side][i]], self);
+			u = s->speed[side][t[side][i]];
 			if (isnan(u))
 				continue;
-			xy += (l[side][i] - m) * u;
-			xx += u * u;
+			*xy += (l[side][i] - m) * u;
+			*xx += u * u;
 		}
 	}
-	return xx > 0 ? xy / xx : NAN;
 }
 
 double pg_rspeed_of(const struct pg_rspeed *s, uint32_t id, const double *lb, const uint32_t *tb,
@@ -335,17 +314,22 @@ double pg_rspeed_of(const struct pg_rspeed *s, uint32_t id, const double *lb, co
 	const double *l[2] = { lb, ln };
 	const uint32_t *t[2] = { tb, tn };
 	size_t n[2] = { nb, nn }, self;
-	double c, b;
+	double c, xy, xx;
 
 	*beta = 0;
 	if (!s || !s->applied)
 		return 0;
 	self = ref_of(s, id);
-	c = wmed_of(s->shifts, self);
+	c = shift_of(s, self);
 	if (isnan(c))
 		return 0;
-	b = slope(s, self, l, t, n);
-	b = isnan(b) ? share : b < 0 ? 0 : b > share ? share : b;
-	*beta = b;
-	return b * c;
+	if (self < s->nrefs && !s->ref[self].changed) {
+		xy = s->ref[self].xy;	/* learnt by learn() */
+		xx = s->ref[self].xx;
+	} else {
+		slope(s, l, t, n, &xy, &xx);
+	}
+	/* the speeds not varying, it follows the machine as far as its time is on a CPU */
+	*beta = pg_speed_beta(xy, xx, share, share);
+	return *beta * c;
 }

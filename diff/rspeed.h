@@ -11,21 +11,21 @@
  * an A/A comparison. perfgate ab cancels such drift pair by pair (diff/speed.h); two plain
  * recordings can only compare each function with the others of the same two runs.
  *
- * What: each reference function's shift d is the Hodges-Lehmann estimate of (new - base) of
- * its per-repetition logs. The speed between the runs, for function g, is c_g, the weighted
- * median of the references' d without g's own (leave one out), each weighted by the square
- * root of its time a repetition, as diff/speed.h weighs them. A function's new values are
+ * What: each reference function's shift d is the Hodges-Lehmann estimate of (new - base) of its
+ * per-repetition logs. The speed between the runs, for function g, is c_g, the weighted median of
+ * the references' d without g's own (leave one out), each weighted by the square root of its time
+ * a repetition (diff/speedlib.h, the rule of the three corrections). A function's new values are
  * judged less beta * c_g. beta is how much of the machine's speed the function follows, as in
- * diff/speed.h, learnt from the repetitions: each repetition's speed is the weighted median
- * of the references' distances from their run's mean log in it (the function's own left
- * out), and beta the least-squares slope through 0 of the function's own distances on those
- * speeds, both runs together, kept within [0, share] (share: its time not blocked over its
- * time; 1 for sampled functions, whose time is CPU time). A function that does not follow
- * the machine (a read of the page cache, a thread waiting for others) is corrected less:
- * on zstd, corrected in full, AIO_ReadPool_executeReadJob read -16.8% in an A/A comparison
- * whose machine ran 29% slower in the new run. The references are the exact functions the
- * comparison can test that spend at least PG_SPEED_MIN_CPU of their time not blocked, with at
- * least the least repetitions a test needs on each side.
+ * diff/speed.h, learnt from the repetitions: each repetition's speed is the weighted median of the
+ * references' distances from their run's mean log in it (the function's own left out), and beta
+ * the least-squares slope through 0 of the function's own distances on those speeds, both runs
+ * together, kept within [0, share] (share: its time not blocked over its time; 1 for sampled
+ * functions, whose time is CPU time). A function that does not follow the machine (a read of the
+ * page cache, a thread waiting for others) is corrected less: on zstd, corrected in full,
+ * AIO_ReadPool_executeReadJob read -16.8% in an A/A comparison whose machine ran 29% slower in the
+ * new run. The references are the exact functions the comparison can test that spend at least
+ * PG_SPEED_MIN_CPU of their time not blocked, with at least the least repetitions a test needs on
+ * each side.
  *
  * A reference that changed by itself is left out of every c: one whose shift against the
  * others' median, |d - c_g|, is at least the minimum effect and whose corrected values differ
@@ -43,8 +43,9 @@
  * two builds, tells the two apart.
  *
  * Life cycle: pg_rspeed_add() per reference function (its logs are copied), then
- * pg_rspeed_finish(), then pg_rspeed_of() per function; pg_rspeed_release() frees it, also
- * after a failed add or finish. A zeroed struct is an empty one.
+ * pg_rspeed_finish() (which learns every reference's slope and frees the copies), then
+ * pg_rspeed_of() per function; pg_rspeed_release() frees it, also after a failed add or
+ * finish. A zeroed struct is an empty one.
  *
  *	struct pg_rspeed rs = { 0 };
  *
@@ -64,6 +65,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "speedlib.h"
 #include "stats.h"
 
 /* Reference functions the median needs before it stands for the machine */
@@ -71,15 +73,14 @@
 
 struct pg_rspeed_ref {
 	uint32_t id;
-	double w;		/* the square root of its time a repetition */
-	double *l[2];		/* copies of its base [0] and new [1] logs */
+	double w;		/* its weight (diff/speedlib.h) */
+	double *l[2];		/* copies of its base [0] and new [1] logs, until finished */
 	uint32_t *t[2];		/* and their repetitions' tags (pg_sample.pair) */
 	size_t n[2];
 	double d;		/* Hodges-Lehmann shift of its logs, new - base */
+	double xy, xx;		/* its slope's sums (pg_rspeed_of()), learnt when finished */
 	bool changed;		/* changed by itself: in no median */
 };
-
-struct pg_rspeed_wmed;		/* a weighted median with one value left out (rspeed.c) */
 
 struct pg_rspeed {
 	struct pg_rspeed_ref *ref;
@@ -88,9 +89,11 @@ struct pg_rspeed {
 	bool applied;		/* pg_rspeed_of() may be other than 0 */
 	double shift;		/* the weighted median of the kept references' d (log) */
 	uint32_t ntags[2];	/* the repetitions' tags of each run are below these */
-	struct pg_rspeed_wmed *shifts;	/* the kept references' d */
-	struct pg_rspeed_wmed *reps[2];	/* per tag: the kept references' distances from
-					 * their run's mean log in that repetition */
+	struct pg_wmed_item *shifts;	/* the kept references' d, owner: their index */
+	size_t nshifts;
+	size_t *at;		/* per reference: its position in shifts, or nshifts */
+	double *speed[2];	/* per tag: the repetition's speed, the weighted median of all
+				 * kept references' distances from their run's mean log in it */
 	double null_sigma;	/* the comparison's empirical null (diff/rnull.h); 0: none */
 };
 
@@ -113,7 +116,8 @@ int pg_rspeed_finish(struct pg_rspeed *s, double alpha, double min_effect,
  * the least-squares slope through 0 of the function's distances from its run's mean log
  * (lb/tb/nb, ln/tn/nn as pg_rspeed_add() takes them) on the repetitions' speeds, both runs
  * together, kept within [0, @share] (@share where the speeds do not vary). *@beta gets it.
- * 0 when not applied.
+ * 0 when not applied. A kept reference's slope was learnt by pg_rspeed_finish() from the logs
+ * it was added with (the same: compare.c gathers them alike), and its logs here are unused.
  */
 double pg_rspeed_of(const struct pg_rspeed *s, uint32_t id, const double *lb, const uint32_t *tb,
 		    size_t nb, const double *ln, const uint32_t *tn, size_t nn, double share,

@@ -9,6 +9,7 @@
 
 #include "../core/alloc.h"
 #include "speed.h"
+#include "speedlib.h"
 #include "stats.h"
 
 int pg_speed_init(struct pg_speed *s, size_t npairs)
@@ -35,7 +36,7 @@ void pg_speed_release(struct pg_speed *s)
 int pg_speed_add(struct pg_speed *s, const double *d, const uint32_t *pairs, size_t nd,
 		 double time_ns, uint32_t id)
 {
-	double w = sqrt(time_ns > 1 ? time_ns : 1), *own;
+	double w = pg_speed_weight(time_ns), *own;
 	size_t n = 0;
 
 	if (PG_ALLOC_GROW(s->v, s->nv + nd, s->alloc) ||
@@ -47,10 +48,11 @@ int pg_speed_add(struct pg_speed *s, const double *d, const uint32_t *pairs, siz
 	for (size_t i = 0; i < nd; i++) {
 		if (pairs[i] >= s->npairs || !isfinite(d[i]))
 			continue;
-		s->v[s->nv++] = (struct pg_speed_val){ pairs[i], id, d[i], w, 1 };
+		s->v[s->nv++] = (struct pg_wmed_item){ .v = d[i], .w = w, .group = pairs[i],
+						       .owner = id };
 		own[n++] = d[i];
 	}
-	s->ref[s->nrefs] = (struct pg_speed_val){ 0, id, n ? pg_median(own, n) : 0, n ? w : 0, 1 };
+	s->ref[s->nrefs] = (struct pg_speed_ref){ id, n ? pg_median(own, n) : 0, n ? w : 0, 1 };
 	if (n) {
 		struct pg_wsr t;
 		int err = pg_wsr_test(own, n, &t);
@@ -68,7 +70,7 @@ int pg_speed_add(struct pg_speed *s, const double *d, const uint32_t *pairs, siz
 
 /* Did reference @x change by itself: its own differences, uncorrected, significant at @alpha
  * with a median of at least @min_effect either way (see the top)? */
-static bool changed_alone(const struct pg_speed_val *x, double alpha, double min_effect)
+static bool changed_alone(const struct pg_speed_ref *x, double alpha, double min_effect)
 {
 	return x->p <= alpha && fabs(expm1(x->d)) >= min_effect;
 }
@@ -79,19 +81,19 @@ static void drop_changed(struct pg_speed *s, double alpha, double min_effect)
 	size_t nr = 0, nv = 0;
 
 	for (size_t r = 0; r < s->nrefs; r++) {
-		const struct pg_speed_val *x = &s->ref[r];
+		const struct pg_speed_ref *x = &s->ref[r];
 
 		if (changed_alone(x, alpha, min_effect)) {
 			for (size_t i = 0; i < s->nv; i++)
-				if (s->v[i].id == x->id)
-					s->v[i].id = PG_SPEED_NO_ID;
+				if (s->v[i].owner == x->id)
+					s->v[i].owner = PG_SPEED_NO_ID;
 			continue;
 		}
 		s->ref[nr++] = *x;
 	}
 	s->nrefs = nr;
 	for (size_t i = 0; i < s->nv; i++)
-		if (s->v[i].id != PG_SPEED_NO_ID)
+		if (s->v[i].owner != PG_SPEED_NO_ID)
 			s->v[nv++] = s->v[i];
 	s->nv = nv;
 }
@@ -114,45 +116,6 @@ static bool most_changed(const struct pg_speed *s, double alpha, double min_effe
 	return all > 0 && 2 * changed >= all;
 }
 
-/*
- * The weighted median of the values of v[0..n) (sorted by d) but those of reference @skip: the
- * first d at which the weights reach half their sum, or the mean of it and the next when they
- * reach it exactly (equal weights give the plain median). 0 when no value is left.
- */
-static double weighted_median(const struct pg_speed_val *v, size_t n, uint32_t skip)
-{
-	double total = 0, cum = 0;
-	size_t t, next;
-
-	for (t = 0; t < n; t++)
-		total += v[t].id == skip ? 0 : v[t].w;
-	for (t = 0; t < n; t = next) {
-		for (; t < n && v[t].id == skip; t++)
-			;
-		if (t == n)
-			break;
-		for (next = t + 1; next < n && v[next].id == skip; next++)
-			;
-		cum += v[t].w;
-		if (next == n)
-			return v[t].d;
-		if (cum == total / 2)
-			return (v[t].d + v[next].d) / 2;
-		if (cum > total / 2)
-			return v[t].d;
-	}
-	return 0;
-}
-
-static int cmp_val(const void *pa, const void *pb)
-{
-	const struct pg_speed_val *a = pa, *b = pb;
-
-	if (a->pair != b->pair)
-		return a->pair < b->pair ? -1 : 1;
-	return (a->d > b->d) - (a->d < b->d);
-}
-
 /* Every pair's c[k] from the values of s->v (sorted here), their magnitudes into mag[], and
  * their count; a pair with fewer than PG_SPEED_MIN_REFS values has none (0). */
 static size_t speeds(struct pg_speed *s, double *c, double *mag)
@@ -160,21 +123,36 @@ static size_t speeds(struct pg_speed *s, double *c, double *mag)
 	size_t nc = 0;
 
 	memset(s->c, 0, s->npairs * sizeof(*s->c));
-	qsort(s->v, s->nv, sizeof(*s->v), cmp_val);
+	pg_wmed_sort(s->v, s->nv);
 	for (size_t i = 0, j; i < s->nv; i = j) {
-		size_t n, k = s->v[i].pair;
+		size_t n, k = s->v[i].group;
 
-		for (j = i; j < s->nv && s->v[j].pair == k; j++)
+		for (j = i; j < s->nv && s->v[j].group == k; j++)
 			;
 		n = j - i;
 		if (n < PG_SPEED_MIN_REFS)
 			continue;
-		/* sorted by d within the pair */
-		s->c[k] = weighted_median(s->v + i, n, PG_SPEED_NO_ID);
+		s->c[k] = pg_wmed(s->v + i, n, n);
 		c[nc] = s->c[k];
 		mag[nc++] = fabs(s->c[k]);
 	}
 	return nc;
+}
+
+/* s->shift: the weighted median of the references' median d. 0 or -ENOMEM. */
+static int shift(struct pg_speed *s)
+{
+	struct pg_wmed_item *it = malloc((s->nrefs ? s->nrefs : 1) * sizeof(*it));
+
+	if (!it)
+		return -ENOMEM;
+	for (size_t r = 0; r < s->nrefs; r++)
+		it[r] = (struct pg_wmed_item){ .v = s->ref[r].d, .w = s->ref[r].w,
+					       .owner = s->ref[r].id };
+	pg_wmed_sort(it, s->nrefs);
+	s->shift = s->nrefs ? pg_wmed(it, s->nrefs, s->nrefs) : 0;
+	free(it);
+	return 0;
 }
 
 int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
@@ -198,8 +176,9 @@ int pg_speed_finish(struct pg_speed *s, double alpha, double min_effect)
 	if (nc < PG_SPEED_MIN_PAIRS)
 		goto none;
 	s->spread = pg_median(mag, nc);
-	qsort(s->ref, s->nrefs, sizeof(*s->ref), cmp_val);
-	s->shift = weighted_median(s->ref, s->nrefs, PG_SPEED_NO_ID);
+	err = shift(s);
+	if (err)
+		goto out;
 	err = pg_wsr_test(c, nc, &w);
 	if (err)
 		goto out;
@@ -223,23 +202,19 @@ out:
  */
 static double speed_for(const struct pg_speed *s, uint32_t k, uint32_t id)
 {
-	size_t lo = 0, hi = s->nv, end;
+	size_t lo, end, n;
+	double c;
 
 	if (k >= s->npairs)
 		return 0;
 	if (id == PG_SPEED_NO_ID)
 		return s->c[k];
-	while (lo < hi) {	/* the first value of pair k */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->v[mid].pair < k)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (end = lo; end < s->nv && s->v[end].pair == k; end++)
-		;
-	return end - lo < PG_SPEED_MIN_REFS ? 0 : weighted_median(s->v + lo, end - lo, id);
+	lo = pg_wmed_find(s->v, s->nv, k, &end);
+	n = end - lo;
+	if (n < PG_SPEED_MIN_REFS)
+		return 0;
+	c = pg_wmed(s->v + lo, n, pg_wmed_pos(s->v + lo, n, id));
+	return isnan(c) ? 0 : c;
 }
 
 void pg_speed_correct(const struct pg_speed *s, double *d, const uint32_t *pairs, size_t nd,
@@ -261,7 +236,7 @@ void pg_speed_correct(const struct pg_speed *s, double *d, const uint32_t *pairs
 		cc += ck * ck;
 	}
 	/* how much of the machine's speed this function's differences follow (see the top) */
-	beta = cc > 0 ? fmin(fmax(dc / cc, 0), share) : 0;
+	beta = pg_speed_beta(dc, cc, share, 0);
 	for (size_t i = 0; i < nd; i++)
 		d[i] -= beta * speed_for(s, pairs[i], id);
 }

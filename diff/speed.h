@@ -83,6 +83,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "speedlib.h"
+
 /* Reference functions the median needs before it stands for the machine */
 #define PG_SPEED_MIN_REFS 3
 /* Pairs a reference function is called in, and pairs with a speed, before either counts (the
@@ -94,17 +96,17 @@
 struct pg_speed {
 	size_t npairs;		/* pair indices 0..npairs) */
 	double *c;		/* c[k]; 0 where fewer than PG_SPEED_MIN_REFS values */
-	/* the values added, (pair, d), until pg_speed_finish() */
-	struct pg_speed_val {
-		uint32_t pair;
-		uint32_t id;	/* the reference's, as pg_speed_add() was given it */
-		double d;
-		double w;	/* the reference's weight */
-		double p;	/* per reference: the signed-rank p of its own d (1 in v) */
-	} *v;			/* sorted by pair, then d, by pg_speed_finish() */
+	/* the values added: d, the reference's weight, group the pair, owner the reference's
+	 * id as pg_speed_add() was given it; sorted by pg_speed_finish() (diff/speedlib.h) */
+	struct pg_wmed_item *v;
 	size_t nv, alloc;
-	/* per reference function added: its median d (pair 0) and weight */
-	struct pg_speed_val *ref;
+	/* per reference function added: its median d and weight */
+	struct pg_speed_ref {
+		uint32_t id;	/* as pg_speed_add() was given it */
+		double d;
+		double w;	/* its weight (diff/speedlib.h) */
+		double p;	/* the signed-rank p of its own d */
+	} *ref;
 	size_t nrefs, ref_alloc;	/* reference functions added */
 	bool applied;		/* corrections are not 0 (see the top) */
 	double spread;		/* median |c[k]| over the pairs with a value: the typical speed

@@ -415,14 +415,18 @@ int pg_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny, do
  * and the interval's ends. They are selected, not sorted for (the same values, in linear
  * instead of n log n time).
  */
-int pg_hodges_lehmann_ws(const double *x, size_t nx, const double *y, size_t ny, double alpha,
-			 struct pg_stats_ws *ws, struct pg_hl *out)
+/*
+ * The nx * ny differences y[j] - x[i] into *@dp (@ws's buffer, or a new one when @ws is NULL:
+ * the caller frees it), partly ordered around their middle, and their median into *@est.
+ * 0, -EINVAL or -ENOMEM (nothing to free).
+ */
+static int hl_middle(const double *x, size_t nx, const double *y, size_t ny,
+		     struct pg_stats_ws *ws, double **dp, double *est)
 {
-	size_t nn, i, j, k, m;
+	size_t nn, i, j, m;
 	double *d, below;
-	int err;
 
-	if (!nx || !ny || !(alpha > 0 && alpha < 1))
+	if (!nx || !ny)
 		return -EINVAL;
 	for (i = 0; i < nx; i++)
 		if (!isfinite(x[i]))
@@ -451,23 +455,50 @@ int pg_hodges_lehmann_ws(const double *x, size_t nx, const double *y, size_t ny,
 	m = nn / 2;
 	select_kth(d, 0, nn, m);
 	if (nn % 2) {
-		out->estimate = d[m];
+		*est = d[m];
 	} else {
 		/* the largest value below position m */
 		below = d[0];
 		for (i = 1; i < m; i++)
 			below = d[i] > below ? d[i] : below;
-		out->estimate = (below + d[m]) / 2;
+		*est = (below + d[m]) / 2;
 	}
+	*dp = d;
+	return 0;
+}
+
+int pg_hodges_lehmann_ws(const double *x, size_t nx, const double *y, size_t ny, double alpha,
+			 struct pg_stats_ws *ws, struct pg_hl *out)
+{
+	size_t nn = nx * ny, k;
+	double *d;
+	int err;
+
+	if (!(alpha > 0 && alpha < 1))
+		return -EINVAL;
+	err = hl_middle(x, nx, y, ny, ws, &d, &out->estimate);
+	if (err)
+		return err;
 	err = hl_k(nx, ny, alpha, ws, &k);
 	if (!err && k) {
-		out->lo = order_stat(d, nn, m, k - 1);
-		out->hi = order_stat(d, nn, m, nn - k);
+		out->lo = order_stat(d, nn, nn / 2, k - 1);
+		out->hi = order_stat(d, nn, nn / 2, nn - k);
 	} else if (!err) {
 		out->lo = -INFINITY;
 		out->hi = INFINITY;
 	}
 	if (!ws)
+		free(d);
+	return err;
+}
+
+int pg_hl_estimate_ws(const double *x, size_t nx, const double *y, size_t ny,
+		      struct pg_stats_ws *ws, double *est)
+{
+	double *d;
+	int err = hl_middle(x, nx, y, ny, ws, &d, est);
+
+	if (!err && !ws)
 		free(d);
 	return err;
 }

@@ -84,6 +84,9 @@ int pg_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny, do
 /* pg_hodges_lehmann() with a workspace (NULL: none). */
 int pg_hodges_lehmann_ws(const double *x, size_t nx, const double *y, size_t ny, double alpha,
 			 struct pg_stats_ws *ws, struct pg_hl *out);
+/* The estimate alone (no interval: less work), into *@est. 0, -EINVAL or -ENOMEM. */
+int pg_hl_estimate_ws(const double *x, size_t nx, const double *y, size_t ny,
+		      struct pg_stats_ws *ws, double *est);
 
 /*
  * Paired samples (an interleaved A/B session: docs/statistics.md): d[0..n) are the per-pair
