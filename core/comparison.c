@@ -184,20 +184,31 @@ void pg_comparison_release(struct pg_comparison *c)
 
 struct pg_fcmp *pg_comparison_add(struct pg_comparison *c)
 {
-	/* f[] holds a power of two entries (at least 16) once it holds any */
-	if (c->n >= 16 && !(c->n & (c->n - 1))) {
-		struct pg_fcmp *f = realloc(c->f, 2 * c->n * sizeof(*f));
+	if (c->n >= c->falloc) {
+		size_t cap = c->n < 8 ? 16 : 2 * c->n;
+		struct pg_fcmp *f = realloc(c->f, cap * sizeof(*f));
 
 		if (!f)
 			return NULL;
 		c->f = f;
-	} else if (!c->f) {
-		c->f = malloc(16 * sizeof(*c->f));
-		if (!c->f)
-			return NULL;
+		c->falloc = cap;
 	}
 	pg_fcmp_init(&c->f[c->n]);
 	return &c->f[c->n++];
+}
+
+int pg_comparison_reserve(struct pg_comparison *c, size_t n)
+{
+	struct pg_fcmp *f;
+
+	if (n <= c->falloc || n <= c->n)
+		return 0;
+	f = realloc(c->f, n * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	c->f = f;
+	c->falloc = n;
+	return 0;
 }
 
 size_t pg_comparison_matched(const struct pg_comparison *c)

@@ -274,6 +274,8 @@ struct pg_comparison {
 					 * program is in f[], source PG_ORIGIN_PROGRAM);
 					 * binary = name = "[wall]" */
 	size_t n;
+	size_t falloc;			/* the entries f[] has room for (0: as many as it
+					 * holds); whoever reallocates f[] sets it */
 	struct pg_fcmp *f;		/* exact, sampled and whole-program entries, sorted:
 					 * regressions (largest change first), improvements
 					 * (largest first), notable (largest impact first),
@@ -294,10 +296,12 @@ void pg_comparison_release(struct pg_comparison *c);
 
 /*
  * Append an entry (pg_fcmp_init()ed) to c->f and return it, or NULL on ENOMEM (@c unchanged).
- * Only for an f[] that this function grew from empty: it keeps f[] at a power of two entries.
- * Pointers into f[] are valid until the next add.
+ * f[] grows by doubling, from 16 entries. Pointers into f[] are valid until the next add.
  */
 struct pg_fcmp *pg_comparison_add(struct pg_comparison *c);
+/* Room for @n entries in all: a caller that knows how many it will add allocates f[] once
+ * (doubling 10,000 entries leaves the 5 MB of the half it copied from behind). 0 or -ENOMEM. */
+int pg_comparison_reserve(struct pg_comparison *c, size_t n);
 
 /* Exact functions of @c called in both runs (n_base and n_new not 0: not added, removed, or
  * inconclusive for being traced in one run only). */

@@ -251,7 +251,11 @@ struct pg_fstat *pg_rep_add_stat(struct pg_rep *rep, uint32_t func)
 
 const struct pg_fstat *pg_rep_find(const struct pg_rep *rep, uint32_t func)
 {
-	size_t lo = 0, hi = rep->nstats;
+	/* the ids are sorted and unique: stat k's is k or more, and func's stat at most func */
+	size_t lo = 0, hi = rep->nstats < (size_t)func + 1 ? rep->nstats : (size_t)func + 1;
+
+	if (hi && rep->stats[hi - 1].func == func)
+		return &rep->stats[hi - 1];	/* every function before it called too */
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

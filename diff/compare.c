@@ -473,6 +473,17 @@ out:
 	return err;
 }
 
+/* The functions of keys[0..nkeys) (sorted: each one's keys are together) */
+static size_t count_funcs(const struct pg_fkey *keys, size_t nkeys)
+{
+	size_t n = 0;
+
+	for (size_t i = 0, j; i < nkeys; i = j, n++)
+		for (j = i + 1; j < nkeys && pg_fkey_same(&keys[j], &keys[i]); j++)
+			;
+	return n;
+}
+
 /*
  * The machine's speed between two recordings compared unpaired into @rs (diff/rspeed.h), and
  * the comparison's speed_ fields. Reference functions as machine_speed() takes them, with the
@@ -484,10 +495,11 @@ static int run_speed(struct pg_rspeed *rs, struct pg_comparison *out, const stru
 		     bool sets_differ, struct pg_sample *sb, struct pg_sample *sn,
 		     struct pg_stats_ws *ws)
 {
-	size_t nnull;
-	int err;
+	size_t n = count_funcs(keys, nkeys), nnull;
+	/* every function a reference at most: one allocation of the copies of their logs */
+	int err = pg_rspeed_reserve(rs, n, n * (base->nreps + new->nreps));
 
-	for (size_t i = 0, j; i < nkeys; i = j) {
+	for (size_t i = 0, j; !err && i < nkeys; i = j) {
 		double time_ns;
 
 		if (!reference(base, new, keys, nkeys, i, &j, calib, o, sets_differ, o->min_reps,
@@ -495,10 +507,8 @@ static int run_speed(struct pg_rspeed *rs, struct pg_comparison *out, const stru
 			continue;
 		err = pg_rspeed_add(rs, (uint32_t)i, sb->log, sb->pair, sb->n, sn->log, sn->pair,
 				    sn->n, time_ns);
-		if (err)
-			return err;
 	}
-	err = pg_rspeed_finish(rs, o->alpha, o->min_effect, ws);
+	err = err ?: pg_rspeed_finish(rs, o->alpha, o->min_effect, ws);
 	err = err ?: pg_rnull_sigma(rs, &rs->null_sigma, &nnull);
 	out->speed_runs = true;
 	out->speed_refs = rs->nrefs;
@@ -676,20 +686,18 @@ static void one_side(struct pg_fcmp *f, bool sets_differ, size_t nb, size_t nn, 
 	}
 }
 
-/* Step 3: judge the exact function of keys[i..j) (test it, into the family). */
-static int judge_exact(struct cmp *x, size_t i, size_t j)
+/* Step 3: judge the exact function of keys[i..j) (test it, into the family); @nb and @leaf
+ * as pg_fkeys_group() gave them. */
+static int judge_exact(struct cmp *x, size_t i, size_t j, size_t nb, bool leaf)
 {
 	const struct pg_compare_opts *o = &x->look;
 	const struct pg_fkey *keys = x->keys;
 	struct pg_sample *sb = &x->sb, *sn = &x->sn;
-	size_t nb, nn;
+	size_t nn = j - i - nb;
 	struct pg_fcmp *f;
 	double cb, cn;
-	bool leaf;
 	int err;
 
-	pg_fkeys_group(keys, x->nkeys, i, x->base, x->new, &nb, &leaf);
-	nn = j - i - nb;
 	pg_sample_gather(sb, &cb, x->base, keys + i, nb, &x->calib, o->metric, leaf);
 	pg_sample_gather(sn, &cn, x->new, keys + i + nb, nn, &x->calib, o->metric, leaf);
 	if (!sb->n && !sn->n)
@@ -823,6 +831,13 @@ static void count_verdicts(struct cmp *x)
 	out->judged_share = cpu > 0 ? (held < cpu ? held / cpu : 1) : NAN;
 }
 
+/* Room in out->f for an entry per exact function and the whole program's two (its CPU and
+ * wall time; the sampled functions grow it as they come). 0 or -ENOMEM. */
+static int reserve(struct cmp *x)
+{
+	return pg_comparison_reserve(x->out, count_funcs(x->keys, x->nkeys) + 2);
+}
+
 /* pg_compare() and pg_compare_look() (@prev: the previous look, or NULL). */
 static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 			const struct pg_compare_opts *opts, const struct pg_comparison *prev,
@@ -835,13 +850,13 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 	err = check_options(&x, opts);
 	if (err)
 		return err;
-	err = prepare(&x);
+	err = prepare(&x) ?: reserve(&x);
 	for (size_t i = 0, j; !err && i < x.nkeys; i = j) {
 		size_t nb;
 		bool leaf;
 
 		j = pg_fkeys_group(x.keys, x.nkeys, i, base, new, &nb, &leaf);
-		err = judge_exact(&x, i, j);
+		err = judge_exact(&x, i, j, nb, leaf);
 	}
 	err = err ?: pg_compare_sampled(out, base, new, &x.look, x.keys, x.nkeys, x.wall_ns,
 					&x.sb, &x.sn, &x.ws, &x.fam);

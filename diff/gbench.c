@@ -123,6 +123,7 @@ static int grow(struct pg_comparison *out, size_t **tested, double **p, size_t n
 	if (!f)
 		return -ENOMEM;
 	out->f = f;
+	out->falloc = out->n + more;
 	t = realloc(*tested, (ntested + more) * sizeof(*t));
 	if (!t)
 		return -ENOMEM;

@@ -19,54 +19,129 @@
 
 #include "../core/alloc.h"
 
+/* Room for @n values in the block of logs and tags (one allocation: freed whole when
+ * finished, where a comparison's next large array fits). 0 or -ENOMEM. */
+static int room(struct pg_rspeed *s, size_t n)
+{
+	size_t cap = s->alogs + s->alogs / 2;
+	double *b;
+
+	if (n <= s->alogs)
+		return 0;
+	cap = cap > n ? cap : n < 64 ? 64 : n;
+	if (cap > SIZE_MAX / (sizeof(double) + sizeof(uint32_t)))
+		return -ENOMEM;
+	b = malloc(cap * (sizeof(double) + sizeof(uint32_t)));
+	if (!b)
+		return -ENOMEM;
+	if (s->nlogs) {
+		memcpy(b, s->logs, s->nlogs * sizeof(*s->logs));
+		memcpy(b + cap, s->tags, s->nlogs * sizeof(*s->tags));
+	}
+	free(s->logs);
+	s->logs = b;
+	s->tags = (uint32_t *)(b + cap);
+	s->alogs = cap;
+	return 0;
+}
+
+int pg_rspeed_reserve(struct pg_rspeed *s, size_t nrefs, size_t nvalues)
+{
+	struct pg_rspeed_ref *r;
+
+	if (nrefs > s->alloc) {
+		r = realloc(s->ref, nrefs * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		s->ref = r;
+		s->alloc = nrefs;
+	}
+	return room(s, nvalues);
+}
+
+/* Copy @n logs and tags of run @side to @r's place in the block, in the order of the tags;
+ * tags 0, 1, 2... are not copied (and their part of the block is never touched). 0, or
+ * -EINVAL for a tag twice. */
+static int copy_run(struct pg_rspeed *s, struct pg_rspeed_ref *r, const double *l,
+		    const uint32_t *t, size_t n, int side)
+{
+	double *cl = s->logs + r->from[side];
+	uint32_t *ct = s->tags + r->from[side];
+	size_t i = 0;
+
+	for (; i < n && t[i] == i; i++)
+		;
+	r->dense[side] = i == n;
+	if (r->dense[side]) {
+		memcpy(cl, l, n * sizeof(*l));
+		s->ntags[side] = n > s->ntags[side] ? (uint32_t)n : s->ntags[side];
+		return 0;
+	}
+	for (i = 0; i < n; i++) {	/* insertion: in order already, as a rule */
+		size_t j = i;
+
+		for (; j && ct[j - 1] > t[i]; j--) {
+			cl[j] = cl[j - 1];
+			ct[j] = ct[j - 1];
+		}
+		if (j && ct[j - 1] == t[i])
+			return -EINVAL;
+		cl[j] = l[i];
+		ct[j] = t[i];
+		s->ntags[side] = t[i] + 1 > s->ntags[side] ? t[i] + 1 : s->ntags[side];
+	}
+	return 0;
+}
+
 int pg_rspeed_add(struct pg_rspeed *s, uint32_t id, const double *lb, const uint32_t *tb,
 		  size_t nb, const double *ln, const uint32_t *tn, size_t nn, double time_ns)
 {
 	struct pg_rspeed_ref *r;
+	int err;
 
 	if (id == UINT32_MAX || (s->nrefs && id <= s->ref[s->nrefs - 1].id))
 		return -EINVAL;
-	if (PG_ALLOC_GROW(s->ref, s->nrefs + 1, s->alloc))
+	if (PG_ALLOC_GROW(s->ref, s->nrefs + 1, s->alloc) || room(s, s->nlogs + nb + nn))
 		return -ENOMEM;
 	r = &s->ref[s->nrefs];
 	memset(r, 0, sizeof(*r));
-	r->l[0] = malloc((nb ? nb : 1) * sizeof(double));
-	r->l[1] = malloc((nn ? nn : 1) * sizeof(double));
-	r->t[0] = malloc((nb ? nb : 1) * sizeof(uint32_t));
-	r->t[1] = malloc((nn ? nn : 1) * sizeof(uint32_t));
-	s->nrefs++;	/* released with the others, also when incomplete */
-	if (!r->l[0] || !r->l[1] || !r->t[0] || !r->t[1])
-		return -ENOMEM;
-	memcpy(r->l[0], lb, nb * sizeof(*lb));
-	memcpy(r->l[1], ln, nn * sizeof(*ln));
-	memcpy(r->t[0], tb, nb * sizeof(*tb));
-	memcpy(r->t[1], tn, nn * sizeof(*tn));
+	r->from[0] = s->nlogs;
+	r->from[1] = s->nlogs + nb;
+	err = copy_run(s, r, lb, tb, nb, 0) ?: copy_run(s, r, ln, tn, nn, 1);
+	if (err)
+		return err;
 	r->n[0] = nb;
 	r->n[1] = nn;
 	r->id = id;
 	r->w = pg_speed_weight(time_ns);
-	for (int side = 0; side < 2; side++)
-		for (size_t i = 0; i < r->n[side]; i++)
-			s->ntags[side] = r->t[side][i] + 1 > s->ntags[side] ? r->t[side][i] + 1 :
-									       s->ntags[side];
+	s->nlogs += nb + nn;
+	s->nrefs++;
 	return 0;
 }
 
-/* Free @r's copies of its logs (they are no longer needed once its slope is learnt). */
-static void free_logs(struct pg_rspeed_ref *r)
+/* Reference @r's logs of run @side, and the tag of its @k-th (until finished) */
+static const double *logs(const struct pg_rspeed *s, const struct pg_rspeed_ref *r, int side)
 {
-	for (int side = 0; side < 2; side++) {
-		free(r->l[side]);
-		free(r->t[side]);
-		r->l[side] = NULL;
-		r->t[side] = NULL;
-	}
+	return s->logs + r->from[side];
+}
+
+static uint32_t tag(const struct pg_rspeed *s, const struct pg_rspeed_ref *r, int side, size_t k)
+{
+	return r->dense[side] ? (uint32_t)k : s->tags[r->from[side] + k];
+}
+
+/* Free the block of logs (no longer needed once every slope is learnt). */
+static void free_logs(struct pg_rspeed *s)
+{
+	free(s->logs);
+	s->logs = NULL;
+	s->tags = NULL;
+	s->nlogs = s->alogs = 0;
 }
 
 void pg_rspeed_release(struct pg_rspeed *s)
 {
-	for (size_t i = 0; i < s->nrefs; i++)
-		free_logs(&s->ref[i]);
+	free_logs(s);
 	free(s->ref);
 	free(s->shifts);
 	free(s->at);
@@ -131,51 +206,34 @@ static void add_term(struct pg_rspeed *s, const struct pg_wmed_item *it, size_t 
 /*
  * Run @side's repetitions one at a time: the kept references' distances from their run's mean
  * log in it, sorted; its speed into s->speed[side][tag], and each reference's term of its
- * slope on the speed without its own value. The values are put in their repetition's place by
- * one pass of counting, as (reference, value) indices. 0 or -ENOMEM.
+ * slope on the speed without its own value. Each reference's values are in the order of their
+ * tags: a cursor each takes them tag by tag. 0 or -ENOMEM.
  */
 static int learn(struct pg_rspeed *s, int side)
 {
-	size_t nt = s->ntags[side], most = 0;
-	size_t *at = calloc(nt + 1, sizeof(*at));
-	double *m = malloc((s->nrefs ? s->nrefs : 1) * sizeof(*m));
-	uint32_t (*ix)[2] = NULL;
-	struct pg_wmed_item *it = NULL;
+	size_t nt = s->ntags[side], cap = s->nrefs ? s->nrefs : 1;
+	size_t *next = calloc(cap, sizeof(*next));
+	double *m = malloc(cap * sizeof(*m));
+	struct pg_wmed_item *it = malloc(cap * sizeof(*it));
 	int err = -ENOMEM;
 
 	s->speed[side] = malloc((nt ? nt : 1) * sizeof(*s->speed[side]));
-	if (!at || !m || !s->speed[side])
+	if (!next || !m || !it || !s->speed[side])
 		goto out;
-	for (size_t r = 0; r < s->nrefs; r++)	/* at[t + 1]: the values of tag t */
-		for (size_t i = 0; !s->ref[r].changed && i < s->ref[r].n[side]; i++)
-			at[s->ref[r].t[side][i] + 1]++;
-	for (size_t t = 0; t < nt; t++) {	/* at[t]: where tag t's values start */
-		most = at[t + 1] > most ? at[t + 1] : most;
-		at[t + 1] += at[t];
-	}
-	ix = malloc((at[nt] ? at[nt] : 1) * sizeof(*ix));
-	it = malloc((most ? most : 1) * sizeof(*it));
-	if (!ix || !it)
-		goto out;
-	for (size_t r = 0; r < s->nrefs; r++) {
-		const struct pg_rspeed_ref *f = &s->ref[r];
+	for (size_t r = 0; r < s->nrefs; r++)
+		m[r] = mean(logs(s, &s->ref[r], side), s->ref[r].n[side]);
+	for (uint32_t t = 0; t < nt; t++) {
+		size_t n = 0;
 
-		m[r] = mean(f->l[side], f->n[side]);
-		for (size_t i = 0; !f->changed && i < f->n[side]; i++) {
-			ix[at[f->t[side][i]]][0] = (uint32_t)r;
-			ix[at[f->t[side][i]]++][1] = (uint32_t)i;
-		}
-	}
-	/* each at[t] is now where tag t's values end */
-	for (size_t t = 0; t < nt; t++) {
-		size_t from = t ? at[t - 1] : 0, n = at[t] - from;
+		for (size_t r = 0; r < s->nrefs; r++) {
+			const struct pg_rspeed_ref *f = &s->ref[r];
+			size_t k = next[r];
 
-		for (size_t k = 0; k < n; k++) {
-			const struct pg_rspeed_ref *f = &s->ref[ix[from + k][0]];
-
-			it[k] = (struct pg_wmed_item){ .v = f->l[side][ix[from + k][1]] -
-							    m[ix[from + k][0]],
-						       .w = f->w, .owner = ix[from + k][0] };
+			if (f->changed || k == f->n[side] || tag(s, f, side, k) != t)
+				continue;
+			it[n++] = (struct pg_wmed_item){ .v = logs(s, f, side)[k] - m[r], .w = f->w,
+							 .owner = (uint32_t)r };
+			next[r]++;
 		}
 		pg_wmed_sort(it, n);
 		s->speed[side][t] = pg_wmed(it, n, n);
@@ -184,16 +242,15 @@ static int learn(struct pg_rspeed *s, int side)
 	}
 	err = 0;
 out:
-	free(at);
+	free(next);
 	free(m);
-	free(ix);
 	free(it);
 	return err;
 }
 
 /* Did reference @r change by itself, against the others' median @c? 1, 0 or a negative errno. */
-static int changed_alone(const struct pg_rspeed_ref *r, double c, double alpha, double min_effect,
-			 struct pg_stats_ws *ws)
+static int changed_alone(const struct pg_rspeed *s, const struct pg_rspeed_ref *r, double c,
+			 double alpha, double min_effect, struct pg_stats_ws *ws)
 {
 	double *y;
 	struct pg_mwu m;
@@ -205,8 +262,8 @@ static int changed_alone(const struct pg_rspeed_ref *r, double c, double alpha, 
 	if (!y)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->n[1]; i++)
-		y[i] = r->l[1][i] - c;
-	err = pg_mwu_test_ws(r->l[0], r->n[0], y, r->n[1], ws, &m);
+		y[i] = logs(s, r, 1)[i] - c;
+	err = pg_mwu_test_ws(logs(s, r, 0), r->n[0], y, r->n[1], ws, &m);
 	free(y);
 	if (err)
 		return err;
@@ -223,14 +280,14 @@ static int finish(struct pg_rspeed *s, double alpha, double min_effect, struct p
 	if (s->nrefs < PG_RSPEED_MIN_REFS)
 		return 0;
 	for (size_t i = 0; i < s->nrefs; i++) {
-		err = pg_hl_estimate_ws(s->ref[i].l[0], s->ref[i].n[0], s->ref[i].l[1],
-					s->ref[i].n[1], ws, &s->ref[i].d);
+		err = pg_hl_estimate_ws(logs(s, &s->ref[i], 0), s->ref[i].n[0],
+					logs(s, &s->ref[i], 1), s->ref[i].n[1], ws, &s->ref[i].d);
 		if (err)
 			return err;
 	}
 	err = build_shifts(s, true);
 	for (size_t i = 0; !err && i < s->nrefs; i++) {
-		err = changed_alone(&s->ref[i], shift_of(s, i), alpha, min_effect, ws);
+		err = changed_alone(s, &s->ref[i], shift_of(s, i), alpha, min_effect, ws);
 		if (err < 0)
 			return err;
 		s->ref[i].changed = err;
@@ -260,8 +317,7 @@ int pg_rspeed_finish(struct pg_rspeed *s, double alpha, double min_effect,
 	s->shift = 0;
 	s->nchanged = 0;
 	err = finish(s, alpha, min_effect, ws);
-	for (size_t i = 0; i < s->nrefs; i++)
-		free_logs(&s->ref[i]);
+	free_logs(s);
 	return err;
 }
 

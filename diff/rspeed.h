@@ -49,6 +49,7 @@
  *
  *	struct pg_rspeed rs = { 0 };
  *
+ *	pg_rspeed_reserve(&rs, most references, most values);	// optional
  *	for each reference function:
  *		if (pg_rspeed_add(&rs, id, sb.log, sb.pair, sb.n, sn.log, sn.pair, sn.n, ns))
  *			goto fail;
@@ -74,9 +75,9 @@
 struct pg_rspeed_ref {
 	uint32_t id;
 	double w;		/* its weight (diff/speedlib.h) */
-	double *l[2];		/* copies of its base [0] and new [1] logs, until finished */
-	uint32_t *t[2];		/* and their repetitions' tags (pg_sample.pair) */
+	size_t from[2];		/* where its base [0] and new [1] values start in the block */
 	size_t n[2];
+	bool dense[2];		/* the tags are 0, 1, 2...: not copied */
 	double d;		/* Hodges-Lehmann shift of its logs, new - base */
 	double xy, xx;		/* its slope's sums (pg_rspeed_of()), learnt when finished */
 	bool changed;		/* changed by itself: in no median */
@@ -85,6 +86,11 @@ struct pg_rspeed_ref {
 struct pg_rspeed {
 	struct pg_rspeed_ref *ref;
 	size_t nrefs, alloc;
+	/* one block, until finished: copies of the references' logs, each run's in the order of
+	 * their repetitions' tags, and the tags (pg_sample.pair) */
+	double *logs;
+	uint32_t *tags;
+	size_t nlogs, alogs;	/* values used, and room */
 	size_t nchanged;	/* references left out as changed by themselves */
 	bool applied;		/* pg_rspeed_of() may be other than 0 */
 	double shift;		/* the weighted median of the kept references' d (log) */
@@ -99,11 +105,16 @@ struct pg_rspeed {
 
 /*
  * One reference function (@id, not UINT32_MAX, above the ids of those added before): its logs
- * of the base and new runs with their repetitions' tags, and its time a repetition (ns). 0,
- * -EINVAL (an id out of order) or -ENOMEM.
+ * of the base and new runs with their repetitions' tags (unique within a run, as pg_sample's
+ * are), and its time a repetition (ns). 0, -EINVAL (an id out of order, a tag twice) or
+ * -ENOMEM.
  */
 int pg_rspeed_add(struct pg_rspeed *s, uint32_t id, const double *lb, const uint32_t *tb,
 		  size_t nb, const double *ln, const uint32_t *tn, size_t nn, double time_ns);
+
+/* Room for @nrefs references of @nvalues logs in all (both runs): a caller that knows
+ * allocates once (optional). 0 or -ENOMEM. */
+int pg_rspeed_reserve(struct pg_rspeed *s, size_t nrefs, size_t nvalues);
 
 /* The shifts, the references that changed by themselves, and whether it applies. 0 or a
  * negative errno. */

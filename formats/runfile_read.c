@@ -857,8 +857,11 @@ static int read_root(const struct pg_jr *rd, struct json_object *root, struct pg
 	if (err)
 		return err;
 	n = json_object_array_length(funcs);
-	for (size_t i = 0; i < n && !err; i++)
+	for (size_t i = 0; i < n && !err; i++) {
 		err = read_func(rd, json_object_array_get_idx(funcs, i), i, run);
+		/* dropped as the repetitions are: their small pieces hold the histograms next */
+		json_object_array_put_idx(funcs, i, NULL);
+	}
 	if (!err && version >= 3)
 		err = read_statcols(rd, root, &cols);
 	n = json_object_array_length(reps);

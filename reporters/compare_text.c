@@ -543,16 +543,30 @@ static void note_binary(const struct pg_fcmp *f, const char **b0, bool *multi)
 		*b0 = b;
 }
 
+/* Is @f a row of the table (the whole program and the benchmarks have their own sections,
+ * and without @verbose the unchanged and inconclusive functions are only counted)? */
+static bool is_row(const struct pg_fcmp *f, int verbose)
+{
+	return f->origin != PG_ORIGIN_PROGRAM && !pg_gb_is_bench(f) &&
+	       (verbose || (f->verdict != PG_VERDICT_UNCHANGED &&
+			    f->verdict != PG_VERDICT_INCONCLUSIVE));
+}
+
 int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *base,
 			  const struct pg_run *new, int verbose, FILE *out)
 {
-	struct row *rows = calloc(c->n ? c->n : 1, sizeof(*rows));
+	struct row *rows;
 	size_t nrows = 0, hidden = 0, hidden_inc = 0, causes[PG_CAUSE_COUNT] = { 0 }, i;
 	bool multi_bin = false;
 	const char *b0 = NULL;	/* the first exact function's binary */
 	char *bin = NULL, *env;
 	int err = 0;
 
+	/* room for the rows shown only: of 10,000 functions, most are hidden */
+	for (i = 0; i < c->n; i++)
+		nrows += is_row(&c->f[i], verbose);
+	rows = calloc(nrows ? nrows : 1, sizeof(*rows));
+	nrows = 0;
 	if (!rows) {
 		pg_err("compare table: out of memory");
 		return -ENOMEM;

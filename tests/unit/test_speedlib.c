@@ -14,6 +14,7 @@
 
 #include "util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,48 @@ static void test_wmed_order(void **state)
 	assert_true(pg_wmed(a, 6, 6) == 2);
 }
 
+static int cmp_ref(const void *pa, const void *pb)
+{
+	const struct pg_wmed_item *a = pa, *b = pb;
+
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	if (a->v != b->v)
+		return a->v < b->v ? -1 : 1;
+	return (a->owner > b->owner) - (a->owner < b->owner);
+}
+
+/* The sort against qsort() on inputs of many equal values, sorted, reversed and random. */
+static void test_wmed_sort(void **state)
+{
+	enum { N = 3000 };
+	struct pg_wmed_item *a = malloc(N * sizeof(*a)), *b = malloc(N * sizeof(*b));
+	uint64_t st = 11;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	for (int shape = 0; shape < 4; shape++) {
+		for (size_t i = 0; i < N; i++) {
+			double v = shape == 0 ? (double)(i % 7) : shape == 1 ? (double)i :
+				   shape == 2 ? (double)(N - i) : floor(20 * pg_test_unif(&st));
+
+			a[i] = (struct pg_wmed_item){ .v = v, .w = 1, .group = (uint32_t)(i % 3),
+						      .owner = (uint32_t)((i * 7919) % N) };
+		}
+		memcpy(b, a, N * sizeof(*a));
+		pg_wmed_sort(a, N);
+		qsort(b, N, sizeof(*b), cmp_ref);
+		for (size_t i = 0; i < N; i++) {
+			assert_true(a[i].v == b[i].v);
+			assert_int_equal(a[i].owner, b[i].owner);
+			assert_int_equal(a[i].group, b[i].group);
+		}
+	}
+	free(a);
+	free(b);
+}
+
 static void test_wmed_groups(void **state)
 {
 	struct pg_wmed_item it[7];
@@ -241,6 +284,46 @@ static void test_runs_tie(void **state)
 	pg_stats_ws_release(&ws);
 }
 
+/* Two recordings: tags in any order give the answers of the same values in order; a tag twice
+ * in one run is refused. */
+static void test_runs_tags(void **state)
+{
+	struct pg_rspeed a = { 0 }, b = { 0 };
+	struct pg_stats_ws ws = { 0 };
+	uint64_t st = 5;
+	double lb[6], ln[6], rb[6], rn[6], ca, cb, ba, bb;
+	uint32_t up[6] = { 0, 1, 2, 3, 4, 5 }, down[6] = { 5, 4, 3, 2, 1, 0 };
+	uint32_t twice[6] = { 0, 1, 1, 3, 4, 5 };
+
+	(void)state;
+	for (uint32_t f = 0; f < 5; f++) {
+		for (size_t k = 0; k < 6; k++) {
+			lb[k] = 0.1 * pg_test_gauss(&st);
+			ln[k] = 0.1 + 0.1 * pg_test_gauss(&st);
+			rb[5 - k] = lb[k];
+			rn[5 - k] = ln[k];
+		}
+		assert_int_equal(pg_rspeed_add(&a, f, lb, up, 6, ln, up, 6, 1e6 * (f + 1)), 0);
+		assert_int_equal(pg_rspeed_add(&b, f, rb, down, 6, rn, down, 6, 1e6 * (f + 1)), 0);
+	}
+	assert_int_equal(pg_rspeed_add(&a, 9, lb, twice, 6, ln, up, 6, 1e6), -EINVAL);
+	assert_int_equal(pg_rspeed_finish(&a, 0.05, 0.05, &ws), 0);
+	assert_int_equal(pg_rspeed_finish(&b, 0.05, 0.05, &ws), 0);
+	assert_true(a.applied && b.applied);
+	assert_int_equal(a.nrefs, 5);
+	assert_true(a.shift == b.shift);
+	for (uint32_t f = 0; f < 5; f++) {
+		ca = pg_rspeed_of(&a, f, lb, up, 6, ln, up, 6, 1, &ba);
+		cb = pg_rspeed_of(&b, f, rb, down, 6, rn, down, 6, 1, &bb);
+		/* the sums of the slope added in another order: equal to rounding */
+		assert_true(fabs(ca - cb) < 1e-12);
+		assert_true(fabs(ba - bb) < 1e-12);
+	}
+	pg_rspeed_release(&a);
+	pg_rspeed_release(&b);
+	pg_stats_ws_release(&ws);
+}
+
 static void test_history_tie(void **state)
 {
 	enum { NS = PG_HCHECK_MIN_SESSIONS + 1, NR = 5 };
@@ -273,10 +356,12 @@ int main(void)
 		cmocka_unit_test(test_wmed_edges),
 		cmocka_unit_test(test_wmed_scan),
 		cmocka_unit_test(test_wmed_order),
+		cmocka_unit_test(test_wmed_sort),
 		cmocka_unit_test(test_wmed_groups),
 		cmocka_unit_test(test_beta_weight),
 		cmocka_unit_test(test_pairs_tie),
 		cmocka_unit_test(test_runs_tie),
+		cmocka_unit_test(test_runs_tags),
 		cmocka_unit_test(test_history_tie),
 	};
 
