@@ -301,13 +301,6 @@ done:
 	return err;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int pg_median_interval(const double *v, size_t n, double alpha, double *lo, double *hi)
 {
 	double tail = 0, term, *s;
@@ -329,7 +322,7 @@ int pg_median_interval(const double *v, size_t n, double alpha, double *lo, doub
 	if (!s)
 		return -ENOMEM;
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), pg_cmp_double);
 	*lo = s[k - 1];
 	*hi = s[n - k];
 	free(s);

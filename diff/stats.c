@@ -16,17 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/sort.h"
 #include "stats.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	/* NaN sorts last so that the order is total */
-	if (isnan(x) || isnan(y))
-		return isnan(x) - isnan(y);
-	return (x > y) - (x < y);
-}
 
 /*
  * The null distribution of U for samples of m and n values without ties, as a cumulative
@@ -110,7 +101,7 @@ struct ranked {
 
 static int cmp_ranked(const void *a, const void *b)
 {
-	return cmp_double(&((const struct ranked *)a)->v, &((const struct ranked *)b)->v);
+	return pg_cmp_double(&((const struct ranked *)a)->v, &((const struct ranked *)b)->v);
 }
 
 double pg_norm_sf(double z)
@@ -234,7 +225,7 @@ struct pidx {
 
 static int cmp_pidx(const void *a, const void *b)
 {
-	return cmp_double(&((const struct pidx *)a)->p, &((const struct pidx *)b)->p);
+	return pg_cmp_double(&((const struct pidx *)a)->p, &((const struct pidx *)b)->p);
 }
 
 int pg_bh_adjust(const double *p, size_t n, double *q)
@@ -314,95 +305,16 @@ static int hl_k(size_t nx, size_t ny, double alpha, struct pg_stats_ws *ws, size
 	return 0;
 }
 
-/*
- * Rearrange v[lo..hi) so that v[k] is the value a sort would put there, with no larger value
- * before it and no smaller one after (k in [lo, hi)): quickselect, O(hi - lo) on average,
- * partitioning without branches on the data (random differences would mispredict half of
- * them); a range that does not shrink fast enough is sorted instead, so the worst case stays
- * O(n log n). No value is NaN (infinities are fine).
- */
-static void select_kth(double *v, size_t lo, size_t hi, size_t k)
-{
-	int budget = 64;
-
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2, lt = lo, eq;
-		double a = v[lo], b = v[mid], c = v[hi - 1], p;
-
-		if (!budget--) {
-			qsort(v + lo, hi - lo, sizeof(*v), cmp_double);
-			return;
-		}
-		p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-		/* [lo, lt) < p, then [lt, eq) == p, the rest > p */
-		for (size_t i = lo; i < hi; i++) {
-			double x = v[i];
-
-			v[i] = v[lt];
-			v[lt] = x;
-			lt += x < p;
-		}
-		eq = lt;
-		for (size_t i = lt; i < hi; i++) {
-			double x = v[i];
-
-			v[i] = v[eq];
-			v[eq] = x;
-			eq += x == p;
-		}
-		if (k < lt)
-			hi = lt;
-		else if (k >= eq)
-			lo = eq;
-		else
-			return;
-	}
-}
-
-/* The value at sorted position @k of @d[0..nn), @d already split at @m by select_kth(). */
+/* The value at sorted position @k of @d[0..nn), @d already split at @m by pg_select_kth(). */
 static double order_stat(double *d, size_t nn, size_t m, size_t k)
 {
 	if (k < m)
-		select_kth(d, 0, m, k);
+		pg_select_kth(d, 0, m, k);
 	else if (k > m)
-		select_kth(d, m + 1, nn, k);
+		pg_select_kth(d, m + 1, nn, k);
 	return d[k];
 }
 
-/* The middle value(s) are selected, not sorted for: the same values in linear time. */
-double pg_median(const double *v, size_t n)
-{
-	double buf[64], *s, m, below;
-
-	if (!n)
-		return NAN;
-	if (n == 1)
-		return v[0];
-	s = n <= 64 ? buf : malloc(n * sizeof(*s));
-	if (!s)
-		return NAN;
-	memcpy(s, v, n * sizeof(*s));
-	for (size_t i = 0; i < n; i++) {
-		if (isnan(s[i])) {
-			/* select_kth() wants no NaN: sorted, NaN last (cmp_double()) */
-			qsort(s, n, sizeof(*s), cmp_double);
-			m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-			goto out;
-		}
-	}
-	select_kth(s, 0, n, n / 2);
-	m = s[n / 2];
-	if (n % 2 == 0) {
-		below = s[0];
-		for (size_t i = 1; i < n / 2; i++)
-			below = s[i] > below ? s[i] : below;
-		m = (below + m) / 2;
-	}
-out:
-	if (s != buf)
-		free(s);
-	return m;
-}
 
 int pg_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny, double alpha,
 		      struct pg_hl *out)
@@ -453,7 +365,7 @@ static int hl_middle(const double *x, size_t nx, const double *y, size_t ny,
 		for (j = 0; j < ny; j++)
 			d[i * ny + j] = y[j] - x[i];
 	m = nn / 2;
-	select_kth(d, 0, nn, m);
+	pg_select_kth(d, 0, nn, m);
 	if (nn % 2) {
 		*est = d[m];
 	} else {
@@ -639,7 +551,7 @@ int pg_hodges_lehmann_paired(const double *d, size_t n, double alpha, struct pg_
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i; j < n; j++)
 			walsh[w++] = (d[i] + d[j]) / 2;
-	qsort(walsh, nw, sizeof(*walsh), cmp_double);
+	qsort(walsh, nw, sizeof(*walsh), pg_cmp_double);
 	out->estimate = nw % 2 ? walsh[nw / 2] : (walsh[nw / 2 - 1] + walsh[nw / 2]) / 2;
 	if (n <= PG_WSR_EXACT_MAX) {
 		double *cdf = wsr_exact_cdf_new(n);

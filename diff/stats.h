@@ -20,6 +20,8 @@
 
 #include <stddef.h>
 
+#include "../core/sort.h"
+
 /*
  * Two-sided Mann-Whitney U test of x[0..nx) against y[0..ny).
  * U is the statistic of x: the number of pairs (x_i, y_j) with x_i > y_j, plus half the ties.
@@ -129,7 +131,6 @@ double pg_norm_sf(double z);
 double pg_norm_pdf(double z);
 double pg_norm_isf(double p);
 
-/* Median of v[0..n) (mean of the two middle values for even n); NAN for n == 0. */
-double pg_median(const double *v, size_t n);
+/* pg_median(): core/sort.h, included here for diff/'s users */
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "../core/jsonw.h"
 #include "../core/log.h"
+#include "../core/sort.h"
 #include "gbench.h"
 
 /* One "iteration" entry of the output, before the runs of one benchmark are pooled. */
@@ -43,20 +44,6 @@ static int cmp_entry(const void *pa, const void *pb)
 	const struct entry *a = pa, *b = pb;
 
 	return strcmp(a->name, b->name) ?: (a->index > b->index) - (a->index < b->index);
-}
-
-static int cmp_double(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-
-	return (a > b) - (a < b);
-}
-
-/* The median of @v[0..n) (sorted in place), n >= 1 */
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* ns per unit of Google Benchmark's "time_unit"; 0 for one it does not have */
@@ -160,7 +147,7 @@ static int pool_runs(const struct pg_jr *jr, const struct entry *e, size_t k, do
 			tmp[i] *= scale;
 		}
 		if (!err)
-			out[f] = median(tmp, k);
+			out[f] = pg_median(tmp, k);
 	}
 	for (size_t c = 0; c < v->ncounters && !err; c++) {
 		size_t m = 0;
@@ -172,7 +159,7 @@ static int pool_runs(const struct pg_jr *jr, const struct entry *e, size_t k, do
 			    !json_object_is_type(x, json_type_null))
 				tmp[m++] = json_object_get_double(x);
 		}
-		v->counters[c].value = m ? median(tmp, m) : 0;
+		v->counters[c].value = m ? pg_median(tmp, m) : 0;
 	}
 	if (err)
 		return err;

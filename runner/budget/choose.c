@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/sort.h"
 #include "../profile/sampler.h"
 #include "choose.h"
 
-/* The order in which pg_budget_choose() drops: probe share, then cost, both descending. */
+/* The order in which pg_budget_choose() drops: probe share, then cost, both descending, then
+ * the function's index (no tie left to qsort()). */
 struct drop_key {
 	double share;	/* estimated probe cost over the function's measured time, at most 1 */
 	double cost;
@@ -26,7 +28,9 @@ static int cmp_drop_first(const void *a, const void *b, void *arg)
 
 	if (x->share != y->share)
 		return (x->share < y->share) - (x->share > y->share);
-	return (x->cost < y->cost) - (x->cost > y->cost);
+	if (x->cost != y->cost)
+		return (x->cost < y->cost) - (x->cost > y->cost);
+	return (x > y) - (x < y);
 }
 
 void pg_names_add(struct pg_names *l, const char *name)
@@ -137,14 +141,6 @@ static void unreached(const struct pg_run *run, const struct pg_rep *pilot,
 }
 
 /* Indices (size_t) into the double array @arg, costliest first. */
-static int cmp_cost_desc_sz(const void *a, const void *b, void *arg)
-{
-	const double *cost = arg;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-
-	return (cost[x] < cost[y]) - (cost[x] > cost[y]);
-}
-
 /*
  * pg_budget_choose() by the sampled first pass's stacks (pg_cov_choose()); *@total: the kept
  * functions' cost. The dropped are named costliest first. 0 or -ENOMEM.
@@ -174,7 +170,7 @@ static int choose_by_samples(const struct pg_run *run, const struct pg_coverage 
 	if (!err) {
 		for (size_t i = 0; i < run->nfuncs; i++)
 			order[i] = i;
-		qsort_r(order, run->nfuncs, sizeof(*order), cmp_cost_desc_sz, cost);
+		pg_sort_idx_desc(cost, order, run->nfuncs);
 		for (size_t k = 0; k < run->nfuncs; k++)
 			if (!keep[order[k]])
 				pg_names_add(&c->dropped, run->funcs[order[k]].display);
@@ -292,7 +288,7 @@ size_t pg_budget_live_drop(size_t n, const double *cost, const bool *live, doubl
 	for (size_t i = 0; i < n; i++)
 		if (live[i] && !drop[i])
 			order[nleft++] = i;
-	qsort_r(order, nleft, sizeof(*order), cmp_cost_desc_sz, (void *)cost);
+	pg_sort_idx_desc(cost, order, nleft);
 	for (size_t k = 0; k < nleft && sum > own_ns / 2 && cost[order[k]] > 0; k++) {
 		drop[order[k]] = true;
 		sum -= cost[order[k]];

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../core/log.h"
+#include "../../core/sort.h"
 #include "cover_summary.h"
 
 int pg_covered_count(const struct pg_cov_map *m, const bool *keep, struct pg_covered *c)
@@ -40,14 +41,6 @@ void pg_covered_release(struct pg_covered *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static int cmp_leaf_desc(const void *a, const void *b, void *arg)
-{
-	const uint64_t *leaf = arg;
-	uint64_t x = leaf[*(const uint32_t *)a], y = leaf[*(const uint32_t *)b];
-
-	return (x < y) - (x > y);
-}
-
 /* @name for a line of its own: whole, or cut at the end with "..." past @max characters. */
 static void say_name(double pct, const char *name, size_t max)
 {
@@ -64,6 +57,7 @@ void pg_covered_say(const struct pg_covered *c, const struct pg_run *run, const 
 {
 	double all = c->samples ? (double)c->samples : 1;
 	uint32_t *order = calloc(c->nfuncs ? c->nfuncs : 1, sizeof(*order));
+	double *leaf = malloc((c->nfuncs ? c->nfuncs : 1) * sizeof(*leaf));
 	size_t n = 0;
 
 	if (!c->samples)
@@ -72,13 +66,15 @@ void pg_covered_say(const struct pg_covered *c, const struct pg_run *run, const 
 		(unsigned long long)c->samples);
 	pg_info("  %5.1f%% in the self time of the %zu traced function%s", 100 * c->exact / all,
 		nkept, nkept == 1 ? "" : "s");
-	if (c->unprobed && order) {
+	if (c->unprobed && order && leaf) {
 		pg_info("  %5.1f%% in functions left out (too costly to probe, or too little time "
 			"of their own), most:", 100 * c->unprobed / all);
-		for (uint32_t i = 0; i < c->nfuncs; i++)
+		for (uint32_t i = 0; i < c->nfuncs; i++) {
+			leaf[i] = (double)c->leaf[i];
 			if (!keep[i] && c->leaf[i])
 				order[n++] = i;
-		qsort_r(order, n, sizeof(*order), cmp_leaf_desc, c->leaf);
+		}
+		pg_sort_idx32_desc(leaf, order, n);
 		for (size_t k = 0; k < n && k < PG_COVERED_NAMES; k++)
 			say_name(100 * (double)c->leaf[order[k]] / all,
 				 run->funcs[order[k]].display, PG_COVERED_NAME_MAX);
@@ -87,4 +83,5 @@ void pg_covered_say(const struct pg_covered *c, const struct pg_run *run, const 
 		"the kernel, unsymbolized)", 100 * c->elsewhere / all);
 out:
 	free(order);
+	free(leaf);
 }

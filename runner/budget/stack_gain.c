@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../core/alloc.h"
+#include "../../core/sort.h"
 #include "../../core/strv.h"
 #include "stack_gain.h"
 
@@ -307,16 +308,6 @@ static void prune(const struct pg_cov_map *m, const struct occ *o, struct owners
 }
 
 /* Indices (uint32_t) into the double array @arg, largest first; equals by index. */
-static int cmp_desc_u32(const void *a, const void *b, void *arg)
-{
-	const double *v = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	if (v[x] != v[y])
-		return v[x] < v[y] ? 1 : -1;
-	return (x > y) - (x < y);
-}
-
 /*
  * The first step of the choice: every function that may be kept, by the time it holds as its
  * own among all of them (the samples whose innermost allowed frame it is, and its blocked
@@ -346,7 +337,7 @@ static int take_by_self(const struct pg_cov_map *m, const struct occ *o, struct 
 		self[f] = w->own[f] * ns_per + extra[f];
 		order[f] = f;
 	}
-	qsort_r(order, nf, sizeof(*order), cmp_desc_u32, self);
+	pg_sort_idx32_desc(self, order, nf);
 	for (uint32_t k = 0; k < nf; k++) {
 		uint32_t f = order[k];
 

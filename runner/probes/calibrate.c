@@ -9,6 +9,7 @@
 
 #include "../../core/clock.h"
 #include "../../core/log.h"
+#include "../../core/sort.h"
 #include "../launch/proctree.h"
 #include "../select/elfsyms.h"
 #include "calibrate.h"
@@ -105,13 +106,6 @@ static double now_ns(void)
 	return (double)pg_now_ns();
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 #define ROUNDS 7
 #define MAX_CALLS 1000
 
@@ -140,12 +134,6 @@ static double timed_calls(void (*fn)(void), unsigned int n, double clk, double *
 	return now_ns() - t0;
 }
 
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
-
 /*
  * In ROUNDS alternating rounds of @n calls of the unprobed @plain, then @n of the probed
  * @probed (both timed the same way, so that their difference is the probes' cost): the median
@@ -170,8 +158,8 @@ static void measure(void (*plain)(void), void (*probed)(void), unsigned int n, d
 		/* timed call by call as well: both sides pay the same clock reads */
 		diff[i] = (timed_calls(probed, n, clk, scratch) - tp) / n;
 	}
-	*cost = median(diff, ROUNDS);
-	*body = median(one, (size_t)ROUNDS * n);
+	*cost = pg_median(diff, ROUNDS);
+	*body = pg_median(one, (size_t)ROUNDS * n);
 }
 
 /* Scale the targets' body to about PG_CAL_BODY_NS on this machine. */

@@ -12,6 +12,7 @@
 #include "../../core/alloc.h"
 #include "../../core/log.h"
 #include "../../core/numfmt.h"
+#include "../../core/sort.h"
 #include "../../core/strbuf.h"
 #include "../../core/strv.h"
 #include "../budget/stack_gain.h"
@@ -217,14 +218,6 @@ static int apply_filters(struct pg_selection *sel, const struct pg_record_opts *
 	return err;
 }
 
-static int cmp_self_desc(const void *a, const void *b, void *arg)
-{
-	const struct pg_object *v = arg;
-	uint64_t x = v[*(const size_t *)a].self, y = v[*(const size_t *)b].self;
-
-	return (x < y) - (x > y);
-}
-
 /*
  * Choose in @b the functions that are on the first pass's stacks (in a system object, only
  * those that hold PG_BUDGET_MIN_OWN of the samples as their own user time: not the C
@@ -264,19 +257,22 @@ static long apply_discovered(struct pg_selection *sel, const struct pg_record_op
 	const struct pg_objects *objs = &sel->disc->objs;
 	bool *take = calloc(objs->n ? objs->n : 1, sizeof(*take));
 	size_t *order = calloc(objs->n ? objs->n : 1, sizeof(*order));
+	double *self = malloc((objs->n ? objs->n : 1) * sizeof(*self));
 	size_t n = 0, capped = 0;
 	struct pg_strbuf where = PG_STRBUF_INIT;
 	bool project = false;
 	int err;
 
-	if (!take || !order) {
+	if (!take || !order || !self) {
 		free(take);
 		free(order);
+		free(self);
 		return -ENOMEM;
 	}
 	if (sel->disc->samples < PG_DISCOVER_MIN_SAMPLES) {	/* too thin: the program's own */
 		free(take);
 		free(order);
+		free(self);
 		if (sel->script) {
 			pg_err("%s is a script whose processes took too few samples (%llu) to tell "
 			       "what they run: run the program itself, or name what to trace with "
@@ -291,6 +287,7 @@ static long apply_discovered(struct pg_selection *sel, const struct pg_record_op
 	pg_objects_candidates(objs, take);
 	for (size_t i = 0; i < objs->n; i++) {
 		order[i] = i;
+		self[i] = (double)objs->v[i].self;
 		project |= take[i] && !pg_object_is_system(objs->v[i].path);
 	}
 	if (!project && sel->script) {
@@ -300,9 +297,10 @@ static long apply_discovered(struct pg_selection *sel, const struct pg_record_op
 		       pg_basename(sel->exe));
 		free(take);
 		free(order);
+		free(self);
 		return -ENOENT;
 	}
-	qsort_r(order, objs->n, sizeof(*order), cmp_self_desc, objs->v);
+	pg_sort_idx_desc(self, order, objs->n);	/* equal counts: the first found first */
 	for (size_t j = 0; j < objs->n; j++) {
 		const struct pg_object *ob = &objs->v[order[j]];
 		struct pg_bin *b;
@@ -326,6 +324,7 @@ static long apply_discovered(struct pg_selection *sel, const struct pg_record_op
 	pg_strbuf_release(&where);
 	free(take);
 	free(order);
+	free(self);
 	return err ? err : (long)n;
 }
 

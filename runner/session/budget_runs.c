@@ -16,6 +16,7 @@
 #include "../../core/clock.h"
 #include "../../core/log.h"
 #include "../../core/numfmt.h"
+#include "../../core/sort.h"
 #include "../../diff/sampled.h"
 #include "../budget/cover_summary.h"
 #include "../budget/stack_gain.h"
@@ -45,14 +46,6 @@
 #define GUARD_TICK_MS 100
 #define GUARD_LINE_NS 1000000000ULL
 #define GUARD_PROBE_SHARE 0.5	/* of the time past the untraced run's, to stop and narrow */
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 
 /*
  * What each function's probes would cost in a whole run, from the pilot: its counts in @pilot,
@@ -389,7 +382,7 @@ void pg_budget_check(const struct pg_record_opts *o, const struct pg_run *run,
 	struct pg_budget_watch w = { .run = run };
 	struct pg_names top = { 0 };
 	double cost = 0, own, allowed;
-	uint64_t *walls;
+	double *walls, wall;
 
 	if (o->budget_pct <= 0 || !run->nreps || !run->calib.valid)
 		return;
@@ -398,7 +391,7 @@ void pg_budget_check(const struct pg_record_opts *o, const struct pg_run *run,
 	if (!w.cost || !walls)
 		goto out;
 	for (size_t r = 0; r < run->nreps; r++) {
-		walls[r] = run->reps[r].wall_ns;
+		walls[r] = (double)run->reps[r].wall_ns;
 		for (size_t k = 0; k < run->reps[r].nstats; k++) {
 			const struct pg_fstat *s = &run->reps[r].stats[k];
 			double c = pg_fstat_probe_cost(&run->calib, &run->funcs[s->func], s) /
@@ -411,10 +404,10 @@ void pg_budget_check(const struct pg_record_opts *o, const struct pg_run *run,
 	if (sampled_wall_ns) {
 		own = (double)sampled_wall_ns;
 	} else {
-		qsort(walls, run->nreps, sizeof(*walls), cmp_u64);
-		own = (double)walls[run->nreps / 2] - cost;
-		if (own < 0.01 * (double)walls[run->nreps / 2])
-			own = 0.01 * (double)walls[run->nreps / 2];
+		wall = pg_median(walls, run->nreps);
+		own = wall - cost;
+		if (own < 0.01 * wall)
+			own = 0.01 * wall;
 	}
 	allowed = o->budget_pct / 100 * own;
 	if (cost > 2 * allowed) {
