@@ -124,5 +124,5 @@ render_svg() {
 		--user-data-dir="$profile" --screenshot="$2" --window-size="${3:-1200,800}" "$1" \
 		>"$TMP/chromium.log" 2>&1 ||
 		{ cat "$TMP/chromium.log" >&2; fail "chromium failed"; }
-	check "chromium wrote no screenshot of $1" test -s "$2"
+	check "chromium wrote a screenshot of $1" test -s "$2"
 }

@@ -77,42 +77,42 @@ K=6.8.0-1017-azure
 
 setup_on ubuntu
 check_eq "ubuntu: setup exited" 0 "$st"
-check "ubuntu: linux-tools-common not installed" grep -qx linux-tools-common <(installed)
-check "ubuntu: linux-tools-\$(uname -r) not installed" grep -qx "linux-tools-$K" <(installed)
-check "ubuntu: the bpftool package was asked for" not grep -qx bpftool <(installed)
-check "ubuntu: libbpf-dev not installed" grep -qx libbpf-dev <(installed)
-check_contains "ubuntu: not built with the kernel's bpftool" "$FK_LOG" \
+check "ubuntu: linux-tools-common installed" grep -qx linux-tools-common <(installed)
+check "ubuntu: linux-tools-\$(uname -r) installed" grep -qx "linux-tools-$K" <(installed)
+check "ubuntu: the bpftool package not asked for" not grep -qx bpftool <(installed)
+check "ubuntu: libbpf-dev installed" grep -qx libbpf-dev <(installed)
+check_contains "ubuntu: built with the kernel's bpftool" "$FK_LOG" \
 	"^make -C $FK/src -j[0-9]* all BPFTOOL=$FK/tools/$K/bpftool\$"
 check_contains "ubuntu: perfgate version" "$FK_LOG" '^perfgate fake$'
 setup_on mint PG_OS_RELEASE="$FK/mint"
-check "ubuntu derivative: not linux-tools" grep -qx "linux-tools-$K" <(installed)
+check "ubuntu derivative: linux-tools" grep -qx "linux-tools-$K" <(installed)
 setup_on lsb PG_OS_RELEASE="$FK/none" FK_LSB=Ubuntu
-check "lsb_release Ubuntu: not linux-tools" grep -qx "linux-tools-$K" <(installed)
+check "lsb_release Ubuntu: linux-tools" grep -qx "linux-tools-$K" <(installed)
 setup_on debian PG_OS_RELEASE="$FK/debian"
 check_eq "debian: setup exited" 0 "$st"
-check "debian: the bpftool package not installed" grep -qx bpftool <(installed)
-check "debian: linux-tools installed" not grep -q linux-tools <(installed)
-check_contains "debian: not built with bpftool" "$FK_LOG" \
+check "debian: the bpftool package installed" grep -qx bpftool <(installed)
+check "debian: no linux-tools" not grep -q linux-tools <(installed)
+check_contains "debian: built with bpftool" "$FK_LOG" \
 	"^make -C $FK/src -j[0-9]* all BPFTOOL=bpftool\$"
 # the action's bpftool input (BPFTOOL) wins; without packages a missing bpftool is an error
 printf '#!/bin/sh\necho mine\n' >"$FK/mybpftool" && chmod +x "$FK/mybpftool"
 setup_on given BPFTOOL="$FK/mybpftool"
-check_contains "BPFTOOL: not built with it" "$FK_LOG" "all BPFTOOL=$FK/mybpftool\$"
+check_contains "BPFTOOL: built with it" "$FK_LOG" "all BPFTOOL=$FK/mybpftool\$"
 setup_on skip PG_SKIP_DEPS=1
 check_eq "ubuntu without linux-tools: setup exited" 2 "$st"
-check_contains "ubuntu without linux-tools: no message" "$FK_LOG" 'bpftool (.*) does not run'
-check "PG_SKIP_DEPS: apt-get ran" not grep -q apt-get "$FK_LOG"
+check_contains "ubuntu without linux-tools: a message" "$FK_LOG" 'bpftool (.*) does not run'
+check "PG_SKIP_DEPS: apt-get did not run" not grep -q apt-get "$FK_LOG"
 # runner requirements: root through sudo, BTF
 setup_on sudo FK_UID=1001
 check_eq "sudo: setup exited" 0 "$st"
-check_contains "sudo: packages not installed through sudo" "$FK_LOG" \
+check_contains "sudo: packages installed through sudo" "$FK_LOG" \
 	'^sudo -E make -C .* deps-build'
 setup_on nosudo FK_UID=1001 FK_NOSUDO=1
 check_eq "no sudo: setup exited" 2 "$st"
-check_contains "no sudo: no message" "$FK_LOG" 'recording needs root'
+check_contains "no sudo: a message" "$FK_LOG" 'recording needs root'
 setup_on nobtf PG_BTF="$FK/none"
 check_eq "no BTF: setup exited" 2 "$st"
-check_contains "no BTF: no message" "$FK_LOG" 'this kernel has no BTF'
+check_contains "no BTF: a message" "$FK_LOG" 'this kernel has no BTF'
 python3 - "$ACTION" <<'PY' || fail "the action does not pass its bpftool input as BPFTOOL"
 import sys, yaml
 steps = yaml.safe_load(open(sys.argv[1]))["runs"]["steps"]
@@ -123,14 +123,14 @@ PY
 # package or build step
 setup_on cache1 PG_OS_RELEASE="$FK/debian" PG_CACHE_DIR="$FK/cache"
 check_eq "cache: the first setup exited" 0 "$st"
-check_contains "cache: the first setup did not build" "$FK_LOG" ' all BPFTOOL=bpftool$'
-check "cache: the build was not kept" test -x "$FK/cache/perfgate"
+check_contains "cache: the first setup built" "$FK_LOG" ' all BPFTOOL=bpftool$'
+check "cache: the build was kept" test -x "$FK/cache/perfgate"
 setup_on cache2 PG_OS_RELEASE="$FK/debian" PG_CACHE_DIR="$FK/cache"
 check_eq "cache: the second setup exited" 0 "$st"
-check "cache: the second setup built again" not grep -q ' all BPFTOOL=' "$FK_LOG"
-check "cache: the second setup installed packages" not grep -q 'deps-build\|apt-get' "$FK_LOG"
-check_contains "cache: not taken from the cache" "$FK_LOG" 'perfgate from the cache'
-check_contains "cache: the cached perfgate did not run" "$FK_LOG" '^perfgate fake$'
+check "cache: the second setup did not build again" not grep -q ' all BPFTOOL=' "$FK_LOG"
+check "cache: the second setup installed no packages" not grep -q 'deps-build\|apt-get' "$FK_LOG"
+check_contains "cache: taken from the cache" "$FK_LOG" 'perfgate from the cache'
+check_contains "cache: the cached perfgate ran" "$FK_LOG" '^perfgate fake$'
 # the cache key: version, runner image, a digest of the sources (changed by any source)
 key() { env ImageOS=ubuntu24 ImageVersion=20250101.1 PERFGATE_SRC="$1" \
 	bash "$SRC/ci-templates/perfgate-ci.sh" cache-key; }
@@ -138,7 +138,7 @@ VER=$("$PERFGATE" version | awk '{ print $2 }')
 K1=$(key "$SRC")
 [[ $K1 =~ ^perfgate-$VER-ubuntu24-20250101\.1-[a-z0-9_]+-[0-9a-f]{12}$ ]] ||
 	check_failed "cache key" "$K1 does not name the version and the image"
-check_eq "cache key: not the same twice" "$K1" "$(key "$SRC")"
+check_eq "cache key: the same twice" "$K1" "$(key "$SRC")"
 mkdir -p "$TMP/src2/core" && cp "$SRC/Makefile" "$TMP/src2/" &&
 	cp "$SRC/core/version.h" "$TMP/src2/core/"
 K2=$(key "$TMP/src2")
@@ -200,7 +200,7 @@ output() { # SCENARIO NAME: an output of the action
 # in refs/perfgate/baselines
 github publish --input mode=publish --input baseline=ref
 [ "$st" = 0 ] || { cat "$TMP/publish/stderr"; fail "publish exited $st"; }
-check_eq "publish: result is not 'published'" published "$(output publish result)"
+check_eq "publish: result 'published'" published "$(output publish result)"
 git cat-file -e "refs/perfgate/baselines:$C2.json" || fail "publish did not store $C2.json"
 check_eq "the stored baseline is C2's run" "$C2" \
 	"$(git show "refs/perfgate/baselines:$C2.json" | pgtest get - meta.git_commit)"
@@ -210,27 +210,27 @@ check_eq "the stored baseline is C2's run" "$C2" \
 git checkout -q clean
 github clean
 [ "$st" = 0 ] || { cat "$TMP/clean/stderr"; fail "clean change: the action exited $st"; }
-check_eq "merge base is not C1" "$C1" "$(output clean merge-base)"
+check_eq "merge base C1" "$C1" "$(output clean merge-base)"
 check_eq "the baseline was recorded at the merge base C1" "$C1" \
 	"$(pgtest get "$R/perfgate-out/base.json" meta.git_commit)"
 check_eq "the run was recorded at HEAD" "$(git rev-parse HEAD)" \
 	"$(pgtest get "$R/perfgate-out/run.json" meta.git_commit)"
-check "clean: a stored baseline was looked for" not grep -q 'refs/perfgate' "$TMP/clean/stderr"
-check_contains "clean: no warning about the missing token" "$TMP/clean/stdout" \
+check "clean: no stored baseline looked for" not grep -q 'refs/perfgate' "$TMP/clean/stderr"
+check_contains "clean: a warning about the missing token" "$TMP/clean/stdout" \
 	'^::warning::perfgate: no GitHub token: .*pass github-token'
-check "clean: no check run payload" test -s "$R/perfgate-out/check.json"
+check "clean: a check run payload" test -s "$R/perfgate-out/check.json"
 check_eq "clean: the functions input was used" "blur_row checksum_row fill_row sharpen_row tone_row" \
 	"$(pgtest names "$R/perfgate-out/run.json" | xargs)"
 res=$(output clean result)
 [ "$res" = pass ] || [ "$res" = inconclusive ] || fail "clean change: result $res"
 for f in base.json run.json compare.json junit.xml summary.md; do
-	check "clean: perfgate-out/$f missing" test -s "$R/perfgate-out/$f"
+	check "clean: perfgate-out/$f written" test -s "$R/perfgate-out/$f"
 done
 grep -q 'perfgate: pass\|perfgate: inconclusive' "$TMP/clean/summary" ||
 	fail "clean: no verdict in GITHUB_STEP_SUMMARY"
 cmp -s "$TMP/clean/summary" "$R/perfgate-out/summary.md" ||
 	fail "the job summary differs from summary.md"
-check "clean: ::error annotations" not grep -q -- '^::error' "$TMP/clean/stdout"
+check "clean: no ::error annotations" not grep -q -- '^::error' "$TMP/clean/stdout"
 grep -q 'uses actions/upload-artifact@v4.*"path": "perfgate-out/"' "$TMP/clean/stdout" ||
 	fail "the upload step does not upload perfgate-out/"
 artifact() { # SCENARIO: the name of the uploaded artifact
@@ -238,7 +238,7 @@ artifact() { # SCENARIO: the name of the uploaded artifact
 }
 check_eq "clean: the artifact's name" perfgate-4242-1-perf-0 "$(artifact clean)"
 [ -z "$(git worktree list | sed 1d)" ] || fail "a worktree was left behind"
-check_contains "clean: not recorded interleaved" "$TMP/clean/stderr" 'interleaved'
+check_contains "clean: recorded interleaved" "$TMP/clean/stderr" 'interleaved'
 # the two sides of one perfgate ab session, each built in its own tree
 ab_sides() { # DIR: the base and the change are the sides of one session
 	python3 - "$1" <<'PY'
@@ -250,15 +250,15 @@ assert base["meta"]["ab"]["session"] == run["meta"]["ab"]["session"]
 assert len(base["repetitions"]) == len(run["repetitions"]) >= 10
 PY
 }
-check "clean: base.json and run.json are not one ab session" ab_sides "$R/perfgate-out"
+check "clean: base.json and run.json are one ab session" ab_sides "$R/perfgate-out"
 
 # 2b. ab=false: two recordings in a row, as before
 github seq --input baseline=record --input ab=false --strategy job-index=3
 check_eq "another matrix leg: the artifact's name" perfgate-4242-1-perf-3 "$(artifact seq)"
 [ "$st" = 0 ] || { cat "$TMP/seq/stderr"; fail "sequential: the action exited $st"; }
-check_eq "sequential: the baseline was not recorded at C1" "$C1" \
+check_eq "sequential: the baseline recorded at C1" "$C1" \
 	"$(pgtest get "$R/perfgate-out/base.json" meta.git_commit)"
-check "sequential: base.json is an ab side" \
+check "sequential: base.json is not an ab side" \
 	python3 -c 'import sys, pgtest; assert "ab" not in pgtest.load(sys.argv[1])["meta"]' \
 	"$R/perfgate-out/base.json"
 [ -z "$(git worktree list | sed 1d)" ] || fail "a worktree was left behind"
@@ -279,23 +279,23 @@ check_contains "stored: summary.md's first line" <(head -n 1 "$R/perfgate-out/su
 	'^> :warning: \*\*The two sides come from different runners\*\*: .*refs/perfgate/baselines'
 check_contains "stored: the job summary's first line" <(head -n 1 "$TMP/slow/summary") \
 	'The two sides come from different runners'
-check_contains "unreachable API: no warning" "$TMP/slow/stdout" \
+check_contains "unreachable API: a warning" "$TMP/slow/stdout" \
 	'^::warning::perfgate: the comment was not posted (could not reach http://127.0.0.1:9'
 check_contains "unreachable API: the check run" "$TMP/slow/stdout" \
 	'^::warning::perfgate: the check run was not posted'
 check_eq "regression: the exit-code output" 1 "$(output slow exit-code)"
-check_eq "regression: result is not 'regression'" regression "$(output slow result)"
-check_contains "compare step: not exit 1" "$TMP/slow/stdout" '^step perfgate - compare: exit 1'
+check_eq "regression: result 'regression'" regression "$(output slow result)"
+check_contains "compare step: exit 1" "$TMP/slow/stdout" '^step perfgate - compare: exit 1'
 grep -q "^::error file=imgfilter.c,line=$BLUR,title=perfgate%3A blur_row" "$TMP/slow/stdout" ||
 	fail "no ::error annotation for blur_row at imgfilter.c:$BLUR"
-check_contains "no regression in the summary" "$TMP/slow/summary" ':x: perfgate: regression'
-check_eq "regression: the check run is not a failure" failure \
+check_contains "a regression in the summary" "$TMP/slow/summary" ':x: perfgate: regression'
+check_eq "regression: the check run is a failure" failure \
 	"$(pgtest get "$R/perfgate-out/check.json" conclusion)"
 check_eq "pr.json: the pull request" 7 "$(pgtest get "$R/perfgate-out/pr.json" number)"
 grep -q "\`blur_row\` (imgfilter.c:$BLUR)" "$R/perfgate-out/summary.md" ||
 	fail "blur_row missing from summary.md"
 xmllint --noout --schema "$SRC/tests/data/JUnit.xsd" "$R/perfgate-out/junit.xml"
-check_contains "no JUnit failure" "$R/perfgate-out/junit.xml" '<failure type="regression"'
+check_contains "a JUnit failure" "$R/perfgate-out/junit.xml" '<failure type="regression"'
 # flame graphs: drawn when this perfgate can, and named in the summary only when they exist
 arts=$(grep '^Artifacts: ' "$R/perfgate-out/summary.md")
 for svg in flamegraph.svg diff-flamegraph.svg; do
@@ -306,7 +306,7 @@ for svg in flamegraph.svg diff-flamegraph.svg; do
 	fi
 done
 if "$PERFGATE" flamegraph --help >/dev/null 2>&1; then
-	check "perfgate can draw flame graphs: none drawn" test -s "$R/perfgate-out/flamegraph.svg"
+	check "perfgate can draw flame graphs: one drawn" test -s "$R/perfgate-out/flamegraph.svg"
 	xmllint --noout "$R/perfgate-out/flamegraph.svg"
 fi
 
@@ -316,10 +316,10 @@ fi
 git checkout -q slow
 github default --input functions=
 [ "$st" -le 1 ] || { cat "$TMP/default/stderr"; fail "default path: the action exited $st"; }
-check "default path: the stored run was used" not grep -q 'refs/perfgate' "$TMP/default/stderr"
-check "default path: a note on different runners" \
+check "default path: the stored run not used" not grep -q 'refs/perfgate' "$TMP/default/stderr"
+check "default path: no note on different runners" \
 	not grep -q 'different runners' "$R/perfgate-out/summary.md"
-check_eq "default path: the baseline is not C1's" "$C1" \
+check_eq "default path: the baseline is C1's" "$C1" \
 	"$(pgtest get "$R/perfgate-out/base.json" meta.git_commit)"
 python3 - "$R/perfgate-out" <<'PY' || fail "default path: not the default budget and its set"
 import sys, pgtest
@@ -328,7 +328,7 @@ assert base["meta"]["options"]["budget_pct"] == 5, base["meta"]["options"]
 assert run["meta"]["options"]["functions_of"] == sys.argv[1] + "/base.json", run["meta"]
 assert pgtest.names(base) == pgtest.names(run), (pgtest.names(base), pgtest.names(run))
 PY
-check "default path: not one ab session" ab_sides "$R/perfgate-out"
+check "default path: one ab session" ab_sides "$R/perfgate-out"
 
 # ---- GitLab ----
 # A fake GitLab API serving the default branch's artifact; it logs each request and its token.
@@ -405,8 +405,8 @@ gitlab slow --var CI_COMMIT_BRANCH=slow --var CI_MERGE_REQUEST_TARGET_BRANCH_NAM
 check_contains "gitlab stored: summary.md's first line" <(head -n 1 "$R/perfgate-out/summary.md") \
 	'different runners.*artifact of main'
 check_contains "gitlab stored: the job log" "$TMP/gl-slow.log" 'different runners'
-check "gitlab: the job's own before_script did not run" test -s "$TMP/own-before"
-check_contains "gitlab: no setup with the job's own before_script" "$TMP/gl-slow.log" \
+check "gitlab: the job's own before_script ran" test -s "$TMP/own-before"
+check_contains "gitlab: setup with the job's own before_script" "$TMP/gl-slow.log" \
 	'^perfgate [0-9]'
 grep -q '^/api/v4/projects/7/jobs/artifacts/main/raw/perfgate-out/run.json?job=perfgate tok123$' \
 	"$TMP/requests" || fail "gitlab: the artifact was not requested with the job token"
@@ -451,5 +451,5 @@ assert names(base) == names(run) and set(names(run)) <= {"blur_row", "checksum_r
                                                          "sharpen_row", "tone_row"}, \
     (names(base), names(run))
 PY
-check "gitlab fallback: not one ab session" ab_sides "$R/perfgate-out"
+check "gitlab fallback: one ab session" ab_sides "$R/perfgate-out"
 echo "all CI template scenarios passed"

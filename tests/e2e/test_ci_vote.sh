@@ -33,10 +33,10 @@ expect_exit 0 "$PERFGATE" compare "${C[@]}" "$TMP/base.json" "$TMP/same.json" \
 	--json "$TMP/aa.json" --markdown "$TMP/aa.md" --junit "$TMP/aa.xml" --artifact flame.svg
 check_contains "A/A: markdown verdict" "$TMP/aa.md" '^### :white_check_mark: perfgate: pass'
 check_contains "A/A: artifacts" "$TMP/aa.md" '^Artifacts: `aa.xml`, `aa.json`, `flame.svg`.$'
-check "annotations outside GitHub Actions" not grep -q -- '^::' "$TMP/stdout"
+check "no annotations outside GitHub Actions" not grep -q -- '^::' "$TMP/stdout"
 vote "$TMP/aa.json" aa
-check_eq "A/A: gerrit vote is not +1" 1 "$(label "$TMP/aa.gerrit")"
-check_eq "A/A: check run is not success" success "$(conclusion "$TMP/aa.github")"
+check_eq "A/A: gerrit vote +1" 1 "$(label "$TMP/aa.gerrit")"
+check_eq "A/A: check run success" success "$(conclusion "$TMP/aa.github")"
 
 # ---- regression, under GitHub Actions ----
 : >"$TMP/step_summary"
@@ -45,9 +45,9 @@ GITHUB_ACTIONS=true GITHUB_STEP_SUMMARY=$TMP/step_summary GITHUB_WORKSPACE=$PERF
 cat "$TMP/stdout"
 A='^::error file=tests/progs/knob.c,line=12,title=perfgate%3A leaf_hash +[0-9.]*%25 slower'
 A+=' per call::leaf_hash (knob) per-call self time'
-check_contains "no ::error annotation for leaf_hash at tests/progs/knob.c:12" "$TMP/stdout" "$A"
+check_contains "an ::error annotation for leaf_hash at tests/progs/knob.c:12" "$TMP/stdout" "$A"
 nreg=$(pgtest get "$TMP/ab.json" counts.regressions)
-check_eq "not one annotation per regression" "$nreg" "$(grep -c '^::error' "$TMP/stdout")"
+check_eq "one annotation per regression" "$nreg" "$(grep -c '^::error' "$TMP/stdout")"
 # the heading counts the functions; the whole program, when it regressed too, is named
 nfun=$(python3 -c 'import sys, pgtest
 print(len(pgtest.with_verdict(pgtest.load(sys.argv[1]), "regression")))' "$TMP/ab.json")
@@ -57,10 +57,10 @@ grep -Eq "^### :x: perfgate: regression( of the whole program and)? in $nfun fun
 grep -q '^| :red_circle: regression | `leaf_hash` (knob.c:12) | knob |' "$TMP/step_summary" ||
 	fail "leaf_hash row missing from the job summary"
 vote "$TMP/ab.json" ab
-check_eq "regression: gerrit vote is not -1" -1 "$(label "$TMP/ab.gerrit")"
+check_eq "regression: gerrit vote -1" -1 "$(label "$TMP/ab.gerrit")"
 py 'm = pgtest.load(sys.argv[1])["message"]; assert "* leaf_hash (knob): slower +" in m, m' \
 	"$TMP/ab.gerrit"
-check_eq "regression: check run is not failure" failure "$(conclusion "$TMP/ab.github")"
+check_eq "regression: check run failure" failure "$(conclusion "$TMP/ab.github")"
 py 'c = pgtest.load(sys.argv[1]); assert len(c.get("head_sha", "x" * 40)) == 40
 assert "leaf_hash" in c["output"]["summary"]' "$TMP/ab.github"
 # check-run annotations at the declaration, relative to the repository (the git work tree of
@@ -85,15 +85,15 @@ check_eq "GITHUB_WORKSPACE: the annotation's path" "tests/progs/knob.c 12 12 fai
 # ---- inconclusive: too few repetitions; different hosts ----
 expect_exit 0 "$PERFGATE" compare "$TMP/b3.json" "$TMP/slow.json" --json "$TMP/in.json"
 vote "$TMP/in.json" in
-check_eq "inconclusive: gerrit vote is not 0" 0 "$(label "$TMP/in.gerrit")"
-check_eq "inconclusive: check run is not neutral" neutral "$(conclusion "$TMP/in.github")"
+check_eq "inconclusive: gerrit vote 0" 0 "$(label "$TMP/in.gerrit")"
+check_eq "inconclusive: check run neutral" neutral "$(conclusion "$TMP/in.github")"
 py 'r = pgtest.load(sys.argv[1]); r["meta"]["host"] = "elsewhere"
 json.dump(r, open(sys.argv[2], "w"))' "$TMP/slow.json" "$TMP/slow_host.json"
 expect_exit 1 "$PERFGATE" compare "${C[@]}" "$TMP/base.json" "$TMP/slow_host.json" \
 	--json "$TMP/host.json"
 vote "$TMP/host.json" host
-check_eq "different hosts: gerrit vote is not 0" 0 "$(label "$TMP/host.gerrit")"
-check_contains "different hosts: not said why" "$TMP/host.gerrit" 'different hosts'
+check_eq "different hosts: gerrit vote 0" 0 "$(label "$TMP/host.gerrit")"
+check_contains "different hosts: said why" "$TMP/host.gerrit" 'different hosts'
 
 # ---- different commands: compared as two binaries are, with a warning; the vote says so ----
 "$PERFGATE" record -q -o "$TMP/other.json" -r 2 -f leaf_hash -- ./knob extra
@@ -101,12 +101,12 @@ py 'r = json.load(open(sys.argv[1])); r["meta"]["command"].append("extra")
 json.dump(r, open(sys.argv[2], "w"))' "$TMP/same.json" "$TMP/same_cmd.json"
 expect_exit 0 "$PERFGATE" compare "${C[@]}" "$TMP/base.json" "$TMP/same_cmd.json" \
 	--json "$TMP/cmd.json"
-check "different commands: no warning naming both" grep -q \
+check "different commands: a warning naming both" grep -q \
 	"warning: the runs are of different commands: '[^']*knob' and '[^']*knob extra'" \
 	"$TMP/stderr"
 vote "$TMP/cmd.json" cmd
-check_eq "different commands: not voted on the verdict" 1 "$(label "$TMP/cmd.gerrit")"
-check_contains "different commands: the vote does not say so" "$TMP/cmd.gerrit" \
+check_eq "different commands: voted on the verdict" 1 "$(label "$TMP/cmd.gerrit")"
+check_contains "different commands: the vote says so" "$TMP/cmd.gerrit" \
 	'the runs are of different commands'
 expect_exit 2 "$PERFGATE" compare "${C[@]}" --strict "$TMP/base.json" "$TMP/same_cmd.json"
 has 'different commands (--strict)'
@@ -118,33 +118,33 @@ has 'no function was called in both'
 
 # ---- no result (the comparison failed), bad input ----
 expect_exit 2 "$PERFGATE" vote "$TMP/none.json" --system gerrit
-check_eq "vote on a missing file: not one error line" 1 "$(wc -l <"$TMP/stderr")"
+check_eq "vote on a missing file: one error line" 1 "$(wc -l <"$TMP/stderr")"
 expect_exit 0 "$PERFGATE" vote "$TMP/none.json" --system gerrit --missing-ok
 check_eq "no result: gerrit vote 0" 0 "$(label "$TMP/stdout")"
 expect_exit 2 "$PERFGATE" vote "$TMP/base.json" --system github
-check_contains "run file taken as result" "$TMP/stderr" 'not a usable perfgate compare result'
+check_contains "a run file refused as a result" "$TMP/stderr" 'not a usable perfgate compare result'
 expect_exit 2 "$PERFGATE" vote "$TMP/aa.json" --system jenkins
 expect_exit 2 "$PERFGATE" vote "$TMP/aa.json"
 expect_exit 2 "$PERFGATE" vote "$TMP/aa.json" --system gerrit -o "$TMP/nodir/x.json"
-check "vote created a directory" test ! -e "$TMP/nodir"
+check "vote created no directory" test ! -e "$TMP/nodir"
 expect_exit 2 "$PERFGATE" compare "$TMP/base.json" "$TMP/same.json" --markdown "$TMP/nodir/x.md"
 
 # ---- merge ----
 expect_exit 0 "$PERFGATE" merge "$TMP/base.json" "$TMP/same.json" -o "$TMP/merged.json"
 py 'r = pgtest.load(sys.argv[1]); assert len(r["repetitions"]) == 20, len(r["repetitions"])
 assert r["meta"]["options"]["repetitions"] == 20' "$TMP/merged.json"
-check_eq "merge changed calls" "$(calls "$TMP/base.json")" "$(calls "$TMP/merged.json")"
+check_eq "merge keeps the calls" "$(calls "$TMP/base.json")" "$(calls "$TMP/merged.json")"
 # (the verdict is the statistics' business: here, that all 20 repetitions are compared)
 st=0
 "$PERFGATE" compare "$TMP/merged.json" "$TMP/slow.json" >"$TMP/stdout" || st=$?
 [ "$st" = 0 ] || [ "$st" = 1 ] || fail "compare with a merged baseline exited $st"
-check_contains "merged baseline: not 20 repetitions" "$TMP/stdout" '^  base .*(20 repetitions'
+check_contains "merged baseline: 20 repetitions" "$TMP/stdout" '^  base .*(20 repetitions'
 expect_exit 2 "$PERFGATE" merge "$TMP/base.json" "$TMP/other.json" -o "$TMP/bad.json"
-check_contains "merge: different commands not refused" "$TMP/stderr" 'different commands'
+check_contains "merge: different commands refused" "$TMP/stderr" 'different commands'
 "$PERFGATE" record -q -o "$TMP/fewer.json" -r 2 -f leaf_hash -- ./knob
 expect_exit 2 "$PERFGATE" merge "$TMP/base.json" "$TMP/fewer.json" -o "$TMP/bad.json"
-check_contains "merge: different -f not refused" "$TMP/stderr" 'different functions'
-check "merge wrote a file on error" test ! -e "$TMP/bad.json"
+check_contains "merge: different -f refused" "$TMP/stderr" 'different functions'
+check "merge wrote no file on error" test ! -e "$TMP/bad.json"
 expect_exit 2 "$PERFGATE" merge "$TMP/base.json"
 expect_exit 2 "$PERFGATE" merge "$TMP/base.json" "$TMP/missing.json" -o "$TMP/bad.json"
 ls -A "$TMP" | grep -q '^\.bad' && fail "merge left a temporary file"
@@ -154,11 +154,11 @@ expect_exit 1 "$PERFGATE" ab -q -o "$TMP/ab" -r 10 --max-reps 10 "${F[@]}" "${C[
 	--markdown "$TMP/ab.md" ./knob './knob 400'
 check_contains "ab: markdown verdict" "$TMP/ab.md" ':x: perfgate: regression'
 vote "$TMP/ab/compare.json" abv
-check_eq "ab: gerrit vote is not -1" -1 "$(label "$TMP/abv.gerrit")"
-check_eq "ab: check run is not failure" failure "$(conclusion "$TMP/abv.github")"
+check_eq "ab: gerrit vote -1" -1 "$(label "$TMP/abv.gerrit")"
+check_eq "ab: check run failure" failure "$(conclusion "$TMP/abv.github")"
 # its sides merge into ordinary runs (the pairing dropped, said so)
 expect_exit 0 "$PERFGATE" merge "$TMP/ab/base.json" "$TMP/base.json" -o "$TMP/abmerged.json"
-check_contains "merge of an ab side: no note" "$TMP/stderr" 'not paired'
-check "merge of an ab side: still paired" \
+check_contains "merge of an ab side: a note" "$TMP/stderr" 'not paired'
+check "merge of an ab side: not paired" \
 	py 'assert "ab" not in pgtest.load(sys.argv[1])["meta"]' "$TMP/abmerged.json"
 echo "vote, markdown and merge checks passed"

@@ -17,7 +17,7 @@ PG_D_FACTOR=3 "${REC[@]}" -o "$TMP/new.json" -- ./sample_chain mix 40000000 4000
 xmllint --noout "$TMP/new.svg"
 "$PERFGATE" flamegraph "$TMP/new.json" -o "$TMP/rep1.svg" --rep 1 --title 'one repetition'
 xmllint --noout "$TMP/rep1.svg"
-check_contains "--title is not used" "$TMP/rep1.svg" 'one repetition'
+check_contains "--title is used" "$TMP/rep1.svg" 'one repetition'
 
 for mode in self inclusive; do
 	st=0
@@ -72,14 +72,14 @@ assert kind(find(incl, "main;d")[0]) == "red"
 assert kind(find(incl, "main;a")[0]) == "blue"
 assert kind(find(incl, "main;a;b")[0]) == "blue"
 PY
-check_contains "no legend" "$TMP/diff-self.svg" 'RED: grew in NEW'
+check_contains "a legend" "$TMP/diff-self.svg" 'RED: grew in NEW'
 
 # a run without samples cannot make a differential flame graph
 "$PERFGATE" record -q -r 2 --no-sample -f main -o "$TMP/none.json" -- \
 	./sample_chain mix 40000000 40000000
 expect_exit 2 "$PERFGATE" compare "$TMP/none.json" "$TMP/new.json" --flamegraph "$TMP/x.svg"
-check_contains "no reason given" "$TMP/stderr" 'base run has no sampled stacks'
-check "a flame graph was written anyway" test ! -e "$TMP/x.svg"
+check_contains "the reason given" "$TMP/stderr" 'base run has no sampled stacks'
+check "no flame graph written" test ! -e "$TMP/x.svg"
 expect_exit 2 "$PERFGATE" flamegraph "$TMP/none.json" -o "$TMP/x.svg"
 expect_exit 2 "$PERFGATE" compare "$TMP/base.json" "$TMP/new.json" --flame-color both
 

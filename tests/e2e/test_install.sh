@@ -77,8 +77,8 @@ done <"$TMP/tables"
 # uninstall removes what install put there
 "${MK[@]}" uninstall DESTDIR="$D" PREFIX=/opt/pg >"$TMP/uninstall.log" 2>&1 ||
 	{ cat "$TMP/uninstall.log"; fail "make uninstall failed"; }
-check_eq "uninstall: files left" "" "$(find "$D" -type f)"
-check "uninstall: lib/perfgate left" test ! -e "$P/lib/perfgate"
+check_eq "uninstall: no files left" "" "$(find "$D" -type f)"
+check "uninstall: lib/perfgate removed" test ! -e "$P/lib/perfgate"
 
 # the packages make demo and make check would install (make -n: nothing is run)
 make -C "$SRC" -n --no-print-directory demo 2>&1 | grep -A2 'apt-get install' >"$TMP/demo.n"
@@ -140,7 +140,7 @@ else
 		/usr/share/bash-completion/completions/perfgate; do
 		check "dpkg -r removed $f" test ! -e "$f"
 	done
-	check "dpkg -r: not installed" not sh -c \
+	check "dpkg -r: no longer installed" not sh -c \
 		"dpkg-query -W -f '\${Status}' perfgate 2>/dev/null | grep -q 'ok installed'"
 fi
 

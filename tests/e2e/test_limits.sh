@@ -10,7 +10,7 @@ R=$PERFGATE_SRCDIR/tests/fuzz
 head -c $((2 * 1024 * 1024)) /dev/zero | tr '\0' ' ' >"$TMP/big.json"
 expect_exit 2 env PERFGATE_MAX_RUN_MB=1 "$P" report "$TMP/big.json"
 has "larger than the limit of 1 MiB for run files (raise it with PERFGATE_MAX_RUN_MB)"
-check_eq "more than one line" 1 "$(wc -l <"$TMP/stderr")"
+check_eq "one error line" 1 "$(wc -l <"$TMP/stderr")"
 expect_exit 2 env PERFGATE_MAX_RUN_MB=1 "$P" compare "$R/corpus/runfile/calls.json" "$TMP/big.json"
 has "big.json: larger than the limit"
 expect_exit 2 env PERFGATE_MAX_RUN_MB=lots "$P" report "$TMP/big.json"

@@ -167,6 +167,6 @@ assert "sample_hz" not in run["meta"]["options"] and "frame_sources" not in run
 assert all("stacks" not in r and "samples" not in r for r in run["repetitions"])
 PY
 expect_exit 2 "$PERFGATE" folded "$TMP/none.json"
-check_contains "no message for a run without stacks" "$TMP/stderr" 'no sampled stacks'
+check_contains "a message for a run without stacks" "$TMP/stderr" 'no sampled stacks'
 expect_exit 2 "$PERFGATE" record -q -F 0 -o "$TMP/x.json" -- ./sample_chain 1
 expect_exit 2 "$PERFGATE" folded "$TMP/sample_chain.json" --rep 3
