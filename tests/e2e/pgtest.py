@@ -108,6 +108,25 @@ def calls(run, name):
     return sum(rep[name]["calls"] for rep in reps(run) if name in rep)
 
 
+def probe_cost(run, name, stat):
+    """What the probes of @name cost in one repetition's @stat, in ns, as perfgate estimates it
+    for its budget and its warnings (core/calib.h, pg_fstat_probe_cost()): the calls times the
+    calibrated cost of the function's kind of site (its in_ns and the part of out_ns the BPF
+    programs do not time), plus the probes' timed run time. 0 in an uncalibrated run."""
+    cal = run.get("calibration")
+    if not cal:
+        return 0
+    k = func(run, name)["site"]
+    c = cal[k]
+    rest = c["out_ns"] - c.get("measured_ns", 0)
+    return stat["calls"] * (c["in_ns"] + max(0, rest)) + stat.get("probe_ns", 0)
+
+
+def reps_probe_cost(run):
+    """Each repetition's probe cost in ns (probe_cost() summed over its functions)."""
+    return [sum(probe_cost(run, n, s) for n, s in rep.items()) for rep in reps(run)]
+
+
 def verdicts(result):
     """{function name: verdict} of a compare result's functions (exact and sampled; not the
     whole program's entries: program())."""

@@ -11,11 +11,14 @@ import sys, pgtest
 run = pgtest.load(sys.argv[1])
 rep = pgtest.load(sys.argv[2])
 scaled_build = sys.argv[3] == "nop5"
+disturbed = sys.argv[4] == "disturbed"
 cal = run["calibration"]
 cost = {k: v["in_ns"] + v["out_ns"] for k, v in cal.items()}
-# every kind of site was measured, and single-stepping is the dearest by far
-assert 0 < cost["nop5"] < 100000 and 0 < cost["emulated"] < 100000, cost
-assert cost["sstep"] > 2 * max(cost["nop5"], cost["emulated"]), cost
+# every kind of site was measured (how much dearer single-stepping is: below, across both
+# runs); a busy machine can disturb every try of a kind, which perfgate then says, and a
+# probe may come out as costing nothing
+lo = 0 if disturbed else 1e-9
+assert lo <= cost["nop5"] < 100000 and lo <= cost["emulated"] < 100000, (cost, disturbed)
 funcs = {f["id"]: f for f in run["functions"]}
 site = {f["name"]: f["site"] for f in run["functions"]}
 for s in pgtest.reps(run):
@@ -98,13 +101,43 @@ for f in rep["functions"]:
 print("ok")
 PY
 for prog in nested nested_nop5; do
-	"$PERFGATE" record --all-functions -q -o "$TMP/run_$prog.json" -r 2 -- ./$prog
+	"$PERFGATE" record --all-functions -o "$TMP/run_$prog.json" -r 2 -- ./$prog \
+		2>"$TMP/err_$prog"
+	disturbed=calm
+	! grep -q "probe calibration: the machine disturbed" "$TMP/err_$prog" || disturbed=disturbed
 	"$PERFGATE" report "$TMP/run_$prog.json" --format json >"$TMP/report.json"
 	"$PERFGATE" report "$TMP/run_$prog.json" >"$TMP/report.txt"
-	check_contains "report does not say so" "$TMP/report.txt" "compensated for probe overhead"
-	python3 "$TMP/check.py" "$TMP/run_$prog.json" "$TMP/report.json" "${prog#nested_}" ||
-		fail "$prog: compensation"
+	check_contains "report says compensated" "$TMP/report.txt" "compensated for probe overhead"
+	python3 "$TMP/check.py" "$TMP/run_$prog.json" "$TMP/report.json" "${prog#nested_}" \
+		"$disturbed" || fail "$prog: compensation"
 done
+# Single-stepping is the dearest kind of site: on top of the breakpoint's trap it takes a
+# second one, the step. By how much depends on the machine: 2.7x the emulated site per traced
+# call on one machine of CI's kind, 40x entry-only on another (docs/measurement.md), and one
+# machine's calibrations moved by up to 46% from one recording to the next, more when busy. So
+# the factor asked of each run is 2 shrunk by the spread this test measured between the two
+# recordings' calibrations of the same kind of site (the larger over the smaller; never below
+# 1: dearest in any case). A calibration perfgate said the machine disturbed (every try; a
+# busy runner's other CPU can do that) orders nothing: then emulated sites came out at 0 or at
+# twice single-stepped ones. It is left out, and said.
+check "single-stepping dearest in the calm calibrations" python3 - "$TMP/run_nested.json" \
+	"$TMP/err_nested" "$TMP/run_nested_nop5.json" "$TMP/err_nested_nop5" <<'PY'
+import sys, pgtest
+runs = [(pgtest.load(r), "the machine disturbed" in open(e).read())
+        for r, e in zip(sys.argv[1::2], sys.argv[2::2])]
+costs = [{k: v["in_ns"] + v["out_ns"] for k, v in run["calibration"].items()} for run, _ in runs]
+a, b = costs
+spread = max((max(a[k], b[k]) / min(a[k], b[k]) for k in ("nop5", "emulated", "sstep")
+              if min(a[k], b[k]) > 0), default=float("inf"))
+factor = max(1.0, 2 / spread)
+print("calibrations %s; spread %.2fx: single-stepping must cost %.2fx the others" %
+      (costs, spread, factor))
+for c, (_, disturbed) in zip(costs, runs):
+    if disturbed:
+        print("disturbed, not ordered: %s" % c)
+        continue
+    assert c["sstep"] > factor * max(c["nop5"], c["emulated"]), (c, factor)
+PY
 cp "$TMP/run_nested.json" "$TMP/run.json"  # emulated and single-stepped sites, below
 # The histograms hold each call's compensated duration: the formula above, call by call,
 # without the scale, with the calibration rounded to whole ns (so version 2 of the format,
@@ -136,43 +169,96 @@ for r in pgtest.reps(run):
         if name == "main":	# one call: exactly its bucket
             assert x["hist"] == [[bucket(max(0, c)), 1]], (x["hist"], c, bucket(c))
         elif name != "fib":	# fib(0) and fib(1) may be shorter than their probes: clamped
+            # each call's value is floored at 0: a calibration a busy machine put above what
+            # a call took clamps it (bucket 0), which adds to the sum at most what was
+            # compensated of those calls, per_call / calls each (the same in every call here)
             est = sum(mid(b) * n for b, n in x["hist"])
-            assert abs(est - c) <= 0.02 * c + x["calls"], (name, est, c)
+            clamped = sum(n for b, n in x["hist"] if b == 0) * per_call / x["calls"]
+            tol = 0.02 * abs(c) + x["calls"]
+            assert -tol <= est - c <= tol + clamped, (name, est, c, clamped)
 PY
 python3 "$TMP/hist_check.py" "$TMP/run.json"
 python3 "$TMP/hist_check.py" "$TMP/run_nested_nop5.json"
 # compare says which times it compares, and --raw switches compensation off
 "$PERFGATE" compare "$TMP/run.json" "$TMP/run.json" --min-reps 2 >"$TMP/cmp.txt" || true
-check_contains "compare does not say so" "$TMP/cmp.txt" "compensated for probe overhead"
+check_contains "compare says compensated" "$TMP/cmp.txt" "compensated for probe overhead"
 "$PERFGATE" compare --raw "$TMP/run.json" "$TMP/run.json" --min-reps 2 >"$TMP/cmp.txt" || true
-check_contains "compare --raw does not say so" "$TMP/cmp.txt" "(raw)"
-# a benchmark whose probes cost more than its own work gets a warning naming the function.
-# count_a's probes take ~16-22 ms of a ~22-26 ms run (the rest is mostly exec and attaching
-# at mmap), so a busy machine can push one run under the warning's threshold (half the wall
-# time; 1 run in ~20 did): up to three tries
-warned=0
-for _ in 1 2 3; do
-	"$PERFGATE" record -o "$TMP/hot.json" -r 1 -f count_a -- ./calls 2>"$TMP/err"
-	if grep -q "tracing more than doubles the run time.*count_a" "$TMP/err"; then
-		warned=1
-		break
-	fi
-done
-[ "$warned" = 1 ] || fail "no overhead warning in three runs: $(cat "$TMP/err")"
+check_contains "compare --raw says raw" "$TMP/cmp.txt" "(raw)"
+# a benchmark whose probes cost more than its own work gets a warning naming the function
+# (when they cost over half the first repetition's wall time). count_a is called 100,000 times
+# and does nothing else, on a 5-byte nop site: its probes cost at least 70 ms on the cheapest
+# machine measured (0.7 us a traced call, docs/measurement.md; 2.4 us on a slow one) against
+# ~1-20 ms of the program's own (exec, the loop's 100,000 x ~3 ns): 3.5x the rest of the run
+# or more, where the warning starts at 1x. With a calibration perfgate did not call disturbed
+# the margin is checked first (probes over 1.5x the rest, by the run's own calibration), then
+# the warning; a disturbed one can price the calls at 0 (seen on a busy machine), and then the
+# warning must follow that price: given exactly when it puts the probes over half the run.
+cat >"$TMP/hot.c" <<'C'
+volatile unsigned long sink;
+__attribute__((noinline)) void count_a(unsigned long i) { sink += i; }
+int main(void)
+{
+	for (unsigned long i = 0; i < 100000; i++)
+		count_a(i);
+	return 0;
+}
+C
+clang -O1 -g -fpatchable-function-entry=5 -o "$TMP/hot" "$TMP/hot.c"
+"$PERFGATE" record -o "$TMP/hot.json" -r 1 -f count_a -- "$TMP/hot" 2>"$TMP/err"
+check "the overhead warning names count_a, as the run's own calibration says" python3 - \
+	"$TMP/hot.json" "$TMP/err" <<'PY'
+import re, sys, pgtest
+run, err = pgtest.load(sys.argv[1]), open(sys.argv[2]).read()
+cost, wall = pgtest.reps_probe_cost(run)[0], run["repetitions"][0]["wall_ns"]
+warned = bool(re.search("tracing more than doubles the run time.*count_a", err))
+disturbed = "the machine disturbed" in err
+print("count_a's probes: %.1f ms of a %.1f ms run; warned %s; calibration disturbed %s" %
+      (cost / 1e6, wall / 1e6, warned, disturbed))
+if not disturbed:
+    assert cost > 1.5 * (wall - cost), (cost, wall)
+    assert warned, err
+else:
+    assert warned == (cost > 0.5 * wall), (warned, cost, wall)
+PY
 # --budget: a pilot run finds the functions whose probes cost most and leaves them out.
 # nested runs ~4 ms: the sampled first pass runs it again and again for enough samples (and
 # trusts them, or says that too many had unknown frames: its stacks are partly frame-less)
 "$PERFGATE" record -o "$TMP/budget.json" -r 2 --budget 5 -- ./nested 2>"$TMP/err"
-check_contains "no budget line" "$TMP/err" "--budget 5%: in the pilot run the probes cost"
+check_contains "the budget line" "$TMP/err" "--budget 5%: in the pilot run the probes cost"
 grep -q -- "--budget: \(a sampled first pass ([0-9]* samples in [0-9]* runs) saw\|the sampled first pass took [0-9]\{3,\} samples\)" \
 	"$TMP/err" || fail "a 4 ms run was sampled once: $(cat "$TMP/err")"
+# (fib's 1973 calls cost their probes 1.4 ms or more, at 0.7 us a traced call, the cheapest
+# measured, against 5% of nested's ~4 ms, 0.2 ms: 7x over the budget or more; main's one call,
+# 45 us at the dearest, is 4x under it)
 pgtest names "$TMP/budget.json" >"$TMP/names"
-check "--budget 1: not fib (1973 calls, the dearest by far)" not grep -qx fib "$TMP/names"
-check "--budget 1: main" grep -qx main "$TMP/names"
+check "--budget 5: not fib (1973 calls, the dearest by far)" not grep -qx fib "$TMP/names"
+check "--budget 5: main" grep -qx main "$TMP/names"
 python3 "$TMP/hist_check.py" "$TMP/budget.json"
-# (no sampled first pass: every selected function goes to the pilot, and all fit)
+# No sampled first pass: every selected function goes to the pilot, and all fit 1000% of
+# nested's own time where a traced call costs what it should (~160% at 2.4-7.7 us, 6x under).
+# A calibration a busy machine disturbed can price the calls 10-20x that, over the budget. So
+# the decision is checked against the run's own calibration: the pilot's cost is nested's
+# calls (the --all-functions run above) at that price, over the run's own time; all five stay
+# when that is 1.5x under 1000% or more, not all when 1.5x over or more; in between the price
+# moved too near the edge for either (said).
 "$PERFGATE" record -q -o "$TMP/all.json" -r 1 --budget 1000 --no-sample -- ./nested
-check_eq "--budget 1000: every function" 5 "$(pgtest names "$TMP/all.json" | wc -l)"
+check "--budget 1000: every function, if they fit by the run's own calibration" python3 - \
+	"$TMP/all.json" "$TMP/run_nested.json" <<'PY'
+import sys, pgtest
+run, full = pgtest.load(sys.argv[1]), pgtest.load(sys.argv[2])
+kept = pgtest.names(run)
+own = run["repetitions"][0]["wall_ns"] - pgtest.reps_probe_cost(run)[0]
+cal = run["calibration"]
+per_call = {f["name"]: cal[f["site"]]["in_ns"] +
+            max(0, cal[f["site"]]["out_ns"] - cal[f["site"]]["measured_ns"]) for f in full["functions"]}
+pilot = sum(s["calls"] * per_call[n] + s.get("probe_ns", 0) for n, s in pgtest.reps(full)[0].items())
+share = pilot / own
+print("the pilot's probes: %.0f%% of nested's own time; kept %s" % (100 * share, kept))
+if share <= 10 / 1.5:
+    assert len(kept) == 5, kept
+elif share >= 10 * 1.5:
+    assert len(kept) < 5, kept
+PY
 # a longer run: the sampled first pass (~150 ms, no probes) keeps only the functions seen on
 # its stacks for the pilot. never_called cannot be on one; hot holds nearly all the time
 "$PERFGATE" record -o "$TMP/sampled.json" -r 1 --budget 5 -- ./budget 2>"$TMP/err"
@@ -207,7 +293,7 @@ grep -q "sets of functions (0 called only in the base run, [1-9] only in the new
 # then see one set
 "$PERFGATE" record -o "$TMP/of.json" -r 2 --functions-of "$TMP/budget.json" -- ./nested \
 	2>"$TMP/err" || fail "record --functions-of: $(cat "$TMP/err")"
-grep -qE -- "--functions-of $TMP/budget.json: tracing ([0-9]) functions \(0 of its \1 not found" \
+grep -qE -- "--functions-of $TMP/budget.json: tracing ([0-9]) functions? \(0 of its \1 not found" \
 	"$TMP/err" ||
 	fail "no --functions-of line: $(cat "$TMP/err")"
 check_eq "--functions-of: the baseline's functions" "$(pgtest names "$TMP/budget.json")" \
@@ -234,7 +320,7 @@ PY
 "$PERFGATE" record -o "$TMP/of_gone.json" -r 1 --functions-of "$TMP/gone.json" -- ./nested \
 	2>"$TMP/err" || fail "--functions-of with a removed function: $(cat "$TMP/err")"
 grep -q -- "some of its functions are not in .*binaries (removed_since)" "$TMP/err" &&
-	grep -q "tracing [0-9] functions (1 of its [0-9] not found)" "$TMP/err" ||
+	grep -q "tracing [0-9] functions\? (1 of its [0-9] not found)" "$TMP/err" ||
 	fail "no warning of the removed function: $(cat "$TMP/err")"
 "$PERFGATE" merge -o "$TMP/merged.json" "$TMP/budget.json" "$TMP/of.json" 2>"$TMP/err" ||
 	fail "merging a --budget run and its --functions-of run: $(cat "$TMP/err")"
@@ -243,7 +329,7 @@ rc=0
 check_eq "merging --budget runs of different sets: exit $rc" 2 "$rc"
 grep -q "traced different functions (0 only in .*budget.json, [1-9] only in .*all.json; --budget" \
 	"$TMP/err" || fail "no merge refusal: $(cat "$TMP/err")"
-check "a merged file was written after the refusal" test ! -e "$TMP/merged2.json"
+check "no merged file after the refusal" test ! -e "$TMP/merged2.json"
 rc=0
 "$PERFGATE" record -o "$TMP/of2.json" -f main --functions-of "$TMP/budget.json" -- ./nested \
 	2>"$TMP/err" || rc=$?
@@ -260,4 +346,4 @@ rc=0
 check_eq "--timeout in the sampled first pass: exit $rc" 2 "$rc"
 grep -q -- "the sampled first pass ran past --timeout 0.05 s" "$TMP/err" ||
 	fail "no timeout message: $(cat "$TMP/err")"
-check "a run file was written after the timeout" test ! -e "$TMP/to.json"
+check "no run file after the timeout" test ! -e "$TMP/to.json"
