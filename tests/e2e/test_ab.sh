@@ -38,7 +38,7 @@ PY
 # A/A with the default selection (the budget on the base command): a pass, pairs recorded
 expect_exit 0 "$PERFGATE" ab -o "$TMP/aa" -r 10 --max-reps 10 ./knob ./knob
 check_contains "A/A: progress shows both sides" "$TMP/stderr" 'pair 10/10: base .* s, new .* s'
-check_contains "A/A: not a regression" "$TMP/stdout" 'function\|PASS\|no regression'
+check_contains "A/A: a PASS or INCONCLUSIVE line" "$TMP/stdout" '^perfgate: \(PASS\|INCONCLUSIVE\)'
 check "A/A: compare.json" test -s "$TMP/aa/compare.json"
 check_eq "A/A: pairs in the files" 10 "$(pairing "$TMP/aa")"
 python3 - "$TMP/aa/compare.json" <<'PY'
@@ -68,7 +68,7 @@ check_contains "slow: REGRESSION line" "$TMP/stdout" 'REGRESSION'
 check_contains "slow: leaf_hash in the JUnit report" "$TMP/slow.xml" 'leaf_hash'
 check "slow: Markdown summary" test -s "$TMP/slow.md"
 check_contains "slow: how many pairs" "$TMP/stderr" '[0-9]* pairs (at most 20)'
-check "slow: warned that the commands differ" not grep -q 'different commands' "$TMP/stderr"
+check "slow: no warning that the commands differ" not grep -q 'different commands' "$TMP/stderr"
 n=$(pairing "$TMP/slow")
 check "slow: 10 to 20 pairs ($n)" test "$n" -ge 10 -a "$n" -le 20
 python3 - "$TMP/slow/compare.json" "$TMP/slow/new.json" "$n" <<'PY'
@@ -76,8 +76,12 @@ import sys, pgtest
 r = pgtest.load(sys.argv[1])
 assert r["overall"] == "regression", r["overall"]
 assert pgtest.with_verdict(r, "regression") == ["leaf_hash"], pgtest.verdicts(r)
+# 20% more iterations: +20% of its time, within 10 points under and 15 over (compensation,
+# the pairs' noise), or within the width of the result's own interval when the session was
+# noisier than that
 f = pgtest.func(r, "leaf_hash")
-assert 0.10 < f["change"] < 0.35, f["change"]
+w = f["ci_hi"] - f["ci_lo"]
+assert 0.20 - max(0.10, w) < f["change"] < 0.20 + max(0.15, w), f
 new = pgtest.load(sys.argv[2])
 assert new["meta"]["command"] == ["./knob", "20"], new["meta"]["command"]
 assert pgtest.calls(new, "leaf_hash") == 300 * int(sys.argv[3])
