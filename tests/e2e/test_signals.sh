@@ -60,11 +60,21 @@ stop INT escape		# a child that left the process group with setsid()
 stop TERM ignore-term	# SIGTERM ignored: SIGKILL after the grace period
 stop INT stop		# stopped with SIGSTOP
 
-# --timeout: exit 2, the repetition named, nothing left, no file
-SECONDS=0
+# --timeout: exit 2, the repetition named, nothing left, no file; in about the time a
+# recording takes to start (calibrating, attaching: measured here on a program that ends at
+# once, 1.6x for the machine's speed moving from one moment to the next), the 0.5 s, the kill's
+# grace of 1 s (runner/proctree.h) and 1 s of slack; a timeout that did not stop the
+# repetition would run as long as the benchmark, forever
+ms() { date +%s%3N; }
+t0=$(ms)
+"$PERFGATE" record --all-functions -q -o "$TMP/ref.json" -r 1 -- ./calls
+start=$(($(ms) - t0))
+t0=$(ms)
 expect_exit 2 "$PERFGATE" record --all-functions -q -o "$TMP/run.json" -r 3 --timeout 0.5 -- ./hang escape "$mark"
+took=$(($(ms) - t0))
 grep -q "repetition 1 ran past --timeout 0.5 s" "$TMP/stderr" || { cat "$TMP/stderr"; fail "timeout message"; }
-[ $SECONDS -le 4 ] || fail "--timeout took ${SECONDS}s"
+check "--timeout: stopped in ${took} ms (a recording starts in ${start} ms)" \
+	test "$took" -le $((start * 16 / 10 + 2500))
 check "a timed-out recording wrote no run file" test ! -e "$TMP/run.json"
 sleep 0.2
 [ -z "$(left)" ] || fail "processes left after --timeout"
