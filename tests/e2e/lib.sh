@@ -94,6 +94,18 @@ calls() {
 		pgtest calls-per-rep "$(pgtest get "$TMP/calls.report.json" repetitions)"
 }
 
+# settle CMD...: CMD's output once it is empty, or after 3 s (polled every 0.1 s): processes
+# sent SIGKILL, or objects freed late, may need a moment of a busy machine to be gone
+settle() {
+	local i out
+	for i in $(seq 30); do
+		out=$("$@" || true)
+		[ -z "$out" ] && break
+		sleep 0.1
+	done
+	printf '%s' "$out"
+}
+
 # expect_same EXPECTED-FILE ACTUAL-FILE: a check that the two files are the same (diff shown)
 expect_same() {
 	CHECKS_RUN=$((CHECKS_RUN + 1))

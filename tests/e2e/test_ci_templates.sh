@@ -358,7 +358,7 @@ PY
 python3 "$TMP/server.py" "$TMP/www" "$TMP/requests" >"$TMP/port" &
 SERVER=$!
 ON_EXIT='kill $SERVER 2>/dev/null'	# lib.sh's exit handler runs it
-for _ in $(seq 50); do [ -s "$TMP/port" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -s "$TMP/port" ] && break; sleep 0.1; done	# polled: up to 30 s
 PORT=$(cat "$TMP/port")
 
 GL=(--var "PG_COMMAND=./imgfilter 3" --var "PG_BUILD=$BUILD" --var "PERFGATE=$PERFGATE"
