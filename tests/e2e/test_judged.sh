@@ -27,6 +27,9 @@ r = pgtest.load(sys.argv[1])
 assert r["overall"] == "regression", r["overall"]
 f = pgtest.func(r, "hot_leaf")
 assert f["origin"] == "sampled" and f["verdict"] == "regression", f
+# hot_leaf holds half of a ~0.2-0.3 s run: ~100-150 samples a repetition at 999 Hz, 2,000 or
+# more in 20 repetitions or more, 10x the 200 asked; +30% against 0.1, with a binomial
+# spread of a few percent at that count
 assert f["samples"] > 200 and f["change"] > 0.1, f
 assert f["binary"] == "hotleaf", f	# its object
 # the traced function is judged exactly, never from its samples
