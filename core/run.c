@@ -329,8 +329,10 @@ static int validate_stacks(const struct pg_rep *rep, size_t r, char *why, size_t
 	return 0;
 }
 
-static int cmp_own(const struct pg_own *a, const struct pg_own *b)
+int pg_own_cmp(const void *pa, const void *pb)
 {
+	const struct pg_own *a = pa, *b = pb;
+
 	if (a->object != b->object)
 		return a->object < b->object ? -1 : 1;
 	if (a->exe != b->exe)
@@ -360,7 +362,7 @@ static int validate_own(const struct pg_run *run, size_t r, char *why, size_t wh
 
 		if (o->object >= run->nobjects || o->exe >= run->nobjects || !o->frame ||
 		    !pg_folded_valid(o->frame) || strchr(o->frame, ';') || !o->count ||
-		    o->count > UINT64_MAX - sum || (i && cmp_own(&rep->own[i - 1], o) >= 0)) {
+		    o->count > UINT64_MAX - sum || (i && pg_own_cmp(&rep->own[i - 1], o) >= 0)) {
 			WHY("repetition %zu, own samples %zu: malformed, out of order or repeated",
 			    r, i);
 			return -EINVAL;

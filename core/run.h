@@ -158,6 +158,9 @@ struct pg_own {
 	uint64_t count;		/* >= 1 */
 };
 
+/* The order of a repetition's own samples (qsort): object, exe, then frame (strcmp). */
+int pg_own_cmp(const void *a, const void *b);
+
 /* The machine code of the function a sampled frame names (struct pg_func.code). */
 struct pg_code {
 	char *frame;		/* the frame name as in folded stacks */

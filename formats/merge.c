@@ -213,17 +213,6 @@ static int copy_rep(struct pg_run *out, const struct pg_rep *src, const uint32_t
 	return 0;
 }
 
-static int cmp_own(const void *pa, const void *pb)
-{
-	const struct pg_own *a = pa, *b = pb;
-
-	if (a->object != b->object)
-		return a->object < b->object ? -1 : 1;
-	if (a->exe != b->exe)
-		return a->exe < b->exe ? -1 : 1;
-	return strcmp(a->frame, b->frame);
-}
-
 /* The index of @path in out->objects, added when new; -ENOMEM. */
 static long object_index(struct pg_run *out, const char *path)
 {
@@ -253,7 +242,7 @@ static int copy_own(struct pg_run *out, struct pg_rep *rep, const struct pg_run 
 		rep->own[i].count = src->own[i].count;
 		rep->nown = i + 1;
 	}
-	qsort(rep->own, rep->nown, sizeof(*rep->own), cmp_own);
+	qsort(rep->own, rep->nown, sizeof(*rep->own), pg_own_cmp);
 	return 0;
 }
 

@@ -98,26 +98,15 @@ int pg_owntab_note(struct pg_owntab *t, const char *object, const char *exe, con
 	return 0;
 }
 
-static int cmp_own(const void *pa, const void *pb)
-{
-	const struct pg_own *a = pa, *b = pb;
-
-	if (a->object != b->object)
-		return a->object < b->object ? -1 : 1;
-	if (a->exe != b->exe)
-		return a->exe < b->exe ? -1 : 1;
-	return strcmp(a->frame, b->frame);
-}
-
 int pg_owntab_take(struct pg_owntab *t, struct pg_rep *rep)
 {
 	size_t n = 0;
 
 	if (!t->npend)
 		return 0;
-	qsort(t->pend, t->npend, sizeof(*t->pend), cmp_own);
+	qsort(t->pend, t->npend, sizeof(*t->pend), pg_own_cmp);
 	for (size_t i = 0; i < t->npend; i++) {
-		if (n && !cmp_own(&t->pend[n - 1], &t->pend[i])) {
+		if (n && !pg_own_cmp(&t->pend[n - 1], &t->pend[i])) {
 			t->pend[n - 1].count += t->pend[i].count;
 			free(t->pend[i].frame);
 		} else {
