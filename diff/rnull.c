@@ -6,18 +6,12 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../core/sort.h"
 #include "rnull.h"
 #include "stats.h"
 
 /* 1 / Phi^-1(3/4): a normal's standard deviation from its median absolute deviation */
 #define MAD_TO_SD 1.482602218505602
-
-static int cmp_abs(const void *a, const void *b)
-{
-	double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
-
-	return (x > y) - (x < y);
-}
 
 /* The p-quantile of chi-square with @k degrees of freedom (Wilson and Hilferty). */
 static double chi2_quantile(double p, double k)
@@ -42,15 +36,16 @@ int pg_rnull_sigma(const struct pg_rspeed *s, double *sigma, size_t *n)
 	/* the changed ones too: left out of the speed, they are the null's own tail, and the
 	 * median of the absolute residuals stands while fewer than half changed */
 	for (size_t i = 0; i < s->nrefs; i++)
-		r[m++] = s->ref[i].d - s->shift;
+		r[m++] = fabs(s->ref[i].d - s->shift);
 	lo = m >= PG_RNULL_MIN_REFS ? chi2_quantile(1 - PG_RNULL_BOUND, (double)(m - 1)) : 0;
+	mad = lo > 0 ? pg_median(r, m) : 0;
+	free(r);
+	if (isnan(mad))		/* pg_median() could not copy them */
+		return -ENOMEM;
 	if (lo > 0) {
-		qsort(r, m, sizeof(*r), cmp_abs);
-		mad = m % 2 ? fabs(r[m / 2]) : (fabs(r[m / 2 - 1]) + fabs(r[m / 2])) / 2;
 		*sigma = MAD_TO_SD * mad * sqrt((double)(m - 1) / lo);
 		*n = m;
 	}
-	free(r);
 	return 0;
 }
 
