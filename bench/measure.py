@@ -942,12 +942,19 @@ def measure_honesty():
     return honesty.measure(PG, TMP)
 
 
+def measure_inline():
+    """Section 12: which function a verdict names when a helper is inlined everywhere."""
+    sys.path.insert(0, BENCH)
+    import inline
+    return inline.measure()
+
+
 MEASURES = [("cost", measure_cost), ("attach", measure_attach),
             ("accuracy", measure_accuracy), ("stats", measure_stats),
             ("compare", measure_compare), ("sampling", measure_sampling),
             ("realworld", measure_realworld), ("ab", measure_ab), ("ableaf", measure_ableaf),
             ("offcpu", measure_offcpu), ("history", measure_history),
-            ("honesty", measure_honesty)]
+            ("honesty", measure_honesty), ("inline", measure_inline)]
 
 
 def git(*args):

@@ -771,6 +771,12 @@ def render_honesty(sec):
     return honesty.render_lines(sec.data) + quote_lines(sec)
 
 
+def render_inline(sec):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import inline
+    return inline.render_lines(sec.data) + quote_lines(sec)
+
+
 RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("attach", "Attaching and detaching", render_attach),
              ("accuracy", "Accuracy of compensated latencies", render_accuracy),
@@ -786,7 +792,8 @@ RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("history", "perfgate history: the store and the change-point scan at scale",
               render_history),
              ("honesty", "The demo and stored baselines on a shared machine: false alarms "
-              "and power", render_honesty)]
+              "and power", render_honesty),
+             ("inline", "Inlined code: which function a verdict names", render_inline)]
 
 
 def render(res):
