@@ -427,6 +427,7 @@ def measure_program(p, work, flow="sequential"):
         around = statistics.median(before + untraced(argv_b, BRACKET))
         walls.append(around)
         aa.append({"exit": g["cmp"]["exit"], "wall": g["wall"],
+                   "speed": (g["cmp"]["result"].get("speed") or {}).get("source"),
                    "traced_s": g["base"]["rep_median"], "untraced_s": around,
                    "functions": g["base"]["functions"],
                    "flagged": [f["display"] for f in g["cmp"]["flagged"]],
@@ -461,6 +462,7 @@ def measure_program(p, work, flow="sequential"):
             "exit": g["cmp"]["exit"], "wall": g["wall"], "pairs": g["cmp"].get("pairs"),
             "flagged": [{"function": f["display"], "change": f["change"],
                          "ci": [f["ci_lo"], f["ci_hi"]], "code": f.get("code"),
+                         "cause_line": f.get("cause_line", ""),
                          "class": classify(f, p["changed_file"], changed_names, callers)}
                         for f in g["cmp"]["flagged"]]})
         if p.get("gbench"):
@@ -570,6 +572,11 @@ def render_lines(res):
         if untouched and any("code" in f for f in untouched):
             met.append(("each untouched function flagged marked as the same machine code in "
                         "both builds", all(f.get("code") == "same" for f in untouched)))
+        same = [f for c in ch for f in c["flagged"] if f.get("code") == "same"]
+        if same and any("cause_line" in f for f in same):
+            met.append(("each flagged function whose code did not change carries a cause line "
+                        "naming changed code", all("(changed" in (f.get("cause_line") or "")
+                                                   for f in same)))
         if p.get("gbench"):
             met[2:3] = gb_lines(p, lines)
         lines.append("- **%s**, %s (%s, %d repetitions a side): the change flagged %s; the A/A "
@@ -578,7 +585,9 @@ def render_lines(res):
                         "; ".join("session %d: %s" % (
                             i + 1, ", ".join("`%s` %+.1f%% (%s%s)" % (
                                 f["function"], 100 * f["change"], cls_of(f),
-                                ", same code" if f.get("code") == "same" else "")
+                                ", same code" + (": " + f["cause_line"] if f.get("cause_line")
+                                                 else "")
+                                if f.get("code") == "same" else "")
                                 for f in c["flagged"]) or "nothing")
                             for i, c in enumerate(ch)),
                         ", ".join("`%s`" % a for a in alarms) or "nothing",
