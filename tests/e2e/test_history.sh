@@ -377,6 +377,49 @@ expect_exit 0 ci_history compare "$R/out/h.db" PG_HISTORY_GATE=false
 expect_exit 0 ci_history compare "$R/out/none.db"
 has "history: none yet"
 expect_exit 0 ci_history compare ""
+# GitLab's publisher fetches the newest published copy (the default branch's latest artifact,
+# served here) again before its own is kept: the same generation as it started from keeps its
+# copy; another publisher's adds the run to that copy; an unreadable one keeps nothing
+W=$TMP/www/api/v4/projects/1/jobs/artifacts/main/raw/out
+mkdir -p "$W"
+python3 - "$TMP/www" "$TMP/www.port" <<'PY' &
+import functools, http.server, sys
+h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+s = http.server.HTTPServer(("127.0.0.1", 0), h)
+open(sys.argv[2] + ".tmp", "w").write(str(s.server_address[1]))
+__import__("os").rename(sys.argv[2] + ".tmp", sys.argv[2])
+s.serve_forever()
+PY
+WWW=$!
+ON_EXIT='kill $WWW 2>/dev/null'
+for _ in $(seq 50); do [ -s "$TMP/www.port" ] && break; sleep 0.1; done
+GL=(GITLAB_CI=true "CI_API_V4_URL=http://127.0.0.1:$(cat "$TMP/www.port")/api/v4"
+    CI_PROJECT_ID=1 CI_DEFAULT_BRANCH=main)
+gen() { "$PERFGATE" history last --db "$1" | sed -n 's/^generation=//p'; }
+cp "$R/out/h.db" "$W/g.db"	# published: h.db and another publisher's run
+H add "$TMP/slow/s06.json" --db "$W/g.db" --branch main
+cp "$R/out/h.db" "$R/out/g.db"	# what this job restored: one generation older
+cp "$TMP/slow/s07.json" "$R/out/run.json"
+g=$(gen "$R/out/g.db")
+expect_exit 0 ci_history publish out/g.db "${GL[@]}"
+has "another publisher saved the history since this job restored it (generation $g, now $((g + 1))): adding this job's run to that copy instead"
+check_eq "GitLab race: both runs kept" "$(($(sessions "$R/out/h.db") + 2))" \
+	"$(sessions "$R/out/g.db")"
+check_eq "GitLab race: the other's run kept" 1 "$(sqlite3 "$R/out/g.db" \
+	"SELECT count(*) FROM session WHERE time = '2026-01-01T06:00:00Z'")"
+cp "$W/g.db" "$W/g2.db"	# no race: downloaded, added to, unchanged when fetched again
+expect_exit 0 ci_history publish out/g2.db "${GL[@]}"
+check "GitLab, no race: said it lost one" not grep -q 'another publisher' "$TMP/stderr"
+check_eq "GitLab, no race: its run added" $(($(sessions "$W/g2.db") + 1)) \
+	"$(sessions "$R/out/g2.db")"
+echo 'not a database' >"$W/g3.db"
+cp "$R/out/h.db" "$R/out/g3.db"
+expect_exit 2 ci_history publish out/g3.db "${GL[@]}"
+has "nothing saved; re-run this job to add its run"
+check "GitLab, unreadable copy: something kept" test ! -e "$R/out/g3.db"
+check "GitLab, unreadable copy: the job's copy lost" test -s \
+	"$R/out/perfgate-history-not-saved.db"
+kill "$WWW"
 
 # --- the history's reading and writing paths under valgrind memcheck: no error, no leak
 # (not while another process's uprobe sits in libc: valgrind runs its int3 and dies of SIGTRAP)
