@@ -744,6 +744,7 @@ history_reconcile() {
 cmd_history() {
 	local run=$PG_OUT/run.json status=0 args=() branch=${PG_BASE_REF:-main} gen
 	[ -n "${PG_HISTORY:-}" ] || return 0
+	rm -f "$PG_OUT/.history-added"
 	[ -f "$run" ] || die "no run ($run): run the record step first"
 	if history_file; then
 		mkdir -p "$(dirname "$PG_HISTORY")"
@@ -752,7 +753,6 @@ cmd_history() {
 	if [ "$PG_MODE" = publish ]; then
 		gen=$(history_generation "$PG_HISTORY") || return 2
 		echo "$gen" >"$PG_OUT/.history-generation"
-		rm -f "$PG_OUT/.history-added"
 		history_add "$gen" "$branch" || return 2
 		touch "$PG_OUT/.history-added"
 		history_changes "$branch" || status=$?

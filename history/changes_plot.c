@@ -17,7 +17,7 @@
 static size_t window(const struct pg_hchanges *h, const struct pg_hchange *c, size_t *at)
 {
 	const struct pg_hmatrix *m = h->m;
-	size_t k = 0, from, before = 0;
+	size_t k = 0, from, before = 0, want;
 
 	for (size_t s = 0; s < m->nsessions; s++) {
 		double v = m->v[c->object * m->nsessions + s];
@@ -28,8 +28,8 @@ static size_t window(const struct pg_hchanges *h, const struct pg_hchange *c, si
 		}
 	}
 	from = k > PG_HPLOT_SESSIONS ? k - PG_HPLOT_SESSIONS : 0;
-	if (before > PG_HPLOT_BEFORE && from > before - PG_HPLOT_BEFORE)
-		from = before - PG_HPLOT_BEFORE;
+	want = before > PG_HPLOT_BEFORE ? before - PG_HPLOT_BEFORE : 0;
+	from = from < want ? from : want;
 	memmove(at, at + from, (k - from) * sizeof(*at));
 	return k - from;
 }
