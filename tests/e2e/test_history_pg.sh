@@ -53,6 +53,11 @@ check_eq "one change point" 1 "$(python3 -c 'import json,sys; print(len(json.loa
 check_eq "the change points' cache" 2 "$(psql 'SELECT count(*) FROM changes_cache')"
 expect_exit 0 "$PERFGATE" history changes --db "$URI" --json "$TMP/ch2.json"
 check "the cached scan agrees" cmp -s "$TMP/ch.json" "$TMP/ch2.json"
+# --alert-new: the change at c10 alerts once, recorded in changes_alerted
+expect_exit 1 "$PERFGATE" history changes --db "$URI" --alert-new
+expect_exit 0 "$PERFGATE" history changes --db "$URI" --alert-new
+check_eq "alerted once, at c10" "1|c10" "$(psql "SELECT count(*), min(substr(s.commit_id, 1, 3))
+	FROM changes_alerted a JOIN session s ON s.id = a.session_id")"
 expect_exit 0 "$PERFGATE" history check "$TMP/s/s15.json" --db "$URI"
 expect_exit 1 "$PERFGATE" history check "$TMP/s/s15.json" --db "$URI" --until c09 \
 	--json "$TMP/r.json"
