@@ -10,6 +10,7 @@
 #include "../core/log.h"
 #include "alerted.h"
 #include "db.h"
+#include "schema.h"
 
 /* "*" stands for all sessions, as in the change points' cache: no branch is named so */
 #define ALL_BRANCHES "*"
@@ -83,6 +84,9 @@ int pg_halerted_mark(struct pg_hstore *st, const char *branch, const struct pg_h
 	struct hdb *d = pg_hstore_db(st);
 	int err = hdb_begin(d, true);
 
+	/* two scans at once on PostgreSQL: one at a time, the second sees the first's rows */
+	if (!err && hdb_postgres(d))
+		err = hdb_exec(d, "SELECT pg_advisory_xact_lock(" PG_HSCHEMA_LOCK ")");
 	*nfresh = 0;
 	err = err ?: mark(d, branch ? branch : ALL_BRANCHES, sets, n, fresh, nfresh);
 	err = err ?: hdb_commit(d);

@@ -28,7 +28,9 @@
  * For each change point of sets[0..n) that is a regression (pg_hchange_regression()) and not
  * known for @branch: fresh[s][i] = true, and a row recorded for it, in one write transaction.
  * fresh[s] has sets[s].n entries (the caller's, set to false first). *@nfresh: how many.
- * 0 or -errno, logged; on failure nothing is recorded.
+ * On PostgreSQL the transaction holds the writers' lock (schema.h), so that two scans at
+ * once do not both alert on one change point. 0 or -errno, logged; on failure nothing is
+ * recorded.
  */
 int pg_halerted_mark(struct pg_hstore *st, const char *branch, const struct pg_hchanges *sets,
 		     size_t n, bool **fresh, size_t *nfresh);
