@@ -39,6 +39,33 @@ static double value(const struct pg_hchanges *h, const struct pg_hchange *c, siz
 	return h->m->v[c->object * h->m->nsessions + s];
 }
 
+/* The unit of values up to @max ns in which they are under 10,000 (Mermaid reads plain
+ * decimals, not exponents): its name, and *@div its size in ns. */
+static const char *unit_of(double max, double *div)
+{
+	static const struct {
+		const char *name;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	size_t u = 0;
+
+	while (u + 1 < sizeof(units) / sizeof(units[0]) && max >= 1e4 * units[u].ns)
+		u++;
+	*div = units[u].ns;
+	return units[u].name;
+}
+
+/* The largest of the values at[0..n) and of @c's levels. */
+static double max_value(const struct pg_hchanges *h, const struct pg_hchange *c,
+			const size_t *at, size_t n)
+{
+	double max = fmax(c->cp.before, c->cp.after);
+
+	for (size_t i = 0; i < n; i++)
+		max = fmax(max, value(h, c, at[i]));
+	return max;
+}
+
 /* The object's name for a title, without the characters Mermaid's quotes cannot hold. */
 static void title_name(char *buf, size_t len, const struct pg_hchanges *h,
 		       const struct pg_hchange *c)
@@ -57,12 +84,14 @@ int pg_hchange_mermaid(FILE *out, const struct pg_hchanges *h, const struct pg_h
 {
 	const struct pg_hmatrix *m = h->m;
 	size_t *at = calloc(m->nsessions + 1, sizeof(*at)), n;
-	const char *commit = m->sessions[c->session].commit;
+	const char *commit = m->sessions[c->session].commit, *unit;
 	char name[200];
+	double div;
 
 	if (!at)
 		return -ENOMEM;
 	n = window(h, c, at);
+	unit = unit_of(max_value(h, c, at, n), &div);
 	title_name(name, sizeof(name), h, c);
 	fprintf(out, "```mermaid\nxychart-beta\n    title \"%s: %+.1f%% from %.7s\"\n", name,
 		c->cp.change * 100, commit ? commit : "?");
@@ -73,15 +102,15 @@ int pg_hchange_mermaid(FILE *out, const struct pg_hchanges *h, const struct pg_h
 		fprintf(out, "%s\"%.7s%s\"", i ? ", " : "", sc ? sc : "?",
 			at[i] == c->session ? " ▲" : "");
 	}
-	fprintf(out, "]\n    y-axis \"%s per %s, ns\"\n    line [", pg_hmetric_name(m->metric),
-		strcmp(m->objects[c->object].name, PG_HPROGRAM) ? "call" : "repetition");
+	fprintf(out, "]\n    y-axis \"%s per %s, %s\"\n    line [", pg_hmetric_name(m->metric),
+		strcmp(m->objects[c->object].name, PG_HPROGRAM) ? "call" : "repetition", unit);
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s%.6g", i ? ", " : "", value(h, c, at[i]));
+		fprintf(out, "%s%.3f", i ? ", " : "", value(h, c, at[i]) / div);
 	/* the change point: its two levels, stepping at its first session */
 	fprintf(out, "]\n    line [");
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s%.6g", i ? ", " : "",
-			at[i] < c->session ? c->cp.before : c->cp.after);
+		fprintf(out, "%s%.3f", i ? ", " : "",
+			(at[i] < c->session ? c->cp.before : c->cp.after) / div);
 	fprintf(out, "]\n```\n");
 	free(at);
 	return 0;
@@ -93,12 +122,14 @@ int pg_hchange_sparkline(FILE *out, const struct pg_hchanges *h, const struct pg
 	const struct pg_hmatrix *m = h->m;
 	size_t *at = calloc(m->nsessions + 1, sizeof(*at)), n;
 	double lo = INFINITY, hi = -INFINITY;
-	const char *commit = m->sessions[c->session].commit;
+	const char *commit = m->sessions[c->session].commit, *unit;
 	char name[200];
+	double div;
 
 	if (!at)
 		return -ENOMEM;
 	n = window(h, c, at);
+	unit = unit_of(max_value(h, c, at, n), &div);
 	for (size_t i = 0; i < n; i++) {
 		lo = fmin(lo, value(h, c, at[i]));
 		hi = fmax(hi, value(h, c, at[i]));
@@ -112,8 +143,8 @@ int pg_hchange_sparkline(FILE *out, const struct pg_hchanges *h, const struct pg
 		b = b < 0 ? 0 : b > 7 ? 7 : b;
 		fprintf(out, "%s%s", at[i] == c->session ? "|" : "", bars[b]);
 	}
-	fprintf(out, " %+.1f%% from %.12s (%zu sessions, %.4g..%.4g ns)", c->cp.change * 100,
-		commit ? commit : "?", n, n ? lo : 0, n ? hi : 0);
+	fprintf(out, " %+.1f%% from %.12s (%zu sessions, %.4g..%.4g %s)", c->cp.change * 100,
+		commit ? commit : "?", n, n ? lo / div : 0, n ? hi / div : 0, unit);
 	free(at);
 	return 0;
 }

@@ -54,7 +54,8 @@ size_t pg_hchanges_alerts(const struct pg_hchanges *sets, size_t n);
 /*
  * @c's trend on @out: a Mermaid xychart-beta block (a Markdown fenced block) of the object's
  * per-session summaries (h->m's values: the medians, as in the point table) over its last
- * PG_HPLOT_SESSIONS sessions with values, labelled by commit (the change point's first
+ * PG_HPLOT_SESSIONS sessions with values, in the unit (ns, us, ms, s) that keeps them under
+ * 10,000 and as plain decimals, labelled by commit (the change point's first
  * session marked), and a second line of the change point's two levels stepping there; or one
  * line without its newline: the name, a sparkline of the same values (eight levels, '|'
  * before the change point's first session) and the change. 0 or -ENOMEM.

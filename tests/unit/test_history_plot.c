@@ -105,6 +105,29 @@ static void test_newest(void **state)
 	free(sp);
 }
 
+static void test_units(void **state)
+{
+	/* a program's wall time, 2 s then 3 s a repetition: in ms, plain decimals */
+	struct pg_hchange c = setup(35, -1);
+	char *md, *sp;
+
+	obj.name = PG_HPROGRAM;
+	for (size_t i = 0; i < N; i++)
+		v[i] *= 2e7;
+	c.cp.before = 2e9;
+	c.cp.after = 3e9;
+	md = text(pg_hchange_mermaid, &c);
+	sp = text(pg_hchange_sparkline, &c);
+	obj.name = "leaf";
+	assert_non_null(strstr(md, "y-axis \"self per repetition, ms\""));
+	assert_non_null(strstr(md, "line [2000.000, "));
+	assert_non_null(strstr(md, ", 3000.000]"));
+	assert_null(strstr(md, "e+"));
+	assert_non_null(strstr(sp, "(30 sessions, 2000..3000 ms)"));
+	free(md);
+	free(sp);
+}
+
 static void test_older(void **state)
 {
 	/* a change point older than the last 30 sessions: from 5 sessions before it */
@@ -122,6 +145,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_newest),
+		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_older),
 	};
 
