@@ -56,14 +56,21 @@
 #                   change against it otherwise (perfgate history check, failing on a
 #                   regression unless PG_HISTORY_GATE=false). Under GitLab a missing file is
 #                   first fetched from the default branch's latest job's artifacts
-#   PG_FAIL_ON_CHANGE  true: in publish mode, a regression change point that starts at this
-#                   commit (perfgate history changes exit 1) fails the job (default false: a
-#                   warning). The change points are shown in the job log and job summary
+#                   In publish mode with a SQLite file, the generation read when the file was
+#                   restored is checked against the newest published copy before this job's is
+#                   saved (history-save; under GitLab in the history step itself): when another
+#                   publisher saved meanwhile, the run is added to that copy instead
+#   PG_FAIL_ON_CHANGE  true: in publish mode, a regression change point that no earlier publish
+#                   alerted on (perfgate history changes --alert-new exit 1) fails the job
+#                   (default false: a warning). The change points, with a trend chart of the new
+#                   ones, are shown in the job log and job summary
 #   PG_PR_NUMBER, PG_HEAD_SHA  the pull request and its head commit, for the report step
 #   PG_CHECK_NAME   the check run's name (perfgate)
 #
 # Steps: setup, baseline, record, compare (publish in publish mode), history (with PG_HISTORY),
-# report (check.json and pr.json for ci-templates/github/feedback.py); cache-key prints the
+# history-aside and history-save (GitHub, publish mode: before and after the newest published
+# history is restored again), report (check.json and pr.json for
+# ci-templates/github/feedback.py); cache-key prints the
 # Actions cache key of this perfgate's build. Exit status: 0 pass, 1 regression (compare, or
 # history with its gates), 2 error. With PG_AB the baseline step builds the merge base in a
 # worktree, the record step records both in one perfgate ab session (which also compares and
@@ -648,52 +655,115 @@ history_from_gitlab() {
 	fi
 }
 
-# history_changes BRANCH: the change points of the history, in the job log, the job summary
-# (GitHub) and history-changes.txt; a regression that starts at this commit fails the job
-# with PG_FAIL_ON_CHANGE=true, else is a warning.
+# history_changes BRANCH: the change points of the history, in the job log (with a sparkline of
+# each new one), the job summary (GitHub: Markdown with a trend chart of each new one) and
+# history-changes.txt and .md; a regression change point that no earlier publish alerted on
+# fails the job with PG_FAIL_ON_CHANGE=true, else is a warning.
 history_changes() {
-	local status=0 txt=$PG_OUT/history-changes.txt
-	perfgate history changes --db "$PG_HISTORY" --branch "$1" \
+	local status=0 txt=$PG_OUT/history-changes.txt md=$PG_OUT/history-changes.md
+	perfgate history changes --db "$PG_HISTORY" --branch "$1" --alert-new --markdown "$md" \
 		--json "$PG_OUT/history-changes.json" >"$txt" || status=$?
 	[ "$status" != 2 ] || return 2
 	say "history changes on $1 (exit status $status):"
 	cat "$txt" >&2
 	if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-		{
-			echo "### perfgate history: change points on $1"
-			echo
-			echo '```text'
-			cat "$txt"
-			echo '```'
-		} >>"$GITHUB_STEP_SUMMARY"
+		{ cat "$md" && echo; } >>"$GITHUB_STEP_SUMMARY"
 	fi
 	ci_output history-changes-exit-code "$status"
 	[ "$status" = 1 ] || return 0
 	if [ "$PG_FAIL_ON_CHANGE" = true ]; then
-		say "error: a regression change point starts at this commit (fail-on-change is true)"
+		say "error: a new regression change point (the trend above; fail-on-change is true)"
 		return 1
 	fi
-	say "warning: a regression change point starts at this commit (set PG_FAIL_ON_CHANGE," \
+	say "warning: a new regression change point (the trend above; set PG_FAIL_ON_CHANGE," \
 		"the fail-on-change input, to true to fail the job on it)"
 }
 
-# Publish mode: add the run to the history and list its change points (never failing the
-# job on them). Otherwise: perfgate history check of the run against the stored sessions.
+# history_file: is PG_HISTORY a file (copied between jobs), not a PostgreSQL URI?
+history_file() {
+	[[ $PG_HISTORY != postgres://* && $PG_HISTORY != postgresql://* ]]
+}
+
+# history_generation DB: the database's generation (perfgate history last), "none" when the
+# file is missing.
+history_generation() {
+	local out
+	if [[ $1 != postgres* ]] && [ ! -s "$1" ]; then
+		echo none
+		return
+	fi
+	out=$(perfgate history last --db "$1") || return 2
+	sed -n 's/^generation=//p' <<<"$out"
+}
+
+# history_add GENERATION BRANCH: add the run of HEAD to PG_HISTORY if it is still at GENERATION
+# ("none": a new file).
+history_add() {
+	local expect=()
+	[ "$1" = none ] || expect=(--expect-generation "$1")
+	perfgate history add "$PG_OUT/run.json" --db "$PG_HISTORY" --commit "$(git rev-parse HEAD)" \
+		--branch "$2" "${expect[@]}"
+}
+
+# history_reconcile OURS BRANCH: PG_HISTORY is the newest published copy of the history, just
+# restored again (missing: none), OURS this job's copy, restored at the generation in
+# $PG_OUT/.history-generation and with the run added. When no other publisher saved since,
+# OURS becomes PG_HISTORY; when one did, this job's run is added to that newer copy instead
+# (once: the save follows at once) and its change points listed again; PG_HISTORY is what to
+# save (the step output history-saved=true). Fails with one line (and PG_HISTORY removed, this
+# job's copy kept as perfgate-history-not-saved.db) when the run cannot be added to it.
+history_reconcile() {
+	local ours=$1 branch=$2 base now
+	base=$(cat "$PG_OUT/.history-generation" 2>/dev/null || echo none)
+	now=$(history_generation "$PG_HISTORY") || now=unreadable
+	if [ "$now" = "$base" ] || [ "$now" = none ]; then
+		[ "$now" = "$base" ] || say "warning: no published history to check against (it" \
+			"was removed since this job restored it): saving this job's"
+		mv "$ours" "$PG_HISTORY"
+		ci_output history-saved true
+		return 0
+	fi
+	say "history: another publisher saved the history since this job restored it (generation" \
+		"$base, now $now): adding this job's run to that copy instead"
+	if [ "$now" = unreadable ] || ! history_add "$now" "$branch"; then
+		rm -f "$PG_HISTORY"
+		mv "$ours" "$PG_OUT/perfgate-history-not-saved.db"
+		die "history: another publisher saved the history (generation $base, now $now) and" \
+			"this job's run could not be added to that copy: nothing saved; re-run this job" \
+			"to add its run"
+	fi
+	rm -f "$ours"
+	echo "$now" >"$PG_OUT/.history-generation"
+	ci_output history-saved true
+	history_changes "$branch"
+}
+
+# Publish mode: add the run to the history (at the generation restored) and list its change
+# points. Otherwise: perfgate history check of the run against the stored sessions. Under
+# GitLab, a published copy is fetched again before the job's is kept (history_reconcile).
 cmd_history() {
-	local run=$PG_OUT/run.json status=0 args=() branch=${PG_BASE_REF:-main}
+	local run=$PG_OUT/run.json status=0 args=() branch=${PG_BASE_REF:-main} gen
 	[ -n "${PG_HISTORY:-}" ] || return 0
+	rm -f "$PG_OUT/.history-added"
 	[ -f "$run" ] || die "no run ($run): run the record step first"
-	if [[ $PG_HISTORY != postgres://* && $PG_HISTORY != postgresql://* ]]; then
+	if history_file; then
 		mkdir -p "$(dirname "$PG_HISTORY")"
 		[ -e "$PG_HISTORY" ] || history_from_gitlab
 	fi
 	if [ "$PG_MODE" = publish ]; then
-		perfgate history add "$run" --db "$PG_HISTORY" --commit "$(git rev-parse HEAD)" \
-			--branch "$branch" || return 2
-		history_changes "$branch"
-		return
+		gen=$(history_generation "$PG_HISTORY") || return 2
+		echo "$gen" >"$PG_OUT/.history-generation"
+		history_add "$gen" "$branch" || return 2
+		touch "$PG_OUT/.history-added"
+		history_changes "$branch" || status=$?
+		if [ -n "${GITLAB_CI:-}" ] && history_file; then
+			mv "$PG_HISTORY" "$PG_OUT/.history-ours.db"
+			history_from_gitlab
+			history_reconcile "$PG_OUT/.history-ours.db" "$branch" || return $?
+		fi
+		return "$status"
 	fi
-	if [[ $PG_HISTORY != postgres* ]] && [ ! -s "$PG_HISTORY" ]; then
+	if history_file && [ ! -s "$PG_HISTORY" ]; then
 		say "history: none yet at $PG_HISTORY (publish on $branch adds runs)"
 		return 0
 	fi
@@ -708,6 +778,28 @@ cmd_history() {
 		status=0
 	fi
 	return "$status"
+}
+
+# GitHub, publish mode, after the history step: this job's history, when the run was added to
+# it, set aside (the step output aside=true), so that the newest published copy can be
+# restored again at its path (the Actions cache restores an entry only to the path it was
+# saved from).
+cmd_history_aside() {
+	[ "$PG_MODE" = publish ] && [ -n "${PG_HISTORY:-}" ] && history_file || return 0
+	if [ ! -f "$PG_OUT/.history-added" ] || [ ! -f "$PG_HISTORY" ]; then
+		say "history: the run was not added (above): nothing to save"
+		return 0
+	fi
+	mv "$PG_HISTORY" "$PG_OUT/.history-ours.db"
+	ci_output aside true
+}
+
+# GitHub, publish mode, once the newest published copy is restored again: what to save
+# (history_reconcile).
+cmd_history_save() {
+	[ "$PG_MODE" = publish ] && [ -n "${PG_HISTORY:-}" ] && history_file || return 0
+	[ -f "$PG_OUT/.history-ours.db" ] || die "no history set aside (the history-aside step)"
+	history_reconcile "$PG_OUT/.history-ours.db" "${PG_BASE_REF:-main}"
 }
 
 # The feedback of a comparison, for ci-templates/github/feedback.py in this job or in a later
@@ -736,6 +828,8 @@ PY
 
 case "${1:-}" in
 setup | baseline | record | compare | publish | history | report) "cmd_$1" ;;
+history-aside | history-save) "cmd_${1//-/_}" ;;
 cache-key) cmd_cache_key ;;
-*) die "usage: $0 setup|baseline|record|compare|publish|history|report|cache-key" ;;
+*) die "usage: $0 setup|baseline|record|compare|publish|history|history-aside|history-save|" \
+	"report|cache-key" ;;
 esac

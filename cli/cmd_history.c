@@ -13,6 +13,7 @@
 
 #include "../core/log.h"
 #include "../formats/runfile.h"
+#include "../history/alerted.h"
 #include "../history/analysis.h"
 #include "../history/changes_report.h"
 #include "cli.h"
@@ -24,8 +25,9 @@ static const char history_usage[] =
 	"          [--expect-generation N]\n"
 	"          store a run as one session (commit, branch and time default to the run's)\n"
 	"  changes [--db DB] [--branch NAME] [--function GLOB] [--metric M] [--json FILE]\n"
+	"          [--markdown FILE] [--alert-new]\n"
 	"          change points per function and for the whole program; exit 1 when the\n"
-	"          newest session starts a regression\n"
+	"          newest session starts a regression (--alert-new: when one is new)\n"
 	"  check NEW.json [--db DB] [--branch NAME] [--until COMMIT] [compare options]\n"
 	"          compare a new run with the stored sessions since the last change point;\n"
 	"          exit and outputs as perfgate compare\n"
@@ -72,7 +74,7 @@ int pg_history_time(const char *s, char *out, size_t len)
 }
 
 enum { OPT_COMMIT = PG_HOPT_FIRST_FREE, OPT_TIME, OPT_FUNCTION, OPT_UNTIL, OPT_MAXP, OPT_EXPECT,
-       OPT_WAIT, OPT_MARKDOWN };
+       OPT_WAIT, OPT_MARKDOWN, OPT_ALERT_NEW };
 
 void pg_history_args_init(struct pg_history_args *h)
 {
@@ -214,17 +216,41 @@ static const char changes_usage[] =
 	"  --max-p P        significance of a change point (default 0.01)\n"
 	"  --json FILE      write the change points as JSON\n"
 	"  --markdown FILE  write the newest 20 as a Markdown summary (function, object,\n"
-	"                   commit, change), for a CI job's summary page\n"
+	"                   commit, change), for a CI job's summary page, with a trend chart\n"
+	"                   (Mermaid) of each that alerts\n"
+	"  --alert-new      alert on the regressions that no earlier --alert-new of this\n"
+	"                   branch alerted on (recorded in the database), wherever they start:\n"
+	"                   one found a session or two after its commit alerts once\n"
 	"\n"
-	"Exit status: 1 when a regression change point starts at the newest session's commit\n"
-	"(several sessions of it make one detectable), 0 otherwise, 2 on error.\n";
+	"Exit status: 1 when a change point alerts: a regression that starts at the newest\n"
+	"session's commit (several sessions of it make one detectable), or with --alert-new a\n"
+	"new one; 0 otherwise, 2 on error. Those that alert get a sparkline after the table.\n";
+
+/* With --alert-new: the fresh change points of sets[0..2) marked in fresh[] (recorded). */
+static int alert_new(struct pg_hstore *store, const char *branch, struct pg_hchanges *sets,
+		     bool **fresh)
+{
+	size_t k;
+
+	for (size_t s = 0; s < 2; s++) {
+		fresh[s] = calloc(sets[s].n + 1, sizeof(**fresh));
+		if (!fresh[s]) {
+			pg_err("history changes: out of memory");
+			return -ENOMEM;
+		}
+		sets[s].fresh = fresh[s];
+	}
+	return pg_halerted_mark(store, branch, sets, 2, fresh, &k);
+}
 
 static int changes_run(struct pg_hstore *store, const char *branch, const char *glob,
-		       int metric, const struct pg_cp_opts *o, const char *json, const char *md)
+		       int metric, const struct pg_cp_opts *o, const char *json, const char *md,
+		       bool alert)
 {
 	struct pg_hmatrix m[2];
-	struct pg_hchanges sets[2] = { { &m[0], NULL, 0 }, { &m[1], NULL, 0 } };
+	struct pg_hchanges sets[2] = { { &m[0], NULL, 0, NULL }, { &m[1], NULL, 0, NULL } };
 	struct pg_hchange *c[2] = { NULL, NULL };
+	bool *fresh[2] = { NULL, NULL };
 	int ret = PG_EXIT_ERROR;
 
 	memset(m, 0, sizeof(m));
@@ -237,6 +263,8 @@ static int changes_run(struct pg_hstore *store, const char *branch, const char *
 		goto out;
 	sets[0].c = c[0];
 	sets[1].c = c[1];
+	if (alert && alert_new(store, branch, sets, fresh))
+		goto out;
 	if ((json && pg_hchanges_write_json(sets, 2, o, json)) ||
 	    (md && pg_hchanges_write_markdown(sets, 2, 20, md)))
 		goto out;
@@ -244,8 +272,10 @@ static int changes_run(struct pg_hstore *store, const char *branch, const char *
 		pg_err("history changes: cannot write the table");
 		goto out;
 	}
-	ret = pg_hchanges_newest(sets, 2) ? PG_EXIT_REGRESSION : PG_EXIT_OK;
+	ret = pg_hchanges_alerts(sets, 2) ? PG_EXIT_REGRESSION : PG_EXIT_OK;
 out:
+	free(fresh[0]);
+	free(fresh[1]);
 	free(c[0]);
 	free(c[1]);
 	pg_hmatrix_release(&m[0]);
@@ -263,10 +293,12 @@ static int do_changes(int argc, char **argv)
 		{ "max-p", required_argument, NULL, OPT_MAXP },
 		{ "json", required_argument, NULL, PG_COPT_JSON },
 		{ "markdown", required_argument, NULL, OPT_MARKDOWN },
+		{ "alert-new", no_argument, NULL, OPT_ALERT_NEW },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pg_cp_opts o = PG_CP_OPTS_DEFAULT;
+	bool alert = false;
 	const char *glob = NULL, *json = NULL, *md = NULL;
 	struct pg_history_args h;
 	struct pg_hstore *store;
@@ -284,6 +316,8 @@ static int do_changes(int argc, char **argv)
 			json = optarg;
 		} else if (c == OPT_MARKDOWN) {
 			md = optarg;
+		} else if (c == OPT_ALERT_NEW) {
+			alert = true;
 		} else if (c == OPT_MAXP) {
 			if (pg_parse_double("--max-p", optarg, 1e-6, 0.5, &o.max_p))
 				return PG_EXIT_ERROR;
@@ -300,7 +334,7 @@ static int do_changes(int argc, char **argv)
 	store = pg_hstore_open(h.db, false);
 	if (!store)
 		return PG_EXIT_ERROR;
-	ret = changes_run(store, h.branch, glob, h.metric, &o, json, md);
+	ret = changes_run(store, h.branch, glob, h.metric, &o, json, md, alert);
 	pg_hstore_close(store);
 	return ret;
 }

@@ -37,6 +37,84 @@ size_t pg_hchanges_newest(const struct pg_hchanges *sets, size_t n)
 	return k;
 }
 
+bool pg_hchange_alert(const struct pg_hchanges *h, const struct pg_hchange *c)
+{
+	if (h->fresh)
+		return h->fresh[c - h->c];
+	return pg_hchange_newest(h, c) && pg_hchange_regression(h, c);
+}
+
+size_t pg_hchanges_alerts(const struct pg_hchanges *sets, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t s = 0; s < n; s++)
+		for (size_t i = 0; i < sets[s].n; i++)
+			k += pg_hchange_alert(&sets[s], &sets[s].c[i]);
+	return k;
+}
+
+/* A change point's place, for listing the newest first */
+struct cp_ref {
+	const struct pg_hchanges *h;
+	const struct pg_hchange *c;
+};
+
+static int cmp_newest_first(const void *a, const void *b)
+{
+	const struct cp_ref *x = a, *y = b;
+
+	if (x->c->session != y->c->session)
+		return x->c->session < y->c->session ? 1 : -1;
+	/* ties: by object key, then metric */
+	return pg_hobject_cmp(&x->h->m->objects[x->c->object], &y->h->m->objects[y->c->object]) ?:
+	       x->h->m->metric - y->h->m->metric;
+}
+
+/* The change points of sets[0..n) (with @alerts, those that alert), newest first: malloc'd,
+ * *@k of them; NULL when out of memory. */
+static struct cp_ref *newest_first(const struct pg_hchanges *sets, size_t n, bool alerts,
+				   size_t *k)
+{
+	size_t total = 0;
+	struct cp_ref *all;
+
+	for (size_t s = 0; s < n; s++)
+		total += sets[s].n;
+	all = calloc(total + 1, sizeof(*all));
+	*k = 0;
+	for (size_t s = 0; all && s < n; s++)
+		for (size_t i = 0; i < sets[s].n; i++)
+			if (!alerts || pg_hchange_alert(&sets[s], &sets[s].c[i]))
+				all[(*k)++] = (struct cp_ref){ &sets[s], &sets[s].c[i] };
+	if (all)
+		qsort(all, *k, sizeof(*all), cmp_newest_first);
+	return all;
+}
+
+/* The trends of the newest PG_HPLOT_MAX change points that alert: Mermaid or sparklines. */
+static int trends(const struct pg_hchanges *sets, size_t n, bool mermaid, FILE *out)
+{
+	size_t k;
+	struct cp_ref *r = newest_first(sets, n, true, &k);
+	int err = r ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < k && i < PG_HPLOT_MAX; i++) {
+		if (mermaid) {
+			fputc('\n', out);
+			err = pg_hchange_mermaid(out, r[i].h, r[i].c);
+		}
+		fputs(mermaid ? "\n`" : "trend: ", out);
+		err = err ?: pg_hchange_sparkline(out, r[i].h, r[i].c);
+		fputs(mermaid ? "`\n" : "\n", out);
+	}
+	if (!err && k > PG_HPLOT_MAX)
+		fprintf(out, "%s%zu more change point(s) to alert on, not plotted\n",
+			mermaid ? "\n" : "", k - PG_HPLOT_MAX);
+	free(r);
+	return err;
+}
+
 static const char *short_commit(char *buf, size_t len, const char *commit)
 {
 	snprintf(buf, len, "%.12s", commit ? commit : "?");
@@ -79,8 +157,13 @@ int pg_hchanges_print(const struct pg_hchanges *sets, size_t n, FILE *out)
 		}
 	}
 	fprintf(out, "perfgate: %zu change point(s) in %zu sessions; %zu regression(s) "
-		"starting at the newest session\n", total, sets[0].m->nsessions,
+		"starting at the newest session", total, sets[0].m->nsessions,
 		pg_hchanges_newest(sets, n));
+	if (sets[0].fresh)
+		fprintf(out, "; %zu new regression(s) to alert on", pg_hchanges_alerts(sets, n));
+	fputc('\n', out);
+	if (trends(sets, n, false, out))
+		return -ENOMEM;
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -109,7 +192,8 @@ static struct json_object *change_json(const struct pg_hchanges *h, const struct
 	    pg_json_put_u64(j, "sessions_before", c->cp.n_before) ||
 	    pg_json_put_u64(j, "sessions_after", c->cp.n_after) ||
 	    pg_json_put_bool(j, "regression", pg_hchange_regression(h, c)) ||
-	    pg_json_put_bool(j, "newest", pg_hchange_newest(h, c))) {
+	    pg_json_put_bool(j, "newest", pg_hchange_newest(h, c)) ||
+	    pg_json_put_bool(j, "alert", pg_hchange_alert(h, c))) {
 		json_object_put(j);
 		return NULL;
 	}
@@ -137,7 +221,8 @@ static struct json_object *changes_json(const struct pg_hchanges *sets, size_t n
 	    pg_json_put_utf8(root, "newest_commit",
 			     n && sets[0].m->nsessions ?
 			     sets[0].m->sessions[sets[0].m->nsessions - 1].commit : NULL) ||
-	    pg_json_put_u64(root, "newest_regressions", regs)) {
+	    pg_json_put_u64(root, "newest_regressions", regs) ||
+	    pg_json_put_u64(root, "alerts", pg_hchanges_alerts(sets, n))) {
 		if (!root || !arr)
 			json_object_put(opt);
 		json_object_put(arr);
@@ -180,23 +265,6 @@ int pg_hchanges_write_json(const struct pg_hchanges *sets, size_t n,
 	return err;
 }
 
-/* A change point's place, for listing the newest first */
-struct cp_ref {
-	const struct pg_hchanges *h;
-	const struct pg_hchange *c;
-};
-
-static int cmp_newest_first(const void *a, const void *b)
-{
-	const struct cp_ref *x = a, *y = b;
-
-	if (x->c->session != y->c->session)
-		return x->c->session < y->c->session ? 1 : -1;
-	/* ties: by object key, then metric */
-	return pg_hobject_cmp(&x->h->m->objects[x->c->object], &y->h->m->objects[y->c->object]) ?:
-	       x->h->m->metric - y->h->m->metric;
-}
-
 static void markdown_row(FILE *out, const struct cp_ref *r)
 {
 	const struct pg_hmatrix *m = r->h->m;
@@ -204,40 +272,37 @@ static void markdown_row(FILE *out, const struct cp_ref *r)
 	const char *commit = m->sessions[r->c->session].commit;
 	bool program = !strcmp(o->name, PG_HPROGRAM);
 
-	fprintf(out, "| `%s`%s%s | %s | %.12s | %+.1f%% [%+.1f%%, %+.1f%%] | %s%s |\n",
+	fprintf(out, "| `%s`%s%s | %s | %.12s | %+.1f%% [%+.1f%%, %+.1f%%] | %s%s%s |\n",
 		o->display, program ? " " : "", program ? pg_hmetric_name(m->metric) : "",
 		o->binary, commit ? commit : "?", r->c->cp.change * 100, r->c->cp.ci_lo * 100,
 		r->c->cp.ci_hi * 100, pg_hchange_regression(r->h, r->c) ? "regression" :
 		r->c->cp.change < 0 ? "improvement" : "change",
-		pg_hchange_newest(r->h, r->c) ? ", **at the newest commit**" : "");
+		pg_hchange_newest(r->h, r->c) ? ", **at the newest commit**" : "",
+		r->h->fresh && pg_hchange_alert(r->h, r->c) ? ", **new**" : "");
 }
 
 int pg_hchanges_write_markdown(const struct pg_hchanges *sets, size_t n, size_t max,
 			       const char *path)
 {
-	struct cp_ref *all;
-	size_t total = 0, k = 0;
+	size_t total = 0;
+	struct cp_ref *all = newest_first(sets, n, false, &total);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out;
 	int err;
 
-	for (size_t s = 0; s < n; s++)
-		total += sets[s].n;
-	all = calloc(total + 1, sizeof(*all));
 	out = all ? open_memstream(&text, &len) : NULL;
 	if (!out) {
 		free(all);
 		pg_err("%s: out of memory", path);
 		return -ENOMEM;
 	}
-	for (size_t s = 0; s < n; s++)
-		for (size_t i = 0; i < sets[s].n; i++)
-			all[k++] = (struct cp_ref){ &sets[s], &sets[s].c[i] };
-	qsort(all, total, sizeof(*all), cmp_newest_first);
 	fprintf(out, "### perfgate history: %zu change point(s) in %zu sessions, %zu "
-		"regression(s) at the newest commit\n\n", total, n ? sets[0].m->nsessions : 0,
+		"regression(s) at the newest commit", total, n ? sets[0].m->nsessions : 0,
 		pg_hchanges_newest(sets, n));
+	if (n && sets[0].fresh)
+		fprintf(out, ", %zu new", pg_hchanges_alerts(sets, n));
+	fputs("\n\n", out);
 	if (total)
 		fprintf(out, "| function | object | changed at | change [95%% interval] | |\n"
 			"| --- | --- | --- | --- | --- |\n");
@@ -247,7 +312,8 @@ int pg_hchanges_write_markdown(const struct pg_hchanges *sets, size_t n, size_t 
 		fprintf(out, "\n%zu older change point(s) not listed (history changes --json has "
 			"them all).\n", total - max);
 	free(all);
-	if (fclose(out)) {
+	err = trends(sets, n, true, out);
+	if (fclose(out) || err) {
 		free(text);
 		pg_err("%s: out of memory", path);
 		return -ENOMEM;

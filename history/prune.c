@@ -105,6 +105,8 @@ static int remove_all(struct pg_hstore *s, const struct pg_hsession *v, size_t n
 	}
 	err = err ?: count_rows(d, orphans, &out->objects);
 	err = err ?: hdb_exec(d, "DELETE FROM changes_cache");
+	err = err ?: hdb_exec(d, "DELETE FROM changes_alerted WHERE session_id NOT IN "
+			      "(SELECT id FROM session)");
 	for (size_t t = 0; t < 4; t++)
 		hstmt_free(del[t]);
 	hstmt_free(cnt);

@@ -242,6 +242,20 @@ static const struct migration migrations[PG_HSTORE_SCHEMA] = {
 		TREND_VIEW GENERATION,
 		fill_points,
 	},
+	/*
+	 * 5: the regression change points history changes --alert-new has alerted on (by the
+	 * first session of their new level), so that each alerts once (history/alerted.c)
+	 */
+	{
+		"CREATE TABLE changes_alerted(branch TEXT NOT NULL, metric_id INTEGER NOT NULL,"
+		" object_id INTEGER NOT NULL, session_id INTEGER NOT NULL,"
+		" PRIMARY KEY(branch, metric_id, object_id, session_id));",
+
+		"CREATE TABLE changes_alerted(branch TEXT NOT NULL, metric_id BIGINT NOT NULL,"
+		" object_id BIGINT NOT NULL, session_id BIGINT NOT NULL,"
+		" PRIMARY KEY(branch, metric_id, object_id, session_id));",
+		NULL,
+	},
 };
 
 /* One integer from @sql (no parameters) into *@v; 0 rows: *@v = -1. */
@@ -272,7 +286,7 @@ static int inspect(struct hdb *d, bool *ours, bool *others)
 		err = err ?: query_int(d, "SELECT count(*) FROM pg_tables WHERE schemaname ="
 				       " current_schema() AND tablename IN ('schema_version',"
 				       " 'metric', 'session', 'object', 'series', 'summary',"
-				       " 'changes_cache', 'point')", &n);
+				       " 'changes_cache', 'point', 'changes_alerted')", &n);
 	} else {
 		err = query_int(d, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND"
 				" name = 'perfgate_history'", &marker);

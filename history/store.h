@@ -32,7 +32,7 @@
 /* How long a writer waits for another one's lock by default, ms (history/db.h's) */
 #define PG_HSTORE_WAIT_MS 60000
 /* The schema version this perfgate writes (the last migration) */
-#define PG_HSTORE_SCHEMA 4
+#define PG_HSTORE_SCHEMA 5
 
 struct pg_hstore;
 

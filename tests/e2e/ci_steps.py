@@ -7,7 +7,7 @@
   ci_steps.py gitlab TEMPLATE.yml[,PIPELINE.yml] JOB DIR [--var NAME=VALUE]...
 
   OPTIONS: --input NAME=VALUE  --github KEY=VALUE  --strategy KEY=VALUE  --event FILE.json
-           --action OWNER/REPO=PATH  --state DIR  --until STEP_ID
+           --action OWNER/REPO=PATH  --state DIR  --until STEP_ID  --pause STEP_ID=FILE
 
 github: the steps of a composite action, in order, in DIR, each `run:` with bash -eo pipefail.
 ${{ }} expressions are evaluated (contexts inputs, github, runner, strategy, steps, env,
@@ -23,6 +23,8 @@ missed), actions/cache/restore, actions/cache/save, actions/upload-artifact and
 actions/download-artifact (of github.run_id, or its run-id input) are emulated in that
 directory (the cache and artifacts of the "repository", shared by later runs: cache/KEY/N is
 the Nth path of an entry, artifacts/RUN/NAME an artifact); others are listed. --until ID stops after that step.
+--pause ID=FILE: after that step, FILE.paused is made and the job waits until FILE exists (at
+most 600 s), so that a test can run another job in between, as two runners would.
 Prints "step NAME: exit N|skipped|uses ACTION {with}" lines and, last, the action's outputs as
 one JSON line. Exit status: the first failing step's, else 0.
 
@@ -44,6 +46,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import yaml
 
@@ -398,6 +401,13 @@ def run_steps(steps, ctx, job, env_of):
             ctx["__status"] = "failure"
         if job.opts.get("until") and step.get("id") == job.opts["until"]:
             job.stop = True
+        pause = job.opts.get("pause", {}).get(step.get("id", ""))
+        if pause:
+            open(pause + ".paused", "w").close()
+            for _ in range(6000):
+                if os.path.exists(pause):
+                    break
+                time.sleep(0.1)
     return status
 
 
@@ -554,7 +564,7 @@ def options(args):
     i = 0
     while i < len(args):
         flag, val = args[i].lstrip("-"), args[i + 1]
-        if flag in ("input", "github", "strategy", "action", "var"):
+        if flag in ("input", "github", "strategy", "action", "var", "pause"):
             k, v = val.split("=", 1)
             out.setdefault(flag, {})[k] = v
         else:

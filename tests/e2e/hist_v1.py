@@ -9,7 +9,8 @@ version 1's layout, for the migration test:
 
 each series row (a session and object: for each metric its id, a varint length and its blob)
 split into one row a metric, as versions 1 and 2 stored them, and the change points' cache
-(version 2), the point table, the trend view and the generation (version 4) dropped.
+(version 2), the point table, the trend view and the generation (version 4) and the change
+points alerted on (version 5) dropped.
 """
 import sqlite3
 import sys
@@ -35,9 +36,10 @@ def split(b):
         i += n
 
 
-# what schema version 4 added
+# what schema versions 4 and 5 added
 V4 = ("DROP VIEW trend; DROP TABLE point;"
-      "DELETE FROM perfgate_history WHERE key = 'generation';")
+      "DELETE FROM perfgate_history WHERE key = 'generation';"
+      "DROP TABLE changes_alerted;")
 
 
 def postgres():

@@ -7,6 +7,9 @@
 # emulated in a directory:
 #   - a push to main publishes (run artifact, history saved in the cache) and is not gated; its
 #     job's token is read-only, and perfgate's build comes from the cache (cache step);
+#   - two publishers restore the same history; the first saves, then the second, which finds
+#     the newer copy when it restores the history again before saving, adds its run to it:
+#     both runs are kept, and the second says so;
 #   - pull request 7 slows blur_row: the measuring job (read-only) fails with exit 1 and posts
 #     nothing; the feedback job posts one comment (hidden marker) and a failing check run with
 #     blur_row's annotation at its line;
@@ -104,14 +107,15 @@ cp "$PERFGATE" "$SRC/build/libperfgate-preload.so" "$TMP/state/cache/$KEY/0/"
 { ldd "$PERFGATE" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | xargs dpkg -S 2>/dev/null |
 	cut -d: -f1 | sort -u >"$TMP/state/cache/$KEY/0/packages"; } || true
 
-# wf NAME WORKFLOW JOB EVENT_NAME RUN_ID TOKEN EVENT_JSON [ARGS...]: one job; status in $st
+# wf NAME WORKFLOW JOB EVENT_NAME RUN_ID TOKEN EVENT_JSON [ARGS...]: one job; status in $st.
+# The job runs in $WD (default $R) with RUNNER_TEMP $RT (default $TMP/runner).
 wf() {
 	local s=$1
 	printf '%s\n' "$7" >"$TMP/$s.event"
 	st=0
-	GITHUB_STEP_SUMMARY=$TMP/$s.summary GITHUB_ENV=$TMP/$s.env RUNNER_TEMP=$TMP/runner \
+	GITHUB_STEP_SUMMARY=$TMP/$s.summary GITHUB_ENV=$TMP/$s.env RUNNER_TEMP=${RT:-$TMP/runner} \
 		GITHUB_API_URL=http://127.0.0.1:$PORT GITHUB_REPOSITORY=o/r \
-		python3 "$CI" workflow "$2" "$3" "$R" --event "$TMP/$s.event" --github "event_name=$4" \
+		python3 "$CI" workflow "$2" "$3" "${WD:-$R}" --event "$TMP/$s.event" --github "event_name=$4" \
 		--github "run_id=$5" --github "token=$6" --github repository=o/r --github base_ref=main \
 		--github "sha=$(git rev-parse HEAD)" --github ref=refs/heads/main \
 		--action "ORG/perfgate=$SRC" --state "$TMP/state" "${@:8}" >"$TMP/$s.out" 2>"$TMP/$s.err" ||
@@ -136,10 +140,46 @@ check "publish: the run artifact" test -s "$TMP/state/artifacts/100/perfgate-res
 check "publish: the history was not saved in the cache" \
 	test -s "$TMP/state/cache/perfgate-history-100-"/0
 check_contains "publish: no change points in the job summary" "$TMP/push.summary" \
-	'^### perfgate history: change points on main'
+	'^### perfgate history: 0 change point(s) in 1 sessions'
 check "publish: something was posted" not grep -q '"POST\|"PATCH' "$TMP/api.json"
 wf push-fb "$TMP/example.yml" feedback push 100 write '{}'
 check_contains "publish: the feedback job ran" "$TMP/push-fb.out" '^job feedback: skipped$'
+
+# ---- 1b. two publishers from the same generation: the second to save must not drop the first's
+# run. A (run 300) pauses after its history step; B (run 301, its own checkout and runner)
+# publishes meanwhile; then A restores the newest copy again, finds B's generation, not the
+# one it restored, and adds its run to B's copy ----
+PUSH='{"repository": {"default_branch": "main"}}'
+sessions() { sqlite3 "$1" 'SELECT count(*) FROM session'; }
+n0=$(sessions "$TMP/state/cache/perfgate-history-100-/0")
+g0=$("$PERFGATE" history last --db "$TMP/state/cache/perfgate-history-100-/0" |
+	sed -n 's/^generation=//p')
+git clone -q "$R" "$TMP/repo2"
+(
+	wf pubA "$TMP/example.yml" perfgate push 300 read "$PUSH" --pause "history=$TMP/goA" \
+		>/dev/null
+	echo "$st" >"$TMP/pubA.st"
+) &
+PUBA=$!
+for _ in $(seq 3000); do
+	[ -e "$TMP/goA.paused" ] || [ -e "$TMP/pubA.st" ] && break
+	sleep 0.2
+done
+[ -e "$TMP/goA.paused" ] || { cat "$TMP/pubA.err"; fail "publisher A did not reach its pause"; }
+WD=$TMP/repo2 RT=$TMP/runner2 wf pubB "$TMP/example.yml" perfgate push 301 read "$PUSH" >/dev/null
+check_eq "race: B's exit status" 0 "$st"
+touch "$TMP/goA"
+wait "$PUBA"
+check_eq "race: A's exit status" 0 "$(cat "$TMP/pubA.st")"
+check "race: B saw a race" not grep -q 'another publisher' "$TMP/pubB.err"
+check_contains "race: A did not say it lost the race" "$TMP/pubA.err" \
+	"another publisher saved the history since this job restored it (generation $g0, now $((g0 + 1))): adding this job's run to that copy"
+check_eq "race: B's copy" $((n0 + 1)) "$(sessions "$TMP/state/cache/perfgate-history-301-/0")"
+check_eq "race: A's copy, both runs" $((n0 + 2)) \
+	"$(sessions "$TMP/state/cache/perfgate-history-300-/0")"
+check_eq "race: B's session in A's copy" 1 "$(sqlite3 "$TMP/state/cache/perfgate-history-300-/0" \
+	"ATTACH '$TMP/state/cache/perfgate-history-301-/0' AS b;
+	SELECT count(*) FROM session WHERE time = (SELECT max(time) FROM b.session)")"
 
 # ---- 2. pull request 7 at S1: the measuring job fails and posts nothing ----
 git checkout -q "$S1"

@@ -6,7 +6,8 @@
 # the job clones perfgate's scripts from a local "perfgate" repository at the release tag
 # v$(perfgate version), whose main branch is broken on purpose: a job that cloned main fails.
 #   - the default branch's pipeline publishes (run.json, the history and its change points in
-#     the log) and is not gated;
+#     the log and as Markdown) and is not gated, and sees no other publisher's copy (none can
+#     be downloaded here);
 #   - a merge request that slows blur_row ten times fails the job, with the JUnit (blur_row a
 #     failure), Code Quality (when this perfgate writes it) and summary artifacts;
 #   - a merge request that changes nothing passes.
@@ -91,6 +92,9 @@ check "main: ran main's broken script" not grep -q 'this is main, not the releas
 check "main: no run.json artifact" test -s "$ART/run.json"
 check "main: no history artifact" test -s "$ART/perfgate-history.db"
 check_contains "main: no change points in the log" "$TMP/main.log" 'history changes on main'
+check_contains "main: no Markdown of the change points" "$ART/history-changes.md" \
+	'^### perfgate history: 0 change point(s) in 1 sessions'
+check "main: a lost race seen where there was none" not grep -q 'another publisher' "$TMP/main.log"
 check_contains "main: the dotenv report" "$R/perfgate-out/perfgate.env" '^PERFGATE_RESULT=published$'
 
 # ---- 2. a merge request that slows blur_row: the job fails, with its reports ----

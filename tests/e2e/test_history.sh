@@ -28,7 +28,7 @@ for f in "$TMP"/slow/s*.json; do
 	check "add $(basename "$f")" H add "$f" --db "$DB" --branch main
 done
 check_eq "16 sessions stored" 16 "$(sessions "$DB")"
-check_eq "schema version 4" 4 "$(sqlite3 "$DB" 'SELECT version FROM schema_version')"
+check_eq "schema version 5" 5 "$(sqlite3 "$DB" 'SELECT version FROM schema_version')"
 check_eq "commit from the run" c100000000000000000000000000000000000000 \
 	"$(sqlite3 "$DB" "SELECT commit_id FROM session WHERE time = '2026-01-01T10:00:00Z'")"
 check_eq "branch given" main "$(sqlite3 "$DB" 'SELECT DISTINCT branch FROM session')"
@@ -88,6 +88,66 @@ check_contains "summary: the row" "$TMP/ch.md" \
 	'^| `leaf_hash` | knob | c10000000000 | +[0-9.]*% \[+[0-9.]*%, +[0-9.]*%\] | regression |$'
 expect_exit 1 "$PERFGATE" history changes --db "$TMP/late.db" --markdown "$TMP/late.md"
 check_contains "summary: at the newest commit" "$TMP/late.md" 'regression, \*\*at the newest commit'
+
+# --- --alert-new: a publisher's scan after each add alerts on a regression once, in the scan
+# that first finds it (with one session a commit, none starts at the newest commit), and the
+# Markdown plots its trend: the medians of every session (Mermaid), the change point's two
+# levels as a second line stepping at c10, and a sparkline in the table's output
+A=$TMP/alert.db
+for f in "$TMP"/slow/s0*.json; do H add "$f" --db "$A" --branch main; done
+alerts=""
+for i in 10 11 12 13 14 15; do
+	H add "$TMP/slow/s$i.json" --db "$A" --branch main
+	st=0
+	"$PERFGATE" history changes --db "$A" --branch main --alert-new --markdown "$TMP/a$i.md" \
+		--json "$TMP/a$i.json" >"$TMP/a$i.out" 2>"$TMP/stderr" || st=$?
+	alerts+=" $i:$st"
+	[ "$st" != 1 ] || first=$i
+done
+check_eq "alert-new: one alert in six scans" 1 "$(echo "$alerts" | grep -o ':1' | wc -l)"
+check_eq "alert-new: no error" 0 "$(echo "$alerts" | grep -c ':2')"
+check_eq "alert-new: not again without an add" 0 \
+	"$("$PERFGATE" history changes --db "$A" --branch main --alert-new >/dev/null; echo $?)"
+check_eq "alert-new: the row recorded, at c10" "1|c10" "$(sqlite3 "$A" "SELECT count(*),
+	substr(s.commit_id, 1, 3) FROM changes_alerted a JOIN session s ON s.id = a.session_id")"
+python3 - "$TMP/a$first.json" "$TMP/a15.json" <<'PY' || check_failed "alert-new: JSON" "see above"
+import json, sys
+a, z = (json.load(open(p)) for p in sys.argv[1:])
+assert a["alerts"] == 1 and a["newest_regressions"] == 0, a
+assert [c["name"] for c in a["changes"] if c["alert"]] == ["leaf_hash"], a
+assert z["alerts"] == 0 and not any(c["alert"] for c in z["changes"]), z
+PY
+check_contains "alert-new: the sparkline" "$TMP/a$first.out" \
+	"^trend: leaf_hash [▁▂▃▄▅▆▇█]\{10\}|[▁▂▃▄▅▆▇█]* +[0-9.]*% from c10000000000 "
+check_contains "alert-new: the row marked new" "$TMP/a$first.md" '| regression, \*\*new\*\* |$'
+check "alert-new: a chart in a later summary" not grep -q mermaid "$TMP/a15.md"
+# the chart: a point per session so far, labelled by commit, c10 marked, the levels' line
+# stepping up exactly there, and the medians the point table holds
+python3 - "$TMP/a$first.md" "$first" "$A" <<'PY' || check_failed "alert-new: chart" "see above"
+import re, sqlite3, sys
+md, n = open(sys.argv[1]).read(), int(sys.argv[2]) + 1
+block = re.search(r"```mermaid\nxychart-beta\n(.*?)```", md, re.S).group(1)
+labels = re.findall(r'"([^"]*)"', re.search(r"x-axis \[(.*)\]", block).group(1))
+lines = [[float(v) for v in l.split(", ")] for l in re.findall(r"line \[(.*)\]", block)]
+assert len(labels) == n and all(len(l) == n for l in lines), (n, labels, lines)
+assert labels[10] == "c100000 ▲" and sum("▲" in x for x in labels) == 1, labels
+step = [i for i in range(1, n) if lines[1][i] != lines[1][i - 1]]
+assert step == [10] and lines[1][10] > 1.2 * lines[1][9], lines[1]
+db = sqlite3.connect(sys.argv[3])
+want = [r[0] for r in db.execute("SELECT self FROM trend WHERE name = 'leaf_hash' ORDER BY time")]
+# in the chart's unit, to 3 decimals
+div = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[
+    re.search(r'y-axis "self per call, (ns|us|ms|s)"', block).group(1)]
+assert all(abs(a * div - b) <= 0.0005 * div for a, b in zip(lines[0], want[:n])), (lines, want)
+assert 'title "leaf_hash: +' in block and "from c100000" in block, block
+PY
+# prune removes the rows of the sessions it removes
+cp "$A" "$TMP/alert-p.db"
+cp "$A" "$TMP/alert-vg.db"
+sqlite3 "$TMP/alert-vg.db" 'DELETE FROM changes_alerted'	# for valgrind (below): alerts again
+expect_exit 0 "$PERFGATE" history prune --db "$TMP/alert-p.db" --keep 3
+check_eq "prune: the alerted row of c10 gone" 0 \
+	"$(sqlite3 "$TMP/alert-p.db" 'SELECT count(*) FROM changes_alerted')"
 
 # --- the medians as plain columns: a function's trend by plain SQL (the query of
 # docs/history.md's Grafana panel), each session's median within its interval
@@ -254,8 +314,9 @@ python3 "$PERFGATE_SRCDIR/tests/e2e/hist_v1.py" "$TMP/v1.db"
 check_eq "version 1: a row per metric" 1 "$(sqlite3 "$TMP/v1.db" \
 	"SELECT count(*) > 2 * 16 * (SELECT count(*) FROM object) FROM series")"
 expect_exit 0 "$PERFGATE" history changes --db "$TMP/v1.db"
-check_eq "migrated to version 4" "4|changes_cache" "$(sqlite3 "$TMP/v1.db" "SELECT version, \
-	(SELECT name FROM sqlite_master WHERE name = 'changes_cache') FROM schema_version")"
+check_eq "migrated to version 5" "5|changes_cache|changes_alerted" "$(sqlite3 "$TMP/v1.db" \
+	"SELECT version, (SELECT name FROM sqlite_master WHERE name = 'changes_cache'),
+	(SELECT name FROM sqlite_master WHERE name = 'changes_alerted') FROM schema_version")"
 # the medians filled from the series are those the adds wrote, within the 0.025% the
 # encoded values keep
 check_eq "migrated points: every one, the same medians" \
@@ -319,6 +380,49 @@ expect_exit 0 ci_history compare "$R/out/h.db" PG_HISTORY_GATE=false
 expect_exit 0 ci_history compare "$R/out/none.db"
 has "history: none yet"
 expect_exit 0 ci_history compare ""
+# GitLab's publisher fetches the newest published copy (the default branch's latest artifact,
+# served here) again before its own is kept: the same generation as it started from keeps its
+# copy; another publisher's adds the run to that copy; an unreadable one keeps nothing
+W=$TMP/www/api/v4/projects/1/jobs/artifacts/main/raw/out
+mkdir -p "$W"
+python3 - "$TMP/www" "$TMP/www.port" <<'PY' &
+import functools, http.server, sys
+h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+s = http.server.HTTPServer(("127.0.0.1", 0), h)
+open(sys.argv[2] + ".tmp", "w").write(str(s.server_address[1]))
+__import__("os").rename(sys.argv[2] + ".tmp", sys.argv[2])
+s.serve_forever()
+PY
+WWW=$!
+ON_EXIT='kill $WWW 2>/dev/null'
+for _ in $(seq 50); do [ -s "$TMP/www.port" ] && break; sleep 0.1; done
+GL=(GITLAB_CI=true "CI_API_V4_URL=http://127.0.0.1:$(cat "$TMP/www.port")/api/v4"
+    CI_PROJECT_ID=1 CI_DEFAULT_BRANCH=main)
+gen() { "$PERFGATE" history last --db "$1" | sed -n 's/^generation=//p'; }
+cp "$R/out/h.db" "$W/g.db"	# published: h.db and another publisher's run
+H add "$TMP/slow/s06.json" --db "$W/g.db" --branch main
+cp "$R/out/h.db" "$R/out/g.db"	# what this job restored: one generation older
+cp "$TMP/slow/s07.json" "$R/out/run.json"
+g=$(gen "$R/out/g.db")
+expect_exit 0 ci_history publish out/g.db "${GL[@]}"
+has "another publisher saved the history since this job restored it (generation $g, now $((g + 1))): adding this job's run to that copy instead"
+check_eq "GitLab race: both runs kept" "$(($(sessions "$R/out/h.db") + 2))" \
+	"$(sessions "$R/out/g.db")"
+check_eq "GitLab race: the other's run kept" 1 "$(sqlite3 "$R/out/g.db" \
+	"SELECT count(*) FROM session WHERE time = '2026-01-01T06:00:00Z'")"
+cp "$W/g.db" "$W/g2.db"	# no race: downloaded, added to, unchanged when fetched again
+expect_exit 0 ci_history publish out/g2.db "${GL[@]}"
+check "GitLab, no race: said it lost one" not grep -q 'another publisher' "$TMP/stderr"
+check_eq "GitLab, no race: its run added" $(($(sessions "$W/g2.db") + 1)) \
+	"$(sessions "$R/out/g2.db")"
+echo 'not a database' >"$W/g3.db"
+cp "$R/out/h.db" "$R/out/g3.db"
+expect_exit 2 ci_history publish out/g3.db "${GL[@]}"
+has "nothing saved; re-run this job to add its run"
+check "GitLab, unreadable copy: something kept" test ! -e "$R/out/g3.db"
+check "GitLab, unreadable copy: the job's copy lost" test -s \
+	"$R/out/perfgate-history-not-saved.db"
+kill "$WWW"
 
 # --- the history's reading and writing paths under valgrind memcheck: no error, no leak
 # (not while another process's uprobe sits in libc: valgrind runs its int3 and dies of SIGTRAP)
@@ -330,6 +434,8 @@ if command -v valgrind >/dev/null && valgrind -q /bin/true 2>/dev/null; then
 	cp "$FLAT" "$V"
 	expect_exit 0 "${VG[@]}" "$PERFGATE" -q history add "$TMP/aa/s00.json" --db "$V"
 	expect_exit 0 "${VG[@]}" "$PERFGATE" history changes --db "$V" --json "$TMP/vg.json"
+	expect_exit 1 "${VG[@]}" "$PERFGATE" history changes --db "$TMP/alert-vg.db" --alert-new \
+		--markdown "$TMP/vg.md" --json "$TMP/vg.json"
 	expect_exit 1 "${VG[@]}" "$PERFGATE" history check "$TMP/slow/s12.json" --db "$V" \
 		--json "$TMP/vgc.json" --junit "$TMP/vgc.xml" --markdown "$TMP/vgc.md"
 	expect_exit 0 "${VG[@]}" "$PERFGATE" history plot 'leaf_*' '[program]' --db "$V" \

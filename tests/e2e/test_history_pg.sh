@@ -43,7 +43,7 @@ has "holds no history yet"
 
 for f in "$TMP"/s/s*.json; do check "add $(basename "$f")" H add "$f" --db "$URI"; done
 check_eq "16 sessions" 16 "$(psql 'SELECT count(*) FROM session')"
-check_eq "schema version" 4 "$(psql 'SELECT version FROM schema_version')"
+check_eq "schema version" 5 "$(psql 'SELECT version FROM schema_version')"
 check_eq "the password is never shown" 0 "$("$PERFGATE" history changes \
 	--db "postgresql://postgres:hunter2@/nosuchdb?host=$PGD" 2>&1 | grep -c hunter2)"
 
@@ -53,6 +53,11 @@ check_eq "one change point" 1 "$(python3 -c 'import json,sys; print(len(json.loa
 check_eq "the change points' cache" 2 "$(psql 'SELECT count(*) FROM changes_cache')"
 expect_exit 0 "$PERFGATE" history changes --db "$URI" --json "$TMP/ch2.json"
 check "the cached scan agrees" cmp -s "$TMP/ch.json" "$TMP/ch2.json"
+# --alert-new: the change at c10 alerts once, recorded in changes_alerted
+expect_exit 1 "$PERFGATE" history changes --db "$URI" --alert-new
+expect_exit 0 "$PERFGATE" history changes --db "$URI" --alert-new
+check_eq "alerted once, at c10" "1|c10" "$(psql "SELECT count(*), min(substr(s.commit_id, 1, 3))
+	FROM changes_alerted a JOIN session s ON s.id = a.session_id")"
 expect_exit 0 "$PERFGATE" history check "$TMP/s/s15.json" --db "$URI"
 expect_exit 1 "$PERFGATE" history check "$TMP/s/s15.json" --db "$URI" --until c09 \
 	--json "$TMP/r.json"
@@ -81,7 +86,7 @@ python3 "$PERFGATE_SRCDIR/tests/e2e/hist_v1.py" --pg <"$TMP/rows3" >"$TMP/v1.sql
 n3=$(wc -l <"$TMP/rows3")
 check_eq "version 1: a row per metric" 1 "$(psql "SELECT (count(*) > 2 * $n3)::int FROM series")"
 expect_exit 0 "$PERFGATE" history changes --db "$URI"
-check_eq "migrated to version 4" 4 "$(psql 'SELECT version FROM schema_version')"
+check_eq "migrated to version 5" 5 "$(psql 'SELECT version FROM schema_version')"
 check_eq "migrated series unchanged" "$(md5sum <"$TMP/rows3")" "$(rows | md5sum)"
 check_eq "the old rows gone" "" \
 	"$(psql "SELECT tablename FROM pg_tables WHERE tablename = 'series_v2'")"

@@ -312,7 +312,7 @@ static void test_new(void **state)
 	assert_int_equal(pg_fx_hint(h.path, "SELECT version FROM schema_version"),
 			 PG_HSTORE_SCHEMA);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM sqlite_master WHERE type = "
-				    "'table'"), 9);
+				    "'table'"), 10);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM sqlite_master WHERE type = "
 				    "'view' AND name = 'trend'"), 1);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT CAST(value AS INTEGER) FROM perfgate_history "
@@ -353,11 +353,14 @@ static void test_v3(void **state)
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM point"), 9);
 	pg_fx_hsql(h.path, "CREATE TABLE kept AS SELECT * FROM point;"
 		   "DROP VIEW trend; DROP TABLE point; DELETE FROM perfgate_history "
-		   "WHERE key = 'generation'; UPDATE schema_version SET version = 3");
+		   "WHERE key = 'generation'; DROP TABLE changes_alerted;"
+		   "UPDATE schema_version SET version = 3");
 	s = pg_hstore_open(h.path, false);
 	assert_non_null(s);
 	pg_hstore_close(s);
-	assert_int_equal(pg_fx_hint(h.path, "SELECT version FROM schema_version"), 4);
+	assert_int_equal(pg_fx_hint(h.path, "SELECT version FROM schema_version"),
+			 PG_HSTORE_SCHEMA);
+	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM changes_alerted"), 0);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM point p JOIN kept k USING"
 				    "(session_id, object_id) WHERE " CLOSE("self") " AND "
 				    CLOSE("self_lo") " AND " CLOSE("self_hi") " AND " CLOSE("total")
@@ -394,10 +397,11 @@ static void test_refused(void **state)
 	s = pg_hstore_open(h.path, true);
 	assert_non_null(s);
 	pg_hstore_close(s);
-	pg_fx_hsql(h.path, "UPDATE schema_version SET version = 5");
+	pg_fx_hsql(h.path, "UPDATE schema_version SET version = schema_version.version + 1");
 	assert_null(pg_hstore_open(h.path, true));
-	assert_int_equal(pg_fx_hint(h.path, "SELECT version FROM schema_version"), 5);
-	pg_fx_hsql(h.path, "UPDATE schema_version SET version = 4;"
+	assert_int_equal(pg_fx_hint(h.path, "SELECT version FROM schema_version"),
+			 PG_HSTORE_SCHEMA + 1);
+	pg_fx_hsql(h.path, "UPDATE schema_version SET version = schema_version.version - 1;"
 		   "UPDATE perfgate_history SET value = 'other'");
 	assert_null(pg_hstore_open(h.path, false));
 	unlink(h.path);
