@@ -50,6 +50,14 @@ static double out_rest(const struct pg_calib *c, int k)
 	return r > 0 ? r : 0;
 }
 
+bool pg_calib_spread_known(const struct pg_calib *c)
+{
+	for (int k = 0; c->valid && k < PG_SITE_COUNT; k++)
+		if (c->spread_ns[k] > 0)
+			return true;
+	return false;
+}
+
 double pg_calib_desc_ns(const struct pg_calib *c, int k)
 {
 	return c->in_ns[k] + out_rest(c, k);

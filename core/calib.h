@@ -15,9 +15,17 @@
  *    desc/kids sums). The rest of out(k), rest(k) = out(k) - measured(k) (at least 0), can
  *    only be calibrated.
  *
- * Invariants (pg_run_validate() checks them in a run): with valid, every in_ns and out_ns is
- * in [0, 1e7) ns. measured is false (measured_ns all 0) in run files from before perfgate
- * timed its probes; compensation then subtracts the whole calibrated out(k).
+ * Each kind also has spread(k), the uncertainty of its calibrated call cost in(k) + out(k):
+ * the farthest of the calibration's repeated per-round estimates from their median (with
+ * PG_CALIB_ROUNDS rounds, a distribution-free ~98% interval of that median), in ns per call.
+ * A traced call's compensation is known to +-spread(k) within one recording; between two
+ * recordings the cost itself moves as well (diff/calibunc.h takes both into intervals).
+ *
+ * Invariants (pg_run_validate() checks them in a run): with valid, every in_ns, out_ns and
+ * spread_ns is in [0, 1e7) ns. measured is false (measured_ns all 0) in run files from before
+ * perfgate timed its probes; compensation then subtracts the whole calibrated out(k).
+ * spread_ns is all 0 (pg_calib_spread_known() false: unknown, not exact) in run files from
+ * before perfgate recorded it.
  *
  * struct pg_calib is a plain value, owned by its struct pg_run (no life cycle of its own: a
  * zeroed one is "no calibration", valid == false, and every function below then returns the
@@ -63,7 +71,14 @@ struct pg_calib {
 	double in_ns[PG_SITE_COUNT];
 	double out_ns[PG_SITE_COUNT];
 	double measured_ns[PG_SITE_COUNT];
+	double spread_ns[PG_SITE_COUNT];	/* spread(k) above; all 0: unknown */
 };
+
+/* The repeated rounds of a calibration whose spread spread_ns gives (runner/probes/calibrate.c) */
+#define PG_CALIB_ROUNDS 7
+
+/* Does @c record its spread (a valid calibration by a perfgate that measured it)? */
+bool pg_calib_spread_known(const struct pg_calib *c);
 
 struct pg_func;
 struct pg_fstat;

@@ -532,9 +532,11 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 	}
 	for (int k = 0; run->calib.valid && k < PG_SITE_COUNT; k++) {
 		const double in = run->calib.in_ns[k], out = run->calib.out_ns[k];
+		const double spread = run->calib.spread_ns[k];
 
 		/* a probe pair costs at most a few ms, even single-stepped on a slow machine */
-		if (!(in >= 0 && in < 1e7) || !(out >= 0 && out < 1e7)) {
+		if (!(in >= 0 && in < 1e7) || !(out >= 0 && out < 1e7) ||
+		    !(spread >= 0 && spread < 1e7)) {
 			WHY("calibration of %s sites out of range", pg_site_name((enum pg_site)k));
 			return -EINVAL;
 		}

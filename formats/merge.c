@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* formats/merge.c - combine runs of the same benchmark (formats/merge.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -402,6 +403,31 @@ static int check_mergeable(const struct pg_run *const *runs, const char *const *
 	return 0;
 }
 
+/*
+ * The spread of the merged calibration @c (the newest run's): every repetition is compensated
+ * with it, while each recording paid its own calls' cost, so a run's spread grows by how far
+ * its calibrated cost lies from @c's. Unknown (0) when any run's is.
+ */
+static void merged_spread(const struct pg_run *const *runs, size_t n, struct pg_calib *c)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!pg_calib_spread_known(&runs[i]->calib)) {
+			memset(c->spread_ns, 0, sizeof(c->spread_ns));
+			return;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct pg_calib *r = &runs[i]->calib;
+
+		for (int k = 0; k < PG_SITE_COUNT; k++) {
+			double s = r->spread_ns[k] + fabs(r->in_ns[k] + r->out_ns[k] - c->in_ns[k] -
+							  c->out_ns[k]);
+
+			c->spread_ns[k] = s > c->spread_ns[k] ? s : c->spread_ns[k];
+		}
+	}
+}
+
 int pg_run_merge(const struct pg_run *const *runs, const char *const *names, size_t n,
 		 struct pg_run *out)
 {
@@ -438,6 +464,7 @@ int pg_run_merge(const struct pg_run *const *runs, const char *const *names, siz
 	for (size_t i = 0; i < n; i++)
 		if (!runs[i]->calib.measured)
 			out->calib.measured = false;
+	merged_spread(runs, n, &out->calib);
 	/* off-CPU time only if every repetition has it */
 	for (size_t i = 0; i < n; i++)
 		out->meta.offcpu &= runs[i]->meta.offcpu;

@@ -363,13 +363,14 @@ static int calib_num(const struct pg_jr *rd, struct json_object *v, const char *
 }
 
 /*
- * Optional "calibration": {"nop5": {"in_ns": x, "out_ns": y, "measured_ns": z}, ...} with
- * every site kind; "measured_ns" is optional (older files), but then on no site.
+ * Optional "calibration": {"nop5": {"in_ns": x, "out_ns": y, "measured_ns": z, "spread_ns":
+ * s}, ...} with every site kind; "measured_ns" and "spread_ns" are optional (older files:
+ * spread unknown, 0), each then on no site.
  */
 static int read_calib(const struct pg_jr *rd, struct json_object *root, struct pg_calib *c)
 {
 	struct json_object *o, *site, *v;
-	int nmeasured = 0;
+	int nmeasured = 0, nspread = 0;
 
 	memset(c, 0, sizeof(*c));
 	if (!json_object_object_get_ex(root, "calibration", &o))
@@ -395,7 +396,15 @@ static int read_calib(const struct pg_jr *rd, struct json_object *root, struct p
 				return -EINVAL;
 			nmeasured++;
 		}
+		if (json_object_object_get_ex(site, "spread_ns", &v)) {
+			if (calib_num(rd, v, name, "spread_ns", &c->spread_ns[k]))
+				return -EINVAL;
+			nspread++;
+		}
 	}
+	if (nspread && nspread != PG_SITE_COUNT)
+		return pg_jr_bad(rd, "calibration", "\"spread_ns\" is given for some site kinds "
+				 "only");
 	if (nmeasured && nmeasured != PG_SITE_COUNT)
 		return pg_jr_bad(rd, "calibration", "\"measured_ns\" is given for some site kinds "
 				 "only");

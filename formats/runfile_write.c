@@ -171,6 +171,7 @@ static struct json_object *new_func(const struct pg_func *f)
 static struct json_object *new_calib(const struct pg_calib *c)
 {
 	struct json_object *o = json_object_new_object();
+	bool spread = pg_calib_spread_known(c);
 
 	for (int k = 0; o && k < PG_SITE_COUNT; k++) {
 		struct json_object *site = json_object_new_object();
@@ -179,6 +180,8 @@ static struct json_object *new_calib(const struct pg_calib *c)
 		    pg_json_put(site, "out_ns", json_object_new_double(c->out_ns[k])) ||
 		    (c->measured &&
 		     pg_json_put(site, "measured_ns", json_object_new_double(c->measured_ns[k]))) ||
+		    (spread &&
+		     pg_json_put(site, "spread_ns", json_object_new_double(c->spread_ns[k]))) ||
 		    pg_json_put(o, pg_site_name((enum pg_site)k), site)) {
 			json_object_put(site);
 			json_object_put(o);

@@ -277,6 +277,20 @@ static int cmp_tgroup(const void *pa, const void *pb)
 	return ta != tb ? (ta > tb ? -1 : 1) : strcmp(a->comm, b->comm);
 }
 
+/* The calibration's spread by kind of site (core/calib.h), or that it was not recorded. */
+static void calib_spread(FILE *out, const struct pg_calib *c)
+{
+	if (!pg_calib_spread_known(c)) {
+		fputs("The calibration's spread is unknown (recorded by an older perfgate): "
+		      "intervals do not carry its uncertainty.\n", out);
+		return;
+	}
+	fprintf(out, "The calibration is known to +-%.2f us a traced call on nop5 sites, "
+		"+-%.2f us emulated, +-%.2f us single-stepped (its spread).\n",
+		c->spread_ns[PG_SITE_NOP5] / 1e3, c->spread_ns[PG_SITE_EMULATED] / 1e3,
+		c->spread_ns[PG_SITE_SSTEP] / 1e3);
+}
+
 /*
  * The off-CPU legend and the threads, grouped by name (their ids change from one repetition to
  * the next): per repetition, how many, and their on-CPU, runnable and blocked time.
@@ -430,6 +444,7 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 		fprintf(out, "Times are compensated for probe overhead. The probes cost an "
 			"estimated %s per repetition (%.1f%% of its wall time).\n", per_rep,
 			100.0 * probes / (double)wall_sum);
+		calib_spread(out, &run->calib);
 		if (probes > 0.5 * (double)wall_sum)
 			fputs("That is more than the benchmark itself: trace fewer, longer "
 			      "functions (-x), or build with cheap probe sites "

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,7 @@ static double now_ns(void)
 	return (double)pg_now_ns();
 }
 
-#define ROUNDS 7
+#define ROUNDS PG_CALIB_ROUNDS
 #define MAX_CALLS 1000
 
 /* About a microsecond of work between calls, as in real code: probes cost more when their
@@ -135,14 +136,27 @@ static double timed_calls(void (*fn)(void), unsigned int n, double clk, double *
 }
 
 /*
+ * The spread of the per-round estimates @d[0..n) around their median @med: the distance to the
+ * farthest of them (core/calib.h, spread(k)).
+ */
+double pg_calib_round_spread(const double *d, size_t n, double med)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s = fabs(d[i] - med) > s ? fabs(d[i] - med) : s;
+	return s;
+}
+
+/*
  * In ROUNDS alternating rounds of @n calls of the unprobed @plain, then @n of the probed
  * @probed (both timed the same way, so that their difference is the probes' cost): the median
- * per-round difference per call into *@cost, and the median duration of one plain call into
- * *@body. Alternating keeps both sides on the machine as it is at the same moments: on shared
+ * per-round difference per call into *@cost, its spread over the rounds into *@spread, and the
+ * median duration of one plain call into *@body. Alternating keeps both sides on the machine as it is at the same moments: on shared
  * VMs the speed of the same loop drifts by 2x within a second.
  */
 static void measure(void (*plain)(void), void (*probed)(void), unsigned int n, double *cost,
-		    double *body)
+		    double *spread, double *body)
 {
 	static double one[ROUNDS * MAX_CALLS], scratch[MAX_CALLS];
 	double diff[ROUNDS], clk = 1e300;
@@ -159,6 +173,7 @@ static void measure(void (*plain)(void), void (*probed)(void), unsigned int n, d
 		diff[i] = (timed_calls(probed, n, clk, scratch) - tp) / n;
 	}
 	*cost = pg_median(diff, ROUNDS);
+	*spread = pg_calib_round_spread(diff, ROUNDS, *cost);
 	*body = pg_median(one, (size_t)ROUNDS * n);
 }
 
@@ -193,7 +208,8 @@ static void child_main(int go, int result)
 	for (int k = 0; k < PG_CALIB_NTARGETS; k++) {
 		for (unsigned int i = 0; i < 100; i++)	/* warm up: first hits cost more */
 			probed[k]();
-		measure(plain[k], probed[k], calls[k], &out.cost_ns[k], &out.body_ns[k]);
+		measure(plain[k], probed[k], calls[k], &out.cost_ns[k], &out.spread_ns[k],
+			&out.body_ns[k]);
 	}
 	if (write(result, &out, sizeof(out)) != (ssize_t)sizeof(out))
 		_exit(1);
@@ -227,10 +243,12 @@ void pg_calib_compute(const struct pg_calib_targets *t, const struct pg_calib_lo
 		c->in_ns[t->site[k]] = in;
 		c->out_ns[t->site[k]] = cost - in;
 		c->measured_ns[t->site[k]] = bpf_ns[k] > 0 ? bpf_ns[k] : 0;
+		c->spread_ns[t->site[k]] = loops->spread_ns[k] > 0 ? loops->spread_ns[k] : 0;
 	}
 	c->in_ns[PG_SITE_UNKNOWN] = c->in_ns[PG_SITE_SSTEP];
 	c->out_ns[PG_SITE_UNKNOWN] = c->out_ns[PG_SITE_SSTEP];
 	c->measured_ns[PG_SITE_UNKNOWN] = c->measured_ns[PG_SITE_SSTEP];
+	c->spread_ns[PG_SITE_UNKNOWN] = c->spread_ns[PG_SITE_SSTEP];
 	c->valid = true;
 	c->measured = true;
 }

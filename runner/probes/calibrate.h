@@ -11,6 +11,7 @@
  *                          unprobed calls) / N
  *   in  = median measured duration of a probed call - median duration of an unprobed call
  *   out = call cost - in
+ *   spread = the largest distance of a round's difference per call from that median
  * (struct pg_calib in core/run.h says what in and out mean). The work matters: after a
  * probe, the code that follows runs slower for a while (what the kernel's entry and exit
  * disturbed), and that is part of what a traced call costs.
@@ -54,7 +55,11 @@ void pg_calib_targets_release(struct pg_calib_targets *t);
 struct pg_calib_loops {
 	double cost_ns[PG_CALIB_NTARGETS];	/* probed - unprobed, per call */
 	double body_ns[PG_CALIB_NTARGETS];	/* median duration of an unprobed call */
+	double spread_ns[PG_CALIB_NTARGETS];	/* of cost_ns over the rounds (core/calib.h) */
 };
+
+/* The farthest of the per-round estimates @d[0..n) from their median @med (>= 0). */
+double pg_calib_round_spread(const double *d, size_t n, double med);
 
 /*
  * Fork the calibration child. It waits until a byte arrives on *go_fd (close without writing

@@ -167,11 +167,15 @@ void pg_calib_report(int err, const struct pg_calib *c, bool quiet)
 		return;
 	}
 	if (!quiet)
-		pg_info("a traced call costs %.2f us on a nop5 site, %.2f us emulated, %.2f us "
-			"single-stepped (calibrated; compensated in reports)",
+		pg_info("a traced call costs %.2f +-%.2f us on a nop5 site, %.2f +-%.2f us "
+			"emulated, %.2f +-%.2f us single-stepped (calibrated; compensated in "
+			"reports)",
 			(c->in_ns[PG_SITE_NOP5] + c->out_ns[PG_SITE_NOP5]) / 1e3,
+			c->spread_ns[PG_SITE_NOP5] / 1e3,
 			(c->in_ns[PG_SITE_EMULATED] + c->out_ns[PG_SITE_EMULATED]) / 1e3,
-			(c->in_ns[PG_SITE_SSTEP] + c->out_ns[PG_SITE_SSTEP]) / 1e3);
+			c->spread_ns[PG_SITE_EMULATED] / 1e3,
+			(c->in_ns[PG_SITE_SSTEP] + c->out_ns[PG_SITE_SSTEP]) / 1e3,
+			c->spread_ns[PG_SITE_SSTEP] / 1e3);
 	debug_calib("calibration", c);
 }
 

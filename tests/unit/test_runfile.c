@@ -237,6 +237,7 @@ static void make_run(struct pg_run *run)
 		.in_ns = { 11000.5, 600.25, 700, 11000.5 },
 		.out_ns = { 1500, 1000.75, 1100, 1500 },
 		.measured_ns = { 900, 450.5, 500, 900 },
+		.spread_ns = { 2500.5, 180.25, 0, 2500.5 },
 	};
 	run->hist_compensated = true;
 	/* counters beyond 2^63 */
@@ -302,6 +303,7 @@ static void assert_runs_equal(const struct pg_run *a, const struct pg_run *b)
 		assert_true(a->calib.in_ns[k] == b->calib.in_ns[k]);
 		assert_true(a->calib.out_ns[k] == b->calib.out_ns[k]);
 		assert_true(a->calib.measured_ns[k] == b->calib.measured_ns[k]);
+		assert_true(a->calib.spread_ns[k] == b->calib.spread_ns[k]);
 	}
 	assert_int_equal(a->nfuncs, b->nfuncs);
 	for (size_t i = 0; i < a->nfuncs; i++) {
@@ -631,6 +633,12 @@ static const struct corrupt_case corrupt_cases[] = {
 	      "\"emulated\":{\"in_ns\":1,\"out_ns\":2},\"sstep\":{\"in_ns\":9,\"out_ns\":5}}" } },
 	  "the durations are compensated, but the calibration they were compensated with is "
 	  "without \"measured_ns\"" },
+	{ "spread on one site only",
+	  { { "\"measured_ns\":1.5}", "\"measured_ns\":1.5,\"spread_ns\":30}" } },
+	  "\"spread_ns\" is given for some site kinds only" },
+	{ "negative spread",
+	  { { "\"measured_ns\":1.5}", "\"measured_ns\":1.5,\"spread_ns\":-3}" } },
+	  "emulated.spread_ns is out of range" },
 	{ "version 0", { { "\"version\":1", "\"version\":0" } }, "version 0 is not supported" },
 	{ "version string", { { "\"version\":1", "\"version\":\"1\"" } },
 	  "\"version\" must be an integer, not a string" },
@@ -784,6 +792,9 @@ static void test_base_is_valid(void **state)
 	assert_true(run.funcs[1].endbr);
 	assert_int_equal(run.meta.nexcludes, 0);
 	assert_false(run.hist_compensated);
+	/* written before calibrations had a spread: unknown, not 0 */
+	assert_true(run.calib.valid);
+	assert_false(pg_calib_spread_known(&run.calib));
 	pg_run_release(&run);
 	free(path);
 }

@@ -23,6 +23,7 @@ static const struct pg_calib_targets targets = {
 static const struct pg_calib_loops loops = {
 	.cost_ns = { 2200, 2400, 16000 },
 	.body_ns = { 2000, 2000, 2000 },
+	.spread_ns = { 120, 150, 900 },
 };
 static const double median[PG_CALIB_NTARGETS] = { 2750, 2850, 15500 };
 static const double bpf[PG_CALIB_NTARGETS] = { 500, 510, 650 };
@@ -46,7 +47,22 @@ static void test_compute(void **state)
 	assert_float_equal(c.in_ns[PG_SITE_UNKNOWN], 13500, 1e-9);
 	assert_float_equal(c.out_ns[PG_SITE_UNKNOWN], 2500, 1e-9);
 	assert_float_equal(c.measured_ns[PG_SITE_UNKNOWN], 650, 1e-9);
+	assert_float_equal(c.spread_ns[PG_SITE_NOP5], 120, 1e-9);
+	assert_float_equal(c.spread_ns[PG_SITE_SSTEP], 900, 1e-9);
+	assert_float_equal(c.spread_ns[PG_SITE_UNKNOWN], 900, 1e-9);
+	assert_true(pg_calib_spread_known(&c));
 	assert_true(pg_calib_plausible(&c));
+}
+
+/* The spread of the rounds: the farthest round from the median, on either side. */
+static void test_round_spread(void **state)
+{
+	const double d[PG_CALIB_ROUNDS] = { 1500, 1400, 1450, 1300, 1420, 1700, 1440 };
+
+	(void)state;
+	/* median 1440: 1700 is 260 above it, 1300 140 below */
+	assert_float_equal(pg_calib_round_spread(d, PG_CALIB_ROUNDS, 1440), 260, 1e-9);
+	assert_float_equal(pg_calib_round_spread(d, 1, 1500), 0, 1e-9);
 }
 
 /* A probed median at or under the unprobed one: in = 0, a probe costing nothing inside. */
@@ -158,6 +174,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_compute),
+		cmocka_unit_test(test_round_spread),
 		cmocka_unit_test(test_in_zero),
 		cmocka_unit_test(test_out_below_measured),
 		cmocka_unit_test(test_out_far_above_measured),
