@@ -191,6 +191,9 @@ struct pg_fcmp {
 	double ci_lo, ci_hi;	/* 1 - alpha interval of change; may be -INFINITY / +INFINITY */
 	double noise;		/* two recordings: the variation of a function between them on
 				 * its own that widened the interval (diff/rnull.h); 0: none */
+	double calib_unc;	/* exact: the calibration's uncertainty that widened the
+				 * interval, the larger end's as a relative change
+				 * (diff/calibunc.h); 0: none */
 	double p;		/* Mann-Whitney p; NAN if not tested */
 	/*
 	 * Self time of a function blocked for PG_SPLIT_BLOCKED of its time or more, whose on-CPU

@@ -17,6 +17,7 @@
 
 #include "../core/numfmt.h"
 #include "../core/strv.h"
+#include "calibunc.h"
 #include "compare.h"
 #include "cpusplit.h"
 #include "gbench.h"
@@ -552,6 +553,7 @@ struct cmp {
 	size_t nkeys;
 	struct pg_family fam;		/* the Benjamini-Hochberg family */
 	struct pg_calib calib;
+	struct pg_calibunc unc;		/* the calibration's uncertainty in the intervals */
 	struct pg_speed speed;
 	struct pg_rspeed rspeed;
 	bool sets_differ;
@@ -614,7 +616,10 @@ static int prepare(struct cmp *x)
 		return err;
 	pg_joint_calib(base, new, &x->look, &x->calib);
 	out->compensated = x->calib.valid;
-	err = compare_wall(out, &x->look, base, new, &x->sb, &x->sn, &x->ws, &x->wall_ns);
+	pg_calibunc_init(&x->unc, &base->calib, &new->calib, x->calib.valid);
+	if (pg_calibunc_unknown(&x->unc))
+		err = warn(out, "%s", pg_calibunc_unknown(&x->unc));
+	err = err ?: compare_wall(out, &x->look, base, new, &x->sb, &x->sn, &x->ws, &x->wall_ns);
 	if (err)
 		return err;
 	pg_fkeys_fill(x->keys, base, new);
@@ -718,6 +723,8 @@ static int judge_exact(struct cmp *x, size_t i, size_t j, size_t nb, bool leaf)
 	if (err == 1 && x->sets_differ && (o->metric != PG_METRIC_TOTAL || o->raw) &&
 	    pg_callees_differ(f, sb, cb, sn, cn))
 		err = 0;
+	if (err == 1)	/* before on_cpu_instead(), which may gather other samples */
+		pg_calibunc_widen(f, &x->unc, sb, sn);
 	if (err == 1 && o->metric == PG_METRIC_SELF &&
 	    pg_sample_blocked_both(x->base, keys + i, nb, x->new, keys + i + nb, nn) >=
 	    PG_SPLIT_BLOCKED) {
@@ -725,6 +732,8 @@ static int judge_exact(struct cmp *x, size_t i, size_t j, size_t nb, bool leaf)
 				     &x->ws, sb, sn);
 		if (err < 0)
 			return err;
+		if (f->by_cpu)	/* its interval is of the on-CPU time now */
+			pg_calibunc_widen(f, &x->unc, sb, sn);
 		err = 1;
 	}
 	if (err == 1 && pg_family_add(&x->fam, x->out->n - 1, f->p))

@@ -218,6 +218,7 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 {
 	s->n = 0;
 	s->measured = s->compensated = s->callees = 0;
+	memset(s->terms, 0, sizeof(s->terms));
 	*calls_sum = 0;
 	for (size_t r = 0; r < run->nreps; r++) {
 		uint64_t calls = 0, timed = 0, kept;
@@ -230,9 +231,14 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 			if (!st)
 				continue;
 			calls += st->calls;
-			for (int k = 0; k < PG_SITE_COUNT; k++)
-				s->callees += (double)(metric == PG_METRIC_TOTAL ? st->desc[k] :
-									     st->kids[k]);
+			s->terms[run->funcs[keys[i].id].site] += (double)st->calls;
+			for (int k = 0; k < PG_SITE_COUNT; k++) {
+				double c = (double)(metric == PG_METRIC_TOTAL ? st->desc[k] :
+									 st->kids[k]);
+
+				s->callees += c;
+				s->terms[k] += c;
+			}
 			rep_time(run, calib, &run->funcs[keys[i].id], st, metric, leaf, &rw, &cp,
 				 &kept);
 			raw += rw;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../core/numfmt.h"
+#include "calibunc.h"
 #include "compare.h"
 #include "paired.h"
 #include "repvalues.h"
@@ -332,6 +333,9 @@ void pg_decide(struct pg_fcmp *f, const struct pg_compare_opts *o, double wall_n
 	if (f->noise > 0 && f->verdict == PG_VERDICT_INCONCLUSIVE)
 		pg_append(r, rs, "%swithin the recordings' own noise (+-%.1f%%)", r[0] ? "; " : "",
 			  100 * f->noise);
+	if (f->calib_unc > 0 && f->probe_share > PG_CALIBUNC_SHARE)
+		pg_append(r, rs, "%smostly probe cost: +-%.1f%% from the calibration",
+			  r[0] ? "; " : "", 100 * f->calib_unc);
 	if (f->by_cpu)	/* PG_SPLIT_BLOCKED */
 		pg_append(r, rs, "%sjudged on its on-CPU time (its self time varied more)",
 			  r[0] ? "; " : "");

@@ -152,8 +152,9 @@ double pg_calib_round_spread(const double *d, size_t n, double med)
  * In ROUNDS alternating rounds of @n calls of the unprobed @plain, then @n of the probed
  * @probed (both timed the same way, so that their difference is the probes' cost): the median
  * per-round difference per call into *@cost, its spread over the rounds into *@spread, and the
- * median duration of one plain call into *@body. Alternating keeps both sides on the machine as it is at the same moments: on shared
- * VMs the speed of the same loop drifts by 2x within a second.
+ * median duration of one plain call into *@body. Alternating keeps both sides on the machine as
+ * it is at the same moments: on shared VMs the speed of the same loop drifts by 2x within a
+ * second.
  */
 static void measure(void (*plain)(void), void (*probed)(void), unsigned int n, double *cost,
 		    double *spread, double *body)

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff/calibunc.h - the compensation's uncertainty in the intervals of traced functions. Pure
+ * computation: no I/O, no logging. docs/statistics.md, "The calibration's uncertainty".
+ *
+ * Why: compensation subtracts a calibrated probe cost per traced call (core/calib.h). The
+ * calibration is known to +-spread(k) per call of site kind k, and between two recordings the
+ * cost itself moves (two calibrations of one kind differed by up to 46%). The rank tests see
+ * none of it: a function whose time is mostly single-stepped probes read +90.6% [+54.8%,
+ * +113.7%] for a true +40%, narrow and wrong.
+ *
+ * What: a side's compensated time T' = T + sum_k m(k) x(k), T its true time, m(k) the traced
+ * calls whose cost of kind k it subtracts (pg_sample.terms: its own calls and its callees'),
+ * x(k) the error of the subtracted cost per call. With a(s) = sum_k x(k) m(k) / T'(s) (the sums
+ * over the side's repetitions), the true log change is the measured one plus
+ *	g = log(1 - a(new)) - log(1 - a(base)),
+ * and the interval's ends move by g's least and greatest values over the box of errors:
+ *  - two recordings, each compensated with the joint calibration (the mean of both,
+ *    diff/repvalues.h): a side's x(k) is within its own spread plus half the calibrations'
+ *    disagreement, |cost(base, k) - cost(new, k)| / 2, independently of the other side's;
+ *  - one calibration shared by both sides (perfgate ab writes its own into both files; two
+ *    files with identical calibrations are taken as such): one x(k) within +-spread(k) on both
+ *    sides. It cancels but for the change of m(k) / T' between the sides (changed call counts,
+ *    or a changed time under the same probes).
+ * g is a logarithm of a ratio of affine functions of x, quasi-linear: its extremes over the box
+ * are at its corners. The widening adds to the interval's ends (a bias, not a random error:
+ * not combined in quadrature), and a side whose error could reach its whole compensated time
+ * leaves that end unbounded. A spread the file does not record (older perfgate) counts as 0,
+ * and the comparison says so.
+ *
+ *	struct pg_calibunc u;
+ *
+ *	pg_calibunc_init(&u, &base->calib, &new->calib, joint.valid);
+ *	if (pg_calibunc_unknown(&u))
+ *		warn("%s", pg_calibunc_unknown(&u));
+ *	... for each tested exact function, its samples sb, sn gathered with the joint calibration:
+ *	pg_calibunc_widen(f, &u, &sb, &sn);
+ *
+ * A struct pg_calibunc is a plain value, no life cycle; it keeps no pointer into the runs.
+ */
+#ifndef PG_DIFF_CALIBUNC_H
+#define PG_DIFF_CALIBUNC_H
+
+#include <stdbool.h>
+
+#include "../core/calib.h"
+#include "../core/comparison.h"
+#include "repvalues.h"
+
+/*
+ * A tested function whose measured time is more than this share probe cost (f->probe_share)
+ * and whose interval the calibration widened says so in its reason ("mostly probe cost:
+ * +-x% from the calibration"): its verdict rests on the calibration more than on its code.
+ */
+#define PG_CALIBUNC_SHARE 0.5
+
+struct pg_calibunc {
+	bool on;		/* compensated: the intervals carry the calibration's uncertainty */
+	bool shared;		/* one calibration on both sides */
+	bool unknown[2];	/* base's, new's spread not recorded (counted as 0) */
+	double u[2][PG_SITE_COUNT];	/* bound of |x(k)| per call, ns: base, new */
+};
+
+/*
+ * @u for a comparison of runs calibrated @base and @new, compensated with their joint
+ * calibration when @compensated (else nothing is widened).
+ */
+void pg_calibunc_init(struct pg_calibunc *u, const struct pg_calib *base,
+		      const struct pg_calib *new, bool compensated);
+
+/* A warning's text when a side's spread is unknown and intervals carry less than they should;
+ * NULL otherwise. Static storage. */
+const char *pg_calibunc_unknown(const struct pg_calibunc *u);
+
+/*
+ * The bounds of g above (log scale) for the samples @b and @n into *@lo <= 0 <= *@hi; -INFINITY
+ * or INFINITY where a side's error could reach its whole compensated time. 0 and 0 when @u is
+ * off.
+ */
+void pg_calibunc_bounds(const struct pg_calibunc *u, const struct pg_sample *b,
+			const struct pg_sample *n, double *lo, double *hi);
+
+/*
+ * Widen @f's interval (ci_lo, ci_hi, after its test) by pg_calibunc_bounds() of its samples
+ * @b and @n; f->calib_unc gets the larger widening of the two ends as a relative change (0:
+ * none). The estimate and p stay.
+ */
+void pg_calibunc_widen(struct pg_fcmp *f, const struct pg_calibunc *u, const struct pg_sample *b,
+		       const struct pg_sample *n);
+
+#endif

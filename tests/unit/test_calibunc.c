@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tests/unit/test_calibunc.c - the calibration's uncertainty in the intervals of traced
+ * functions (diff/calibunc.h): its bounds from fabricated samples, worked out by hand, and
+ * the widening pg_compare() applies to runs whose calibrations' spreads differ.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../diff/calibunc.h"
+#include "fixtures.h"
+
+/* A sample with @calls own calls at a single-stepped site over @comp ns compensated. */
+static struct pg_sample sample(double calls, double comp)
+{
+	struct pg_sample s = { .compensated = comp, .measured = 2 * comp };
+
+	s.terms[PG_SITE_SSTEP] = calls;
+	return s;
+}
+
+/* A calibration costing @sstep ns a single-stepped call (all in), spread @spread. */
+static struct pg_calib calib(double sstep, double spread)
+{
+	struct pg_calib c = { .valid = true };
+
+	c.in_ns[PG_SITE_NOP5] = c.out_ns[PG_SITE_NOP5] = 500;
+	c.in_ns[PG_SITE_EMULATED] = c.out_ns[PG_SITE_EMULATED] = 600;
+	c.in_ns[PG_SITE_SSTEP] = c.in_ns[PG_SITE_UNKNOWN] = sstep;
+	c.spread_ns[PG_SITE_SSTEP] = c.spread_ns[PG_SITE_UNKNOWN] = spread;
+	return c;
+}
+
+/*
+ * Two recordings: each side errs on its own. Base 1000 calls over 1 ms, spread 100 ns: a
+ * within +-0.1; new 1000 calls over 1.4 ms, spread 300 ns: +-0.2142857. The true log change
+ * is the measured one plus log(1 - a_new) - log(1 - a_base): at most
+ * log(1.2142857) - log(0.9) = 0.2995 above, at least log(0.7857143) - log(1.1) = -0.3365
+ * below (worked out with a calculator, not the code's formula).
+ */
+static void test_bounds_separate(void **state)
+{
+	struct pg_calib b = calib(10000, 100), n = calib(10000, 300);
+	struct pg_sample sb = sample(1000, 1e6), sn = sample(1000, 1.4e6);
+	struct pg_calibunc u;
+	double lo, hi;
+
+	(void)state;
+	pg_calibunc_init(&u, &b, &n, true);
+	assert_true(u.on);
+	assert_false(u.shared);
+	assert_null(pg_calibunc_unknown(&u));
+	pg_calibunc_bounds(&u, &sb, &sn, &lo, &hi);
+	assert_float_equal(hi, 0.299517, 1e-6);
+	assert_float_equal(lo, -0.336472, 1e-6);
+	/* calibrations 2 us apart with no spread: each side within +-1 us a call; the base's
+	 * 10 calls over 10 us could be all probe cost (a = 1), the new's 1 over 14 us a = 1/14 */
+	b = calib(9000, 0);
+	n = calib(11000, 0);
+	pg_calibunc_init(&u, &b, &n, true);
+	sb = sample(10, 10000);
+	sn = sample(1, 14000);
+	pg_calibunc_bounds(&u, &sb, &sn, &lo, &hi);
+	/* the base side's error could be its whole time: no upper bound */
+	assert_true(isinf(hi) && hi > 0);
+	assert_float_equal(lo, log(1 - 1000.0 / 14000) - log(2), 1e-12);
+	assert_non_null(pg_calibunc_unknown(&u));
+	/* not compensated: nothing */
+	pg_calibunc_init(&u, &b, &n, false);
+	pg_calibunc_bounds(&u, &sb, &sn, &lo, &hi);
+	assert_true(lo == 0 && hi == 0);
+}
+
+/*
+ * One calibration on both sides (perfgate ab): one error x in +-100 ns. With the same share of
+ * probes on both sides it cancels; with twice the calls on the new side (1000 over 1 ms
+ * against 2000 over 1 ms) a_base = x / 1000 and a_new = x / 500: at x = +100,
+ * log(0.8) - log(0.9) = -0.117783; at x = -100, log(1.2) - log(1.1) = 0.087011.
+ */
+static void test_bounds_shared(void **state)
+{
+	struct pg_calib c = calib(10000, 100);
+	struct pg_sample sb = sample(1000, 1e6), sn = sample(1000, 1e6);
+	struct pg_calibunc u;
+	double lo, hi;
+
+	(void)state;
+	pg_calibunc_init(&u, &c, &c, true);
+	assert_true(u.shared);
+	pg_calibunc_bounds(&u, &sb, &sn, &lo, &hi);
+	assert_float_equal(lo, 0, 1e-15);
+	assert_float_equal(hi, 0, 1e-15);
+	sn = sample(2000, 1e6);
+	pg_calibunc_bounds(&u, &sb, &sn, &lo, &hi);
+	assert_float_equal(lo, -0.117783, 1e-6);
+	assert_float_equal(hi, 0.087011, 1e-6);
+	/* the same with no recorded spread: nothing to widen, and said */
+	c = calib(10000, 0);
+	pg_calibunc_init(&u, &c, &c, true);
+	pg_calibunc_bounds(&u, &sb, &sn, &lo, &hi);
+	assert_true(lo == 0 && hi == 0);
+	assert_non_null(strstr(pg_calibunc_unknown(&u), "do not carry"));
+}
+
+#define NREPS 10
+#define CALLS 100
+
+/*
+ * A run of one function, "work", at a single-stepped site: @pc ns a call plus a little
+ * deterministic variation, its own probes' in included, and one nop5 callee a repetition
+ * (not a leaf: no trimming, every call counts).
+ */
+static struct pg_run *work_run(double pc, unsigned int seed, const struct pg_calib *c)
+{
+	struct pg_run *run = pg_fx_prog_run(NULL, 0, 0);
+
+	pg_fx_func(run, "/bin/prog", "work", NULL, PG_SITE_SSTEP);
+	for (unsigned int r = 0; r < NREPS; r++) {
+		struct pg_rep *rep = pg_fx_rep(run, 10000000);
+		double v = pc + 20.0 * ((r * seed) % 7);
+		struct pg_fstat *s = pg_fx_stat_each(rep, 0, CALLS, v, v);
+
+		s->kids[PG_SITE_NOP5] = s->desc[PG_SITE_NOP5] = 1;
+	}
+	run->calib = *c;
+	return run;
+}
+
+/* Compensated time of work_run(@pc, @seed) with the joint single-step in @in: its sum. */
+static double comp_sum(double pc, unsigned int seed, double in)
+{
+	double sum = 0;
+
+	for (unsigned int r = 0; r < NREPS; r++)
+		sum += CALLS * (pc + 20.0 * ((r * seed) % 7) - in) - 500;	/* nop5 out 500 */
+	return sum;
+}
+
+/* pg_compare() of base (@pc_b, calibration @cb) and new (@pc_n, @cn); "work"'s entry */
+static void compare(double pc_b, const struct pg_calib *cb, double pc_n,
+		    const struct pg_calib *cn, struct pg_comparison *out, struct pg_fcmp *f)
+{
+	struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
+	struct pg_run *b = work_run(pc_b, 3, cb), *n = work_run(pc_n, 5, cn);
+
+	o.no_speed = true;	/* one function: nothing to tell the machine's speed from */
+	pg_comparison_init(out);
+	assert_int_equal(pg_compare(b, n, &o, out), 0);
+	*f = *pg_fx_find(out, "work");
+	pg_run_free(b);
+	pg_run_free(n);
+}
+
+static bool warned(const struct pg_comparison *c, const char *what)
+{
+	for (size_t i = 0; i < c->nwarnings; i++)
+		if (strstr(c->warnings[i], what))
+			return true;
+	return false;
+}
+
+/*
+ * A function 40% slower (6 us a call, then 8.4 us) under single-stepped probes that cost it
+ * 9 us a call in both recordings, while the new recording's calibration read 11 us: the joint
+ * calibration (10 us) reads it +48%, with an interval of the repetitions' variation only
+ * that leaves +40% out. The calibrations' disagreement widens it over +40%; their spreads
+ * widen it by exactly as much more as the bounds say.
+ */
+static void test_compare_widens(void **state)
+{
+	struct pg_calib same = calib(10000, 0), lo_c = calib(9000, 0), hi_c = calib(11000, 0);
+	struct pg_calib lo_s = calib(9000, 300), hi_s = calib(11000, 500);
+	struct pg_comparison c0, c1, c2;
+	struct pg_fcmp f0, f1, f2;
+	double ab, an, lo, hi;
+
+	(void)state;
+	/* raw: 9 us of probes in both; compensated with 10 us (the joint calibration) */
+	compare(15000, &same, 17400, &same, &c0, &f0);
+	assert_true(warned(&c0, "no recorded spread"));
+	assert_true(f0.calib_unc == 0);
+	assert_true(f0.change > 0.45 && f0.change < 0.51);
+	assert_true(f0.ci_lo > 0.40);	/* narrow and wrong: what the widening is for */
+
+	compare(15000, &lo_c, 17400, &hi_c, &c1, &f1);
+	assert_true(f1.change == f0.change && f1.p == f0.p);
+	/* +-1 us a call on each side: a = 1000 x calls / compensated */
+	ab = 1000.0 * NREPS * CALLS / comp_sum(15000, 3, 10000);
+	an = 1000.0 * NREPS * CALLS / comp_sum(17400, 5, 10000);
+	lo = log1p(-an) - log1p(ab);
+	hi = log1p(an) - log1p(-ab);
+	assert_float_equal(f1.ci_lo, expm1(log1p(f0.ci_lo) + lo), 1e-9);
+	assert_float_equal(f1.ci_hi, expm1(log1p(f0.ci_hi) + hi), 1e-9);
+	assert_true(f1.ci_lo < 0.40 && f1.ci_hi > 0.40);
+	assert_float_equal(f1.calib_unc, fmax(expm1(hi), -expm1(lo)), 1e-12);
+
+	/* spreads of 300 and 500 ns on top: each side's bound grows by its own */
+	compare(15000, &lo_s, 17400, &hi_s, &c2, &f2);
+	assert_false(warned(&c2, "no recorded spread"));
+	ab = 1300.0 * NREPS * CALLS / comp_sum(15000, 3, 10000);
+	an = 1500.0 * NREPS * CALLS / comp_sum(17400, 5, 10000);
+	assert_float_equal(f2.ci_lo, expm1(log1p(f0.ci_lo) + log1p(-an) - log1p(ab)), 1e-9);
+	assert_float_equal(f2.ci_hi, expm1(log1p(f0.ci_hi) + log1p(an) - log1p(-ab)), 1e-9);
+	assert_true(f2.ci_lo < f1.ci_lo && f2.ci_hi > f1.ci_hi);
+	/* probes are ~2/3 of its measured time: said in the verdict */
+	assert_true(f2.probe_share > PG_CALIBUNC_SHARE);
+	assert_non_null(strstr(f2.reason, "mostly probe cost: +-"));
+	assert_non_null(strstr(f2.reason, "from the calibration"));
+	assert_int_not_equal(f2.verdict, PG_VERDICT_REGRESSION);
+	pg_comparison_release(&c0);
+	pg_comparison_release(&c1);
+	pg_comparison_release(&c2);
+}
+
+/* A function with little probe cost keeps a near-unchanged interval and says nothing. */
+static void test_compare_small_share(void **state)
+{
+	struct pg_calib lo_s = calib(9000, 300), hi_s = calib(11000, 500);
+	struct pg_comparison c;
+	struct pg_fcmp f;
+
+	(void)state;
+	/* 1 ms a call: 10 us of probes is 1% of it */
+	compare(1e6, &lo_s, 1.4e6, &hi_s, &c, &f);
+	assert_true(f.calib_unc > 0 && f.calib_unc < 0.02);
+	assert_true(f.probe_share < PG_CALIBUNC_SHARE);
+	assert_null(strstr(f.reason, "mostly probe cost"));
+	assert_int_equal(f.verdict, PG_VERDICT_REGRESSION);
+	pg_comparison_release(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bounds_separate),
+		cmocka_unit_test(test_bounds_shared),
+		cmocka_unit_test(test_compare_widens),
+		cmocka_unit_test(test_compare_small_share),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
