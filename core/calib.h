@@ -15,9 +15,12 @@
  *    desc/kids sums). The rest of out(k), rest(k) = out(k) - measured(k) (at least 0), can
  *    only be calibrated.
  *
- * Each kind also has spread(k), the uncertainty of its calibrated call cost in(k) + out(k):
- * the farthest of the calibration's repeated per-round estimates from their median (with
- * PG_CALIB_ROUNDS rounds, a distribution-free ~98% interval of that median), in ns per call.
+ * Each kind also has spread(k), the uncertainty of its calibrated call cost in(k) + out(k): of
+ * the calibration's PG_CALIB_ROUNDS per-round estimates, the farther of the second lowest and
+ * the second highest from their median, in ns per call. [x(2), x(6)] of 7 is a
+ * distribution-free 87.5% interval of the median, and one round that the machine disturbed
+ * (a nop5 round 10x the others on a busy machine) does not widen it; [x(1), x(7)], 98%,
+ * would take that round as the spread.
  * A traced call's compensation is known to +-spread(k) within one recording; between two
  * recordings the cost itself moves as well (diff/calibunc.h takes both into intervals).
  *

@@ -135,17 +135,19 @@ static double timed_calls(void (*fn)(void), unsigned int n, double clk, double *
 	return now_ns() - t0;
 }
 
-/*
- * The spread of the per-round estimates @d[0..n) around their median @med: the distance to the
- * farthest of them (core/calib.h, spread(k)).
- */
 double pg_calib_round_spread(const double *d, size_t n, double med)
 {
-	double s = 0;
+	double s[PG_CALIB_ROUNDS];
+	size_t lo, hi;
 
-	for (size_t i = 0; i < n; i++)
-		s = fabs(d[i] - med) > s ? fabs(d[i] - med) : s;
-	return s;
+	if (!n || n > PG_CALIB_ROUNDS)
+		return 0;
+	memcpy(s, d, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), pg_cmp_double);
+	/* the second lowest and second highest, but of fewer than 3 the extremes */
+	lo = n >= 3 ? 1 : 0;
+	hi = n >= 3 ? n - 2 : n - 1;
+	return fmax(fmax(med - s[lo], s[hi] - med), 0);
 }
 
 /*

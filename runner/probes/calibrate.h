@@ -11,7 +11,7 @@
  *                          unprobed calls) / N
  *   in  = median measured duration of a probed call - median duration of an unprobed call
  *   out = call cost - in
- *   spread = the largest distance of a round's difference per call from that median
+ *   spread = the farther of the second lowest and second highest round from that median
  * (struct pg_calib in core/run.h says what in and out mean). The work matters: after a
  * probe, the code that follows runs slower for a while (what the kernel's entry and exit
  * disturbed), and that is part of what a traced call costs.
@@ -58,7 +58,10 @@ struct pg_calib_loops {
 	double spread_ns[PG_CALIB_NTARGETS];	/* of cost_ns over the rounds (core/calib.h) */
 };
 
-/* The farthest of the per-round estimates @d[0..n) from their median @med (>= 0). */
+/*
+ * The spread of the per-round estimates @d[0..n) (n <= PG_CALIB_ROUNDS) around their median
+ * @med, >= 0: the farther of the second lowest and the second highest (core/calib.h).
+ */
 double pg_calib_round_spread(const double *d, size_t n, double med);
 
 /*

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Probe calibration and overhead compensation: the run file carries the calibrated cost of
 # each kind of probe site and, per function, the traced calls made inside its calls (exact
-# counts) and the run time of their BPF programs (measured at every call); report and compare
-# subtract the probe costs, and keep the raw values too.
+# counts) and the run time of their BPF programs (measured at every call), and the calibration's
+# spread; report and compare subtract the probe costs, and keep the raw values too.
 # The same checks on nested (frame pointers: emulated sites, spin single-stepped) and on
 # nested_nop5 (every site a 5-byte nop, where the calibrated costs are scaled).
 source "$(dirname "$0")/lib.sh"
@@ -21,6 +21,10 @@ lo = 0 if disturbed else 1e-9
 assert lo <= cost["nop5"] < 100000 and lo <= cost["emulated"] < 100000, (cost, disturbed)
 funcs = {f["id"]: f for f in run["functions"]}
 site = {f["name"]: f["site"] for f in run["functions"]}
+# the calibration's spread over its rounds, on every kind of site (unknown sites take
+# single-stepping's): present and in range whatever the machine
+assert all(0 <= v["spread_ns"] < 1e7 for v in cal.values()), cal
+assert cal["unknown"]["spread_ns"] == cal["sstep"]["spread_ns"], cal
 for s in pgtest.reps(run):
     def n(x, key):
         return sum(x.get(key, {}).values())
@@ -108,6 +112,8 @@ for prog in nested nested_nop5; do
 	"$PERFGATE" report "$TMP/run_$prog.json" --format json >"$TMP/report.json"
 	"$PERFGATE" report "$TMP/run_$prog.json" >"$TMP/report.txt"
 	check_contains "report says compensated" "$TMP/report.txt" "compensated for probe overhead"
+	check_contains "report shows the calibration's spread" "$TMP/report.txt" \
+		"The calibration is known to +-"
 	python3 "$TMP/check.py" "$TMP/run_$prog.json" "$TMP/report.json" "${prog#nested_}" \
 		"$disturbed" || fail "$prog: compensation"
 done

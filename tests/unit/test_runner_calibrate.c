@@ -54,14 +54,23 @@ static void test_compute(void **state)
 	assert_true(pg_calib_plausible(&c));
 }
 
-/* The spread of the rounds: the farthest round from the median, on either side. */
+/*
+ * The spread of the rounds: the farther of the second lowest and second highest from the
+ * median, so that one disturbed round does not set it.
+ */
 static void test_round_spread(void **state)
 {
-	const double d[PG_CALIB_ROUNDS] = { 1500, 1400, 1450, 1300, 1420, 1700, 1440 };
+	const double d[PG_CALIB_ROUNDS] = { 1500, 1400, 1450, 1300, 1420, 9700, 1440 };
+	const double e[PG_CALIB_ROUNDS] = { 1500, 1400, 1450, 1100, 1420, 1460, 1440 };
+	const double two[2] = { 1400, 1600 };
 
 	(void)state;
-	/* median 1440: 1700 is 260 above it, 1300 140 below */
-	assert_float_equal(pg_calib_round_spread(d, PG_CALIB_ROUNDS, 1440), 260, 1e-9);
+	/* median 1440: 9700 (disturbed) aside, 1500 is 60 above; 1400 40 below */
+	assert_float_equal(pg_calib_round_spread(d, PG_CALIB_ROUNDS, 1440), 60, 1e-9);
+	/* 1100 aside, 1400 is 40 below, 1460 20 above */
+	assert_float_equal(pg_calib_round_spread(e, PG_CALIB_ROUNDS, 1440), 40, 1e-9);
+	/* fewer than 3 rounds: the extremes */
+	assert_float_equal(pg_calib_round_spread(two, 2, 1500), 100, 1e-9);
 	assert_float_equal(pg_calib_round_spread(d, 1, 1500), 0, 1e-9);
 }
 
