@@ -24,23 +24,8 @@
 volatile unsigned long sink;
 static unsigned long k_leaf = 20000, k_child = 2000, k_parent = 1000;
 
-/*
- * All of them spin in the same function: the speed of a loop on a volatile depends on where
- * the loop lands in memory (by 2x here), so twins must share their loops. One load, add and
- * store per iteration, in assembly so that every compiler builds the same loop: clang -O2
- * turned `sink += i` into four memory-destination adds per iteration, whose speed on the
- * project machine (AMD EPYC) flipped between calls by 2-5x (a 20 us leaf: mean 23 us, median
- * 7 us), which no per-process mean of 3000 calls could check a 3% target against.
- */
-__attribute__((noinline)) static void spin(unsigned long k)
-{
-	for (unsigned long i = 0; i < k; i++) {
-		unsigned long s;
-
-		__asm__ volatile("mov %1,%0\n\tadd %2,%0\n\tmov %0,%1"
-				 : "=&r"(s), "+m"(sink) : "r"(i));
-	}
-}
+/* all of them spin in the same function (spin.h says why) */
+#include "spin.h"
 
 __attribute__((noinline)) void leaf20(void) { spin(k_leaf); }
 __attribute__((noinline)) void leaf20_u(void) { spin(k_leaf); }

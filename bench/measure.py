@@ -30,6 +30,9 @@ Sections (the order of MEASURES; render.py numbers them in the same order):
   honesty   the demo (make demo, 20 runs) and history check against stored sessions on this
             machine: A/A false alarms of the demo and zstd, power for an 8% slowdown of a
             function holding 5% of the run (bench/honesty.py)
+  probeunc  the calibration's uncertainty in exact intervals: a ~2 us function 20% and 40%
+            slower under single-stepped and nop5 probes, by perfgate ab and by two
+            recordings, against the truth timed in the program (bench/probeunc.py)
 
 results.json holds one entry per section:
 
@@ -55,6 +58,7 @@ the Makefile's bench target installs it and the peer tools (funclatency, bpftrac
 Environment: ACC_PROCS, ACC_CALLS (accuracy: processes per build, calls per process),
 HIST_FUNCS, HIST_SESSIONS, HIST_BIG (history: smaller trial runs),
 HON_DEMO_RUNS, HON_SESSIONS, HON_HISTORY, HON_PARTS (honesty: fewer runs, or some parts),
+PU_RUNS, PU_REPS, PU_CALLS (probeunc: runs a row, repetitions, calls a process),
 AB_TRIALS (ab, ableaf: trials per condition, default 20), LEAF_SECS (ableaf: a time limit),
 BENCH_RESULTS (another results file, e.g. for a trial run).
 """
@@ -949,12 +953,20 @@ def measure_inline():
     return inline.measure()
 
 
+def measure_probeunc():
+    """Section 13: the calibration's uncertainty against the truth (its own module)."""
+    sys.path.insert(0, BENCH)
+    import probeunc
+    return probeunc.measure(PG, TMP)
+
+
 MEASURES = [("cost", measure_cost), ("attach", measure_attach),
             ("accuracy", measure_accuracy), ("stats", measure_stats),
             ("compare", measure_compare), ("sampling", measure_sampling),
             ("realworld", measure_realworld), ("ab", measure_ab), ("ableaf", measure_ableaf),
             ("offcpu", measure_offcpu), ("history", measure_history),
-            ("honesty", measure_honesty), ("inline", measure_inline)]
+            ("honesty", measure_honesty), ("inline", measure_inline),
+            ("probeunc", measure_probeunc)]
 
 
 def git(*args):

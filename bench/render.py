@@ -777,6 +777,12 @@ def render_inline(sec):
     return inline.render_lines(sec.data) + quote_lines(sec)
 
 
+def render_probeunc(sec):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import probeunc
+    return probeunc.render_lines(sec.data) + quote_lines(sec)
+
+
 RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("attach", "Attaching and detaching", render_attach),
              ("accuracy", "Accuracy of compensated latencies", render_accuracy),
@@ -793,7 +799,9 @@ RENDERERS = [("cost", "What one traced call costs", render_cost),
               render_history),
              ("honesty", "The demo and stored baselines on a shared machine: false alarms "
               "and power", render_honesty),
-             ("inline", "Inlined code: which function a verdict names", render_inline)]
+             ("inline", "Inlined code: which function a verdict names", render_inline),
+             ("probeunc", "The calibration's uncertainty: exact intervals against the truth",
+              render_probeunc)]
 
 
 def render(res):

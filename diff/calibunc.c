@@ -117,6 +117,8 @@ void pg_calibunc_widen(struct pg_fcmp *f, const struct pg_calibunc *u, const str
 	double lo, hi;
 
 	f->calib_unc = 0;
+	if (isnan(f->change) || !b->n || !n->n)
+		return;
 	pg_calibunc_bounds(u, b, n, &lo, &hi);
 	if (!(hi > 0) && !(lo < 0))
 		return;

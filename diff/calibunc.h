@@ -81,9 +81,10 @@ void pg_calibunc_bounds(const struct pg_calibunc *u, const struct pg_sample *b,
 			const struct pg_sample *n, double *lo, double *hi);
 
 /*
- * Widen @f's interval (ci_lo, ci_hi, after its test) by pg_calibunc_bounds() of its samples
- * @b and @n; f->calib_unc gets the larger widening of the two ends as a relative change (0:
- * none). The estimate and p stay.
+ * Widen @f's interval (ci_lo, ci_hi, once estimated; tested or not: the interval is shown) by
+ * pg_calibunc_bounds() of its samples @b and @n; f->calib_unc gets the larger widening of the
+ * two ends as a relative change (0: none, and nothing done without an estimate). The estimate
+ * and p stay.
  */
 void pg_calibunc_widen(struct pg_fcmp *f, const struct pg_calibunc *u, const struct pg_sample *b,
 		       const struct pg_sample *n);

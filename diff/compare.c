@@ -723,8 +723,8 @@ static int judge_exact(struct cmp *x, size_t i, size_t j, size_t nb, bool leaf)
 	if (err == 1 && x->sets_differ && (o->metric != PG_METRIC_TOTAL || o->raw) &&
 	    pg_callees_differ(f, sb, cb, sn, cn))
 		err = 0;
-	if (err == 1)	/* before on_cpu_instead(), which may gather other samples */
-		pg_calibunc_widen(f, &x->unc, sb, sn);
+	/* tested or not, its interval is shown; before on_cpu_instead() gathers other samples */
+	pg_calibunc_widen(f, &x->unc, sb, sn);
 	if (err == 1 && o->metric == PG_METRIC_SELF &&
 	    pg_sample_blocked_both(x->base, keys + i, nb, x->new, keys + i + nb, nn) >=
 	    PG_SPLIT_BLOCKED) {
