@@ -23,7 +23,6 @@ side of 0 from the true change.
 """
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -120,7 +119,6 @@ def one(pg, tmp, method, base, new, env, reps, calls, i):
     if f is None or t is None:
         return None
     site, spread = site_and_spread(runs[0])
-    m = re.search(r"mostly probe cost: \+-([0-9.]+)%", f.get("reason", ""))
 
     def num(x):  # infinite ends may come as strings ("-inf", "Infinity")
         try:
@@ -130,7 +128,9 @@ def one(pg, tmp, method, base, new, env, reps, calls, i):
     return {"change": num(f.get("change")), "ci_lo": num(f.get("ci_lo")),
             "ci_hi": num(f.get("ci_hi")), "verdict": f.get("verdict"),
             "probe_share": num(f.get("probe_share")), "truth": t, "site": site,
-            "spread_ns": spread, "calib_pct": float(m.group(1)) if m else None}
+            "spread_ns": spread,
+            # the calibration's widening: null when it left an end unbounded
+            "calib_unc": f["calib_unc"] if f.get("calib_unc") is not None else float("inf")}
 
 
 def judge(row):
@@ -192,12 +192,13 @@ def render_lines(data):
             s.append("| %s | | %s | +%.0f%% planned | failed | | | |" %
                      (BUILDS[r["build"]][0], r["method"], 100 * (r["slow"] - 1)))
             continue
-        cal = "+-%.1f%%" % r["calib_pct"] if r["calib_pct"] is not None else ""
+        cal = "+-%.1f%%" % (100 * r["calib_unc"]) if r["calib_unc"] != float("inf") else "unbounded"
         if r["spread_ns"] is not None:
             cal += " (spread %.2f us)" % (r["spread_ns"] / 1e3)
         s.append("| %s | %s | %s | %s | %s [%s, %s] | %s | %s | %s |" % (
             BUILDS[r["build"]][0], r["site"], r["method"], _pct(r["truth"]), _pct(r["change"]),
-            _pct(r["ci_lo"]), _pct(r["ci_hi"]), cal.strip(), r["verdict"], r["judged"]))
+            _pct(r["ci_lo"] if r["ci_lo"] is not None else float("-inf")),
+            _pct(r["ci_hi"] if r["ci_hi"] is not None else float("inf")), cal.strip(), r["verdict"], r["judged"]))
     ok = [r for r in data["rows"] if r.get("judged") == "ok"]
     wrong = [r for r in data["rows"] if r.get("judged") == "wrong side"]
     s += ["", "%d of %d rows ok, %d on the wrong side of 0." %

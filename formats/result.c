@@ -75,6 +75,7 @@ static struct json_object *new_fcmp(const struct pg_fcmp *f)
 			 pg_json_put_null(o, "judged_on")) ||
 	    pg_json_put_num(o, "q", f->q) ||
 	    pg_json_put_num(o, "probe_share", f->probe_share) ||
+	    pg_json_put_num(o, "calib_unc", f->calib_unc) ||
 	    pg_json_put_num(o, "impact_ns", f->impact_ns) ||
 	    pg_json_put_num(o, "impact", f->impact) ||
 	    (f->cause ? pg_json_put_utf8(o, "cause", pg_cause_name(f->cause)) :
@@ -412,6 +413,9 @@ static int read_fcmp(const struct pg_jr *jr, struct json_object *o, const char *
 	err = err ?: pg_jr_get_num(jr, o, where, "p", PG_JR_OPTIONAL, &f->p);
 	err = err ?: pg_jr_get_num(jr, o, where, "q", PG_JR_OPTIONAL, &f->q);
 	err = err ?: pg_jr_get_num(jr, o, where, "probe_share", PG_JR_OPTIONAL, &f->probe_share);
+	err = err ?: pg_jr_get_num(jr, o, where, "calib_unc", PG_JR_OPTIONAL, &f->calib_unc);
+	if (!err && isnan(f->calib_unc))	/* null: unbounded; absent (older files): none */
+		f->calib_unc = json_object_object_get_ex(o, "calib_unc", NULL) ? INFINITY : 0;
 	err = err ?: pg_jr_get_num(jr, o, where, "impact_ns", PG_JR_OPTIONAL, &f->impact_ns);
 	err = err ?: pg_jr_get_num(jr, o, where, "impact", PG_JR_OPTIONAL, &f->impact);
 	err = err ?: pg_jr_get_num(jr, o, where, "change_cpu", PG_JR_OPTIONAL, &f->change_cpu);

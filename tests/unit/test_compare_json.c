@@ -213,6 +213,38 @@ static void test_json_notable(void **state)
 	pg_run_release(&rn);
 }
 
+/*
+ * The calibration's widening of an interval, written and read back: a number, null when it
+ * left an end unbounded (infinite when read), 0 when none.
+ */
+static void test_json_calib_unc(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	struct pg_comparison back;
+	struct pg_run rb, rn;
+	json_object *root;
+
+	fx->c.f[0].calib_unc = 0.25;
+	fx->c.f[1].calib_unc = INFINITY;
+	assert_int_equal(pg_result_write(&fx->c, &fx->base, &fx->new, fx->json), 0);
+	root = read_json(fx->json);
+	assert_jnum(root, "functions.0.calib_unc", 0.25);
+	assert_jnull(root, "functions.1.calib_unc");
+	assert_jnum(root, "functions.2.calib_unc", 0);
+	json_object_put(root);
+
+	pg_comparison_init(&back);
+	pg_run_init(&rb);
+	pg_run_init(&rn);
+	assert_int_equal(pg_result_read(fx->json, false, &back, &rb, &rn), 0);
+	assert_true(back.f[0].calib_unc == 0.25);
+	assert_true(isinf(back.f[1].calib_unc));
+	assert_true(back.f[2].calib_unc == 0);
+	pg_comparison_release(&back);
+	pg_run_release(&rb);
+	pg_run_release(&rn);
+}
+
 /* A paired comparison: paired, npairs and each function's pairs, written and read back. */
 static void test_json_paired(void **state)
 {
@@ -296,6 +328,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_json_notable, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_json_calib_unc, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_json_paired, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
