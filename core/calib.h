@@ -15,12 +15,14 @@
  *    desc/kids sums). The rest of out(k), rest(k) = out(k) - measured(k) (at least 0), can
  *    only be calibrated.
  *
- * Each kind also has spread(k), the uncertainty of its calibrated call cost in(k) + out(k): of
- * the calibration's PG_CALIB_ROUNDS per-round estimates, the farther of the second lowest and
- * the second highest from their median, in ns per call. [x(2), x(6)] of 7 is a
- * distribution-free 87.5% interval of the median, and one round that the machine disturbed
- * (a nop5 round 10x the others on a busy machine) does not widen it; [x(1), x(7)], 98%,
- * would take that round as the spread.
+ * Each kind also has spread(k), the uncertainty of its calibrated call cost in(k) + out(k), the
+ * median of PG_CALIB_ROUNDS per-round estimates: the half-width of the median's 95% interval,
+ * 1.96 x its standard error (sqrt(pi / 2) sigma / sqrt(n)), sigma 1.4826 x the rounds' median
+ * absolute deviation, in ns per call. On a busy machine a few rounds of the seven come out
+ * several times the others (nop5 rounds 5-7 us off a 1.4 us cost, 2026-11-28) while the
+ * median stays (the nop5 medians of eight recordings minutes apart: 1.39-1.85 us); the MAD
+ * stays too while fewer than half are disturbed, where order statistics ([x(2), x(6)], an
+ * 87.5% interval) would take those rounds as the spread.
  * A traced call's compensation is known to +-spread(k) within one recording; between two
  * recordings the cost itself moves as well (diff/calibunc.h takes both into intervals).
  *

@@ -23,6 +23,12 @@ static bool same_calib(const struct pg_calib *a, const struct pg_calib *b)
 	return a->measured == b->measured;
 }
 
+/* @err ns of error in a cost of @cost ns, as a share of it: at most 1 (nor any if no cost) */
+static double rel(double err, double cost)
+{
+	return cost > 0 ? fmin(err / cost, 1) : 0;
+}
+
 void pg_calibunc_init(struct pg_calibunc *u, const struct pg_calib *base,
 		      const struct pg_calib *new, bool compensated)
 {
@@ -34,10 +40,11 @@ void pg_calibunc_init(struct pg_calibunc *u, const struct pg_calib *base,
 	u->unknown[0] = !pg_calib_spread_known(base);
 	u->unknown[1] = !pg_calib_spread_known(new);
 	for (int k = 0; k < PG_SITE_COUNT; k++) {
-		double half = u->shared ? 0 : fabs(call_cost(base, k) - call_cost(new, k)) / 2;
+		double cb = call_cost(base, k), cn = call_cost(new, k), joint = (cb + cn) / 2;
+		double half = u->shared ? 0 : fabs(cb - cn) / 2;
 
-		u->u[0][k] = base->spread_ns[k] + half;
-		u->u[1][k] = new->spread_ns[k] + half;
+		u->u[0][k] = rel(base->spread_ns[k] + half, joint);
+		u->u[1][k] = rel(new->spread_ns[k] + half, joint);
 	}
 }
 
@@ -55,13 +62,13 @@ const char *pg_calibunc_unknown(const struct pg_calibunc *u)
 	       "of traced functions carry only the other's and the calibrations' disagreement";
 }
 
-/* a of a side (calibunc.h) with the error per call @x[k]: sum_k x(k) m(k) / T'. */
+/* a of a side (calibunc.h) with the relative error @x[k]: sum_k x(k) sub(k) / T'. */
 static double side_a(const struct pg_sample *s, const double *x)
 {
 	double a = 0;
 
 	for (int k = 0; k < PG_SITE_COUNT; k++)
-		a += x[k] * s->terms[k];
+		a += x[k] * s->sub[k];
 	return a / s->compensated;
 }
 

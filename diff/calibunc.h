@@ -9,19 +9,23 @@
  * none of it: a function whose time is mostly single-stepped probes read +90.6% [+54.8%,
  * +113.7%] for a true +40%, narrow and wrong.
  *
- * What: a side's compensated time T' = T + sum_k m(k) x(k), T its true time, m(k) the traced
- * calls whose cost of kind k it subtracts (pg_sample.terms: its own calls and its callees'),
- * x(k) the error of the subtracted cost per call. With a(s) = sum_k x(k) m(k) / T'(s) (the sums
- * over the side's repetitions), the true log change is the measured one plus
+ * What: a side's compensated time T' = T + sum_k x(k) sub(k), T its true time, sub(k) what
+ * compensation took out of it as the calibrated cost of sites of kind k (pg_sample.sub: its
+ * own calls' in, its callees' part; not the probe time measured at every call), x(k) the
+ * relative error of that cost. With a(s) = sum_k x(k) sub(k) / T'(s) (sums over the side's
+ * repetitions), the true log change is the measured one plus
  *	g = log(1 - a(new)) - log(1 - a(base)),
- * and the interval's ends move by g's least and greatest values over the box of errors:
+ * and the interval's ends move by g's least and greatest values over the box of errors, each
+ * |x(k)| at most 1 (a probe costs at least nothing, and a spread beyond its whole cost is a
+ * disturbed calibration's, not the cost's):
  *  - two recordings, each compensated with the joint calibration (the mean of both,
- *    diff/repvalues.h): a side's x(k) is within its own spread plus half the calibrations'
- *    disagreement, |cost(base, k) - cost(new, k)| / 2, independently of the other side's;
+ *    diff/repvalues.h): a side's |x(k)| is within its own spread plus half the calibrations'
+ *    disagreement, |cost(base, k) - cost(new, k)| / 2, over the joint cost(k), independently
+ *    of the other side's;
  *  - one calibration shared by both sides (perfgate ab writes its own into both files; two
- *    files with identical calibrations are taken as such): one x(k) within +-spread(k) on both
- *    sides. It cancels but for the change of m(k) / T' between the sides (changed call counts,
- *    or a changed time under the same probes).
+ *    files with identical calibrations are taken as such): one x(k) within +-spread(k) /
+ *    cost(k) on both sides. It cancels but for the change of sub(k) / T' between the sides
+ *    (changed call counts, or a changed time under the same probes).
  * g is a logarithm of a ratio of affine functions of x, quasi-linear: its extremes over the box
  * are at its corners. The widening adds to the interval's ends (a bias, not a random error:
  * not combined in quadrature), and a side whose error could reach its whole compensated time
@@ -58,7 +62,7 @@ struct pg_calibunc {
 	bool on;		/* compensated: the intervals carry the calibration's uncertainty */
 	bool shared;		/* one calibration on both sides */
 	bool unknown[2];	/* base's, new's spread not recorded (counted as 0) */
-	double u[2][PG_SITE_COUNT];	/* bound of |x(k)| per call, ns: base, new */
+	double u[2][PG_SITE_COUNT];	/* bound of |x(k)|, relative, at most 1: base, new */
 };
 
 /*

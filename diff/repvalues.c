@@ -212,13 +212,32 @@ static void rep_time(const struct pg_run *run, const struct pg_calib *calib,
 	}
 }
 
+/*
+ * Add what compensation takes out of @st's time as calibrated, by site kind, to @sub: its own
+ * calls' in (pg_fstat_own_in()) and, per callee (every descendant for the total), the rest of
+ * its cost in the caller (in + rest for a descendant), before the scale of nop5 sites.
+ */
+static void calibrated_sub(double *sub, const struct pg_calib *calib, const struct pg_func *f,
+			   const struct pg_fstat *st, enum pg_metric metric)
+{
+	if (!calib->valid)
+		return;
+	sub[f->site] += pg_fstat_own_in(calib, f, st);
+	for (int k = 0; k < PG_SITE_COUNT; k++) {
+		double d = pg_calib_desc_ns(calib, k);
+
+		sub[k] += metric == PG_METRIC_TOTAL ? (double)st->desc[k] * d :
+			  (double)st->kids[k] * (d - calib->in_ns[k]);
+	}
+}
+
 void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_run *run,
 		      const struct pg_fkey *keys, size_t nk, const struct pg_calib *calib,
 		      enum pg_metric metric, bool leaf)
 {
 	s->n = 0;
 	s->measured = s->compensated = s->callees = 0;
-	memset(s->terms, 0, sizeof(s->terms));
+	memset(s->sub, 0, sizeof(s->sub));
 	*calls_sum = 0;
 	for (size_t r = 0; r < run->nreps; r++) {
 		uint64_t calls = 0, timed = 0, kept;
@@ -231,14 +250,10 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 			if (!st)
 				continue;
 			calls += st->calls;
-			s->terms[run->funcs[keys[i].id].site] += (double)st->calls;
-			for (int k = 0; k < PG_SITE_COUNT; k++) {
-				double c = (double)(metric == PG_METRIC_TOTAL ? st->desc[k] :
-									 st->kids[k]);
-
-				s->callees += c;
-				s->terms[k] += c;
-			}
+			for (int k = 0; k < PG_SITE_COUNT; k++)
+				s->callees += (double)(metric == PG_METRIC_TOTAL ? st->desc[k] :
+									     st->kids[k]);
+			calibrated_sub(s->sub, calib, &run->funcs[keys[i].id], st, metric);
 			rep_time(run, calib, &run->funcs[keys[i].id], st, metric, leaf, &rw, &cp,
 				 &kept);
 			raw += rw;

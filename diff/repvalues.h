@@ -14,7 +14,7 @@
  *  - A struct pg_sample holds at most the capacity given to pg_sample_init() values, one per
  *    repetition in which the function was called: raw[i], log[i] and pair[i] are of the same
  *    repetition, log[i] = log(max(raw[i], PG_MIN_NS)). measured, compensated, callees and
- *    terms are sums over those repetitions (pg_sample_gather() sets them; pg_sample_push()
+ *    sub are sums over those repetitions (pg_sample_gather() sets them; pg_sample_push()
  *    leaves them).
  *
  * Life cycle and ownership: a pg_sample owns its three arrays. pg_sample_init() allocates
@@ -106,9 +106,9 @@ struct pg_sample {
 	double compensated;	/* the same, compensated for probe overhead */
 	double callees;		/* traced calls inside the measured time: direct children for
 				 * self time, every descendant for total time */
-	/* traced calls whose calibrated cost compensation takes out of it, by site kind: its own
-	 * calls and those callees (diff/calibunc.h) */
-	double terms[PG_SITE_COUNT];
+	/* the calibrated probe cost compensation took out of it, ns, by site kind: its own calls'
+	 * in and its callees' (diff/calibunc.h); without the probe time measured at every call */
+	double sub[PG_SITE_COUNT];
 	uint32_t *pair;		/* the pair index (pg_rep.pair) of each repetition */
 	bool paired;		/* compare pair by pair (diff/paired.h) */
 	/* paired only: the machine's speed per pair (diff/speed.h; NULL: none), this

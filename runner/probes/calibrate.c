@@ -135,19 +135,19 @@ static double timed_calls(void (*fn)(void), unsigned int n, double clk, double *
 	return now_ns() - t0;
 }
 
+/* 1.96 x sqrt(pi / 2) x 1.4826: a 95% normal interval of a median from its sample's MAD */
+#define MEDIAN_CI_PER_MAD 3.642
+
 double pg_calib_round_spread(const double *d, size_t n, double med)
 {
-	double s[PG_CALIB_ROUNDS];
-	size_t lo, hi;
+	double a[PG_CALIB_ROUNDS], mad;
 
 	if (!n || n > PG_CALIB_ROUNDS)
 		return 0;
-	memcpy(s, d, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), pg_cmp_double);
-	/* the second lowest and second highest, but of fewer than 3 the extremes */
-	lo = n >= 3 ? 1 : 0;
-	hi = n >= 3 ? n - 2 : n - 1;
-	return fmax(fmax(med - s[lo], s[hi] - med), 0);
+	for (size_t i = 0; i < n; i++)
+		a[i] = fabs(d[i] - med);
+	mad = pg_median(a, n);
+	return isnan(mad) ? 0 : MEDIAN_CI_PER_MAD * mad / sqrt((double)n);
 }
 
 /*

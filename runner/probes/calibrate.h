@@ -11,7 +11,7 @@
  *                          unprobed calls) / N
  *   in  = median measured duration of a probed call - median duration of an unprobed call
  *   out = call cost - in
- *   spread = the farther of the second lowest and second highest round from that median
+ *   spread = 95% interval of that median, from the rounds' median absolute deviation
  * (struct pg_calib in core/run.h says what in and out mean). The work matters: after a
  * probe, the code that follows runs slower for a while (what the kernel's entry and exit
  * disturbed), and that is part of what a traced call costs.
@@ -59,8 +59,10 @@ struct pg_calib_loops {
 };
 
 /*
- * The spread of the per-round estimates @d[0..n) (n <= PG_CALIB_ROUNDS) around their median
- * @med, >= 0: the farther of the second lowest and the second highest (core/calib.h).
+ * The uncertainty of @med, the median of the per-round estimates @d[0..n) (n <=
+ * PG_CALIB_ROUNDS), >= 0: the half-width of its 95% normal interval, 1.96 x its standard error
+ * sqrt(pi / 2) x sigma / sqrt(n), with sigma 1.4826 x the rounds' median absolute deviation
+ * from @med (core/calib.h).
  */
 double pg_calib_round_spread(const double *d, size_t n, double med);
 

@@ -16,12 +16,15 @@
 #include "../../diff/calibunc.h"
 #include "fixtures.h"
 
-/* A sample with @calls own calls at a single-stepped site over @comp ns compensated. */
+/*
+ * A sample with @calls own calls at a single-stepped site over @comp ns compensated, each
+ * compensated by 10 us (the joint cost of calib(10000, ...) below, all in).
+ */
 static struct pg_sample sample(double calls, double comp)
 {
 	struct pg_sample s = { .compensated = comp, .measured = 2 * comp };
 
-	s.terms[PG_SITE_SSTEP] = calls;
+	s.sub[PG_SITE_SSTEP] = 10000 * calls;
 	return s;
 }
 
@@ -71,6 +74,15 @@ static void test_bounds_separate(void **state)
 	assert_true(isinf(hi) && hi > 0);
 	assert_float_equal(lo, log(1 - 1000.0 / 14000) - log(2), 1e-12);
 	assert_non_null(pg_calibunc_unknown(&u));
+	/* a spread of 5x the cost (a disturbed calibration) counts as the whole cost: the base's
+	 * 10 calls of 10 us over 1 ms within +-10%, not +-50% */
+	b = calib(10000, 50000);
+	n = calib(10000, 0);
+	pg_calibunc_init(&u, &b, &n, true);
+	sb = sample(10, 1e6);
+	pg_calibunc_bounds(&u, &sb, &sn, &lo, &hi);
+	assert_float_equal(hi, -log(0.9), 1e-12);
+	assert_float_equal(lo, -log(1.1), 1e-12);
 	/* not compensated: nothing */
 	pg_calibunc_init(&u, &b, &n, false);
 	pg_calibunc_bounds(&u, &sb, &sn, &lo, &hi);

@@ -55,23 +55,22 @@ static void test_compute(void **state)
 }
 
 /*
- * The spread of the rounds: the farther of the second lowest and second highest from the
- * median, so that one disturbed round does not set it.
+ * The median's uncertainty from the rounds' median absolute deviation: 1.96 x sqrt(pi / 2) x
+ * 1.4826 x MAD / sqrt(n), so that a few disturbed rounds do not set it.
  */
 static void test_round_spread(void **state)
 {
 	const double d[PG_CALIB_ROUNDS] = { 1500, 1400, 1450, 1300, 1420, 9700, 1440 };
-	const double e[PG_CALIB_ROUNDS] = { 1500, 1400, 1450, 1100, 1420, 1460, 1440 };
-	const double two[2] = { 1400, 1600 };
+	const double e[PG_CALIB_ROUNDS] = { 1500, 1400, 1450, 9100, 1420, 8700, 9900 };
 
 	(void)state;
-	/* median 1440: 9700 (disturbed) aside, 1500 is 60 above; 1400 40 below */
-	assert_float_equal(pg_calib_round_spread(d, PG_CALIB_ROUNDS, 1440), 60, 1e-9);
-	/* 1100 aside, 1400 is 40 below, 1460 20 above */
-	assert_float_equal(pg_calib_round_spread(e, PG_CALIB_ROUNDS, 1440), 40, 1e-9);
-	/* fewer than 3 rounds: the extremes */
-	assert_float_equal(pg_calib_round_spread(two, 2, 1500), 100, 1e-9);
+	/* median 1440; distances 60 40 10 140 20 8260 0: MAD 40, x 3.642 / sqrt(7) = 55.06 */
+	assert_float_equal(pg_calib_round_spread(d, PG_CALIB_ROUNDS, 1440), 55.06, 0.01);
+	/* three of seven disturbed, thousands of ns off: median 1500, distances 0 100 50 7600 80
+	 * 7200 8400, MAD 100: 137.65 */
+	assert_float_equal(pg_calib_round_spread(e, PG_CALIB_ROUNDS, 1500), 137.65, 0.01);
 	assert_float_equal(pg_calib_round_spread(d, 1, 1500), 0, 1e-9);
+	assert_float_equal(pg_calib_round_spread(d, 0, 1500), 0, 1e-9);
 }
 
 /* A probed median at or under the unprobed one: in = 0, a probe costing nothing inside. */
