@@ -192,7 +192,8 @@ def render_lines(data):
             s.append("| %s | | %s | +%.0f%% planned | failed | | | |" %
                      (BUILDS[r["build"]][0], r["method"], 100 * (r["slow"] - 1)))
             continue
-        cal = "+-%.1f%%" % (100 * r["calib_unc"]) if r["calib_unc"] != float("inf") else "unbounded"
+        u = r.get("calib_unc")
+        cal = "" if u is None else "unbounded" if u == float("inf") else "+-%.1f%%" % (100 * u)
         if r["spread_ns"] is not None:
             cal += " (spread %.2f us)" % (r["spread_ns"] / 1e3)
         s.append("| %s | %s | %s | %s | %s [%s, %s] | %s | %s | %s |" % (
