@@ -18,6 +18,7 @@
 #include "../core/numfmt.h"
 #include "../core/strv.h"
 #include "compare.h"
+#include "cause.h"
 #include "cpusplit.h"
 #include "gbench.h"
 #include "inlined.h"
@@ -189,6 +190,10 @@ static int cmp_fcmp(const void *pa, const void *pb)
 	d = verdict_rank(a->verdict) - verdict_rank(b->verdict);
 
 	if (d)
+		return d;
+	/* changes that count: changed code first, then code the same in both builds */
+	d = (a->code == PG_CODE_SAME) - (b->code == PG_CODE_SAME);
+	if (d && pg_change_counts(a))
 		return d;
 	/* the largest regression first, the largest improvement first */
 	if (a->verdict == PG_VERDICT_REGRESSION && a->change != b->change)
@@ -789,6 +794,7 @@ static int explain(struct cmp *x)
 		return -ENOMEM;
 	err = pg_sampled_explain(x->out, x->new, inside);
 	err = err ?: pg_inlined_explain(x->out, x->base, x->new);
+	err = err ?: pg_cause_explain(x->out, x->base, x->new);
 	if (!err)
 		pg_program_explain(x->out, inside);
 	free(inside);

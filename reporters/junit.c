@@ -252,6 +252,8 @@ static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, cons
 		fprintf(m, "%s\n", f->explain);
 	if (pg_fmt_code_note(c, f))
 		fprintf(m, "%s\n", pg_fmt_code_note(c, f));
+	if (f->why[0])
+		fprintf(m, "cause: %s\n", f->why);
 	if (fclose(m)) {
 		free(body);
 		j->err = -ENOMEM;

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * diff/cause.h - through what a function whose own machine code did not change came to be
+ * slower (or faster): its cause line (struct pg_fcmp why). Pure computation: no I/O, no
+ * logging. docs/statistics.md, "Cause lines", says why these kinds of evidence.
+ *
+ * For every exact or sampled entry whose change counts (regression, improvement, notable) and
+ * whose digests are equal on both sides (PG_CODE_SAME; nothing when a side has none), from the
+ * data the two runs hold, in this order:
+ *  - callers: on the sampled stacks, the frame that called it (its nearest caller that is not
+ *    an inlined frame) under which its time moved most the way it changed, when that move is
+ *    at least PG_CAUSE_CALLER_SHARE of its move under every caller: "called from parse
+ *    (changed): its time under parse +42%". A caller is matched to the comparison's entries by
+ *    (object, name): the entry of that name in the function's object or its process's
+ *    program; its code is that entry's, else the frame's digests (pg_run_code()). A function
+ *    whose frame name another object also holds (a client and a server that each have an
+ *    event_loop) has no caller line: stacks name frames, not objects.
+ *  - call counts (exact entries): "called 38% more often, each call +12%" when the calls a
+ *    repetition moved by PG_CAUSE_MIN_CALLS or more, else "as often, each call +12%".
+ *  - off-CPU (both runs measured it): "its extra time is blocked (off-CPU +8.7%, on-CPU
+ *    +0.4%): waiting on another process or I/O" when the blocked part (change_offcpu less
+ *    change_runq) is at least half the change and goes its way. Who woke it is not recorded.
+ *  - when none of a changed caller, a change of calls or blocked time explains it, the line
+ *    ends in "its code did not change and no changed caller, call count or wait explains it:
+ *    a candidate for noise".
+ * A sampled function's calls are not counted: the same code under a changed caller is said to
+ * run there more often or on more data, which the samples cannot tell apart.
+ *
+ *	pg_cause_explain(c, base, new);		// after the verdicts, before the sort
+ */
+#ifndef PG_DIFF_CAUSE_H
+#define PG_DIFF_CAUSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/comparison.h"
+#include "../core/run.h"
+
+/* Of a function's move of time under all its callers, the share one caller must hold */
+#define PG_CAUSE_CALLER_SHARE 0.5
+/* The relative change of calls a repetition that counts as "more often" or "less often" */
+#define PG_CAUSE_MIN_CALLS 0.05
+
+/* Fill the cause line (f->why) of the entries of @c as above. 0 or -ENOMEM. */
+int pg_cause_explain(struct pg_comparison *c, const struct pg_run *base,
+		     const struct pg_run *new);
+
+/* The length of the frame name that stacks hold for @name: without a trailing " [scope]". */
+size_t pg_frame_name_len(const char *name);
+
+/*
+ * Can a function shown in object @a (a traced function's binary, or a sampled one's "object"
+ * or "object (program)") run in the same process as one shown in @b: the two share an object
+ * or a program? "" (unknown) agrees with anything.
+ */
+bool pg_same_process(const char *a, const char *b);
+
+/*
+ * Does an object other than @f's hold a function of @f's frame name: another entry of @c, or
+ * an own sample of @base or @new? Then stacks, which name frames and not objects, cannot tell
+ * @f's samples from the other's.
+ */
+bool pg_name_shared(const struct pg_comparison *c, const struct pg_fcmp *f,
+		    const struct pg_run *base, const struct pg_run *new);
+
+/*
+ * Samples by frame name, side (0 base, 1 new) and repetition: the table the caller search here
+ * and diff/inlined.h fill. Zero it, set nreps, pg_fcounts_get() each frame, release.
+ */
+struct pg_fcount {
+	const char *s;		/* the frame, borrowed from a stack */
+	size_t len;
+	double *cnt[2];		/* per repetition of each side */
+	uint64_t tot[2];
+};
+
+struct pg_fcounts {
+	struct pg_fcount *v;
+	size_t n, cap;
+	size_t nreps[2];
+};
+
+/* The entry of frame @s[0..len), or NULL. */
+struct pg_fcount *pg_fcounts_find(struct pg_fcounts *t, const char *s, size_t len);
+/* The same, added (counts 0) when new; NULL on ENOMEM. */
+struct pg_fcount *pg_fcounts_get(struct pg_fcounts *t, const char *s, size_t len);
+void pg_fcounts_release(struct pg_fcounts *t);
+
+/*
+ * The mean over @run's repetitions that have CPU time and samples of cnt[r] samples' share of
+ * repetition r's samples times its CPU time; NAN when none has.
+ */
+double pg_stack_mean_time(const struct pg_run *run, const double *cnt);
+
+#endif
