@@ -181,7 +181,8 @@ static struct pg_run *work_run(uint64_t calls, double ms, double blocked, uint64
 	for (size_t r = 0; r < NREPS; r++) {
 		double off = blocked > 0 ? blocked : 0;
 		double per = (ms - off) * pg_fx_noise(&s, 0.01) + off;
-		struct pg_rep *rep = pg_fx_rep(run, (uint64_t)(per * 1e6 * (double)calls) + 1000000);
+		uint64_t wall = (uint64_t)(per * 1e6 * (double)calls) + 1000000;
+		struct pg_rep *rep = pg_fx_rep(run, wall);
 		struct pg_fstat *st = pg_fx_stat_each(rep, 0, calls, per * 1e6, per * 1e6);
 
 		if (blocked > 0)
