@@ -286,8 +286,9 @@ struct pg_comparison {
 					 * regressions (largest change first), improvements
 					 * (largest first), notable (largest impact first),
 					 * inconclusive, added, removed, unchanged; in each of
-					 * the first three, code not PG_CODE_SAME before code
-					 * the same in both builds; a Google Benchmark
+					 * the first three, when ncode_changed, code not
+					 * PG_CODE_SAME before code the same in both builds;
+					 * a Google Benchmark
 					 * program's benchmarks first (diff/gbench.h) */
 	size_t nwarnings;
 	char **warnings;		/* e.g. "the runs come from different hosts: a and b" */

@@ -93,7 +93,8 @@ static struct piece object_of(const struct pg_fcmp *f)
 	return obj;
 }
 
-/* Does an own sample of @run hold frame @fr in an object other than @obj? */
+/* Does an own sample of @run hold frame @fr in an object other than @obj, or one of several
+ * functions of that name in its object? */
 static bool own_elsewhere(const struct pg_run *run, const struct pg_run *base, struct piece fr,
 			  struct piece obj)
 {
@@ -109,26 +110,36 @@ static bool own_elsewhere(const struct pg_run *run, const struct pg_run *base, s
 			if (prog && alias && !strcmp(o, prog))
 				o = alias;
 			o = pg_basename(o);
-			if (!piece_is(obj, o, strlen(o)))
+			if (!piece_is(obj, o, strlen(o)) || w->frame[fr.len])
 				return true;
 		}
 	return false;
 }
 
+/* Is @f one of several functions of its name in its object (struct pg_func scope)? */
+static bool scoped(const struct pg_fcmp *f)
+{
+	struct piece fr = frame_of(f);
+
+	return f->scope || fr.s[fr.len];
+}
+
 bool pg_name_shared(const struct pg_comparison *c, const struct pg_fcmp *f,
-			const struct pg_run *base, const struct pg_run *new)
+		    const struct pg_run *base, const struct pg_run *new)
 {
 	struct piece fr = frame_of(f), obj = object_of(f);
 
+	if (scoped(f))
+		return true;
 	for (size_t i = 0; i < c->n; i++) {
 		const struct pg_fcmp *g = &c->f[i];
 		struct piece gf, go;
 
-		if (g == f || g->origin == PG_ORIGIN_PROGRAM || !g->name)
+		if (g == f || g->origin == PG_ORIGIN_PROGRAM || !g->name || !g->display)
 			continue;
 		gf = frame_of(g);
 		go = object_of(g);
-		if (piece_is(gf, fr.s, fr.len) && !piece_is(go, obj.s, obj.len))
+		if (piece_is(gf, fr.s, fr.len) && (!piece_is(go, obj.s, obj.len) || scoped(g)))
 			return true;
 	}
 	return own_elsewhere(base, base, fr, obj) || own_elsewhere(new, base, fr, obj);

@@ -57,9 +57,9 @@ size_t pg_frame_name_len(const char *name);
 bool pg_same_process(const char *a, const char *b);
 
 /*
- * Does an object other than @f's hold a function of @f's frame name: another entry of @c, or
- * an own sample of @base or @new? Then stacks, which name frames and not objects, cannot tell
- * @f's samples from the other's.
+ * Does an object other than @f's hold a function of @f's frame name (another entry of @c, or
+ * an own sample of @base or @new), or do several of its object (a scope: struct pg_func)?
+ * Then stacks, which name frames and not objects, cannot tell @f's samples from the other's.
  */
 bool pg_name_shared(const struct pg_comparison *c, const struct pg_fcmp *f,
 		    const struct pg_run *base, const struct pg_run *new);

@@ -179,9 +179,11 @@ static int verdict_rank(enum pg_verdict v)
 	return 7;
 }
 
-static int cmp_fcmp(const void *pa, const void *pb)
+/* The order of f[] (core/comparison.h); @ctx: the comparison, whose ncode_changed it reads */
+static int cmp_fcmp(const void *pa, const void *pb, void *ctx)
 {
 	const struct pg_fcmp *a = pa, *b = pb;
+	bool builds_differ = ((const struct pg_comparison *)ctx)->ncode_changed;
 	int d = (a->origin == PG_ORIGIN_PROGRAM) - (b->origin == PG_ORIGIN_PROGRAM);
 
 	/* the whole program's entries last: the functions' table, then the program's lines */
@@ -191,9 +193,9 @@ static int cmp_fcmp(const void *pa, const void *pb)
 
 	if (d)
 		return d;
-	/* changes that count: changed code first, then code the same in both builds */
+	/* changes that count in two builds: changed code first, then code the same in both */
 	d = (a->code == PG_CODE_SAME) - (b->code == PG_CODE_SAME);
-	if (d && pg_change_counts(a))
+	if (d && builds_differ && pg_change_counts(a))
 		return d;
 	/* the largest regression first, the largest improvement first */
 	if (a->verdict == PG_VERDICT_REGRESSION && a->change != b->change)
@@ -873,7 +875,7 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 	err = err ?: explain(&x);
 	if (!err) {
 		count_verdicts(&x);
-		qsort(out->f, out->n, sizeof(*out->f), cmp_fcmp);
+		qsort_r(out->f, out->n, sizeof(*out->f), cmp_fcmp, out);
 		err = pg_gb_finish(base, new, out);	/* Google Benchmark's benchmarks first */
 	}
 	if (!err) {

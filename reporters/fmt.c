@@ -144,7 +144,8 @@ void pg_fmt_regressed(char *buf, size_t len, const struct pg_comparison *c, size
 				      pg_plural(benches));
 		sep = " and ";
 	}
-	if (same && changed + same + unknown == nfun && n < len)
+	/* two runs of one build (no compared code changed) say nothing of code */
+	if (same && c->ncode_changed && changed + same + unknown == nfun && n < len)
 		code_words(buf + n, len - n, sep, changed, same, unknown);
 	else if ((nfun || (!prog && !benches)) && n < len)
 		snprintf(buf + n, len - n, "%sin %zu function%s", sep, nfun, pg_plural(nfun));

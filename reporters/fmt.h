@@ -25,9 +25,10 @@ struct pg_fcmp;
  * What regressed, to follow "regression": " of the whole program and in 2 benchmarks and in 1
  * function", from the regressed whole-program entries @prog, benchmarks @benches and functions
  * @nfun; the functions are said when nothing else is, even none. When some of the regressed
- * functions of @c (NULL: none known) have the same machine code in both builds (PG_CODE_SAME),
- * changed code first: " in 2 changed functions; 3 unchanged functions slower through them",
- * or " in 3 functions whose code did not change" when no regressed function's code changed.
+ * functions of @c (NULL: none known) have the same machine code in both builds (PG_CODE_SAME)
+ * and the builds differ in some compared function's (c->ncode_changed), changed code first:
+ * " in 2 changed functions; 3 unchanged functions slower through them", or " in 3 functions
+ * whose code did not change" when no regressed function's code changed.
  */
 void pg_fmt_regressed(char *buf, size_t len, const struct pg_comparison *c, size_t prog,
 		      size_t benches, size_t nfun);

@@ -106,6 +106,7 @@ static void test_cause(void **state)
 	(void)state;
 	setup_cmp(&c, 1);
 	c.f[0].code = PG_CODE_CHANGED;
+	c.ncode_changed = 1;
 	f = add_f(&c, "lookup", PG_VERDICT_REGRESSION, 0.3);
 	f->code = PG_CODE_SAME;
 	snprintf(f->why, sizeof(f->why), "called from slow_00 (changed): its time under slow_00 "
