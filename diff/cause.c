@@ -58,24 +58,6 @@ bool pg_same_process(const char *a, const char *b)
 	       piece_is(ap, bo.s, bo.len) || piece_is(ap, bp.s, bp.len);
 }
 
-double pg_stack_mean_time(const struct pg_run *run, const double *cnt)
-{
-	double sum = 0;
-	size_t n = 0;
-
-	for (size_t r = 0; r < run->nreps; r++) {
-		uint64_t kept = 0;
-
-		for (size_t k = 0; k < run->reps[r].nstacks; k++)
-			kept += run->reps[r].stacks[k].count;
-		if (!kept || !run->reps[r].cpu_ns)
-			continue;
-		sum += cnt[r] / (double)kept * (double)run->reps[r].cpu_ns;
-		n++;
-	}
-	return n ? sum / (double)n : NAN;
-}
-
 /* The frame name of entry @f in stacks. */
 static struct piece frame_of(const struct pg_fcmp *f)
 {
@@ -183,6 +165,45 @@ struct pg_fcount *pg_fcounts_get(struct pg_fcounts *t, const char *s, size_t len
 	return e;
 }
 
+/* Side @side's weights (struct pg_fcounts w) from @run. 0 or -ENOMEM. */
+static int weights(struct pg_fcounts *t, int side, const struct pg_run *run)
+{
+	t->nreps[side] = run->nreps;
+	t->w[side] = calloc(run->nreps ? run->nreps : 1, sizeof(double));
+	if (!t->w[side])
+		return -ENOMEM;
+	for (size_t r = 0; r < run->nreps; r++) {
+		uint64_t kept = 0;
+
+		for (size_t k = 0; k < run->reps[r].nstacks; k++)
+			kept += run->reps[r].stacks[k].count;
+		if (!kept || !run->reps[r].cpu_ns)
+			continue;
+		t->w[side][r] = (double)run->reps[r].cpu_ns / (double)kept;
+		t->nw[side]++;
+	}
+	return 0;
+}
+
+int pg_fcounts_init(struct pg_fcounts *t, const struct pg_run *base, const struct pg_run *new)
+{
+	memset(t, 0, sizeof(*t));
+	if (weights(t, 0, base) || weights(t, 1, new)) {
+		pg_fcounts_release(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+double pg_fcounts_time(const struct pg_fcounts *t, const struct pg_fcount *e, int side)
+{
+	double sum = 0;
+
+	for (size_t r = 0; r < t->nreps[side]; r++)
+		sum += e->cnt[side][r] * t->w[side][r];
+	return t->nw[side] ? sum / (double)t->nw[side] : NAN;
+}
+
 void pg_fcounts_release(struct pg_fcounts *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
@@ -190,6 +211,9 @@ void pg_fcounts_release(struct pg_fcounts *t)
 		free(t->v[i].cnt[1]);
 	}
 	free(t->v);
+	free(t->w[0]);
+	free(t->w[1]);
+	memset(t, 0, sizeof(*t));
 }
 
 /*
@@ -272,17 +296,20 @@ static int caller_words(const struct pg_comparison *c, const struct pg_fcmp *f,
 			const struct pg_run *base, const struct pg_run *new, char *buf,
 			size_t size, bool *changed)
 {
-	struct pg_fcounts t = { .nreps = { base->nreps, new->nreps } };
+	struct pg_fcounts t;
 	double sign = f->change > 0 ? 1 : -1, all = 0, best_d = 0, mb = NAN, mn = NAN;
 	size_t best = SIZE_MAX;
 	int err;
 
 	buf[0] = 0;
 	*changed = false;
+	err = pg_fcounts_init(&t, base, new);
+	if (err)
+		return err;
 	err = gather_callers(&t, new, 1, frame_of(f)) ?: gather_callers(&t, base, 0, frame_of(f));
 	for (size_t i = 0; !err && i < t.n; i++) {
-		double b = pg_stack_mean_time(base, t.v[i].cnt[0]);
-		double n = pg_stack_mean_time(new, t.v[i].cnt[1]);
+		double b = pg_fcounts_time(&t, &t.v[i], 0);
+		double n = pg_fcounts_time(&t, &t.v[i], 1);
 		double d = sign * (n - b);
 
 		if (isnan(d))

@@ -66,7 +66,15 @@ bool pg_name_shared(const struct pg_comparison *c, const struct pg_fcmp *f,
 
 /*
  * Samples by frame name, side (0 base, 1 new) and repetition: the table the caller search here
- * and diff/inlined.h fill. Zero it, set nreps, pg_fcounts_get() each frame, release.
+ * and diff/inlined.h fill, and the time they stand for.
+ *
+ *	struct pg_fcounts t;
+ *
+ *	if (pg_fcounts_init(&t, base, new))
+ *		return -ENOMEM;
+ *	e = pg_fcounts_get(&t, frame, len);	// then e->cnt[side][r] += samples
+ *	ms = pg_fcounts_time(&t, e, 1);
+ *	pg_fcounts_release(&t);
  */
 struct pg_fcount {
 	const char *s;		/* the frame, borrowed from a stack */
@@ -79,7 +87,14 @@ struct pg_fcounts {
 	struct pg_fcount *v;
 	size_t n, cap;
 	size_t nreps[2];
+	/* per side and repetition, the CPU time a sample stands for: cpu_ns over the samples of
+	 * its stacks, 0 when it has either none; nw: the repetitions with both */
+	double *w[2];
+	size_t nw[2];
 };
+
+/* An empty table for @base and @new. 0 or -ENOMEM. */
+int pg_fcounts_init(struct pg_fcounts *t, const struct pg_run *base, const struct pg_run *new);
 
 /* The entry of frame @s[0..len), or NULL. */
 struct pg_fcount *pg_fcounts_find(struct pg_fcounts *t, const char *s, size_t len);
@@ -88,9 +103,9 @@ struct pg_fcount *pg_fcounts_get(struct pg_fcounts *t, const char *s, size_t len
 void pg_fcounts_release(struct pg_fcounts *t);
 
 /*
- * The mean over @run's repetitions that have CPU time and samples of cnt[r] samples' share of
- * repetition r's samples times its CPU time; NAN when none has.
+ * @e's time a repetition on @side: the mean over the repetitions that have CPU time and samples
+ * of its samples' share of each one's samples times its CPU time; NAN when none has.
  */
-double pg_stack_mean_time(const struct pg_run *run, const double *cnt);
+double pg_fcounts_time(const struct pg_fcounts *t, const struct pg_fcount *e, int side);
 
 #endif

@@ -92,11 +92,15 @@ static int gather(struct xins *t, const struct pg_run *run, int side, const char
 /* Explain one sampled entry @f. 0 or -ENOMEM. */
 static int explain_one(struct pg_fcmp *f, const struct pg_run *base, const struct pg_run *new)
 {
-	struct xins x = { .t.nreps = { base->nreps, new->nreps } };
+	struct xins x = { .all = { 0, 0 } };
 	struct pg_fcounts *t = &x.t;
 	size_t nl = pg_frame_name_len(f->name), best = SIZE_MAX;
-	int err = gather(&x, new, 1, f->name, nl) ?: gather(&x, base, 0, f->name, nl);
+	int err = pg_fcounts_init(t, base, new);
 	double mb, mn;
+
+	if (err)
+		return err;
+	err = gather(&x, new, 1, f->name, nl) ?: gather(&x, base, 0, f->name, nl);
 
 	for (size_t i = 0; !err && i < t->n; i++)	/* the most samples; ties: the first seen */
 		if (best == SIZE_MAX || t->v[i].tot[1] > t->v[best].tot[1])
@@ -105,8 +109,8 @@ static int explain_one(struct pg_fcmp *f, const struct pg_run *base, const struc
 		const struct pg_fcount *e = &t->v[best];
 		const char *sep = f->explain[0] ? "; " : "";
 
-		mb = pg_stack_mean_time(base, e->cnt[0]);
-		mn = pg_stack_mean_time(new, e->cnt[1]);
+		mb = pg_fcounts_time(t, e, 0);
+		mn = pg_fcounts_time(t, e, 1);
 		if (mb > 0 && !isnan(mn))
 			pg_append(f->explain, sizeof(f->explain),
 				  "%sof which %.*s inlined: %+.1f%% (%.0f%% of its samples)", sep,
