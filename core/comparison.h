@@ -232,7 +232,7 @@ struct pg_fcmp {
 	 * builds (PG_CODE_SAME): through which changed caller, call count or wait its time moved,
 	 * or that nothing explains it (diff/cause.h). "" otherwise.
 	 */
-	char why[192];
+	char why[256];
 };
 
 struct pg_comparison {

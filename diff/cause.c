@@ -289,8 +289,8 @@ static enum pg_code_cmp caller_code(const struct pg_comparison *c, const struct 
 }
 
 /*
- * The caller clause of @f into @buf ("" when none holds PG_CAUSE_CALLER_SHARE of its move);
- * *changed: that caller's code changed. 0 or -ENOMEM.
+ * The caller clause of @f appended to @buf (nothing when no caller holds PG_CAUSE_CALLER_SHARE
+ * of its move); *changed: that caller's code changed. 0 or -ENOMEM.
  */
 static int caller_words(const struct pg_comparison *c, const struct pg_fcmp *f,
 			const struct pg_run *base, const struct pg_run *new, char *buf,
@@ -301,7 +301,6 @@ static int caller_words(const struct pg_comparison *c, const struct pg_fcmp *f,
 	size_t best = SIZE_MAX;
 	int err;
 
-	buf[0] = 0;
 	*changed = false;
 	err = pg_fcounts_init(&t, base, new);
 	if (err)
@@ -328,13 +327,14 @@ static int caller_words(const struct pg_comparison *c, const struct pg_fcmp *f,
 		enum pg_code_cmp code = caller_code(c, f, p, base, new);
 		const char *cw = code == PG_CODE_CHANGED ? " (changed)" :
 				 code == PG_CODE_SAME ? " (unchanged)" : "";
+		const char *sep = buf[0] ? "; " : "";
 
 		*changed = code == PG_CODE_CHANGED;
 		if (mb > 0)
-			pg_append(buf, size, "called from %.*s%s: its time under %.*s %+.0f%%",
-				  (int)p.len, p.s, cw, (int)p.len, p.s, 100 * (mn / mb - 1));
+			pg_append(buf, size, "%scalled from %.*s%s: its time under %.*s %+.0f%%",
+				  sep, (int)p.len, p.s, cw, (int)p.len, p.s, 100 * (mn / mb - 1));
 		else
-			pg_append(buf, size, "called from %.*s%s: only in the new build",
+			pg_append(buf, size, "%scalled from %.*s%s: only in the new build", sep,
 				  (int)p.len, p.s, cw);
 		if (*changed && f->origin == PG_ORIGIN_SAMPLED)
 			pg_append(buf, size, ", the same code run %s often or on %s data there",
@@ -342,6 +342,136 @@ static int caller_words(const struct pg_comparison *c, const struct pg_fcmp *f,
 	}
 	pg_fcounts_release(&t);
 	return err;
+}
+
+static int cmp_piece(const void *pa, const void *pb)
+{
+	const struct piece *a = pa, *b = pb;
+	int d = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+
+	return d ?: (a->len > b->len) - (a->len < b->len);
+}
+
+/* Is frame @x a frame of the stack's program, not inlined, not the kernel's? */
+static bool own_frame(struct piece x)
+{
+	return !pg_frame_inlined(x.s, x.len) && !(x.len > 4 && !memcmp(x.s + x.len - 4, " [k]", 4));
+}
+
+/* What the callee search looks at: the traced frames (sorted) and the candidates. */
+struct callees {
+	struct piece *traced;
+	size_t ntraced;
+	size_t *cand;		/* sampled entries whose change counts the way @f's does */
+	uint64_t *cnt;		/* per candidate, its samples under @f */
+	size_t ncand;
+};
+
+/*
+ * The candidate whose code holds the own time of stack @s under @f's frame, no traced frame
+ * between them (its last frame of the program, in @f's process), or SIZE_MAX.
+ */
+static size_t stack_callee(const struct pg_comparison *c, const struct pg_fcmp *f,
+			   const struct callees *cs, const char *s)
+{
+	size_t keep, len = pg_probe_split(s, &keep) ? keep : strlen(s);
+	const char *end = s + len;
+	struct piece fr = frame_of(f), owner = { NULL, 0 };
+	bool under = false, at_f = false;
+
+	for (const char *p = s; p < end;) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		struct piece x = { p, semi ? (size_t)(semi - p) : (size_t)(end - p) };
+
+		p += x.len + 1;
+		if (!own_frame(x))
+			continue;
+		owner = x;
+		at_f = piece_is(fr, x.s, x.len);
+		if (at_f)
+			under = true;
+		else if (bsearch(&x, cs->traced, cs->ntraced, sizeof(x), cmp_piece))
+			under = false;
+	}
+	for (size_t k = 0; under && !at_f && k < cs->ncand; k++) {
+		const struct pg_fcmp *g = &c->f[cs->cand[k]];
+		struct piece gf = frame_of(g);
+
+		if (piece_is(gf, owner.s, owner.len) && pg_same_process(g->binary, f->binary))
+			return k;
+	}
+	return SIZE_MAX;
+}
+
+static void callees_release(struct callees *cs)
+{
+	free(cs->traced);
+	free(cs->cand);
+	free(cs->cnt);
+}
+
+/* The traced frames and the candidates of @f. 0 or -ENOMEM. */
+static int callees_init(struct callees *cs, const struct pg_comparison *c,
+			const struct pg_fcmp *f)
+{
+	memset(cs, 0, sizeof(*cs));
+	cs->traced = malloc((c->n ? c->n : 1) * sizeof(*cs->traced));
+	cs->cand = malloc((c->n ? c->n : 1) * sizeof(*cs->cand));
+	cs->cnt = calloc(c->n ? c->n : 1, sizeof(*cs->cnt));
+	if (!cs->traced || !cs->cand || !cs->cnt) {
+		callees_release(cs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		const struct pg_fcmp *g = &c->f[i];
+
+		if (g->origin == PG_ORIGIN_EXACT && g->display)
+			cs->traced[cs->ntraced++] = frame_of(g);
+		else if (g->origin == PG_ORIGIN_SAMPLED && g->name && pg_change_counts(g) &&
+			 (g->change > 0) == (f->change > 0))
+			cs->cand[cs->ncand++] = i;
+	}
+	qsort(cs->traced, cs->ntraced, sizeof(*cs->traced), cmp_piece);
+	return 0;
+}
+
+/*
+ * A traced entry's clause for the untraced callee its time holds: of the sampled functions
+ * that hold the new run's samples under it (no traced frame between) and changed its way, the
+ * one with the most of them: "its time holds tone_px (changed, not traced): +43.7% a
+ * repetition". *changed: that callee's code changed. 0 or -ENOMEM.
+ */
+static int callee_words(const struct pg_comparison *c, const struct pg_fcmp *f,
+			const struct pg_run *new, char *buf, size_t size, bool *changed)
+{
+	struct callees cs;
+	size_t best = SIZE_MAX;
+	const struct pg_fcmp *g;
+	int err = callees_init(&cs, c, f);
+
+	*changed = false;
+	if (err)
+		return err;
+	for (size_t r = 0; cs.ncand && r < new->nreps; r++)
+		for (size_t k = 0; k < new->reps[r].nstacks; k++) {
+			size_t i = stack_callee(c, f, &cs, new->reps[r].stacks[k].folded);
+
+			if (i != SIZE_MAX)
+				cs.cnt[i] += new->reps[r].stacks[k].count;
+		}
+	for (size_t k = 0; k < cs.ncand; k++)	/* ties: the first in f[] */
+		if (cs.cnt[k] && (best == SIZE_MAX || cs.cnt[k] > cs.cnt[best]))
+			best = k;
+	if (best != SIZE_MAX) {
+		g = &c->f[cs.cand[best]];
+		*changed = g->code == PG_CODE_CHANGED;
+		pg_append(buf, size, "%sits time holds %s (%snot traced): %+.1f%% a repetition",
+			  buf[0] ? "; " : "", g->display ? g->display : g->name,
+			  g->code == PG_CODE_CHANGED ? "changed, " :
+			  g->code == PG_CODE_SAME ? "unchanged, " : "", 100 * g->change);
+	}
+	callees_release(&cs);
+	return 0;
 }
 
 /* The call count clause of an exact entry; true when its calls moved by PG_CAUSE_MIN_CALLS. */
@@ -377,33 +507,53 @@ static bool offcpu_words(const struct pg_fcmp *f, char *buf, size_t size)
 	return true;
 }
 
-/* The cause line of @f. 0 or -ENOMEM. */
+/* The kinds of clause, in the order a cause line names those that explain */
+enum { CL_CALLEE, CL_CALLER, CL_CALLS, CL_OFFCPU, CL_COUNT };
+
+/*
+ * The cause line of @f: the clauses that explain its change (at most two, in the order
+ * above); else the one that says most of it (its calls, its callee, its caller) and that
+ * nothing explains it. 0 or -ENOMEM.
+ */
 static int explain_one(const struct pg_comparison *c, struct pg_fcmp *f,
 		       const struct pg_run *base, const struct pg_run *new)
 {
-	bool changed = false, explained;
+	static const int info[] = { CL_CALLS, CL_CALLEE, CL_CALLER };
+	char cl[CL_COUNT][sizeof(f->why)] = { "", "", "", "" };
+	bool ex[CL_COUNT] = { false, false, false, false };
+	size_t nex = 0;
 	int err = 0;
 
-	f->why[0] = 0;
-	if (!pg_name_shared(c, f, base, new))
-		err = caller_words(c, f, base, new, f->why, sizeof(f->why), &changed);
+	if (f->origin == PG_ORIGIN_EXACT)
+		err = callee_words(c, f, new, cl[CL_CALLEE], sizeof(cl[0]), &ex[CL_CALLEE]);
+	if (!err && !pg_name_shared(c, f, base, new))
+		err = caller_words(c, f, base, new, cl[CL_CALLER], sizeof(cl[0]), &ex[CL_CALLER]);
 	if (err)
 		return err;
-	explained = calls_words(f, f->why, sizeof(f->why)) | changed;
-	explained |= offcpu_words(f, f->why, sizeof(f->why));
-	if (!explained)
+	ex[CL_CALLS] = calls_words(f, cl[CL_CALLS], sizeof(cl[0]));
+	ex[CL_OFFCPU] = offcpu_words(f, cl[CL_OFFCPU], sizeof(cl[0]));
+	f->why[0] = 0;
+	for (int k = 0; k < CL_COUNT && nex < 2; k++)
+		if (ex[k] && ++nex)
+			pg_append(f->why, sizeof(f->why), "%s%s", f->why[0] ? "; " : "", cl[k]);
+	for (size_t k = 0; !nex && !f->why[0] && k < sizeof(info) / sizeof(info[0]); k++)
+		pg_append(f->why, sizeof(f->why), "%s", cl[info[k]]);
+	if (!nex)
 		pg_append(f->why, sizeof(f->why),
-			  "%sits code did not change and no changed caller, call count or wait "
-			  "explains it: a candidate for noise", f->why[0] ? "; " : "");
+			  "%sits code did not change and no changed caller or callee, call count "
+			  "or wait explains it: a candidate for noise", f->why[0] ? "; " : "");
 	return 0;
 }
 
 int pg_cause_explain(struct pg_comparison *c, const struct pg_run *base,
 		     const struct pg_run *new)
 {
+	bool builds_differ = false;
 	int err = 0;
 
-	for (size_t i = 0; !err && i < c->n; i++) {
+	for (size_t i = 0; i < c->n; i++)
+		builds_differ |= c->f[i].code == PG_CODE_CHANGED;
+	for (size_t i = 0; !err && builds_differ && i < c->n; i++) {
 		struct pg_fcmp *f = &c->f[i];
 
 		if (f->origin != PG_ORIGIN_PROGRAM && f->code == PG_CODE_SAME &&

@@ -5,26 +5,34 @@
  * logging. docs/statistics.md, "Cause lines", says why these kinds of evidence.
  *
  * For every exact or sampled entry whose change counts (regression, improvement, notable) and
- * whose digests are equal on both sides (PG_CODE_SAME; nothing when a side has none), from the
- * data the two runs hold, in this order:
- *  - callers: on the sampled stacks, the frame that called it (its nearest caller that is not
+ * whose digests are equal on both sides (PG_CODE_SAME; nothing when a side has none), when the
+ * builds differ (some entry's code is PG_CODE_CHANGED: two runs of one build get none, as they
+ * get no code notes), from the data the two runs hold, these clauses:
+ *  - callee (traced entries): the untraced function its time holds (of the sampled functions
+ *    that own the new run's stacks under it, no traced frame between, in its process, and
+ *    changed its way, the one with the most samples there): "its time holds tone_px (changed,
+ *    not traced): +43.7% a repetition". Explains when that callee's code changed.
+ *  - caller: on the sampled stacks, the frame that called it (its nearest caller that is not
  *    an inlined frame) under which its time moved most the way it changed, when that move is
  *    at least PG_CAUSE_CALLER_SHARE of its move under every caller: "called from parse
  *    (changed): its time under parse +42%". A caller is matched to the comparison's entries by
  *    (object, name): the entry of that name in the function's object or its process's
  *    program; its code is that entry's, else the frame's digests (pg_run_code()). A function
  *    whose frame name another object also holds (a client and a server that each have an
- *    event_loop) has no caller line: stacks name frames, not objects.
- *  - call counts (exact entries): "called 38% more often, each call +12%" when the calls a
- *    repetition moved by PG_CAUSE_MIN_CALLS or more, else "as often, each call +12%".
+ *    event_loop; pg_name_shared()) has no caller clause: stacks name frames, not objects. A
+ *    sampled function has no call counts: the same code under a changed caller is said to
+ *    run there "more often or on more data", which samples cannot tell apart. Explains when
+ *    the caller's code changed.
+ *  - call counts (traced entries): "called 38% more often, each call +12%" when the calls a
+ *    repetition moved by PG_CAUSE_MIN_CALLS or more (explains when they moved its way), else
+ *    "as often, each call +12%".
  *  - off-CPU (both runs measured it): "its extra time is blocked (off-CPU +8.7%, on-CPU
  *    +0.4%): waiting on another process or I/O" when the blocked part (change_offcpu less
- *    change_runq) is at least half the change and goes its way. Who woke it is not recorded.
- *  - when none of a changed caller, a change of calls or blocked time explains it, the line
- *    ends in "its code did not change and no changed caller, call count or wait explains it:
- *    a candidate for noise".
- * A sampled function's calls are not counted: the same code under a changed caller is said to
- * run there more often or on more data, which the samples cannot tell apart.
+ *    change_runq) is at least half the change and goes its way (explains). Who woke it is not
+ *    recorded.
+ * The line is the clauses that explain, at most two in the order above; when none does, the
+ * first clause of calls, callee or caller found, then "its code did not change and no changed
+ * caller or callee, call count or wait explains it: a candidate for noise".
  *
  *	pg_cause_explain(c, base, new);		// after the verdicts, before the sort
  */

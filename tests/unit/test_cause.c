@@ -51,9 +51,10 @@ static double number_after(const char *s, const char *lead)
  * main calls caller() (traced) and steady() (not traced), and each calls callee() (not
  * traced); main also runs other(). Per repetition, 1 sample a ms: @via ms of callee under
  * caller, 20 under steady, 30 in caller's own code and 40 in other, each with ~1% noise.
- * Digests: caller's @code, callee's and other's the same in every run (@code 0: none at all).
+ * Digests: caller's @code, callee's @callee, other's different in every run (@code 0: none
+ * at all).
  */
-static struct pg_run *callers_run(double via, uint64_t seed, uint64_t code)
+static struct pg_run *callers_run(double via, uint64_t seed, uint64_t code, uint64_t callee)
 {
 	const char *const names[] = { "caller" };
 	struct pg_run *run = pg_fx_prog_run(names, 1, 0);
@@ -77,8 +78,9 @@ static struct pg_run *callers_run(double via, uint64_t seed, uint64_t code)
 		run->ncodes = 2;
 		run->codes = calloc(2, sizeof(*run->codes));
 		assert_non_null(run->codes);
-		run->codes[0] = (struct pg_code){ pg_fx_strdup("callee"), 0xca11ee };
-		run->codes[1] = (struct pg_code){ pg_fx_strdup("other"), 0x07e4 };
+		run->codes[0] = (struct pg_code){ pg_fx_strdup("callee"), callee };
+		/* the builds differ: other's code in each run is its own */
+		run->codes[1] = (struct pg_code){ pg_fx_strdup("other"), 0x07e4 + seed };
 	}
 	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
 	return run;
@@ -93,7 +95,8 @@ static void compare(const struct pg_run *a, const struct pg_run *b, struct pg_co
 /* caller changed and calls callee 40% more: callee's line names caller, changed, first */
 static void test_changed_caller(void **state)
 {
-	struct pg_run *a = callers_run(50, 1, 0x11), *b = callers_run(70, 2, 0x22);
+	struct pg_run *a = callers_run(50, 1, 0x11, 0xca11ee);
+	struct pg_run *b = callers_run(70, 2, 0x22, 0xca11ee);
 	const struct pg_fcmp *callee, *caller;
 	struct pg_comparison c;
 	size_t icaller = 0, icallee = 0;
@@ -128,7 +131,8 @@ static void test_changed_caller(void **state)
 /* The same, caller's code unchanged too: named, and nothing explains either */
 static void test_unchanged_caller(void **state)
 {
-	struct pg_run *a = callers_run(50, 3, 0x11), *b = callers_run(70, 4, 0x11);
+	struct pg_run *a = callers_run(50, 3, 0x11, 0xca11ee);
+	struct pg_run *b = callers_run(70, 4, 0x11, 0xca11ee);
 	const struct pg_fcmp *callee, *caller;
 	struct pg_comparison c;
 
@@ -138,8 +142,8 @@ static void test_unchanged_caller(void **state)
 	caller = entry(&c, PG_ORIGIN_EXACT, NULL, "caller");
 	assert_int_equal(callee->verdict, PG_VERDICT_REGRESSION);
 	assert_non_null(strstr(callee->why, "called from caller (unchanged): its time under"));
-	assert_non_null(strstr(callee->why, "its code did not change and no changed caller, call "
-			       "count or wait explains it: a candidate for noise"));
+	assert_non_null(strstr(callee->why, "its code did not change and no changed caller or "
+			       "callee, call count or wait explains it: a candidate for noise"));
 	/* caller: called once a repetition on both sides, slower per call */
 	assert_int_equal(caller->code, PG_CODE_SAME);
 	assert_non_null(strstr(caller->why, "as often, each call +"));
@@ -149,10 +153,32 @@ static void test_unchanged_caller(void **state)
 	pg_run_free(b);
 }
 
+/* callee's code changed, caller's not: caller's time holds it, which explains caller */
+static void test_changed_callee(void **state)
+{
+	struct pg_run *a = callers_run(50, 7, 0x11, 0xca11ee), *b = callers_run(70, 8, 0x11, 0xbad);
+	const struct pg_fcmp *caller;
+	struct pg_comparison c;
+
+	(void)state;
+	compare(a, b, &c);
+	caller = entry(&c, PG_ORIGIN_EXACT, NULL, "caller");
+	assert_int_equal(caller->verdict, PG_VERDICT_REGRESSION);
+	assert_int_equal(caller->code, PG_CODE_SAME);
+	assert_int_equal(entry(&c, PG_ORIGIN_SAMPLED, NULL, "callee")->code, PG_CODE_CHANGED);
+	/* callee a repetition: 70 -> 90 ms, +29% */
+	assert_true(fabs(number_after(caller->why, "its time holds callee (changed, not traced): ")
+			 - 29) < 5);
+	assert_null(strstr(caller->why, "candidate for noise"));
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
 /* No digests (older files): no cause line, whatever changed */
 static void test_no_digests(void **state)
 {
-	struct pg_run *a = callers_run(50, 5, 0), *b = callers_run(70, 6, 0);
+	struct pg_run *a = callers_run(50, 5, 0, 0), *b = callers_run(70, 6, 0, 0);
 	struct pg_comparison c;
 
 	(void)state;
@@ -167,23 +193,29 @@ static void test_no_digests(void **state)
 }
 
 /*
- * One traced function, work(), same code: @calls calls a repetition of @ms ms each, of which
- * @blocked ms blocked (the run measured off-CPU time when @blocked >= 0). No samples.
+ * Two traced functions: work(), same code, @calls calls a repetition of @ms ms each, of which
+ * @blocked ms blocked (the run measured off-CPU time when @blocked >= 0); and edited(), 1 ms
+ * once a repetition, whose code is @edited (the builds differ when the runs' do). No samples.
  */
-static struct pg_run *work_run(uint64_t calls, double ms, double blocked, uint64_t seed)
+static struct pg_run *work_run(uint64_t calls, double ms, double blocked, uint64_t seed,
+			       uint64_t edited)
 {
-	const char *const names[] = { "work" };
-	struct pg_run *run = pg_fx_prog_run(names, 1, 0);
+	const char *const names[] = { "edited", "work" };
+	struct pg_run *run = pg_fx_prog_run(names, 2, 0);
 	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 9;
 
 	run->meta.offcpu = blocked >= 0;
-	run->funcs[0].code = 0xf00d;
+	run->funcs[0].code = edited;
+	run->funcs[1].code = 0xf00d;
 	for (size_t r = 0; r < NREPS; r++) {
 		double off = blocked > 0 ? blocked : 0;
 		double per = (ms - off) * pg_fx_noise(&s, 0.01) + off;
 		uint64_t wall = (uint64_t)(per * 1e6 * (double)calls) + 1000000;
-		struct pg_rep *rep = pg_fx_rep(run, wall);
-		struct pg_fstat *st = pg_fx_stat_each(rep, 0, calls, per * 1e6, per * 1e6);
+		struct pg_rep *rep = pg_fx_rep(run, wall + 1000000);
+		struct pg_fstat *st;
+
+		pg_fx_stat_each(rep, 0, 1, 1e6, 1e6);
+		st = pg_fx_stat_each(rep, 1, calls, per * 1e6, per * 1e6);
 
 		if (blocked > 0)
 			st->offcpu_ns = st->self_offcpu_ns = (uint64_t)(blocked * 1e6 *
@@ -193,11 +225,14 @@ static struct pg_run *work_run(uint64_t calls, double ms, double blocked, uint64
 	return run;
 }
 
-/* Exact call counts: 40% more calls, each 20% slower; as many calls, each 30% slower */
+/*
+ * Exact call counts: 40% more calls, each 20% slower; as many calls, each 30% slower; and the
+ * latter between two runs of one build: no line
+ */
 static void test_calls(void **state)
 {
-	struct pg_run *a = work_run(10, 1, -1, 1), *b = work_run(14, 1.2, -1, 2);
-	struct pg_run *d = work_run(10, 1.3, -1, 3);
+	struct pg_run *a = work_run(10, 1, -1, 1, 0xa), *b = work_run(14, 1.2, -1, 2, 0xb);
+	struct pg_run *d = work_run(10, 1.3, -1, 3, 0xb), *e = work_run(10, 1.3, -1, 3, 0xa);
 	const struct pg_fcmp *w;
 	struct pg_comparison c;
 
@@ -217,9 +252,16 @@ static void test_calls(void **state)
 	assert_true(fabs(number_after(w->why, "as often, each call ") - 30) < 5);
 	assert_non_null(strstr(w->why, "a candidate for noise"));
 	pg_comparison_release(&c);
+
+	compare(a, e, &c);
+	w = entry(&c, PG_ORIGIN_EXACT, NULL, "work");
+	assert_int_equal(w->verdict, PG_VERDICT_REGRESSION);
+	assert_string_equal(w->why, "");
+	pg_comparison_release(&c);
 	pg_run_free(a);
 	pg_run_free(b);
 	pg_run_free(d);
+	pg_run_free(e);
 }
 
 /*
@@ -229,7 +271,7 @@ static void test_calls(void **state)
  */
 static void test_blocked(void **state)
 {
-	struct pg_run *a = work_run(10, 10, 0, 4), *b = work_run(10, 11, 1, 5);
+	struct pg_run *a = work_run(10, 10, 0, 4, 0xa), *b = work_run(10, 11, 1, 5, 0xb);
 	const struct pg_fcmp *w;
 	struct pg_comparison c;
 
@@ -314,6 +356,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_changed_caller),
 		cmocka_unit_test(test_unchanged_caller),
+		cmocka_unit_test(test_changed_callee),
 		cmocka_unit_test(test_no_digests),
 		cmocka_unit_test(test_calls),
 		cmocka_unit_test(test_blocked),
