@@ -35,6 +35,8 @@ assert regs.index("caller") < regs.index("callee"), regs
 PY
 check_contains "the table's cause note" "$TMP/stdout" \
 	'^    cause: called from caller (changed): its time under caller +.*more often'
+# (other(), unchanged, is not expected to regress; should noise flag it at the test's level,
+# it is one more unchanged function, after callee or before it by its change)
 check_contains "the summary: changed first" "$TMP/stdout" \
-	'REGRESSION.* in 1 changed function; 1 unchanged function slower through it'
-check_contains "the names: changed first" "$TMP/stdout" 'caller, callee$'
+	'REGRESSION.* in 1 changed function; [0-9]* unchanged functions* slower through it'
+check_contains "the names: changed first" "$TMP/stdout" '\(^  \|: \)caller, \(other, \)*callee'
