@@ -314,6 +314,14 @@ $(BUILD)/progs/inline_mix: tests/progs/inline_mix.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -o $@ $<
 
+# a changed caller of an unchanged callee, built twice (tests/e2e/test_cause.sh)
+$(BUILD)/progs/cause_calls: tests/progs/cause_calls.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -o $@ $<
+$(BUILD)/progs/cause_calls_more: tests/progs/cause_calls.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -DMORE -o $@ $<
+
 # libFuzzer targets (docs/fuzzing.md): the library built again with clang and the fuzzer's
 # coverage, ASan and UBSan, in its own directory. `make fuzz` runs each for FUZZ_SECONDS.
 FUZZ_BUILD := build-fuzz
@@ -378,7 +386,8 @@ ci-tools:
 
 unit: $(UNIT_BINS)
 e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp $(BUILD)/progs/exceptions_static \
-	$(BUILD)/progs/nested_nop5 $(BUILD)/progs/dupnames $(BUILD)/progs/hotleaf_new
+	$(BUILD)/progs/nested_nop5 $(BUILD)/progs/dupnames $(BUILD)/progs/hotleaf_new \
+	$(BUILD)/progs/cause_calls_more
 
 # the test command (README, .ci/run): install, build, run every test (tests/run.sh runs
 # tests/check-layers.sh and tests/check-style.sh too, as e2e/test_layers and e2e/test_style)

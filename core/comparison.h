@@ -230,6 +230,12 @@ struct pg_fcmp {
 	 */
 	char explain[256];
 	enum pg_code_cmp code;	/* its own machine code, base against new */
+	/*
+	 * The cause line of a change that counts in a function whose code is the same in both
+	 * builds (PG_CODE_SAME): through which changed caller, call count or wait its time moved,
+	 * or that nothing explains it (diff/cause.h). "" otherwise.
+	 */
+	char why[256];
 };
 
 struct pg_comparison {
@@ -282,8 +288,11 @@ struct pg_comparison {
 	struct pg_fcmp *f;		/* exact, sampled and whole-program entries, sorted:
 					 * regressions (largest change first), improvements
 					 * (largest first), notable (largest impact first),
-					 * inconclusive, added, removed, unchanged; a Google
-					 * Benchmark program's benchmarks first (diff/gbench.h) */
+					 * inconclusive, added, removed, unchanged; in each of
+					 * the first three, when ncode_changed, code not
+					 * PG_CODE_SAME before code the same in both builds;
+					 * a Google Benchmark
+					 * program's benchmarks first (diff/gbench.h) */
 	size_t nwarnings;
 	char **warnings;		/* e.g. "the runs come from different hosts: a and b" */
 	char error[256];		/* set when pg_compare() fails */

@@ -19,6 +19,7 @@
 #include "../core/strv.h"
 #include "calibunc.h"
 #include "compare.h"
+#include "cause.h"
 #include "cpusplit.h"
 #include "gbench.h"
 #include "inlined.h"
@@ -179,9 +180,11 @@ static int verdict_rank(enum pg_verdict v)
 	return 7;
 }
 
-static int cmp_fcmp(const void *pa, const void *pb)
+/* The order of f[] (core/comparison.h); @ctx: the comparison, whose ncode_changed it reads */
+static int cmp_fcmp(const void *pa, const void *pb, void *ctx)
 {
 	const struct pg_fcmp *a = pa, *b = pb;
+	bool builds_differ = ((const struct pg_comparison *)ctx)->ncode_changed;
 	int d = (a->origin == PG_ORIGIN_PROGRAM) - (b->origin == PG_ORIGIN_PROGRAM);
 
 	/* the whole program's entries last: the functions' table, then the program's lines */
@@ -190,6 +193,10 @@ static int cmp_fcmp(const void *pa, const void *pb)
 	d = verdict_rank(a->verdict) - verdict_rank(b->verdict);
 
 	if (d)
+		return d;
+	/* changes that count in two builds: changed code first, then code the same in both */
+	d = (a->code == PG_CODE_SAME) - (b->code == PG_CODE_SAME);
+	if (d && builds_differ && pg_change_counts(a))
 		return d;
 	/* the largest regression first, the largest improvement first */
 	if (a->verdict == PG_VERDICT_REGRESSION && a->change != b->change)
@@ -798,6 +805,7 @@ static int explain(struct cmp *x)
 		return -ENOMEM;
 	err = pg_sampled_explain(x->out, x->new, inside);
 	err = err ?: pg_inlined_explain(x->out, x->base, x->new);
+	err = err ?: pg_cause_explain(x->out, x->base, x->new);
 	if (!err)
 		pg_program_explain(x->out, inside);
 	free(inside);
@@ -876,7 +884,7 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 	err = err ?: explain(&x);
 	if (!err) {
 		count_verdicts(&x);
-		qsort(out->f, out->n, sizeof(*out->f), cmp_fcmp);
+		qsort_r(out->f, out->n, sizeof(*out->f), cmp_fcmp, out);
 		err = pg_gb_finish(base, new, out);	/* Google Benchmark's benchmarks first */
 	}
 	if (!err) {

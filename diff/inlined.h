@@ -10,7 +10,9 @@
  * change, measured as the function's is (its samples' share of each repetition times the
  * repetition's CPU time, the mean over repetitions, new against base), are appended to its
  * explain: "of which mix inlined: +15.2% (93% of its samples)". Only that function's own
- * copies count: a helper inlined into several functions is never pooled over them.
+ * copies count: a helper inlined into several functions is never pooled over them. Stacks
+ * name frames, not objects: a function whose name another object also holds
+ * (pg_name_shared(), diff/cause.h) is not explained, rather than explained by the other's.
  */
 #ifndef PG_DIFF_INLINED_H
 #define PG_DIFF_INLINED_H

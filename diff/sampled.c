@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cause.h"
 #include "probeframes.h"
 #include "sampled.h"
 #include "speed.h"
@@ -455,9 +456,11 @@ struct named {
 	size_t i;
 };
 
-static int cmp_named(const void *a, const void *b)
+static int cmp_named(const void *pa, const void *pb)
 {
-	return strcmp(((const struct named *)a)->name, ((const struct named *)b)->name);
+	const struct named *a = pa, *b = pb;
+
+	return strcmp(a->name, b->name) ?: (a->i > b->i) - (a->i < b->i);
 }
 
 static int cmp_named_key(const void *k, const void *e)
@@ -480,42 +483,101 @@ static int cmp_under(const void *pa, const void *pb)
 	return a->t != b->t ? (a->t > b->t) - (a->t < b->t) : (a->s > b->s) - (a->s < b->s);
 }
 
-/* The pairs of one stack: each sampled frame under its nearest traced ancestor. */
+/* The entries nm[*lo..*lo + n) named @l; returns n (0: none). */
+static size_t named_range(const struct named *nm, size_t nn, const struct lookup *l, size_t *lo)
+{
+	const struct named *hit = bsearch(l, nm, nn, sizeof(*nm), cmp_named_key);
+	size_t a, b;
+
+	if (!hit)
+		return 0;
+	a = (size_t)(hit - nm);
+	b = a + 1;
+	while (a > 0 && !cmp_named_key(l, &nm[a - 1]))
+		a--;
+	while (b < nn && !cmp_named_key(l, &nm[b]))
+		b++;
+	*lo = a;
+	return b - a;
+}
+
+/*
+ * Of the traced entries nm[lo..lo + n), the one that can run in the process of sampled entry
+ * @s (diff/cause.h, pg_same_process()): SIZE_MAX when none, or more than one, can.
+ */
+static size_t traced_of(const struct pg_comparison *c, const struct named *nm, size_t lo,
+			size_t n, size_t s)
+{
+	size_t t = SIZE_MAX;
+
+	for (size_t k = lo; k < lo + n; k++) {
+		size_t i = nm[k].i;
+
+		if (c->f[i].origin != PG_ORIGIN_EXACT ||
+		    !pg_same_process(c->f[i].binary, c->f[s].binary))
+			continue;
+		if (t != SIZE_MAX)
+			return SIZE_MAX;
+		t = i;
+	}
+	return t;
+}
+
+static int push_under(struct under **u, size_t *nu, size_t *cap, size_t t, size_t s)
+{
+	if (*nu == *cap) {
+		size_t nc = *cap ? 2 * *cap : 64;
+		struct under *v = realloc(*u, nc * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		*u = v;
+		*cap = nc;
+	}
+	(*u)[(*nu)++] = (struct under){ t, s };
+	return 0;
+}
+
+/*
+ * The pairs of one stack: each sampled frame under its nearest traced ancestor, matched by
+ * (object, name): of the traced functions of the ancestor's name, the one in the sampled
+ * function's object or its process's program (a client's and a server's event_loop share a
+ * name; a server's lookup is under the server's only).
+ */
 static int stack_under(const struct pg_comparison *c, const char *s, const struct named *nm,
 		       size_t nn, bool *inside, struct under **u, size_t *nu, size_t *cap)
 {
-	size_t len = own_len(s), t = SIZE_MAX;
+	size_t len = own_len(s), tlo = 0, tn = 0;
 	const char *end = s + len;
 
 	for (const char *f = s; f < end;) {
 		const char *semi = memchr(f, ';', (size_t)(end - f));
 		struct lookup l = { f, semi ? (size_t)(semi - f) : (size_t)(end - f) };
-		const struct named *hit = bsearch(&l, nm, nn, sizeof(*nm), cmp_named_key);
+		size_t lo = 0, n = named_range(nm, nn, &l, &lo);
+		bool traced = false;
 
 		f += l.len + 1;
-		if (!hit)
-			continue;
-		if (c->f[hit->i].origin == PG_ORIGIN_EXACT) {
-			t = hit->i;
-			continue;
-		}
-		if (t == SIZE_MAX || !pg_change_counts(&c->f[t]))
-			continue;
-		/* its change is in the traced function's, which explains the program's */
-		inside[hit->i] = true;
-		if (!pg_change_counts(&c->f[hit->i]) ||
-		    (c->f[t].change > 0) != (c->f[hit->i].change > 0))
-			continue;
-		if (*nu == *cap) {
-			size_t nc = *cap ? 2 * *cap : 64;
-			struct under *v = realloc(*u, nc * sizeof(*v));
+		for (size_t k = lo; k < lo + n; k++) {
+			size_t i = nm[k].i, t;
 
-			if (!v)
+			traced |= c->f[i].origin == PG_ORIGIN_EXACT;
+			if (c->f[i].origin != PG_ORIGIN_SAMPLED || !tn)
+				continue;
+			t = traced_of(c, nm, tlo, tn, i);
+			if (t == SIZE_MAX || !pg_change_counts(&c->f[t]))
+				continue;
+			/* its change is in the traced function's, which explains the program's */
+			inside[i] = true;
+			if (!pg_change_counts(&c->f[i]) ||
+			    (c->f[t].change > 0) != (c->f[i].change > 0))
+				continue;
+			if (push_under(u, nu, cap, t, i))
 				return -ENOMEM;
-			*u = v;
-			*cap = nc;
 		}
-		(*u)[(*nu)++] = (struct under){ t, hit->i };
+		if (traced) {
+			tlo = lo;
+			tn = n;
+		}
 	}
 	return 0;
 }

@@ -58,7 +58,8 @@ int pg_compare_sampled(struct pg_comparison *out, const struct pg_run *base,
 
 /*
  * Once verdicts are decided: the explain of every traced function whose change counts names
- * the sampled functions under it (its nearest traced ancestor in @new's stacks) whose change
+ * the sampled functions under it (its nearest traced ancestor in @new's stacks, of that name
+ * the one in the sampled function's object or program: pg_same_process()) whose change
  * counts the same way; inside[i] (c->n entries, set false first) marks the sampled entries
  * under a traced function whose change counts (the program's explanation names that one). 0 or
  * -ENOMEM.

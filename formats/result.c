@@ -88,6 +88,7 @@ static struct json_object *new_fcmp(const struct pg_fcmp *f)
 	    pg_json_put_utf8(o, "origin", pg_origin_name(f->origin)) ||
 	    pg_json_put_u64(o, "samples", f->samples) ||
 	    pg_json_put_utf8(o, "explain", f->explain) ||
+	    pg_json_put_utf8(o, "cause_line", f->why) ||
 	    pg_json_put_utf8(o, "code", pg_code_cmp_name(f->code))) {
 		json_object_put(o);
 		return NULL;
@@ -289,12 +290,12 @@ static int read_judged_on(const struct pg_jr *jr, struct json_object *o, const c
 	return err;
 }
 
-/* "origin", "samples", "explain" and "code": absent in results from before (exact, 0, "",
- * unknown) */
+/* "origin", "samples", "explain", "cause_line" and "code": absent in results from before
+ * (exact, 0, "", "", unknown) */
 static int read_origin(const struct pg_jr *jr, struct json_object *o, const char *where,
 		       struct pg_fcmp *f)
 {
-	const char *s = NULL, *e = NULL, *code = NULL;
+	const char *s = NULL, *e = NULL, *code = NULL, *why = NULL;
 	uint64_t n = 0;
 	int err = pg_jr_get_str(jr, o, where, "origin", PG_JR_OPTIONAL, &s);
 
@@ -307,9 +308,12 @@ static int read_origin(const struct pg_jr *jr, struct json_object *o, const char
 				 code);
 	err = err ?: pg_jr_opt_u64(jr, o, where, "samples", UINT64_MAX, &n);
 	err = err ?: pg_jr_get_str(jr, o, where, "explain", PG_JR_OPTIONAL, &e);
+	err = err ?: pg_jr_get_str(jr, o, where, "cause_line", PG_JR_OPTIONAL, &why);
 	f->samples = n;
 	if (!err && e)
 		snprintf(f->explain, sizeof(f->explain), "%s", e);
+	if (!err && why)
+		snprintf(f->why, sizeof(f->why), "%s", why);
 	return err;
 }
 

@@ -53,7 +53,7 @@ static char *description(const struct pg_comparison *c, const struct pg_fcmp *f)
 	char *s = NULL;
 
 	if (asprintf(&s, "perfgate: %s %s: %s %s (%s time%s, %s -> %s), %g%% interval %s, "
-		     "q=%.2g%s%s%s", name ? name : "?",
+		     "q=%.2g%s%s%s%s%s", name ? name : "?",
 		     f->verdict == PG_VERDICT_REGRESSION ? "regressed" : "notable",
 		     pg_fmt_pct(ch, sizeof(ch), f->change),
 		     exact ? "per call" : "a repetition",
@@ -63,6 +63,7 @@ static char *description(const struct pg_comparison *c, const struct pg_fcmp *f)
 		     (1 - c->opts.alpha) * 100, pg_fmt_interval(in, sizeof(in), f->ci_lo, f->ci_hi),
 		     f->q, f->verdict == PG_VERDICT_NOTABLE ?
 		     "; under the minimum impact, it does not fail" : "",
+		     f->why[0] ? "; cause: " : "", f->why,
 		     f->explain[0] ? "; " : "", f->explain) < 0)
 		return NULL;
 	return s;

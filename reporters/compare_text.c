@@ -255,8 +255,22 @@ static void note_line(const char *what, const char *text, FILE *out)
 	free(t);
 }
 
-/* A sampled function's samples; that its code is the same in both builds; what explains a
- * change (struct pg_fcmp explain). */
+/* The cause line (struct pg_fcmp why), a note line for each of its "; "-separated clauses */
+static void cause_lines(const char *why, FILE *out)
+{
+	char *s = strdup(why), *p, *semi;
+
+	for (p = s; p && *p; p = semi ? semi + 2 : NULL) {
+		semi = strstr(p, "; ");
+		if (semi)
+			*semi = '\0';
+		note_line(p == s ? "cause: " : "       ", p, out);
+	}
+	free(s);
+}
+
+/* A sampled function's samples; that its code is the same in both builds, and through what
+ * it changed; what explains a change (struct pg_fcmp why, explain). */
 static void print_notes(const struct pg_fcmp *f, const char *code, FILE *out)
 {
 	char n[PG_FMT_LEN];
@@ -266,6 +280,8 @@ static void print_notes(const struct pg_fcmp *f, const char *code, FILE *out)
 			pg_fmt_count(n, sizeof(n), (double)f->samples));
 	if (code)
 		fprintf(out, "    %s\n", code);
+	if (f->why[0])
+		cause_lines(f->why, out);
 	if (f->explain[0])
 		note_line("", f->explain, out);
 }
@@ -489,7 +505,7 @@ static void print_regressions(const struct pg_comparison *c, FILE *out)
 	}
 	nfun = (c->nregressions - prog > total ? c->nregressions - prog : total) - benches;
 	len = snprintf(line, sizeof(line), "perfgate: REGRESSION");
-	pg_fmt_regressed(line + len, sizeof(line) - len, prog, benches, nfun);
+	pg_fmt_regressed(line + len, sizeof(line) - len, c, prog, benches, nfun);
 	len = strlen(line);
 	print_names(c, line, len, total, out);
 }

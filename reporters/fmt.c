@@ -8,6 +8,7 @@
 
 #include "../core/comparison.h"
 #include "../core/strbuf.h"
+#include "../diff/gbench.h"
 #include "fmt.h"
 
 const char *pg_fmt_code_note(const struct pg_comparison *c, const struct pg_fcmp *f)
@@ -17,6 +18,15 @@ const char *pg_fmt_code_note(const struct pg_comparison *c, const struct pg_fcmp
 					 f->verdict != PG_VERDICT_NOTABLE))
 		return NULL;
 	return "same machine code in both builds: its instructions did not change";
+}
+
+const char *pg_fmt_cause_lead(const struct pg_fcmp *f)
+{
+	static const char lead[] = "its code did not change";
+
+	if (!f->why[0] || !strncmp(f->why, lead, strlen(lead)))
+		return "";
+	return "its code did not change; ";
 }
 
 const char *pg_fmt_commit(char *buf, size_t len, const char *commit)
@@ -80,12 +90,51 @@ char *pg_fmt_ascii(const char *s)
 	return out;
 }
 
-void pg_fmt_regressed(char *buf, size_t len, size_t prog, size_t benches, size_t nfun)
+/* The regressed functions of @c (not the program, not benchmarks) by their code. */
+static void count_code(const struct pg_comparison *c, size_t *changed, size_t *same,
+		       size_t *unknown)
+{
+	*changed = *same = *unknown = 0;
+	for (size_t i = 0; c && i < c->n; i++) {
+		const struct pg_fcmp *f = &c->f[i];
+
+		if (f->verdict != PG_VERDICT_REGRESSION || f->origin == PG_ORIGIN_PROGRAM ||
+		    pg_gb_is_bench(f))
+			continue;
+		*changed += f->code == PG_CODE_CHANGED;
+		*same += f->code == PG_CODE_SAME;
+		*unknown += f->code == PG_CODE_UNKNOWN;
+	}
+}
+
+/* " in 2 changed functions; 3 unchanged functions slower through them" at @buf */
+static void code_words(char *buf, size_t len, const char *sep, size_t changed, size_t same,
+		       size_t unknown)
+{
+	size_t n;
+
+	if (!changed && !unknown) {
+		snprintf(buf, len, "%sin %zu function%s whose code did not change", sep, same,
+			 pg_plural(same));
+		return;
+	}
+	n = (size_t)snprintf(buf, len, "%sin %zu changed function%s", sep, changed,
+			     pg_plural(changed));
+	if (unknown && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " and %zu of unknown code", unknown);
+	if (n < len)
+		snprintf(buf + n, len - n, "; %zu unchanged function%s slower through %s", same,
+			 pg_plural(same), changed + unknown > 1 ? "them" : "it");
+}
+
+void pg_fmt_regressed(char *buf, size_t len, const struct pg_comparison *c, size_t prog,
+		      size_t benches, size_t nfun)
 {
 	const char *sep = " ";
-	size_t n = 0;
+	size_t n = 0, changed, same, unknown;
 
 	buf[0] = '\0';
+	count_code(c, &changed, &same, &unknown);
 	if (prog) {
 		n += (size_t)snprintf(buf, len, " of the whole program");
 		sep = " and ";
@@ -95,7 +144,10 @@ void pg_fmt_regressed(char *buf, size_t len, size_t prog, size_t benches, size_t
 				      pg_plural(benches));
 		sep = " and ";
 	}
-	if ((nfun || (!prog && !benches)) && n < len)
+	/* two runs of one build (no compared code changed) say nothing of code */
+	if (same && c->ncode_changed && changed + same + unknown == nfun && n < len)
+		code_words(buf + n, len - n, sep, changed, same, unknown);
+	else if ((nfun || (!prog && !benches)) && n < len)
 		snprintf(buf + n, len - n, "%sin %zu function%s", sep, nfun, pg_plural(nfun));
 }
 

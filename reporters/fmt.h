@@ -18,10 +18,20 @@
 #include "../core/run.h"
 #include "../core/utf8.h"
 
-/* What regressed, to follow "regression": " of the whole program and in 2 benchmarks and in 1
+struct pg_comparison;
+struct pg_fcmp;
+
+/*
+ * What regressed, to follow "regression": " of the whole program and in 2 benchmarks and in 1
  * function", from the regressed whole-program entries @prog, benchmarks @benches and functions
- * @nfun; the functions are said when nothing else is, even none. */
-void pg_fmt_regressed(char *buf, size_t len, size_t prog, size_t benches, size_t nfun);
+ * @nfun; the functions are said when nothing else is, even none. When some of the regressed
+ * functions of @c (NULL: none known) have the same machine code in both builds (PG_CODE_SAME)
+ * and the builds differ in some compared function's (c->ncode_changed), changed code first:
+ * " in 2 changed functions; 3 unchanged functions slower through them", or " in 3 functions
+ * whose code did not change" when no regressed function's code changed.
+ */
+void pg_fmt_regressed(char *buf, size_t len, const struct pg_comparison *c, size_t prog,
+		      size_t benches, size_t nfun);
 
 /* "2 benchmarks and 11 functions", or "11 functions" without benchmarks: what was compared */
 void pg_fmt_compared(char *buf, size_t len, size_t benches, size_t nfun);
@@ -32,9 +42,13 @@ void pg_fmt_compared(char *buf, size_t len, size_t benches, size_t nfun);
  * the code of some other function it compared: the sentence that says so, else NULL. (Two runs
  * of one build, or of builds whose compared code is all the same, get no such notes.)
  */
-struct pg_comparison;
-struct pg_fcmp;
 const char *pg_fmt_code_note(const struct pg_comparison *c, const struct pg_fcmp *f);
+
+/*
+ * What goes before @f's cause line (struct pg_fcmp why) where nothing else says that its code
+ * did not change: "its code did not change; ", or "" when the line says so itself or is empty.
+ */
+const char *pg_fmt_cause_lead(const struct pg_fcmp *f);
 
 /* Abbreviated commit id (12 characters), "?" if unknown. */
 const char *pg_fmt_commit(char *buf, size_t len, const char *commit);

@@ -207,12 +207,13 @@ static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, cons
 	pg_xmlw_start(j, "failure");
 	pg_xmlw_attr(j, "type", "regression");
 	pg_cpusplit_words(f, split, sizeof(split));	/* diff/cpusplit.h */
-	pg_xmlw_attrf(j, "message", "%s slower %s (%s time%s), %g%% interval %s, q=%.2g%s%s",
+	pg_xmlw_attrf(j, "message", "%s slower %s (%s time%s), %g%% interval %s, q=%.2g%s%s%s%s",
 		      ch, f->origin == PG_ORIGIN_EXACT ? "per call" : "a repetition",
 		      f->origin == PG_ORIGIN_PROGRAM ? "the whole program's" :
 		      pg_metric_name(c->opts.metric),
 		      f->origin == PG_ORIGIN_SAMPLED ? ", sampled" : "",
-		      (1 - c->opts.alpha) * 100, in, f->q, *split ? ": " : "", split);
+		      (1 - c->opts.alpha) * 100, in, f->q, *split ? ": " : "", split,
+		      f->why[0] ? "; cause: " : "", f->why);
 
 	m = open_memstream(&body, &size);
 	if (!m) {
@@ -252,6 +253,8 @@ static void write_failure(struct pg_xmlw *j, const struct pg_comparison *c, cons
 		fprintf(m, "%s\n", f->explain);
 	if (pg_fmt_code_note(c, f))
 		fprintf(m, "%s\n", pg_fmt_code_note(c, f));
+	if (f->why[0])
+		fprintf(m, "cause: %s\n", f->why);
 	if (fclose(m)) {
 		free(body);
 		j->err = -ENOMEM;

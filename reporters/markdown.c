@@ -156,7 +156,7 @@ static void md_heading(FILE *out, const struct pg_comparison *c)
 			count_verdict(c, PG_VERDICT_INCONCLUSIVE, false));
 		break;
 	case PG_OVERALL_REGRESSION:
-		pg_fmt_regressed(what, sizeof(what), prog, breg, nreg - breg);
+		pg_fmt_regressed(what, sizeof(what), c, prog, breg, nreg - breg);
 		fprintf(out, "### :x: perfgate: regression%s\n\n", what);
 		md_slower(out, c);
 		if (c->opts.min_impact > 0)
@@ -283,12 +283,15 @@ static void md_explained(FILE *out, const struct pg_comparison *c, size_t top)
 		    f->verdict != PG_VERDICT_NOTABLE)
 			continue;
 		shown++;
-		if (!f->explain[0])
+		if (!f->explain[0] && !f->why[0])
 			continue;
 		fputs(first ? "\n- " : "- ", out);
 		first = false;
 		md_code(out, fn_name(f), NAME_MAX_LEN);
 		fputs(": ", out);
+		fputs(pg_fmt_cause_lead(f), out);
+		md_text(out, f->why);
+		fputs(f->why[0] && f->explain[0] ? "; " : "", out);
 		md_text(out, f->explain);
 		fputc('\n', out);
 	}
@@ -497,6 +500,14 @@ static int gh_regression(FILE *out, const struct pg_comparison *c, const struct 
 	snprintf(title, sizeof(title), "perfgate: %s %s slower %s", name,
 		 pg_fmt_pct(ch, sizeof(ch), f->change), exact ? "per call" : "a repetition");
 	msg = exact ? gh_call_message(c, f, name) : gh_rep_message(c, f, name);
+	if (msg && f->why[0]) {
+		char *m = NULL;
+
+		if (asprintf(&m, "%s; cause: %s", msg, f->why) < 0)
+			m = NULL;
+		free(msg);
+		msg = m;
+	}
 	if (!msg) {
 		free(name);
 		return -1;

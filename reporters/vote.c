@@ -89,7 +89,8 @@ static int decide_verdict(const struct pg_vote_result *r, char *why, size_t whyl
 			nreg = r->cmp.nregressions - prog;
 		len = (size_t)snprintf(why, whylen, "regression");
 		if (len < whylen)
-			pg_fmt_regressed(why + len, whylen - len, prog, benches, nreg - benches);
+			pg_fmt_regressed(why + len, whylen - len, &r->cmp, prog, benches,
+					 nreg - benches);
 		return -1;
 	case PG_OVERALL_PASS:
 		pg_fmt_compared(what, sizeof(what), nbench, nfun - nbench);
@@ -164,6 +165,8 @@ static void describe(FILE *out, const struct pg_fcmp *f, bool where)
 	if (f->verdict == PG_VERDICT_NOTABLE && !isnan(f->impact))
 		fprintf(out, "; %.2g%% of a repetition: too little to count", 100 *
 			fabs(f->impact));
+	if (f->why[0])
+		fprintf(out, "; %s%s", pg_fmt_cause_lead(f), f->why);
 }
 
 /*

@@ -210,6 +210,53 @@ static void test_text_verdicts(void **state)
 	free(s);
 }
 
+/* The verdict line of @fx's table holds @want */
+static void verdict_line_has(struct pg_fx_compare *fx, const char *want)
+{
+	char *s = text(fx, 0), *l = line_with(s, "perfgate: REGRESSION");
+
+	assert_non_null(strstr(l, want));
+	free(l);
+	free(s);
+}
+
+/*
+ * A regression whose code did not change beside one whose code did: its cause line as notes,
+ * a clause a line; the verdict line says which changed; without digests as before
+ */
+static void test_text_cause(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	struct pg_fcmp *f = pg_fx_fcmp(&fx->c, "prog", "lookup", NULL, PG_VERDICT_REGRESSION);
+	char *s;
+
+	f->change = 0.3;
+	f->ci_lo = 0.2;
+	f->ci_hi = 0.4;
+	f->code = PG_CODE_SAME;
+	snprintf(f->why, sizeof(f->why), "called from parse (changed): its time under parse +40%%; "
+		 "called 40%% more often, each call +0%%");
+	fx->c.f[0].code = PG_CODE_CHANGED;
+	fx->c.nregressions = 2;
+	fx->c.ncode_changed = 1;
+	s = text(fx, 0);
+	assert_layout(s);
+	assert_non_null(strstr(s, "\n    cause: called from parse (changed): its time under parse "
+				  "+40%\n           called 40% more often, each call +0%\n"));
+	free(s);
+	verdict_line_has(fx, "perfgate: REGRESSION in 1 changed function; 1 unchanged function "
+			 "slower through it:");
+	/* every regressed function's code the same */
+	fx->c.f[0].code = PG_CODE_SAME;
+	verdict_line_has(fx, "perfgate: REGRESSION in 2 functions whose code did not change");
+	/* two runs of one build: nothing to say of code */
+	fx->c.ncode_changed = 0;
+	verdict_line_has(fx, "perfgate: REGRESSION in 2 functions: ");
+	/* no digests: today's wording */
+	fx->c.f[0].code = f->code = PG_CODE_UNKNOWN;
+	verdict_line_has(fx, "perfgate: REGRESSION in 2 functions: ");
+}
+
 /* The regressed benchmarks of a Google Benchmark program whose names take the verdict line's
  * room (spdlog's formatter-bench): each named in full on the lines after it */
 static void test_text_bench_names(void **state)
@@ -334,6 +381,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_verbose, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_text_verdicts, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_text_cause, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_text_bench_names, pg_fx_compare_setup,
 						pg_fx_compare_teardown),

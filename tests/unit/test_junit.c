@@ -96,6 +96,21 @@ static void assert_xpath_has(const char *path, const char *expr, const char *nee
 	free(got);
 }
 
+/* A regression whose code did not change: its cause line in the failure's message and text */
+static void test_junit_cause(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	const char *x = fx->xml;
+
+	fx->c.f[0].code = PG_CODE_SAME;
+	snprintf(fx->c.f[0].why, sizeof(fx->c.f[0].why), "as often, each call +12%%");
+	assert_int_equal(pg_compare_write_junit(&fx->c, &fx->base, &fx->new, NULL, x), 0);
+	validate(x);
+	assert_xpath_has(x, "string(//failure/@message)", "q=0.0021; cause: as often, each call "
+			 "+12%");
+	assert_xpath_has(x, "string(//failure)", "\ncause: as often, each call +12%\n");
+}
+
 static void test_junit_valid(void **state)
 {
 	struct pg_fx_compare *fx = *state;
@@ -297,6 +312,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_junit_valid, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_junit_cause, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_junit_notable, pg_fx_compare_setup,
 						pg_fx_compare_teardown),

@@ -95,6 +95,35 @@ static void test_pass(void **state)
 	pg_comparison_release(&c);
 }
 
+/* An unchanged function's cause line: in the heading's count, the list and its annotation */
+static void test_cause(void **state)
+{
+	struct pg_comparison c;
+	struct pg_md_opts o = { 10, 0, NULL };
+	struct pg_fcmp *f;
+	char *md;
+
+	(void)state;
+	setup_cmp(&c, 1);
+	c.f[0].code = PG_CODE_CHANGED;
+	c.ncode_changed = 1;
+	f = add_f(&c, "lookup", PG_VERDICT_REGRESSION, 0.3);
+	f->code = PG_CODE_SAME;
+	snprintf(f->why, sizeof(f->why), "called from slow_00 (changed): its time under slow_00 "
+		 "+40%%");
+	md = pg_compare_markdown(&c, NULL, NULL, &o);
+	assert_non_null(md);
+	assert_non_null(strstr(md, "### :x: perfgate: regression in 1 changed function; 1 "
+				   "unchanged function slower through it\n"));
+	assert_non_null(strstr(md, "- `lookup`: its code did not change; called from slow\\_00 "
+				   "(changed): its time under slow\\_00 +40%\n"));
+	free(md);
+	md = pg_compare_gh_annotations(&c, PG_GH_MAX_ANNOTATIONS, NULL);
+	assert_non_null(strstr(md, "; cause: called from slow_00 (changed)"));
+	free(md);
+	pg_comparison_release(&c);
+}
+
 /* A paired comparison says so in the context line. */
 static void test_paired(void **state)
 {
@@ -258,6 +287,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pass),
 		cmocka_unit_test(test_paired),
+		cmocka_unit_test(test_cause),
 		cmocka_unit_test(test_notable),
 		cmocka_unit_test(test_regression_top),
 		cmocka_unit_test(test_regression_benchmarks),

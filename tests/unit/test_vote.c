@@ -204,6 +204,12 @@ static void test_regression_benchmarks(void **state)
 	assert_int_equal(pg_vote_decide(&r, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "regression of the whole program and in 2 benchmarks and in 1 "
 				    "function"));
+	/* its code the same in both builds (benchmarks have no code of their own) */
+	r.cmp.f[2].code = PG_CODE_SAME;
+	r.cmp.ncode_changed = 5;	/* of functions that did not regress */
+	assert_int_equal(pg_vote_decide(&r, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "regression of the whole program and in 2 benchmarks and in 1 "
+				    "function whose code did not change"));
 	for (size_t i = 0; i < 4; i++)
 		r.cmp.f[i].verdict = PG_VERDICT_UNCHANGED;
 	r.cmp.nregressions = 0;

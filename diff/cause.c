@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: MIT
+/*
+ * diff/cause.c - the cause line of a function whose code did not change (cause.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cause.h"
+#include "probeframes.h"
+#include "verdict.h"
+
+size_t pg_frame_name_len(const char *name)
+{
+	size_t n = strlen(name);
+	const char *b = n && name[n - 1] == ']' ? strrchr(name, '[') : NULL;
+
+	if (b && b > name + 1 && b[-1] == ' ' && !memchr(b, ' ', (size_t)(name + n - b)))
+		return (size_t)(b - 1 - name);
+	return n;
+}
+
+/* A piece of a string. */
+struct piece {
+	const char *s;
+	size_t len;
+};
+
+static bool piece_is(struct piece p, const char *s, size_t len)
+{
+	return p.len == len && !memcmp(p.s, s, len);
+}
+
+/* "obj (prog)" into its object and program; "obj" is both. */
+static void bin_parts(const char *bin, struct piece *obj, struct piece *prog)
+{
+	const char *sp = strstr(bin, " (");
+	size_t n = strlen(bin);
+
+	if (sp && n && bin[n - 1] == ')') {
+		*obj = (struct piece){ bin, (size_t)(sp - bin) };
+		*prog = (struct piece){ sp + 2, (size_t)(bin + n - 1 - (sp + 2)) };
+	} else {
+		*obj = *prog = (struct piece){ bin, n };
+	}
+}
+
+bool pg_same_process(const char *a, const char *b)
+{
+	struct piece ao, ap, bo, bp;
+
+	if (!*a || !*b)
+		return true;
+	bin_parts(a, &ao, &ap);
+	bin_parts(b, &bo, &bp);
+	return piece_is(ao, bo.s, bo.len) || piece_is(ao, bp.s, bp.len) ||
+	       piece_is(ap, bo.s, bo.len) || piece_is(ap, bp.s, bp.len);
+}
+
+/* The frame name of entry @f in stacks. */
+static struct piece frame_of(const struct pg_fcmp *f)
+{
+	const char *s = f->origin == PG_ORIGIN_SAMPLED ? f->name : f->display;
+
+	return (struct piece){ s, pg_frame_name_len(s) };
+}
+
+/* Its object alone: a sampled entry's "object (program)" without the program. */
+static struct piece object_of(const struct pg_fcmp *f)
+{
+	struct piece obj, prog;
+
+	bin_parts(f->binary, &obj, &prog);
+	return obj;
+}
+
+/* Does an own sample of @run hold frame @fr in an object other than @obj, or one of several
+ * functions of that name in its object? */
+static bool own_elsewhere(const struct pg_run *run, const struct pg_run *base, struct piece fr,
+			  struct piece obj)
+{
+	const char *prog = run->meta.program, *alias = base->meta.program;
+
+	for (size_t r = 0; r < run->nreps; r++)
+		for (size_t k = 0; k < run->reps[r].nown; k++) {
+			const struct pg_own *w = &run->reps[r].own[k];
+			const char *o = run->objects[w->object];
+
+			if (pg_frame_name_len(w->frame) != fr.len || memcmp(w->frame, fr.s, fr.len))
+				continue;
+			if (prog && alias && !strcmp(o, prog))
+				o = alias;
+			o = pg_basename(o);
+			if (!piece_is(obj, o, strlen(o)) || w->frame[fr.len])
+				return true;
+		}
+	return false;
+}
+
+/* Is @f one of several functions of its name in its object (struct pg_func scope)? */
+static bool scoped(const struct pg_fcmp *f)
+{
+	struct piece fr = frame_of(f);
+
+	return f->scope || fr.s[fr.len];
+}
+
+bool pg_name_shared(const struct pg_comparison *c, const struct pg_fcmp *f,
+		    const struct pg_run *base, const struct pg_run *new)
+{
+	struct piece fr = frame_of(f), obj = object_of(f);
+
+	if (scoped(f))
+		return true;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct pg_fcmp *g = &c->f[i];
+		struct piece gf, go;
+
+		if (g == f || g->origin == PG_ORIGIN_PROGRAM || !g->name || !g->display)
+			continue;
+		gf = frame_of(g);
+		go = object_of(g);
+		if (piece_is(gf, fr.s, fr.len) && (!piece_is(go, obj.s, obj.len) || scoped(g)))
+			return true;
+	}
+	return own_elsewhere(base, base, fr, obj) || own_elsewhere(new, base, fr, obj);
+}
+
+struct pg_fcount *pg_fcounts_find(struct pg_fcounts *t, const char *s, size_t len)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].len == len && !memcmp(t->v[i].s, s, len))
+			return &t->v[i];
+	return NULL;
+}
+
+struct pg_fcount *pg_fcounts_get(struct pg_fcounts *t, const char *s, size_t len)
+{
+	struct pg_fcount *e = pg_fcounts_find(t, s, len);
+
+	if (e)
+		return e;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 8;
+		struct pg_fcount *v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		t->v = v;
+		t->cap = cap;
+	}
+	e = &t->v[t->n];
+	memset(e, 0, sizeof(*e));
+	e->s = s;
+	e->len = len;
+	e->cnt[0] = calloc(t->nreps[0] ? t->nreps[0] : 1, sizeof(double));
+	e->cnt[1] = calloc(t->nreps[1] ? t->nreps[1] : 1, sizeof(double));
+	if (!e->cnt[0] || !e->cnt[1]) {
+		free(e->cnt[0]);
+		free(e->cnt[1]);
+		return NULL;
+	}
+	t->n++;
+	return e;
+}
+
+/* Side @side's weights (struct pg_fcounts w) from @run. 0 or -ENOMEM. */
+static int weights(struct pg_fcounts *t, int side, const struct pg_run *run)
+{
+	t->nreps[side] = run->nreps;
+	t->w[side] = calloc(run->nreps ? run->nreps : 1, sizeof(double));
+	if (!t->w[side])
+		return -ENOMEM;
+	for (size_t r = 0; r < run->nreps; r++) {
+		uint64_t kept = 0;
+
+		for (size_t k = 0; k < run->reps[r].nstacks; k++)
+			kept += run->reps[r].stacks[k].count;
+		if (!kept || !run->reps[r].cpu_ns)
+			continue;
+		t->w[side][r] = (double)run->reps[r].cpu_ns / (double)kept;
+		t->nw[side]++;
+	}
+	return 0;
+}
+
+int pg_fcounts_init(struct pg_fcounts *t, const struct pg_run *base, const struct pg_run *new)
+{
+	memset(t, 0, sizeof(*t));
+	if (weights(t, 0, base) || weights(t, 1, new)) {
+		pg_fcounts_release(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+double pg_fcounts_time(const struct pg_fcounts *t, const struct pg_fcount *e, int side)
+{
+	double sum = 0;
+
+	for (size_t r = 0; r < t->nreps[side]; r++)
+		sum += e->cnt[side][r] * t->w[side][r];
+	return t->nw[side] ? sum / (double)t->nw[side] : NAN;
+}
+
+void pg_fcounts_release(struct pg_fcounts *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].cnt[0]);
+		free(t->v[i].cnt[1]);
+	}
+	free(t->v);
+	free(t->w[0]);
+	free(t->w[1]);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * The caller of frame @fr in stack @s (its first, outermost, frame of that name that is not
+ * inlined): the nearest frame before it that is not inlined. Nothing (len 0) when the stack
+ * does not hold it or it is the root.
+ */
+static struct piece stack_caller(const char *s, struct piece fr)
+{
+	size_t keep, len = pg_probe_split(s, &keep) ? keep : strlen(s);
+	const char *end = s + len;
+	struct piece caller = { NULL, 0 };
+
+	for (const char *f = s; f < end;) {
+		const char *semi = memchr(f, ';', (size_t)(end - f));
+		size_t fl = semi ? (size_t)(semi - f) : (size_t)(end - f);
+
+		if (piece_is(fr, f, fl))
+			return caller;
+		if (!pg_frame_inlined(f, fl))
+			caller = (struct piece){ f, fl };
+		f += fl + 1;
+	}
+	return (struct piece){ NULL, 0 };
+}
+
+/* The samples of frame @fr in @run (side @side), by its caller. 0 or -ENOMEM. */
+static int gather_callers(struct pg_fcounts *t, const struct pg_run *run, int side,
+			  struct piece fr)
+{
+	for (size_t r = 0; r < run->nreps; r++)
+		for (size_t k = 0; k < run->reps[r].nstacks; k++) {
+			const struct pg_stack *st = &run->reps[r].stacks[k];
+			struct piece p = stack_caller(st->folded, fr);
+			struct pg_fcount *e;
+
+			if (!p.len)
+				continue;
+			e = pg_fcounts_get(t, p.s, p.len);
+			if (!e)
+				return -ENOMEM;
+			e->cnt[side][r] += (double)st->count;
+			e->tot[side] += st->count;
+		}
+	return 0;
+}
+
+/* Whether caller @p's own code changed: the entry of its name in @f's process, else its
+ * frame's digests. */
+static enum pg_code_cmp caller_code(const struct pg_comparison *c, const struct pg_fcmp *f,
+				    struct piece p, const struct pg_run *base,
+				    const struct pg_run *new)
+{
+	char *name;
+	enum pg_code_cmp code;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct pg_fcmp *g = &c->f[i];
+		struct piece gf;
+
+		if (g->origin == PG_ORIGIN_PROGRAM || !g->name || g->code == PG_CODE_UNKNOWN)
+			continue;
+		gf = frame_of(g);
+		if (piece_is(gf, p.s, p.len) && pg_same_process(g->binary, f->binary))
+			return g->code;
+	}
+	name = strndup(p.s, p.len);
+	if (!name)
+		return PG_CODE_UNKNOWN;
+	code = pg_code_cmp(pg_run_code(base, name), pg_run_code(new, name));
+	free(name);
+	return code;
+}
+
+/*
+ * The caller clause of @f appended to @buf (nothing when no caller holds PG_CAUSE_CALLER_SHARE
+ * of its move); *changed: that caller's code changed. 0 or -ENOMEM.
+ */
+static int caller_words(const struct pg_comparison *c, const struct pg_fcmp *f,
+			const struct pg_run *base, const struct pg_run *new, char *buf,
+			size_t size, bool *changed)
+{
+	struct pg_fcounts t;
+	double sign = f->change > 0 ? 1 : -1, all = 0, best_d = 0, mb = NAN, mn = NAN;
+	size_t best = SIZE_MAX;
+	int err;
+
+	*changed = false;
+	err = pg_fcounts_init(&t, base, new);
+	if (err)
+		return err;
+	err = gather_callers(&t, new, 1, frame_of(f)) ?: gather_callers(&t, base, 0, frame_of(f));
+	for (size_t i = 0; !err && i < t.n; i++) {
+		double b = pg_fcounts_time(&t, &t.v[i], 0);
+		double n = pg_fcounts_time(&t, &t.v[i], 1);
+		double d = sign * (n - b);
+
+		if (isnan(d))
+			continue;
+		all += d;
+		/* ties: the caller first seen in the new run's stacks */
+		if (d > best_d) {
+			best = i;
+			best_d = d;
+			mb = b;
+			mn = n;
+		}
+	}
+	if (!err && best != SIZE_MAX && all > 0 && best_d >= PG_CAUSE_CALLER_SHARE * all) {
+		struct piece p = { t.v[best].s, t.v[best].len };
+		enum pg_code_cmp code = caller_code(c, f, p, base, new);
+		const char *cw = code == PG_CODE_CHANGED ? " (changed)" :
+				 code == PG_CODE_SAME ? " (unchanged)" : "";
+		const char *sep = buf[0] ? "; " : "";
+
+		*changed = code == PG_CODE_CHANGED;
+		if (mb > 0)
+			pg_append(buf, size, "%scalled from %.*s%s: its time under %.*s %+.0f%%",
+				  sep, (int)p.len, p.s, cw, (int)p.len, p.s, 100 * (mn / mb - 1));
+		else
+			pg_append(buf, size, "%scalled from %.*s%s: only in the new build", sep,
+				  (int)p.len, p.s, cw);
+		if (*changed && f->origin == PG_ORIGIN_SAMPLED)
+			pg_append(buf, size, ", the same code run %s often or on %s data there",
+				  sign > 0 ? "more" : "less", sign > 0 ? "more" : "less");
+	}
+	pg_fcounts_release(&t);
+	return err;
+}
+
+static int cmp_piece(const void *pa, const void *pb)
+{
+	const struct piece *a = pa, *b = pb;
+	int d = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+
+	return d ?: (a->len > b->len) - (a->len < b->len);
+}
+
+/* Is frame @x a frame of the stack's program, not inlined, not the kernel's? */
+static bool own_frame(struct piece x)
+{
+	return !pg_frame_inlined(x.s, x.len) && !(x.len > 4 && !memcmp(x.s + x.len - 4, " [k]", 4));
+}
+
+/* What the callee search looks at: the traced frames (sorted) and the candidates. */
+struct callees {
+	struct piece *traced;
+	size_t ntraced;
+	size_t *cand;		/* sampled entries whose change counts the way @f's does */
+	uint64_t *cnt;		/* per candidate, its samples under @f */
+	size_t ncand;
+};
+
+/*
+ * The candidate whose code holds the own time of stack @s under @f's frame, no traced frame
+ * between them (its last frame of the program, in @f's process), or SIZE_MAX.
+ */
+static size_t stack_callee(const struct pg_comparison *c, const struct pg_fcmp *f,
+			   const struct callees *cs, const char *s)
+{
+	size_t keep, len = pg_probe_split(s, &keep) ? keep : strlen(s);
+	const char *end = s + len;
+	struct piece fr = frame_of(f), owner = { NULL, 0 };
+	bool under = false, at_f = false;
+
+	for (const char *p = s; p < end;) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		struct piece x = { p, semi ? (size_t)(semi - p) : (size_t)(end - p) };
+
+		p += x.len + 1;
+		if (!own_frame(x))
+			continue;
+		owner = x;
+		at_f = piece_is(fr, x.s, x.len);
+		if (at_f)
+			under = true;
+		else if (bsearch(&x, cs->traced, cs->ntraced, sizeof(x), cmp_piece))
+			under = false;
+	}
+	for (size_t k = 0; under && !at_f && k < cs->ncand; k++) {
+		const struct pg_fcmp *g = &c->f[cs->cand[k]];
+		struct piece gf = frame_of(g);
+
+		if (piece_is(gf, owner.s, owner.len) && pg_same_process(g->binary, f->binary))
+			return k;
+	}
+	return SIZE_MAX;
+}
+
+static void callees_release(struct callees *cs)
+{
+	free(cs->traced);
+	free(cs->cand);
+	free(cs->cnt);
+}
+
+/* The traced frames and the candidates of @f. 0 or -ENOMEM. */
+static int callees_init(struct callees *cs, const struct pg_comparison *c,
+			const struct pg_fcmp *f)
+{
+	memset(cs, 0, sizeof(*cs));
+	cs->traced = malloc((c->n ? c->n : 1) * sizeof(*cs->traced));
+	cs->cand = malloc((c->n ? c->n : 1) * sizeof(*cs->cand));
+	cs->cnt = calloc(c->n ? c->n : 1, sizeof(*cs->cnt));
+	if (!cs->traced || !cs->cand || !cs->cnt) {
+		callees_release(cs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		const struct pg_fcmp *g = &c->f[i];
+
+		if (g->origin == PG_ORIGIN_EXACT && g->display)
+			cs->traced[cs->ntraced++] = frame_of(g);
+		else if (g->origin == PG_ORIGIN_SAMPLED && g->name && pg_change_counts(g) &&
+			 (g->change > 0) == (f->change > 0))
+			cs->cand[cs->ncand++] = i;
+	}
+	qsort(cs->traced, cs->ntraced, sizeof(*cs->traced), cmp_piece);
+	return 0;
+}
+
+/*
+ * A traced entry's clause for the untraced callee its time holds: of the sampled functions
+ * that hold the new run's samples under it (no traced frame between) and changed its way, the
+ * one with the most of them: "its time holds tone_px (changed, not traced): +43.7% a
+ * repetition". *changed: that callee's code changed. 0 or -ENOMEM.
+ */
+static int callee_words(const struct pg_comparison *c, const struct pg_fcmp *f,
+			const struct pg_run *new, char *buf, size_t size, bool *changed)
+{
+	struct callees cs;
+	size_t best = SIZE_MAX;
+	const struct pg_fcmp *g;
+	int err = callees_init(&cs, c, f);
+
+	*changed = false;
+	if (err)
+		return err;
+	for (size_t r = 0; cs.ncand && r < new->nreps; r++)
+		for (size_t k = 0; k < new->reps[r].nstacks; k++) {
+			size_t i = stack_callee(c, f, &cs, new->reps[r].stacks[k].folded);
+
+			if (i != SIZE_MAX)
+				cs.cnt[i] += new->reps[r].stacks[k].count;
+		}
+	for (size_t k = 0; k < cs.ncand; k++)	/* ties: the first in f[] */
+		if (cs.cnt[k] && (best == SIZE_MAX || cs.cnt[k] > cs.cnt[best]))
+			best = k;
+	if (best != SIZE_MAX) {
+		g = &c->f[cs.cand[best]];
+		*changed = g->code == PG_CODE_CHANGED;
+		pg_append(buf, size, "%sits time holds %s (%snot traced): %+.1f%% a repetition",
+			  buf[0] ? "; " : "", g->display ? g->display : g->name,
+			  g->code == PG_CODE_CHANGED ? "changed, " :
+			  g->code == PG_CODE_SAME ? "unchanged, " : "", 100 * g->change);
+	}
+	callees_release(&cs);
+	return 0;
+}
+
+/* The call count clause of an exact entry; true when its calls moved by PG_CAUSE_MIN_CALLS. */
+static bool calls_words(const struct pg_fcmp *f, char *buf, size_t size)
+{
+	double rc = f->base_calls > 0 ? f->new_calls / f->base_calls - 1 : NAN;
+
+	if (f->origin != PG_ORIGIN_EXACT || isnan(rc) || isnan(f->change))
+		return false;
+	if (fabs(rc) < PG_CAUSE_MIN_CALLS) {
+		pg_append(buf, size, "%sas often, each call %+.0f%%", buf[0] ? "; " : "",
+			  100 * f->change);
+		return false;
+	}
+	pg_append(buf, size, "%scalled %.0f%% %s often, each call %+.0f%%", buf[0] ? "; " : "",
+		  100 * fabs(rc), rc > 0 ? "more" : "less", 100 * f->change);
+	return (rc > 0) == (f->change > 0);
+}
+
+/* The off-CPU clause; true when the blocked part is at least half the change, its way. */
+static bool offcpu_words(const struct pg_fcmp *f, char *buf, size_t size)
+{
+	double runq = isnan(f->change_runq) ? 0 : f->change_runq;
+	double blocked = f->change_offcpu - runq;
+
+	if (isnan(blocked) || isnan(f->change_cpu) || isnan(f->change) ||
+	    (blocked > 0) != (f->change > 0) || fabs(blocked) < 0.5 * fabs(f->change))
+		return false;
+	pg_append(buf, size,
+		  "%sits %s time is blocked (off-CPU %+.1f%%, on-CPU %+.1f%%): waiting on another "
+		  "process or I/O", buf[0] ? "; " : "", f->change > 0 ? "extra" : "saved",
+		  100 * f->change_offcpu, 100 * f->change_cpu);
+	return true;
+}
+
+/* The kinds of clause, in the order a cause line names those that explain */
+enum { CL_CALLEE, CL_CALLER, CL_CALLS, CL_OFFCPU, CL_COUNT };
+
+/*
+ * The cause line of @f: the clauses that explain its change (at most two, in the order
+ * above); else the one that says most of it (its calls, its callee, its caller) and that
+ * nothing explains it. 0 or -ENOMEM.
+ */
+static int explain_one(const struct pg_comparison *c, struct pg_fcmp *f,
+		       const struct pg_run *base, const struct pg_run *new)
+{
+	static const int info[] = { CL_CALLS, CL_CALLEE, CL_CALLER };
+	char cl[CL_COUNT][sizeof(f->why)] = { "", "", "", "" };
+	bool ex[CL_COUNT] = { false, false, false, false };
+	size_t nex = 0;
+	int err = 0;
+
+	if (f->origin == PG_ORIGIN_EXACT)
+		err = callee_words(c, f, new, cl[CL_CALLEE], sizeof(cl[0]), &ex[CL_CALLEE]);
+	if (!err && !pg_name_shared(c, f, base, new))
+		err = caller_words(c, f, base, new, cl[CL_CALLER], sizeof(cl[0]), &ex[CL_CALLER]);
+	if (err)
+		return err;
+	ex[CL_CALLS] = calls_words(f, cl[CL_CALLS], sizeof(cl[0]));
+	ex[CL_OFFCPU] = offcpu_words(f, cl[CL_OFFCPU], sizeof(cl[0]));
+	f->why[0] = 0;
+	for (int k = 0; k < CL_COUNT && nex < 2; k++)
+		if (ex[k] && ++nex)
+			pg_append(f->why, sizeof(f->why), "%s%s", f->why[0] ? "; " : "", cl[k]);
+	for (size_t k = 0; !nex && !f->why[0] && k < sizeof(info) / sizeof(info[0]); k++)
+		pg_append(f->why, sizeof(f->why), "%s", cl[info[k]]);
+	if (!nex)
+		pg_append(f->why, sizeof(f->why),
+			  "%sits code did not change and no changed caller or callee, call count "
+			  "or wait explains it: a candidate for noise", f->why[0] ? "; " : "");
+	return 0;
+}
+
+int pg_cause_explain(struct pg_comparison *c, const struct pg_run *base,
+		     const struct pg_run *new)
+{
+	bool builds_differ = false;
+	int err = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		builds_differ |= c->f[i].code == PG_CODE_CHANGED;
+	for (size_t i = 0; !err && builds_differ && i < c->n; i++) {
+		struct pg_fcmp *f = &c->f[i];
+
+		if (f->origin != PG_ORIGIN_PROGRAM && f->code == PG_CODE_SAME &&
+		    pg_change_counts(f) && f->name && f->display && f->binary)
+			err = explain_one(c, f, base, new);
+	}
+	return err;
+}
