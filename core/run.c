@@ -530,8 +530,9 @@ static int validate_spin(const struct pg_meta *m, size_t nreps, char *why, size_
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < m->nspin; i++) {
-		if (!m->spin[i].wall_ns || !m->spin[i].cpu_ns) {
-			WHY("reference spin %zu has a time of 0", i);
+		if (!m->spin[i].wall_ns || !m->spin[i].cpu_ns ||
+		    m->spin[i].runq_ns >= m->spin[i].wall_ns) {
+			WHY("reference spin %zu has a time of 0, or waited its whole time", i);
 			return -EINVAL;
 		}
 	}

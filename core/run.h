@@ -217,10 +217,15 @@ struct pg_rep {
 	struct pg_gb_value *bench;
 };
 
-/* One run of the reference spin (pg_meta.spin): its wall and thread CPU time, both > 0. */
+/*
+ * One run of the reference spin (pg_meta.spin): its wall and thread CPU time, both > 0, and
+ * the part of its wall time it waited in a run queue for a CPU (the kernel's schedstat
+ * run_delay; 0 when not measured), runq_ns < wall_ns.
+ */
 struct pg_spin {
 	uint64_t wall_ns;
 	uint64_t cpu_ns;
+	uint64_t runq_ns;
 };
 
 /* Which side of a perfgate ab session a run is (pg_meta.ab_side). */

@@ -99,26 +99,32 @@ static int read_env(const struct pg_jr *rd, struct json_object *env, struct pg_m
 	return 0;
 }
 
-/* The times "wall_ns" or "cpu_ns" of "meta.reference_spin" into m->spin (m->nspin of them) */
+/* The times "wall_ns", "cpu_ns" or "runq_ns" (optional: 0) of "meta.reference_spin" into
+ * m->spin (m->nspin of them) */
 static int read_spin_times(const struct pg_jr *rd, struct json_object *o, const char *key,
 			   struct pg_meta *m)
 {
 	const char *w = "meta.reference_spin";
 	struct json_object *arr;
-	int err = pg_jr_member(rd, o, w, key, json_type_array, false, &arr);
+	int err = pg_jr_member(rd, o, w, key, json_type_array, *key == 'r' ? PG_JR_OPTIONAL : 0,
+			       &arr);
 
+	if (!err && !arr)
+		return 0;
 	if (!err && json_object_array_length(arr) != m->nspin)
-		return pg_jr_bad(rd, w, "\"wall_ns\" and \"cpu_ns\" differ in length");
+		return pg_jr_bad(rd, w, "\"%s\" and \"wall_ns\" differ in length", key);
 	for (size_t i = 0; !err && i < m->nspin; i++) {
 		struct json_object *v = json_object_array_get_idx(arr, i);
-		uint64_t *ns = *key == 'w' ? &m->spin[i].wall_ns : &m->spin[i].cpu_ns;
+		struct pg_spin *s = &m->spin[i];
+		uint64_t *ns = *key == 'w' ? &s->wall_ns : *key == 'c' ? &s->cpu_ns : &s->runq_ns;
 
 		err = pg_jr_to_u64(rd, v, w, key, UINT64_MAX, ns);
 	}
 	return err;
 }
 
-/* Optional "meta.reference_spin": {"workload": name, "wall_ns": [...], "cpu_ns": [...]} */
+/* Optional "meta.reference_spin": {"workload": name, "wall_ns": [...], "cpu_ns": [...],
+ * "runq_ns": [...]} */
 static int read_spin(const struct pg_jr *rd, struct json_object *o, struct pg_meta *m)
 {
 	const char *w = "meta.reference_spin";
@@ -134,7 +140,8 @@ static int read_spin(const struct pg_jr *rd, struct json_object *o, struct pg_me
 	m->spin = calloc(m->nspin ? m->nspin : 1, sizeof(*m->spin));
 	if (!m->spin)
 		return pg_jr_oom(rd);
-	return read_spin_times(rd, o, "wall_ns", m) ?: read_spin_times(rd, o, "cpu_ns", m);
+	return read_spin_times(rd, o, "wall_ns", m) ?: read_spin_times(rd, o, "cpu_ns", m) ?:
+	       read_spin_times(rd, o, "runq_ns", m);
 }
 
 static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg_meta *m)

@@ -5,6 +5,7 @@
 #include "spin.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +22,22 @@ static int now(clockid_t id, uint64_t *ns)
 	return 0;
 }
 
+/* The calling thread's time waiting in a run queue so far (schedstat's second field), or 0
+ * when the kernel does not keep it (CONFIG_SCHED_INFO off): then no part of a spin is taken
+ * as waiting. */
+static uint64_t run_delay(void)
+{
+	unsigned long long cpu, delay = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu", &cpu, &delay) != 2)
+		delay = 0;
+	fclose(f);
+	return delay;
+}
+
 /* The chain: each step needs the last one's result; the empty asm keeps the compiler from
  * folding or unrolling it into anything shorter. */
 static uint64_t chain(uint64_t x, uint32_t n)
@@ -34,7 +51,7 @@ static uint64_t chain(uint64_t x, uint32_t n)
 
 int pg_spin_run(struct pg_spin *out)
 {
-	uint64_t w0 = 0, c0 = 0, w1 = 0, c1 = 0;
+	uint64_t w0 = 0, c0 = 0, w1 = 0, c1 = 0, q0 = run_delay(), q1;
 	int err;
 
 	err = now(CLOCK_MONOTONIC, &w0) ?: now(CLOCK_THREAD_CPUTIME_ID, &c0);
@@ -44,8 +61,14 @@ int pg_spin_run(struct pg_spin *out)
 	err = now(CLOCK_THREAD_CPUTIME_ID, &c1) ?: now(CLOCK_MONOTONIC, &w1);
 	if (err)
 		return err;
+	q1 = run_delay();
 	out->wall_ns = w1 > w0 ? w1 - w0 : 1;
 	out->cpu_ns = c1 > c0 ? c1 - c0 : 1;
+	/* read outside the timed part, the wait is rounded to the scheduler's clock: at most
+	 * the wall time, less 1 ns */
+	out->runq_ns = q1 > q0 ? q1 - q0 : 0;
+	if (out->runq_ns >= out->wall_ns)
+		out->runq_ns = out->wall_ns - 1;
 	return 0;
 }
 

@@ -10,9 +10,12 @@
  * wall, CLOCK_THREAD_CPUTIME_ID for the CPU time).
  *
  * What: PG_SPIN_ITERS steps of a dependent integer chain (a 64-bit multiply and add, each
- * step needing the last: no two overlap, nothing to vectorise), about 10 ms on a current CPU (4 ns a step at most: 40 ms). It
+ * step needing the last: no two overlap, nothing to vectorise), about 10 ms on a current CPU. It
  * is not pinned: perfgate does not know which CPU the benchmark will run on, and the spin
- * measures the machine (frequency, a neighbour's share of the cores), not one core.
+ * measures the machine (frequency, a neighbour's share of the cores), not one core. The time
+ * it waited in a run queue (/proc/thread-self/schedstat) is kept apart: a 10 ms spin on a
+ * busy machine waits for a CPU in most runs, a call of microseconds in few, so the speed
+ * compare takes from it is its time on a CPU (diff/rspeed.h).
  * PG_SPIN_WORKLOAD names it; a change of the loop or of its count must change the name, so
  * that spins of two perfgate versions are never compared.
  */
