@@ -145,8 +145,8 @@ struct pg_rspeed {
 /*
  * The reference spins' speed of run @n against run @b (log, new - base) into *@shift and its
  * standard error (at least PG_RSPEED_SPIN_FLOOR) into *@se, from their wall times less their
- * run queue waits, or their CPU times when @cpu. -ENODATA when either has fewer than PG_RSPEED_SPIN_MIN spins or the
- * workloads differ; -ENOMEM.
+ * run queue waits, or their CPU times when @cpu. -ENODATA when either has fewer than
+ * PG_RSPEED_SPIN_MIN spins or the workloads differ; -ENOMEM.
  */
 struct pg_meta;
 int pg_rspeed_spin(const struct pg_meta *b, const struct pg_meta *n, bool cpu, double *shift,

@@ -77,8 +77,9 @@ static struct pg_run *prog_run(const struct prog *p, size_t nreps, uint64_t seed
 
 /*
  * pg_compare() into a fresh @c. NULL @o: the default options but for the impact rule, off
- * (min_impact 0), and for the machine's speed, not corrected: the model programs' functions hold little of their wall time, and these
- * tests are of the statistics; the impact rule's tests (test_impact_*) pass their options.
+ * (min_impact 0), and for the machine's speed, not corrected (steady()): the model programs'
+ * functions hold little of their wall time, and these tests are of the statistics; the impact
+ * rule's tests (test_impact_*) pass their options.
  */
 /* The defaults but the machine's speed between the runs not corrected: runs of one steady machine
  * without a witness of its speed (no reference spins), whose unknown speed would widen every
