@@ -168,6 +168,7 @@ void pg_comparison_init(struct pg_comparison *c)
 	memset(c, 0, sizeof(*c));
 	c->opts = def;
 	c->speed_spread = c->speed_shift = c->speed_p = NAN;
+	c->speed_spin = c->speed_spin_se = NAN;
 	c->judged_share = NAN;
 	pg_fcmp_init(&c->wall);
 }
@@ -257,4 +258,27 @@ void pg_meta_command_words(char *buf, size_t size, const struct pg_meta *m)
 	}
 	if (len + 1 >= size && size > 4)
 		strcpy(buf + size - 4, "...");
+}
+
+static const char *const src_names[] = {
+	[PG_SRC_NONE] = "none",
+	[PG_SRC_REFS] = "references",
+	[PG_SRC_SPIN] = "spin",
+	[PG_SRC_UNKNOWN] = "unknown",
+};
+
+const char *pg_speed_src_name(enum pg_speed_src s)
+{
+	return (unsigned int)s <= PG_SRC_UNKNOWN ? src_names[s] : "none";
+}
+
+int pg_speed_src_parse(const char *name, enum pg_speed_src *s)
+{
+	for (unsigned int i = 0; i <= PG_SRC_UNKNOWN; i++) {
+		if (!strcmp(name, src_names[i])) {
+			*s = (enum pg_speed_src)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }

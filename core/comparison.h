@@ -238,6 +238,18 @@ struct pg_fcmp {
 	char why[256];
 };
 
+/* Where the machine's speed between two recordings came from (diff/rspeed.h) */
+enum pg_speed_src {
+	PG_SRC_NONE = 0,	/* not asked: paired runs, a history check, no correction */
+	PG_SRC_REFS,		/* the reference functions */
+	PG_SRC_SPIN,		/* the reference spins: too few reference functions */
+	PG_SRC_UNKNOWN,		/* neither: intervals widened by PG_RSPEED_UNKNOWN */
+};
+
+/* "references", "spin", "unknown" or "none"; pg_speed_src_parse(): 0 or -EINVAL */
+const char *pg_speed_src_name(enum pg_speed_src s);
+int pg_speed_src_parse(const char *name, enum pg_speed_src *s);
+
 struct pg_comparison {
 	struct pg_compare_opts opts;
 	size_t base_reps, new_reps;	/* repetitions in each run */
@@ -276,6 +288,14 @@ struct pg_comparison {
 	size_t speed_refs, speed_changed;
 	bool speed_applied, speed_runs;
 	double speed_spread, speed_shift, speed_p;
+	/*
+	 * Two recordings compared unpaired: where the speed between them came from (PG_SRC_NONE
+	 * for the others, and with --no-speed-correction), and the reference spins' speed of the
+	 * new run against the base run's with its standard error, as relative changes (NAN when
+	 * the runs have no spins of one workload). With PG_SRC_SPIN, speed_shift is the spins'.
+	 */
+	enum pg_speed_src speed_src;
+	double speed_spin, speed_spin_se;
 	enum pg_overall overall;
 	char overall_reason[256];	/* why inconclusive, or "" */
 	struct pg_fcmp wall;		/* whole-process wall time per repetition, tested alone

@@ -95,6 +95,8 @@ void pg_run_release(struct pg_run *run)
 	pg_strv_free(m->filters, m->nfilters);
 	pg_strv_free(m->excludes, m->nexcludes);
 	pg_strv_free(m->env, m->nenv);
+	free(m->spin_workload);
+	free(m->spin);
 	for (size_t i = 0; i < run->nfuncs; i++)
 		func_release(&run->funcs[i]);
 	free(run->funcs);
@@ -518,6 +520,25 @@ static int validate_ab(const struct pg_run *run, char *why, size_t whylen)
 	return err;
 }
 
+/* the reference spin: one per repetition, named, every time > 0 */
+static int validate_spin(const struct pg_meta *m, size_t nreps, char *why, size_t whylen)
+{
+	if (!m->nspin && !m->spin_workload)
+		return 0;
+	if (m->nspin != nreps || !m->spin || !m->spin_workload || !*m->spin_workload) {
+		WHY("the reference spin needs a workload and one value per repetition");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < m->nspin; i++) {
+		if (!m->spin[i].wall_ns || !m->spin[i].cpu_ns ||
+		    m->spin[i].runq_ns >= m->spin[i].wall_ns) {
+			WHY("reference spin %zu has a time of 0, or waited its whole time", i);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 {
 	int err;
@@ -558,6 +579,9 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 		WHY("the environment's entries are not KEY=VALUE sorted by unique keys");
 		return -EINVAL;
 	}
+	err = validate_spin(&run->meta, run->nreps, why, whylen);
+	if (err)
+		return err;
 	for (size_t r = 0; r < run->nreps; r++) {
 		const struct pg_rep *rep = &run->reps[r];
 

@@ -217,6 +217,17 @@ struct pg_rep {
 	struct pg_gb_value *bench;
 };
 
+/*
+ * One run of the reference spin (pg_meta.spin): its wall and thread CPU time, both > 0, and
+ * the part of its wall time it waited in a run queue for a CPU (the kernel's schedstat
+ * run_delay; 0 when not measured), runq_ns < wall_ns.
+ */
+struct pg_spin {
+	uint64_t wall_ns;
+	uint64_t cpu_ns;
+	uint64_t runq_ns;
+};
+
 /* Which side of a perfgate ab session a run is (pg_meta.ab_side). */
 enum pg_ab_side {
 	PG_AB_NONE = 0,		/* an ordinary recording */
@@ -312,6 +323,16 @@ struct pg_meta {
 	 */
 	size_t nenv;
 	char **env;
+	/*
+	 * The reference spin (runner/session/spin.h): a fixed workload perfgate ran in its own
+	 * process just before each repetition, spin[i] before repetition i (nspin is 0, or
+	 * nreps), a witness of the machine's speed at that moment. spin_workload names the
+	 * workload and its version: spins of different workloads are never compared. NULL and
+	 * 0 in run files from before and in perfgate ab's files (paired, they need none).
+	 */
+	char *spin_workload;
+	size_t nspin;
+	struct pg_spin *spin;
 };
 
 #define PG_ENV_COMPILERS "compilers"

@@ -493,6 +493,36 @@ static size_t count_funcs(const struct pg_fkey *keys, size_t nkeys)
 }
 
 /*
+ * The reference spins' part of the machine's speed between two recordings (diff/rspeed.h)
+ * after the references': the speed when the references could not tell it, a check of theirs
+ * when they could, and an unknown speed's uncertainty when neither. 0 or a negative errno.
+ */
+static int spin_speed(struct pg_rspeed *rs, struct pg_comparison *out, const struct pg_run *base,
+		      const struct pg_run *new, const struct pg_compare_opts *o)
+{
+	double c, se, z = pg_norm_isf(o->alpha / 2);
+	int err = pg_rspeed_spin(&base->meta, &new->meta, o->metric == PG_METRIC_CPU, &c, &se);
+
+	if (err && err != -ENODATA)
+		return err;
+	out->speed_spin = err ? NAN : expm1(c);
+	out->speed_spin_se = err ? NAN : expm1(se);
+	if (rs->applied) {
+		out->speed_src = PG_SRC_REFS;
+		if (err || fabs(c - rs->shift) <= z * se + PG_RSPEED_SPIN_AGREE)
+			return 0;
+		return warn(out, "the reference spin and the reference functions disagree on the "
+			    "machine's speed: %+.1f%% and %+.1f%% (a change of the whole program, "
+			    "or functions that follow the machine otherwise than the spin)",
+			    100 * expm1(c), 100 * expm1(rs->shift));
+	}
+	out->speed_src = err ? PG_SRC_UNKNOWN : PG_SRC_SPIN;
+	pg_rspeed_fallback(rs, err ? 0 : c, err ? PG_RSPEED_UNKNOWN : se);
+	out->speed_shift = err ? NAN : expm1(c);
+	return 0;
+}
+
+/*
  * The machine's speed between two recordings compared unpaired into @rs (diff/rspeed.h), and
  * the comparison's speed_ fields. Reference functions as machine_speed() takes them, with the
  * least repetitions a test needs on each side. 0 or a negative errno.
@@ -525,7 +555,7 @@ static int run_speed(struct pg_rspeed *rs, struct pg_comparison *out, const stru
 	out->speed_shift = rs->applied ? expm1(rs->shift) : NAN;
 	out->speed_spread = rs->null_sigma > 0 ? expm1(rs->null_sigma) : NAN;
 	out->speed_p = NAN;
-	return err;
+	return err ?: spin_speed(rs, out, base, new, o);
 }
 
 /*

@@ -49,7 +49,7 @@ int pg_rnull_sigma(const struct pg_rspeed *s, double *sigma, size_t *n)
 	return 0;
 }
 
-void pg_rnull_widen(struct pg_fcmp *f, double sigma, double alpha)
+void pg_rnull_widen_by(struct pg_fcmp *f, double sigma, double alpha)
 {
 	double z = pg_norm_isf(alpha / 2), zs = z * sigma, l, lo, hi, p;
 
@@ -67,5 +67,12 @@ void pg_rnull_widen(struct pg_fcmp *f, double sigma, double alpha)
 	p = 2 * pg_norm_sf(fabs(l) / sigma);
 	if (p > f->p)
 		f->p = p;
+}
+
+void pg_rnull_widen(struct pg_fcmp *f, double sigma, double alpha)
+{
+	if (!(sigma > 0) || !isfinite(f->change))
+		return;
+	pg_rnull_widen_by(f, sigma, alpha);
 	f->noise = expm1(sigma);
 }

@@ -60,4 +60,8 @@ int pg_rnull_sigma(const struct pg_rspeed *s, double *sigma, size_t *n);
  * f->noise gets the null's spread as a relative change. */
 void pg_rnull_widen(struct pg_fcmp *f, double sigma, double alpha);
 
+/* The same without f->noise: an uncertainty of scale @sigma (log) that is no function's own,
+ * the machine's speed between the recordings (diff/rspeed.h, pg_rspeed_se()). */
+void pg_rnull_widen_by(struct pg_fcmp *f, double sigma, double alpha);
+
 #endif

@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "../core/alloc.h"
+#include "../core/run.h"
+#include "../core/sort.h"
 
 /* Room for @n values in the block of logs and tags (one allocation: freed whole when
  * finished, where a comparison's next large array fits). 0 or -ENOMEM. */
@@ -316,6 +318,8 @@ int pg_rspeed_finish(struct pg_rspeed *s, double alpha, double min_effect,
 	s->applied = false;
 	s->shift = 0;
 	s->nchanged = 0;
+	s->fallback = false;
+	s->fb_shift = s->fb_se = 0;
 	err = finish(s, alpha, min_effect, ws);
 	free_logs(s);
 	return err;
@@ -373,6 +377,11 @@ double pg_rspeed_of(const struct pg_rspeed *s, uint32_t id, const double *lb, co
 	double c, xy, xx;
 
 	*beta = 0;
+	if (s && !s->applied && s->fallback) {
+		/* nothing to learn a slope from: it follows the machine as far as it runs */
+		*beta = share > 1 ? 1 : share > 0 ? share : 0;
+		return *beta * s->fb_shift;
+	}
 	if (!s || !s->applied)
 		return 0;
 	self = ref_of(s, id);
@@ -388,4 +397,70 @@ double pg_rspeed_of(const struct pg_rspeed *s, uint32_t id, const double *lb, co
 	/* the speeds not varying, it follows the machine as far as its time is on a CPU */
 	*beta = pg_speed_beta(xy, xx, share, share);
 	return *beta * c;
+}
+
+/* 1 / Phi^-1(3/4) times sqrt(pi / 2): the standard error of a normal sample's median is this
+ * times its median absolute deviation over sqrt(n) */
+#define MAD_TO_MEDIAN_SE (1.482602218505602 * 1.2533141373155)
+
+/* The log of the median of @m's spins into *@med and its squared standard error into *@var.
+ * -ENODATA (too few) or -ENOMEM. */
+static int spin_median(const struct pg_meta *m, bool cpu, double *med, double *var)
+{
+	size_t n = m->nspin;
+	double *v, mad;
+
+	if (n < PG_RSPEED_SPIN_MIN)
+		return -ENODATA;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		v[i] = log((double)(cpu ? m->spin[i].cpu_ns : m->spin[i].wall_ns -
+					       m->spin[i].runq_ns));
+	*med = pg_median(v, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = fabs(v[i] - *med);
+	mad = pg_median(v, n);
+	free(v);
+	if (isnan(*med) || isnan(mad))
+		return -ENOMEM;
+	*var = pow(MAD_TO_MEDIAN_SE * mad, 2) / (double)n;
+	return 0;
+}
+
+int pg_rspeed_spin(const struct pg_meta *b, const struct pg_meta *n, bool cpu, double *shift,
+		   double *se)
+{
+	double mb, vb, mn, vn;
+	int err;
+
+	*shift = *se = NAN;
+	if (!b->spin_workload || !n->spin_workload || strcmp(b->spin_workload, n->spin_workload))
+		return -ENODATA;
+	err = spin_median(b, cpu, &mb, &vb) ?: spin_median(n, cpu, &mn, &vn);
+	if (err)
+		return err;
+	*shift = mn - mb;
+	*se = sqrt(vb + vn);
+	if (*se < PG_RSPEED_SPIN_FLOOR)
+		*se = PG_RSPEED_SPIN_FLOOR;
+	return 0;
+}
+
+void pg_rspeed_fallback(struct pg_rspeed *s, double shift, double se)
+{
+	s->fallback = !s->applied;
+	s->fb_shift = s->fallback ? shift : 0;
+	s->fb_se = s->fallback ? se : 0;
+}
+
+bool pg_rspeed_corrects(const struct pg_rspeed *s)
+{
+	return s && (s->applied || s->fallback);
+}
+
+double pg_rspeed_se(const struct pg_rspeed *s, double beta)
+{
+	return s && !s->applied && s->fallback ? beta * s->fb_se : 0;
 }

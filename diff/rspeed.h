@@ -72,6 +72,41 @@
 /* Reference functions the median needs before it stands for the machine */
 #define PG_RSPEED_MIN_REFS 3
 
+/*
+ * Without enough references, the reference spins (struct pg_meta.spin, runner/session/spin.h)
+ * tell the speed: c = log(median new spin / median base spin), with its standard error from
+ * each run's spread (the median's, 1.2533 * 1.4826 * MAD / sqrt(n), the two sides' added in
+ * quadrature). Their times on a CPU are compared, wall less the time they waited in a run queue
+ * (stolen time included: a function's is too), their CPU times with --metric cpu. Every function
+ * judged is corrected by share * c as above (beta its share: nothing to learn a slope from)
+ * and has its interval widened and p raised by that correction's uncertainty as
+ * diff/rnull.h widens by the null (pg_rnull_widen_by()).
+ */
+/* Spins each run needs before they stand for its speed */
+#define PG_RSPEED_SPIN_MIN 3
+/*
+ * The least standard error of the spins' speed (log scale): the spin runs beside the
+ * repetitions, not in them, and is one kind of work. Ten spins of one run agree within about
+ * 1% on an idle machine; a function may follow the machine's speed otherwise than an integer
+ * chain by a few %.
+ */
+#define PG_RSPEED_SPIN_FLOOR 0.02
+/*
+ * With enough references, the spins only check them: they disagree when the two speeds differ
+ * by more than PG_RSPEED_SPIN_AGREE (log scale) beyond the normal quantile of the comparison's
+ * confidence times the spins' standard error; the comparison then warns.
+ */
+#define PG_RSPEED_SPIN_AGREE 0.05
+/*
+ * Neither references nor spins (run files from before the spin, or of two workloads): the
+ * speed between the recordings is unknown and taken as 0 with this standard error (log
+ * scale): +-20% at 95%, as the +17% two idle recordings of jq 30 s apart differed by. Every
+ * function judged is widened by it (times its share) and its p raised: a change must exceed
+ * about 20% to be called. A busy runner swings more (60% within a minute): there only the
+ * spin or perfgate ab tell.
+ */
+#define PG_RSPEED_UNKNOWN 0.093
+
 struct pg_rspeed_ref {
 	uint32_t id;
 	double w;		/* its weight (diff/speedlib.h) */
@@ -101,7 +136,32 @@ struct pg_rspeed {
 	double *speed[2];	/* per tag: the repetition's speed, the weighted median of all
 				 * kept references' distances from their run's mean log in it */
 	double null_sigma;	/* the comparison's empirical null (diff/rnull.h); 0: none */
+	/* not applied: the fallback (pg_rspeed_fallback()): the spins' speed (log) and its
+	 * standard error, or 0 and PG_RSPEED_UNKNOWN; fallback false: none */
+	bool fallback;
+	double fb_shift, fb_se;
 };
+
+/*
+ * The reference spins' speed of run @n against run @b (log, new - base) into *@shift and its
+ * standard error (at least PG_RSPEED_SPIN_FLOOR) into *@se, from their wall times less their
+ * run queue waits, or their CPU times when @cpu. -ENODATA when either has fewer than
+ * PG_RSPEED_SPIN_MIN spins or the workloads differ; -ENOMEM.
+ */
+struct pg_meta;
+int pg_rspeed_spin(const struct pg_meta *b, const struct pg_meta *n, bool cpu, double *shift,
+		   double *se);
+
+/* When @s was not applied: correct every function by @shift (log) known within standard
+ * error @se (the spins', or 0 and PG_RSPEED_UNKNOWN). After pg_rspeed_finish(). */
+void pg_rspeed_fallback(struct pg_rspeed *s, double shift, double se);
+
+/* Does @s correct the functions (applied, or a fallback)? */
+bool pg_rspeed_corrects(const struct pg_rspeed *s);
+
+/* The standard error (log) of the correction of a function whose beta pg_rspeed_of() gave:
+ * 0 when applied (the null widens those, diff/rnull.h), beta * fb_se with a fallback. */
+double pg_rspeed_se(const struct pg_rspeed *s, double beta);
 
 /*
  * One reference function (@id, not UINT32_MAX, above the ids of those added before): its logs

@@ -104,7 +104,9 @@ static int analyse_paired(struct pg_fcmp *f, const struct pg_sample *b, const st
 
 /*
  * analyse() of two recordings with the machine's speed between them (diff/rspeed.h): the new
- * run's logs less the part of it the function follows, its medians as measured.
+ * run's logs less the part of it the function follows, its medians as measured; the interval
+ * widened by the two recordings' own noise (the references' null) or by the speed's
+ * uncertainty (the spins', or an unknown speed's).
  */
 static int analyse_corrected(struct pg_fcmp *f, const struct pg_sample *b,
 			     const struct pg_sample *n, const struct pg_compare_opts *o,
@@ -125,6 +127,8 @@ static int analyse_corrected(struct pg_fcmp *f, const struct pg_sample *b,
 	err = pg_analyse(f, &bc, &nc, o, compensated, ws);
 	if (err == 1)	/* judged against the two recordings' own noise */
 		pg_rnull_widen(f, b->rspeed->null_sigma, o->alpha);
+	if (err == 1)	/* and against the speed's uncertainty, without references */
+		pg_rnull_widen_by(f, pg_rspeed_se(b->rspeed, beta), o->alpha);
 	free(y);
 	return err;
 }
@@ -150,7 +154,7 @@ int pg_analyse(struct pg_fcmp *f, const struct pg_sample *b, const struct pg_sam
 		return 0;
 	if (b->paired && n->paired)
 		return analyse_paired(f, b, n, o, compensated);
-	if (b->rspeed && b->rspeed->applied)
+	if (pg_rspeed_corrects(b->rspeed))
 		return analyse_corrected(f, b, n, o, compensated, ws);
 	err = pg_hodges_lehmann_ws(b->log, b->n, n->log, n->n, o->alpha, ws, &hl);
 	if (err)

@@ -48,6 +48,9 @@ static int copy_meta(struct pg_meta *dst, const struct pg_meta *src, uint32_t re
 	dst->nleft_out = 0;
 	dst->argv = dst->filters = dst->excludes = dst->env = NULL;
 	dst->argc = dst->nfilters = dst->nexcludes = dst->nenv = 0;
+	dst->spin_workload = NULL;	/* merge_spin() */
+	dst->spin = NULL;
+	dst->nspin = 0;
 	dst->repetitions = reps;
 	err = dup_str(&dst->perfgate_version, src->perfgate_version);
 	err = err ?: dup_str(&dst->start_time, src->start_time);
@@ -428,6 +431,27 @@ static void merged_spread(const struct pg_run *const *runs, size_t n, struct pg_
 	}
 }
 
+/* The reference spins of every run in the order of their repetitions, when all runs have them
+ * of one workload; else none (a witness of part of the repetitions would not be theirs). 0 or
+ * -ENOMEM. */
+static int merge_spin(struct pg_meta *out, const struct pg_run *const *runs, size_t n)
+{
+	const char *w = runs[0]->meta.spin_workload;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!runs[i]->meta.nspin || !w || strcmp(runs[i]->meta.spin_workload, w))
+			return 0;
+	out->spin = malloc((out->repetitions ? out->repetitions : 1) * sizeof(*out->spin));
+	if (!out->spin || dup_str(&out->spin_workload, w))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		for (size_t r = 0; r < runs[i]->meta.nspin; r++)
+			out->spin[k++] = runs[i]->meta.spin[r];
+	out->nspin = k;
+	return 0;
+}
+
 int pg_run_merge(const struct pg_run *const *runs, const char *const *names, size_t n,
 		 struct pg_run *out)
 {
@@ -481,6 +505,7 @@ int pg_run_merge(const struct pg_run *const *runs, const char *const *names, siz
 	free(tmp);
 	err = err ?: merge_sources(out, runs, n);
 	err = err ?: merge_own(out, runs, n);
+	err = err ?: merge_spin(&out->meta, runs, n);
 	if (!err && pg_run_validate(out, why, sizeof(why))) {
 		pg_err("the merged run is not valid: %s", why);
 		err = -EINVAL;

@@ -159,7 +159,10 @@ static struct json_object *new_speed(const struct pg_comparison *c)
 	    pg_json_put_num(o, "shift", c->speed_shift) ||
 	    pg_json_put_num(o, "p", c->speed_p) ||
 	    (c->speed_runs && (pg_json_put_bool(o, "between_runs", true) ||
-			       pg_json_put_u64(o, "changed", c->speed_changed)))) {
+			       pg_json_put_u64(o, "changed", c->speed_changed) ||
+			       pg_json_put_str(o, "source", pg_speed_src_name(c->speed_src)) ||
+			       pg_json_put_num(o, "spin", c->speed_spin) ||
+			       pg_json_put_num(o, "spin_se", c->speed_spin_se)))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -521,6 +524,12 @@ static int read_pairing(const struct pg_jr *jr, struct json_object *root, struct
 	c->speed_runs = !err && b && json_object_get_boolean(b);
 	err = err ?: pg_jr_opt_u64(jr, v, "speed", "changed", SIZE_MAX, &n);
 	c->speed_changed = (size_t)n;
+	/* "source", "spin", "spin_se": absent before the reference spin */
+	err = err ?: pg_jr_get_num(jr, v, "speed", "spin", PG_JR_OPTIONAL, &c->speed_spin);
+	err = err ?: pg_jr_get_num(jr, v, "speed", "spin_se", PG_JR_OPTIONAL, &c->speed_spin_se);
+	err = err ?: pg_jr_member(jr, v, "speed", "source", json_type_string, PG_JR_OPTIONAL, &b);
+	if (!err && b && pg_speed_src_parse(json_object_get_string(b), &c->speed_src))
+		err = pg_jr_bad(jr, "speed", "unknown \"source\" %s", json_object_get_string(b));
 	return err;
 }
 

@@ -121,16 +121,42 @@ static void print_speed(const struct pg_comparison *c, FILE *out)
 			PG_SPEED_MIN_PAIRS);
 }
 
-/* The machine's speed between two recordings compared unpaired (diff/rspeed.h), one line. */
+/* Why the references of two recordings did not tell the machine's speed, into @buf */
+static void no_refs_why(char *buf, size_t len, const struct pg_comparison *c)
+{
+	if (c->speed_refs < PG_RSPEED_MIN_REFS)
+		snprintf(buf, len, "%zu reference function%s, %d needed", c->speed_refs,
+			 pg_plural(c->speed_refs), PG_RSPEED_MIN_REFS);
+	else
+		snprintf(buf, len, "%zu of its %zu reference functions moved by themselves",
+			 c->speed_changed, c->speed_refs);
+}
+
+/* The machine's speed between two recordings compared unpaired (diff/rspeed.h), a line or two:
+ * where it came from (the reference functions, the reference spin, or unknown). */
 static void print_run_speed(const struct pg_comparison *c, FILE *out)
 {
+	size_t kept = c->speed_refs - c->speed_changed;
+	char why[128];
+
+	no_refs_why(why, sizeof(why), c);
 	if (c->opts.no_speed)
 		fprintf(out, "  machine speed: not corrected (--no-speed-correction)\n");
 	else if (c->speed_applied)
-		fprintf(out, "  machine speed: the new run's functions corrected for it (%+.1f%% "
-			"against the base run, from %zu function%s; the program's times as "
-			"measured)\n", 100 * c->speed_shift, c->speed_refs - c->speed_changed,
-			pg_plural(c->speed_refs - c->speed_changed));
+		fprintf(out, "  machine speed from %zu reference function%s: the new run's "
+			"functions corrected for it (%+.1f%% against the base run; the program's "
+			"times as measured)\n", kept, pg_plural(kept), 100 * c->speed_shift);
+	else if (c->speed_src == PG_SRC_SPIN)
+		fprintf(out, "  machine speed from the reference spin (%s): the new run's "
+			"functions corrected for it (%+.1f%% +-%.1f%% against the base run, its "
+			"uncertainty in every interval; the program's times as measured)\n", why,
+			100 * c->speed_shift, 100 * c->speed_spin_se);
+	else if (c->speed_src == PG_SRC_UNKNOWN)
+		fprintf(out, "  machine speed unknown (%s, and no reference spin of one kind in "
+			"both runs): taken as +-%.0f%%, every function's interval widened by it\n",
+			why, 100 * expm1(pg_norm_isf(0.025) * PG_RSPEED_UNKNOWN));
+	else
+		fprintf(out, "  machine speed: not corrected: %s\n", why);
 	if (!c->opts.no_speed && c->speed_applied && isfinite(c->speed_spread))
 		fprintf(out, "  own noise: a function varies +-%.1f%% between the two recordings "
 			"on its own (their spread, at its 95%% upper bound): every verdict must "
@@ -138,15 +164,7 @@ static void print_run_speed(const struct pg_comparison *c, FILE *out)
 	else if (!c->opts.no_speed && c->speed_applied)
 		fprintf(out, "  own noise: not estimated (%zu function%s, %d needed): a function's "
 			"own variation between two recordings is not ruled out (perfgate ab pairs "
-			"them)\n", c->speed_refs - c->speed_changed,
-			pg_plural(c->speed_refs - c->speed_changed), PG_RNULL_MIN_REFS);
-	else if (c->speed_refs < PG_RSPEED_MIN_REFS)
-		fprintf(out, "  machine speed: not corrected: %zu function%s to tell it from, %d "
-			"needed\n", c->speed_refs, pg_plural(c->speed_refs), PG_RSPEED_MIN_REFS);
-	else
-		fprintf(out, "  machine speed: not corrected: %zu of its %zu functions moved by "
-			"themselves: too few left to tell it from\n", c->speed_changed,
-			c->speed_refs);
+			"them)\n", kept, pg_plural(kept), PG_RNULL_MIN_REFS);
 }
 
 /* The machine's speed correction of a history check (diff/hspeed.h), one line. */

@@ -210,6 +210,12 @@ static void md_context(FILE *out, const struct pg_comparison *c, const struct pg
 	else if (c->speed_applied && c->speed_runs)
 		fprintf(out, "; functions corrected for the machine's speed between the runs "
 			"(%+.1f%%)", 100 * c->speed_shift);
+	else if (c->speed_src == PG_SRC_SPIN)
+		fprintf(out, "; functions corrected for the machine's speed between the runs by "
+			"the reference spin (%+.1f%%)", 100 * c->speed_shift);
+	else if (c->speed_src == PG_SRC_UNKNOWN)
+		fputs("; the machine's speed between the runs unknown (no reference spin): every "
+		      "interval widened by it", out);
 	else if (c->speed_applied)
 		fputs("; each session corrected for the machine's speed", out);
 	if (cmd && *cmd) {

@@ -3,7 +3,7 @@
  * runner/session/recorder.c - perfgate record: the life cycle of runner/session/recorder.h, step by
  * step, in the steps of runner/session/session.h that perfgate ab (ab.c) shares. The work of each
  * step is elsewhere in runner/: select.c (1), probes.c and calibrate_bpf.c (2), budget_runs.c
- * (between 2 and 3), launch.c and maps.c (3).
+ * (between 2 and 3), launch.c and maps.c (3), spin.c (before each repetition).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +32,7 @@
 #include "meta.h"
 #include "recorder.h"
 #include "session.h"
+#include "spin.h"
 
 _Static_assert(PG_NSITES == PG_SITE_COUNT, "bpf/perfgate.h and core/run.h disagree on sites");
 
@@ -307,11 +308,12 @@ int pg_recording_end(struct pg_recording *r, const struct pg_record_opts *o, str
 static int record_rep(const struct pg_record_opts *o, struct pg_recording *r, struct pg_run *run,
 		      uint32_t i)
 {
-	struct pg_rep *rep = pg_run_add_rep(run);
-	int err;
+	/* the machine's speed just before it, on its own scale (spin.h) */
+	int err = pg_spin_record(&run->meta, i);
+	struct pg_rep *rep = err ? NULL : pg_run_add_rep(run);
 
 	if (!rep)
-		return -ENOMEM;
+		return err ?: -ENOMEM;
 	pg_launch_phase(&r->launch, i ? run->reps[i - 1].wall_ns : r->sampled_wall,
 			"repetition %u/%u", i + 1, o->repetitions);
 	err = pg_recording_once(r, run, i, rep, rep);

@@ -28,7 +28,7 @@
  *
  * runner/ is one directory per subsystem; the header named with each lists its files' jobs:
  *   session/  the drivers that run the benchmark: record (here), ab, the sampled first pass,
- *             --budget's runs, a run's metadata
+ *             --budget's runs, a run's metadata, the reference spin (spin.h)
  *   select/   which functions are candidates: filters over the ELF symbol tables of the
  *             objects the processes ran (runner/select/select.h)
  *   budget/   which candidates survive --budget: pure decisions, no BPF

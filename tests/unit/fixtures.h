@@ -124,6 +124,20 @@ static inline struct pg_rep *pg_fx_rep(struct pg_run *run, uint64_t wall_ns)
 	return rep;
 }
 
+/* A reference spin (core/run.h struct pg_meta.spin) of workload "test-spin" for @run's next
+ * repetition: @oncpu_ns on a CPU, @runq_ns waiting, its CPU time @oncpu_ns. */
+static inline void pg_fx_spin(struct pg_run *run, uint64_t oncpu_ns, uint64_t runq_ns)
+{
+	struct pg_meta *m = &run->meta;
+
+	if (!m->spin_workload)
+		m->spin_workload = pg_fx_strdup("test-spin");
+	m->spin = realloc(m->spin, (m->nspin + 1) * sizeof(*m->spin));
+	assert_non_null(m->spin);
+	m->spin[m->nspin++] = (struct pg_spin){ .wall_ns = oncpu_ns + runq_ns, .cpu_ns = oncpu_ns,
+						 .runq_ns = runq_ns };
+}
+
 /* A repetition (wall 0, exit code 0) whose sampled stacks are the folded text @text; its
  * samples are their sum. */
 static inline struct pg_rep *pg_fx_stacks(struct pg_run *run, const char *text)

@@ -77,15 +77,28 @@ static struct pg_run *prog_run(const struct prog *p, size_t nreps, uint64_t seed
 
 /*
  * pg_compare() into a fresh @c. NULL @o: the default options but for the impact rule, off
- * (min_impact 0): the model programs' functions hold little of their wall time, and these
- * tests are of the statistics; the impact rule's tests (test_impact_*) pass their options.
+ * (min_impact 0), and for the machine's speed, not corrected (steady()): the model programs'
+ * functions hold little of their wall time, and these tests are of the statistics; the impact
+ * rule's tests (test_impact_*) pass their options.
  */
+/* The defaults but the machine's speed between the runs not corrected: runs of one steady machine
+ * without a witness of its speed (no reference spins), whose unknown speed would widen every
+ * interval (test_rspeed.c tests that) */
+static const struct pg_compare_opts *steady(void)
+{
+	static struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
+
+	o.no_speed = true;
+	return &o;
+}
+
 static int compare(const struct pg_run *a, const struct pg_run *b,
 		   const struct pg_compare_opts *o, struct pg_comparison *c)
 {
 	struct pg_compare_opts stats = PG_COMPARE_OPTS_DEFAULT;
 
 	stats.min_impact = 0;
+	stats.no_speed = steady()->no_speed;
 	pg_comparison_init(c);
 	return pg_compare(a, b, o ? o : &stats, c);
 }
@@ -382,6 +395,7 @@ static void test_too_few_reps(void **state)
 		struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
 
 		o.min_reps = 4;
+		o.no_speed = steady()->no_speed;
 		assert_int_equal(compare(a, b, &o, &c), 0);
 		assert_int_equal(c.ntested, 4);	/* + the program's wall time */
 		/*
@@ -797,7 +811,7 @@ static void test_nothing_common(void **state)
 	assert_int_equal(c.overall, PG_OVERALL_INCONCLUSIVE);
 	assert_true(strstr(c.overall_reason, "no function was called in both runs") != NULL);
 	/* pg_compare() may reuse a result: the old one is released first */
-	assert_int_equal(pg_compare(a, a, NULL, &c), 0);
+	assert_int_equal(pg_compare(a, a, steady(), &c), 0);
 	assert_int_equal(c.overall, PG_OVERALL_PASS);
 	assert_int_equal(c.n, 2);	/* + the program's wall time */
 	pg_comparison_release(&c);
@@ -982,7 +996,7 @@ static void test_impact_negligible(void **state)
 
 	(void)state;
 	pg_comparison_init(&c);
-	assert_int_equal(pg_compare(a, b, NULL, &c), 0);	/* the defaults */
+	assert_int_equal(pg_compare(a, b, steady(), &c), 0);	/* the defaults */
 	assert_true(c.opts.min_impact == PG_MIN_IMPACT_DEFAULT);
 	f = pg_fx_find(&c, "once_small");
 	assert_int_equal(f->verdict, PG_VERDICT_NOTABLE);
@@ -1004,7 +1018,7 @@ static void test_impact_negligible(void **state)
 	pg_comparison_release(&c);
 
 	/* faster by as much: notable too, not an improvement (symmetric) */
-	assert_int_equal(pg_compare(b, a, NULL, &c), 0);
+	assert_int_equal(pg_compare(b, a, steady(), &c), 0);
 	f = pg_fx_find(&c, "once_small");
 	assert_int_equal(f->verdict, PG_VERDICT_NOTABLE);
 	assert_true(f->change < -0.5 && f->impact < 0);
@@ -1016,7 +1030,7 @@ static void test_impact_negligible(void **state)
 	/* no wall time on either side: the share is unknown and the rule cannot apply */
 	for (size_t r = 0; r < 10; r++)
 		a->reps[r].wall_ns = b->reps[r].wall_ns = 0;
-	assert_int_equal(pg_compare(a, b, NULL, &c), 0);
+	assert_int_equal(pg_compare(a, b, steady(), &c), 0);
 	f = pg_fx_find(&c, "once_small");
 	assert_int_equal(f->verdict, PG_VERDICT_REGRESSION);
 	assert_true(isnan(f->impact) && f->impact_ns > 0);
@@ -1036,7 +1050,7 @@ static void test_impact_large(void **state)
 
 	(void)state;
 	pg_comparison_init(&c);
-	assert_int_equal(pg_compare(a, b, NULL, &c), 0);
+	assert_int_equal(pg_compare(a, b, steady(), &c), 0);
 	f = pg_fx_find(&c, "once_small");
 	/* +10 ms in a 200 ms repetition: 5% */
 	assert_int_equal(f->verdict, PG_VERDICT_REGRESSION);

@@ -471,6 +471,50 @@ static void test_left_out(void **state)
 	free(path);
 }
 
+/* the reference spin: kept as written, its run queue waits optional, one per repetition */
+static void test_reference_spin(void **state)
+{
+	struct pg_run a, b;
+	char *path = tmp_path("spin.json"), *t, *q;
+	size_t n;
+
+	make_run(&a);
+	pg_run_init(&b);
+	for (uint64_t i = 0; i < a.nreps; i++)
+		pg_fx_spin(&a, 10000000 + i, 3 * i);
+	assert_int_equal(pg_runfile_write(&a, path), 0);
+	assert_int_equal(pg_runfile_read(path, &b), 0);
+	assert_string_equal(b.meta.spin_workload, "test-spin");
+	assert_int_equal(b.meta.nspin, a.nreps);
+	for (size_t i = 0; i < a.nreps; i++) {
+		assert_int_equal(b.meta.spin[i].cpu_ns, 10000000 + i);
+		assert_int_equal(b.meta.spin[i].wall_ns, 10000000 + 4 * i);
+		assert_int_equal(b.meta.spin[i].runq_ns, 3 * i);
+	}
+	pg_run_release(&b);
+
+	/* without "runq_ns" (optional): no wait */
+	t = read_text(path, &n);
+	q = strstr(t, ",\"runq_ns\":[0,3,6]");
+	assert_non_null(q);
+	memmove(q, q + 18, strlen(q + 18) + 1);
+	write_text(path, t, strlen(t));
+	pg_run_init(&b);
+	assert_int_equal(pg_runfile_read(path, &b), 0);
+	assert_int_equal(b.meta.spin[2].runq_ns, 0);
+	assert_int_equal(b.meta.spin[2].wall_ns, 10000008);
+	pg_run_release(&b);
+	free(t);
+
+	/* a spin too few for the repetitions: refused */
+	a.meta.nspin--;
+	capture_begin();
+	assert_int_equal(pg_runfile_write(&a, path), -EINVAL);
+	assert_non_null(strstr(capture_end(), "reference spin"));
+	pg_run_release(&a);
+	free(path);
+}
+
 /* ---- atomic writing ---- */
 
 static void test_write_missing_dir(void **state)
@@ -997,6 +1041,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip_minimal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_left_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reference_spin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_missing_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_invalid_run, setup, teardown),
