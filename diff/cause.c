@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/sort.h"
 #include "cause.h"
 #include "probeframes.h"
 #include "verdict.h"
@@ -216,26 +217,46 @@ void pg_fcounts_release(struct pg_fcounts *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/*
- * The caller of frame @fr in stack @s (its first, outermost, frame of that name that is not
- * inlined): the nearest frame before it that is not inlined. Nothing (len 0) when the stack
- * does not hold it or it is the root.
- */
-static struct piece stack_caller(const char *s, struct piece fr)
+/* The first frame @fr of stack @s, in the part of it that is not perfgate's, or NULL. */
+static const char *stack_find(const char *s, struct piece fr)
 {
 	size_t keep, len = pg_probe_split(s, &keep) ? keep : strlen(s);
 	const char *end = s + len;
-	struct piece caller = { NULL, 0 };
 
 	for (const char *f = s; f < end;) {
 		const char *semi = memchr(f, ';', (size_t)(end - f));
 		size_t fl = semi ? (size_t)(semi - f) : (size_t)(end - f);
 
 		if (piece_is(fr, f, fl))
-			return caller;
-		if (!pg_frame_inlined(f, fl))
-			caller = (struct piece){ f, fl };
+			return f;
 		f += fl + 1;
+	}
+	return NULL;
+}
+
+/* The frame of stack @s before the one that starts at @p (@p > @s, after a ';'). */
+static struct piece frame_before(const char *s, const char *p)
+{
+	const char *b = p - 1;
+
+	while (b > s && b[-1] != ';')
+		b--;
+	return (struct piece){ b, (size_t)(p - 1 - b) };
+}
+
+/*
+ * The caller of frame @fr in stack @s (its first, outermost, frame of that name): the nearest
+ * frame before it that is not inlined. Nothing (len 0) when the stack does not hold it or it
+ * is the root.
+ */
+static struct piece stack_caller(const char *s, struct piece fr)
+{
+	for (const char *p = stack_find(s, fr); p && p > s;) {
+		struct piece x = frame_before(s, p);
+
+		if (!pg_frame_inlined(x.s, x.len))
+			return x;
+		p = x.s;
 	}
 	return (struct piece){ NULL, 0 };
 }
@@ -341,6 +362,204 @@ static int caller_words(const struct pg_comparison *c, const struct pg_fcmp *f,
 				  sign > 0 ? "more" : "less", sign > 0 ? "more" : "less");
 	}
 	pg_fcounts_release(&t);
+	return err;
+}
+
+/*
+ * What the ancestor search keeps for @f: the codes of the frames it looked up, and @f's
+ * samples by its nearest changed ancestor (anc; the stacks that have none under "", the empty
+ * frame) and by the piece of the stack from that ancestor to the frame it called on the way
+ * (via).
+ */
+struct ancestors {
+	const struct pg_comparison *c;
+	const struct pg_fcmp *f;
+	const struct pg_run *base, *new;
+	struct piece *seen;
+	bool *changed;
+	size_t nseen, cap;
+	struct pg_fcounts anc, via;
+};
+
+/* Did frame @x's code change (caller_code(), looked up once a frame)? */
+static bool frame_changed(struct ancestors *a, struct piece x)
+{
+	bool changed;
+
+	for (size_t i = 0; i < a->nseen; i++)
+		if (piece_is(a->seen[i], x.s, x.len))
+			return a->changed[i];
+	changed = caller_code(a->c, a->f, x, a->base, a->new) == PG_CODE_CHANGED;
+	if (a->nseen == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 16;
+		struct piece *seen = realloc(a->seen, cap * sizeof(*seen));
+		bool *ch = seen ? realloc(a->changed, cap * sizeof(*ch)) : NULL;
+
+		if (seen)
+			a->seen = seen;
+		if (!ch)	/* not remembered: looked up again next time */
+			return changed;
+		a->changed = ch;
+		a->cap = cap;
+	}
+	a->seen[a->nseen] = x;
+	a->changed[a->nseen++] = changed;
+	return changed;
+}
+
+/*
+ * In stack @s, the nearest frame above @f's (its first, outermost) that is not inlined and
+ * whose code changed, and in *via the stack from it to the frame it called on the way (len 0
+ * when that is @f's own frame). Nothing (len 0) when no frame above @f's changed; s NULL when
+ * the stack does not hold @f.
+ */
+static struct piece stack_ancestor(struct ancestors *a, const char *s, struct piece *via)
+{
+	const char *p = stack_find(s, frame_of(a->f)), *at = p, *child = p;
+
+	*via = (struct piece){ NULL, 0 };
+	if (!p)
+		return (struct piece){ NULL, 0 };
+	while (p > s) {
+		struct piece x = frame_before(s, p);
+
+		p = x.s;
+		if (pg_frame_inlined(x.s, x.len))
+			continue;
+		if (frame_changed(a, x)) {
+			if (child != at)
+				*via = (struct piece){ x.s, (size_t)(strchrnul(child, ';') - x.s) };
+			return x;
+		}
+		child = x.s;
+	}
+	return (struct piece){ "", 0 };
+}
+
+/* Count @st's samples (repetition @r of side @side) under @e. 0 or -ENOMEM. */
+static int count_in(struct pg_fcount *e, const struct pg_stack *st, int side, size_t r)
+{
+	if (!e)
+		return -ENOMEM;
+	e->cnt[side][r] += (double)st->count;
+	e->tot[side] += st->count;
+	return 0;
+}
+
+/* The samples of @a->f in @run (side @side), by ancestor and by path. 0 or -ENOMEM. */
+static int gather_ancestors(struct ancestors *a, const struct pg_run *run, int side)
+{
+	int err = 0;
+
+	for (size_t r = 0; !err && r < run->nreps; r++)
+		for (size_t k = 0; !err && k < run->reps[r].nstacks; k++) {
+			const struct pg_stack *st = &run->reps[r].stacks[k];
+			struct piece via, x = stack_ancestor(a, st->folded, &via);
+
+			if (!x.s)
+				continue;
+			err = count_in(pg_fcounts_get(&a->anc, x.s, x.len), st, side, r);
+			if (!err && via.len)
+				err = count_in(pg_fcounts_get(&a->via, via.s, via.len), st,
+					       side, r);
+		}
+	return err;
+}
+
+/* The frame ancestor @x called on the way: its path's (struct ancestors via) with the most of
+ * the new run's samples (ties: the first seen), its last frame. Nothing (len 0): @f itself. */
+static struct piece ancestor_via(const struct ancestors *a, struct piece x)
+{
+	const struct pg_fcount *best = NULL;
+	const char *last;
+
+	for (size_t i = 0; i < a->via.n; i++) {
+		const struct pg_fcount *v = &a->via.v[i];
+
+		if (v->len > x.len && v->s[x.len] == ';' && !memcmp(v->s, x.s, x.len) &&
+		    (!best || v->tot[1] > best->tot[1]))
+			best = v;
+	}
+	if (!best)
+		return (struct piece){ NULL, 0 };
+	last = memrchr(best->s, ';', best->len) + 1;
+	return (struct piece){ last, (size_t)(best->s + best->len - last) };
+}
+
+/*
+ * Name in @buf the changed ancestors of largest move @f's way (@d, indices @order, sorted;
+ * ties: the first seen in the new run's stacks) until they hold PG_CAUSE_CALLER_SHARE of its
+ * whole move @all, at most PG_CAUSE_MAX_ANCESTORS. True when they do.
+ */
+static bool ancestor_names(const struct ancestors *a, const double *d, const size_t *order,
+			   double all, char *buf, size_t size)
+{
+	double held = 0, sign = a->f->change > 0 ? 1 : -1;
+	size_t named = 0;
+
+	for (size_t k = 0; k < a->anc.n && held < PG_CAUSE_CALLER_SHARE * all; k++) {
+		const struct pg_fcount *e = &a->anc.v[order[k]];
+		struct piece x = { e->s, e->len }, via = ancestor_via(a, x);
+		double b = pg_fcounts_time(&a->anc, e, 0), n = pg_fcounts_time(&a->anc, e, 1);
+
+		if (!(d[order[k]] > 0) || named == PG_CAUSE_MAX_ANCESTORS)
+			break;
+		if (!x.len)	/* the stacks that no changed code reaches */
+			continue;
+		held += d[order[k]];
+		pg_append(buf, size, "%s%.*s", named++ ? ", " : "reached from changed code: ",
+			  (int)x.len, x.s);
+		if (via.len)
+			pg_append(buf, size, " (via %.*s)", (int)via.len, via.s);
+		if (b > 0 && n > 0)
+			pg_append(buf, size, " %+.0f%%", 100 * (n / b - 1));
+		else
+			pg_append(buf, size, " %s", sign > 0 ? "new" : "gone");
+	}
+	return named && held >= PG_CAUSE_CALLER_SHARE * all;
+}
+
+/*
+ * The ancestor clause of @f appended to @buf: the changed functions that reach it on the
+ * sampled stacks, its nearest on each, that hold PG_CAUSE_CALLER_SHARE of its move (nothing
+ * when they do not); *changed: they do. 0 or -ENOMEM.
+ */
+static int ancestor_words(const struct pg_comparison *c, const struct pg_fcmp *f,
+			  const struct pg_run *base, const struct pg_run *new, char *buf,
+			  size_t size, bool *changed)
+{
+	struct ancestors a = { .c = c, .f = f, .base = base, .new = new };
+	double sign = f->change > 0 ? 1 : -1, all = 0, *d = NULL;
+	size_t *order = NULL;
+	char words[sizeof(((struct pg_fcmp *)0)->why)] = "";
+	int err;
+
+	*changed = false;
+	err = pg_fcounts_init(&a.anc, base, new) ?: pg_fcounts_init(&a.via, base, new);
+	err = err ?: gather_ancestors(&a, new, 1) ?: gather_ancestors(&a, base, 0);
+	if (!err && a.anc.n) {
+		d = malloc(a.anc.n * sizeof(*d));
+		order = malloc(a.anc.n * sizeof(*order));
+		err = d && order ? 0 : -ENOMEM;
+	}
+	for (size_t i = 0; !err && i < a.anc.n; i++) {
+		d[i] = sign * (pg_fcounts_time(&a.anc, &a.anc.v[i], 1) -
+			       pg_fcounts_time(&a.anc, &a.anc.v[i], 0));
+		order[i] = i;
+		all += isnan(d[i]) ? 0 : d[i];
+	}
+	if (!err && a.anc.n && all > 0) {
+		pg_sort_idx_desc(d, order, a.anc.n);
+		*changed = ancestor_names(&a, d, order, all, words, sizeof(words));
+		if (*changed)
+			pg_append(buf, size, "%s%s", buf[0] ? "; " : "", words);
+	}
+	free(d);
+	free(order);
+	free(a.seen);
+	free(a.changed);
+	pg_fcounts_release(&a.anc);
+	pg_fcounts_release(&a.via);
 	return err;
 }
 
@@ -508,7 +727,7 @@ static bool offcpu_words(const struct pg_fcmp *f, char *buf, size_t size)
 }
 
 /* The kinds of clause, in the order a cause line names those that explain */
-enum { CL_CALLEE, CL_CALLER, CL_CALLS, CL_OFFCPU, CL_COUNT };
+enum { CL_CALLEE, CL_CALLER, CL_ANCESTOR, CL_CALLS, CL_OFFCPU, CL_COUNT };
 
 /*
  * The cause line of @f: the clauses that explain its change (at most two, in the order
@@ -519,15 +738,19 @@ static int explain_one(const struct pg_comparison *c, struct pg_fcmp *f,
 		       const struct pg_run *base, const struct pg_run *new)
 {
 	static const int info[] = { CL_CALLS, CL_CALLEE, CL_CALLER };
-	char cl[CL_COUNT][sizeof(f->why)] = { "", "", "", "" };
-	bool ex[CL_COUNT] = { false, false, false, false };
+	char cl[CL_COUNT][sizeof(f->why)] = { "", "", "", "", "" };
+	bool ex[CL_COUNT] = { false, false, false, false, false };
+	bool shared = pg_name_shared(c, f, base, new);
 	size_t nex = 0;
 	int err = 0;
 
 	if (f->origin == PG_ORIGIN_EXACT)
 		err = callee_words(c, f, new, cl[CL_CALLEE], sizeof(cl[0]), &ex[CL_CALLEE]);
-	if (!err && !pg_name_shared(c, f, base, new))
+	if (!err && !shared)
 		err = caller_words(c, f, base, new, cl[CL_CALLER], sizeof(cl[0]), &ex[CL_CALLER]);
+	if (!err && !shared && !ex[CL_CALLER])
+		err = ancestor_words(c, f, base, new, cl[CL_ANCESTOR], sizeof(cl[0]),
+				     &ex[CL_ANCESTOR]);
 	if (err)
 		return err;
 	ex[CL_CALLS] = calls_words(f, cl[CL_CALLS], sizeof(cl[0]));

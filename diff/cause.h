@@ -23,6 +23,16 @@
  *    sampled function has no call counts: the same code under a changed caller is said to
  *    run there "more often or on more data", which samples cannot tell apart. Explains when
  *    the caller's code changed.
+ *  - changed ancestors (when the caller clause does not explain): each sampled stack of the
+ *    function walked up from its frame to the nearest frame, not inlined (an inlined frame
+ *    "name [i]" is part of the function it was inlined into), whose code changed (matched as
+ *    the caller is), the function's samples summed per such ancestor on each side per
+ *    repetition as above; the ancestors of largest move its way, until they hold
+ *    PG_CAUSE_CALLER_SHARE of its move under all (stacks no changed code reaches count in
+ *    that whole) and at most PG_CAUSE_MAX_ANCESTORS, each with the frame it called on the
+ *    way (of its paths, the one with most samples in the new run) unless that is the
+ *    function itself: "reached from changed code: jq_next (via jv_copy) +26%, stack_restore
+ *    (via jv_free) new". Explains when they hold that share; nothing otherwise.
  *  - call counts (traced entries): "called 38% more often, each call +12%" when the calls a
  *    repetition moved by PG_CAUSE_MIN_CALLS or more (explains when they moved its way), else
  *    "as often, each call +12%".
@@ -47,6 +57,8 @@
 
 /* Of a function's move of time under all its callers, the share one caller must hold */
 #define PG_CAUSE_CALLER_SHARE 0.5
+/* The most changed ancestors an ancestor clause names */
+#define PG_CAUSE_MAX_ANCESTORS 3
 /* The relative change of calls a repetition that counts as "more often" or "less often" */
 #define PG_CAUSE_MIN_CALLS 0.05
 

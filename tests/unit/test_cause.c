@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The cause line of a function whose code did not change (diff/cause.c), on model runs fed to
- * pg_compare(): the caller, call count or wait it names, that it says nothing explains a change
- * when nothing does, and nothing at all without digests; changed code sorted first; sampled
- * functions under a traced one matched by (object, name).
+ * pg_compare(): the caller, changed ancestors, call count or wait it names, that it says
+ * nothing explains a change when nothing does, and nothing at all without digests; changed
+ * code sorted first; sampled functions under a traced one matched by (object, name).
  *
  * Margins: every model's noise is ~1-2% a repetition (deterministic, pg_fx_noise()); the
  * changes are +20% to +40%, and a number a line prints is checked within 5 points of the
@@ -178,6 +178,106 @@ static void test_changed_callee(void **state)
 	assert_true(fabs(number_after(caller->why, "its time holds callee (changed, not traced): ")
 			 - 29) < 5);
 	assert_null(strstr(caller->why, "candidate for noise"));
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/*
+ * No caller of leaf() changed, but code above them did: per repetition, 1 sample a ms,
+ * @edited ms of leaf on main;edited;u1;u2;leaf (two unchanged frames between), @fresh on
+ * main;fresh;helper [i];u2;leaf (helper inlined into fresh), @steady on main;steady;u2;leaf,
+ * and 30 ms in edited's own code, 10 in fresh's, 40 in other's. Digests: edited's and fresh's
+ * are @code and @code + 1 (the others the same in every run; @code 0: none at all).
+ */
+static struct pg_run *ancestors_run(double edited, double fresh, double steady, uint64_t seed,
+				    uint64_t code)
+{
+	/* sorted by frame, as pg_run_code() wants */
+	const char *const frames[] = { "edited", "fresh", "leaf", "other", "steady", "u1", "u2" };
+	struct pg_run *run = pg_fx_prog_run(NULL, 0, 0);
+	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 13;
+
+	for (size_t r = 0; r < NREPS; r++) {
+		double e = edited * pg_fx_noise(&s, 0.01), f = fresh * pg_fx_noise(&s, 0.01);
+		double st = steady * pg_fx_noise(&s, 0.01), own = 30 * pg_fx_noise(&s, 0.01);
+		double fo = 10 * pg_fx_noise(&s, 0.01), o = 40 * pg_fx_noise(&s, 0.01);
+		char text[300];
+		struct pg_rep *rep;
+
+		snprintf(text, sizeof(text), "main;edited %.0f\nmain;edited;u1;u2;leaf %.0f\n"
+			 "main;fresh %.0f\nmain;other %.0f\nmain;steady;u2;leaf %.0f\n", own, e,
+			 fo, o, st);
+		if (f > 0)
+			snprintf(text + strlen(text), sizeof(text) - strlen(text),
+				 "main;fresh;helper [i];u2;leaf %.0f\n", f);
+		rep = pg_fx_stacks(run, text);
+		rep->cpu_ns = (uint64_t)((e + f + st + own + fo + o) * 1e6);
+		rep->wall_ns = rep->cpu_ns + 1000000;
+	}
+	if (code) {
+		run->ncodes = sizeof(frames) / sizeof(frames[0]);
+		run->codes = calloc(run->ncodes, sizeof(*run->codes));
+		assert_non_null(run->codes);
+		for (size_t i = 0; i < run->ncodes; i++)
+			run->codes[i] = (struct pg_code){ pg_fx_strdup(frames[i]), 0xc0de + i };
+		run->codes[0].digest = code;
+		run->codes[1].digest = code + 1;
+	}
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+	return run;
+}
+
+/*
+ * leaf 72 -> 99 ms (+38%): +12 ms through edited (+24%), +10 through fresh (new), +5 through
+ * steady, which no changed code reaches. Its caller, u2, holds the whole move but did not
+ * change; edited's and fresh's moves are the two largest, 22 ms of 27 together (edited's 12
+ * alone is under PG_CAUSE_CALLER_SHARE of it, 13.5: the line names both)
+ */
+static void test_changed_ancestors(void **state)
+{
+	struct pg_run *a = ancestors_run(50, 0, 20, 1, 0x11);
+	struct pg_run *b = ancestors_run(62, 10, 25, 2, 0x22);
+	const char *lead = "reached from changed code: edited (via u1) ";
+	const struct pg_fcmp *leaf;
+	struct pg_comparison c;
+
+	(void)state;
+	compare(a, b, &c);
+	leaf = entry(&c, PG_ORIGIN_SAMPLED, NULL, "leaf");
+	assert_int_equal(leaf->verdict, PG_VERDICT_REGRESSION);
+	assert_int_equal(leaf->code, PG_CODE_SAME);
+	assert_int_equal(entry(&c, PG_ORIGIN_SAMPLED, NULL, "edited")->code, PG_CODE_CHANGED);
+	assert_non_null(strstr(leaf->why, lead));
+	assert_true(fabs(number_after(leaf->why, lead) - 24) < 5);
+	/* helper, inlined into fresh, is fresh's code: fresh called u2 */
+	assert_non_null(strstr(leaf->why, "%, fresh (via u2) new"));
+	assert_null(strstr(leaf->why, "steady"));
+	assert_null(strstr(leaf->why, "candidate for noise"));
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+}
+
+/*
+ * The same moves, but only other's code changed: no changed code reaches leaf, which is still
+ * a candidate for noise under its unchanged caller
+ */
+static void test_no_changed_ancestor(void **state)
+{
+	struct pg_run *a = ancestors_run(50, 0, 20, 3, 0x11);
+	struct pg_run *b = ancestors_run(62, 10, 25, 4, 0x11);
+	const struct pg_fcmp *leaf;
+	struct pg_comparison c;
+
+	(void)state;
+	b->codes[3].digest = 0x07e4;	/* other: the builds differ */
+	compare(a, b, &c);
+	leaf = entry(&c, PG_ORIGIN_SAMPLED, NULL, "leaf");
+	assert_int_equal(leaf->verdict, PG_VERDICT_REGRESSION);
+	assert_non_null(strstr(leaf->why, "called from u2 (unchanged): its time under u2 +"));
+	assert_null(strstr(leaf->why, "reached from"));
+	assert_non_null(strstr(leaf->why, "a candidate for noise"));
 	pg_comparison_release(&c);
 	pg_run_free(a);
 	pg_run_free(b);
@@ -365,6 +465,8 @@ int main(void)
 		cmocka_unit_test(test_changed_caller),
 		cmocka_unit_test(test_unchanged_caller),
 		cmocka_unit_test(test_changed_callee),
+		cmocka_unit_test(test_changed_ancestors),
+		cmocka_unit_test(test_no_changed_ancestor),
 		cmocka_unit_test(test_no_digests),
 		cmocka_unit_test(test_calls),
 		cmocka_unit_test(test_blocked),
