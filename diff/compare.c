@@ -2,8 +2,9 @@
 /*
  * diff/compare.c - per-function statistical comparison of two runs (method: compare.h and
  * docs/statistics.md): functions matched across the runs, the machine's speed per pair, the
- * false-discovery control and the run-level verdict and warnings. One function's test and
- * verdict are diff/verdict.c's; its per-repetition samples diff/repvalues.c's.
+ * false-discovery control and the run-level warnings. One function's test and verdict are
+ * diff/verdict.c's; its per-repetition samples diff/repvalues.c's; the counts, the order of
+ * the entries and the overall verdict diff/overall.c's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* vasprintf */
@@ -23,6 +24,7 @@
 #include "cpusplit.h"
 #include "gbench.h"
 #include "inlined.h"
+#include "overall.h"
 #include "paired.h"
 #include "program.h"
 #include "sampled.h"
@@ -32,9 +34,6 @@
 #include "speed.h"
 #include "stats.h"
 #include "verdict.h"
-
-/* Repetitions per side the overall reason recommends when it asks for more. */
-#define PG_RECOMMENDED_REPS 10
 
 /* ------------------------------------------------------------------------------------------ */
 /* Run-level checks: same command, warnings */
@@ -155,154 +154,6 @@ static int warnings(struct pg_comparison *c, const struct pg_run *base, const st
 	err = err ?: warn_failed(c, base, "base");
 	err = err ?: warn_failed(c, new, "new");
 	return err;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-
-static int verdict_rank(enum pg_verdict v)
-{
-	switch (v) {
-	case PG_VERDICT_REGRESSION:
-		return 0;
-	case PG_VERDICT_IMPROVEMENT:
-		return 1;
-	case PG_VERDICT_NOTABLE:
-		return 2;
-	case PG_VERDICT_INCONCLUSIVE:
-		return 3;
-	case PG_VERDICT_ADDED:
-		return 4;
-	case PG_VERDICT_REMOVED:
-		return 5;
-	case PG_VERDICT_UNCHANGED:
-		return 6;
-	}
-	return 7;
-}
-
-/* The order of f[] (core/comparison.h); @ctx: the comparison, whose ncode_changed it reads */
-static int cmp_fcmp(const void *pa, const void *pb, void *ctx)
-{
-	const struct pg_fcmp *a = pa, *b = pb;
-	bool builds_differ = ((const struct pg_comparison *)ctx)->ncode_changed;
-	int d = (a->origin == PG_ORIGIN_PROGRAM) - (b->origin == PG_ORIGIN_PROGRAM);
-
-	/* the whole program's entries last: the functions' table, then the program's lines */
-	if (d)
-		return d;
-	d = verdict_rank(a->verdict) - verdict_rank(b->verdict);
-
-	if (d)
-		return d;
-	/* changes that count in two builds: changed code first, then code the same in both */
-	d = (a->code == PG_CODE_SAME) - (b->code == PG_CODE_SAME);
-	if (d && builds_differ && pg_change_counts(a))
-		return d;
-	/* the largest regression first, the largest improvement first */
-	if (a->verdict == PG_VERDICT_REGRESSION && a->change != b->change)
-		return a->change > b->change ? -1 : 1;
-	if (a->verdict == PG_VERDICT_IMPROVEMENT && a->change != b->change)
-		return a->change < b->change ? -1 : 1;
-	/* the largest share of the run first (unknown last), then the largest change */
-	if (a->verdict == PG_VERDICT_NOTABLE) {
-		double x = isnan(a->impact) ? -1 : fabs(a->impact);
-		double y = isnan(b->impact) ? -1 : fabs(b->impact);
-
-		if (x != y)
-			return x > y ? -1 : 1;
-		if (fabs(a->change) != fabs(b->change))
-			return fabs(a->change) > fabs(b->change) ? -1 : 1;
-	}
-	d = strcmp(a->binary, b->binary);
-	return d ?: strcmp(a->name, b->name) ?: strcmp(a->scope ? a->scope : "",
-						       b->scope ? b->scope : "");
-}
-
-/* Repetitions per side needed before any test can reach alpha (and opts.min_reps). */
-static size_t reps_needed(const struct pg_compare_opts *o)
-{
-	size_t n = o->min_reps > 1 ? o->min_reps : 1;
-
-	while (n < 1000 && pg_mwu_min_p(n, n) > o->alpha)
-		n++;
-	return n;
-}
-
-/*
- * No regression, something tested: a pass only with evidence (docs/statistics.md, "No pass
- * without evidence"): something judged, and either the whole program or functions holding
- * PG_MIN_JUDGED_SHARE of the CPU time. Else inconclusive, saying why.
- */
-static enum pg_overall evidence(struct pg_comparison *c, size_t ncommon)
-{
-	char *r = c->overall_reason;
-	size_t rs = sizeof(c->overall_reason);
-
-	if (c->program_judged)
-		return PG_OVERALL_PASS;
-	if (!ncommon && !c->nsampled) {
-		snprintf(r, rs, "no function was called in both runs: nothing to compare");
-		return PG_OVERALL_INCONCLUSIVE;
-	}
-	if (!c->njudged_exact && !c->njudged_sampled) {
-		snprintf(r, rs, "nothing could be judged: %zu of %zu inconclusive, the whole "
-			 "program too", c->ninconclusive, c->n);
-		return PG_OVERALL_INCONCLUSIVE;
-	}
-	if (!isnan(c->judged_share) && c->judged_share < PG_MIN_JUDGED_SHARE) {
-		snprintf(r, rs, "the judged functions hold %.0f%% of the CPU time (%.0f%% needed) "
-			 "and the whole program could not be judged", 100 * c->judged_share,
-			 100 * PG_MIN_JUDGED_SHARE);
-		return PG_OVERALL_INCONCLUSIVE;
-	}
-	return PG_OVERALL_PASS;
-}
-
-/* The overall verdict; @o: the options the tests used (alpha of this look). */
-static void overall(struct pg_comparison *c, const struct pg_compare_opts *o, size_t ncommon)
-{
-	size_t need = reps_needed(o), rec = need > PG_RECOMMENDED_REPS ? need : PG_RECOMMENDED_REPS;
-	char *r = c->overall_reason;
-	size_t rs = sizeof(c->overall_reason);
-	double min_p;
-
-	r[0] = 0;
-	if (c->nregressions) {
-		c->overall = PG_OVERALL_REGRESSION;
-		return;
-	}
-	if (c->ntested) {
-		c->overall = evidence(c, ncommon);
-		return;
-	}
-	c->overall = PG_OVERALL_INCONCLUSIVE;
-	if (c->paired) {
-		pg_paired_overall_reason(c, o, ncommon);
-		return;
-	}
-	min_p = pg_mwu_min_p(c->base_reps, c->new_reps);
-	if (min_p > o->alpha) {
-		snprintf(r, rs,
-			 "too few repetitions (%zu and %zu): the smallest possible p-value is %.2g "
-			 "> alpha %g",
-			 c->base_reps, c->new_reps, min_p, o->alpha);
-	} else if (c->base_reps < o->min_reps || c->new_reps < o->min_reps) {
-		snprintf(r, rs, "too few repetitions (%zu and %zu; at least %u per side needed)",
-			 c->base_reps, c->new_reps, o->min_reps);
-	} else {
-		if (!ncommon)
-			snprintf(r, rs, "no function was called in both runs: nothing to compare");
-		else
-			snprintf(r, rs,
-				 "no function was called in at least %zu repetitions of both runs",
-				 need);
-		return;
-	}
-	if (rec > need)
-		pg_append(r, rs, "; use at least %zu repetitions per side, %zu recommended", need,
-			  rec);
-	else
-		pg_append(r, rs, "; use at least %zu repetitions per side", need);
 }
 
 /*
@@ -842,42 +693,6 @@ static int explain(struct cmp *x)
 	return err;
 }
 
-/* The time a repetition of a judged function: per call x calls, or per repetition. */
-static double rep_time(const struct pg_fcmp *f)
-{
-	double t = f->origin == PG_ORIGIN_SAMPLED ? f->base_ns : f->base_ns * f->base_calls;
-
-	return isnan(t) ? 0 : t;
-}
-
-/* Step 6: count the verdicts, what was judged and its share of the CPU time. */
-static void count_verdicts(struct cmp *x)
-{
-	struct pg_comparison *out = x->out;
-	double cpu = pg_program_cpu_ns(x->base), held = 0;
-
-	for (size_t i = 0; i < out->n; i++) {
-		const struct pg_fcmp *f = &out->f[i];
-
-		pg_count_verdict(out, f);
-		if (!pg_judged(f))
-			continue;
-		if (f->origin == PG_ORIGIN_PROGRAM) {
-			/* its CPU time: the wall time may be mostly waiting */
-			out->program_judged |= !strcmp(f->name, PG_PROGRAM_CPU);
-			continue;
-		}
-		if (pg_gb_is_bench(f))
-			continue;	/* a benchmark's time is per iteration, not of the run */
-		held += rep_time(f);
-		if (f->origin == PG_ORIGIN_SAMPLED)
-			out->njudged_sampled++;
-		else
-			out->njudged_exact++;
-	}
-	out->judged_share = cpu > 0 ? (held < cpu ? held / cpu : 1) : NAN;
-}
-
 /* Room in out->f for an entry per exact function and the whole program's two (its CPU and
  * wall time; the sampled functions grow it as they come). 0 or -ENOMEM. */
 static int reserve(struct cmp *x)
@@ -913,12 +728,12 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 	err = err ?: decide_all(&x, prev);
 	err = err ?: explain(&x);
 	if (!err) {
-		count_verdicts(&x);
-		qsort_r(out->f, out->n, sizeof(*out->f), cmp_fcmp, out);
+		pg_overall_count(out, base);
+		pg_overall_sort(out);
 		err = pg_gb_finish(base, new, out);	/* Google Benchmark's benchmarks first */
 	}
 	if (!err) {
-		overall(out, &x.look, x.ncommon);
+		pg_overall_decide(out, &x.look, x.ncommon);
 	} else {
 		pg_comparison_release(out);
 		snprintf(out->error, sizeof(out->error), "%s", strerror(-err));
