@@ -365,18 +365,31 @@ static int caller_words(const struct pg_comparison *c, const struct pg_fcmp *f,
 	return err;
 }
 
+static int cmp_piece(const void *pa, const void *pb)
+{
+	const struct piece *a = pa, *b = pb;
+	int d = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+
+	return d ?: (a->len > b->len) - (a->len < b->len);
+}
+
+/* A frame the ancestor search looked up, and whether its code changed. */
+struct seen {
+	struct piece fr;
+	bool changed;
+};
+
 /*
- * What the ancestor search keeps for @f: the codes of the frames it looked up, and @f's
- * samples by its nearest changed ancestor (anc; the stacks that have none under "", the empty
- * frame) and by the piece of the stack from that ancestor to the frame it called on the way
- * (via).
+ * What the ancestor search keeps for @f: the frames it looked up (sorted by cmp_piece()), and
+ * @f's samples by its nearest changed ancestor (anc; the stacks that have none under "", the
+ * empty frame) and by the piece of the stack from that ancestor to the frame it called on the
+ * way (via).
  */
 struct ancestors {
 	const struct pg_comparison *c;
 	const struct pg_fcmp *f;
 	const struct pg_run *base, *new;
-	struct piece *seen;
-	bool *changed;
+	struct seen *seen;
 	size_t nseen, cap;
 	struct pg_fcounts anc, via;
 };
@@ -384,26 +397,33 @@ struct ancestors {
 /* Did frame @x's code change (caller_code(), looked up once a frame)? */
 static bool frame_changed(struct ancestors *a, struct piece x)
 {
+	size_t lo = 0, hi = a->nseen;
 	bool changed;
 
-	for (size_t i = 0; i < a->nseen; i++)
-		if (piece_is(a->seen[i], x.s, x.len))
-			return a->changed[i];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = cmp_piece(&a->seen[mid].fr, &x);
+
+		if (!d)
+			return a->seen[mid].changed;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	changed = caller_code(a->c, a->f, x, a->base, a->new) == PG_CODE_CHANGED;
 	if (a->nseen == a->cap) {
 		size_t cap = a->cap ? 2 * a->cap : 16;
-		struct piece *seen = realloc(a->seen, cap * sizeof(*seen));
-		bool *ch = seen ? realloc(a->changed, cap * sizeof(*ch)) : NULL;
+		struct seen *v = realloc(a->seen, cap * sizeof(*v));
 
-		if (seen)
-			a->seen = seen;
-		if (!ch)	/* not remembered: looked up again next time */
+		if (!v)		/* not remembered: looked up again next time */
 			return changed;
-		a->changed = ch;
+		a->seen = v;
 		a->cap = cap;
 	}
-	a->seen[a->nseen] = x;
-	a->changed[a->nseen++] = changed;
+	memmove(&a->seen[lo + 1], &a->seen[lo], (a->nseen - lo) * sizeof(*a->seen));
+	a->seen[lo] = (struct seen){ x, changed };
+	a->nseen++;
 	return changed;
 }
 
@@ -557,18 +577,9 @@ static int ancestor_words(const struct pg_comparison *c, const struct pg_fcmp *f
 	free(d);
 	free(order);
 	free(a.seen);
-	free(a.changed);
 	pg_fcounts_release(&a.anc);
 	pg_fcounts_release(&a.via);
 	return err;
-}
-
-static int cmp_piece(const void *pa, const void *pb)
-{
-	const struct piece *a = pa, *b = pb;
-	int d = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
-
-	return d ?: (a->len > b->len) - (a->len < b->len);
 }
 
 /* Is frame @x a frame of the stack's program, not inlined, not the kernel's? */
