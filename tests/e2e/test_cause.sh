@@ -13,6 +13,10 @@
 # caller line needs callee's move under caller to be at least half its move under all callers
 # (PG_CAUSE_CALLER_SHARE): caller is its only caller. Nothing checked depends on the timings
 # beyond that.
+# cause_chain and cause_chain_more (-DCHAIN) are the same two builds with caller reaching callee
+# through mid1 and mid2, both unchanged: callee's line names caller as the changed code that
+# reaches it, through mid1 (the same 40% by construction; all of callee's samples are under
+# caller, whatever share PG_CAUSE_CALLER_SHARE asks).
 source "$(dirname "$0")/lib.sh"
 AB=(ab -q -r 10 --max-reps 20 -F 1999 -f caller)
 
@@ -40,3 +44,17 @@ check_contains "the table's cause note" "$TMP/stdout" \
 check_contains "the summary: changed first" "$TMP/stdout" \
 	'REGRESSION.* in 1 changed function; [0-9]* unchanged functions* slower through it'
 check_contains "the names: changed first" "$TMP/stdout" '\(^  \|: \)caller, \(other, \)*callee'
+
+check "the chain's builds differ" not cmp -s ./cause_chain ./cause_chain_more
+expect_exit 1 "$PERFGATE" "${AB[@]}" -o "$TMP/chain" ./cause_chain ./cause_chain_more
+check "callee regressed through changed code two frames above its caller" \
+	python3 - "$TMP/chain/compare.json" <<'PY'
+import sys, pgtest
+r = pgtest.load(sys.argv[1])
+fs = {(f["origin"], f["name"]): f for f in r["functions"]}
+callee = fs[("sampled", "callee")]
+assert callee["verdict"] == "regression" and callee["code"] == "same", callee
+line = callee["cause_line"]
+assert line.startswith("reached from changed code: caller (via mid1) +"), line
+assert "candidate for noise" not in line, line
+PY

@@ -6,6 +6,8 @@
  * so its machine code differs between the two builds, while callee's, which never sees it, is
  * the same. other() is the rest of the run, unchanged. Each callee call runs for about a
  * millisecond: calls much shorter than the sampling period would alias with it.
+ * With -DCHAIN (cause_chain and cause_chain_more) caller() reaches callee() through mid1() and
+ * mid2(), unchanged: the changed code is two frames above callee's caller.
  * Built with gcc -O2 -g (its own Makefile rules); noipa keeps gcc from cloning or inlining.
  */
 #include <stdint.h>
@@ -26,10 +28,25 @@ __attribute__((noipa)) uint64_t callee(uint64_t x)
 	return x;
 }
 
+#ifdef CHAIN
+__attribute__((noipa)) uint64_t mid2(uint64_t x)
+{
+	return callee(x) ^ 3;
+}
+
+__attribute__((noipa)) uint64_t mid1(uint64_t x)
+{
+	return mid2(x) + 5;
+}
+#define REACH(x) mid1(x)
+#else
+#define REACH(x) callee(x)
+#endif
+
 __attribute__((noipa)) uint64_t caller(uint64_t x)
 {
 	for (int k = 0; k < CALLS; k++)
-		x = callee(x) + (uint64_t)k;
+		x = REACH(x) + (uint64_t)k;
 	return x;
 }
 
