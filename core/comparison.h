@@ -274,6 +274,9 @@ struct pg_comparison {
 	bool paired;			/* the two runs are the sides of one perfgate ab session
 					 * and were compared pair by pair */
 	size_t npairs;			/* pairs used when paired, else 0 */
+	/* unpaired, self or total time, both runs with off-CPU time: the functions' waits for a
+	 * CPU were left out of their times (diff/repvalues.h, pg_sample.no_runq) */
+	bool runq_out;
 	/*
 	 * Paired: the machine's speed per pair (diff/speed.h). speed_refs reference functions
 	 * (0: not estimated); speed_applied when the functions' differences were corrected;

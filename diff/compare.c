@@ -201,7 +201,7 @@ static int compare_wall(struct pg_comparison *out, const struct pg_compare_opts 
  */
 static int split_change(struct pg_fcmp *f, const struct pg_run *base, const struct pg_run *new,
 			const struct pg_fkey *keys, size_t nb, size_t nn,
-			const struct pg_calib *calib, enum pg_metric metric)
+			const struct pg_calib *calib, enum pg_metric metric, bool no_runq)
 {
 	uint32_t *ids;
 	int err;
@@ -213,7 +213,7 @@ static int split_change(struct pg_fcmp *f, const struct pg_run *base, const stru
 		return -ENOMEM;
 	for (size_t k = 0; k < nb + nn; k++)
 		ids[k] = keys[k].id;
-	err = pg_cpusplit(f, base, ids, nb, new, ids + nb, nn, calib, metric);
+	err = pg_cpusplit(f, base, ids, nb, new, ids + nb, nn, calib, metric, no_runq);
 	free(ids);
 	return err;
 }
@@ -487,6 +487,10 @@ static int prepare(struct cmp *x)
 	err = pairing(out, base, new, &x->sb, &x->sn);
 	if (err)
 		return err;
+	/* two recordings made apart: a function's waits for a CPU are the machine's other load */
+	out->runq_out = !out->paired && x->look.metric != PG_METRIC_CPU && base->meta.offcpu &&
+			new->meta.offcpu;
+	x->sb.no_runq = x->sn.no_runq = out->runq_out;
 	/* compared all the same, as Google Benchmark's compare.py compares two binaries */
 	out->commands_differ = !x->look.commands_differ_ok &&
 			       !pg_meta_same_benchmark(&base->meta, &new->meta);
@@ -627,7 +631,8 @@ static int judge_exact(struct cmp *x, size_t i, size_t j, size_t nb, bool leaf)
 	if (err == 1 && pg_family_add(&x->fam, x->out->n - 1, f->p))
 		return -ENOMEM;
 	pg_impact(f, x->wall_ns);
-	err = split_change(f, x->base, x->new, keys + i, nb, nn, &x->calib, o->metric);
+	err = split_change(f, x->base, x->new, keys + i, nb, nn, &x->calib, o->metric,
+			   x->sb.no_runq);
 	if (err)
 		return err;
 	if (sb->n && sn->n)

@@ -62,7 +62,7 @@ static int side_medians(const struct pg_run *run, const uint32_t *ids, size_t n,
 
 int pg_cpusplit(struct pg_fcmp *f, const struct pg_run *base, const uint32_t *bids, size_t nb,
 		const struct pg_run *new, const uint32_t *nids, size_t nn,
-		const struct pg_calib *calib, enum pg_metric metric)
+		const struct pg_calib *calib, enum pg_metric metric, bool no_runq)
 {
 	struct side b, n;
 	int err;
@@ -75,6 +75,11 @@ int pg_cpusplit(struct pg_fcmp *f, const struct pg_run *base, const uint32_t *bi
 	err = err ?: side_medians(new, nids, nn, calib, metric, &n);
 	if (err || isnan(b.on) || isnan(n.on))
 		return err;
+	if (no_runq) {	/* judged without its waits for a CPU: what is left off-CPU is blocked */
+		n.off -= n.runq;
+		b.off -= b.runq;
+		n.runq = b.runq = 0;
+	}
 	f->change_cpu = (n.on - b.on) / f->base_ns;
 	f->change_offcpu = (n.off - b.off) / f->base_ns;
 	f->change_runq = (n.runq - b.runq) / f->base_ns;

@@ -10,7 +10,7 @@
  * f->change (the same medians, not the Hodges-Lehmann estimate), and 0 <= |change_runq| is
  * part of change_offcpu when both move the same way. Pure computation (diff/).
  *
- *	err = pg_cpusplit(f, base, bids, nb, new, nids, nn, &calib, opts->metric);
+ *	err = pg_cpusplit(f, base, bids, nb, new, nids, nn, &calib, opts->metric, false);
  *	...
  *	pg_cpusplit_words(f, buf, sizeof(buf));	// "all of it off-CPU, blocked"
  */
@@ -35,11 +35,13 @@
  * and @nids[0..nn) of @new (their calls and times add up per repetition), compensated with
  * @calib, for @metric (self or total). Leaves them NAN when either run lacks off-CPU time,
  * either side has no repetition with calls, f->base_ns is not above 0, or @metric is
- * PG_METRIC_CPU (all of that change is on-CPU). 0 or -ENOMEM.
+ * PG_METRIC_CPU (all of that change is on-CPU). With @no_runq the waits for a CPU were left
+ * out of the time judged (pg_sample.no_runq): change_offcpu is then the blocked time's change
+ * and change_runq 0. 0 or -ENOMEM.
  */
 int pg_cpusplit(struct pg_fcmp *f, const struct pg_run *base, const uint32_t *bids, size_t nb,
 		const struct pg_run *new, const uint32_t *nids, size_t nn,
-		const struct pg_calib *calib, enum pg_metric metric);
+		const struct pg_calib *calib, enum pg_metric metric, bool no_runq);
 
 /*
  * The split of @f's change in words, into @buf (always terminated; "" when unknown):

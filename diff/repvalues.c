@@ -171,17 +171,37 @@ void pg_sample_push(struct pg_sample *s, double v, uint32_t pair)
 }
 
 /*
+ * Take @st's waits for a CPU (runnable, not running) out of its time @raw and @comp of
+ * @metric (self or total). A leaf whose slowest calls were left out (@top ns of them) is taken
+ * to have waited in those first: the calls a neighbour preempted are its slowest, so only the
+ * waits beyond @top are in the calls kept.
+ */
+static void less_runq(const struct pg_fstat *st, enum pg_metric metric, double top, double *raw,
+		      double *comp)
+{
+	double q = (double)(metric == PG_METRIC_TOTAL ? st->runq_ns : st->self_runq_ns) - top;
+
+	if (q <= 0)
+		return;
+	*raw = *raw > q ? *raw - q : 0;
+	*comp = *comp > q ? *comp - q : 0;
+}
+
+/*
  * One repetition's measured and compensated time of @st, in ns, and the calls it covers. For
  * a leaf (its time is all its own) the slowest PG_LEAF_TRIM of its calls are left out, their
  * durations estimated from the latency histogram, so that a rare interrupted call (a
  * profiling sample, a timer tick, preemption) does not move the repetition's value; otherwise
  * the sums over every call. @run is the run @st is in: in compensated histograms a leaf's
- * durations lack its own calibrated in_ns, which is added back.
+ * durations lack its own calibrated in_ns, which is added back. @no_runq: less its waits for
+ * a CPU (less_runq()).
  */
 static void rep_time(const struct pg_run *run, const struct pg_calib *calib,
 		     const struct pg_func *f, const struct pg_fstat *st, enum pg_metric metric,
-		     bool leaf, double *raw, double *comp, uint64_t *calls)
+		     bool leaf, bool no_runq, double *raw, double *comp, uint64_t *calls)
 {
+	double top = 0;
+
 	*calls = st->calls;
 	if (metric == PG_METRIC_CPU) {
 		pg_cpusplit_cpu_time(calib, f, st, raw, comp);
@@ -196,7 +216,8 @@ static void rep_time(const struct pg_run *run, const struct pg_calib *calib,
 	}
 	if (leaf) {
 		uint64_t n;
-		double top = pg_hist_top_sum(&st->hist, PG_LEAF_TRIM, &n);
+
+		top = pg_hist_top_sum(&st->hist, PG_LEAF_TRIM, &n);
 		/* its own probes' in per call, as pg_fstat_comp_*() take it */
 		double in = st->calls ? pg_fstat_own_in(calib, f, st) / (double)st->calls : 0;
 
@@ -208,8 +229,12 @@ static void rep_time(const struct pg_run *run, const struct pg_calib *calib,
 			*comp = *raw - in * (double)(st->calls - n);
 			*comp = *comp > 0 ? *comp : 0;
 			*calls = st->calls - n;
+		} else {
+			top = 0;
 		}
 	}
+	if (no_runq)
+		less_runq(st, metric, top, raw, comp);
 }
 
 /*
@@ -254,8 +279,8 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 				s->callees += (double)(metric == PG_METRIC_TOTAL ? st->desc[k] :
 									     st->kids[k]);
 			calibrated_sub(s->sub, calib, &run->funcs[keys[i].id], st, metric);
-			rep_time(run, calib, &run->funcs[keys[i].id], st, metric, leaf, &rw, &cp,
-				 &kept);
+			rep_time(run, calib, &run->funcs[keys[i].id], st, metric, leaf, s->no_runq,
+				 &rw, &cp, &kept);
 			raw += rw;
 			ns += cp;
 			timed += kept;

@@ -111,6 +111,9 @@ struct pg_sample {
 	double sub[PG_SITE_COUNT];
 	uint32_t *pair;		/* the pair index (pg_rep.pair) of each repetition */
 	bool paired;		/* compare pair by pair (diff/paired.h) */
+	/* self and total time less the waits for a CPU (pg_fstat.self_runq_ns, runq_ns): set
+	 * for two recordings made apart, where those waits are the machine's other load */
+	bool no_runq;
 	/* paired only: the machine's speed per pair (diff/speed.h; NULL: none), this
 	 * function's time not blocked over its time, the share of it the speed moves, and its
 	 * id in pg_speed_add() when it is one of the speed's references (else PG_SPEED_NO_ID) */

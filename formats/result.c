@@ -187,6 +187,7 @@ static struct json_object *new_result(const struct pg_comparison *c, const struc
 	    pg_json_put_bool(root, "paired", c->paired) ||
 	    pg_json_put_u64(root, "npairs", c->npairs) ||
 	    pg_json_put(root, "speed", new_speed(c)) ||
+	    pg_json_put_bool(root, "runq_out", c->runq_out) ||
 	    pg_json_put(root, "wall", new_fcmp(&c->wall)) ||
 	    pg_json_put(root, "functions", json_object_new_array())) {
 		json_object_put(root);
@@ -506,6 +507,9 @@ static int read_pairing(const struct pg_jr *jr, struct json_object *root, struct
 
 	err = pg_jr_member(jr, root, "", "paired", json_type_boolean, PG_JR_OPTIONAL, &v);
 	c->paired = !err && v && json_object_get_boolean(v);
+	/* "runq_out": absent before the waits for a CPU were left out of two recordings */
+	err = err ?: pg_jr_member(jr, root, "", "runq_out", json_type_boolean, PG_JR_OPTIONAL, &v);
+	c->runq_out = !err && v && json_object_get_boolean(v);
 	err = err ?: pg_jr_opt_u64(jr, root, "", "npairs", SIZE_MAX, &n);
 	c->npairs = (size_t)n;
 	/* "speed": absent before the machine's speed correction, which was then off */

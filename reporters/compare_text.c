@@ -655,6 +655,9 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 	} else if (c->speed_refs) {
 		print_session_speed(c, out);
 	}
+	if (c->runq_out)
+		fputs("  waits for a CPU left out: two recordings made apart wait on the machine's "
+		      "other load, not on their code\n", out);
 	if (c->opts.min_impact > 0)
 		fprintf(out, "  min impact %g%%: a change counts (fails, or improves) only if it "
 			"moves a repetition's time by %g%% or more\n", c->opts.min_impact * 100,
