@@ -122,7 +122,9 @@ static void drop_spaces(struct pg_sampler *s)
 	for (size_t i = 0; i < s->nspaces; i++) {
 		struct note_ctx c = { .s = s, .sp = &s->spaces[i] };
 
-		if (s->spaces[i].as && s->spaces[i].as->alive)
+		/* the modules of every read of the maps, also when a later one failed (the
+		 * process had exited by then) */
+		if (s->spaces[i].as)
 			dwfl_getmodules(s->spaces[i].as->dwfl, note_module, &c, 0);
 		if (c.err && !s->err)
 			s->err = c.err;
