@@ -20,15 +20,27 @@
 #include "../probes/excfix.h"
 #include "libs.h"
 
+/* Does @s hold only ".DIGITS" groups ("", ".6", ".1.0.4")? */
+static bool version_suffix(const char *s)
+{
+	while (*s == '.' && s[1] >= '0' && s[1] <= '9')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			;
+	return !*s;
+}
+
 /* Is @path a shared object by its name: "NAME.so" or "NAME.so.VERSION"? */
 static bool is_shared_name(const char *path)
 {
 	const char *base = strrchr(path, '/'), *so;
 
 	base = base ? base + 1 : path;
-	so = strstr(base, ".so");
-	return so && so != base && (so[3] == '\0' || so[3] == '.') &&
-	       strcmp(base, PG_PRELOAD_NAME);
+	if (!strcmp(base, PG_PRELOAD_NAME))
+		return false;
+	for (so = strstr(base, ".so"); so; so = strstr(so + 1, ".so"))
+		if (so != base && version_suffix(so + 3))
+			return true;
+	return false;
 }
 
 /*
