@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "../core/atomic.h"
+#include "../core/env.h"
 #include "../core/jsonw.h"
 #include "../core/log.h"
+#include "../core/strv.h"
 #include "changes_report.h"
 
 bool pg_hchange_regression(const struct pg_hchanges *h, const struct pg_hchange *c)
@@ -165,6 +167,88 @@ int pg_hchanges_print(const struct pg_hchanges *sets, size_t n, FILE *out)
 	if (trends(sets, n, false, out))
 		return -ENOMEM;
 	return ferror(out) ? -EIO : 0;
+}
+
+/* A change point's two sessions: the last before it and the first after */
+struct env_pair {
+	size_t index;			/* the first's, in its matrix's sessions */
+	const struct pg_hsession *before, *after;
+};
+
+static int cmp_env_pair(const void *a, const void *b)
+{
+	const struct env_pair *x = a, *y = b;
+
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return (x->after->id > y->after->id) - (x->after->id < y->after->id);
+}
+
+/* The line of one pair, when their environments differ. 0 or -errno. */
+static int print_env_pair(struct pg_hstore *store, const struct env_pair *p, FILE *out)
+{
+	struct pg_run a, b;
+	char **items = NULL, ca[16], cb[16];
+	size_t n = 0;
+	int err;
+
+	pg_run_init(&a);
+	pg_run_init(&b);
+	err = pg_hstore_session_env(store, p->before->id, &a.meta);
+	err = err ?: pg_hstore_session_env(store, p->after->id, &b.meta);
+	err = err ?: pg_env_diffs(&a.meta, &b.meta, &items, &n);
+	if (!err && n) {
+		fprintf(out, "perfgate: the environment changed at %s (after %s): ",
+			short_commit(cb, sizeof(cb), p->after->commit),
+			short_commit(ca, sizeof(ca), p->before->commit));
+		for (size_t i = 0; i < n; i++) {
+			/* (the text comes from the stored runs: printable ASCII on the terminal) */
+			for (char *c = items[i]; *c; c++)
+				if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+					*c = '?';
+			fprintf(out, "%s%s", i ? "; " : "", items[i]);
+		}
+		fputc('\n', out);
+	}
+	pg_strv_free(items, n);
+	pg_run_release(&a);
+	pg_run_release(&b);
+	return err;
+}
+
+int pg_hchanges_print_env(const struct pg_hchanges *sets, size_t n, struct pg_hstore *store,
+			  FILE *out)
+{
+	struct env_pair *v = NULL;
+	size_t nv = 0, total = 0;
+	int err = 0;
+
+	for (size_t s = 0; s < n; s++)
+		total += sets[s].n;
+	v = calloc(total + 1, sizeof(*v));
+	if (!v) {
+		pg_err("history changes: out of memory");
+		return -ENOMEM;
+	}
+	for (size_t s = 0; s < n; s++) {
+		for (size_t i = 0; i < sets[s].n; i++) {
+			const struct pg_hchange *c = &sets[s].c[i];
+			const struct pg_hsession *after = &sets[s].m->sessions[c->session];
+			bool seen = false;
+
+			for (size_t k = 0; k < nv && !seen; k++)
+				seen = v[k].after->id == after->id;
+			if (!seen && c->session)
+				v[nv++] = (struct env_pair){ c->session, after - 1, after };
+		}
+	}
+	qsort(v, nv, sizeof(*v), cmp_env_pair);
+	for (size_t k = 0; k < nv && !err; k++)
+		err = print_env_pair(store, &v[k], out);
+	free(v);
+	if (!err && ferror(out))
+		err = -EIO;
+	return err;
 }
 
 static struct json_object *change_json(const struct pg_hchanges *h, const struct pg_hchange *c)
