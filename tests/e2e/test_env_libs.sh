@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
 # The shared libraries a run's processes loaded, in its environment (core/env.h): libpgtest.so
 # built a second time with another build-id, found through LD_LIBRARY_PATH ahead of the
-# program's runpath, is named by compare's header, its --markdown and --json (environment)
-# and by perfgate vote; an A/A comparison against the same library names none. Libraries are
-# the objects the sampler saw mapped: uses_lib_spin spins in the library long enough to be
-# sampled. The verdicts are not checked (the same code on both sides): --raw with a 50%
-# minimum effect keeps compare from failing on a busy machine.
+# program's runpath, is named by compare's header, its --markdown and --json (environment),
+# by perfgate vote, and between the two sides of perfgate ab; an A/A comparison against the
+# same library names none. Libraries are the objects the sampler saw mapped: uses_lib_spin
+# spins in the library long enough to be sampled. The verdicts are not checked (the same code
+# on both sides): --raw with a 50% minimum effect keeps compare from failing on a busy
+# machine.
 source "$(dirname "$0")/lib.sh"
 C=(--raw --min-effect 50)
 V2_ID=0123456789abcdef0123456789abcdef01234567
@@ -75,3 +76,16 @@ check_eq "A/A: no differences in the result" "[]" \
 	"$(pgtest get "$TMP/aa.json" environment.differences)"
 "$PERFGATE" vote "$TMP/aa.json" --system gerrit >"$TMP/aa.gerrit"
 check "A/A: gerrit message without environment" not grep -q "environment:" "$TMP/aa.gerrit"
+
+# perfgate ab: each side's own libraries, from the one sampled session
+rc=0
+"$PERFGATE" ab -q -o "$TMP/abdir" -r 3 --max-reps 3 -f call_lib './uses_lib_spin' \
+	"env LD_LIBRARY_PATH=$TMP/v2 ./uses_lib_spin" >"$TMP/abs.txt" || rc=$?
+check "ab: did its job" test "$rc" -le 1
+check_contains "ab: header names the library" "$TMP/abs.txt" \
+	"the two sides differ: .*libpgtest.so build-id [0-9a-f]\{12\} -> ${V2_ID:0:12}"
+check_eq "ab: each side its own build" "$V2_ID $TMP/v2/libpgtest.so" "$(python3 -c '
+import sys, pgtest
+b, n = (pgtest.load(p)["meta"]["environment"]["lib.libpgtest.so"] for p in sys.argv[1:])
+assert b.split(" ")[2] != n.split(" ")[2], (b, n)
+print(n.split(" ", 2)[2])' "$TMP/abdir/base.json" "$TMP/abdir/new.json")"

@@ -327,7 +327,8 @@ static void test_json_environment(void **state)
 			    "/lib/libc.so.6");
 	assert_jstr(root, "environment.base.cpu_model", "CPU X");
 	assert_jstr(root, "environment.differences.0", "CPU CPU X -> CPU Y");
-	assert_jstr(root, "environment.differences.1", "libc.so.6 2.36-9+deb12u4 -> 2.36-9+deb12u7");
+	assert_jstr(root, "environment.differences.1",
+		    "libc.so.6 2.36-9+deb12u4 -> 2.36-9+deb12u7");
 	assert_int_equal(json_object_array_length(jget(root, "environment.differences")), 2);
 	json_object_put(root);
 

@@ -158,7 +158,8 @@ static void changes_env(struct pg_hstore *s, const char *path)
 				   "FROM session");
 		if (step == 2)
 			pg_fx_hsql(path, "INSERT INTO session_env SELECT id, 'lib.libc.so.6', "
-				   "CASE WHEN commit_id < 'c12' THEN 'libc6 2.36-9 aa /l/libc.so.6' "
+				   "CASE WHEN commit_id < 'c12' "
+				   "THEN 'libc6 2.36-9 aa /l/libc.so.6' "
 				   "ELSE 'libc6 2.36-10 bb /l/libc.so.6' END FROM session");
 		out = open_memstream(&text, &len);
 		assert_non_null(out);

@@ -42,7 +42,8 @@ static void make_db(char *dir)
 	snprintf(info, sizeof(info), "%s/info", dir);
 	assert_int_equal(mkdir(info, 0700), 0);
 	/* the list names the file as installed before /lib was merged into /usr/lib */
-	put(info, "libc6:amd64.list", "/.\n/lib/x86_64-linux-gnu\n/lib/x86_64-linux-gnu/libc.so.6\n");
+	put(info, "libc6:amd64.list",
+	    "/.\n/lib/x86_64-linux-gnu\n/lib/x86_64-linux-gnu/libc.so.6\n");
 	put(info, "zz-diverted:amd64.list", "/lib/x86_64-linux-gnu/libc.so.6\n");
 	put(info, "libfoo1.list", "/usr/lib/libfoo.so.1.2\n");
 	put(info, "libc6:amd64.md5sums", LIBC "\n");	/* not a list */

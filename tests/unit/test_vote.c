@@ -87,9 +87,9 @@ static void write_result(enum pg_overall overall, enum pg_verdict v, const char 
 	/* another host has another C library */
 	assert_int_equal(pg_env_set(&base.meta, "lib.libc.so.6", "libc6 2.36-9 aa /l/libc.so.6"),
 			 0);
-	assert_int_equal(pg_env_set(&new.meta, "lib.libc.so.6", strcmp(host_b, "ci-1") ?
-				    "libc6 2.36-10 bb /l/libc.so.6" : "libc6 2.36-9 aa /l/libc.so.6"),
-			 0);
+	assert_int_equal(pg_env_set(&new.meta, "lib.libc.so.6",
+				    strcmp(host_b, "ci-1") ? "libc6 2.36-10 bb /l/libc.so.6" :
+							     "libc6 2.36-9 aa /l/libc.so.6"), 0);
 	c.base_reps = c.new_reps = 10;
 	c.overall = overall;
 	if (overall == PG_OVERALL_INCONCLUSIVE)
