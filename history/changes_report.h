@@ -78,9 +78,13 @@ int pg_hchanges_print(const struct pg_hchanges *sets, size_t n, FILE *out);
 int pg_hchanges_print_env(const struct pg_hchanges *sets, size_t n, struct pg_hstore *store,
 			  FILE *out);
 
-/* The table as JSON into @path (atomically), with the options @o. 0 or -errno, logged. */
+/*
+ * The table as JSON into @path (atomically), with the options @o; each change point's
+ * "environment" what differs between its two sessions' environments (an array, as
+ * pg_hchanges_print_env() words it). 0 or -errno, logged.
+ */
 int pg_hchanges_write_json(const struct pg_hchanges *sets, size_t n,
-			   const struct pg_cp_opts *o, const char *path);
+			   const struct pg_cp_opts *o, struct pg_hstore *store, const char *path);
 
 /*
  * The Markdown summary into @path (atomically): one line with the counts, then the newest

@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <json.h>
 
 #include "fixtures.h"
 #include "fixtures_history.h"
@@ -144,7 +147,8 @@ static void changes_env(struct pg_hstore *s, const char *path)
 	struct pg_hmatrix m;
 	struct pg_hchange *ch;
 	struct pg_hchanges sets[2];
-	char *text = NULL;
+	char *text = NULL, json[512];
+	struct json_object *root, *env;
 	size_t n, len;
 	FILE *out;
 
@@ -169,6 +173,18 @@ static void changes_env(struct pg_hstore *s, const char *path)
 				    "c12 (after c11): libc.so.6 2.36-9 -> 2.36-10\n");
 		free(text);
 	}
+	/* the JSON: each change point's differences */
+	snprintf(json, sizeof(json), "%s.json", path);
+	assert_int_equal(pg_hchanges_write_json(sets, 1, &o, s, json), 0);
+	root = json_object_from_file(json);
+	assert_non_null(root);
+	env = json_object_object_get(json_object_array_get_idx(json_object_object_get(root,
+				     "changes"), 0), "environment");
+	assert_int_equal(json_object_array_length(env), 1);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(env, 0)),
+			    "libc.so.6 2.36-9 -> 2.36-10");
+	json_object_put(root);
+	unlink(json);
 	free(ch);
 	pg_hmatrix_release(&m);
 }
