@@ -73,7 +73,8 @@ static void elf_facts(const char *path, char **soname, char **build_id)
 			if (!gelf_getdyn(data, (int)i, &dyn) || dyn.d_tag != DT_SONAME)
 				continue;
 			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
-			if (s && *s && !strchr(s, '/'))
+			/* a name, fit for a key of the environment (core/run.h) */
+			if (s && *s && !strpbrk(s, "/= "))
 				*soname = strdup(s);
 			break;
 		}
@@ -256,7 +257,7 @@ static int add_lib(struct pg_meta *m, const char *path, const char *build_id, co
 
 	if (asprintf(&key, "%s%s", PG_ENV_LIB_PREFIX, soname ? soname : base ? base + 1 : path) < 0)
 		key = NULL;
-	if (key && !pg_env_get(m, key)) {
+	if (key && !strchr(key, '=') && !pg_env_get(m, key)) {
 		value = pg_env_lib_value(pkg, version, build_id, path);
 		err = value ? pg_env_set(m, key, value) : -ENOMEM;
 	}
