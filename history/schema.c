@@ -299,7 +299,8 @@ static int inspect(struct hdb *d, bool *ours, bool *others)
 		err = err ?: query_int(d, "SELECT count(*) FROM pg_tables WHERE schemaname ="
 				       " current_schema() AND tablename IN ('schema_version',"
 				       " 'metric', 'session', 'object', 'series', 'summary',"
-				       " 'changes_cache', 'point', 'changes_alerted', 'session_env')", &n);
+				       " 'changes_cache', 'point', 'changes_alerted',"
+				       " 'session_env')", &n);
 	} else {
 		err = query_int(d, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND"
 				" name = 'perfgate_history'", &marker);

@@ -154,7 +154,7 @@ static void changes_env(struct pg_hstore *s, const char *path)
 
 	assert_int_equal(pg_hmatrix_load(&m, s, NULL, PG_HM_SELF, NULL, 0), 0);
 	assert_int_equal(pg_hmatrix_changes(&m, &o, NULL, NULL, NULL, &ch, &n), 0);
-	sets[0] = (struct pg_hchanges){ &m, ch, n };
+	sets[0] = (struct pg_hchanges){ .m = &m, .c = ch, .n = n };
 	sets[1] = sets[0];
 	for (int step = 0; step < 3; step++) {
 		if (step == 1)

@@ -432,7 +432,6 @@ static void test_refused(void **state)
 {
 	struct pg_fx_hdb h;
 	struct pg_hstore *s;
-	char sql[64];
 	FILE *f;
 
 	pg_fx_hdb_make(&h);
