@@ -265,10 +265,11 @@ static int changes_run(struct pg_hstore *store, const char *branch, const char *
 	sets[1].c = c[1];
 	if (alert && alert_new(store, branch, sets, fresh))
 		goto out;
-	if ((json && pg_hchanges_write_json(sets, 2, o, json)) ||
+	if ((json && pg_hchanges_write_json(sets, 2, o, store, json)) ||
 	    (md && pg_hchanges_write_markdown(sets, 2, 20, md)))
 		goto out;
-	if (pg_hchanges_print(sets, 2, stdout) || fflush(stdout)) {
+	if (pg_hchanges_print(sets, 2, stdout) || pg_hchanges_print_env(sets, 2, store, stdout) ||
+	    fflush(stdout)) {
 		pg_err("history changes: cannot write the table");
 		goto out;
 	}

@@ -14,8 +14,10 @@
 #include <json-c/json.h>
 
 #include "../core/atomic.h"
+#include "../core/env.h"
 #include "../core/jsonw.h"
 #include "../core/log.h"
+#include "../core/strv.h"
 #include "../core/version.h"
 #include "json_read.h"
 #include "result.h"
@@ -35,6 +37,51 @@ static struct json_object *new_side(const struct pg_run *run, size_t reps)
 	    pg_json_put_utf8(o, "start_time", m ? m->start_time : NULL) ||
 	    pg_json_put_utf8(o, "kernel", m ? m->kernel : NULL) ||
 	    pg_json_put_utf8(o, "perfgate_version", m ? m->perfgate_version : NULL)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* One side's environment: "kernel", "cpu_model" and its entries (core/run.h), when known. */
+static struct json_object *new_env_side(const struct pg_run *run)
+{
+	const struct pg_meta *m = run ? &run->meta : NULL;
+	struct json_object *o = json_object_new_object();
+	int err = o ? 0 : -ENOMEM;
+
+	if (!err && m && m->kernel)
+		err = pg_json_put_utf8(o, "kernel", m->kernel);
+	if (!err && m && m->cpu_model)
+		err = pg_json_put_utf8(o, "cpu_model", m->cpu_model);
+	for (size_t i = 0; !err && m && i < m->nenv; i++) {
+		size_t k = strcspn(m->env[i], "=");
+		char key[256];
+
+		snprintf(key, sizeof(key), "%.*s", (int)k, m->env[i]);
+		err = pg_json_put_utf8(o, key, m->env[i] + k + 1);
+	}
+	if (err) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* "environment": both sides' and what differs between them (pg_env_diffs(), core/env.h) */
+static struct json_object *new_environment(const struct pg_run *base, const struct pg_run *new)
+{
+	struct json_object *o = json_object_new_object();
+	char **items = NULL;
+	size_t n = 0;
+	int err = o ? 0 : -ENOMEM;
+
+	err = err ?: pg_env_diffs(base ? &base->meta : NULL, new ? &new->meta : NULL, &items, &n);
+	err = err ?: pg_json_put(o, "base", new_env_side(base));
+	err = err ?: pg_json_put(o, "new", new_env_side(new));
+	err = err ?: pg_json_put(o, "differences", pg_json_new_utf8v(items, n));
+	pg_strv_free(items, n);
+	if (err) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -182,6 +229,7 @@ static struct json_object *new_result(const struct pg_comparison *c, const struc
 	    put_options(root, c) ||
 	    pg_json_put(root, "base", new_side(base, c->base_reps)) ||
 	    pg_json_put(root, "new", new_side(new, c->new_reps)) ||
+	    pg_json_put(root, "environment", new_environment(base, new)) ||
 	    put_counts(root, c) || put_judged(root, c) ||
 	    pg_json_put(root, "warnings", pg_json_new_utf8v(c->warnings, c->nwarnings)) ||
 	    pg_json_put_bool(root, "paired", c->paired) ||
@@ -375,6 +423,57 @@ static int read_side(const struct pg_jr *jr, struct json_object *root, const cha
 	return err;
 }
 
+/* One side of "environment" into @m: kernel and CPU model where the side had none, entries. */
+static int read_env_side(const struct pg_jr *jr, struct json_object *env, const char *key,
+			 struct pg_meta *m)
+{
+	struct json_object *o;
+	int err = pg_jr_member(jr, env, "environment", key, json_type_object, PG_JR_OPTIONAL, &o);
+
+	if (err || !o)
+		return err;
+	json_object_object_foreach(o, name, val) {
+		const char *s;
+
+		err = pg_jr_to_str(jr, val, "environment", name, PG_JR_REQUIRED, &s);
+		if (err)
+			return err;
+		if (!*name || strchr(name, '='))
+			return pg_jr_bad(jr, "environment", "\"%.40s\" is not a key", name);
+		if (!strcmp(name, "kernel") || !strcmp(name, "cpu_model")) {
+			char **dst = !strcmp(name, "kernel") ? &m->kernel : &m->cpu_model;
+
+			if (!*dst && !(*dst = strdup(s)))
+				return pg_jr_oom(jr);
+		} else if (pg_env_set(m, name, s)) {
+			return pg_jr_oom(jr);
+		}
+	}
+	return 0;
+}
+
+/* Optional "environment" (absent in results from before): both sides' into their metadata. */
+static int read_environment(const struct pg_jr *jr, struct json_object *root,
+			    struct pg_run *base, struct pg_run *new)
+{
+	struct json_object *o, *d;
+	char **items = NULL;
+	size_t n = 0;
+	int err = pg_jr_member(jr, root, "", "environment", json_type_object, PG_JR_OPTIONAL, &o);
+
+	if (err || !o)
+		return err;
+	err = read_env_side(jr, o, "base", &base->meta);
+	err = err ?: read_env_side(jr, o, "new", &new->meta);
+	/* the differences follow from the sides: checked, not kept */
+	err = err ?: pg_jr_member(jr, o, "environment", "differences", json_type_array,
+				  PG_JR_OPTIONAL, &d);
+	if (!err && d)
+		err = pg_jr_strv(jr, d, "environment", "differences", &items, &n);
+	pg_strv_free(items, n);
+	return err;
+}
+
 static int get_count(const struct pg_jr *jr, struct json_object *o, const char *where,
 		     const char *key, size_t *out)
 {
@@ -547,6 +646,7 @@ static int read_root(const struct pg_jr *jr, struct json_object *root, struct pg
 	err = read_head(jr, root, c);
 	err = err ?: read_side(jr, root, "base", base, &c->base_reps);
 	err = err ?: read_side(jr, root, "new", new, &c->new_reps);
+	err = err ?: read_environment(jr, root, base, new);
 
 	err = err ?: pg_jr_member(jr, root, "", "counts", json_type_object, PG_JR_REQUIRED, &o);
 	err = err ?: get_count(jr, o, "counts", "tested", &c->ntested);

@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "../core/atomic.h"
+#include "../core/env.h"
 #include "../core/jsonw.h"
 #include "../core/log.h"
+#include "../core/strv.h"
 #include "changes_report.h"
 
 bool pg_hchange_regression(const struct pg_hchanges *h, const struct pg_hchange *c)
@@ -167,6 +169,102 @@ int pg_hchanges_print(const struct pg_hchanges *sets, size_t n, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* A change point's two sessions: the last before it and the first after */
+struct env_pair {
+	size_t index;			/* the first's, in its matrix's sessions */
+	const struct pg_hsession *before, *after;
+};
+
+static int cmp_env_pair(const void *a, const void *b)
+{
+	const struct env_pair *x = a, *y = b;
+
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return (x->after->id > y->after->id) - (x->after->id < y->after->id);
+}
+
+/* What differs between the environments of sessions @before and @after (pg_env_diffs()). */
+static int env_diffs_at(struct pg_hstore *store, int64_t before, int64_t after, char ***items,
+			size_t *n)
+{
+	struct pg_run a, b;
+	int err;
+
+	*items = NULL;
+	*n = 0;
+	pg_run_init(&a);
+	pg_run_init(&b);
+	err = pg_hstore_session_env(store, before, &a.meta);
+	err = err ?: pg_hstore_session_env(store, after, &b.meta);
+	if (!err && pg_env_diffs(&a.meta, &b.meta, items, n)) {
+		pg_err("history changes: out of memory");
+		err = -ENOMEM;
+	}
+	pg_run_release(&a);
+	pg_run_release(&b);
+	return err;
+}
+
+/* The line of one pair, when their environments differ. 0 or -errno. */
+static int print_env_pair(struct pg_hstore *store, const struct env_pair *p, FILE *out)
+{
+	char **items, ca[16], cb[16];
+	size_t n;
+	int err = env_diffs_at(store, p->before->id, p->after->id, &items, &n);
+
+	if (!err && n) {
+		fprintf(out, "perfgate: the environment changed at %s (after %s): ",
+			short_commit(cb, sizeof(cb), p->after->commit),
+			short_commit(ca, sizeof(ca), p->before->commit));
+		for (size_t i = 0; i < n; i++) {
+			/* (the text comes from the stored runs: printable ASCII on the terminal) */
+			for (char *c = items[i]; *c; c++)
+				if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+					*c = '?';
+			fprintf(out, "%s%s", i ? "; " : "", items[i]);
+		}
+		fputc('\n', out);
+	}
+	pg_strv_free(items, n);
+	return err;
+}
+
+int pg_hchanges_print_env(const struct pg_hchanges *sets, size_t n, struct pg_hstore *store,
+			  FILE *out)
+{
+	struct env_pair *v = NULL;
+	size_t nv = 0, total = 0;
+	int err = 0;
+
+	for (size_t s = 0; s < n; s++)
+		total += sets[s].n;
+	v = calloc(total + 1, sizeof(*v));
+	if (!v) {
+		pg_err("history changes: out of memory");
+		return -ENOMEM;
+	}
+	for (size_t s = 0; s < n; s++) {
+		for (size_t i = 0; i < sets[s].n; i++) {
+			const struct pg_hchange *c = &sets[s].c[i];
+			const struct pg_hsession *after = &sets[s].m->sessions[c->session];
+			bool seen = false;
+
+			for (size_t k = 0; k < nv && !seen; k++)
+				seen = v[k].after->id == after->id;
+			if (!seen && c->session)
+				v[nv++] = (struct env_pair){ c->session, after - 1, after };
+		}
+	}
+	qsort(v, nv, sizeof(*v), cmp_env_pair);
+	for (size_t k = 0; k < nv && !err; k++)
+		err = print_env_pair(store, &v[k], out);
+	free(v);
+	if (!err && ferror(out))
+		err = -EIO;
+	return err;
+}
+
 static struct json_object *change_json(const struct pg_hchanges *h, const struct pg_hchange *c)
 {
 	const struct pg_hmatrix *m = h->m;
@@ -245,8 +343,35 @@ static struct json_object *changes_json(const struct pg_hchanges *sets, size_t n
 	return root;
 }
 
+/* Each change point's "environment": what differs between its two sessions. 0 or -errno. */
+static int put_env_diffs(const struct pg_hchanges *sets, size_t n, struct pg_hstore *store,
+			 struct json_object *root, const char *path)
+{
+	struct json_object *arr = json_object_object_get(root, "changes");
+	size_t k = 0;
+	int err = 0;
+
+	for (size_t s = 0; s < n && !err; s++) {
+		for (size_t i = 0; i < sets[s].n && !err; i++, k++) {
+			const struct pg_hchange *c = &sets[s].c[i];
+			const struct pg_hsession *after = &sets[s].m->sessions[c->session];
+			char **items;
+			size_t ni;
+
+			err = env_diffs_at(store, after[-1].id, after->id, &items, &ni);
+			if (!err && pg_json_put(json_object_array_get_idx(arr, k), "environment",
+						pg_json_new_utf8v(items, ni))) {
+				pg_err("%s: out of memory", path);
+				err = -ENOMEM;
+			}
+			pg_strv_free(items, ni);
+		}
+	}
+	return err;
+}
+
 int pg_hchanges_write_json(const struct pg_hchanges *sets, size_t n,
-			   const struct pg_cp_opts *o, const char *path)
+			   const struct pg_cp_opts *o, struct pg_hstore *store, const char *path)
 {
 	struct json_object *root = changes_json(sets, n, o);
 	const char *text;
@@ -255,6 +380,11 @@ int pg_hchanges_write_json(const struct pg_hchanges *sets, size_t n,
 	if (!root) {
 		pg_err("%s: out of memory", path);
 		return -ENOMEM;
+	}
+	err = put_env_diffs(sets, n, store, root, path);
+	if (err) {
+		json_object_put(root);
+		return err;
 	}
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 					      JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "store.h"
 
 /* A trend plot shows at most this many of the object's sessions with values, the newest */
 #define PG_HPLOT_SESSIONS 30
@@ -67,9 +68,23 @@ int pg_hchange_sparkline(FILE *out, const struct pg_hchanges *h, const struct pg
  * points that alert. 0 or -EIO. */
 int pg_hchanges_print(const struct pg_hchanges *sets, size_t n, FILE *out);
 
-/* The same as JSON into @path (atomically), with the options @o. 0 or -errno, logged. */
+/*
+ * After the table: for each session a change point of sets[0..n) starts (in the order of the
+ * sessions, each once), when its environment differs from the session's before it
+ * (pg_hstore_session_env(), pg_env_diffs()), one line "perfgate: the environment changed at
+ * COMMIT (after COMMIT): libc.so.6 2.36-9 -> 2.36-10; ...". Sessions stored without their
+ * environment (before schema 6) differ in nothing. 0 or -errno (-EIO: @out failed).
+ */
+int pg_hchanges_print_env(const struct pg_hchanges *sets, size_t n, struct pg_hstore *store,
+			  FILE *out);
+
+/*
+ * The table as JSON into @path (atomically), with the options @o; each change point's
+ * "environment" what differs between its two sessions' environments (an array, as
+ * pg_hchanges_print_env() words it). 0 or -errno, logged.
+ */
 int pg_hchanges_write_json(const struct pg_hchanges *sets, size_t n,
-			   const struct pg_cp_opts *o, const char *path);
+			   const struct pg_cp_opts *o, struct pg_hstore *store, const char *path);
 
 /*
  * The Markdown summary into @path (atomically): one line with the counts, then the newest

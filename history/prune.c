@@ -13,7 +13,9 @@
 #include "store.h"
 
 /* The tables that hold a session's rows, the session itself last */
-static const char *const session_tables[] = { "series", "point", "summary", "session" };
+static const char *const session_tables[] = { "series", "point", "summary", "session_env",
+						"session" };
+#define NTABLES (sizeof(session_tables) / sizeof(session_tables[0]))
 
 void pg_hpruned_release(struct pg_hpruned *p)
 {
@@ -54,7 +56,7 @@ static int delete_session(struct hstmt **del, int64_t id)
 {
 	int err = 0;
 
-	for (size_t t = 0; !err && t < sizeof(session_tables) / sizeof(session_tables[0]); t++) {
+	for (size_t t = 0; !err && t < NTABLES; t++) {
 		err = hstmt_bind_int(del[t], 1, id) ?: hstmt_step(del[t]);
 		hstmt_reset(del[t]);
 	}
@@ -80,7 +82,7 @@ static int remove_all(struct pg_hstore *s, const struct pg_hsession *v, size_t n
 		      const bool *go, struct pg_hpruned *out)
 {
 	struct hdb *d = pg_hstore_db(s);
-	struct hstmt *del[4] = { NULL }, *cnt = NULL;
+	struct hstmt *del[NTABLES] = { NULL }, *cnt = NULL;
 	/* objects no series row names any more; SQLite reads series once for NOT IN, PostgreSQL
 	 * makes NOT EXISTS an anti-join */
 	const char *orphans = hdb_postgres(d) ?
@@ -90,9 +92,9 @@ static int remove_all(struct pg_hstore *s, const struct pg_hsession *v, size_t n
 	int err = hstmt_prepare(d, "SELECT count(*) FROM series WHERE session_id = ?", &cnt);
 	char sql[80];
 
-	for (size_t t = 0; !err && t < 4; t++) {
+	for (size_t t = 0; !err && t < NTABLES; t++) {
 		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE %s = ?", session_tables[t],
-			 t == 3 ? "id" : "session_id");
+			 t == NTABLES - 1 ? "id" : "session_id");
 		err = hstmt_prepare(d, sql, &del[t]);
 	}
 	for (size_t i = 0; !err && i < n; i++) {
@@ -107,7 +109,7 @@ static int remove_all(struct pg_hstore *s, const struct pg_hsession *v, size_t n
 	err = err ?: hdb_exec(d, "DELETE FROM changes_cache");
 	err = err ?: hdb_exec(d, "DELETE FROM changes_alerted WHERE session_id NOT IN "
 			      "(SELECT id FROM session)");
-	for (size_t t = 0; t < 4; t++)
+	for (size_t t = 0; t < NTABLES; t++)
 		hstmt_free(del[t]);
 	hstmt_free(cnt);
 	return err;

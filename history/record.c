@@ -9,6 +9,7 @@
 
 #include "../core/comparison.h"
 #include "../core/log.h"
+#include "../core/strv.h"
 #include "../diff/repvalues.h"
 #include "../diff/stats.h"
 #include "record.h"
@@ -42,6 +43,7 @@ void pg_hrecord_release(struct pg_hrecord *r)
 		free(r->objects[i].display);
 	}
 	free(r->objects);
+	pg_strv_free(r->env, r->nenv);
 	for (size_t i = 0; i < r->nseries; i++)
 		free(r->series[i].v);
 	free(r->series);
@@ -214,6 +216,21 @@ static int sort_objects(struct pg_hrecord *r)
 	return 0;
 }
 
+/* r->env: @m's environment, its kernel and CPU model among the entries. 0 or -ENOMEM. */
+static int set_env(struct pg_hrecord *r, const struct pg_meta *m)
+{
+	struct pg_meta e = { 0 };
+	int err = pg_strv_dup(&e.env, &e.nenv, m->env, m->nenv);
+
+	if (!err && m->kernel)
+		err = pg_env_set(&e, "kernel", m->kernel);
+	if (!err && m->cpu_model)
+		err = pg_env_set(&e, "cpu_model", m->cpu_model);
+	r->env = e.env;
+	r->nenv = e.nenv;
+	return err;
+}
+
 static int set_meta(struct pg_hrecord *r, const struct pg_run *run, const char *commit,
 		    const char *branch, const char *time)
 {
@@ -234,7 +251,7 @@ static int set_meta(struct pg_hrecord *r, const struct pg_run *run, const char *
 	if ((commit && !r->commit) || (branch && !r->branch) || !r->time || !r->host ||
 	    !r->command)
 		return -ENOMEM;
-	return 0;
+	return set_env(r, &run->meta);
 }
 
 int pg_hrecord_from_run(struct pg_hrecord *r, const struct pg_run *run, const char *commit,

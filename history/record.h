@@ -67,6 +67,13 @@ struct pg_hrecord {
 	struct pg_hobject *objects;	/* sorted by (binary, name, scope), unique */
 	size_t nseries;
 	struct pg_hseries *series;	/* sorted by (object, metric) */
+	/*
+	 * The environment the session was recorded in: "KEY=VALUE" strings sorted by KEY
+	 * (pg_env_valid(), core/run.h), "kernel" and "cpu_model" and the run's meta.environment
+	 * entries (core/env.h); none when the run knew nothing.
+	 */
+	size_t nenv;
+	char **env;
 };
 
 void pg_hrecord_init(struct pg_hrecord *r);

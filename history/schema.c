@@ -256,6 +256,19 @@ static const struct migration migrations[PG_HSTORE_SCHEMA] = {
 		" PRIMARY KEY(branch, metric_id, object_id, session_id));",
 		NULL,
 	},
+	/*
+	 * 6: the environment each session was recorded in (kernel, CPU model, the run file's
+	 * meta.environment entries with the shared libraries' versions), so that history changes
+	 * can say what else changed at a change point; sessions stored before have none
+	 */
+	{
+		"CREATE TABLE session_env(session_id INTEGER NOT NULL, key TEXT NOT NULL,"
+		" value TEXT NOT NULL, PRIMARY KEY(session_id, key)) WITHOUT ROWID;",
+
+		"CREATE TABLE session_env(session_id BIGINT NOT NULL, key TEXT NOT NULL,"
+		" value TEXT NOT NULL, PRIMARY KEY(session_id, key));",
+		NULL,
+	},
 };
 
 /* One integer from @sql (no parameters) into *@v; 0 rows: *@v = -1. */
@@ -286,7 +299,8 @@ static int inspect(struct hdb *d, bool *ours, bool *others)
 		err = err ?: query_int(d, "SELECT count(*) FROM pg_tables WHERE schemaname ="
 				       " current_schema() AND tablename IN ('schema_version',"
 				       " 'metric', 'session', 'object', 'series', 'summary',"
-				       " 'changes_cache', 'point', 'changes_alerted')", &n);
+				       " 'changes_cache', 'point', 'changes_alerted',"
+				       " 'session_env')", &n);
 	} else {
 		err = query_int(d, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND"
 				" name = 'perfgate_history'", &marker);

@@ -223,6 +223,32 @@ static int insert_session(struct pg_hstore *s, const struct pg_hrecord *r, int64
 	return err;
 }
 
+/* The session's environment, a row an entry. */
+static int insert_env(struct pg_hstore *s, const struct pg_hrecord *r, int64_t session)
+{
+	struct hstmt *st;
+	int err;
+
+	if (!r->nenv)
+		return 0;
+	err = hstmt_prepare(s->db, "INSERT INTO session_env(session_id, key, value) "
+			    "VALUES(?, ?, ?)", &st);
+	for (size_t i = 0; !err && i < r->nenv; i++) {
+		size_t k = strcspn(r->env[i], "=");
+		char *key = strndup(r->env[i], k);
+
+		err = key ? 0 : nomem();
+		err = err ?: hstmt_bind_int(st, 1, session) ?: hstmt_bind_text(st, 2, key) ?:
+		      hstmt_bind_text(st, 3, r->env[i] + k + 1);
+		err = err ?: hstmt_step(st);
+		err = err < 0 ? err : 0;
+		hstmt_reset(st);
+		free(key);
+	}
+	hstmt_free(st);
+	return err;
+}
+
 /*
  * The session's series rows, an object's series in one blob each (seriesrow.h), with the
  * database's writer of rows in bulk: PostgreSQL's COPY, SQLite's INSERT.
@@ -382,6 +408,7 @@ int pg_hstore_add_expect(struct pg_hstore *s, const struct pg_hrecord *r, int64_
 	err = err ?: object_ids(s, r, ids);
 	err = err ?: insert_series(s, r, session, ids);
 	err = err ?: insert_points(s, r, session, ids);
+	err = err ?: insert_env(s, r, session);
 	err = err ?: insert_summaries(s, r, session, ids);
 	err = err ?: hdb_commit(s->db);
 	if (err)
@@ -390,6 +417,38 @@ int pg_hstore_add_expect(struct pg_hstore *s, const struct pg_hrecord *r, int64_
 		*id = session;
 	free(ids);
 	return err;
+}
+
+int pg_hstore_session_env(struct pg_hstore *s, int64_t id, struct pg_meta *m)
+{
+	struct hstmt *st;
+	int err = hstmt_prepare(s->db, "SELECT key, value FROM session_env WHERE session_id = ? "
+				"ORDER BY key", &st);
+
+	err = err ?: hstmt_bind_int(st, 1, id);
+	while (!err && (err = hstmt_step(st)) == 1) {
+		const char *key = hstmt_text(st, 0), *value = hstmt_text(st, 1);
+		char **field = NULL;
+
+		err = 0;
+		if (!key || !value || !*key || strchr(key, '=')) {
+			err = corrupt(s, "an environment entry without key or value");
+			break;
+		}
+		if (!strcmp(key, "kernel"))
+			field = &m->kernel;
+		else if (!strcmp(key, "cpu_model"))
+			field = &m->cpu_model;
+		if (field) {
+			free(*field);
+			*field = strdup(value);
+			err = *field ? 0 : nomem();
+		} else if (pg_env_set(m, key, value)) {
+			err = nomem();
+		}
+	}
+	hstmt_free(st);
+	return err < 0 ? err : 0;
 }
 
 void pg_hsessions_free(struct pg_hsession *v, size_t n)

@@ -32,7 +32,7 @@
 /* How long a writer waits for another one's lock by default, ms (history/db.h's) */
 #define PG_HSTORE_WAIT_MS 60000
 /* The schema version this perfgate writes (the last migration) */
-#define PG_HSTORE_SCHEMA 5
+#define PG_HSTORE_SCHEMA 6
 
 struct pg_hstore;
 
@@ -75,6 +75,12 @@ struct pg_hsession {
 int pg_hstore_sessions(struct pg_hstore *s, const char *branch, struct pg_hsession **v,
 		       size_t *n);
 void pg_hsessions_free(struct pg_hsession *v, size_t n);
+
+/*
+ * Add session @id's environment (history/record.h) to @m: its kernel and CPU model, and its
+ * entries into m->env (core/run.h). A session stored before schema 6 has none. 0 or -errno.
+ */
+int pg_hstore_session_env(struct pg_hstore *s, int64_t id, struct pg_meta *m);
 
 /* Every object ever stored: its id in *ids, sorted by (binary, name, scope) with strcmp. */
 int pg_hstore_objects(struct pg_hstore *s, struct pg_hobject **v, int64_t **ids, size_t *n);

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "../core/comparison.h"
+#include "../core/env.h"
 #include "../core/strbuf.h"
+#include "../core/strv.h"
 #include "../diff/gbench.h"
 #include "fmt.h"
 
@@ -275,79 +277,27 @@ const char *pg_fmt_relative(const char *file, const char *root)
 	return file;
 }
 
-/* The CPU flags of one side that the other lacks, " +a +b" or " -a", at most @max of them. */
-static void flags_only(struct pg_strbuf *b, const char *mine, const char *theirs, char sign,
-		       size_t *shown, size_t max)
-{
-	size_t skipped = 0;
-
-	for (const char *p = mine; *p;) {
-		size_t n = strcspn(p, " ");
-		bool found = false;
-
-		for (const char *q = theirs; *q && !found;) {
-			size_t m = strcspn(q, " ");
-
-			found = m == n && !strncmp(p, q, n);
-			q += m + strspn(q + m, " ");
-		}
-		if (n && !found && *shown < max) {
-			pg_strbuf_addf(b, " %c%.*s", sign, (int)n, p);
-			(*shown)++;
-		} else if (n && !found) {
-			skipped++;
-		}
-		p += n + strspn(p + n, " ");
-	}
-	if (skipped)
-		pg_strbuf_addf(b, " (%zu more)", skipped);
-}
-
-/* "; NAME A -> B" when both are known and differ */
-static void env_item(struct pg_strbuf *b, const char *name, const char *a, const char *c)
-{
-	if (a && c && strcmp(a, c))
-		pg_strbuf_addf(b, "; %s %s -> %s", name, a, c);
-}
-
 char *pg_fmt_env_diff(const struct pg_meta *base, const struct pg_meta *new)
 {
 	struct pg_strbuf b = PG_STRBUF_INIT;
-	const char *fa, *fb;
-	char *ascii, *out;
+	char **items, *ascii, *out;
+	size_t n;
 
-	if (!base || !new)
-		return strdup("");
-	env_item(&b, "kernel", base->kernel, new->kernel);
-	env_item(&b, "CPU", base->cpu_model, new->cpu_model);
-	fa = pg_env_get(base, "cpu_flags");
-	fb = pg_env_get(new, "cpu_flags");
-	if (fa && fb && strcmp(fa, fb)) {
-		size_t shown = 0;
-
-		pg_strbuf_add(&b, "; CPU flags");
-		flags_only(&b, fb, fa, '+', &shown, 6);
-		flags_only(&b, fa, fb, '-', &shown, 6);
-	}
-	for (size_t i = 0; i < new->nenv; i++) {
-		const char *kv = new->env[i];
-		size_t k = strcspn(kv, "=");
-		char key[256];
-
-		snprintf(key, sizeof(key), "%.*s", (int)k, kv);
-		if (strcmp(key, "cpu_flags"))
-			env_item(&b, key, pg_env_get(base, key), kv + k + 1);
-	}
+	if (pg_env_diffs(base, new, &items, &n))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		pg_strbuf_addf(&b, "%s%s", i ? "; " : "", items[i]);
+	pg_strv_free(items, n);
 	if (b.err) {
 		pg_strbuf_release(&b);
 		return NULL;
 	}
-	if (!b.len) {
+	if (!n) {
 		pg_strbuf_release(&b);
 		return strdup("");
 	}
 	/* (the text comes from the runs: printable ASCII for every writer) */
-	ascii = pg_fmt_ascii(b.s + 2);
+	ascii = pg_fmt_ascii(b.s);
 	pg_strbuf_release(&b);
 	if (!ascii || asprintf(&out, "the two sides differ: %s", ascii) < 0)
 		out = NULL;

@@ -87,9 +87,10 @@ char *pg_fmt_command(const struct pg_meta *meta);
 
 /*
  * What differs between the environments the two runs were recorded in, known on both sides
- * (kernel, CPU model, CPU flags added and removed, and the struct pg_meta env entries: os,
- * compilers, CI image): "the two sides differ: kernel 6.1.0 -> 6.6.0; os Debian 12 -> Debian
- * 13", printable ASCII; "" when nothing known differs (or a side is NULL); NULL on -ENOMEM.
+ * (pg_env_diffs(), core/env.h: kernel, CPU model, CPU flags added and removed, the struct
+ * pg_meta env entries: os, compilers, CI image, and the shared libraries whose version or
+ * build-id differ): "the two sides differ: kernel 6.1.0 -> 6.6.0; libc.so.6 2.36-9 -> 2.36-10",
+ * printable ASCII; "" when nothing known differs (or a side is NULL); NULL on -ENOMEM.
  */
 char *pg_fmt_env_diff(const struct pg_meta *base, const struct pg_meta *new);
 

@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "../core/alloc.h"
+#include "../core/env.h"
 #include "../core/jsonw.h"
 #include "../core/log.h"
 #include "fmt.h"
@@ -351,6 +352,34 @@ static void write_threads(const struct pg_run *run, const struct row *rows, size
 	free(g);
 }
 
+/*
+ * The shared libraries the run's processes loaded (core/env.h), one a line: soname, version
+ * and package when known, build-id (12 hex digits), path.
+ */
+static void write_libs(const struct pg_meta *m, FILE *out)
+{
+	size_t plen = strlen(PG_ENV_LIB_PREFIX), listed = 0;
+
+	for (size_t i = 0; i < m->nenv; i++) {
+		const char *kv = m->env[i], *eq = strchr(kv, '=');
+		struct pg_env_lib l;
+		char line[512];
+
+		if (strncmp(kv, PG_ENV_LIB_PREFIX, plen) || !eq || pg_env_lib_parse(eq + 1, &l))
+			continue;
+		snprintf(line, sizeof(line), "%.*s  %s%s%s%s%s%.12s%s", (int)(eq - kv - plen),
+			 kv + plen, l.version ? l.version : "", l.version ? " (" : "",
+			 l.version && l.package ? l.package : "", l.version ? ")  " : "",
+			 l.build_id ? "build-id " : "", l.build_id ? l.build_id : "",
+			 l.build_id ? "  " : "");
+		fputs(listed++ ? "  " : "\nshared libraries loaded:\n  ", out);
+		put_name(out, line);
+		put_name(out, l.path);
+		fputc('\n', out);
+		pg_env_lib_release(&l);
+	}
+}
+
 static int write_text(const struct pg_run *run, const struct row *rows, size_t n, FILE *out)
 {
 	static const char *const heads[] = { "total", "self", "mean", "p50", "p90", "p99",
@@ -467,6 +496,7 @@ static int write_text(const struct pg_run *run, const struct row *rows, size_t n
 		      "--format json "
 		      "(raw_total_ns, raw_self_ns). Trace fewer or longer-running callees.\n", out);
 	pg_gb_write_report(run, out);	/* Google Benchmark's own figures, if any */
+	write_libs(m, out);
 	return 0;
 }
 

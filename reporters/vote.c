@@ -116,8 +116,13 @@ int pg_vote_decide(const struct pg_vote_result *r, char *why, size_t whylen)
 		return 0;
 	}
 	if (r->hosts_differ) {
-		snprintf(why, whylen, "the runs come from different hosts (%s and %s): timings "
-			 "are not comparable", r->base.meta.host, r->new.meta.host);
+		char *env = pg_fmt_env_diff(&r->base.meta, &r->new.meta);
+
+		/* what else differs between the two runners, when the result says */
+		snprintf(why, whylen, "the runs come from different hosts (%s and %s%s%s): "
+			 "timings are not comparable", r->base.meta.host, r->new.meta.host,
+			 env && *env ? "; " : "", env && *env ? env : "");
+		free(env);
 		return 0;
 	}
 	vote = decide_verdict(r, why, whylen);
@@ -176,7 +181,7 @@ static void describe(FILE *out, const struct pg_fcmp *f, bool where)
 static char *gerrit_message(const struct pg_vote_result *r, int vote, const char *why)
 {
 	char a[PG_FMT_LEN], b[PG_FMT_LEN];
-	char *buf = NULL;
+	char *buf = NULL, *env;
 	size_t size = 0, listed = 0, more = 0;
 	FILE *out = open_memstream(&buf, &size);
 
@@ -207,6 +212,10 @@ static char *gerrit_message(const struct pg_vote_result *r, int vote, const char
 			pg_plural(r->cmp.new_reps));
 		for (size_t i = 0; i < r->cmp.nwarnings; i++)
 			fprintf(out, "warning: %s\n", r->cmp.warnings[i]);
+		env = pg_fmt_env_diff(&r->base.meta, &r->new.meta);
+		if (env && *env)
+			fprintf(out, "environment: %s\n", env);
+		free(env);
 	}
 	if (fclose(out)) {
 		free(buf);

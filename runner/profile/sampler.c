@@ -95,6 +95,7 @@ static int note_module(Dwfl_Module *mod, void **userdata, const char *name, Dwar
 		       void *arg)
 {
 	struct note_ctx *c = arg;
+	struct pg_object *o;
 	const unsigned char *bits = NULL;
 	GElf_Addr vaddr;
 	char hex[2 * 64 + 1] = "";
@@ -105,11 +106,14 @@ static int note_module(Dwfl_Module *mod, void **userdata, const char *name, Dwar
 	len = dwfl_module_build_id(mod, &bits, &vaddr);
 	for (int i = 0; i < len && i < 64; i++)
 		snprintf(hex + 2 * i, 3, "%02x", bits[i]);
-	if (!pg_objects_note(&c->s->objs, name, hex[0] ? hex : NULL,
-			     c->sp->exe && !strcmp(c->sp->exe, name), c->s->rep)) {
+	o = pg_objects_note(&c->s->objs, name, hex[0] ? hex : NULL,
+			    c->sp->exe && !strcmp(c->sp->exe, name), c->s->rep);
+	if (!o) {
 		c->err = -ENOMEM;
 		return DWARF_CB_ABORT;
 	}
+	if (c->s->side >= 0 && c->s->side < 8)
+		o->sides |= (uint8_t)(1u << c->s->side);
 	return DWARF_CB_OK;
 }
 
@@ -118,7 +122,9 @@ static void drop_spaces(struct pg_sampler *s)
 	for (size_t i = 0; i < s->nspaces; i++) {
 		struct note_ctx c = { .s = s, .sp = &s->spaces[i] };
 
-		if (s->spaces[i].as && s->spaces[i].as->alive)
+		/* the modules of every read of the maps, also when a later one failed (the
+		 * process had exited by then) */
+		if (s->spaces[i].as)
 			dwfl_getmodules(s->spaces[i].as->dwfl, note_module, &c, 0);
 		if (c.err && !s->err)
 			s->err = c.err;

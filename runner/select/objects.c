@@ -99,6 +99,7 @@ int pg_objects_copy(struct pg_objects *to, const struct pg_objects *from)
 		o->ran = f->ran;
 		o->reps = f->reps;
 		o->last_rep = f->last_rep;
+		o->sides = f->sides;
 	}
 	to->samples_user = from->samples_user;
 	return 0;

@@ -35,6 +35,8 @@ struct pg_object {
 	uint64_t ran;		/* samples of processes that ran it as their program */
 	uint32_t reps, last_rep;
 	bool exe;		/* the main program of some process (its /proc/PID/exe) */
+	uint8_t sides;		/* bit 1 << side: the sides (pg_sampler_set_side(); perfgate ab:
+				 * 0 base, 1 new) whose processes mapped it; 0 when unknown */
 };
 
 struct pg_objects {

@@ -22,6 +22,7 @@
 #include "../probes/calibrate.h"
 #include "../profile/sampler.h"
 #include "ab.h"
+#include "libs.h"
 #include "meta.h"
 
 /* splitmix64: the running order's generator (not for secrets; seeded per session) */
@@ -414,6 +415,10 @@ int pg_ab_end(struct pg_ab *s, int err)
 {
 	s->base->meta.repetitions = s->npairs;
 	s->new->meta.repetitions = s->npairs;
+	/* the new side's libraries while the sampler lives (the base's: pg_recording_end()) */
+	if (!err && s->rec.probes.sampler)
+		err = pg_meta_libraries(&s->new->meta, pg_sampler_objects(s->rec.probes.sampler),
+					1, NULL);
 	err = pg_recording_end(&s->rec, &s->o->rec, s->base, err);
 	if (!err && copy_sources(s->base, s->new)) {
 		pg_err("out of memory");

@@ -29,6 +29,7 @@
 #include "../select/select.h"
 #include "budget_runs.h"
 #include "discover.h"
+#include "libs.h"
 #include "meta.h"
 #include "recorder.h"
 #include "session.h"
@@ -294,6 +295,8 @@ int pg_recording_end(struct pg_recording *r, const struct pg_record_opts *o, str
 		pg_budget_check(o, run, r->sampled_wall);
 	if (!err && r->probes.sampler)
 		err = pg_sampler_finish(r->probes.sampler, run);
+	if (!err && r->probes.sampler)
+		err = pg_meta_libraries(&run->meta, pg_sampler_objects(r->probes.sampler), 0, NULL);
 	if (!err)
 		err = pg_recording_codes(r, &cs, run, 0);
 	pg_codesums_release(&cs);

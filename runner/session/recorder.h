@@ -50,6 +50,7 @@
  *   budget_runs.c/.h  --budget's runs: the first pass's verdict, the pilot, the guard; their
  *                     decisions are runner/budget/'s
  *   meta.c/.h         a run's metadata: the machine, the working directory, the options
+ *   libs.c/.h         the shared libraries the processes loaded: build-ids, Debian packages
  */
 #ifndef PG_RECORD_H
 #define PG_RECORD_H

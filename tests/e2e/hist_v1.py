@@ -9,8 +9,8 @@ version 1's layout, for the migration test:
 
 each series row (a session and object: for each metric its id, a varint length and its blob)
 split into one row a metric, as versions 1 and 2 stored them, and the change points' cache
-(version 2), the point table, the trend view and the generation (version 4) and the change
-points alerted on (version 5) dropped.
+(version 2), the point table, the trend view and the generation (version 4), the change
+points alerted on (version 5) and the sessions' environments (version 6) dropped.
 """
 import sqlite3
 import sys
@@ -36,10 +36,10 @@ def split(b):
         i += n
 
 
-# what schema versions 4 and 5 added
+# what schema versions 4, 5 and 6 added
 V4 = ("DROP VIEW trend; DROP TABLE point;"
       "DELETE FROM perfgate_history WHERE key = 'generation';"
-      "DROP TABLE changes_alerted;")
+      "DROP TABLE changes_alerted; DROP TABLE session_env;")
 
 
 def postgres():

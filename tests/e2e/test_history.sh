@@ -28,7 +28,7 @@ for f in "$TMP"/slow/s*.json; do
 	check "add $(basename "$f")" H add "$f" --db "$DB" --branch main
 done
 check_eq "16 sessions stored" 16 "$(sessions "$DB")"
-check_eq "schema version 5" 5 "$(sqlite3 "$DB" 'SELECT version FROM schema_version')"
+check_eq "schema version 6" 6 "$(sqlite3 "$DB" 'SELECT version FROM schema_version')"
 check_eq "commit from the run" c100000000000000000000000000000000000000 \
 	"$(sqlite3 "$DB" "SELECT commit_id FROM session WHERE time = '2026-01-01T10:00:00Z'")"
 check_eq "branch given" main "$(sqlite3 "$DB" 'SELECT DISTINCT branch FROM session')"
@@ -314,9 +314,11 @@ python3 "$PERFGATE_SRCDIR/tests/e2e/hist_v1.py" "$TMP/v1.db"
 check_eq "version 1: a row per metric" 1 "$(sqlite3 "$TMP/v1.db" \
 	"SELECT count(*) > 2 * 16 * (SELECT count(*) FROM object) FROM series")"
 expect_exit 0 "$PERFGATE" history changes --db "$TMP/v1.db"
-check_eq "migrated to version 5" "5|changes_cache|changes_alerted" "$(sqlite3 "$TMP/v1.db" \
-	"SELECT version, (SELECT name FROM sqlite_master WHERE name = 'changes_cache'),
-	(SELECT name FROM sqlite_master WHERE name = 'changes_alerted') FROM schema_version")"
+check_eq "migrated to version 6" "6|changes_cache|changes_alerted|session_env" \
+	"$(sqlite3 "$TMP/v1.db" "SELECT version,
+	(SELECT name FROM sqlite_master WHERE name = 'changes_cache'),
+	(SELECT name FROM sqlite_master WHERE name = 'changes_alerted'),
+	(SELECT name FROM sqlite_master WHERE name = 'session_env') FROM schema_version")"
 # the medians filled from the series are those the adds wrote, within the 0.025% the
 # encoded values keep
 check_eq "migrated points: every one, the same medians" \

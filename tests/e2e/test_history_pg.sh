@@ -43,7 +43,7 @@ has "holds no history yet"
 
 for f in "$TMP"/s/s*.json; do check "add $(basename "$f")" H add "$f" --db "$URI"; done
 check_eq "16 sessions" 16 "$(psql 'SELECT count(*) FROM session')"
-check_eq "schema version" 5 "$(psql 'SELECT version FROM schema_version')"
+check_eq "schema version" 6 "$(psql 'SELECT version FROM schema_version')"
 check_eq "the password is never shown" 0 "$("$PERFGATE" history changes \
 	--db "postgresql://postgres:hunter2@/nosuchdb?host=$PGD" 2>&1 | grep -c hunter2)"
 
@@ -86,7 +86,7 @@ python3 "$PERFGATE_SRCDIR/tests/e2e/hist_v1.py" --pg <"$TMP/rows3" >"$TMP/v1.sql
 n3=$(wc -l <"$TMP/rows3")
 check_eq "version 1: a row per metric" 1 "$(psql "SELECT (count(*) > 2 * $n3)::int FROM series")"
 expect_exit 0 "$PERFGATE" history changes --db "$URI"
-check_eq "migrated to version 5" 5 "$(psql 'SELECT version FROM schema_version')"
+check_eq "migrated to version 6" 6 "$(psql 'SELECT version FROM schema_version')"
 check_eq "migrated series unchanged" "$(md5sum <"$TMP/rows3")" "$(rows | md5sum)"
 check_eq "the old rows gone" "" \
 	"$(psql "SELECT tablename FROM pg_tables WHERE tablename = 'series_v2'")"

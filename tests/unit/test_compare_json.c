@@ -20,6 +20,7 @@
 #include <json.h>
 
 #include "../../reporters/compare_out.h"
+#include "../../reporters/fmt.h"
 #include "fixtures.h"
 
 static json_object *read_json(const char *path)
@@ -291,6 +292,63 @@ static void test_json_paired(void **state)
 	pg_run_release(&rn);
 }
 
+/*
+ * The environment object: both sides' entries (the libraries' among them) and what differs,
+ * read back into the runs' metadata; a library of the same version on both sides is no
+ * difference.
+ */
+static void test_json_environment(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	struct pg_comparison back;
+	struct pg_run rb, rn;
+	json_object *root, *side, *v;
+	char *d;
+
+	assert_int_equal(pg_env_set(&fx->base.meta, "lib.libc.so.6",
+				    "libc6:amd64 2.36-9+deb12u4 aa11 /lib/libc.so.6"), 0);
+	assert_int_equal(pg_env_set(&fx->new.meta, "lib.libc.so.6",
+				    "libc6:amd64 2.36-9+deb12u7 bb22 /lib/libc.so.6"), 0);
+	assert_int_equal(pg_env_set(&fx->base.meta, "lib.libm.so.6", "- 1.0 cc33 /lib/libm.so.6"),
+			 0);
+	assert_int_equal(pg_env_set(&fx->new.meta, "lib.libm.so.6", "- 1.0 cc33 /lib/libm.so.6"),
+			 0);
+	assert_int_equal(pg_env_set(&fx->base.meta, "os", "Debian 12"), 0);
+	assert_int_equal(pg_env_set(&fx->new.meta, "os", "Debian 12"), 0);
+	free(fx->new.meta.cpu_model);
+	fx->new.meta.cpu_model = strdup("CPU Y");
+	free(fx->base.meta.cpu_model);
+	fx->base.meta.cpu_model = strdup("CPU X");
+	assert_int_equal(pg_result_write(&fx->c, &fx->base, &fx->new, fx->json), 0);
+	root = read_json(fx->json);
+	side = jget(root, "environment.new");
+	assert_true(json_object_object_get_ex(side, "lib.libc.so.6", &v));
+	assert_string_equal(json_object_get_string(v), "libc6:amd64 2.36-9+deb12u7 bb22 "
+			    "/lib/libc.so.6");
+	assert_jstr(root, "environment.base.cpu_model", "CPU X");
+	assert_jstr(root, "environment.differences.0", "CPU CPU X -> CPU Y");
+	assert_jstr(root, "environment.differences.1",
+		    "libc.so.6 2.36-9+deb12u4 -> 2.36-9+deb12u7");
+	assert_int_equal(json_object_array_length(jget(root, "environment.differences")), 2);
+	json_object_put(root);
+
+	pg_comparison_init(&back);
+	pg_run_init(&rb);
+	pg_run_init(&rn);
+	assert_int_equal(pg_result_read(fx->json, false, &back, &rb, &rn), 0);
+	assert_string_equal(pg_env_get(&rn.meta, "lib.libc.so.6"),
+			    "libc6:amd64 2.36-9+deb12u7 bb22 /lib/libc.so.6");
+	assert_string_equal(rb.meta.cpu_model, "CPU X");
+	assert_true(pg_env_valid(rn.meta.env, rn.meta.nenv));
+	d = pg_fmt_env_diff(&rb.meta, &rn.meta);
+	assert_string_equal(d, "the two sides differ: CPU CPU X -> CPU Y; libc.so.6 "
+			    "2.36-9+deb12u4 -> 2.36-9+deb12u7");
+	free(d);
+	pg_comparison_release(&back);
+	pg_run_release(&rb);
+	pg_run_release(&rn);
+}
+
 static void test_json_empty(void **state)
 {
 	struct pg_fx_compare *fx = *state;
@@ -332,6 +390,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_calib_unc, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_json_paired, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_json_environment, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_json_empty, pg_fx_compare_setup,
 						pg_fx_compare_teardown),

@@ -6,12 +6,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../../core/env.h"
 #include "../../core/strv.h"
 #include "../../reporters/fmt.h"
 
@@ -145,11 +147,72 @@ static void test_env_diff(void **state)
 	pg_run_release(&b);
 }
 
+/*
+ * Libraries: entries made and split; the differences name a library whose version differs,
+ * else whose build-id differs, never one loaded on one side only or at another path alone.
+ */
+static void test_env_libs(void **state)
+{
+	struct pg_run a, b;
+	struct pg_env_lib l;
+	char *v, **items, *d;
+	size_t n;
+
+	v = pg_env_lib_value("libc6:amd64", "2.36-9", NULL, "/usr/lib/my dir/libc.so.6");
+	assert_string_equal(v, "libc6:amd64 2.36-9 - /usr/lib/my dir/libc.so.6");
+	assert_int_equal(pg_env_lib_parse(v, &l), 0);
+	assert_string_equal(l.package, "libc6:amd64");
+	assert_string_equal(l.version, "2.36-9");
+	assert_null(l.build_id);
+	assert_string_equal(l.path, "/usr/lib/my dir/libc.so.6");
+	pg_env_lib_release(&l);
+	free(v);
+	v = pg_env_lib_value("a b", "", "ab12", "/x.so");	/* fields with spaces: unknown */
+	assert_string_equal(v, "- - ab12 /x.so");
+	free(v);
+	assert_int_equal(pg_env_lib_parse("- - ab12", &l), -EINVAL);
+	assert_int_equal(pg_env_lib_parse("- -  /x.so", &l), -EINVAL);
+
+	pg_run_init(&a);
+	pg_run_init(&b);
+	/* versions differ; build-ids differ under one version; only a path; one side only */
+	pg_env_set(&a.meta, "lib.libc.so.6", "libc6:amd64 2.36-9+deb12u4 aaaa /lib/libc.so.6");
+	pg_env_set(&b.meta, "lib.libc.so.6", "libc6:amd64 2.36-9+deb12u7 bbbb /lib/libc.so.6");
+	pg_env_set(&a.meta, "lib.libfoo.so.1", "- - 0123456789abcdef00 /a/libfoo.so.1");
+	pg_env_set(&b.meta, "lib.libfoo.so.1", "- - f123456789abcdef00 /b/libfoo.so.1");
+	pg_env_set(&a.meta, "lib.libbar.so", "- - 0123456789ab0000 /a/libbar.so");
+	pg_env_set(&b.meta, "lib.libbar.so", "- - 0123456789ab1111 /b/libbar.so");
+	pg_env_set(&a.meta, "lib.libm.so.6", "libc6:amd64 2.36-9 cccc /a/libm.so.6");
+	pg_env_set(&b.meta, "lib.libm.so.6", "libc6:amd64 2.36-9 cccc /b/libm.so.6");
+	pg_env_set(&b.meta, "lib.libz.so.1", "zlib1g:amd64 1:1.2.13 dddd /lib/libz.so.1");
+	pg_env_set(&a.meta, "lib.libbad.so", "garbage");
+	pg_env_set(&b.meta, "lib.libbad.so", "garbage too");
+	pg_env_set(&a.meta, "os", "Debian 12");
+	pg_env_set(&b.meta, "os", "Debian 13");
+	assert_true(pg_env_valid(b.meta.env, b.meta.nenv));
+	assert_int_equal(pg_env_diffs(&a.meta, &b.meta, &items, &n), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(items[0], "os Debian 12 -> Debian 13");	/* the others first */
+	/* 12 digits shown when they differ there, else the whole build-ids */
+	assert_string_equal(items[1], "libbar.so build-id 0123456789ab0000 -> 0123456789ab1111");
+	assert_string_equal(items[2], "libc.so.6 2.36-9+deb12u4 -> 2.36-9+deb12u7");
+	assert_string_equal(items[3], "libfoo.so.1 build-id 0123456789ab -> f123456789ab");
+	pg_strv_free(items, n);
+	d = pg_fmt_env_diff(&a.meta, &b.meta);
+	assert_non_null(strstr(d, "; libc.so.6 2.36-9+deb12u4 -> 2.36-9+deb12u7; "));
+	free(d);
+	assert_int_equal(pg_env_diffs(NULL, &b.meta, &items, &n), 0);
+	assert_int_equal(n, 0);
+	pg_run_release(&a);
+	pg_run_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fmt),
 		cmocka_unit_test(test_env_diff),
+		cmocka_unit_test(test_env_libs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,12 +13,17 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <json.h>
 
 #include "fixtures.h"
 #include "fixtures_history.h"
 #include "../../history/analysis.h"
+#include "../../history/changes_report.h"
 
 /*
  * Five sessions, added out of time order, of f (1000 + 100 * day ns), g (300 ns; not called
@@ -131,6 +136,59 @@ static void test_window(void **state)
 	pg_fx_hdb_remove(&h);
 }
 
+/*
+ * The environment either side of f's change point (at c12): nothing printed while the sessions
+ * have none (stored before schema 6) or the same; then libc's upgrade at c12, once although
+ * two change points start there (f's, and another set's).
+ */
+static void changes_env(struct pg_hstore *s, const char *path)
+{
+	const struct pg_cp_opts o = PG_CP_OPTS_DEFAULT;
+	struct pg_hmatrix m;
+	struct pg_hchange *ch;
+	struct pg_hchanges sets[2];
+	char *text = NULL, json[512];
+	struct json_object *root, *env;
+	size_t n, len;
+	FILE *out;
+
+	assert_int_equal(pg_hmatrix_load(&m, s, NULL, PG_HM_SELF, NULL, 0), 0);
+	assert_int_equal(pg_hmatrix_changes(&m, &o, NULL, NULL, NULL, &ch, &n), 0);
+	sets[0] = (struct pg_hchanges){ .m = &m, .c = ch, .n = n };
+	sets[1] = sets[0];
+	for (int step = 0; step < 3; step++) {
+		if (step == 1)
+			pg_fx_hsql(path, "INSERT INTO session_env SELECT id, 'kernel', '6.1.0' "
+				   "FROM session");
+		if (step == 2)
+			pg_fx_hsql(path, "INSERT INTO session_env SELECT id, 'lib.libc.so.6', "
+				   "CASE WHEN commit_id < 'c12' "
+				   "THEN 'libc6 2.36-9 aa /l/libc.so.6' "
+				   "ELSE 'libc6 2.36-10 bb /l/libc.so.6' END FROM session");
+		out = open_memstream(&text, &len);
+		assert_non_null(out);
+		assert_int_equal(pg_hchanges_print_env(sets, 2, s, out), 0);
+		assert_int_equal(fclose(out), 0);
+		assert_string_equal(text, step < 2 ? "" : "perfgate: the environment changed at "
+				    "c12 (after c11): libc.so.6 2.36-9 -> 2.36-10\n");
+		free(text);
+	}
+	/* the JSON: each change point's differences */
+	snprintf(json, sizeof(json), "%s.json", path);
+	assert_int_equal(pg_hchanges_write_json(sets, 1, &o, s, json), 0);
+	root = json_object_from_file(json);
+	assert_non_null(root);
+	env = json_object_object_get(json_object_array_get_idx(json_object_object_get(root,
+				     "changes"), 0), "environment");
+	assert_int_equal(json_object_array_length(env), 1);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(env, 0)),
+			    "libc.so.6 2.36-9 -> 2.36-10");
+	json_object_put(root);
+	unlink(json);
+	free(ch);
+	pg_hmatrix_release(&m);
+}
+
 static void test_changes(void **state)
 {
 	const struct pg_cp_opts o = PG_CP_OPTS_DEFAULT;
@@ -163,6 +221,7 @@ static void test_changes(void **state)
 	assert_int_equal(n, 1);
 	free(ch);
 	pg_hmatrix_release(&m);
+	changes_env(s, h.path);
 
 	/* the step's first session gone: no change point is left */
 	assert_int_equal(pg_hmatrix_load(&m, s, NULL, PG_HM_SELF, "c11", 0), 0);

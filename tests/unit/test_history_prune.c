@@ -65,6 +65,7 @@ static void test_keep(void **state)
 
 	fill(&h);
 	series = pg_fx_hint(h.path, "SELECT count(*) FROM series");
+	pg_fx_hsql(h.path, "INSERT INTO session_env SELECT id, 'kernel', '6.1.0' FROM session");
 	s = pg_hstore_open(h.path, false);
 	assert_non_null(s);
 	/* dry: the counts, nothing removed, no generation counted */
@@ -87,6 +88,7 @@ static void test_keep(void **state)
 	assert_int_equal(generation(h.path), 13);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM session"), 5);
 	assert_int_equal(orphan_rows(h.path), 0);
+	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM session_env"), 5);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM series"), series - 7 * 3);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM point"), 4 * 3 + 2);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM changes_cache"), 0);

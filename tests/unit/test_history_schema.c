@@ -312,7 +312,7 @@ static void test_new(void **state)
 	assert_int_equal(pg_fx_hint(h.path, "SELECT version FROM schema_version"),
 			 PG_HSTORE_SCHEMA);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM sqlite_master WHERE type = "
-				    "'table'"), 10);
+				    "'table'"), 11);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM sqlite_master WHERE type = "
 				    "'view' AND name = 'trend'"), 1);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT CAST(value AS INTEGER) FROM perfgate_history "
@@ -353,7 +353,7 @@ static void test_v3(void **state)
 	assert_int_equal(pg_fx_hint(h.path, "SELECT count(*) FROM point"), 9);
 	pg_fx_hsql(h.path, "CREATE TABLE kept AS SELECT * FROM point;"
 		   "DROP VIEW trend; DROP TABLE point; DELETE FROM perfgate_history "
-		   "WHERE key = 'generation'; DROP TABLE changes_alerted;"
+		   "WHERE key = 'generation'; DROP TABLE changes_alerted; DROP TABLE session_env;"
 		   "UPDATE schema_version SET version = 3");
 	s = pg_hstore_open(h.path, false);
 	assert_non_null(s);
@@ -374,6 +374,57 @@ static void test_v3(void **state)
 			 3);
 	assert_int_equal(pg_fx_hint(h.path, "SELECT CAST(value AS INTEGER) FROM perfgate_history "
 				    "WHERE key = 'generation'"), 3);
+	pg_fx_hdb_remove(&h);
+}
+
+/*
+ * Version 5 (sessions added, then the environments' table taken away): the migration makes
+ * the table, the old sessions have no environment, and a new session stores its own.
+ */
+static void test_v5(void **state)
+{
+	static const char *const names[] = { "f" };
+	static const double t[] = { 900 };
+	struct pg_fx_hdb h;
+	struct pg_hstore *s;
+	struct pg_run *run;
+	struct pg_hrecord rec;
+	struct pg_run back;
+	int64_t old, id;
+
+	pg_fx_hdb_make(&h);
+	s = pg_hstore_open(h.path, true);
+	assert_non_null(s);
+	old = pg_fx_hadd(s, "main", "c1", "2026-11-20T00:00:00Z", names, t, 1, 3, 0.02, 11);
+	pg_hstore_close(s);
+	pg_fx_hsql(h.path, "DROP TABLE session_env; UPDATE schema_version SET version = 5");
+	s = pg_hstore_open(h.path, false);
+	assert_non_null(s);
+	assert_int_equal(pg_fx_hint(h.path, "SELECT version FROM schema_version"),
+			 PG_HSTORE_SCHEMA);
+	assert_int_equal(tables(h.path, "session_env"), 1);
+	pg_run_init(&back);
+	assert_int_equal(pg_hstore_session_env(s, old, &back.meta), 0);
+	assert_int_equal(back.meta.nenv, 0);
+	assert_null(back.meta.kernel);
+
+	run = pg_fx_hrun("c2", "2026-11-21T00:00:00Z", names, t, 1, 3, 0.02, 12);
+	free(run->meta.kernel);
+	run->meta.kernel = strdup("6.1.0");
+	assert_int_equal(pg_env_set(&run->meta, "lib.libc.so.6", "libc6 2.36-9 aa /lib/libc.so.6"),
+			 0);
+	pg_hrecord_init(&rec);
+	assert_int_equal(pg_hrecord_from_run(&rec, run, NULL, "main", NULL), 0);
+	assert_int_equal(pg_hstore_add(s, &rec, &id), 0);
+	pg_hrecord_release(&rec);
+	pg_run_free(run);
+	assert_int_equal(pg_hstore_session_env(s, id, &back.meta), 0);
+	assert_string_equal(back.meta.kernel, "6.1.0");
+	assert_int_equal(back.meta.nenv, 1);
+	assert_string_equal(pg_env_get(&back.meta, "lib.libc.so.6"),
+			    "libc6 2.36-9 aa /lib/libc.so.6");
+	pg_run_release(&back);
+	pg_hstore_close(s);
 	pg_fx_hdb_remove(&h);
 }
 
@@ -421,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_v1),
 		cmocka_unit_test(test_v2),
 		cmocka_unit_test(test_v3),
+		cmocka_unit_test(test_v5),
 		cmocka_unit_test(test_v1_corrupt),
 		cmocka_unit_test(test_refused),
 	};

@@ -84,6 +84,12 @@ static void write_result(enum pg_overall overall, enum pg_verdict v, const char 
 	pg_comparison_init(&c);
 	set_meta(&base, "./bench", "ci-1", "1111111111111111111111111111111111111111");
 	set_meta(&new, cmd_b, host_b, "2222222222222222222222222222222222222222");
+	/* another host has another C library */
+	assert_int_equal(pg_env_set(&base.meta, "lib.libc.so.6", "libc6 2.36-9 aa /l/libc.so.6"),
+			 0);
+	assert_int_equal(pg_env_set(&new.meta, "lib.libc.so.6",
+				    strcmp(host_b, "ci-1") ? "libc6 2.36-10 bb /l/libc.so.6" :
+							     "libc6 2.36-9 aa /l/libc.so.6"), 0);
 	c.base_reps = c.new_reps = 10;
 	c.overall = overall;
 	if (overall == PG_OVERALL_INCONCLUSIVE)
@@ -235,13 +241,25 @@ static void test_inconclusive(void **state)
 
 static void test_hosts_or_commands_differ(void **state)
 {
+	struct json_object *g;
+
+	/* what else differs, read back from the result: in the reason and on its own line */
 	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "./bench", "laptop", 0, "neutral",
-	      "different hosts (ci-1 and laptop)");
+	      "different hosts (ci-1 and laptop; the two sides differ: libc.so.6 2.36-9 -> "
+	      "2.36-10)");
+	g = vote(PG_VOTE_GERRIT, true);
+	assert_non_null(strstr(str(g, "message"), "\nenvironment: the two sides differ: libc.so.6 "
+			       "2.36-9 -> 2.36-10\n"));
+	json_object_put(g);
 	/* compared as two builds of one benchmark are: the verdict is voted on, the message says */
 	check(PG_OVERALL_PASS, PG_VERDICT_UNCHANGED, "./other", "ci-1", 1, "success",
 	      "compared (the runs are of different commands: './bench 3' and './other 3')");
 	check(PG_OVERALL_REGRESSION, PG_VERDICT_REGRESSION, "./other", "ci-1", -1, "failure",
 	      "regression in 1 function (the runs are of different commands:");
+	/* the same library on one host: nothing about the environment */
+	g = vote(PG_VOTE_GERRIT, true);
+	assert_null(strstr(str(g, "message"), "environment"));
+	json_object_put(g);
 }
 
 /*
