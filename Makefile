@@ -89,7 +89,7 @@ PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -
 
 .SECONDARY:
 FORCE:
-.PHONY: all deps deps-build deps-demo check check-layers check-style test flaky unit e2e-progs demo clean \
+.PHONY: FORCE all deps deps-build deps-demo check check-layers check-style test flaky unit e2e-progs demo clean \
 	bench bench-render realworld fuzz fuzz-build install uninstall dist deb ci-tools
 all: $(PERFGATE_BIN) $(PRELOAD_LIB)
 
