@@ -168,7 +168,7 @@ void pg_comparison_init(struct pg_comparison *c)
 	memset(c, 0, sizeof(*c));
 	c->opts = def;
 	c->speed_spread = c->speed_shift = c->speed_p = NAN;
-	c->speed_spin = c->speed_spin_se = NAN;
+	c->speed_spin = c->speed_spin_se = c->program_spin = NAN;
 	c->judged_share = NAN;
 	pg_fcmp_init(&c->wall);
 }

@@ -290,6 +290,8 @@ struct pg_comparison {
 	 */
 	size_t speed_refs, speed_changed;
 	bool speed_applied, speed_runs;
+	bool speed_spread_prior;	/* two recordings: speed_spread is not estimated but
+					 * PG_RNULL_PRIOR (diff/rnull.h), too few references */
 	double speed_spread, speed_shift, speed_p;
 	/*
 	 * Two recordings compared unpaired: where the speed between them came from (PG_SRC_NONE
@@ -299,6 +301,10 @@ struct pg_comparison {
 	 */
 	enum pg_speed_src speed_src;
 	double speed_spin, speed_spin_se;
+	/* two recordings with reference spins: the program's CPU time of the new run was
+	 * corrected by the spins' CPU time, this much against the base run's (relative); NAN:
+	 * as measured */
+	double program_spin;
 	enum pg_overall overall;
 	char overall_reason[256];	/* why inconclusive, or "" */
 	struct pg_fcmp wall;		/* whole-process wall time per repetition, tested alone

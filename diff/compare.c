@@ -399,6 +399,10 @@ static int run_speed(struct pg_rspeed *rs, struct pg_comparison *out, const stru
 	}
 	err = err ?: pg_rspeed_finish(rs, o->alpha, o->min_effect, ws);
 	err = err ?: pg_rnull_sigma(rs, &rs->null_sigma, &nnull);
+	/* too few to estimate it: taken as PG_RNULL_PRIOR, never as none */
+	out->speed_spread_prior = !err && !(rs->null_sigma > 0);
+	if (out->speed_spread_prior)
+		rs->null_sigma = log1p(PG_RNULL_PRIOR);
 	out->speed_runs = true;
 	out->speed_refs = rs->nrefs;
 	out->speed_changed = rs->nchanged;

@@ -95,6 +95,16 @@ static enum pg_overall evidence(struct pg_comparison *c, size_t ncommon)
 	char *r = c->overall_reason;
 	size_t rs = sizeof(c->overall_reason);
 
+	/* the program moved beyond the minimum effect, by the build or the machine */
+	for (size_t i = 0; i < c->n; i++) {
+		const struct pg_fcmp *f = &c->f[i];
+
+		if (f->origin != PG_ORIGIN_PROGRAM || strcmp(f->name, PG_PROGRAM_CPU) ||
+		    f->cause != PG_CAUSE_DRIFT)
+			continue;
+		snprintf(r, rs, "the program's CPU time %s", f->reason);
+		return PG_OVERALL_INCONCLUSIVE;
+	}
 	if (c->program_judged)
 		return PG_OVERALL_PASS;
 	if (!ncommon && !c->nsampled) {

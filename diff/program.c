@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "program.h"
+#include "rspeed.h"
 
 double pg_program_cpu_ns(const struct pg_run *run)
 {
@@ -44,11 +45,16 @@ static void gather(struct pg_sample *s, const struct pg_run *run, bool cpu)
 	}
 }
 
-/* One entry: the CPU time (@cpu) or the wall time. */
+/*
+ * One entry: the CPU time (@cpu) or the wall time; the new run's values less @shift (log: the
+ * machine's speed against the base run's, known within standard error @se), or as measured
+ * when @shift is NAN.
+ */
 static int program_entry(struct pg_comparison *out, const struct pg_run *base,
 			 const struct pg_run *new, const struct pg_compare_opts *o,
-			 bool sets_differ, bool cpu, double wall_ns, struct pg_sample *sb,
-			 struct pg_sample *sn, struct pg_stats_ws *ws, struct pg_family *fam)
+			 bool sets_differ, bool cpu, double shift, double se, double wall_ns,
+			 struct pg_sample *sb, struct pg_sample *sn, struct pg_stats_ws *ws,
+			 struct pg_family *fam)
 {
 	struct pg_fcmp *f = pg_comparison_add(out);
 
@@ -63,6 +69,8 @@ static int program_entry(struct pg_comparison *out, const struct pg_run *base,
 	f->base_calls = f->new_calls = 1;	/* one run of it a repetition */
 	gather(sb, base, cpu);
 	gather(sn, new, cpu);
+	for (size_t i = 0; !isnan(shift) && i < sn->n; i++)
+		sn->log[i] -= shift;
 	if (sets_differ) {
 		pg_analyse(f, sb, sn, o, false, ws);
 		f->p = NAN;
@@ -71,7 +79,7 @@ static int program_entry(struct pg_comparison *out, const struct pg_run *base,
 			 "probes cost differently: not judged");
 		return 0;
 	}
-	return pg_judge_alone(f, out->n - 1, sb, sn, o, wall_ns, ws, fam);
+	return pg_judge_alone(f, out->n - 1, sb, sn, o, wall_ns, isnan(shift) ? 0 : se, ws, fam);
 }
 
 int pg_compare_program(struct pg_comparison *out, const struct pg_run *base,
@@ -81,17 +89,29 @@ int pg_compare_program(struct pg_comparison *out, const struct pg_run *base,
 {
 	const struct pg_speed *speed = sb->speed;
 	const struct pg_rspeed *rspeed = sb->rspeed;
+	double shift = NAN, se = 0;
 	int err = 0;
 
-	/* the machine's speed is estimated from the program's own functions: a change of the
-	 * whole program moves them all, and correcting it by them would hide it */
+	/*
+	 * The machine's speed is estimated from the program's own functions: a change of the
+	 * whole program moves them all, and correcting it by them would hide it. Two recordings
+	 * with reference spins have a witness apart from the program: its CPU time is corrected
+	 * by the spins' CPU time, within their uncertainty.
+	 */
 	sb->speed = sn->speed = NULL;
 	sb->rspeed = sn->rspeed = NULL;
-	if (!isnan(pg_program_cpu_ns(base)) && !isnan(pg_program_cpu_ns(new)))
-		err = program_entry(out, base, new, o, sets_differ, true, wall_ns, sb, sn, ws,
-				    fam);
-	err = err ?: program_entry(out, base, new, o, sets_differ, false, wall_ns, sb, sn, ws,
-				   fam);
+	if (rspeed)
+		err = pg_rspeed_spin(&base->meta, &new->meta, true, &shift, &se);
+	if (err) {	/* no spins of one workload on both sides: as measured */
+		shift = NAN;
+		err = err == -ENOMEM ? err : 0;
+	}
+	out->program_spin = isnan(shift) ? NAN : expm1(shift);
+	if (!err && !isnan(pg_program_cpu_ns(base)) && !isnan(pg_program_cpu_ns(new)))
+		err = program_entry(out, base, new, o, sets_differ, true, shift, se, wall_ns, sb,
+				    sn, ws, fam);
+	err = err ?: program_entry(out, base, new, o, sets_differ, false, NAN, 0, wall_ns, sb,
+				   sn, ws, fam);
 	sb->speed = speed;
 	sb->rspeed = rspeed;
 	return err;
@@ -108,14 +128,40 @@ static int cmp_impact(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
+/*
+ * The program's CPU time @f of two recordings against the machine's speed its own functions
+ * tell (c->speed_shift): a change that, less that speed, is no longer surely beyond the
+ * minimum effect could be the machine as well as the build, which two recordings cannot
+ * tell apart (the functions are corrected by it; the program was not, or by the spin's CPU
+ * time only, which a memory-bound program does not follow).
+ */
+static void settle_cpu(const struct pg_comparison *c, struct pg_fcmp *f)
+{
+	double s = (1 + (isnan(c->program_spin) ? 0 : c->program_spin)) / (1 + c->speed_shift);
+	double lo = (1 + f->ci_lo) * s - 1, hi = (1 + f->ci_hi) * s - 1, e = c->opts.min_effect;
+
+	if (f->verdict == PG_VERDICT_REGRESSION ? lo > e : hi < -e)
+		return;
+	f->verdict = PG_VERDICT_INCONCLUSIVE;
+	f->cause = PG_CAUSE_DRIFT;
+	snprintf(f->reason, sizeof(f->reason), "%+.1f%%: its functions say the machine ran "
+		 "%+.1f%%; less that, [%+.1f%%, %+.1f%%]: a slower build or machine (ab tells them "
+		 "apart)", 100 * f->change, 100 * c->speed_shift, 100 * lo, 100 * hi);
+}
+
 void pg_program_settle(struct pg_comparison *c)
 {
 	for (size_t i = 0; i < c->n && !c->paired; i++) {
 		struct pg_fcmp *f = &c->f[i];
 
-		if (f->origin != PG_ORIGIN_PROGRAM || strcmp(f->name, PG_PROGRAM_WALL) ||
+		if (f->origin != PG_ORIGIN_PROGRAM ||
 		    (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT))
 			continue;
+		if (!strcmp(f->name, PG_PROGRAM_CPU)) {
+			if (c->speed_runs && c->speed_applied && isfinite(c->speed_shift))
+				settle_cpu(c, f);
+			continue;
+		}
 		f->verdict = PG_VERDICT_INCONCLUSIVE;
 		f->cause = PG_CAUSE_DRIFT;
 		snprintf(f->reason, sizeof(f->reason), "%+.1f%%: two recordings apart hold the "

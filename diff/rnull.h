@@ -49,6 +49,15 @@
 #define PG_RNULL_MIN_REFS 8
 /* the confidence of sigma's upper bound */
 #define PG_RNULL_BOUND 0.95
+/*
+ * With fewer references than PG_RNULL_MIN_REFS, a function's own variation between two
+ * recordings is not estimated but taken as this (a relative change, one standard deviation):
+ * every interval is widened by it all the same. On this project's 2-CPU VM, A/A pairs of
+ * zstd gave 6.7-23.8% from 9-14 references (2026-11-28, a helper's build beside them), and
+ * single functions of lz4 and leveldb moved 12-18% on-CPU between two recordings of one build:
+ * 5% is the least of what was seen, so that a change of 15-20% can still be told.
+ */
+#define PG_RNULL_PRIOR 0.05
 
 /*
  * The null's *@sigma (log scale, the upper bound above) from @s's references, and in

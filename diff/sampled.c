@@ -345,7 +345,7 @@ static int judge_frame(struct sctx *x, const struct fent *g[2], const size_t ng[
 	x->out->nsampled++;
 	x->s[0]->share = 1;	/* all of it on a CPU: the machine's speed moves it all */
 	x->s[0]->speed_id = PG_SPEED_NO_ID;
-	return pg_judge_alone(f, x->out->n - 1, x->s[0], x->s[1], x->o, x->wall_ns, x->ws,
+	return pg_judge_alone(f, x->out->n - 1, x->s[0], x->s[1], x->o, x->wall_ns, 0, x->ws,
 			      x->fam);
 }
 

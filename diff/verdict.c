@@ -433,12 +433,14 @@ void pg_family_release(struct pg_family *fam)
 
 int pg_judge_alone(struct pg_fcmp *f, size_t idx, const struct pg_sample *b,
 		   const struct pg_sample *n, const struct pg_compare_opts *o, double wall_ns,
-		   struct pg_stats_ws *ws, struct pg_family *fam)
+		   double sigma, struct pg_stats_ws *ws, struct pg_family *fam)
 {
 	int t = pg_analyse(f, b, n, o, false, ws);
 
 	if (t < 0)
 		return t;
+	if (t == 1 && sigma > 0)
+		pg_rnull_widen_by(f, sigma, o->alpha);
 	if (!isnan(f->change) && !isnan(f->base_ns)) {
 		f->impact_ns = f->change * f->base_ns;
 		if (wall_ns > 0)

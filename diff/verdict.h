@@ -129,11 +129,12 @@ void pg_family_release(struct pg_family *fam);
 /*
  * An entry of @out tested alone from the samples @b and @n (not compensated for probes: the
  * whole program, a sampled function): pg_analyse(), its impact (its change of time a
- * repetition, change * base_ns, over @wall_ns), and into @fam when tested. @f is
- * out->f[idx]. 0 or a negative errno.
+ * repetition, change * base_ns, over @wall_ns), and into @fam when tested, its interval
+ * widened and p raised first by an uncertainty of scale @sigma (log; 0: none) that is in
+ * neither sample (pg_rnull_widen_by()). @f is out->f[idx]. 0 or a negative errno.
  */
 int pg_judge_alone(struct pg_fcmp *f, size_t idx, const struct pg_sample *b,
 		   const struct pg_sample *n, const struct pg_compare_opts *o, double wall_ns,
-		   struct pg_stats_ws *ws, struct pg_family *fam);
+		   double sigma, struct pg_stats_ws *ws, struct pg_family *fam);
 
 #endif

@@ -209,7 +209,9 @@ static struct json_object *new_speed(const struct pg_comparison *c)
 			       pg_json_put_u64(o, "changed", c->speed_changed) ||
 			       pg_json_put_str(o, "source", pg_speed_src_name(c->speed_src)) ||
 			       pg_json_put_num(o, "spin", c->speed_spin) ||
-			       pg_json_put_num(o, "spin_se", c->speed_spin_se)))) {
+			       pg_json_put_num(o, "spin_se", c->speed_spin_se) ||
+			       pg_json_put_num(o, "program_spin", c->program_spin) ||
+			       pg_json_put_bool(o, "spread_prior", c->speed_spread_prior)))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -630,6 +632,13 @@ static int read_pairing(const struct pg_jr *jr, struct json_object *root, struct
 	/* "source", "spin", "spin_se": absent before the reference spin */
 	err = err ?: pg_jr_get_num(jr, v, "speed", "spin", PG_JR_OPTIONAL, &c->speed_spin);
 	err = err ?: pg_jr_get_num(jr, v, "speed", "spin_se", PG_JR_OPTIONAL, &c->speed_spin_se);
+	/* "spread_prior": absent before a few references' own noise was taken as a prior */
+	err = err ?: pg_jr_member(jr, v, "speed", "spread_prior", json_type_boolean,
+				  PG_JR_OPTIONAL, &b);
+	c->speed_spread_prior = !err && b && json_object_get_boolean(b);
+	/* "program_spin": absent before the program's CPU time was corrected by the spins */
+	err = err ?: pg_jr_get_num(jr, v, "speed", "program_spin", PG_JR_OPTIONAL,
+				   &c->program_spin);
 	err = err ?: pg_jr_member(jr, v, "speed", "source", json_type_string, PG_JR_OPTIONAL, &b);
 	if (!err && b && pg_speed_src_parse(json_object_get_string(b), &c->speed_src))
 		err = pg_jr_bad(jr, "speed", "unknown \"source\" %s", json_object_get_string(b));

@@ -132,32 +132,48 @@ static void no_refs_why(char *buf, size_t len, const struct pg_comparison *c)
 			 c->speed_changed, c->speed_refs);
 }
 
+/* What became of the program's times between two recordings, into @buf */
+static const char *program_words(char *buf, size_t len, const struct pg_comparison *c)
+{
+	if (isnan(c->program_spin))
+		snprintf(buf, len, "the program's times as measured");
+	else
+		snprintf(buf, len, "the program's CPU time by the spin's, %+.1f%%; its wall time "
+			 "as measured", 100 * c->program_spin);
+	return buf;
+}
+
 /* The machine's speed between two recordings compared unpaired (diff/rspeed.h), a line or two:
  * where it came from (the reference functions, the reference spin, or unknown). */
 static void print_run_speed(const struct pg_comparison *c, FILE *out)
 {
 	size_t kept = c->speed_refs - c->speed_changed;
-	char why[128];
+	char why[128], prog[96];
 
 	no_refs_why(why, sizeof(why), c);
 	if (c->opts.no_speed)
 		fprintf(out, "  machine speed: not corrected (--no-speed-correction)\n");
 	else if (c->speed_applied)
 		fprintf(out, "  machine speed from %zu reference function%s: the new run's "
-			"functions corrected for it (%+.1f%% against the base run; the program's "
-			"times as measured)\n", kept, pg_plural(kept), 100 * c->speed_shift);
+			"functions corrected for it (%+.1f%% against the base run; %s)\n", kept,
+			pg_plural(kept), 100 * c->speed_shift,
+			program_words(prog, sizeof(prog), c));
 	else if (c->speed_src == PG_SRC_SPIN)
 		fprintf(out, "  machine speed from the reference spin (%s): the new run's "
 			"functions corrected for it (%+.1f%% +-%.1f%% against the base run, its "
-			"uncertainty in every interval; the program's times as measured)\n", why,
-			100 * c->speed_shift, 100 * c->speed_spin_se);
+			"uncertainty in every interval; %s)\n", why, 100 * c->speed_shift,
+			100 * c->speed_spin_se, program_words(prog, sizeof(prog), c));
 	else if (c->speed_src == PG_SRC_UNKNOWN)
 		fprintf(out, "  machine speed unknown (%s, and no reference spin of one kind in "
 			"both runs): taken as +-%.0f%%, every function's interval widened by it\n",
 			why, 100 * expm1(pg_norm_isf(0.025) * PG_RSPEED_UNKNOWN));
 	else
 		fprintf(out, "  machine speed: not corrected: %s\n", why);
-	if (!c->opts.no_speed && c->speed_applied && isfinite(c->speed_spread))
+	if (!c->opts.no_speed && c->speed_spread_prior && isfinite(c->speed_spread))
+		fprintf(out, "  own noise: not estimated (%zu function%s, %d needed): taken as "
+			"+-%.1f%%, every verdict must exceed it (perfgate ab pairs the recordings)\n",
+			kept, pg_plural(kept), PG_RNULL_MIN_REFS, 100 * c->speed_spread);
+	else if (!c->opts.no_speed && c->speed_applied && isfinite(c->speed_spread))
 		fprintf(out, "  own noise: a function varies +-%.1f%% between the two recordings "
 			"on its own (their spread, at its 95%% upper bound): every verdict must "
 			"exceed it\n", 100 * c->speed_spread);

@@ -182,7 +182,8 @@ static void test_rspeed_medians(void **state)
 }
 
 /* A/A, the new recording's machine 15% slower: uncorrected every function is flagged;
- * corrected none is, and the program's CPU time is judged as measured */
+ * corrected none is, and the program's CPU time, as measured +15%, is inconclusive: less the
+ * speed its functions tell it is unchanged, and two recordings cannot tell which it was */
 static void test_rspeed_aa(void **state)
 {
 	size_t raw = 0, corr = 0, prog = 0;
@@ -204,12 +205,13 @@ static void test_rspeed_aa(void **state)
 		assert_true(fabs(c.speed_shift - 0.15) < 0.05);
 		corr += nflagged(&c, &f0);
 		p = program_cpu(&c);
-		prog += p && p->verdict == PG_VERDICT_REGRESSION;
+		prog += p && p->verdict == PG_VERDICT_INCONCLUSIVE && p->cause == PG_CAUSE_DRIFT;
+		assert_int_not_equal(c.overall, PG_OVERALL_REGRESSION);
 		pg_comparison_release(&c);
 	}
 	assert_true(raw >= 18);
 	assert_true(corr <= 1);
-	/* what the machine did to the whole program stays: two recordings cannot tell */
+	/* what the machine did to the whole program: two recordings cannot tell, and say so */
 	assert_true(prog >= 18);
 }
 
@@ -260,8 +262,9 @@ static void test_rspeed_blocked(void **state)
 	assert_true(flagged_f1 <= 1);
 }
 
-/* Every function 15% slower on a steady machine: indistinguishable from the machine for the
- * functions, but the program's CPU time fails */
+/* Every function 15% slower on a steady machine: indistinguishable from a machine 15% slower,
+ * for the functions and for the program's CPU time (these runs have no reference spins):
+ * inconclusive, never a pass */
 static void test_rspeed_global_change(void **state)
 {
 	size_t prog = 0;
@@ -274,8 +277,11 @@ static void test_rspeed_global_change(void **state)
 
 		compare(&m, false, &c);
 		p = program_cpu(&c);
-		prog += p && p->verdict == PG_VERDICT_REGRESSION;
-		assert_int_equal(c.overall, PG_OVERALL_REGRESSION);
+		prog += p && p->verdict == PG_VERDICT_INCONCLUSIVE && p->cause == PG_CAUSE_DRIFT;
+		/* (a function of the model may be flagged on its own: one seed of ten here) */
+		assert_int_not_equal(c.overall, PG_OVERALL_PASS);
+		if (c.overall == PG_OVERALL_INCONCLUSIVE)
+			assert_non_null(strstr(c.overall_reason, "ab tells them apart"));
 		pg_comparison_release(&c);
 	}
 	assert_int_equal(prog, 10);
