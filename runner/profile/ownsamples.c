@@ -16,14 +16,20 @@ struct pg_owntab_file {
 	struct pg_elf_syms syms;
 };
 
-/* The index of @path in the table, added when new; -ENOMEM. */
-static long path_index(struct pg_owntab *t, const char *path)
+/* The index of @path in the table, added when new; -ENOMEM. *@hint: the last one found, tried
+ * first. */
+static long path_index(struct pg_owntab *t, const char *path, size_t *hint)
 {
+	if (*hint < t->npaths && !strcmp(t->paths[*hint], path))
+		return (long)*hint;
 	for (size_t i = t->npaths; i-- > 0;)
-		if (!strcmp(t->paths[i], path))
+		if (!strcmp(t->paths[i], path)) {
+			*hint = i;
 			return (long)i;
+		}
 	if (pg_strv_push(&t->paths, &t->npaths, path))
 		return -ENOMEM;
+	*hint = t->npaths - 1;
 	return (long)t->npaths - 1;
 }
 
@@ -32,9 +38,13 @@ static struct pg_owntab_file *file_of(struct pg_owntab *t, const char *path)
 {
 	struct pg_owntab_file *f;
 
+	if (t->hint_file < t->nfiles && !strcmp(t->files[t->hint_file].path, path))
+		return &t->files[t->hint_file];
 	for (size_t i = 0; i < t->nfiles; i++)
-		if (!strcmp(t->files[i].path, path))
+		if (!strcmp(t->files[i].path, path)) {
+			t->hint_file = i;
 			return &t->files[i];
+		}
 	if (PG_ALLOC_GROW(t->files, t->nfiles + 1, t->allocfiles))
 		return NULL;
 	f = &t->files[t->nfiles];
@@ -42,7 +52,7 @@ static struct pg_owntab_file *file_of(struct pg_owntab *t, const char *path)
 	f->path = strdup(path);
 	if (!f->path)
 		return NULL;
-	t->nfiles++;
+	t->hint_file = t->nfiles++;
 	/* an unreadable file (replaced since it was mapped) keeps its names unscoped */
 	f->loaded = !pg_elf_syms_load(path, &f->syms);
 	return f;
@@ -78,7 +88,8 @@ static int own_entry(struct pg_owntab *t, const char *object, const char *exe, c
 		     size_t len, uint64_t sym, struct pg_own *w)
 {
 	struct pg_owntab_file *f = file_of(t, object);
-	long o = path_index(t, object), e = path_index(t, exe ? exe : object);
+	long o = path_index(t, object, &t->hint_obj);
+	long e = !exe || !strcmp(exe, object) ? o : path_index(t, exe, &t->hint_exe);
 	const char *scope;
 	int n;
 
