@@ -123,10 +123,19 @@ int pg_owntab_note(struct pg_owntab *t, const char *object, const char *exe, con
 int pg_owntab_frame(struct pg_owntab *t, const char *object, const char *exe, const char *frame,
 		    size_t len, uint64_t sym)
 {
+	long o = path_index(t, object, &t->hint_obj);
+
+	if (o < 0)
+		return -ENOMEM;
+	/* a function recurring in the stack is named once: its symbol tells it */
+	for (size_t i = 0; i < t->nstk; i++)
+		if (t->stksym[i] == sym && t->stk[i].object == (uint32_t)o)
+			return 0;
 	if (PG_ALLOC_GROW(t->stk, t->nstk + 1, t->allocstk) ||
+	    PG_ALLOC_GROW(t->stksym, t->nstk + 1, t->allocstksym) ||
 	    own_entry(t, object, exe, frame, len, sym, &t->stk[t->nstk]))
 		return -ENOMEM;
-	t->nstk++;
+	t->stksym[t->nstk++] = sym;
 	return 0;
 }
 
@@ -229,6 +238,7 @@ void pg_owntab_release(struct pg_owntab *t)
 	free(t->pend);
 	free(t->incl);
 	free(t->stk);
+	free(t->stksym);
 	for (size_t i = 0; i < t->nfiles; i++) {
 		free(t->files[i].path);
 		if (t->files[i].loaded)

@@ -43,6 +43,8 @@ struct pg_owntab {
 	size_t mergedincl;		/* entries after incl was last added up */
 	struct pg_own *stk;		/* the functions of the stack being noted */
 	size_t nstk, allocstk;
+	uint64_t *stksym;		/* their symbols' addresses (nstk) */
+	size_t allocstksym;
 	/* the last object, program and file found, tried first: a stack's frames lie in few */
 	size_t hint_obj, hint_exe, hint_file;
 };

@@ -21,15 +21,21 @@
 #define CLI "/nonexistent/client"
 #define LIBC "/nonexistent/libc.so.6"
 
-/* One stack of frames f[0..n) (root first), each in object obj[k], its leaf noted as own. */
+/*
+ * One stack of frames f[0..n) (root first), each in object obj[k], in the function symbol at
+ * sym[k] (NULL: one per name's first letter), its leaf noted as own.
+ */
 static void stack(struct pg_owntab *t, const char *exe, const char *const *obj,
-		  const char *const *f, size_t n)
+		  const char *const *f, const uint64_t *sym, size_t n)
 {
-	for (size_t k = 0; k < n; k++)
-		assert_int_equal(pg_owntab_frame(t, obj[k], exe, f[k], strlen(f[k]), 0x1000 + k),
-				 0);
-	assert_int_equal(pg_owntab_note(t, obj[n - 1], exe, f[n - 1], strlen(f[n - 1]),
-					0x1000 + n - 1, NULL), 0);
+	for (size_t k = 0; k < n; k++) {
+		uint64_t a = sym ? sym[k] : 0x1000 + (uint64_t)f[k][0];
+
+		assert_int_equal(pg_owntab_frame(t, obj[k], exe, f[k], strlen(f[k]), a), 0);
+		if (k == n - 1)
+			assert_int_equal(pg_owntab_note(t, obj[k], exe, f[k], strlen(f[k]), a,
+							NULL), 0);
+	}
 	assert_int_equal(pg_owntab_stack_end(t), 0);
 }
 
@@ -49,22 +55,27 @@ static void test_incl(void **state)
 	struct pg_owntab t = PG_OWNTAB_INIT;
 	struct pg_run run;
 	struct pg_rep *rep;
-	/* the server's loop recursing once, and the client's loop: one name, two objects */
+	/*
+	 * the server's loop recursing once, and the client's loop: one name, two objects; the
+	 * client's two unscoped helpers of one name (static functions of two files): one
+	 */
 	const char *const so[] = { LIBC, SRV, SRV, SRV }, *const sf[] = { "__libc_start_main",
 		"loop", "loop", "step" };
-	const char *const co[] = { LIBC, CLI, CLI }, *const cf[] = { "__libc_start_main", "main",
-		"loop" };
+	const char *const co[] = { LIBC, CLI, CLI, CLI, CLI }, *const cf[] = {
+		"__libc_start_main", "main", "loop", "help", "help" };
+	const uint64_t csym[] = { 0x10, 0x20, 0x30, 0x40, 0x50 };
 
 	(void)state;
 	pg_run_init(&run);
 	rep = pg_run_add_rep(&run);
 	assert_non_null(rep);
 	for (int i = 0; i < 3; i++)
-		stack(&t, SRV, so, sf, 4);
-	stack(&t, CLI, co, cf, 3);
+		stack(&t, SRV, so, sf, NULL, 4);
+	stack(&t, CLI, co, cf, csym, 5);
 	assert_int_equal(pg_owntab_take(&t, rep), 0);
 	assert_int_equal(pg_owntab_objects(&t, &run), 0);
-	assert_int_equal(rep->nincl, 6);
+	assert_int_equal(rep->nincl, 7);
+	assert_int_equal(count_of(&run, rep->incl, rep->nincl, CLI, CLI, "help"), 1);
 	assert_int_equal(count_of(&run, rep->incl, rep->nincl, SRV, SRV, "loop"), 3);
 	assert_int_equal(count_of(&run, rep->incl, rep->nincl, SRV, SRV, "step"), 3);
 	assert_int_equal(count_of(&run, rep->incl, rep->nincl, CLI, CLI, "loop"), 1);
@@ -78,7 +89,7 @@ static void test_incl(void **state)
 	/* own samples: the leaves alone */
 	assert_int_equal(rep->nown, 2);
 	assert_int_equal(count_of(&run, rep->own, rep->nown, SRV, SRV, "step"), 3);
-	assert_int_equal(count_of(&run, rep->own, rep->nown, CLI, CLI, "loop"), 1);
+	assert_int_equal(count_of(&run, rep->own, rep->nown, CLI, CLI, "help"), 1);
 	/* the table is empty for the next repetition */
 	rep = pg_run_add_rep(&run);
 	assert_int_equal(pg_owntab_take(&t, rep), 0);
@@ -101,7 +112,7 @@ static void test_many(void **state)
 	rep = pg_run_add_rep(&run);
 	assert_non_null(rep);
 	for (int i = 0; i < 20000; i++)
-		stack(&t, NULL, i % 4 ? o : o2, i % 4 ? f : f2, 2);
+		stack(&t, NULL, i % 4 ? o : o2, i % 4 ? f : f2, NULL, 2);
 	assert_int_equal(pg_owntab_take(&t, rep), 0);
 	assert_int_equal(pg_owntab_objects(&t, &run), 0);
 	assert_int_equal(rep->nincl, 3);
