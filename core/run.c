@@ -30,11 +30,7 @@ void pg_rep_release(struct pg_rep *rep)
 	for (size_t i = 0; i < rep->nstacks; i++)
 		free(rep->stacks[i].folded);
 	free(rep->stacks);
-	for (size_t i = 0; i < rep->nown; i++)
-		free(rep->own[i].frame);
-	free(rep->own);
-	rep->own = NULL;
-	rep->nown = 0;
+	pg_rep_own_release(rep);
 	for (size_t i = 0; i < rep->noffcpu; i++)
 		free(rep->offcpu[i].folded);
 	free(rep->offcpu);
@@ -342,11 +338,32 @@ int pg_own_cmp(const void *pa, const void *pb)
 	return strcmp(a->frame, b->frame);
 }
 
+/*
+ * Are v[0..n) sorted, unique, each with valid indices, frame and count? -EINVAL if not; their
+ * counts' sum (saturated at UINT64_MAX) into *@sum.
+ */
+static int validate_owns(const struct pg_run *run, const struct pg_own *v, size_t n,
+			 uint64_t *sum)
+{
+	*sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pg_own *o = &v[i];
+
+		if (o->object >= run->nobjects || o->exe >= run->nobjects || !o->frame ||
+		    !pg_folded_valid(o->frame) || strchr(o->frame, ';') || !o->count ||
+		    (i && pg_own_cmp(&v[i - 1], o) >= 0))
+			return -EINVAL;
+		*sum = o->count > UINT64_MAX - *sum ? UINT64_MAX : *sum + o->count;
+	}
+	return 0;
+}
+
 /* Repetition @r's own samples, and (for the first) the objects they index. */
 static int validate_own(const struct pg_run *run, size_t r, char *why, size_t whylen)
 {
 	const struct pg_rep *rep = &run->reps[r];
 	uint64_t sum = 0, stacked = 0;
+	bool over = false;
 
 	for (size_t i = 0; !r && i < run->nobjects; i++) {
 		if (!run->objects[i] || !run->objects[i][0]) {
@@ -359,22 +376,18 @@ static int validate_own(const struct pg_run *run, size_t r, char *why, size_t wh
 				return -EINVAL;
 			}
 	}
-	for (size_t i = 0; i < rep->nown; i++) {
-		const struct pg_own *o = &rep->own[i];
-
-		if (o->object >= run->nobjects || o->exe >= run->nobjects || !o->frame ||
-		    !pg_folded_valid(o->frame) || strchr(o->frame, ';') || !o->count ||
-		    o->count > UINT64_MAX - sum || (i && pg_own_cmp(&rep->own[i - 1], o) >= 0)) {
-			WHY("repetition %zu, own samples %zu: malformed, out of order or repeated",
-			    r, i);
-			return -EINVAL;
-		}
-		sum += o->count;
-	}
 	for (size_t i = 0; i < rep->nstacks; i++)
 		stacked += rep->stacks[i].count;
-	if (sum > stacked) {
-		WHY("repetition %zu: own samples exceed its stacks'", r);
+	if (validate_owns(run, rep->own, rep->nown, &sum) || sum > stacked) {
+		WHY("repetition %zu, own samples: malformed, out of order, repeated or more than "
+		    "its stacks'", r);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < rep->nincl; i++)
+		over |= rep->incl[i].count > stacked;
+	if (validate_owns(run, rep->incl, rep->nincl, &sum) || over) {
+		WHY("repetition %zu, inclusive samples: malformed, out of order, repeated or more "
+		    "than its stacks'", r);
 		return -EINVAL;
 	}
 	return 0;
@@ -664,17 +677,33 @@ bool pg_frame_inlined(const char *f, size_t len)
 	return len > m && !memcmp(f + len - m, PG_INLINED_MARK, m);
 }
 
+static void owns_free(struct pg_own **v, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++)
+		free((*v)[i].frame);
+	free(*v);
+	*v = NULL;
+	*n = 0;
+}
+
+bool pg_run_has_incl(const struct pg_run *run)
+{
+	for (size_t r = 0; r < run->nreps; r++)
+		if (run->reps[r].nincl)
+			return true;
+	return false;
+}
+
+void pg_rep_own_release(struct pg_rep *rep)
+{
+	owns_free(&rep->own, &rep->nown);
+	owns_free(&rep->incl, &rep->nincl);
+}
+
 void pg_run_own_release(struct pg_run *run)
 {
-	for (size_t r = 0; r < run->nreps; r++) {
-		struct pg_rep *rep = &run->reps[r];
-
-		for (size_t i = 0; i < rep->nown; i++)
-			free(rep->own[i].frame);
-		free(rep->own);
-		rep->own = NULL;
-		rep->nown = 0;
-	}
+	for (size_t r = 0; r < run->nreps; r++)
+		pg_rep_own_release(&run->reps[r]);
 	pg_strv_free(run->objects, run->nobjects);
 	run->objects = NULL;
 	run->nobjects = 0;

@@ -31,7 +31,8 @@
  *    valid frame (no ';') with a file.
  *  - reps[r].own is sorted by (object, exe, frame), unique, each index < nobjects, each count
  *    >= 1, each frame a single valid frame; its counts add up to at most the stacks'; objects
- *    are non-empty and unique.
+ *    are non-empty and unique. reps[r].incl likewise, but each count (not their sum) is at
+ *    most the stacks' sum.
  *  - meta.ab_session is set (non-empty) iff meta.ab_side is PG_AB_BASE or PG_AB_NEW; then the
  *    repetitions' pair indices are unique, and so are their seq (without a session they mean
  *    nothing: the run file's writer leaves them out, and nothing reads them).
@@ -191,6 +192,17 @@ struct pg_rep {
 	 */
 	size_t nown;
 	struct pg_own *own;
+	/*
+	 * The same samples by each function their stacks hold (inclusive time; pg_run.objects
+	 * set, else empty): a function's count is the samples whose stack holds one of its
+	 * frames, once a stack however often it recurs; inlined frames (their time is their
+	 * caller's), kernel frames and frames in no function symbol have none. Frame names as
+	 * in own. Sorted by (object, exe, frame), unique; each count at most the stacks' sum.
+	 * Empty in run files from before perfgate kept them: inclusive sampled time is then
+	 * taken from the stacks, by frame name alone.
+	 */
+	size_t nincl;
+	struct pg_own *incl;
 	/*
 	 * Off-CPU profile (pg_meta.offcpu with sampling on; else empty): the stacks threads were
 	 * switched out in, kernel frames last, each count the nanoseconds spent blocked there.
@@ -437,7 +449,12 @@ bool pg_folded_valid(const char *s);
 /* Is frame @f[0..len) an inlined function's (marked PG_INLINED_MARK)? */
 bool pg_frame_inlined(const char *f, size_t len);
 
-/* Free @run->objects and every repetition's own samples, and leave them empty. */
+/* Does a repetition of @run hold inclusive samples (pg_rep.incl)? */
+bool pg_run_has_incl(const struct pg_run *run);
+
+/* Free @rep's own and inclusive samples and leave them empty. */
+void pg_rep_own_release(struct pg_rep *rep);
+/* Free @run->objects and every repetition's own and inclusive samples, and leave them empty. */
 void pg_run_own_release(struct pg_run *run);
 
 /* Free @run->codes and leave it empty. */

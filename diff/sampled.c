@@ -169,7 +169,7 @@ static const char *objkeys_bin(struct objkeys *k, uint32_t o, uint32_t exe)
 }
 
 /* Every function's samples of @run, sorted by (function, repetition), one entry each: from its
- * own samples by @keys, else (NULL) from its stacks. */
+ * own samples (its inclusive ones when @inclusive) by @keys, else (NULL) from its stacks. */
 static int collect(const struct pg_run *run, bool inclusive, struct objkeys *keys,
 		   struct fents *e)
 {
@@ -177,9 +177,11 @@ static int collect(const struct pg_run *run, bool inclusive, struct objkeys *key
 
 	for (size_t r = 0; r < run->nreps; r++) {
 		const struct pg_rep *rep = &run->reps[r];
+		const struct pg_own *v = inclusive ? rep->incl : rep->own;
+		size_t nv = inclusive ? rep->nincl : rep->nown;
 
-		for (size_t k = 0; keys && rep->cpu_ns && k < rep->nown; k++) {
-			const struct pg_own *w = &rep->own[k];
+		for (size_t k = 0; keys && rep->cpu_ns && k < nv; k++) {
+			const struct pg_own *w = &v[k];
 			const char *bin = objkeys_bin(keys, w->object, w->exe);
 
 			if (!bin || push_in(e, bin, keys->obj[w->object], w->frame,
@@ -416,8 +418,12 @@ int pg_compare_sampled(struct pg_comparison *out, const struct pg_run *base,
 	struct fents e[2] = { { 0 }, { 0 } };
 	struct objkeys ok[2] = { { 0 }, { 0 } };
 	bool inclusive = o->metric == PG_METRIC_TOTAL;
-	/* own samples on both sides: by the function whose code holds them, in its object */
-	bool own = !inclusive && base->nobjects && new->nobjects;
+	/*
+	 * own (or inclusive) samples on both sides: by the function whose code holds them (or
+	 * whose frame their stacks hold), in its object
+	 */
+	bool own = inclusive ? pg_run_has_incl(base) && pg_run_has_incl(new) :
+			       base->nobjects && new->nobjects;
 	double share = sb->share;
 	uint32_t id = sb->speed_id;
 	struct traced *traced = NULL;

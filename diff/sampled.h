@@ -15,9 +15,11 @@
  * program. With PG_METRIC_SELF and own samples on both sides (pg_rep.own) a function is the
  * symbol whose machine code holds the samples, inlined code included, in its object and its
  * process's program: binary is "object" or "object (program)" for a shared object, the new
- * run's program named as the base run's (as pg_fkeys_fill() pairs them). Otherwise (the
- * inclusive metric, run files of before) a frame of the stacks, inlined frames (" [i]") left
- * out, binary "". A function is judged when it holds on average PG_SAMPLED_MIN_SAMPLES samples
+ * run's program named as the base run's (as pg_fkeys_fill() pairs them). With
+ * PG_METRIC_TOTAL and inclusive samples on both sides (pg_rep.incl) likewise, by the function
+ * symbols the stacks' user frames lie in (kernel frames are their callers' time). Otherwise
+ * (run files of before) a frame of the stacks, inlined frames (" [i]") left out, binary "".
+ * A function is judged when it holds on average PG_SAMPLED_MIN_SAMPLES samples
  * a repetition on either side and has samples on both; not when a traced function of either
  * run has that name in that object (its exact verdict decides), nor perfgate's probe frame,
  * "[unknown]", "[pre-exec]" or an unnamed address ("module+0x..."). Entries: source

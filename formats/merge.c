@@ -226,45 +226,57 @@ static long object_index(struct pg_run *out, const char *path)
 	return pg_strv_push(&out->objects, &out->nobjects, path) ?: (long)out->nobjects - 1;
 }
 
-/* The own samples of repetition @src (of @run) into @rep, their objects into out->objects. */
-static int copy_own(struct pg_run *out, struct pg_rep *rep, const struct pg_run *run,
-		    const struct pg_rep *src)
+/* Own or inclusive samples v[0..n) of a repetition of @run into *@dst, *@ndst, their objects
+ * into out->objects. */
+static int copy_owns(struct pg_run *out, const struct pg_run *run, const struct pg_own *v,
+		     size_t n, struct pg_own **dst, size_t *ndst)
 {
-	if (!src->nown)
+	if (!n)
 		return 0;
-	rep->own = calloc(src->nown, sizeof(*rep->own));
-	if (!rep->own)
+	*dst = calloc(n, sizeof(**dst));
+	if (!*dst)
 		return -ENOMEM;
-	for (size_t i = 0; i < src->nown; i++) {
-		long o = object_index(out, run->objects[src->own[i].object]);
-		long e = o < 0 ? o : object_index(out, run->objects[src->own[i].exe]);
+	for (size_t i = 0; i < n; i++) {
+		long o = object_index(out, run->objects[v[i].object]);
+		long e = o < 0 ? o : object_index(out, run->objects[v[i].exe]);
+		struct pg_own *w = &(*dst)[i];
 
-		if (e < 0 || dup_str(&rep->own[i].frame, src->own[i].frame))
+		if (e < 0 || dup_str(&w->frame, v[i].frame))
 			return -ENOMEM;
-		rep->own[i].object = (uint32_t)o;
-		rep->own[i].exe = (uint32_t)e;
-		rep->own[i].count = src->own[i].count;
-		rep->nown = i + 1;
+		w->object = (uint32_t)o;
+		w->exe = (uint32_t)e;
+		w->count = v[i].count;
+		*ndst = i + 1;
 	}
-	qsort(rep->own, rep->nown, sizeof(*rep->own), pg_own_cmp);
+	qsort(*dst, *ndst, sizeof(**dst), pg_own_cmp);
 	return 0;
 }
 
 /*
  * The runs' own samples, when every run has them (else none: sampled time then comes from the
- * stacks of all of them alike), their objects' indices renumbered into one table.
+ * stacks of all of them alike), and their inclusive samples likewise, their objects' indices
+ * renumbered into one table.
  */
 static int merge_own(struct pg_run *out, const struct pg_run *const *runs, size_t n)
 {
+	bool incl = true;
 	size_t k = 0;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (!runs[i]->nobjects)
 			return 0;
+		incl &= pg_run_has_incl(runs[i]);
+	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t r = 0; r < runs[i]->nreps; r++, k++) {
-			int err = copy_own(out, &out->reps[k], runs[i], &runs[i]->reps[r]);
+			const struct pg_rep *src = &runs[i]->reps[r];
+			struct pg_rep *rep = &out->reps[k];
+			int err;
 
+			err = copy_owns(out, runs[i], src->own, src->nown, &rep->own, &rep->nown);
+			if (!err && incl)
+				err = copy_owns(out, runs[i], src->incl, src->nincl, &rep->incl,
+						&rep->nincl);
 			if (err)
 				return err;
 		}

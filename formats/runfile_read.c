@@ -572,32 +572,35 @@ static int read_stacks(const struct pg_jr *rd, struct json_object *o, const char
 }
 
 /*
- * The optional "own_samples" of a repetition: [[object, exe, frame, count], ...]. Their order,
- * indices and sum are checked with the whole run (pg_run_validate()).
+ * The optional "own_samples" or "incl_samples" (@key) of a repetition: [[object, exe, frame,
+ * count], ...] into *@v, *@n. Their order, indices and counts are checked with the whole run
+ * (pg_run_validate()).
  */
-static int read_own(const struct pg_jr *rd, struct json_object *o, const char *where,
-		    struct pg_rep *rep)
+static int read_owns(const struct pg_jr *rd, struct json_object *o, const char *where,
+		     const char *key, struct pg_own **v, size_t *n)
 {
 	struct json_object *a;
-	size_t n;
+	char name[24];
+	size_t len;
 
-	if (!json_object_object_get_ex(o, "own_samples", &a))
+	if (!json_object_object_get_ex(o, key, &a))
 		return 0;
-	if (pg_jr_want(rd, a, where, "\"own_samples\"", json_type_array, false))
+	snprintf(name, sizeof(name), "\"%s\"", key);
+	if (pg_jr_want(rd, a, where, name, json_type_array, false))
 		return -EINVAL;
-	n = json_object_array_length(a);
-	rep->own = calloc(n ? n : 1, sizeof(*rep->own));
-	if (!rep->own)
+	len = json_object_array_length(a);
+	*v = calloc(len ? len : 1, sizeof(**v));
+	if (!*v)
 		return pg_jr_oom(rd);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < len; i++) {
 		struct json_object *e = json_object_array_get_idx(a, i);
-		struct pg_own *w = &rep->own[i];
+		struct pg_own *w = &(*v)[i];
 		uint64_t obj = 0, exe = 0;
 		const char *frame = NULL;
 		char what[48];
 		int err;
 
-		snprintf(what, sizeof(what), "\"own_samples\"[%zu]", i);
+		snprintf(what, sizeof(what), "\"%s\"[%zu]", key, i);
 		if (pg_jr_want(rd, e, where, what, json_type_array, false))
 			return -EINVAL;
 		if (json_object_array_length(e) != 4)
@@ -615,7 +618,7 @@ static int read_own(const struct pg_jr *rd, struct json_object *o, const char *w
 		w->object = (uint32_t)obj;
 		w->exe = (uint32_t)exe;
 		w->frame = strdup(frame);
-		rep->nown = i + 1;
+		*n = i + 1;
 		if (!w->frame)
 			return pg_jr_oom(rd);
 	}
@@ -639,7 +642,8 @@ static int read_profile(const struct pg_jr *rd, struct json_object *o, const cha
 		return pg_jr_bad(rd, where, "\"samples_lost\" is larger than \"samples\"");
 	err = read_stacks(rd, o, where, "offcpu_stacks", &rep->offcpu, &rep->noffcpu, &sum);
 	err = err ?: read_stacks(rd, o, where, "stacks", &rep->stacks, &rep->nstacks, &sum);
-	err = err ?: read_own(rd, o, where, rep);
+	err = err ?: read_owns(rd, o, where, "own_samples", &rep->own, &rep->nown);
+	err = err ?: read_owns(rd, o, where, "incl_samples", &rep->incl, &rep->nincl);
 	if (err)
 		return err;
 	if (sum > rep->samples - rep->samples_lost)

@@ -243,13 +243,14 @@ static struct json_object *new_stacks(const struct pg_stack *v, size_t n)
 	return stacks;
 }
 
-/* [[object, exe, frame, count], ...] of @rep's own samples, or NULL on ENOMEM. */
-static struct json_object *new_own(const struct pg_rep *rep)
+/* [[object, exe, frame, count], ...] of a repetition's own or inclusive samples v[0..n), or
+ * NULL on ENOMEM. */
+static struct json_object *new_owns(const struct pg_own *v, size_t n)
 {
-	struct json_object *a = pg_json_new_array(rep->nown);
+	struct json_object *a = pg_json_new_array(n);
 
-	for (size_t i = 0; a && i < rep->nown; i++) {
-		const struct pg_own *w = &rep->own[i];
+	for (size_t i = 0; a && i < n; i++) {
+		const struct pg_own *w = &v[i];
 		struct json_object *e = json_object_new_array_ext(4);
 
 		if (pg_json_push(e, json_object_new_uint64(w->object)) ||
@@ -274,7 +275,9 @@ static int put_profile(struct json_object *o, const struct pg_rep *rep)
 	if (rep->noffcpu && pg_json_put(o, "offcpu_stacks", new_stacks(rep->offcpu,
 									 rep->noffcpu)))
 		return -ENOMEM;
-	if (rep->nown && pg_json_put(o, "own_samples", new_own(rep)))
+	if (rep->nown && pg_json_put(o, "own_samples", new_owns(rep->own, rep->nown)))
+		return -ENOMEM;
+	if (rep->nincl && pg_json_put(o, "incl_samples", new_owns(rep->incl, rep->nincl)))
 		return -ENOMEM;
 	if (!rep->samples && !rep->nstacks)
 		return 0;

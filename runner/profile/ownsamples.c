@@ -16,14 +16,20 @@ struct pg_owntab_file {
 	struct pg_elf_syms syms;
 };
 
-/* The index of @path in the table, added when new; -ENOMEM. */
-static long path_index(struct pg_owntab *t, const char *path)
+/* The index of @path in the table, added when new; -ENOMEM. *@hint: the last one found, tried
+ * first. */
+static long path_index(struct pg_owntab *t, const char *path, size_t *hint)
 {
+	if (*hint < t->npaths && !strcmp(t->paths[*hint], path))
+		return (long)*hint;
 	for (size_t i = t->npaths; i-- > 0;)
-		if (!strcmp(t->paths[i], path))
+		if (!strcmp(t->paths[i], path)) {
+			*hint = i;
 			return (long)i;
+		}
 	if (pg_strv_push(&t->paths, &t->npaths, path))
 		return -ENOMEM;
+	*hint = t->npaths - 1;
 	return (long)t->npaths - 1;
 }
 
@@ -32,9 +38,13 @@ static struct pg_owntab_file *file_of(struct pg_owntab *t, const char *path)
 {
 	struct pg_owntab_file *f;
 
+	if (t->hint_file < t->nfiles && !strcmp(t->files[t->hint_file].path, path))
+		return &t->files[t->hint_file];
 	for (size_t i = 0; i < t->nfiles; i++)
-		if (!strcmp(t->files[i].path, path))
+		if (!strcmp(t->files[i].path, path)) {
+			t->hint_file = i;
 			return &t->files[i];
+		}
 	if (PG_ALLOC_GROW(t->files, t->nfiles + 1, t->allocfiles))
 		return NULL;
 	f = &t->files[t->nfiles];
@@ -42,7 +52,7 @@ static struct pg_owntab_file *file_of(struct pg_owntab *t, const char *path)
 	f->path = strdup(path);
 	if (!f->path)
 		return NULL;
-	t->nfiles++;
+	t->hint_file = t->nfiles++;
 	/* an unreadable file (replaced since it was mapped) keeps its names unscoped */
 	f->loaded = !pg_elf_syms_load(path, &f->syms);
 	return f;
@@ -72,25 +82,37 @@ static const char *scope_of(const struct pg_owntab_file *f, const char *frame, s
 	return NULL;
 }
 
-int pg_owntab_note(struct pg_owntab *t, const char *object, const char *exe, const char *frame,
-		   size_t len, uint64_t sym, const char **name)
+/* w := the function named @frame[0..len) at @sym of @object in a process running @exe, one
+ * sample. 0 or -ENOMEM. */
+static int own_entry(struct pg_owntab *t, const char *object, const char *exe, const char *frame,
+		     size_t len, uint64_t sym, struct pg_own *w)
 {
 	struct pg_owntab_file *f = file_of(t, object);
-	long o = path_index(t, object), e = path_index(t, exe ? exe : object);
+	long o = path_index(t, object, &t->hint_obj);
+	long e = !exe || !strcmp(exe, object) ? o : path_index(t, exe, &t->hint_exe);
 	const char *scope;
-	struct pg_own *w;
 	int n;
 
-	if (!f || o < 0 || e < 0 || PG_ALLOC_GROW(t->pend, t->npend + 1, t->allocpend))
+	if (!f || o < 0 || e < 0)
 		return -ENOMEM;
 	scope = scope_of(f, frame, len, sym);
-	w = &t->pend[t->npend];
 	w->object = (uint32_t)o;
 	w->exe = (uint32_t)e;
 	w->count = 1;
 	n = scope ? asprintf(&w->frame, "%.*s [%s]", (int)len, frame, scope) :
 		    asprintf(&w->frame, "%.*s", (int)len, frame);
-	if (n < 0)
+	return n < 0 ? -ENOMEM : 0;
+}
+
+int pg_owntab_note(struct pg_owntab *t, const char *object, const char *exe, const char *frame,
+		   size_t len, uint64_t sym, const char **name)
+{
+	struct pg_own *w;
+
+	if (PG_ALLOC_GROW(t->pend, t->npend + 1, t->allocpend))
+		return -ENOMEM;
+	w = &t->pend[t->npend];
+	if (own_entry(t, object, exe, frame, len, sym, w))
 		return -ENOMEM;
 	t->npend++;
 	if (name)
@@ -98,33 +120,103 @@ int pg_owntab_note(struct pg_owntab *t, const char *object, const char *exe, con
 	return 0;
 }
 
-int pg_owntab_take(struct pg_owntab *t, struct pg_rep *rep)
+int pg_owntab_frame(struct pg_owntab *t, const char *object, const char *exe, const char *frame,
+		    size_t len, uint64_t sym)
 {
-	size_t n = 0;
+	long o = path_index(t, object, &t->hint_obj);
 
-	if (!t->npend)
+	if (o < 0)
+		return -ENOMEM;
+	/* a function recurring in the stack is named once: its symbol tells it */
+	for (size_t i = 0; i < t->nstk; i++)
+		if (t->stksym[i] == sym && t->stk[i].object == (uint32_t)o)
+			return 0;
+	if (PG_ALLOC_GROW(t->stk, t->nstk + 1, t->allocstk) ||
+	    PG_ALLOC_GROW(t->stksym, t->nstk + 1, t->allocstksym) ||
+	    own_entry(t, object, exe, frame, len, sym, &t->stk[t->nstk]))
+		return -ENOMEM;
+	t->stksym[t->nstk++] = sym;
+	return 0;
+}
+
+/* Sort v[0..n) and add up the counts of equal entries: returns the entries left. */
+static size_t own_merge(struct pg_own *v, size_t n)
+{
+	size_t m = 0;
+
+	if (!n)
 		return 0;
-	qsort(t->pend, t->npend, sizeof(*t->pend), pg_own_cmp);
-	for (size_t i = 0; i < t->npend; i++) {
-		if (n && !pg_own_cmp(&t->pend[n - 1], &t->pend[i])) {
-			t->pend[n - 1].count += t->pend[i].count;
-			free(t->pend[i].frame);
+	qsort(v, n, sizeof(*v), pg_own_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (m && !pg_own_cmp(&v[m - 1], &v[i])) {
+			v[m - 1].count += v[i].count;
+			free(v[i].frame);
 		} else {
-			t->pend[n++] = t->pend[i];
+			v[m++] = v[i];
 		}
 	}
-	rep->own = t->pend;
-	rep->nown = n;
-	t->pend = NULL;
-	t->npend = t->allocpend = 0;
+	return m;
+}
+
+/* Below this many entries this repetition's inclusive samples are not added up as they come. */
+#define INCL_MERGE_MIN 4096
+
+int pg_owntab_stack_end(struct pg_owntab *t)
+{
+	size_t n = own_merge(t->stk, t->nstk);
+
+	t->nstk = 0;
+	for (size_t i = 0; i < n; i++)
+		t->stk[i].count = 1;	/* a function recurring in the stack counts once */
+	if (PG_ALLOC_GROW(t->incl, t->nincl + n, t->allocincl)) {
+		for (size_t i = 0; i < n; i++)
+			free(t->stk[i].frame);
+		return -ENOMEM;
+	}
+	memcpy(t->incl + t->nincl, t->stk, n * sizeof(*t->stk));
+	t->nincl += n;
+	/* the same functions sample after sample: added up, the table stays their number */
+	if (t->nincl >= INCL_MERGE_MIN + 2 * t->mergedincl) {
+		t->nincl = own_merge(t->incl, t->nincl);
+		t->mergedincl = t->nincl;
+	}
 	return 0;
+}
+
+int pg_owntab_take(struct pg_owntab *t, struct pg_rep *rep)
+{
+	size_t n = own_merge(t->pend, t->npend);
+
+	if (n) {
+		rep->own = t->pend;
+		rep->nown = n;
+		t->pend = NULL;
+		t->npend = t->allocpend = 0;
+	}
+	n = own_merge(t->incl, t->nincl);
+	if (n) {
+		rep->incl = t->incl;
+		rep->nincl = n;
+		t->incl = NULL;
+		t->nincl = t->allocincl = 0;
+	}
+	pg_owntab_drop(t);
+	return 0;
+}
+
+static void owns_clear(struct pg_own *v, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++)
+		free(v[i].frame);
+	*n = 0;
 }
 
 void pg_owntab_drop(struct pg_owntab *t)
 {
-	for (size_t i = 0; i < t->npend; i++)
-		free(t->pend[i].frame);
-	t->npend = 0;
+	owns_clear(t->pend, &t->npend);
+	owns_clear(t->incl, &t->nincl);
+	owns_clear(t->stk, &t->nstk);
+	t->mergedincl = 0;
 }
 
 int pg_owntab_objects(const struct pg_owntab *t, struct pg_run *run)
@@ -144,6 +236,9 @@ void pg_owntab_release(struct pg_owntab *t)
 {
 	pg_owntab_drop(t);
 	free(t->pend);
+	free(t->incl);
+	free(t->stk);
+	free(t->stksym);
 	for (size_t i = 0; i < t->nfiles; i++) {
 		free(t->files[i].path);
 		if (t->files[i].loaded)

@@ -374,20 +374,29 @@ int pg_sampler_poll(struct pg_sampler *s, int timeout_ms)
 	return n < 0 ? n : 0;
 }
 
-/* The object of a sample's innermost user frame gets the sample as its own; its path, or
- * NULL when unknown. */
-static const char *count_leaf(struct pg_sampler *s, const struct space *sp, uint64_t pc,
-			      bool act)
+/* The path of the object user frame @pc (a return address unless @act) lies in, or NULL
+ * when unknown. */
+static const char *frame_object(const struct space *sp, uint64_t pc, bool act)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(sp->as->dwfl, act ? pc : pc - 1);
 	const char *name = mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL,
 						  NULL) : NULL;
 
-	if (name && name[0] == '/' && pg_objects_count_self(&s->objs, name, 1) && !s->err)
+	return name && name[0] == '/' ? name : NULL;
+}
+
+/* The object of a sample's innermost user frame gets the sample as its own; its path, or
+ * NULL when unknown. */
+static const char *count_leaf(struct pg_sampler *s, const struct space *sp, uint64_t pc,
+			      bool act)
+{
+	const char *name = frame_object(sp, pc, act);
+
+	if (name && pg_objects_count_self(&s->objs, name, 1) && !s->err)
 		s->err = -ENOMEM;
 	if (sp->exe && pg_objects_count_ran(&s->objs, sp->exe, 1) && !s->err)
 		s->err = -ENOMEM;
-	return name && name[0] == '/' ? name : NULL;
+	return name;
 }
 
 /*
@@ -408,6 +417,22 @@ static void note_own(struct pg_sampler *s, const struct space *sp, const char *p
 		if (!s->err)
 			s->err = -ENOMEM;
 	}
+}
+
+/*
+ * User frame @pc (a return address unless @act) of an on-CPU sample in space @sp, whose frames
+ * @f[0..len) ("f", or "f;g [i]" inside inlined code) lie in the function at @sym: the sample
+ * counts in f's inclusive time, in its object.
+ */
+static void note_frame(struct pg_sampler *s, const struct space *sp, uint64_t pc, bool act,
+		       const char *f, size_t len, uint64_t sym)
+{
+	const char *path = sym == PG_NO_SYM ? NULL : frame_object(sp, pc, act);
+	const char *semi = memchr(f, ';', len);
+
+	if (path && pg_owntab_frame(&s->own, path, sp->exe, f, semi ? (size_t)(semi - f) : len,
+				    sym) && !s->err)
+		s->err = -ENOMEM;
 }
 
 /* Unwind and symbolize one sample into its folded stack (malloc'd). NULL on ENOMEM. */
@@ -438,14 +463,21 @@ static char *fold(struct pg_sampler *s, const struct kept *k, bool *truncated)
 		if (b.len)
 			pg_strbuf_add(&b, ";");
 		leaf_at = b.len;
+		sym = PG_NO_SYM;
 		if (pg_in_uprobes_page(r, pcs[i], act[i]))
 			pg_strbuf_add(&b, "[unknown]");
 		else
-			pg_sym_user(sp->as->dwfl, &s->cache, &s->srcs, pcs[i], act[i], &b,
-				    i ? NULL : &sym);
+			pg_sym_user(sp->as->dwfl, &s->cache, &s->srcs, pcs[i], act[i], &b, &sym);
+		if (r->h.kind != PG_REC_OFFCPU && !b.err)
+			note_frame(s, sp, pcs[i], act[i], b.s + leaf_at, b.len - leaf_at, sym);
 	}
-	if (n && r->h.kind != PG_REC_OFFCPU && !b.err)
-		note_own(s, &s->spaces[k->space], leaf_obj, b.s + leaf_at, b.len - leaf_at, sym);
+	if (n && r->h.kind != PG_REC_OFFCPU) {
+		if (!b.err)
+			note_own(s, &s->spaces[k->space], leaf_obj, b.s + leaf_at,
+				 b.len - leaf_at, sym);
+		if (pg_owntab_stack_end(&s->own) && !s->err)
+			s->err = -ENOMEM;
+	}
 	for (size_t i = nk; i-- > 0;) {
 		if (b.len)
 			pg_strbuf_add(&b, ";");

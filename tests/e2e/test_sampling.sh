@@ -142,6 +142,28 @@ expect_share ';main;a;b;c$' 0.15
 expect_share ';main;sort_all;qsort_r;.*;cmp$' 0.15
 expect_share ';main;(a;b;c|sort_all;qsort_r;.*;cmp)$' 0.8
 
+# compare --metric total names every sampled function's object: two programs of one tree
+# share the names of their chain (_start, main, a, b, c) and libc, and each stays two functions
+# (libc's named with the program of its process); main, traced in sample_chain only, is
+# sampled in sample_chain_nofp. 300M iterations give ~250 samples a program here, 25 times
+# the 10 a repetition a sampled function needs to be judged (PG_SAMPLED_MIN_SAMPLES).
+"$PERFGATE" record -q -r 1 -F 999 -f ./sample_chain:main -o "$TMP/two.json" -- \
+	sh -c './sample_chain 300000000; ./sample_chain_nofp 300000000'
+expect_exit 0 "$PERFGATE" compare "$TMP/two.json" "$TMP/two.json" --metric total \
+	--json "$TMP/two-c.json"
+python3 - "$TMP/two-c.json" <<'PY'
+import sys, pgtest
+fs = [f for f in pgtest.load(sys.argv[1])["functions"] if f.get("origin") == "sampled"]
+assert fs and all(f["binary"] for f in fs), [(f["name"], f["binary"]) for f in fs]
+got = {(f["name"], f["binary"]) for f in fs}
+for prog in ("sample_chain", "sample_chain_nofp"):
+    for name in ("_start", "a", "b", "c"):
+        assert (name, prog) in got, (name, prog, sorted(got))
+    assert ("__libc_start_main", "libc.so.6 (%s)" % prog) in got, (prog, sorted(got))
+assert ("main", "sample_chain_nofp") in got and ("main", "sample_chain") not in got, got
+PY
+check "--metric total: every sampled function in its object" test $? = 0
+
 # no -F, under the default budget: the rate follows the length of the sampled first pass (a
 # short benchmark is sampled faster than the 199 Hz default), said in one line and recorded
 "$PERFGATE" record -r 1 -o "$TMP/auto.json" -- ./sample_chain 60000000 2>"$TMP/auto.err"

@@ -38,6 +38,14 @@ vg '0|1' compare "$TMP/a.json" "$TMP/b.json" --all --junit "$TMP/j.xml" --json "
 	--markdown "$TMP/c.md"
 vg '0|1' compare "$TMP/sa.json" "$TMP/sb.json" --metric total --flamegraph "$TMP/f.svg" \
 	--json "$TMP/s.json"
+python3 - "$TMP/sa.json" "$TMP/s.json" <<'PY'
+import sys, pgtest
+# the runs keep inclusive samples by object, and compare names each sampled function's
+assert any(r.get("incl_samples") for r in pgtest.load(sys.argv[1])["repetitions"])
+fs = [f for f in pgtest.load(sys.argv[2])["functions"] if f.get("origin") == "sampled"]
+assert all(f["binary"] for f in fs), [(f["name"], f["binary"]) for f in fs]
+PY
+check "--metric total: sampled functions in their objects" test $? = 0
 vg 0 merge "$TMP/a.json" "$TMP/a.json" -o "$TMP/m.json"
 vg '0|1' vote "$TMP/s.json" --system gerrit -o "$TMP/vote.json"
 

@@ -56,13 +56,20 @@ static struct pg_run *model(double leaf, double other, size_t nreps, uint64_t se
 
 /* The defaults but the machine's speed, not corrected: these runs of one steady machine have no
  * witness of its speed (no reference spins), whose unknown speed would widen every interval */
-static int compare(const struct pg_run *a, const struct pg_run *b, struct pg_comparison *c)
+static int compare_metric(const struct pg_run *a, const struct pg_run *b, enum pg_metric m,
+			  struct pg_comparison *c)
 {
 	struct pg_compare_opts o = PG_COMPARE_OPTS_DEFAULT;
 
 	o.no_speed = true;
+	o.metric = m;
 	pg_comparison_init(c);
 	return pg_compare(a, b, &o, c);
+}
+
+static int compare(const struct pg_run *a, const struct pg_run *b, struct pg_comparison *c)
+{
+	return compare_metric(a, b, PG_METRIC_SELF, c);
 }
 
 static const struct pg_fcmp *find(const struct pg_comparison *c, enum pg_origin o,
@@ -186,6 +193,83 @@ static void test_own_samples(void **state)
 	pg_run_free(a);
 	pg_run_free(b);
 	pg_run_free(oa);
+	pg_run_free(ob);
+}
+
+/*
+ * Inclusive samples for two_loops(): each program's loop and main hold its samples, and so
+ * does libc's __libc_start_main, shared by both programs' processes.
+ */
+static void add_incl(struct pg_run *run)
+{
+	assert_int_equal(pg_strv_push(&run->objects, &run->nobjects, "/lib/libc.so.6"), 0);
+	for (size_t r = 0; r < run->nreps; r++) {
+		struct pg_rep *rep = &run->reps[r];
+		uint64_t a = rep->own[0].count, b = rep->own[1].count;
+		const struct pg_own v[] = {
+			{ 0, 0, "loop", a }, { 0, 0, "main", a }, { 1, 1, "loop", b },
+			{ 1, 1, "main", b }, { 2, 0, "__libc_start_main", a },
+			{ 2, 1, "__libc_start_main", b },
+		};
+
+		rep->incl = calloc(6, sizeof(*rep->incl));
+		assert_non_null(rep->incl);
+		for (size_t i = 0; i < 6; i++) {
+			rep->incl[i] = v[i];
+			rep->incl[i].frame = strdup(v[i].frame);
+		}
+		rep->nincl = 6;
+	}
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+}
+
+/*
+ * --metric total with inclusive samples: the server's loop and the client's are two functions
+ * in their objects, libc's in each program's processes another two; only the server's loop
+ * (and main, which holds it) 30% slower. Without inclusive samples on one side: the stacks,
+ * by name alone, no object.
+ */
+static void test_incl_samples(void **state)
+{
+	struct pg_run *a = two_loops(50, 10, 1, true), *b = two_loops(65, 10, 2, true);
+	struct pg_run *ob = two_loops(65, 10, 2, true);
+	const char *const want[][2] = {
+		{ "loop", "server" }, { "loop", "client" }, { "main", "server" },
+		{ "main", "client" }, { "__libc_start_main", "libc.so.6 (server)" },
+		{ "__libc_start_main", "libc.so.6 (client)" },
+	};
+	const struct pg_fcmp *f[6] = { NULL };
+	struct pg_comparison c;
+
+	(void)state;
+	add_incl(a);
+	add_incl(b);
+	assert_int_equal(compare_metric(a, b, PG_METRIC_TOTAL, &c), 0);
+	assert_int_equal(c.nsampled, 6);
+	for (size_t i = 0; i < c.n; i++)
+		for (size_t k = 0; k < 6 && c.f[i].origin == PG_ORIGIN_SAMPLED; k++)
+			if (!strcmp(c.f[i].name, want[k][0]) &&
+			    !strcmp(c.f[i].binary, want[k][1]))
+				f[k] = &c.f[i];
+	for (size_t k = 0; k < 6; k++)
+		assert_non_null(f[k]);
+	/* the server's side: 50 of 90 ms a repetition, 30% more of it (noise 2%) */
+	assert_int_equal(f[0]->verdict, PG_VERDICT_REGRESSION);
+	assert_true(fabs(f[0]->change - 0.3) < 0.05);
+	assert_int_equal(f[1]->verdict, PG_VERDICT_UNCHANGED);
+	assert_int_equal(f[2]->verdict, PG_VERDICT_REGRESSION);
+	assert_int_equal(f[4]->verdict, PG_VERDICT_REGRESSION);
+	assert_int_equal(f[5]->verdict, PG_VERDICT_UNCHANGED);
+	round_trip(&c);
+	pg_comparison_release(&c);
+	/* the new run from before inclusive samples: the stacks' frames, no object */
+	assert_int_equal(compare_metric(a, ob, PG_METRIC_TOTAL, &c), 0);
+	assert_int_equal(c.nsampled, 2);	/* main and loop; mix is inlined */
+	assert_string_equal(find(&c, PG_ORIGIN_SAMPLED, "loop")->binary, "");
+	assert_string_equal(find(&c, PG_ORIGIN_SAMPLED, "main")->binary, "");
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
 	pg_run_free(ob);
 }
 
@@ -339,6 +423,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sampled_regression),
 		cmocka_unit_test(test_own_samples),
+		cmocka_unit_test(test_incl_samples),
 		cmocka_unit_test(test_code_compared),
 		cmocka_unit_test(test_untraced_pass),
 		cmocka_unit_test(test_nothing_judged),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/unit/test_merge.c - merging runs (formats/merge.h), and the optional source position
+ * tests/unit/test_merge.c - merging runs (formats/merge.h), their sampled functions by object
+ * among them, and the optional source position
  * of functions in run files (formats/runfile_*.c: "file"/"line" written when known, files
  * without them still read).
  */
@@ -19,6 +20,7 @@
 #include "../../formats/merge.h"
 #include "../../formats/runfile.h"
 #include "../../core/log.h"
+#include "../../core/strv.h"
 
 static char dir[64];
 
@@ -116,6 +118,84 @@ static void test_merge_shards(void **state)
 	pg_run_release(&out);
 	pg_run_release(&a);
 	pg_run_release(&b);
+}
+
+/*
+ * Give each repetition of @run 10 samples in "__libc_start_main;main;loop", and own samples
+ * (loop) and inclusive ones (with @incl) by object: the program @bin and libc, in the
+ * table's order @libc_first or not.
+ */
+static void add_samples(struct pg_run *run, const char *bin, bool libc_first, bool incl)
+{
+	uint32_t b = libc_first, l = !libc_first;
+
+	assert_int_equal(pg_strv_push(&run->objects, &run->nobjects, libc_first ? "/lib/libc.so.6" :
+				      bin), 0);
+	assert_int_equal(pg_strv_push(&run->objects, &run->nobjects, libc_first ? bin :
+				      "/lib/libc.so.6"), 0);
+	for (size_t r = 0; r < run->nreps; r++) {
+		struct pg_rep *rep = &run->reps[r];
+		const struct pg_own v[] = { { b, b, "loop", 10 }, { b, b, "main", 10 },
+					    { l, b, "__libc_start_main", 10 } };
+
+		rep->samples = 10;
+		rep->nstacks = 1;
+		rep->stacks = calloc(1, sizeof(*rep->stacks));
+		rep->stacks[0].folded = strdup("__libc_start_main;main;loop");
+		rep->stacks[0].count = 10;
+		rep->nown = 1;
+		rep->own = calloc(1, sizeof(*rep->own));
+		rep->own[0] = (struct pg_own){ b, b, strdup("loop"), 10 };
+		rep->nincl = incl ? 3 : 0;
+		rep->incl = incl ? calloc(3, sizeof(*rep->incl)) : NULL;
+		for (size_t i = 0; i < rep->nincl; i++) {
+			rep->incl[i] = v[i];
+			rep->incl[i].frame = strdup(v[i].frame);
+		}
+		qsort(rep->incl, rep->nincl, sizeof(*rep->incl), pg_own_cmp);
+	}
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+}
+
+/* Own and inclusive samples merge under one object table; inclusive ones only when every run
+ * has them (else sampled time comes from the stacks of all of them alike). */
+static void test_merge_samples(void **state)
+{
+	static const char *const f[] = { "main" };
+	const char *names[] = { "a.json", "b.json" };
+	struct pg_run a, b, out;
+	const struct pg_run *runs[] = { &a, &b };
+	char why[128];
+
+	for (int with = 1; with >= 0; with--) {
+		make_run(&a, "/ci/1/bench", f, 1, 2, "2026-11-20T10:00:00Z", "ci-1");
+		make_run(&b, "/ci/1/bench", f, 1, 3, "2026-11-21T10:00:00Z", "ci-1");
+		add_samples(&a, "/ci/1/bench", false, true);
+		add_samples(&b, "/ci/1/bench", true, with);
+		pg_run_init(&out);
+		assert_int_equal(pg_run_merge(runs, names, 2, &out), 0);
+		assert_int_equal(pg_run_validate(&out, why, sizeof(why)), 0);
+		assert_int_equal(out.nobjects, with ? 2 : 1);	/* the objects samples name */
+		assert_int_equal(pg_run_has_incl(&out), with);
+		for (size_t r = 0; r < out.nreps; r++) {
+			const struct pg_rep *rep = &out.reps[r];
+
+			assert_int_equal(rep->nown, 1);
+			assert_string_equal(out.objects[rep->own[0].object], "/ci/1/bench");
+			assert_int_equal(rep->nincl, with ? 3 : 0);
+			for (size_t i = 0; i < rep->nincl; i++) {
+				const struct pg_own *w = &rep->incl[i];
+				bool libc = !strcmp(w->frame, "__libc_start_main");
+
+				assert_string_equal(out.objects[w->object],
+						    libc ? "/lib/libc.so.6" : "/ci/1/bench");
+				assert_string_equal(out.objects[w->exe], "/ci/1/bench");
+			}
+		}
+		pg_run_release(&out);
+		pg_run_release(&a);
+		pg_run_release(&b);
+	}
 }
 
 static void test_merge_refuses(void **state)
@@ -303,6 +383,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merge_shards),
 		cmocka_unit_test(test_merge_refuses),
+		cmocka_unit_test(test_merge_samples),
 		cmocka_unit_test(test_merge_budget_sets),
 		cmocka_unit_test(test_runfile_source_position),
 	};

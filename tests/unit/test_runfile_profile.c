@@ -2,7 +2,8 @@
 /*
  * Unit tests of the sampled-profile part of run files (formats/runfile_*.c): "samples",
  * "samples_lost", "samples_truncated", "stacks" and "offcpu_stacks" in a repetition,
- * "sample_hz" (and "budget_pct") in the options, "frame_sources" at the top. They round-trip;
+ * "own_samples" and "incl_samples" in a repetition, "sample_hz" (and "budget_pct") in the
+ * options, "frame_sources" and "sampled_objects" at the top. They round-trip;
  * files without them still read; malformed ones are refused with a message. Also the checks
  * of off-CPU stacks in pg_run_validate(), and folded's pg_run_offcpu_as_stacks() with the
  * pprof profile of its result.
@@ -23,6 +24,7 @@
 #include "../../formats/pprof.h"
 #include "../../formats/runfile.h"
 #include "../../core/run.h"
+#include "../../core/strv.h"
 #include "util.h"
 
 static char dir[] = "/tmp/pg-test-profile-XXXXXX";
@@ -80,6 +82,18 @@ static void make_run(struct pg_run *run)
 	run->codes[0].digest = 0x0123456789abcdefull;
 	run->codes[1].frame = strdup("main");
 	run->codes[1].digest = 0x5ca1ab1e00c0ffeeull;
+	/* own and inclusive samples of the first repetition: c's code, the stacks' functions */
+	rep = &run->reps[0];
+	assert_int_equal(pg_strv_push(&run->objects, &run->nobjects, "/bin/bench"), 0);
+	assert_int_equal(pg_strv_push(&run->objects, &run->nobjects, "/lib/libc.so.6"), 0);
+	rep->nown = 1;
+	rep->own = calloc(1, sizeof(*rep->own));
+	rep->own[0] = (struct pg_own){ 0, 0, strdup("c"), 7 };
+	rep->nincl = 3;
+	rep->incl = calloc(3, sizeof(*rep->incl));
+	rep->incl[0] = (struct pg_own){ 0, 0, strdup("a"), 7 };
+	rep->incl[1] = (struct pg_own){ 0, 0, strdup("main"), 9 };
+	rep->incl[2] = (struct pg_own){ 1, 0, strdup("write"), 2 };
 }
 
 static char *path(const char *name)
@@ -153,6 +167,16 @@ static void test_round_trip(void **state)
 	assert_true(pg_run_code(&back, "a") == 0x0123456789abcdefull);
 	assert_true(pg_run_code(&back, "main") == 0x5ca1ab1e00c0ffeeull);
 	assert_true(pg_run_code(&back, "b") == 0);
+	assert_int_equal(back.nobjects, 2);
+	assert_string_equal(back.objects[1], "/lib/libc.so.6");
+	assert_int_equal(back.reps[0].nown, 1);
+	assert_int_equal(back.reps[0].nincl, 3);
+	assert_string_equal(back.reps[0].incl[1].frame, "main");
+	assert_int_equal(back.reps[0].incl[1].count, 9);
+	assert_int_equal(back.reps[0].incl[2].object, 1);
+	assert_int_equal(back.reps[0].incl[2].exe, 0);
+	assert_int_equal(back.reps[1].nincl, 0);
+	assert_true(pg_run_has_incl(&back));
 	assert_int_equal(pg_run_validate(&back, NULL, 0), 0);
 	pg_run_release(&back);
 	pg_run_release(&run);
@@ -189,6 +213,7 @@ static void test_without_profile(void **state)
 	run.codes = NULL;
 	run.ncodes = 0;
 	run.funcs[0].code = 0;
+	pg_run_own_release(&run);
 	assert_int_equal(pg_runfile_write(&run, path("plain.json")), 0);
 	text = pg_test_slurp(path("plain.json"), NULL);
 	assert_null(strstr(text, "stacks"));
@@ -198,12 +223,15 @@ static void test_without_profile(void **state)
 	assert_null(strstr(text, "frame_sources"));
 	assert_null(strstr(text, "frame_code"));
 	assert_null(strstr(text, "\"code\""));
+	assert_null(strstr(text, "own_samples"));
+	assert_null(strstr(text, "incl_samples"));
 	pg_run_init(&back);
 	assert_int_equal(pg_runfile_read(path("plain.json"), &back), 0);
 	assert_int_equal(back.meta.sample_hz, 0);
 	assert_true(back.meta.budget_pct == 0);
 	assert_int_equal(back.reps[0].nstacks, 0);
 	assert_int_equal(pg_run_noffcpu(&back), 0);
+	assert_false(pg_run_has_incl(&back));
 	pg_run_release(&back);
 	free(text);
 	pg_run_release(&run);
@@ -254,6 +282,14 @@ static void test_refused(void **state)
 		{ "[\"a\",\"0x0123456789abcdef\"]", "[\"a\"]" },
 		{ "[\"a\",\"0x0123456789abcdef\"]", "[\"zz\",\"0x0123456789abcdef\"]" },
 		{ "\"frame_code\":[", "\"frame_code\":{" },
+		/* inclusive samples: each count at most the stacks' (9), indices of objects */
+		{ "[0,0,\"main\",9]", "[0,0,\"main\",10]" },
+		{ "[0,0,\"main\",9]", "[0,0,\"main\",0]" },
+		{ "[0,0,\"main\",9]", "[0,2,\"main\",9]" },
+		{ "[0,0,\"main\",9]", "[0,0,\"ma;in\",9]" },
+		{ "[0,0,\"main\",9]", "[0,0,\"main\"]" },
+		{ "[0,0,\"main\",9]", "[0,0,\"0main\",9]" },	/* unsorted */
+		{ "\"incl_samples\":[", "\"incl_samples\":{" },
 	};
 	struct pg_run run, back;
 	char *text;
