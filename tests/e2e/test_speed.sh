@@ -80,8 +80,11 @@ PY
 
 # Two recordings, the second on a machine 40% slower all over (SHARED_CPU_SLOWER=40): to the
 # functions a slower machine and a slower build look alike, so they are corrected for the
-# speed between the runs (diff/rspeed.h) and none is flagged; the program's CPU time is judged
-# as measured and fails. work0 60% slower on top of it is found, alone: two recordings are
+# speed between the runs (diff/rspeed.h) and none is flagged. The model's slower machine is
+# more work per call, which the reference spin does not see (+0%): the program's CPU time,
+# +40% as its functions are, is what a build slower everywhere gives too, and two recordings
+# say they cannot tell (inconclusive, drift; the exit status 0 of INCONCLUSIVE).
+# work0 60% slower on top of it is found, alone: two recordings are
 # compared repetition by repetition (a rank test, no pairs), and the model's processes differ
 # by up to 50% within a recording, so at +60% every repetition of work0 lies above every base
 # one, far from alpha; at +20% the slow third overlaps and a busy machine's noise decides.
@@ -91,7 +94,7 @@ REC=("$PERFGATE" record -q -r 15 "${F[@]}")
 session "${REC[@]}" -o "$TMP/r-base.json" -- ./shared_cpu
 SHARED_CPU_SLOWER=40 session "${REC[@]}" -o "$TMP/r-slow.json" -- ./shared_cpu
 SHARED_CPU_SLOWER=40 session "${REC[@]}" -o "$TMP/r-work0.json" -- ./shared_cpu 60
-expect_exit 1 "$PERFGATE" compare "$TMP/r-base.json" "$TMP/r-slow.json" "${M[@]}" \
+expect_exit 0 "$PERFGATE" compare "$TMP/r-base.json" "$TMP/r-slow.json" "${M[@]}" \
 	--alpha 0.01 --json "$TMP/r1.json"
 cat "$TMP/stdout"
 check_contains "two recordings: the speed between them is said" "$TMP/stdout" \
@@ -108,7 +111,9 @@ assert sp["between_runs"] and sp["applied"] and sp["refs"] == 6, sp
 assert 0.2 < sp["shift"] < 0.65, sp
 assert pgtest.with_verdict(slow, "regression") == [], pgtest.verdicts(slow)
 assert pgtest.with_verdict(slow, "improvement") == [], pgtest.verdicts(slow)
-assert pgtest.program(slow)["verdict"] == "regression", pgtest.program(slow)
+assert pgtest.program(slow)["verdict"] == "inconclusive", pgtest.program(slow)
+assert pgtest.program(slow)["cause"] == "drift", pgtest.program(slow)
+assert slow["overall"] == "inconclusive", slow["overall"]
 # uncorrected, every function reads the machine's +40%
 assert all(pgtest.func(raw, "work%d" % i)["change"] > 0.15 for i in range(6)), raw["functions"]
 assert pgtest.with_verdict(work0, "regression") == ["work0"], pgtest.verdicts(work0)
