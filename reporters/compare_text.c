@@ -171,8 +171,9 @@ static void print_run_speed(const struct pg_comparison *c, FILE *out)
 		fprintf(out, "  machine speed: not corrected: %s\n", why);
 	if (!c->opts.no_speed && c->speed_spread_prior && isfinite(c->speed_spread))
 		fprintf(out, "  own noise: not estimated (%zu function%s, %d needed): taken as "
-			"+-%.1f%%, every verdict must exceed it (perfgate ab pairs the recordings)\n",
-			kept, pg_plural(kept), PG_RNULL_MIN_REFS, 100 * c->speed_spread);
+			"+-%.1f%%, every verdict must exceed it (perfgate ab pairs the "
+			"recordings)\n", kept, pg_plural(kept), PG_RNULL_MIN_REFS,
+			100 * c->speed_spread);
 	else if (!c->opts.no_speed && c->speed_applied && isfinite(c->speed_spread))
 		fprintf(out, "  own noise: a function varies +-%.1f%% between the two recordings "
 			"on its own (their spread, at its 95%% upper bound): every verdict must "
