@@ -301,6 +301,39 @@ static void test_no_digests(void **state)
 }
 
 /*
+ * The builds differ only in a frame no entry compares (too small a share to be judged, as
+ * leveldb's changed BlockBuilder methods under BuildTable): caller, same code and slower
+ * through callee (same code too), still gets a line
+ */
+static void test_uncompared_change(void **state)
+{
+	struct pg_run *r[2] = { callers_run(50, 9, 0x11, 0xca11ee),
+				callers_run(70, 10, 0x11, 0xca11ee) };
+	const struct pg_fcmp *caller;
+	struct pg_comparison c;
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++) {
+		struct pg_code *v = realloc(r[k]->codes, 3 * sizeof(*v));
+
+		assert_non_null(v);
+		r[k]->codes = v;
+		r[k]->ncodes = 3;
+		v[1].digest = 0x07e4;			/* other: the same in both */
+		v[2] = (struct pg_code){ pg_fx_strdup("zz_unsampled"), 0x100 + k };
+	}
+	compare(r[0], r[1], &c);
+	for (size_t i = 0; i < c.n; i++)
+		assert_int_not_equal(c.f[i].code, PG_CODE_CHANGED);
+	caller = entry(&c, PG_ORIGIN_EXACT, NULL, "caller");
+	assert_int_equal(caller->verdict, PG_VERDICT_REGRESSION);
+	assert_string_not_equal(caller->why, "");
+	pg_comparison_release(&c);
+	pg_run_free(r[0]);
+	pg_run_free(r[1]);
+}
+
+/*
  * Two traced functions: work(), same code, @calls calls a repetition of @ms ms each, of which
  * @blocked ms blocked (the run measured off-CPU time when @blocked >= 0); and edited(), 1 ms
  * once a repetition, whose code is @edited (the builds differ when the runs' do). No samples.
@@ -468,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_changed_ancestors),
 		cmocka_unit_test(test_no_changed_ancestor),
 		cmocka_unit_test(test_no_digests),
+		cmocka_unit_test(test_uncompared_change),
 		cmocka_unit_test(test_calls),
 		cmocka_unit_test(test_blocked),
 		cmocka_unit_test(test_under_by_object),
