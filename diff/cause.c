@@ -598,17 +598,19 @@ struct callees {
 };
 
 /*
- * The candidate whose code holds the own time of stack @s under @f's frame, no traced frame
- * between them (its last frame of the program, in @f's process), or SIZE_MAX.
+ * The frame whose code holds the own time of stack @s, into *@owner, when it lies under @f's
+ * frame with no traced frame between them (and is not @f's own).
  */
-static size_t stack_callee(const struct pg_comparison *c, const struct pg_fcmp *f,
-			   const struct callees *cs, const char *s)
+static bool stack_owner(const struct pg_fcmp *f, const struct callees *cs, const char *s,
+			struct piece *owner)
 {
 	size_t keep, len = pg_probe_split(s, &keep) ? keep : strlen(s);
 	const char *end = s + len;
-	struct piece fr = frame_of(f), owner = { NULL, 0 };
+	struct piece fr = frame_of(f);
 	bool under = false, at_f = false;
 
+	owner->s = NULL;
+	owner->len = 0;
 	for (const char *p = s; p < end;) {
 		const char *semi = memchr(p, ';', (size_t)(end - p));
 		struct piece x = { p, semi ? (size_t)(semi - p) : (size_t)(end - p) };
@@ -616,14 +618,27 @@ static size_t stack_callee(const struct pg_comparison *c, const struct pg_fcmp *
 		p += x.len + 1;
 		if (!own_frame(x))
 			continue;
-		owner = x;
+		*owner = x;
 		at_f = piece_is(fr, x.s, x.len);
 		if (at_f)
 			under = true;
 		else if (bsearch(&x, cs->traced, cs->ntraced, sizeof(x), cmp_piece))
 			under = false;
 	}
-	for (size_t k = 0; under && !at_f && k < cs->ncand; k++) {
+	return under && !at_f;
+}
+
+/*
+ * The candidate whose code holds the own time of stack @s under @f's frame, no traced frame
+ * between them (its last frame of the program, in @f's process), or SIZE_MAX.
+ */
+static size_t stack_callee(const struct pg_comparison *c, const struct pg_fcmp *f,
+			   const struct callees *cs, const char *s)
+{
+	struct piece owner;
+	bool under = stack_owner(f, cs, s, &owner);
+
+	for (size_t k = 0; under && k < cs->ncand; k++) {
 		const struct pg_fcmp *g = &c->f[cs->cand[k]];
 		struct piece gf = frame_of(g);
 
@@ -704,6 +719,126 @@ static int callee_words(const struct pg_comparison *c, const struct pg_fcmp *f,
 	return 0;
 }
 
+/* A frame under a traced entry whose code changed, and its samples there on each side. */
+struct under_changed {
+	char name[256];
+	double n[2];
+};
+
+/* Is frame @x's code digest in @a other than in @b (both known)? Its name into @name. */
+static bool code_differs(struct piece x, const struct pg_run *a, const struct pg_run *b,
+			  char *name, size_t size)
+{
+	uint64_t d;
+
+	if (x.len >= size)
+		return false;
+	memcpy(name, x.s, x.len);
+	name[x.len] = 0;
+	d = pg_run_code(a, name);
+	return d && pg_run_code(b, name) && d != pg_run_code(b, name);
+}
+
+/*
+ * The outermost frame of stack @s under @f's frame whose code changed (@run against
+ * @other), when @f is the stack's innermost traced frame (its self time holds the sample),
+ * into @name; false when none.
+ */
+static bool stack_changed_under(const struct pg_fcmp *f, const struct callees *cs, const char *s,
+				const struct pg_run *run, const struct pg_run *other, char *name,
+				size_t size)
+{
+	size_t keep, len = pg_probe_split(s, &keep) ? keep : strlen(s);
+	const char *end = s + len;
+	struct piece fr = frame_of(f);
+	bool under = false, found = false;
+
+	for (const char *p = s; p < end;) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		struct piece x = { p, semi ? (size_t)(semi - p) : (size_t)(end - p) };
+
+		p += x.len + 1;
+		if (!own_frame(x))
+			continue;
+		if (piece_is(fr, x.s, x.len)) {
+			under = true;
+			found = false;
+		} else if (bsearch(&x, cs->traced, cs->ntraced, sizeof(x), cmp_piece)) {
+			under = false;
+		} else if (under && !found) {
+			found = code_differs(x, run, other, name, size);
+		}
+	}
+	return under && found;
+}
+
+/* Add run @run's (side @side) samples under @f of frames whose code changed to @u[0..*nu). */
+static void count_changed_under(const struct pg_fcmp *f, const struct callees *cs,
+				const struct pg_run *run, const struct pg_run *other, int side,
+				struct under_changed *u, size_t *nu, size_t cap)
+{
+	for (size_t r = 0; r < run->nreps; r++)
+		for (size_t k = 0; k < run->reps[r].nstacks; k++) {
+			const struct pg_stack *st = &run->reps[r].stacks[k];
+			char name[256];
+			size_t i = 0;
+
+			if (!stack_changed_under(f, cs, st->folded, run, other, name, sizeof(name)))
+				continue;
+			while (i < *nu && strcmp(u[i].name, name))
+				i++;
+			if (i == *nu && *nu == cap)
+				continue;
+			if (i == *nu) {
+				memcpy(u[i].name, name, sizeof(name));
+				u[i].n[0] = u[i].n[1] = 0;
+				(*nu)++;
+			}
+			u[i].n[side] += (double)st->count / (double)run->nreps;
+		}
+}
+
+/*
+ * A traced entry's clause for changed code under it that no entry judged (too small a share
+ * on its own): of the frames holding its own samples (no traced frame between) whose code
+ * digests differ between the runs, the one whose samples a repetition grew most its way:
+ * "its time holds leveldb::BlockBuilder::Add (changed, not traced, not judged): 1.4 -> 3.3
+ * samples a repetition". *changed: one was found. 0 or -ENOMEM.
+ */
+static int changed_under_words(const struct pg_comparison *c, const struct pg_fcmp *f,
+			       const struct pg_run *base, const struct pg_run *new, char *buf,
+			       size_t size, bool *changed)
+{
+	struct under_changed *u = calloc(PG_CAUSE_MAX_ANCESTORS * 8, sizeof(*u));
+	struct callees cs;
+	size_t nu = 0, best = SIZE_MAX;
+	int err = u ? callees_init(&cs, c, f) : -ENOMEM;
+
+	*changed = false;
+	if (err) {
+		free(u);
+		return err;
+	}
+	count_changed_under(f, &cs, base, new, 0, u, &nu, PG_CAUSE_MAX_ANCESTORS * 8);
+	count_changed_under(f, &cs, new, base, 1, u, &nu, PG_CAUSE_MAX_ANCESTORS * 8);
+	for (size_t i = 0; i < nu; i++) {	/* ties: the first found */
+		double g = (u[i].n[1] - u[i].n[0]) * (f->change > 0 ? 1 : -1);
+
+		if (g > 0 && (best == SIZE_MAX ||
+			      g > (u[best].n[1] - u[best].n[0]) * (f->change > 0 ? 1 : -1)))
+			best = i;
+	}
+	if (best != SIZE_MAX) {
+		*changed = true;
+		pg_append(buf, size, "%sits time holds %s (changed, not traced, not judged): "
+			  "%.1f -> %.1f samples a repetition", buf[0] ? "; " : "", u[best].name,
+			  u[best].n[0], u[best].n[1]);
+	}
+	callees_release(&cs);
+	free(u);
+	return 0;
+}
+
 /* The call count clause of an exact entry; true when its calls moved by PG_CAUSE_MIN_CALLS. */
 static bool calls_words(const struct pg_fcmp *f, char *buf, size_t size)
 {
@@ -757,6 +892,13 @@ static int explain_one(const struct pg_comparison *c, struct pg_fcmp *f,
 
 	if (f->origin == PG_ORIGIN_EXACT)
 		err = callee_words(c, f, new, cl[CL_CALLEE], sizeof(cl[0]), &ex[CL_CALLEE]);
+	if (!err && f->origin == PG_ORIGIN_EXACT && !ex[CL_CALLEE]) {
+		char under[sizeof(f->why)] = "";
+
+		err = changed_under_words(c, f, base, new, under, sizeof(under), &ex[CL_CALLEE]);
+		if (ex[CL_CALLEE])
+			memcpy(cl[CL_CALLEE], under, sizeof(under));
+	}
 	if (!err && !shared)
 		err = caller_words(c, f, base, new, cl[CL_CALLER], sizeof(cl[0]), &ex[CL_CALLER]);
 	if (!err && !shared && !ex[CL_CALLER])
