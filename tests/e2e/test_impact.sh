@@ -19,13 +19,20 @@ cp "$TMP/ab/base.json" "$TMP/base.json"
 cp "$TMP/ab/new.json" "$TMP/slow.json"
 
 # (the whole program may still move by several percent on a loaded machine, which a 20%
-# minimum effect keeps out of this check; once_small's +200% is 10x beyond it)
+# minimum effect keeps out of this check; once_small's +200% is 10x beyond it). The impact
+# line is set here, 0.5%: once_small's slowdown is 40-70 us of a 120-200 ms repetition
+# (0.02-0.06%: a faster machine runs the rest of it quicker), 8x or more under it; at the
+# paired default of 0.05% a machine where the repetition took 127 ms put it just over.
 expect_exit 0 "$PERFGATE" compare "$TMP/base.json" "$TMP/slow.json" --junit "$TMP/r.xml" \
-	--json "$TMP/r.json" --markdown "$TMP/r.md" --min-effect 20
+	--json "$TMP/r.json" --markdown "$TMP/r.md" --min-effect 20 --min-impact 0.5
 cat "$TMP/stdout"
 check_contains "once_small listed as notable" "$TMP/stdout" '^once_small .* notable  q='
 check_contains "the table says it does not fail" "$TMP/stdout" 'too little of the run to fail'
-check_contains "PASS line counts it" "$TMP/stdout" '^perfgate: PASS .*1 notable'
+# a pass needs evidence: the whole program judged, which ten pairs of a ~125 ms run do not
+# always give within 20% (its CPU time read +0.4% [-15.6%, +33.2%] on an AMD EPYC VM): then
+# INCONCLUSIVE, exit 0 all the same; never a failure
+check_contains "PASS line counts it, or inconclusive" "$TMP/stdout" \
+	'^perfgate: \(PASS .*1 notable\|INCONCLUSIVE: the judged functions hold\)'
 check "no REGRESSION in the table" not grep -q 'REGRESSION' "$TMP/stdout"
 check_contains "the summary lists it" "$TMP/r.md" 'notable, slower.*once_small'
 check "JUnit validates" xmllint --noout --schema "$XSD" "$TMP/r.xml"
@@ -33,12 +40,12 @@ python3 - "$TMP/r.json" "$TMP/r.xml" <<'PY'
 import sys, pgtest
 import xml.etree.ElementTree as ET
 r = pgtest.load(sys.argv[1])
-assert r["overall"] == "pass", r["overall"]
+assert r["overall"] in ("pass", "inconclusive"), r["overall"]
 assert r["counts"]["regressions"] == 0 and r["counts"]["notable"] == 1, r["counts"]
 f = pgtest.func(r, "once_small")
 assert f["verdict"] == "notable", f
 assert f["change"] > 0.5 and f["q"] <= 0.05, f
-# ~40-80 us of a ~200 ms repetition, 0.02-0.04%: 2.5x or more under the 0.1% line
+# 40-70 us of a 120-200 ms repetition, 0.02-0.06%: 8x or more under the 0.5% line
 # (tests/progs/negligible.c)
 assert 0 < f["impact"] < r["options"]["min_impact"], f
 assert pgtest.func(r, "work")["verdict"] != "regression"
@@ -47,9 +54,10 @@ assert int(suite.get("failures")) == 0, suite.get("failures")
 assert all(tc.find("failure") is None for tc in suite.iter("testcase"))
 PY
 
-# the vote agrees: no regression
+# the vote agrees: no regression (+1 on a pass, 0 when inconclusive; never -1)
 "$PERFGATE" vote "$TMP/r.json" --system gerrit >"$TMP/vote.json"
-check_eq "gerrit vote" 1 "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(list(d["labels"].values())[0])' "$TMP/vote.json")"
+want=$(python3 -c 'import json,sys; print(1 if json.load(open(sys.argv[1]))["overall"] == "pass" else 0)' "$TMP/r.json")
+check_eq "gerrit vote" "$want" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(list(d["labels"].values())[0])' "$TMP/vote.json")"
 check_contains "the vote message names it" "$TMP/vote.json" 'once_small.*notable, slower'
 
 # the rule off: the same change fails
