@@ -597,12 +597,31 @@ struct callees {
 	size_t ncand;
 };
 
+/* The outermost frame under a traced entry whose code changed, @run against @other */
+struct changed_walk {
+	const struct pg_run *run, *other;
+	char name[256];		/* its name, when found */
+	bool found;
+};
+
+/* Is frame @x's code digest in @w->run other than in @w->other? Its name into @w->name. */
+static bool code_differs(struct piece x, struct changed_walk *w)
+{
+	if (x.len >= sizeof(w->name))
+		return false;
+	memcpy(w->name, x.s, x.len);
+	w->name[x.len] = 0;
+	return pg_code_cmp(pg_run_code(w->other, w->name), pg_run_code(w->run, w->name)) ==
+	       PG_CODE_CHANGED;
+}
+
 /*
  * The frame whose code holds the own time of stack @s, into *@owner, when it lies under @f's
- * frame with no traced frame between them (and is not @f's own).
+ * frame with no traced frame between them (and is not @f's own). With @w, also the outermost
+ * frame on that path whose code changed (w->found).
  */
 static bool stack_owner(const struct pg_fcmp *f, const struct callees *cs, const char *s,
-			struct piece *owner)
+			struct piece *owner, struct changed_walk *w)
 {
 	size_t keep, len = pg_probe_split(s, &keep) ? keep : strlen(s);
 	const char *end = s + len;
@@ -611,6 +630,8 @@ static bool stack_owner(const struct pg_fcmp *f, const struct callees *cs, const
 
 	owner->s = NULL;
 	owner->len = 0;
+	if (w)
+		w->found = false;
 	for (const char *p = s; p < end;) {
 		const char *semi = memchr(p, ';', (size_t)(end - p));
 		struct piece x = { p, semi ? (size_t)(semi - p) : (size_t)(end - p) };
@@ -620,10 +641,15 @@ static bool stack_owner(const struct pg_fcmp *f, const struct callees *cs, const
 			continue;
 		*owner = x;
 		at_f = piece_is(fr, x.s, x.len);
-		if (at_f)
+		if (at_f) {
 			under = true;
-		else if (bsearch(&x, cs->traced, cs->ntraced, sizeof(x), cmp_piece))
+			if (w)
+				w->found = false;
+		} else if (bsearch(&x, cs->traced, cs->ntraced, sizeof(x), cmp_piece)) {
 			under = false;
+		} else if (w && under && !w->found) {
+			w->found = code_differs(x, w);
+		}
 	}
 	return under && !at_f;
 }
@@ -636,7 +662,7 @@ static size_t stack_callee(const struct pg_comparison *c, const struct pg_fcmp *
 			   const struct callees *cs, const char *s)
 {
 	struct piece owner;
-	bool under = stack_owner(f, cs, s, &owner);
+	bool under = stack_owner(f, cs, s, &owner, NULL);
 
 	for (size_t k = 0; under && k < cs->ncand; k++) {
 		const struct pg_fcmp *g = &c->f[cs->cand[k]];
@@ -725,72 +751,28 @@ struct under_changed {
 	double n[2];
 };
 
-/* Is frame @x's code digest in @a other than in @b (both known)? Its name into @name. */
-static bool code_differs(struct piece x, const struct pg_run *a, const struct pg_run *b,
-			  char *name, size_t size)
-{
-	uint64_t d;
-
-	if (x.len >= size)
-		return false;
-	memcpy(name, x.s, x.len);
-	name[x.len] = 0;
-	d = pg_run_code(a, name);
-	return d && pg_run_code(b, name) && d != pg_run_code(b, name);
-}
-
-/*
- * The outermost frame of stack @s under @f's frame whose code changed (@run against
- * @other), when @f is the stack's innermost traced frame (its self time holds the sample),
- * into @name; false when none.
- */
-static bool stack_changed_under(const struct pg_fcmp *f, const struct callees *cs, const char *s,
-				const struct pg_run *run, const struct pg_run *other, char *name,
-				size_t size)
-{
-	size_t keep, len = pg_probe_split(s, &keep) ? keep : strlen(s);
-	const char *end = s + len;
-	struct piece fr = frame_of(f);
-	bool under = false, found = false;
-
-	for (const char *p = s; p < end;) {
-		const char *semi = memchr(p, ';', (size_t)(end - p));
-		struct piece x = { p, semi ? (size_t)(semi - p) : (size_t)(end - p) };
-
-		p += x.len + 1;
-		if (!own_frame(x))
-			continue;
-		if (piece_is(fr, x.s, x.len)) {
-			under = true;
-			found = false;
-		} else if (bsearch(&x, cs->traced, cs->ntraced, sizeof(x), cmp_piece)) {
-			under = false;
-		} else if (under && !found) {
-			found = code_differs(x, run, other, name, size);
-		}
-	}
-	return under && found;
-}
-
 /* Add run @run's (side @side) samples under @f of frames whose code changed to @u[0..*nu). */
 static void count_changed_under(const struct pg_fcmp *f, const struct callees *cs,
 				const struct pg_run *run, const struct pg_run *other, int side,
 				struct under_changed *u, size_t *nu, size_t cap)
 {
+	struct changed_walk w = { run, other, "", false };
+	struct piece owner;
+
 	for (size_t r = 0; r < run->nreps; r++)
 		for (size_t k = 0; k < run->reps[r].nstacks; k++) {
 			const struct pg_stack *st = &run->reps[r].stacks[k];
-			char name[256];
 			size_t i = 0;
 
-			if (!stack_changed_under(f, cs, st->folded, run, other, name, sizeof(name)))
+			/* @f's self time holds the sample, under a frame whose code changed */
+			if (!stack_owner(f, cs, st->folded, &owner, &w) || !w.found)
 				continue;
-			while (i < *nu && strcmp(u[i].name, name))
+			while (i < *nu && strcmp(u[i].name, w.name))
 				i++;
 			if (i == *nu && *nu == cap)
 				continue;
 			if (i == *nu) {
-				memcpy(u[i].name, name, sizeof(name));
+				memcpy(u[i].name, w.name, sizeof(w.name));
 				u[i].n[0] = u[i].n[1] = 0;
 				(*nu)++;
 			}
