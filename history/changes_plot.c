@@ -80,39 +80,54 @@ static void title_name(char *buf, size_t len, const struct pg_hchanges *h,
 			*p = '\'';
 }
 
+/* What both pictures of change point @c show: its sessions, their unit and its name. */
+struct trend {
+	size_t *at, n;		/* the sessions of window() */
+	const char *unit;	/* unit_of() their values, of size div ns */
+	double div;
+	char name[200];		/* title_name() */
+};
+
+/* Fill @t for @c of @h; 0 or -ENOMEM. Free t->at after. */
+static int trend_init(struct trend *t, const struct pg_hchanges *h, const struct pg_hchange *c)
+{
+	t->at = calloc(h->m->nsessions + 1, sizeof(*t->at));
+	if (!t->at)
+		return -ENOMEM;
+	t->n = window(h, c, t->at);
+	t->unit = unit_of(max_value(h, c, t->at, t->n), &t->div);
+	title_name(t->name, sizeof(t->name), h, c);
+	return 0;
+}
+
 int pg_hchange_mermaid(FILE *out, const struct pg_hchanges *h, const struct pg_hchange *c)
 {
 	const struct pg_hmatrix *m = h->m;
-	size_t *at = calloc(m->nsessions + 1, sizeof(*at)), n;
-	const char *commit = m->sessions[c->session].commit, *unit;
-	char name[200];
-	double div;
+	const char *commit = m->sessions[c->session].commit;
+	struct trend t;
 
-	if (!at)
+	if (trend_init(&t, h, c))
 		return -ENOMEM;
-	n = window(h, c, at);
-	unit = unit_of(max_value(h, c, at, n), &div);
-	title_name(name, sizeof(name), h, c);
-	fprintf(out, "```mermaid\nxychart-beta\n    title \"%s: %+.1f%% from %.7s\"\n", name,
+	fprintf(out, "```mermaid\nxychart-beta\n    title \"%s: %+.1f%% from %.7s\"\n", t.name,
 		c->cp.change * 100, commit ? commit : "?");
 	fprintf(out, "    x-axis [");
-	for (size_t i = 0; i < n; i++) {
-		const char *sc = m->sessions[at[i]].commit;
+	for (size_t i = 0; i < t.n; i++) {
+		const char *sc = m->sessions[t.at[i]].commit;
 
 		fprintf(out, "%s\"%.7s%s\"", i ? ", " : "", sc ? sc : "?",
-			at[i] == c->session ? " ▲" : "");
+			t.at[i] == c->session ? " ▲" : "");
 	}
 	fprintf(out, "]\n    y-axis \"%s per %s, %s\"\n    line [", pg_hmetric_name(m->metric),
-		strcmp(m->objects[c->object].name, PG_HPROGRAM) ? "call" : "repetition", unit);
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s%.3f", i ? ", " : "", value(h, c, at[i]) / div);
+		strcmp(m->objects[c->object].name, PG_HPROGRAM) ? "call" : "repetition", t.unit);
+	for (size_t i = 0; i < t.n; i++)
+		fprintf(out, "%s%.3f", i ? ", " : "", value(h, c, t.at[i]) / t.div);
 	/* the change point: its two levels, stepping at its first session */
 	fprintf(out, "]\n    line [");
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < t.n; i++)
 		fprintf(out, "%s%.3f", i ? ", " : "",
-			(at[i] < c->session ? c->cp.before : c->cp.after) / div);
+			(t.at[i] < c->session ? c->cp.before : c->cp.after) / t.div);
 	fprintf(out, "]\n```\n");
-	free(at);
+	free(t.at);
 	return 0;
 }
 
@@ -120,31 +135,26 @@ int pg_hchange_sparkline(FILE *out, const struct pg_hchanges *h, const struct pg
 {
 	static const char *const bars[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 	const struct pg_hmatrix *m = h->m;
-	size_t *at = calloc(m->nsessions + 1, sizeof(*at)), n;
 	double lo = INFINITY, hi = -INFINITY;
-	const char *commit = m->sessions[c->session].commit, *unit;
-	char name[200];
-	double div;
+	const char *commit = m->sessions[c->session].commit;
+	struct trend t;
 
-	if (!at)
+	if (trend_init(&t, h, c))
 		return -ENOMEM;
-	n = window(h, c, at);
-	unit = unit_of(max_value(h, c, at, n), &div);
-	for (size_t i = 0; i < n; i++) {
-		lo = fmin(lo, value(h, c, at[i]));
-		hi = fmax(hi, value(h, c, at[i]));
+	for (size_t i = 0; i < t.n; i++) {
+		lo = fmin(lo, value(h, c, t.at[i]));
+		hi = fmax(hi, value(h, c, t.at[i]));
 	}
-	title_name(name, sizeof(name), h, c);
-	fprintf(out, "%s ", name);
-	for (size_t i = 0; i < n; i++) {
-		double f = hi > lo ? (value(h, c, at[i]) - lo) / (hi - lo) : 0;
+	fprintf(out, "%s ", t.name);
+	for (size_t i = 0; i < t.n; i++) {
+		double f = hi > lo ? (value(h, c, t.at[i]) - lo) / (hi - lo) : 0;
 		long b = lrint(f * 7);
 
 		b = b < 0 ? 0 : b > 7 ? 7 : b;
-		fprintf(out, "%s%s", at[i] == c->session ? "|" : "", bars[b]);
+		fprintf(out, "%s%s", t.at[i] == c->session ? "|" : "", bars[b]);
 	}
 	fprintf(out, " %+.1f%% from %.12s (%zu sessions, %.4g..%.4g %s)", c->cp.change * 100,
-		commit ? commit : "?", n, n ? lo / div : 0, n ? hi / div : 0, unit);
-	free(at);
+		commit ? commit : "?", t.n, t.n ? lo / t.div : 0, t.n ? hi / t.div : 0, t.unit);
+	free(t.at);
 	return 0;
 }
