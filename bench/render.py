@@ -753,34 +753,14 @@ def render_ableaf(sec):
 PARTS = {"ab": [("ableaf", "A 50 ns leaf judged from its samples", render_ableaf)]}
 
 
-def render_offcpu(sec):
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    import offcpu
-    return offcpu.render_lines(sec.data) + quote_lines(sec)
-
-
-def render_history(sec):
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    import history
-    return history.render_lines(sec.data) + quote_lines(sec)
-
-
-def render_honesty(sec):
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    import honesty
-    return honesty.render_lines(sec.data) + quote_lines(sec)
-
-
-def render_inline(sec):
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    import inline
-    return inline.render_lines(sec.data) + quote_lines(sec)
-
-
-def render_probeunc(sec):
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    import probeunc
-    return probeunc.render_lines(sec.data) + quote_lines(sec)
+def by_module(name):
+    """The renderer of a section written by its own module, bench/NAME.py: its
+    render_lines() and the section's quotes."""
+    def render(sec):
+        import importlib
+        sys.path.insert(0, os.path.join(ROOT, "bench"))
+        return importlib.import_module(name).render_lines(sec.data) + quote_lines(sec)
+    return render
 
 
 RENDERERS = [("cost", "What one traced call costs", render_cost),
@@ -794,14 +774,14 @@ RENDERERS = [("cost", "What one traced call costs", render_cost),
              ("ab", "Interleaved A/B recording (`perfgate ab`) beside sequential recordings",
               render_ab),
              ("offcpu", "Off-CPU time: cost per context switch, and which metric gates",
-              render_offcpu),
+              by_module("offcpu")),
              ("history", "perfgate history: the store and the change-point scan at scale",
-              render_history),
+              by_module("history")),
              ("honesty", "The demo and stored baselines on a shared machine: false alarms "
-              "and power", render_honesty),
-             ("inline", "Inlined code: which function a verdict names", render_inline),
+              "and power", by_module("honesty")),
+             ("inline", "Inlined code: which function a verdict names", by_module("inline")),
              ("probeunc", "The calibration's uncertainty: exact intervals against the truth",
-              render_probeunc)]
+              by_module("probeunc"))]
 
 
 def render(res):
