@@ -87,6 +87,7 @@ PRELOAD_LIB := $(BUILD)/libperfgate-preload.so
 PRELOAD_CFLAGS := -O2 -g -std=gnu11 -Wall -Wextra -Wshadow -D_GNU_SOURCE -fPIC -shared \
 		  -fno-omit-frame-pointer -fvisibility=hidden
 
+.DEFAULT_GOAL := all
 .SECONDARY:
 FORCE:
 .PHONY: FORCE all deps deps-build deps-demo check check-layers check-style test flaky unit e2e-progs demo clean \

@@ -426,6 +426,18 @@ out:
 	free(walls);
 }
 
+/* Whether a function kept (@keep[id]) returned from a call in @pilot. */
+static bool kept_called(const struct pg_run *run, const struct pg_rep *pilot, const bool *keep)
+{
+	for (uint32_t i = 0; i < run->nfuncs; i++) {
+		const struct pg_fstat *s = keep[i] ? pg_rep_find(pilot, i) : NULL;
+
+		if (s && s->calls)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Run one unrecorded pilot repetition, choose the functions that fit the budget, and when
  * some must go, detach and attach again with the rest. Before capabilities are dropped. With
@@ -512,6 +524,14 @@ int pg_budget_pilot(const struct pg_record_opts *o, struct pg_probes *p, struct 
 			choice.before += w.cost[i];
 	if (ndrop >= 0)
 		budget_report(o, run, &pilot, sampled_wall_ns, cut, cov && cov->samples, &choice);
+	if (ndrop > 0 && !cut && !kept_called(run, &pilot, keep)) {
+		pg_err("--budget %g%%: the probes of every function the pilot run called would "
+		       "cost more than that share of the benchmark's own time: nothing would be "
+		       "left to measure; give the benchmark more work a run, raise --budget, or "
+		       "trace functions that do more a call (-f)", o->budget_pct);
+		err = -E2BIG;
+		goto out;
+	}
 	if (ndrop >= 0 && cov && cov->samples)
 		err = say_covered(o, run, cov, &pilot, &w, &choice, keep,
 				  run->nfuncs - (size_t)ndrop);

@@ -250,3 +250,13 @@ wall = run["repetitions"][0]["wall_ns"]
 print("kernel's probes: %.3f ms of a %.1f ms run" % (cost / 1e6, wall / 1e6))
 assert cost < 0.05 / 3 * (wall - cost), (cost, wall)
 PY
+
+# a budget that no called function fits: one line and exit 2, not a recording of nothing.
+# count_b's 37 calls cost at least 18 us at the cheapest site kind's floor (0.5 us a call,
+# runner/budget/choose.c); to fit 0.1% the benchmark would need 18 ms of its own time, about
+# ten times what ./calls runs for (1-2 ms, most of it exec)
+cd "$PROGS"
+expect_exit 2 "$PERFGATE" record --no-sample -o "$TMP/none.json" -r 1 --budget 0.1 \
+	-f ./calls:count_a -f ./calls:count_b -- ./calls
+has "error: --budget 0.1%: the probes of every function the pilot run called would cost more"
+check "no run file" test ! -e "$TMP/none.json"

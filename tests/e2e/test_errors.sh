@@ -34,8 +34,8 @@ if command -v setpriv >/dev/null; then
 	has "needs root, or the CAP_BPF and CAP_PERFMON"
 fi
 # reading: missing, corrupt, truncated, other format, different commands
-"$P" record -q -o "$TMP/a.json" -r 2 -- ./calls
-"$P" record -q -o "$TMP/b.json" -r 2 -- ./calls x
+"$P" record -q -o "$TMP/a.json" -r 2 -f ./calls:count_a -- ./calls
+"$P" record -q -o "$TMP/b.json" -r 2 -f ./calls:count_a -- ./calls x
 expect_exit 2 "$P" compare "$TMP/a.json" "$TMP/missing.json"; has "missing.json"
 echo '{"format": "perfgate-run", "version": 1' >"$TMP/trunc.json"
 expect_exit 2 "$P" compare "$TMP/a.json" "$TMP/trunc.json"; has "trunc.json"

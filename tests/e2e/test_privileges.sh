@@ -46,7 +46,8 @@ mapfile -t v <"$TMP/out"
 check_eq "--user: ran as ${v[*]}" "65534 $nobody_gid $(id -G nobody)" "${v[0]} ${v[1]} ${v[2]}"
 calls "$TMP/c.json" >"$TMP/actual"
 expect_same "$TMP/expected" "$TMP/actual"
-"$P" record -q --no-sample -o "$TMP/c.json" -r 1 --user root -- ./calls 2>"$TMP/stderr"
+"$P" record -q --no-sample -o "$TMP/c.json" -r 1 --user root -f ./calls:count_a -- ./calls \
+	2>"$TMP/stderr"
 check "--user root: no warning" not grep -q -- "runs as root" "$TMP/stderr"
 
 # the environment, stdin and stdout are the benchmark's own
