@@ -39,7 +39,8 @@ Benchmark program's builds, default 5), RW_SELECTIONS (one-repetition recordings
 whose default selections are compared, for stability, default 10), RW_FLOWS (the flows to
 measure, default "ab sequential"), RW_BRACKET (untraced runs before and after
 each A/A session, default 3), RW_DIR (the build cache, default build/realworld). The files of every A/A false alarm and of
-every change session that flagged nothing are kept under RW_DIR/alarms/ for a closer look.
+every change session that flagged nothing are kept under RW_DIR/alarms/ for a closer look
+(RW_KEEP=all: of every session).
 """
 import itertools
 import json
@@ -64,6 +65,7 @@ BRACKET = int(os.environ.get("RW_BRACKET", "3"))
 SELECTIONS = int(os.environ.get("RW_SELECTIONS", "10"))
 FLOWS = os.environ.get("RW_FLOWS", "ab sequential").split()
 GB_PAIRS = int(os.environ.get("RW_GB_PAIRS", "5"))
+KEEP_ALL = os.environ.get("RW_KEEP") == "all"
 GB_AFFECTED = 0.05	# a benchmark the change slows by this much, by its own figures
 GB_BINARY = "[benchmark]"	# a compare result's benchmark entries (docs/compare-format.md)
 
@@ -436,7 +438,7 @@ def measure_program(p, work, flow="sequential"):
             aa[-1]["benchmarks"] = gb_verdicts(g["cmp"]["result"])
         log(p["name"], flow, "A/A", i + 1, "exit", g["cmp"]["exit"], aa[-1]["flagged"],
             "traced/untraced %.2f" % (aa[-1]["traced_s"] / around))
-        if g["cmp"]["exit"] == 1:
+        if g["cmp"]["exit"] == 1 or KEEP_ALL:
             aa[-1]["kept"] = keep_alarm(g, "%s-%s-aa%d" % (p["name"], flow, i))
     res["aa"] = aa
     if p.get("gbench"):
@@ -470,8 +472,9 @@ def measure_program(p, work, flow="sequential"):
             res["changes"][-1]["attributed"] = [
                 f["reason"].split("; on the stacks of ", 1)[1]
                 for f in g["cmp"]["flagged"] if "; on the stacks of " in (f["reason"] or "")]
-        if not res["changes"][-1]["flagged"]:
-            res["changes"][-1]["kept"] = keep_alarm(g, "%s-%s-miss%d" % (p["name"], flow, i))
+        if not res["changes"][-1]["flagged"] or KEEP_ALL:
+            res["changes"][-1]["kept"] = keep_alarm(g, "%s-%s-%s%d" % (
+                p["name"], flow, "change" if res["changes"][-1]["flagged"] else "miss", i))
         log(p["name"], flow, "change", i + 1, "exit", g["cmp"]["exit"],
             [(f["function"][:40], f["class"]) for f in res["changes"][-1]["flagged"]])
     return res
