@@ -293,6 +293,12 @@ struct pg_comparison {
 	bool speed_spread_prior;	/* two recordings: speed_spread is not estimated but
 					 * PG_RNULL_PRIOR (diff/rnull.h), too few references */
 	double speed_spread, speed_shift, speed_p;
+	/* two recordings: the factor on every function's interval (diff/rnull.h,
+	 * pg_rnull_inflation()), from speed_inflation_n of their z; with _prior, not estimated
+	 * (too few) but PG_RNULL_INFLATE_PRIOR; 0 when not applied */
+	double speed_inflation;
+	size_t speed_inflation_n;
+	bool speed_inflation_prior;
 	/*
 	 * Two recordings compared unpaired: where the speed between them came from (PG_SRC_NONE
 	 * for the others, and with --no-speed-correction), and the reference spins' speed of the

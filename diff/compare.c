@@ -662,6 +662,61 @@ static int judge_benchmarks(struct cmp *x)
 	return err;
 }
 
+/* Is @f a Google Benchmark benchmark (diff/gbench.h), judged by its own repetitions? */
+static bool is_benchmark(const struct pg_fcmp *f)
+{
+	return !strcmp(f->binary ? f->binary : "", PG_GB_BINARY);
+}
+
+/*
+ * Step 3d: two recordings, each judged function's interval widened by the factor their
+ * spread on the z scale gives (diff/rnull.h, pg_rnull_inflation()), or by the prior with too
+ * few of them; the whole program's too, which is one more thing that moves between two
+ * recordings, though not one of the sample that tells by how much. The functions whose
+ * machine code changed are a class of their own (Efron's separate-class null): too few,
+ * and not null, to tell their own spread, they keep their test's. 0 or -ENOMEM.
+ */
+static int inflate_all(struct cmp *x)
+{
+	struct pg_comparison *out = x->out;
+	double *z = calloc(x->fam.n ? x->fam.n : 1, sizeof(*z)), lambda;
+	size_t used, nsame = 0;
+	int err;
+
+	if (!z)
+		return -ENOMEM;
+	for (size_t t = 0; t < x->fam.n; t++) {
+		const struct pg_fcmp *f = &out->f[x->fam.idx[t]];
+
+		z[t] = f->origin != PG_ORIGIN_PROGRAM && !is_benchmark(f) ?
+		       pg_rnull_z(f, x->look.alpha) : NAN;
+		nsame += isfinite(z[t]) && f->code == PG_CODE_SAME;
+	}
+	/* the sample of the null: the functions whose machine code is the same in both builds
+	 * when there are enough of them (a function whose code changed is no draw of the
+	 * null), else all */
+	for (size_t t = 0; t < x->fam.n && nsame >= PG_RNULL_MIN_REFS; t++)
+		if (out->f[x->fam.idx[t]].code != PG_CODE_SAME)
+			z[t] = NAN;
+	err = pg_rnull_inflation(z, x->fam.n, &lambda, &used);
+	for (size_t t = 0; !err && t < x->fam.n; t++)
+		z[t] = pg_rnull_z(&out->f[x->fam.idx[t]], x->look.alpha);
+	if (!err) {
+		out->speed_inflation_prior = !(lambda > 0);
+		out->speed_inflation = lambda > 0 ? lambda : PG_RNULL_INFLATE_PRIOR;
+		out->speed_inflation_n = used;
+		for (size_t t = 0; t < x->fam.n; t++) {
+			struct pg_fcmp *f = &out->f[x->fam.idx[t]];
+
+			if (!is_benchmark(f) && f->code != PG_CODE_CHANGED)
+				pg_rnull_inflate(f, z[t], out->speed_inflation);
+			x->fam.p[t] = f->p;
+		}
+	}
+	free(z);
+	return err;
+}
+
 /* Step 4: Benjamini-Hochberg over the family, each tested entry's verdict, earlier looks'. */
 static int decide_all(struct cmp *x, const struct pg_comparison *prev)
 {
@@ -734,6 +789,8 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 	err = err ?: pg_compare_program(out, base, new, &x.look, x.sets_differ, x.wall_ns,
 					&x.sb, &x.sn, &x.ws, &x.fam);
 	err = err ?: judge_benchmarks(&x);
+	if (!err && out->speed_runs)
+		err = inflate_all(&x);
 	err = err ?: decide_all(&x, prev);
 	err = err ?: explain(&x);
 	if (!err) {

@@ -140,7 +140,14 @@ static void settle_cpu(const struct pg_comparison *c, struct pg_fcmp *f)
 	double s = (1 + (isnan(c->program_spin) ? 0 : c->program_spin)) / (1 + c->speed_shift);
 	double lo = (1 + f->ci_lo) * s - 1, hi = (1 + f->ci_hi) * s - 1, e = c->opts.min_effect;
 
-	if (f->verdict == PG_VERDICT_REGRESSION ? lo > e : hi < -e)
+	/* too wide to decide already: the drift said as its reason when the functions' speed
+	 * moved beyond the minimum effect the way the program did */
+	if (f->verdict == PG_VERDICT_INCONCLUSIVE &&
+	    !(f->cause == PG_CAUSE_WIDE && fabs(c->speed_shift) > e &&
+	      f->change * c->speed_shift > 0))
+		return;
+	if (f->verdict == PG_VERDICT_REGRESSION ? lo > e : f->verdict == PG_VERDICT_IMPROVEMENT &&
+	    hi < -e)
 		return;
 	f->verdict = PG_VERDICT_INCONCLUSIVE;
 	f->cause = PG_CAUSE_DRIFT;
@@ -154,14 +161,15 @@ void pg_program_settle(struct pg_comparison *c)
 	for (size_t i = 0; i < c->n && !c->paired; i++) {
 		struct pg_fcmp *f = &c->f[i];
 
-		if (f->origin != PG_ORIGIN_PROGRAM ||
-		    (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT))
+		if (f->origin != PG_ORIGIN_PROGRAM)
 			continue;
 		if (!strcmp(f->name, PG_PROGRAM_CPU)) {
 			if (c->speed_runs && c->speed_applied && isfinite(c->speed_shift))
 				settle_cpu(c, f);
 			continue;
 		}
+		if (f->verdict != PG_VERDICT_REGRESSION && f->verdict != PG_VERDICT_IMPROVEMENT)
+			continue;
 		f->verdict = PG_VERDICT_INCONCLUSIVE;
 		f->cause = PG_CAUSE_DRIFT;
 		snprintf(f->reason, sizeof(f->reason), "%+.1f%%: two recordings apart hold the "

@@ -76,3 +76,53 @@ void pg_rnull_widen(struct pg_fcmp *f, double sigma, double alpha)
 	pg_rnull_widen_by(f, sigma, alpha);
 	f->noise = expm1(sigma);
 }
+
+double pg_rnull_z(const struct pg_fcmp *f, double alpha)
+{
+	double l, h;
+
+	if (!isfinite(f->change) || f->change <= -1 || !isfinite(f->ci_lo) || f->ci_lo <= -1 ||
+	    !isfinite(f->ci_hi))
+		return NAN;
+	l = log1p(f->change);
+	h = l >= 0 ? l - log1p(f->ci_lo) : log1p(f->ci_hi) - l;
+	return h > 0 ? l / h * pg_norm_isf(alpha / 2) : NAN;
+}
+
+int pg_rnull_inflation(const double *z, size_t n, double *lambda, size_t *used)
+{
+	double *a = malloc((n ? n : 1) * sizeof(*a)), lo, mad;
+	size_t m = 0;
+
+	*lambda = 0;
+	*used = 0;
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(z[i]))
+			a[m++] = fabs(z[i]);
+	lo = m >= PG_RNULL_MIN_REFS ? chi2_quantile(1 - PG_RNULL_BOUND, (double)(m - 1)) : 0;
+	mad = lo > 0 ? pg_median(a, m) : 0;
+	free(a);
+	if (isnan(mad))
+		return -ENOMEM;
+	if (lo > 0) {
+		*lambda = fmax(1, MAD_TO_SD * mad * sqrt((double)(m - 1) / lo));
+		*used = m;
+	}
+	return 0;
+}
+
+void pg_rnull_inflate(struct pg_fcmp *f, double z, double lambda)
+{
+	double l, p;
+
+	if (!isfinite(z) || !(lambda > 1))
+		return;
+	l = log1p(f->change);
+	f->ci_lo = expm1(l - lambda * (l - log1p(f->ci_lo)));
+	f->ci_hi = expm1(l + lambda * (log1p(f->ci_hi) - l));
+	p = 2 * pg_norm_sf(fabs(z) / lambda);
+	if (p > f->p)
+		f->p = p;
+}

@@ -73,4 +73,41 @@ void pg_rnull_widen(struct pg_fcmp *f, double sigma, double alpha);
  * the machine's speed between the recordings (diff/rspeed.h, pg_rspeed_se()). */
 void pg_rnull_widen_by(struct pg_fcmp *f, double sigma, double alpha);
 
+/*
+ * The second part of the null: a factor on each function's own interval. Between two
+ * recordings, a function's repetitions in one are not independent draws of its time in the
+ * other: a recording holds one state of the files it writes, its threads' timing, the page
+ * cache and the machine's neighbours, and a function that varies much within a recording
+ * moves more between two. So after the widening above, each judged function's z (its change
+ * over its interval's half-width towards zero, in standard errors: pg_rnull_z()) spreads
+ * wider than a standard normal's over the functions of an A/A comparison. The factor lambda
+ * is that spread, 1.4826 times the median |z| (robust while fewer than half changed), raised
+ * to its upper 95% bound as sigma is, and at least 1; the interval half-widths of every
+ * judged function whose code did not change are multiplied by it and its p raised to at
+ * least 2 * P(Z > |z| / lambda) (pg_rnull_inflate()). Efron's empirical null, on the z scale;
+ * the functions whose code changed are a class of their own, which keeps its test's null
+ * (diff/compare.c, inflate_all(), says which functions are its sample).
+ *
+ * With fewer than PG_RNULL_MIN_REFS functions it is not estimated but taken as
+ * PG_RNULL_INFLATE_PRIOR: the largest of five real programs' estimates from all their A/A
+ * pairs of two recordings together (lz4 1.28; leveldb, jq, jq-interp and zstd 0.61-0.86;
+ * docs/statistics.md, 2026-11-28).
+ */
+#define PG_RNULL_INFLATE_PRIOR 1.3
+
+/* @f's change in standard errors of its interval (the half-width towards zero, at level
+ * @alpha), or NAN when it has no finite change or interval. */
+double pg_rnull_z(const struct pg_fcmp *f, double alpha);
+
+/*
+ * The factor from the judged functions' @z (n of them, NAN ones skipped): at least 1, or 0
+ * with fewer than PG_RNULL_MIN_REFS finite ones (the caller takes the prior); in *@used how
+ * many it came from. 0 or -ENOMEM.
+ */
+int pg_rnull_inflation(const double *z, size_t n, double *lambda, size_t *used);
+
+/* Multiply @f's interval half-widths (log scale) by @lambda (>= 1) and raise its p to the
+ * null's, 2 * P(Z > |@z| / lambda), @z its pg_rnull_z(). */
+void pg_rnull_inflate(struct pg_fcmp *f, double z, double lambda);
+
 #endif

@@ -211,7 +211,11 @@ static struct json_object *new_speed(const struct pg_comparison *c)
 			       pg_json_put_num(o, "spin", c->speed_spin) ||
 			       pg_json_put_num(o, "spin_se", c->speed_spin_se) ||
 			       pg_json_put_num(o, "program_spin", c->program_spin) ||
-			       pg_json_put_bool(o, "spread_prior", c->speed_spread_prior)))) {
+			       pg_json_put_bool(o, "spread_prior", c->speed_spread_prior) ||
+			       pg_json_put_num(o, "inflation", c->speed_inflation) ||
+			       pg_json_put_u64(o, "inflation_n", c->speed_inflation_n) ||
+			       pg_json_put_bool(o, "inflation_prior",
+						c->speed_inflation_prior)))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -636,6 +640,14 @@ static int read_pairing(const struct pg_jr *jr, struct json_object *root, struct
 	err = err ?: pg_jr_member(jr, v, "speed", "spread_prior", json_type_boolean,
 				  PG_JR_OPTIONAL, &b);
 	c->speed_spread_prior = !err && b && json_object_get_boolean(b);
+	/* "inflation", "inflation_n", "inflation_prior": absent before the z-scale null */
+	err = err ?: pg_jr_get_num(jr, v, "speed", "inflation", PG_JR_OPTIONAL,
+				   &c->speed_inflation);
+	err = err ?: pg_jr_opt_u64(jr, v, "speed", "inflation_n", SIZE_MAX, &n);
+	c->speed_inflation_n = (size_t)n;
+	err = err ?: pg_jr_member(jr, v, "speed", "inflation_prior", json_type_boolean,
+				  PG_JR_OPTIONAL, &b);
+	c->speed_inflation_prior = !err && b && json_object_get_boolean(b);
 	/* "program_spin": absent before the program's CPU time was corrected by the spins */
 	err = err ?: pg_jr_get_num(jr, v, "speed", "program_spin", PG_JR_OPTIONAL,
 				   &c->program_spin);

@@ -182,6 +182,15 @@ static void print_run_speed(const struct pg_comparison *c, FILE *out)
 		fprintf(out, "  own noise: not estimated (%zu function%s, %d needed): a function's "
 			"own variation between two recordings is not ruled out (perfgate ab pairs "
 			"them)\n", kept, pg_plural(kept), PG_RNULL_MIN_REFS);
+	if (!c->opts.no_speed && c->speed_inflation_prior && c->speed_inflation > 1)
+		fprintf(out, "  and each function's interval widened %.1fx: a function moves "
+			"between two recordings more than its repetitions vary within one (taken "
+			"as on real programs: %d judged functions would tell by how much)\n",
+			c->speed_inflation, PG_RNULL_MIN_REFS);
+	else if (!c->opts.no_speed && c->speed_inflation > 1)
+		fprintf(out, "  and each function's interval widened %.2fx: the %zu judged "
+			"functions' changes spread that much wider than their intervals say (at "
+			"its 95%% upper bound)\n", c->speed_inflation, c->speed_inflation_n);
 }
 
 /* The machine's speed correction of a history check (diff/hspeed.h), one line. */

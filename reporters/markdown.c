@@ -218,6 +218,10 @@ static void md_context(FILE *out, const struct pg_comparison *c, const struct pg
 		      "interval widened by it", out);
 	else if (c->speed_applied)
 		fputs("; each session corrected for the machine's speed", out);
+	if (c->speed_runs && c->speed_inflation > 1)
+		fprintf(out, "; every interval widened %.1fx for the two recordings' own noise%s",
+			c->speed_inflation, c->speed_inflation_prior ? " (not estimated: too few "
+			"functions)" : "");
 	if (cmd && *cmd) {
 		fputs("; command ", out);
 		md_code(out, cmd, 120);

@@ -2,7 +2,7 @@
 /*
  * tests/unit/test_rnull.c - two recordings judged against their own noise (diff/rnull.h): the
  * null's scale from the references' residual shifts, and an interval widened and a p raised
- * by it.
+ * by it; the factor on each interval from the judged functions' z, and its use.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,11 +87,68 @@ static void test_widen(void **state)
 	assert_true(f.ci_lo == 0.02 && f.ci_hi == 0.04 && f.p == 1e-6 && f.noise == 0);
 }
 
+static void test_inflation(void **state)
+{
+	/* |z| 0.5 .. 2 and one change far out (z 40): median |z| 1.0, the change left out */
+	const double z[9] = { 0.5, -0.5, 1.0, -1.0, 1.5, -1.5, 2.0, -2.0, 40 };
+	double many[600], lambda;
+	size_t n;
+
+	assert_int_equal(pg_rnull_inflation(z, 9, &lambda, &n), 0);
+	assert_int_equal(n, 9);
+	/* 1.4826 x 1.5 (the median of |z|), by the 95% bound from 9 (1.7x) */
+	assert_true(lambda > 1.6 * 1.4826 * 1.5 && lambda < 1.8 * 1.4826 * 1.5);
+	/* z that spread like a standard normal's from 600 functions: no wider than needed */
+	for (size_t i = 0; i < 600; i++)
+		many[i] = (i % 2 ? -0.6745 : 0.6745) * (0.9 + 0.2 * (double)(i % 3) / 2);
+	assert_int_equal(pg_rnull_inflation(many, 600, &lambda, &n), 0);
+	assert_true(lambda >= 1 && lambda < 1.1);
+	/* narrower than a normal's: never below 1 */
+	for (size_t i = 0; i < 600; i++)
+		many[i] *= 0.2;
+	assert_int_equal(pg_rnull_inflation(many, 600, &lambda, &n), 0);
+	assert_true(lambda == 1 && n == 600);
+	/* too few finite ones (7 of 8): not estimated */
+	many[0] = NAN;
+	assert_int_equal(pg_rnull_inflation(many, 8, &lambda, &n), 0);
+	assert_true(lambda == 0 && n == 0);
+}
+
+static void test_inflate(void **state)
+{
+	/* +20% [+10%, +31%] at alpha 0.05: z from the half-width towards zero */
+	struct pg_fcmp f = { .change = 0.2, .ci_lo = 0.1, .ci_hi = 0.31, .p = 1e-4 };
+	double l = log1p(0.2), h = l - log1p(0.1), z = pg_rnull_z(&f, 0.05);
+
+	assert_true(fabs(z - l / h * 1.959963984540054) < 1e-9);
+	pg_rnull_inflate(&f, z, 2);
+	assert_true(fabs(f.ci_lo - expm1(l - 2 * h)) < 1e-12);
+	assert_true(fabs(f.ci_hi - expm1(l + 2 * (log1p(0.31) - l))) < 1e-12);
+	assert_true(f.ci_lo < 0.01);	/* covers no change now */
+	assert_true(fabs(f.p - erfc(z / 2 / sqrt(2))) < 1e-9);
+	/* a slowdown: the side towards zero is the lower one; an improvement, the upper */
+	f = (struct pg_fcmp){ .change = -0.2, .ci_lo = -0.3, .ci_hi = -0.1, .p = 1e-4 };
+	assert_true(pg_rnull_z(&f, 0.05) < 0);
+	assert_true(fabs(pg_rnull_z(&f, 0.05) - log1p(-0.2) / (log1p(-0.1) - log1p(-0.2)) *
+			 1.959963984540054) < 1e-9);
+	/* no finite interval: no z, nothing moves */
+	f = (struct pg_fcmp){ .change = 0.2, .ci_lo = 0.1, .ci_hi = INFINITY, .p = 1e-4 };
+	assert_true(isnan(pg_rnull_z(&f, 0.05)));
+	pg_rnull_inflate(&f, NAN, 2);
+	assert_true(f.ci_lo == 0.1 && f.p == 1e-4);
+	/* a factor of 1: nothing moves */
+	f = (struct pg_fcmp){ .change = 0.2, .ci_lo = 0.1, .ci_hi = 0.31, .p = 1e-4 };
+	pg_rnull_inflate(&f, pg_rnull_z(&f, 0.05), 1);
+	assert_true(f.ci_lo == 0.1 && f.ci_hi == 0.31 && f.p == 1e-4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sigma),
 		cmocka_unit_test(test_widen),
+		cmocka_unit_test(test_inflation),
+		cmocka_unit_test(test_inflate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
