@@ -142,12 +142,11 @@ static void settle_cpu(const struct pg_comparison *c, struct pg_fcmp *f)
 
 	/* too wide to decide already: the drift said as its reason when the functions' speed
 	 * moved beyond the minimum effect the way the program did */
-	if (f->verdict == PG_VERDICT_INCONCLUSIVE &&
-	    !(f->cause == PG_CAUSE_WIDE && fabs(c->speed_shift) > e &&
-	      f->change * c->speed_shift > 0))
-		return;
-	if (f->verdict == PG_VERDICT_REGRESSION ? lo > e : f->verdict == PG_VERDICT_IMPROVEMENT &&
-	    hi < -e)
+	bool wide_drift = f->verdict == PG_VERDICT_INCONCLUSIVE && f->cause == PG_CAUSE_WIDE &&
+			  fabs(c->speed_shift) > e && f->change * c->speed_shift > 0;
+
+	if (f->verdict == PG_VERDICT_REGRESSION ? lo > e :
+	    f->verdict == PG_VERDICT_IMPROVEMENT ? hi < -e : !wide_drift)
 		return;
 	f->verdict = PG_VERDICT_INCONCLUSIVE;
 	f->cause = PG_CAUSE_DRIFT;
