@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/gbench.h"
 #include "../core/numfmt.h"
 #include "../core/strv.h"
 #include "calibunc.h"
@@ -662,12 +663,6 @@ static int judge_benchmarks(struct cmp *x)
 	return err;
 }
 
-/* Is @f a Google Benchmark benchmark (diff/gbench.h), judged by its own repetitions? */
-static bool is_benchmark(const struct pg_fcmp *f)
-{
-	return !strcmp(f->binary ? f->binary : "", PG_GB_BINARY);
-}
-
 /*
  * Step 3d: two recordings, each judged function's interval widened by the factor their
  * spread on the z scale gives (diff/rnull.h, pg_rnull_inflation()), or by the prior with too
@@ -679,36 +674,34 @@ static bool is_benchmark(const struct pg_fcmp *f)
 static int inflate_all(struct cmp *x)
 {
 	struct pg_comparison *out = x->out;
-	double *z = calloc(x->fam.n ? x->fam.n : 1, sizeof(*z)), lambda;
-	size_t used, nsame = 0;
+	size_t n = x->fam.n, used, nsame = 0;
+	double *z = calloc(n ? 2 * n : 1, sizeof(*z)), *sample = z + n, lambda;
 	int err;
 
 	if (!z)
 		return -ENOMEM;
-	for (size_t t = 0; t < x->fam.n; t++) {
+	for (size_t t = 0; t < n; t++) {
 		const struct pg_fcmp *f = &out->f[x->fam.idx[t]];
 
-		z[t] = f->origin != PG_ORIGIN_PROGRAM && !is_benchmark(f) ?
-		       pg_rnull_z(f, x->look.alpha) : NAN;
-		nsame += isfinite(z[t]) && f->code == PG_CODE_SAME;
+		z[t] = pg_rnull_z(f, x->look.alpha);
+		sample[t] = f->origin != PG_ORIGIN_PROGRAM && !pg_gb_is_bench(f) ? z[t] : NAN;
+		nsame += isfinite(sample[t]) && f->code == PG_CODE_SAME;
 	}
 	/* the sample of the null: the functions whose machine code is the same in both builds
 	 * when there are enough of them (a function whose code changed is no draw of the
 	 * null), else all */
-	for (size_t t = 0; t < x->fam.n && nsame >= PG_RNULL_MIN_REFS; t++)
+	for (size_t t = 0; t < n && nsame >= PG_RNULL_MIN_REFS; t++)
 		if (out->f[x->fam.idx[t]].code != PG_CODE_SAME)
-			z[t] = NAN;
-	err = pg_rnull_inflation(z, x->fam.n, &lambda, &used);
-	for (size_t t = 0; !err && t < x->fam.n; t++)
-		z[t] = pg_rnull_z(&out->f[x->fam.idx[t]], x->look.alpha);
+			sample[t] = NAN;
+	err = pg_rnull_inflation(sample, n, &lambda, &used);
 	if (!err) {
 		out->speed_inflation_prior = !(lambda > 0);
 		out->speed_inflation = lambda > 0 ? lambda : PG_RNULL_INFLATE_PRIOR;
 		out->speed_inflation_n = used;
-		for (size_t t = 0; t < x->fam.n; t++) {
+		for (size_t t = 0; t < n; t++) {
 			struct pg_fcmp *f = &out->f[x->fam.idx[t]];
 
-			if (!is_benchmark(f) && f->code != PG_CODE_CHANGED)
+			if (!pg_gb_is_bench(f) && f->code != PG_CODE_CHANGED)
 				pg_rnull_inflate(f, z[t], out->speed_inflation);
 			x->fam.p[t] = f->p;
 		}
