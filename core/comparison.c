@@ -148,6 +148,7 @@ void pg_fcmp_init(struct pg_fcmp *f)
 	f->probe_share = NAN;
 	f->impact_ns = f->impact = NAN;
 	f->change_cpu = f->change_offcpu = f->change_runq = NAN;
+	f->blocked_share = f->kernel_share = NAN;
 	f->verdict = PG_VERDICT_INCONCLUSIVE;
 }
 

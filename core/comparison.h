@@ -217,6 +217,15 @@ struct pg_fcmp {
 	double change_cpu, change_offcpu;
 	double change_runq;	/* of change_offcpu, the part waiting for a CPU (runnable); the
 				 * rest was blocked. NAN as they are */
+	/* of the time per call of the metric, both runs together, the part blocked (off-CPU,
+	 * not runnable when the waits for a CPU are left out); NAN as change_cpu */
+	double blocked_share;
+	/*
+	 * The share of its judged time that is the kernel's, blocked or on-CPU in kernel frames
+	 * (diff/kshare.h): two recordings judge such functions against a null of their own;
+	 * NAN when not known
+	 */
+	double kernel_share;
 	size_t pairs;		/* paired comparison: the pairs the verdict needed (the look it was
 				 * decided at, or the last); 0 when not paired */
 	enum pg_verdict verdict;
@@ -298,6 +307,11 @@ struct pg_comparison {
 	 * (too few) but PG_RNULL_INFLATE_PRIOR; 0 when not applied */
 	double speed_inflation;
 	size_t speed_inflation_n;
+	/* two recordings: the factor on the intervals of the functions whose time is mostly
+	 * the kernel's (diff/rnull.h, PG_RNULL_KERNEL_PRIOR), and how many were; 0 and 0 when
+	 * none was */
+	double speed_kernel_inflation;
+	size_t speed_kernel_n;
 	bool speed_inflation_prior;
 	/*
 	 * Two recordings compared unpaired: where the speed between them came from (PG_SRC_NONE

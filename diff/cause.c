@@ -9,6 +9,7 @@
 
 #include "../core/sort.h"
 #include "cause.h"
+#include "kshare.h"
 #include "probeframes.h"
 #include "verdict.h"
 
@@ -896,7 +897,13 @@ static int explain_one(const struct pg_comparison *c, struct pg_fcmp *f,
 			pg_append(f->why, sizeof(f->why), "%s%s", f->why[0] ? "; " : "", cl[k]);
 	for (size_t k = 0; !nex && !f->why[0] && k < sizeof(info) / sizeof(info[0]); k++)
 		pg_append(f->why, sizeof(f->why), "%s", cl[info[k]]);
-	if (!nex)
+	if (!nex && pg_kshare_kernel(f))
+		pg_append(f->why, sizeof(f->why),
+			  "%sits code did not change and no changed caller or callee, call count "
+			  "or wait explains it; %.0f%% of its time is the kernel's (files, "
+			  "threads), which moves from run to run: a candidate for noise",
+			  f->why[0] ? "; " : "", 100 * f->kernel_share);
+	else if (!nex)
 		pg_append(f->why, sizeof(f->why),
 			  "%sits code did not change and no changed caller or callee, call count "
 			  "or wait explains it: a candidate for noise", f->why[0] ? "; " : "");

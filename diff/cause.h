@@ -42,7 +42,8 @@
  *    recorded.
  * The line is the clauses that explain, at most two in the order above; when none does, the
  * first clause of calls, callee or caller found, then "its code did not change and no changed
- * caller or callee, call count or wait explains it: a candidate for noise".
+ * caller or callee, call count or wait explains it: a candidate for noise", naming the share
+ * of its time that is the kernel's when that is most of it (diff/kshare.h).
  *
  *	pg_cause_explain(c, base, new);		// after the verdicts, before the sort
  */

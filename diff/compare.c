@@ -23,6 +23,7 @@
 #include "compare.h"
 #include "cause.h"
 #include "cpusplit.h"
+#include "kshare.h"
 #include "gbench.h"
 #include "inlined.h"
 #include "overall.h"
@@ -669,7 +670,9 @@ static int judge_benchmarks(struct cmp *x)
  * few of them; the whole program's too, which is one more thing that moves between two
  * recordings, though not one of the sample that tells by how much. The functions whose
  * machine code changed are a class of their own (Efron's separate-class null): too few,
- * and not null, to tell their own spread, they keep their test's. 0 or -ENOMEM.
+ * and not null, to tell their own spread, they keep their test's. Those whose time is mostly
+ * the kernel's (diff/kshare.h) are another, widened by at least PG_RNULL_KERNEL_PRIOR.
+ * 0 or -ENOMEM.
  */
 static int inflate_all(struct cmp *x)
 {
@@ -700,9 +703,18 @@ static int inflate_all(struct cmp *x)
 		out->speed_inflation_n = used;
 		for (size_t t = 0; t < n; t++) {
 			struct pg_fcmp *f = &out->f[x->fam.idx[t]];
+			double by = out->speed_inflation;
 
-			if (!pg_gb_is_bench(f) && f->code != PG_CODE_CHANGED)
-				pg_rnull_inflate(f, z[t], out->speed_inflation);
+			if (pg_gb_is_bench(f) || f->code == PG_CODE_CHANGED) {
+				x->fam.p[t] = f->p;
+				continue;
+			}
+			if (pg_kshare_kernel(f)) {	/* the kernel's class (rnull.h) */
+				by = fmax(by, PG_RNULL_KERNEL_PRIOR);
+				out->speed_kernel_inflation = by;
+				out->speed_kernel_n++;
+			}
+			pg_rnull_inflate(f, z[t], by);
 			x->fam.p[t] = f->p;
 		}
 	}
@@ -782,6 +794,7 @@ static int compare_runs(const struct pg_run *base, const struct pg_run *new,
 	err = err ?: pg_compare_program(out, base, new, &x.look, x.sets_differ, x.wall_ns,
 					&x.sb, &x.sn, &x.ws, &x.fam);
 	err = err ?: judge_benchmarks(&x);
+	err = err ?: pg_kshare(out, base, new);
 	if (!err && out->speed_runs)
 		err = inflate_all(&x);
 	err = err ?: decide_all(&x, prev);

@@ -83,6 +83,9 @@ int pg_cpusplit(struct pg_fcmp *f, const struct pg_run *base, const uint32_t *bi
 	f->change_cpu = (n.on - b.on) / f->base_ns;
 	f->change_offcpu = (n.off - b.off) / f->base_ns;
 	f->change_runq = (n.runq - b.runq) / f->base_ns;
+	if (b.on + b.off + n.on + n.off > 0)
+		f->blocked_share = (b.off - b.runq + n.off - n.runq) /
+				   (b.on + b.off + n.on + n.off);
 	return 0;
 }
 

@@ -31,13 +31,14 @@
 #define PG_SPLIT_MINOR 0.1
 
 /*
- * Set f->change_cpu, change_offcpu and change_runq from the functions @bids[0..nb) of @base
- * and @nids[0..nn) of @new (their calls and times add up per repetition), compensated with
- * @calib, for @metric (self or total). Leaves them NAN when either run lacks off-CPU time,
- * either side has no repetition with calls, f->base_ns is not above 0, or @metric is
- * PG_METRIC_CPU (all of that change is on-CPU). With @no_runq the waits for a CPU were left
- * out of the time judged (pg_sample.no_runq): change_offcpu is then the blocked time's change
- * and change_runq 0. 0 or -ENOMEM.
+ * Set f->change_cpu, change_offcpu, change_runq and blocked_share from the functions
+ * @bids[0..nb) of @base and @nids[0..nn) of @new (their calls and times add up per
+ * repetition), compensated with @calib, for @metric (self or total). Leaves them NAN when
+ * either run lacks off-CPU time, either side has no repetition with calls, f->base_ns is not
+ * above 0, or @metric is PG_METRIC_CPU (all of that change is on-CPU). With @no_runq the waits
+ * for a CPU were left out of the time judged (pg_sample.no_runq): change_offcpu is then the
+ * blocked time's change and change_runq 0. blocked_share: of the per-call time of both
+ * sides together, the part blocked (off-CPU, not runnable). 0 or -ENOMEM.
  */
 int pg_cpusplit(struct pg_fcmp *f, const struct pg_run *base, const uint32_t *bids, size_t nb,
 		const struct pg_run *new, const uint32_t *nids, size_t nn,

@@ -98,6 +98,12 @@ static int put_split(struct json_object *o, const struct pg_fcmp *f)
 	       pg_json_put_num(o, "change_runq", f->change_runq);
 }
 
+/* Two recordings: the share of its time that is the kernel's (diff/kshare.h), when known. */
+static int put_kernel_share(struct json_object *o, const struct pg_fcmp *f)
+{
+	return isnan(f->kernel_share) ? 0 : pg_json_put_num(o, "kernel_share", f->kernel_share);
+}
+
 static struct json_object *new_fcmp(const struct pg_fcmp *f)
 {
 	struct json_object *o = json_object_new_object();
@@ -132,6 +138,7 @@ static struct json_object *new_fcmp(const struct pg_fcmp *f)
 	    (f->src_file && f->src_line ? pg_json_put_int(o, "line", f->src_line) :
 					  pg_json_put_null(o, "line")) ||
 	    (f->scope && pg_json_put_utf8(o, "scope", f->scope)) || put_split(o, f) ||
+	    put_kernel_share(o, f) ||
 	    pg_json_put_utf8(o, "origin", pg_origin_name(f->origin)) ||
 	    pg_json_put_u64(o, "samples", f->samples) ||
 	    pg_json_put_utf8(o, "explain", f->explain) ||
@@ -215,7 +222,10 @@ static struct json_object *new_speed(const struct pg_comparison *c)
 			       pg_json_put_num(o, "inflation", c->speed_inflation) ||
 			       pg_json_put_u64(o, "inflation_n", c->speed_inflation_n) ||
 			       pg_json_put_bool(o, "inflation_prior",
-						c->speed_inflation_prior)))) {
+						c->speed_inflation_prior) ||
+			       pg_json_put_num(o, "kernel_inflation",
+					       c->speed_kernel_inflation) ||
+			       pg_json_put_u64(o, "kernel_n", c->speed_kernel_n)))) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -535,6 +545,8 @@ static int read_fcmp(const struct pg_jr *jr, struct json_object *o, const char *
 	err = err ?: pg_jr_get_num(jr, o, where, "change_offcpu", PG_JR_OPTIONAL,
 				   &f->change_offcpu);
 	err = err ?: pg_jr_get_num(jr, o, where, "change_runq", PG_JR_OPTIONAL, &f->change_runq);
+	err = err ?: pg_jr_get_num(jr, o, where, "kernel_share", PG_JR_OPTIONAL,
+				   &f->kernel_share);
 	err = err ?: read_cause(jr, o, where, &f->cause);
 	err = err ?: read_judged_on(jr, o, where, &f->by_cpu);
 	err = err ?: read_origin(jr, o, where, f);
@@ -648,6 +660,13 @@ static int read_pairing(const struct pg_jr *jr, struct json_object *root, struct
 	err = err ?: pg_jr_member(jr, v, "speed", "inflation_prior", json_type_boolean,
 				  PG_JR_OPTIONAL, &b);
 	c->speed_inflation_prior = !err && b && json_object_get_boolean(b);
+	/* "kernel_inflation", "kernel_n": absent before the kernel's class of the null */
+	err = err ?: pg_jr_get_num(jr, v, "speed", "kernel_inflation", PG_JR_OPTIONAL,
+				   &c->speed_kernel_inflation);
+	if (!err && isnan(c->speed_kernel_inflation))
+		c->speed_kernel_inflation = 0;
+	err = err ?: pg_jr_opt_u64(jr, v, "speed", "kernel_n", SIZE_MAX, &n);
+	c->speed_kernel_n = (size_t)n;
 	/* "program_spin": absent before the program's CPU time was corrected by the spins */
 	err = err ?: pg_jr_get_num(jr, v, "speed", "program_spin", PG_JR_OPTIONAL,
 				   &c->program_spin);

@@ -191,6 +191,12 @@ static void print_run_speed(const struct pg_comparison *c, FILE *out)
 		fprintf(out, "  and each function's interval widened %.2fx: the %zu judged "
 			"functions' changes spread that much wider than their intervals say (at "
 			"its 95%% upper bound)\n", c->speed_inflation, c->speed_inflation_n);
+	if (!c->opts.no_speed && c->speed_kernel_n)
+		fprintf(out, "  and %zu function%s whose time is mostly the kernel's widened "
+			"%.1fx: the kernel's work (files, threads) moves between two recordings "
+			"more than their repetitions show (perfgate ab pairs them)\n",
+			c->speed_kernel_n,
+			pg_plural(c->speed_kernel_n), c->speed_kernel_inflation);
 }
 
 /* The machine's speed correction of a history check (diff/hspeed.h), one line. */

@@ -222,6 +222,10 @@ static void md_context(FILE *out, const struct pg_comparison *c, const struct pg
 		fprintf(out, "; every interval widened %.1fx for the two recordings' own noise%s",
 			c->speed_inflation, c->speed_inflation_prior ? " (not estimated: too few "
 			"functions)" : "");
+	if (c->speed_runs && c->speed_kernel_n)
+		fprintf(out, "; %zu function%s whose time is mostly the kernel's (files, threads) "
+			"widened %.1fx", c->speed_kernel_n, c->speed_kernel_n == 1 ? "" : "s",
+			c->speed_kernel_inflation);
 	if (cmd && *cmd) {
 		fputs("; command ", out);
 		md_code(out, cmd, 120);
