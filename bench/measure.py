@@ -32,7 +32,8 @@ Sections (the order of MEASURES; render.py numbers them in the same order):
             function holding 5% of the run (bench/honesty.py)
   probeunc  the calibration's uncertainty in exact intervals: a ~2 us function 20% and 40%
             slower under single-stepped and nop5 probes, by perfgate ab and by two
-            recordings, against the truth timed in the program (bench/probeunc.py)
+            recordings, against the truth from the untraced builds run alone
+            (bench/probeunc.py)
 
 results.json holds one entry per section:
 
@@ -58,7 +59,8 @@ the Makefile's bench target installs it and the peer tools (funclatency, bpftrac
 Environment: ACC_PROCS, ACC_CALLS (accuracy: processes per build, calls per process),
 HIST_FUNCS, HIST_SESSIONS, HIST_BIG (history: smaller trial runs),
 HON_DEMO_RUNS, HON_SESSIONS, HON_HISTORY, HON_PARTS (honesty: fewer runs, or some parts),
-PU_RUNS, PU_REPS, PU_CALLS (probeunc: runs a row, repetitions, calls a process),
+PU_RUNS, PU_REPS, PU_CALLS, PU_TRUTH_PAIRS (probeunc: runs a row, repetitions, calls a
+process, pairs of untraced processes for each truth),
 AB_TRIALS (ab, ableaf: trials per condition, default 20), LEAF_SECS (ableaf: a time limit),
 BENCH_RESULTS (another results file, e.g. for a trial run).
 """

@@ -3,8 +3,10 @@
  * The calibration's uncertainty against the truth (bench/probeunc.py): work() does ~W us of
  * work a call (W: PU_WORK_US, default 2), times SLOW (a build flag, 1.0, 1.2 or 1.4), so that
  * a traced call's probe cost (1.4-10 us) is a large share of it. Its twin work_u(), the same
- * loop but never traced, is timed by the program itself, call by call interleaved with work(),
- * so that the truth and perfgate's measurement see the same machine at the same moments.
+ * loop but never traced, is timed by the program itself, call by call interleaved with work().
+ * Run alone (no perfgate), base and new builds alternating, the fastest process of each side
+ * gives the truth; timed inside the processes perfgate traces, the twin sees the same moments
+ * as the traced calls, probes included, and is kept beside the truth for comparison.
  *
  * `probeunc N` makes N rounds of work_u (timed), work; it appends "SLOW MEAN_NS" to the file
  * $PU_TRUTH when set: the twin's mean time per call but its slowest 5% (preempted, or hit by
