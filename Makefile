@@ -328,6 +328,11 @@ $(BUILD)/progs/cause_chain: tests/progs/cause_calls.c
 $(BUILD)/progs/cause_chain_more: tests/progs/cause_calls.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -DCHAIN -DMORE -o $@ $<
+# a process that waits for another, whose work doubles in the second build
+# (tests/e2e/test_waker.sh)
+$(BUILD)/progs/waker_slow: tests/progs/waker.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -DSLOW -o $@ $<
 
 # libFuzzer targets (docs/fuzzing.md): the library built again with clang and the fuzzer's
 # coverage, ASan and UBSan, in its own directory. `make fuzz` runs each for FUZZ_SECONDS.
@@ -394,7 +399,8 @@ ci-tools:
 unit: $(UNIT_BINS)
 e2e-progs: $(PROG_BINS) $(BUILD)/progs/sample_chain_nofp $(BUILD)/progs/exceptions_static \
 	$(BUILD)/progs/nested_nop5 $(BUILD)/progs/dupnames $(BUILD)/progs/hotleaf_new \
-	$(BUILD)/progs/cause_calls_more $(BUILD)/progs/cause_chain $(BUILD)/progs/cause_chain_more
+	$(BUILD)/progs/cause_calls_more $(BUILD)/progs/cause_chain $(BUILD)/progs/cause_chain_more \
+	$(BUILD)/progs/waker_slow
 
 # the test command (README, .ci/run): install, build, run every test (tests/run.sh runs
 # tests/check-layers.sh and tests/check-style.sh too, as e2e/test_layers and e2e/test_style)

@@ -8,7 +8,7 @@
  * instruction single-stepped out of line, a trampoline) is first moved back to the
  * benchmark's code it stands for (fix_uprobes_pc). See docs/sampling.md.
  *
- * Off-CPU stacks: programs on sched_switch, sched_wakeup and sys_exit (loaded only with
+ * Off-CPU stacks: programs on sched_switch, sched_waking and sys_exit (loaded only with
  * off-CPU stacks on) time how long a traced thread was blocked, choose the intervals to send
  * and send the same record for them, weighted by that time (see "Off-CPU stacks" below and in
  * docs/sampling.md).
@@ -69,13 +69,18 @@ struct mm_struct {
 } __attribute__((preserve_access_index));
 
 struct pt_regs___pg {
+	unsigned long orig_ax;
 	unsigned long ip;
 	unsigned long sp;
 } __attribute__((preserve_access_index));
 
 struct task_struct {
+	unsigned int flags;
 	int pid;
 	int tgid;
+	struct task_struct *group_leader;
+	char comm[16];
+	void *stack;
 	struct uprobe_task *utask;
 	struct mm_struct *mm;
 } __attribute__((preserve_access_index));
@@ -363,12 +368,13 @@ int pg_sample(struct bpf_perf_event_data *ctx)
  * is over:
  *  - switch-out of a traced thread to sleep (prev_state not TASK_RUNNING; a preempted thread
  *    stays runnable and is not profiled): the time, and the user pc and stack pointer;
- *  - its wakeup: the end of the blocked time d. An interval of at least offcpu_quantum_ns is
- *    sent with weight d; a shorter one with probability d / offcpu_quantum_ns and weight
- *    offcpu_quantum_ns (so the expected weight is d for every interval, and at most about two
- *    stacks go out per quantum of blocked time). A chosen interval gets its kernel stack
- *    (bpf_get_task_stack: the thread is not running) and waits for its user stack. Decided at
- *    the wakeup rather than the switch-in, because the tracepoint does not report every
+ *  - its wakeup (sched_waking, in the waker's context): the end of the blocked time d. An
+ *    interval of at least offcpu_quantum_ns is sent with weight d; a shorter one with
+ *    probability d / offcpu_quantum_ns and weight offcpu_quantum_ns (so the expected weight is
+ *    d for every interval, and at most about two stacks go out per quantum of blocked time).
+ *    A chosen interval gets its kernel stack (bpf_get_task_stack: the thread is not running)
+ *    and who woke it (waker()), and waits for its user stack. Decided at the wakeup rather
+ *    than the switch-in, because the tracepoint does not report every
  *    switch-in on every machine (switch_out() in perfgate.bpf.c); a switch-in that finds the
  *    interval still open (its wakeup not seen) decides it there;
  *  - the thread's next system call exit, in its own context: its user stack is the one it
@@ -400,12 +406,63 @@ static __always_inline void drop_pending(struct pg_offcpu_state *st)
 	st->weight = 0;
 }
 
+#define PG_PF_KTHREAD 0x00200000
+/* x86-64's kernel stacks (32 KiB with KASAN: there every wakeup is taken for an interrupt's) */
+#define PG_THREAD_SIZE 16384
+
+/*
+ * Is the current task (a user process's thread) in a system call of its own, rather than in
+ * an interrupt or a softirq that runs in its stead? x86-64 runs those on the CPU's own stack
+ * when they interrupt the kernel, and on the task's stack when they interrupt user code,
+ * whose saved registers then hold no system call (orig_ax -1; an exception such as a page
+ * fault looks the same). The kernel's preemption count would say it directly, but reading a
+ * per-CPU variable needs its address in kallsyms, which not every kernel lists. The address
+ * of a local goes through @st (a map value), which makes it a number to compare (a privileged
+ * user's tracing programs may).
+ */
+static __always_inline bool in_syscall(struct pg_offcpu_state *st, struct task_struct *cur)
+{
+	struct pt_regs___pg *regs = (void *)bpf_task_pt_regs(cur);
+	__u64 here = 0;
+
+	st->scratch = (__u64)&here;
+	if (*(volatile __u64 *)&st->scratch - (__u64)cur->stack >= PG_THREAD_SIZE)
+		return false;
+	return (long)BPF_CORE_READ(regs, orig_ax) >= 0;
+}
+
+/*
+ * Who is waking @t, in sched_waking: the current task, unless the wakeup runs in an interrupt
+ * or a softirq (the current task is then whoever it interrupted: in_syscall()) or in the idle
+ * task. A kernel thread's is a kernel wakeup, whatever context it runs in.
+ */
+static __always_inline void waker(struct pg_offcpu_state *st, struct task_struct *t)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 tgid = (__u32)cur->tgid;
+
+	st->waker_pid = tgid;
+	st->waker_comm[0] = 0;
+	if (!tgid) {
+		st->waker = PG_WAKER_IRQ;
+	} else if (cur->flags & PG_PF_KTHREAD) {
+		st->waker = PG_WAKER_KERNEL;
+	} else if (!in_syscall(st, cur)) {
+		st->waker = PG_WAKER_IRQ;
+		st->waker_pid = 0;
+	} else {
+		st->waker = tgid == (__u32)t->tgid ? PG_WAKER_SAME : PG_WAKER_OTHER;
+		BPF_CORE_READ_STR_INTO(&st->waker_comm, cur, group_leader, comm);
+	}
+}
+
 /*
  * The end, at @end, of the blocked interval of @t (the thread of @st, not running): chosen or
- * not, and when chosen its weight and kernel stack.
+ * not, and when chosen its weight, kernel stack and, @woken (in its waker's context), who
+ * woke it. Of several intervals in one system call, the waker of the longest is kept.
  */
 static __always_inline void interval_end(struct pg_offcpu_state *st, struct task_struct *t,
-					 __u64 end)
+					 __u64 end, bool woken)
 {
 	__u64 d = end > st->t_out ? end - st->t_out : 0, w;
 
@@ -421,12 +478,20 @@ static __always_inline void interval_end(struct pg_offcpu_state *st, struct task
 		drop_pending(st);
 	if (st->weight) {	/* blocked again in the same system call */
 		st->weight += w;
-		return;
+	} else {
+		st->weight = w;
+		st->wpc = st->pc;
+		st->wsp = st->sp;
+		st->kbytes = (int)bpf_get_task_stack(t, st->kips, sizeof(st->kips), 0);
+		st->wmax = 0;
 	}
-	st->weight = w;
-	st->wpc = st->pc;
-	st->wsp = st->sp;
-	st->kbytes = (int)bpf_get_task_stack(t, st->kips, sizeof(st->kips), 0);
+	if (w <= st->wmax)
+		return;
+	st->wmax = w;
+	if (woken)
+		waker(st, t);
+	else
+		st->waker = PG_WAKER_NONE;
 }
 
 SEC("tp_btf/sched_switch")
@@ -457,19 +522,23 @@ int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 	 * seen, has ended the interval */
 	st = ntid ? bpf_map_lookup_elem(&offcpu_state, &ntid) : NULL;
 	if (st && st->t_out)
-		interval_end(st, next, bpf_ktime_get_ns());
+		interval_end(st, next, bpf_ktime_get_ns(), false);
 	return 0;
 }
 
-/* The end of a traced thread's sleep: it is runnable from here on. */
-SEC("tp_btf/sched_wakeup")
+/*
+ * The end of a traced thread's sleep: it is runnable from here on. sched_waking rather than
+ * sched_wakeup: the kernel may queue a wakeup to the sleeper's CPU and report sched_wakeup
+ * there (from an interrupt, or the idle task), where the current task is not the waker.
+ */
+SEC("tp_btf/sched_waking")
 int BPF_PROG(pg_offcpu_wakeup, struct task_struct *p)
 {
 	__u32 tid = (__u32)p->pid;
 	struct pg_offcpu_state *st = tid ? bpf_map_lookup_elem(&offcpu_state, &tid) : NULL;
 
 	if (st && st->t_out)
-		interval_end(st, p, bpf_ktime_get_ns());
+		interval_end(st, p, bpf_ktime_get_ns(), true);
 	return 0;
 }
 
@@ -503,6 +572,9 @@ int BPF_PROG(pg_offcpu_sysexit, struct pt_regs *uregs, long ret)
 	r->weight = w;
 	r->kbytes = st->kbytes;
 	__builtin_memcpy(r->kips, st->kips, sizeof(r->kips));
+	r->waker = st->waker;
+	r->waker_pid = st->waker_pid;
+	__builtin_memcpy(r->waker_comm, st->waker_comm, sizeof(r->waker_comm));
 	bpf_ringbuf_submit(r, wakeup((__u32)(id >> 32)));
 	return 0;
 }

@@ -17,8 +17,8 @@
  * Off-CPU stacks (PG_REC_OFFCPU) are the same record with `weight` the nanoseconds a traced
  * thread was blocked there (from its switch-out to sleep to its wakeup; sampled below a
  * quantum: sample.bpf.c), its kernel stack taken when it is switched in again (kept in struct
- * pg_offcpu_state) and the rest when it returns from the system call it blocked in.
- * Samples have weight 0.
+ * pg_offcpu_state) and the rest when it returns from the system call it blocked in, with who
+ * woke it (enum pg_waker). Samples have weight 0.
  */
 #ifndef PG_BPF_SAMPLE_H
 #define PG_BPF_SAMPLE_H
@@ -36,7 +36,6 @@ enum pg_sample_kind {
 	PG_REC_OFFCPU = 3,	/* a struct pg_rec_sample taken at a switch-out, weight = ns */
 };
 
-/* Header common to every record. */
 /* How the user pc and stack pointer of a sample were moved out of the "[uprobes]" page. */
 enum pg_sample_fix {
 	PG_FIX_NONE = 0,
@@ -45,6 +44,20 @@ enum pg_sample_fix {
 	PG_FIX_TRAMPOLINE = 3,	/* the nop5 uprobe trampoline: to after the probed nop5 */
 };
 
+/*
+ * Who woke a blocked thread (an off-CPU record's waker): the task running the wakeup
+ * (sched_waking), named by its process's comm (its thread group leader's).
+ */
+enum pg_waker {
+	PG_WAKER_NONE = 0,	/* not seen: the interval was decided at the switch-in */
+	PG_WAKER_SAME = 1,	/* a thread of the sleeper's own process */
+	PG_WAKER_OTHER = 2,	/* another process */
+	PG_WAKER_KERNEL = 3,	/* a kernel thread */
+	PG_WAKER_IRQ = 4,	/* an interrupt or softirq (I/O, a timer), or the idle task */
+};
+#define PG_WAKER_COMM 16	/* TASK_COMM_LEN */
+
+/* Header common to every record. */
 struct pg_rec_hdr {
 	unsigned int kind;		/* enum pg_sample_kind */
 	unsigned int pid;		/* tgid: the address space */
@@ -70,6 +83,11 @@ struct pg_rec_sample {
 	unsigned long long uprobes_page;	/* the "[uprobes]" page, or 0 */
 	unsigned long long ret_slot[PG_SAMPLE_NRET];
 	unsigned long long ret_addr[PG_SAMPLE_NRET];
+	/* PG_REC_OFFCPU: who woke the thread (enum pg_waker; waker_comm set for PG_WAKER_SAME
+	 * and PG_WAKER_OTHER, else empty) */
+	unsigned int waker;
+	unsigned int waker_pid;		/* the waker's tgid, or 0 */
+	char waker_comm[PG_WAKER_COMM];
 	/* one page of slack so that every bounded copy stays inside the record */
 	unsigned char stack[PG_SAMPLE_STACK_BYTES + PG_SAMPLE_PAGE];
 };
@@ -92,7 +110,11 @@ struct pg_offcpu_state {
 	unsigned long long weight;	/* the chosen interval's nanoseconds, or 0: none */
 	unsigned long long wpc, wsp;	/* its user pc and stack pointer */
 	int kbytes;			/* its kernel stack: bytes of kips, or a negative errno */
-	unsigned int pad;
+	unsigned int waker;		/* who woke it (enum pg_waker): of its longest interval */
+	unsigned long long wmax;	/* that interval's weight */
+	unsigned int waker_pid;
+	char waker_comm[PG_WAKER_COMM];
+	unsigned long long scratch;	/* sample.bpf.c's on_task_stack() */
 	unsigned long long kips[PG_SAMPLE_KFRAMES];
 };
 

@@ -34,6 +34,9 @@ void pg_rep_release(struct pg_rep *rep)
 	for (size_t i = 0; i < rep->noffcpu; i++)
 		free(rep->offcpu[i].folded);
 	free(rep->offcpu);
+	pg_woken_free(rep->woken, rep->nwoken);
+	rep->woken = NULL;
+	rep->nwoken = 0;
 	for (size_t i = 0; i < rep->nthreads; i++)
 		free(rep->threads[i].comm);
 	free(rep->threads);
@@ -316,6 +319,7 @@ static int validate_stacks(const struct pg_rep *rep, size_t r, char *why, size_t
 	}
 	if (validate_stack_list(rep->offcpu, rep->noffcpu, "off-CPU stack", r, &sum, why,
 				whylen) ||
+	    pg_woken_check(rep->woken, rep->nwoken, rep->offcpu, rep->noffcpu, r, why, whylen) ||
 	    validate_stack_list(rep->stacks, rep->nstacks, "stack", r, &sum, why, whylen))
 		return -EINVAL;
 	if (sum > rep->samples - rep->samples_lost) {

@@ -29,6 +29,7 @@
  *    (pg_folded_valid()); their counts add up to at most samples - samples_lost;
  *    samples_lost <= samples; sources are sorted by frame and unique, each frame a single
  *    valid frame (no ';') with a file.
+ *  - reps[r].woken as core/woken.h says (pg_woken_check()).
  *  - reps[r].own is sorted by (object, exe, frame), unique, each index < nobjects, each count
  *    >= 1, each frame a single valid frame; its counts add up to at most the stacks'; objects
  *    are non-empty and unique. reps[r].incl likewise, but each count (not their sum) is at
@@ -47,6 +48,7 @@
 #include "calib.h"
 #include "gbench.h"
 #include "hist.h"
+#include "woken.h"
 
 struct pg_func {
 	uint32_t id;		/* index in pg_run.funcs */
@@ -210,6 +212,12 @@ struct pg_rep {
 	 */
 	size_t noffcpu;
 	struct pg_stack *offcpu;
+	/*
+	 * Who woke the threads of those stacks: each stack's nanoseconds by waker (core/woken.h:
+	 * sorted, unique, per stack at most its nanoseconds); empty when not recorded.
+	 */
+	size_t nwoken;
+	struct pg_woken *woken;
 	/* threads (pg_meta.offcpu; else empty), sorted by tid, unique */
 	size_t nthreads;
 	struct pg_thread *threads;

@@ -211,6 +211,9 @@ int pg_run_offcpu_as_stacks(struct pg_run *run)
 		rep->nstacks = rep->noffcpu;
 		rep->offcpu = NULL;
 		rep->noffcpu = 0;
+		pg_woken_free(rep->woken, rep->nwoken);	/* they indexed offcpu */
+		rep->woken = NULL;
+		rep->nwoken = 0;
 		rep->samples = sum;
 		rep->samples_lost = 0;
 		rep->samples_truncated = 0;

@@ -185,6 +185,18 @@ static int copy_rep(struct pg_run *out, const struct pg_rep *src, const uint32_t
 	    copy_stacks(&rep->offcpu, &rep->noffcpu, src->offcpu, src->noffcpu) ||
 	    pg_gb_values_dup(&rep->bench, &rep->nbench, src->bench, src->nbench))
 		return -ENOMEM;
+	if (src->nwoken) {
+		rep->woken = calloc(src->nwoken, sizeof(*rep->woken));
+		if (!rep->woken)
+			return -ENOMEM;
+		for (size_t i = 0; i < src->nwoken; i++) {
+			rep->woken[i] = src->woken[i];
+			rep->woken[i].comm = NULL;
+			rep->nwoken = i + 1;
+			if (dup_str(&rep->woken[i].comm, src->woken[i].comm))
+				return -ENOMEM;
+		}
+	}
 	if (src->nthreads) {
 		rep->threads = calloc(src->nthreads, sizeof(*rep->threads));
 		if (!rep->threads)

@@ -22,6 +22,7 @@
 #include "gbench.h"
 #include "runfile.h"
 #include "runfile_stats.h"
+#include "runfile_woken.h"
 
 /* Optional "meta.ab": {"session": id, "side": "base"|"new"} (perfgate ab). */
 static int read_ab(const struct pg_jr *rd, struct json_object *ab, struct pg_meta *m)
@@ -641,6 +642,7 @@ static int read_profile(const struct pg_jr *rd, struct json_object *o, const cha
 	if (rep->samples_lost > rep->samples)
 		return pg_jr_bad(rd, where, "\"samples_lost\" is larger than \"samples\"");
 	err = read_stacks(rd, o, where, "offcpu_stacks", &rep->offcpu, &rep->noffcpu, &sum);
+	err = err ?: pg_runfile_read_woken(rd, o, where, rep);
 	err = err ?: read_stacks(rd, o, where, "stacks", &rep->stacks, &rep->nstacks, &sum);
 	err = err ?: read_owns(rd, o, where, "own_samples", &rep->own, &rep->nown);
 	err = err ?: read_owns(rd, o, where, "incl_samples", &rep->incl, &rep->nincl);

@@ -19,6 +19,7 @@
 #include "gbench.h"
 #include "runfile.h"
 #include "runfile_stats.h"
+#include "runfile_woken.h"
 
 /* "ab": {"session": id, "side": "base"|"new"}, perfgate ab's pairing of two files */
 static struct json_object *new_ab(const struct pg_meta *m)
@@ -267,13 +268,16 @@ static struct json_object *new_owns(const struct pg_own *v, size_t n)
 
 /* The optional sampled profile of a repetition: "samples", "samples_lost",
  * "samples_truncated" and "stacks": [[folded, count], ...]; nothing when there is none.
- * Then the off-CPU stacks, "offcpu_stacks": [[folded, ns], ...], when there are any. */
+ * Then the off-CPU stacks, "offcpu_stacks": [[folded, ns], ...], and who woke their threads
+ * ("offcpu_wakers": runfile_woken.h), when there are any. */
 static int put_profile(struct json_object *o, const struct pg_rep *rep)
 {
 	struct json_object *stacks;
 
 	if (rep->noffcpu && pg_json_put(o, "offcpu_stacks", new_stacks(rep->offcpu,
 									 rep->noffcpu)))
+		return -ENOMEM;
+	if (pg_runfile_put_woken(o, rep))
 		return -ENOMEM;
 	if (rep->nown && pg_json_put(o, "own_samples", new_owns(rep->own, rep->nown)))
 		return -ENOMEM;

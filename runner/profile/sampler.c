@@ -38,6 +38,19 @@ struct space {
 /* the space of the root process before its exec: perfgate's own forked code */
 #define PRE_EXEC ((size_t)-1)
 
+/* An off-CPU stack folded, and who woke its thread. */
+struct offrec {
+	struct pg_stack st;		/* count: nanoseconds */
+	enum pg_woken_kind kind;	/* 0: its wakeup was not seen */
+	char comm[PG_WAKER_COMM];	/* the waker's process, for PG_WOKEN_SAME and _OTHER */
+};
+
+_Static_assert((int)PG_WAKER_SAME == (int)PG_WOKEN_SAME &&
+	       (int)PG_WAKER_OTHER == (int)PG_WOKEN_OTHER &&
+	       (int)PG_WAKER_KERNEL == (int)PG_WOKEN_KERNEL &&
+	       (int)PG_WAKER_IRQ == (int)PG_WOKEN_IRQ,
+	       "bpf/sample.h and core/woken.h number the wakers alike");
+
 /* A sample or off-CPU stack kept for unwinding after the repetition: the record, its stack
  * trimmed (rec->h.kind says which, rec->weight its off-CPU nanoseconds). */
 struct kept {
@@ -63,9 +76,9 @@ struct pg_sampler {
 	/* stacks of this repetition folded so far (unsorted), and how many were truncated */
 	size_t nfolded, capfolded;
 	char **folded;
-	/* off-CPU stacks of this repetition folded so far (unsorted, repeated), count = ns */
+	/* off-CPU stacks of this repetition folded so far (unsorted, repeated) */
 	size_t noff, capoff;
-	struct pg_stack *off;
+	struct offrec *off;
 	uint64_t truncated;
 	struct pg_ksyms ksyms;
 	struct pg_symcache cache;	/* frames by module and address, for the whole recording */
@@ -144,7 +157,9 @@ static void drop_spaces(struct pg_sampler *s)
 	free(s->folded);
 	s->folded = NULL;
 	s->nfolded = s->capfolded = 0;
-	pg_stacks_free(s->off, s->noff);
+	for (size_t i = 0; i < s->noff; i++)
+		free(s->off[i].st.folded);
+	free(s->off);
 	s->off = NULL;
 	s->noff = s->capoff = 0;
 	s->truncated = 0;
@@ -271,7 +286,7 @@ struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd, bool offcpu)
 	err = sample_bpf__attach(s->skel);	/* the exec and scheduler tracepoints */
 	if (err) {
 		pg_err("cannot attach to sched_process_exec%s: %s", offcpu ?
-		       ", sched_switch, sched_wakeup or sys_exit (--no-offcpu records without "
+		       ", sched_switch, sched_waking or sys_exit (--no-offcpu records without "
 		       "them)" : "", strerror(-err));
 		goto fail;
 	}
@@ -493,6 +508,21 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Off-CPU record @r, folded into @f (taken), into @o. */
+static void take_offcpu(struct offrec *o, const struct pg_rec_sample *r, char *f)
+{
+	o->st.folded = f;
+	o->st.count = r->weight;
+	o->kind = r->waker < PG_WOKEN_KINDS ? (enum pg_woken_kind)r->waker : 0;
+	o->comm[0] = 0;
+	if (o->kind != PG_WOKEN_SAME && o->kind != PG_WOKEN_OTHER)
+		return;
+	memcpy(o->comm, r->waker_comm, sizeof(o->comm));
+	o->comm[sizeof(o->comm) - 1] = 0;
+	if (!o->comm[0])	/* its name could not be read */
+		snprintf(o->comm, sizeof(o->comm), "[pid %u]", r->waker_pid);
+}
+
 /* Unwind and fold the kept samples into s->folded, and free their records. */
 static int fold_pending(struct pg_sampler *s)
 {
@@ -510,8 +540,7 @@ static int fold_pending(struct pg_sampler *s)
 		if (!f) {
 			err = -ENOMEM;
 		} else if (r->h.kind == PG_REC_OFFCPU) {
-			s->off[s->noff].folded = f;
-			s->off[s->noff++].count = r->weight;
+			take_offcpu(&s->off[s->noff++], r, f);
 		} else {
 			s->folded[s->nfolded++] = f;
 			s->truncated += trunc;
@@ -550,34 +579,79 @@ static int count_stacks(struct pg_sampler *s, struct pg_rep *rep)
 	return 0;
 }
 
-static int cmp_stack(const void *a, const void *b)
+static int cmp_offrec(const void *pa, const void *pb)
 {
-	return strcmp(((const struct pg_stack *)a)->folded, ((const struct pg_stack *)b)->folded);
+	const struct offrec *a = pa, *b = pb;
+	int d = strcmp(a->st.folded, b->st.folded);
+
+	if (d)
+		return d;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return strcmp(a->comm, b->comm);
 }
 
-/* Move the off-CPU stacks into @rep, sorted, their nanoseconds added up per stack. */
+/* @a + @b, saturated: 584 years of blocked time */
+static uint64_t add_ns(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* Add off-CPU record @o's waker, of rep->offcpu[rep->noffcpu - 1], to rep->woken. 0 or
+ * -ENOMEM. */
+static int count_waker(struct pg_rep *rep, const struct offrec *o)
+{
+	struct pg_woken *w = rep->nwoken ? &rep->woken[rep->nwoken - 1] : NULL;
+	uint32_t stack = (uint32_t)(rep->noffcpu - 1);
+
+	if (!o->kind)
+		return 0;
+	if (w && w->stack == stack && w->kind == o->kind && !strcmp(w->comm, o->comm)) {
+		w->ns = add_ns(w->ns, o->st.count);
+		return 0;
+	}
+	w = &rep->woken[rep->nwoken];
+	w->comm = strdup(o->comm);
+	if (!w->comm)
+		return -ENOMEM;
+	w->stack = stack;
+	w->kind = o->kind;
+	w->ns = o->st.count;
+	rep->nwoken++;
+	return 0;
+}
+
+/* Move the off-CPU stacks into @rep, sorted, their nanoseconds added up per stack, and per
+ * stack by waker (rep->woken). */
 static int count_offcpu(struct pg_sampler *s, struct pg_rep *rep)
 {
-	size_t nu = 0;
+	int err = 0;
 
 	if (s->noff > 1)
-		qsort(s->off, s->noff, sizeof(*s->off), cmp_stack);
-	for (size_t i = 0; i < s->noff; i++) {
-		if (nu && !strcmp(s->off[nu - 1].folded, s->off[i].folded)) {
-			uint64_t sum = s->off[nu - 1].count + s->off[i].count;
+		qsort(s->off, s->noff, sizeof(*s->off), cmp_offrec);
+	rep->offcpu = calloc(s->noff ? s->noff : 1, sizeof(*rep->offcpu));
+	rep->woken = calloc(s->noff ? s->noff : 1, sizeof(*rep->woken));
+	if (!rep->offcpu || !rep->woken)
+		return -ENOMEM;
+	for (size_t i = 0; !err && i < s->noff; i++) {
+		struct offrec *o = &s->off[i];
+		struct pg_stack *last = rep->noffcpu ? &rep->offcpu[rep->noffcpu - 1] : NULL;
 
-			/* saturate: 584 years of blocked time */
-			s->off[nu - 1].count = sum < s->off[i].count ? UINT64_MAX : sum;
-			free(s->off[i].folded);
+		if (last && !strcmp(last->folded, o->st.folded)) {
+			last->count = add_ns(last->count, o->st.count);
+			free(o->st.folded);
 		} else {
-			s->off[nu++] = s->off[i];
+			rep->offcpu[rep->noffcpu++] = o->st;
 		}
+		o->st.folded = NULL;
+		err = count_waker(rep, o);
 	}
-	rep->offcpu = s->off;
-	rep->noffcpu = nu;
+	for (size_t i = 0; i < s->noff; i++)
+		free(s->off[i].st.folded);
+	free(s->off);
 	s->off = NULL;
 	s->noff = s->capoff = 0;
-	return 0;
+	return err;
 }
 
 int pg_sampler_stop(struct pg_sampler *s, struct pg_rep *rep)

@@ -49,8 +49,9 @@ struct pg_sampler;
 /*
  * Load the sampling program. @traced_fd is the runner's map of traced processes (reused, so
  * both BPF objects see the same set). With @offcpu, also the off-CPU stacks of the traced
- * threads (sched_switch, sched_wakeup: docs/sampling.md, "Off-CPU stacks"), into
- * pg_rep.offcpu; they are taken from the open on, for the processes in the traced set.
+ * threads (sched_switch, sched_waking: docs/sampling.md, "Off-CPU stacks"), into
+ * pg_rep.offcpu, and who woke them into pg_rep.woken; they are taken from the open on, for the
+ * processes in the traced set.
  * NULL on failure (logged).
  */
 #define PG_OFFCPU_QUANTUM_NS 1000000	/* blocked intervals shorter than this are sampled */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the sampled-profile part of run files (formats/runfile_*.c): "samples",
- * "samples_lost", "samples_truncated", "stacks" and "offcpu_stacks" in a repetition,
+ * "samples_lost", "samples_truncated", "stacks", "offcpu_stacks" and "offcpu_wakers" in a
+ * repetition,
  * "own_samples" and "incl_samples" in a repetition, "sample_hz" (and "budget_pct") in the
  * options, "frame_sources" and "sampled_objects" at the top. They round-trip;
  * files without them still read; malformed ones are refused with a message. Also the checks
@@ -65,6 +66,11 @@ static void make_run(struct pg_run *run)
 	rep->offcpu = calloc(2, sizeof(*rep->offcpu));
 	set_stack(&rep->offcpu[0], "_start;main;lock;futex_wait [k]", 20000000);
 	set_stack(&rep->offcpu[1], "_start;main;sleeper;hrtimer_nanosleep [k]", 40000001);
+	/* who woke them: the lock's 20 ms, 15 ms by another process; the sleep by a timer */
+	rep->nwoken = 2;
+	rep->woken = calloc(2, sizeof(*rep->woken));
+	rep->woken[0] = (struct pg_woken){ 0, PG_WOKEN_OTHER, strdup("redis-server"), 15000000 };
+	rep->woken[1] = (struct pg_woken){ 1, PG_WOKEN_IRQ, strdup(""), 40000001 };
 	rep = pg_run_add_rep(run);	/* no samples at all */
 	rep->exit_code = 0;
 	rep->noffcpu = 1;
@@ -157,6 +163,15 @@ static void test_round_trip(void **state)
 	assert_int_equal(back.reps[1].noffcpu, 1);
 	assert_int_equal(back.reps[1].offcpu[0].count, 5000000000ull);
 	assert_int_equal(pg_run_noffcpu(&back), 3);
+	assert_int_equal(back.reps[0].nwoken, 2);
+	assert_int_equal(back.reps[0].woken[0].stack, 0);
+	assert_int_equal(back.reps[0].woken[0].kind, PG_WOKEN_OTHER);
+	assert_string_equal(back.reps[0].woken[0].comm, "redis-server");
+	assert_int_equal(back.reps[0].woken[0].ns, 15000000);
+	assert_int_equal(back.reps[0].woken[1].stack, 1);
+	assert_int_equal(back.reps[0].woken[1].kind, PG_WOKEN_IRQ);
+	assert_string_equal(back.reps[0].woken[1].comm, "");
+	assert_int_equal(back.reps[1].nwoken, 0);	/* none recorded: nothing said */
 	assert_int_equal(back.nsources, 1);
 	assert_string_equal(back.sources[0].frame, "main");
 	assert_string_equal(back.sources[0].file, "bench.c");
@@ -198,6 +213,9 @@ static void test_without_profile(void **state)
 	run.reps[0].nstacks = 0;
 	run.reps[0].samples = run.reps[0].samples_lost = run.reps[0].samples_truncated = 0;
 	for (size_t r = 0; r < run.nreps; r++) {	/* nor off-CPU stacks (--no-offcpu) */
+		pg_woken_free(run.reps[r].woken, run.reps[r].nwoken);
+		run.reps[r].woken = NULL;
+		run.reps[r].nwoken = 0;
 		pg_stacks_free(run.reps[r].offcpu, run.reps[r].noffcpu);
 		run.reps[r].offcpu = NULL;
 		run.reps[r].noffcpu = 0;
@@ -272,6 +290,17 @@ static void test_refused(void **state)
 		{ "\"_start;main;lock;futex_wait [k]\",20000000", "\"zzz\",20000000" },
 		{ "\"_start;main;lock;futex_wait [k]\",20000000", "\"_start;main\",1,2" },
 		{ "\"offcpu_stacks\":[", "\"offcpu_stacks\":[7," },
+		/* wakers: an index of a stack, a known kind, a name only for processes, their
+		 * time at most the stack's, sorted */
+		{ "[0,\"other\",\"redis-server\",15000000]", "[2,\"other\",\"r\",15000000]" },
+		{ "[0,\"other\",\"redis-server\",15000000]", "[0,\"else\",\"r\",15000000]" },
+		{ "[0,\"other\",\"redis-server\",15000000]", "[0,\"other\",\"\",15000000]" },
+		{ "[0,\"other\",\"redis-server\",15000000]", "[0,\"kernel\",\"r\",15000000]" },
+		{ "[0,\"other\",\"redis-server\",15000000]", "[0,\"other\",\"r\",20000001]" },
+		{ "[0,\"other\",\"redis-server\",15000000]", "[0,\"other\",\"r\",0]" },
+		{ "[0,\"other\",\"redis-server\",15000000]", "[0,\"other\",\"r\"]" },
+		{ "[0,\"other\",\"redis-server\",15000000]", "[1,\"same\",\"r\",1]" },
+		{ "\"offcpu_wakers\":[", "\"offcpu_wakers\":{" },
 		/* code digests: nonzero hexadecimal, frames sorted and unique */
 		{ "\"code\":\"0x5ca1ab1e00c0ffee\"", "\"code\":\"0x0\"" },
 		{ "\"code\":\"0x5ca1ab1e00c0ffee\"", "\"code\":\"cafe\"" },
@@ -330,6 +359,23 @@ static void test_offcpu_validate(void **state)
 	run.reps[0].offcpu[1].folded = strdup("_start;;x");
 	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
 	pg_run_release(&run);
+
+	/* wakers: two of one stack may hold all of it, not more; same and other have names */
+	make_run(&run);
+	free(run.reps[0].woken[1].comm);
+	run.reps[0].woken[1] = (struct pg_woken){ 0, PG_WOKEN_OTHER, strdup("zstd"), 5000000 };
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), 0);
+	run.reps[0].woken[1].ns++;
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "repetition 0: off-CPU wakers of stack 0 hold more than its time");
+	run.reps[0].woken[1].ns--;
+	run.reps[0].woken[1].kind = PG_WOKEN_SAME;	/* before "other" */
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "repetition 0: off-CPU wakers out of order or repeated");
+	run.reps[0].woken[1].kind = PG_WOKEN_KERNEL;	/* a kernel waker has no name */
+	assert_int_equal(pg_run_validate(&run, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "repetition 0, off-CPU waker 1: bad stack, kind, name or time");
+	pg_run_release(&run);
 }
 
 static void test_offcpu_as_stacks(void **state)
@@ -341,6 +387,7 @@ static void test_offcpu_as_stacks(void **state)
 	make_run(&run);
 	assert_int_equal(pg_run_offcpu_as_stacks(&run), 0);
 	assert_int_equal(pg_run_noffcpu(&run), 0);
+	assert_int_equal(run.reps[0].nwoken, 0);	/* they indexed the off-CPU stacks */
 	assert_int_equal(run.reps[0].nstacks, 2);
 	assert_string_equal(run.reps[0].stacks[0].folded, "_start;main;lock;futex_wait [k]");
 	assert_int_equal(run.reps[0].samples, 60000001);

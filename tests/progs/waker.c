@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A process that waits for another (tests/e2e/test_waker.sh). main() forks a child, which
+ * names itself "pgwake_child" (prctl: a process's name is its comm) and then, ROUNDS times,
+ * works WORK_MS ms of its own CPU time in child_work() and writes a byte into a pipe; the
+ * parent blocks in wait_child()'s read of each byte, woken by the child's write. Built twice:
+ * waker (WORK_MS 8) and waker_slow (-DSLOW: WORK_MS 16): the constant is in child_work's
+ * instructions, so its machine code differs between the builds, while wait_child's is the
+ * same. CPU time rather than wall time: the child's work doubles however busy the machine.
+ * Built with -O1 -g -fno-inline and frame pointers (the Makefile's rule for tests/progs).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef SLOW
+#define WORK_MS 16
+#else
+#define WORK_MS 8
+#endif
+#define ROUNDS 5
+
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Spin WORK_MS ms of this thread's CPU time. */
+__attribute__((noinline)) unsigned long child_work(void)
+{
+	double end = cpu_ms() + WORK_MS;
+	volatile unsigned long x = 0;
+
+	while (cpu_ms() < end)
+		for (int i = 0; i < 1000; i++)
+			x += (unsigned long)i * 2654435761UL;
+	return x;
+}
+
+/* Block until the child has written a byte. */
+__attribute__((noinline)) int wait_child(int fd)
+{
+	char c;
+
+	return read(fd, &c, 1) == 1 ? 0 : -1;
+}
+
+int main(void)
+{
+	int fds[2], status;
+	pid_t pid;
+
+	if (pipe(fds)) {
+		perror("pipe");
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (!pid) {
+		close(fds[0]);
+		prctl(PR_SET_NAME, "pgwake_child", 0, 0, 0);
+		for (int r = 0; r < ROUNDS; r++)
+			if (child_work() == 1 || write(fds[1], "x", 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	for (int r = 0; r < ROUNDS; r++)
+		if (wait_child(fds[0])) {
+			fprintf(stderr, "waker: the child did not write\n");
+			return 1;
+		}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return 1;
+	return 0;
+}
