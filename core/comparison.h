@@ -163,6 +163,16 @@ struct pg_compare_opts {
 #define PG_COMPARE_OPTS_DEFAULT \
 	{ 0.05, 0.05, PG_METRIC_SELF, 5, false, PG_MIN_IMPACT_DEFAULT, 0, 0, false, false }
 
+/*
+ * A waker of a function's blocked time (core/woken.h) and that time a repetition on each
+ * side, from the off-CPU stacks under it (diff/waker.h). kind 0: none named.
+ */
+struct pg_waker_move {
+	enum pg_woken_kind kind;
+	char comm[16];		/* the waker's process name; "" for kernel and interrupt */
+	double base_ns, new_ns;
+};
+
 struct pg_fcmp {
 	enum pg_origin origin;	/* exact (traced), sampled, or the whole program */
 	/*
@@ -226,6 +236,8 @@ struct pg_fcmp {
 	 * NAN when not known
 	 */
 	double kernel_share;
+	/* whom its blocked time waited on, when its cause line names a waker (diff/waker.h) */
+	struct pg_waker_move waker;
 	size_t pairs;		/* paired comparison: the pairs the verdict needed (the look it was
 				 * decided at, or the last); 0 when not paired */
 	enum pg_verdict verdict;

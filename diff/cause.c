@@ -12,6 +12,7 @@
 #include "kshare.h"
 #include "probeframes.h"
 #include "verdict.h"
+#include "waker.h"
 
 size_t pg_frame_name_len(const char *name)
 {
@@ -218,8 +219,7 @@ void pg_fcounts_release(struct pg_fcounts *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The first frame @fr of stack @s, in the part of it that is not perfgate's, or NULL. */
-static const char *stack_find(const char *s, struct piece fr)
+const char *pg_stack_find_frame(const char *s, const char *fr, size_t frlen)
 {
 	size_t keep, len = pg_probe_split(s, &keep) ? keep : strlen(s);
 	const char *end = s + len;
@@ -228,11 +228,17 @@ static const char *stack_find(const char *s, struct piece fr)
 		const char *semi = memchr(f, ';', (size_t)(end - f));
 		size_t fl = semi ? (size_t)(semi - f) : (size_t)(end - f);
 
-		if (piece_is(fr, f, fl))
+		if (fl == frlen && !memcmp(f, fr, fl))
 			return f;
 		f += fl + 1;
 	}
 	return NULL;
+}
+
+/* The first frame @fr of stack @s, in the part of it that is not perfgate's, or NULL. */
+static const char *stack_find(const char *s, struct piece fr)
+{
+	return pg_stack_find_frame(s, fr.s, fr.len);
 }
 
 /* The frame of stack @s before the one that starts at @p (@p > @s, after a ';'). */
@@ -839,20 +845,34 @@ static bool calls_words(const struct pg_fcmp *f, char *buf, size_t size)
 	return (rc > 0) == (f->change > 0);
 }
 
-/* The off-CPU clause; true when the blocked part is at least half the change, its way. */
-static bool offcpu_words(const struct pg_fcmp *f, char *buf, size_t size)
+/*
+ * The off-CPU clause; true when the blocked part is at least half the change, its way. It
+ * names the waker the off-CPU stacks say it waited on (diff/waker.h), into f->waker. 0 or
+ * -ENOMEM.
+ */
+static int offcpu_words(struct pg_fcmp *f, const struct pg_run *base, const struct pg_run *new,
+			char *buf, size_t size, bool *explains)
 {
 	double runq = isnan(f->change_runq) ? 0 : f->change_runq;
 	double blocked = f->change_offcpu - runq;
+	struct piece fr = frame_of(f);
+	char on[160] = "waiting on another process or I/O";
+	int named;
 
+	*explains = false;
 	if (isnan(blocked) || isnan(f->change_cpu) || isnan(f->change) ||
 	    (blocked > 0) != (f->change > 0) || fabs(blocked) < 0.5 * fabs(f->change))
-		return false;
-	pg_append(buf, size,
-		  "%sits %s time is blocked (off-CPU %+.1f%%, on-CPU %+.1f%%): waiting on another "
-		  "process or I/O", buf[0] ? "; " : "", f->change > 0 ? "extra" : "saved",
-		  100 * f->change_offcpu, 100 * f->change_cpu);
-	return true;
+		return 0;
+	named = pg_waker_top(base, new, fr.s, fr.len, f->change > 0 ? 1 : -1, &f->waker);
+	if (named < 0)
+		return named;
+	if (named)
+		pg_waker_words(&f->waker, on, sizeof(on));
+	pg_append(buf, size, "%sits %s time is blocked (off-CPU %+.1f%%, on-CPU %+.1f%%): %s",
+		  buf[0] ? "; " : "", f->change > 0 ? "extra" : "saved", 100 * f->change_offcpu,
+		  100 * f->change_cpu, on);
+	*explains = true;
+	return 0;
 }
 
 /* The kinds of clause, in the order a cause line names those that explain */
@@ -887,10 +907,11 @@ static int explain_one(const struct pg_comparison *c, struct pg_fcmp *f,
 	if (!err && !shared && !ex[CL_CALLER])
 		err = ancestor_words(c, f, base, new, cl[CL_ANCESTOR], sizeof(cl[0]),
 				     &ex[CL_ANCESTOR]);
+	if (!err)
+		err = offcpu_words(f, base, new, cl[CL_OFFCPU], sizeof(cl[0]), &ex[CL_OFFCPU]);
 	if (err)
 		return err;
 	ex[CL_CALLS] = calls_words(f, cl[CL_CALLS], sizeof(cl[0]));
-	ex[CL_OFFCPU] = offcpu_words(f, cl[CL_OFFCPU], sizeof(cl[0]));
 	f->why[0] = 0;
 	for (int k = 0; k < CL_COUNT && nex < 2; k++)
 		if (ex[k] && ++nex)

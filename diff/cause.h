@@ -38,8 +38,11 @@
  *    "as often, each call +12%".
  *  - off-CPU (both runs measured it): "its extra time is blocked (off-CPU +8.7%, on-CPU
  *    +0.4%): waiting on another process or I/O" when the blocked part (change_offcpu less
- *    change_runq) is at least half the change and goes its way (explains). Who woke it is not
- *    recorded.
+ *    change_runq) is at least half the change and goes its way (explains). When both runs
+ *    recorded who woke their off-CPU stacks' threads, the waker whose time under it moved most
+ *    its way (diff/waker.h; f->waker) in place of the last words: "waiting on redis-server
+ *    (another process), +3.1 ms a repetition", "waiting on its own threads (zstd), ...",
+ *    "waiting on I/O or a timer (woken from an interrupt), ...".
  * The line is the clauses that explain, at most two in the order above; when none does, the
  * first clause of calls, callee or caller found, then "its code did not change and no changed
  * caller or callee, call count or wait explains it: a candidate for noise", naming the share
@@ -66,6 +69,9 @@
 /* Fill the cause line (f->why) of the entries of @c as above. 0 or -ENOMEM. */
 int pg_cause_explain(struct pg_comparison *c, const struct pg_run *base,
 		     const struct pg_run *new);
+
+/* The first frame @fr[0..frlen) of folded stack @s outside perfgate's own frames, or NULL. */
+const char *pg_stack_find_frame(const char *s, const char *fr, size_t frlen);
 
 /* The length of the frame name that stacks hold for @name: without a trailing " [scope]". */
 size_t pg_frame_name_len(const char *name);

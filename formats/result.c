@@ -104,6 +104,24 @@ static int put_kernel_share(struct json_object *o, const struct pg_fcmp *f)
 	return isnan(f->kernel_share) ? 0 : pg_json_put_num(o, "kernel_share", f->kernel_share);
 }
 
+/* "waker": whom its blocked time waited on (diff/waker.h), or null. */
+static int put_waker(struct json_object *o, const struct pg_fcmp *f)
+{
+	const struct pg_waker_move *w = &f->waker;
+	struct json_object *e;
+
+	if (!pg_woken_kind_name(w->kind))
+		return pg_json_put_null(o, "waker");
+	e = json_object_new_object();
+	if (!e || pg_json_put_utf8(e, "kind", pg_woken_kind_name(w->kind)) ||
+	    pg_json_put_utf8(e, "comm", w->comm) || pg_json_put_num(e, "base_ns", w->base_ns) ||
+	    pg_json_put_num(e, "new_ns", w->new_ns)) {
+		json_object_put(e);
+		return -ENOMEM;
+	}
+	return pg_json_put(o, "waker", e);
+}
+
 static struct json_object *new_fcmp(const struct pg_fcmp *f)
 {
 	struct json_object *o = json_object_new_object();
@@ -142,7 +160,7 @@ static struct json_object *new_fcmp(const struct pg_fcmp *f)
 	    pg_json_put_utf8(o, "origin", pg_origin_name(f->origin)) ||
 	    pg_json_put_u64(o, "samples", f->samples) ||
 	    pg_json_put_utf8(o, "explain", f->explain) ||
-	    pg_json_put_utf8(o, "cause_line", f->why) ||
+	    pg_json_put_utf8(o, "cause_line", f->why) || put_waker(o, f) ||
 	    pg_json_put_utf8(o, "code", pg_code_cmp_name(f->code))) {
 		json_object_put(o);
 		return NULL;
@@ -385,6 +403,29 @@ static int read_origin(const struct pg_jr *jr, struct json_object *o, const char
 	return err;
 }
 
+/* "waker": null or absent (results from before) for none */
+static int read_waker(const struct pg_jr *jr, struct json_object *o, const char *where,
+		      struct pg_waker_move *w)
+{
+	struct json_object *e = NULL;
+	const char *kind = NULL, *comm = NULL;
+	int err = pg_jr_member(jr, o, where, "waker", json_type_object, PG_JR_OPTIONAL, &e);
+
+	if (err || !e)
+		return err;
+	err = pg_jr_get_str(jr, e, where, "kind", PG_JR_REQUIRED, &kind);
+	err = err ?: pg_jr_get_str(jr, e, where, "comm", PG_JR_REQUIRED, &comm);
+	err = err ?: pg_jr_get_num(jr, e, where, "base_ns", PG_JR_REQUIRED, &w->base_ns);
+	err = err ?: pg_jr_get_num(jr, e, where, "new_ns", PG_JR_REQUIRED, &w->new_ns);
+	if (err)
+		return err;
+	if (pg_woken_kind_parse(kind, &w->kind))
+		return pg_jr_bad(jr, where, "\"waker\".\"kind\" is \"%.40s\", not same, other, "
+				 "kernel or irq", kind);
+	snprintf(w->comm, sizeof(w->comm), "%s", comm);
+	return 0;
+}
+
 /* "judged" and counts.sampled: absent in results from before (none, share unknown) */
 static int read_judged(const struct pg_jr *jr, struct json_object *root,
 		       struct json_object *counts, struct pg_comparison *c)
@@ -550,6 +591,7 @@ static int read_fcmp(const struct pg_jr *jr, struct json_object *o, const char *
 	err = err ?: read_cause(jr, o, where, &f->cause);
 	err = err ?: read_judged_on(jr, o, where, &f->by_cpu);
 	err = err ?: read_origin(jr, o, where, f);
+	err = err ?: read_waker(jr, o, where, &f->waker);
 	err = err ?: pg_jr_get_str(jr, o, where, "reason", PG_JR_OPTIONAL, &reason);
 	err = err ?: pg_jr_dup_str(jr, o, where, "file", PG_JR_OPTIONAL, &f->src_file);
 	err = err ?: pg_jr_dup_str(jr, o, where, "scope", PG_JR_OPTIONAL, &f->scope);

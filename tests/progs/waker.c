@@ -23,21 +23,21 @@
 #endif
 #define ROUNDS 5
 
-static double cpu_ms(void)
+static long cpu_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
-/* Spin WORK_MS ms of this thread's CPU time. */
+/* Spin WORK_MS ms of this thread's CPU time (an integer: an immediate of its code). */
 __attribute__((noinline)) unsigned long child_work(void)
 {
-	double end = cpu_ms() + WORK_MS;
+	long end = cpu_ns() + WORK_MS * 1000000L;
 	volatile unsigned long x = 0;
 
-	while (cpu_ms() < end)
+	while (cpu_ns() < end)
 		for (int i = 0; i < 1000; i++)
 			x += (unsigned long)i * 2654435761UL;
 	return x;
