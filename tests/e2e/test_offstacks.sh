@@ -36,6 +36,23 @@ for r, rep in enumerate(run["repetitions"]):
     print("repetition %d: sleeper blocked %.2f ms a call" % (r + 1, ns / 5 / 1e6))
 PY
 
+# who woke them (docs/sampling.md, "Wakers"): sleeper's timer fires in an interrupt (or, on a
+# kernel that runs timers in a thread, a kernel thread); handoff's futex waits are woken by the
+# other thread of the process, in its system call. Intervals whose wakeup was not seen have no
+# waker: the checks are on the wakers recorded, and that some are.
+check "the wakers of sleeper and handoff" python3 - "$TMP/base.json" <<'PY'
+import sys, pgtest
+kinds = {}
+for rep in pgtest.load(sys.argv[1])["repetitions"]:
+    stacks = rep["offcpu_stacks"]
+    for i, kind, comm, ns in rep.get("offcpu_wakers", []):
+        for fn in ("sleeper", "handoff"):
+            if ";%s;" % fn in stacks[i][0]:
+                kinds.setdefault(fn, set()).add((kind, comm))
+assert kinds.get("sleeper") and kinds["sleeper"] <= {("irq", ""), ("kernel", "")}, kinds
+assert kinds.get("handoff") == {("same", "offstack")}, kinds
+PY
+
 # folded --offcpu: the stacks of all repetitions added up, in ns
 "$PERFGATE" folded "$TMP/base.json" --offcpu -o "$TMP/base.folded"
 check "folded --offcpu adds up the repetitions" python3 - "$TMP/base.folded" "$TMP/base.json" <<'PY'

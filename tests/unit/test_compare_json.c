@@ -186,8 +186,13 @@ static void test_json_notable(void **state)
 	json_object *root;
 
 	pg_fx_compare_notable(fx);
+	fx->c.f[1].waker = (struct pg_waker_move){ PG_WOKEN_OTHER, "redis-server", 2e6, 1e7 };
 	assert_int_equal(pg_result_write(&fx->c, &fx->base, &fx->new, fx->json), 0);
 	root = read_json(fx->json);
+	assert_jstr(root, "functions.1.waker.kind", "other");
+	assert_jstr(root, "functions.1.waker.comm", "redis-server");
+	assert_jnum(root, "functions.1.waker.new_ns", 1e7);
+	assert_jnull(root, "functions.2.waker");
 	assert_jnum(root, "options.min_impact", 0.001);
 	assert_jnum(root, "counts.notable", 1);
 	assert_jnum(root, "counts.improvements", 0);
@@ -204,6 +209,10 @@ static void test_json_notable(void **state)
 	assert_int_equal(pg_result_read(fx->json, false, &back, &rb, &rn), 0);
 	assert_int_equal(back.f[1].verdict, PG_VERDICT_NOTABLE);
 	assert_true(back.f[1].impact_ns == -1000 && back.f[1].impact == -4e-7);
+	assert_int_equal(back.f[1].waker.kind, PG_WOKEN_OTHER);
+	assert_string_equal(back.f[1].waker.comm, "redis-server");
+	assert_true(back.f[1].waker.base_ns == 2e6 && back.f[1].waker.new_ns == 1e7);
+	assert_int_equal(back.f[2].waker.kind, 0);
 	assert_int_equal(back.f[1].cause, PG_CAUSE_NONE);
 	assert_int_equal(back.f[2].cause, PG_CAUSE_REPS);
 	assert_true(isnan(back.f[3].impact));	/* added: not estimated */
