@@ -69,7 +69,6 @@ struct mm_struct {
 } __attribute__((preserve_access_index));
 
 struct pt_regs___pg {
-	unsigned long orig_ax;
 	unsigned long ip;
 	unsigned long sp;
 } __attribute__((preserve_access_index));
@@ -80,7 +79,6 @@ struct task_struct {
 	int tgid;
 	struct task_struct *group_leader;
 	char comm[16];
-	void *stack;
 	struct uprobe_task *utask;
 	struct mm_struct *mm;
 } __attribute__((preserve_access_index));
@@ -117,6 +115,33 @@ __u64 noffcpu_nostack = 0;	/* chosen intervals whose user stack had gone (see be
 __u64 noffcpu_nostack_ns = 0;
 /* blocked intervals shorter than this are sampled (set before load; > 0) */
 const volatile __u64 offcpu_quantum_ns = 1000000;
+/*
+ * Where a wakeup runs, told from the kernel functions on the waker's stack (set before load
+ * from kallsyms; irqentry_lo 0 when unknown: every waker is then not known):
+ *  - [irqentry_lo, irqentry_hi): the kernel's interrupt and exception entry code (between
+ *    __irqentry_text_start and __irqentry_text_end: asm_common_interrupt, the system vectors,
+ *    the page fault): a wakeup under it runs in an interrupt, or in the softirqs run at its
+ *    exit, in whatever task it interrupted;
+ *  - [bh_lo, bh_hi): __local_bh_enable_ip, through which a task's own system call runs the
+ *    softirqs it raised: a loopback packet it sent is received there, in its context, and the
+ *    reader's wakeup is its own.
+ */
+const volatile __u64 irqentry_lo = 0, irqentry_hi = 0, bh_lo = 0, bh_hi = 0;
+
+/* The frames of a waker's kernel stack searched, innermost first: deep enough for the receive
+ * path of a loopback TCP packet under the sender's write (about 25 frames) */
+#define PG_WAKER_DEPTH 64
+
+struct pg_kstack {
+	__u64 ips[PG_WAKER_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pg_kstack);
+} waker_stack SEC(".maps");
 
 /*
  * The off-CPU state of traced threads, by thread id. A hash map rather than task storage,
@@ -407,51 +432,60 @@ static __always_inline void drop_pending(struct pg_offcpu_state *st)
 }
 
 #define PG_PF_KTHREAD 0x00200000
-/* x86-64's kernel stacks (32 KiB with KASAN: there every wakeup is taken for an interrupt's) */
-#define PG_THREAD_SIZE 16384
 
 /*
- * Is the current task (a user process's thread) in a system call of its own, rather than in
- * an interrupt or a softirq that runs in its stead? x86-64 runs those on the CPU's own stack
- * when they interrupt the kernel, and on the task's stack when they interrupt user code,
- * whose saved registers then hold no system call (orig_ax -1; an exception such as a page
- * fault looks the same). The kernel's preemption count would say it directly, but reading a
- * per-CPU variable needs its address in kallsyms, which not every kernel lists. The address
- * of a local goes through @st (a map value), which makes it a number to compare (a privileged
- * user's tracing programs may).
+ * The kind of wakeup the current stack (@ctx's) is in: PG_WAKER_IRQ under the interrupt entry
+ * code, PG_WAKER_SAME (the current task's own) under __local_bh_enable_ip or under neither,
+ * whichever comes first from the innermost frame; PG_WAKER_NONE when it cannot be told.
  */
-static __always_inline bool in_syscall(struct pg_offcpu_state *st, struct task_struct *cur)
+static __always_inline int wakeup_context(void *ctx)
 {
-	struct pt_regs___pg *regs = (void *)bpf_task_pt_regs(cur);
-	__u64 here = 0;
+	struct pg_kstack *ks;
+	__u32 zero = 0;
+	long n;
 
-	st->scratch = (__u64)&here;
-	if (*(volatile __u64 *)&st->scratch - (__u64)cur->stack >= PG_THREAD_SIZE)
-		return false;
-	return (long)BPF_CORE_READ(regs, orig_ax) >= 0;
+	if (!irqentry_lo)
+		return PG_WAKER_NONE;
+	ks = bpf_map_lookup_elem(&waker_stack, &zero);
+	if (!ks)
+		return PG_WAKER_NONE;
+	n = bpf_get_stack(ctx, ks->ips, sizeof(ks->ips), 0);
+	if (n <= 0)
+		return PG_WAKER_NONE;
+	for (int i = 0; i < PG_WAKER_DEPTH && i < (int)((__u64)n / 8); i++) {
+		__u64 ip = ks->ips[i];
+
+		if (ip >= bh_lo && ip < bh_hi)
+			return PG_WAKER_SAME;
+		if (ip >= irqentry_lo && ip < irqentry_hi)
+			return PG_WAKER_IRQ;
+	}
+	return PG_WAKER_SAME;
 }
 
 /*
- * Who is waking @t, in sched_waking: the current task, unless the wakeup runs in an interrupt
- * or a softirq (the current task is then whoever it interrupted: in_syscall()) or in the idle
- * task. A kernel thread's is a kernel wakeup, whatever context it runs in.
+ * Who is waking @t, in sched_waking (@ctx its context): the current task, unless the wakeup
+ * runs in an interrupt (wakeup_context()) or in the idle task. A kernel thread's is a kernel
+ * wakeup, whatever context it runs in.
  */
-static __always_inline void waker(struct pg_offcpu_state *st, struct task_struct *t)
+static __always_inline void waker(void *ctx, struct pg_offcpu_state *st, struct task_struct *t)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	__u32 tgid = (__u32)cur->tgid;
+	int kind;
 
-	st->waker_pid = tgid;
+	st->waker_pid = 0;
 	st->waker_comm[0] = 0;
 	if (!tgid) {
 		st->waker = PG_WAKER_IRQ;
 	} else if (cur->flags & PG_PF_KTHREAD) {
 		st->waker = PG_WAKER_KERNEL;
-	} else if (!in_syscall(st, cur)) {
-		st->waker = PG_WAKER_IRQ;
-		st->waker_pid = 0;
+		st->waker_pid = tgid;
+	} else if ((kind = wakeup_context(ctx)) != PG_WAKER_SAME) {
+		st->waker = kind;
 	} else {
 		st->waker = tgid == (__u32)t->tgid ? PG_WAKER_SAME : PG_WAKER_OTHER;
+		st->waker_pid = tgid;
 		BPF_CORE_READ_STR_INTO(&st->waker_comm, cur, group_leader, comm);
 	}
 }
@@ -461,8 +495,8 @@ static __always_inline void waker(struct pg_offcpu_state *st, struct task_struct
  * not, and when chosen its weight, kernel stack and, @woken (in its waker's context), who
  * woke it. Of several intervals in one system call, the waker of the longest is kept.
  */
-static __always_inline void interval_end(struct pg_offcpu_state *st, struct task_struct *t,
-					 __u64 end, bool woken)
+static __always_inline void interval_end(void *ctx, struct pg_offcpu_state *st,
+					 struct task_struct *t, __u64 end, bool woken)
 {
 	__u64 d = end > st->t_out ? end - st->t_out : 0, w;
 
@@ -489,7 +523,7 @@ static __always_inline void interval_end(struct pg_offcpu_state *st, struct task
 		return;
 	st->wmax = w;
 	if (woken)
-		waker(st, t);
+		waker(ctx, st, t);
 	else
 		st->waker = PG_WAKER_NONE;
 }
@@ -522,7 +556,7 @@ int BPF_PROG(pg_offcpu_switch, bool preempt, struct task_struct *prev, struct ta
 	 * seen, has ended the interval */
 	st = ntid ? bpf_map_lookup_elem(&offcpu_state, &ntid) : NULL;
 	if (st && st->t_out)
-		interval_end(st, next, bpf_ktime_get_ns(), false);
+		interval_end(ctx, st, next, bpf_ktime_get_ns(), false);
 	return 0;
 }
 
@@ -538,7 +572,7 @@ int BPF_PROG(pg_offcpu_wakeup, struct task_struct *p)
 	struct pg_offcpu_state *st = tid ? bpf_map_lookup_elem(&offcpu_state, &tid) : NULL;
 
 	if (st && st->t_out)
-		interval_end(st, p, bpf_ktime_get_ns(), true);
+		interval_end(ctx, st, p, bpf_ktime_get_ns(), true);
 	return 0;
 }
 

@@ -114,7 +114,6 @@ struct pg_offcpu_state {
 	unsigned long long wmax;	/* that interval's weight */
 	unsigned int waker_pid;
 	char waker_comm[PG_WAKER_COMM];
-	unsigned long long scratch;	/* sample.bpf.c's on_task_stack() */
 	unsigned long long kips[PG_SAMPLE_KFRAMES];
 };
 

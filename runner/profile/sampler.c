@@ -261,6 +261,7 @@ static int on_record(void *ctx, void *data, size_t size)
 struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd, bool offcpu)
 {
 	struct pg_sampler *s = calloc(1, sizeof(*s));
+	uint64_t lo, hi;
 	int err;
 
 	if (!s)
@@ -273,6 +274,16 @@ struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd, bool offcpu)
 		goto fail;
 	}
 	s->skel->rodata->offcpu_quantum_ns = PG_OFFCPU_QUANTUM_NS;
+	pg_ksyms_load(&s->ksyms);
+	pg_ksyms_range(&s->ksyms, "__local_bh_enable_ip", &lo, &hi);
+	s->skel->rodata->bh_lo = lo;
+	s->skel->rodata->bh_hi = hi;
+	pg_ksyms_range(&s->ksyms, "__irqentry_text_start", &lo, NULL);
+	pg_ksyms_range(&s->ksyms, "__irqentry_text_end", &hi, NULL);
+	if (lo && hi > lo) {
+		s->skel->rodata->irqentry_lo = lo;
+		s->skel->rodata->irqentry_hi = hi;
+	}
 	bpf_program__set_autoload(s->skel->progs.pg_offcpu_switch, offcpu);
 	bpf_program__set_autoload(s->skel->progs.pg_offcpu_wakeup, offcpu);
 	bpf_program__set_autoload(s->skel->progs.pg_offcpu_sysexit, offcpu);
@@ -295,7 +306,6 @@ struct pg_sampler *pg_sampler_open(uint32_t hz, int traced_fd, bool offcpu)
 		pg_err("cannot open the sample ring buffer: %s", strerror(errno));
 		goto fail;
 	}
-	pg_ksyms_load(&s->ksyms);
 	return s;
 fail:
 	pg_sampler_free(s);

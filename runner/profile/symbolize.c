@@ -58,6 +58,20 @@ void pg_ksyms_load(struct pg_ksyms *k)
 		pg_debug("/proc/kallsyms shows no addresses: kernel frames stay unresolved");
 }
 
+void pg_ksyms_range(const struct pg_ksyms *k, const char *name, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t end;
+
+	*lo = 0;
+	*(hi ? hi : &end) = 0;
+	for (size_t i = 0; i + 1 < k->n; i++)
+		if (!strcmp(k->v[i].name, name)) {
+			*lo = k->v[i].addr;
+			*(hi ? hi : &end) = k->v[i + 1].addr;
+			return;
+		}
+}
+
 void pg_ksyms_release(struct pg_ksyms *k)
 {
 	for (size_t i = 0; i < k->n; i++)

@@ -42,6 +42,9 @@ struct pg_ksyms {
  * addresses (kptr_restrict) give an empty table: kernel frames then stay unresolved. */
 void pg_ksyms_load(struct pg_ksyms *k);
 void pg_ksyms_release(struct pg_ksyms *k);
+/* The address range [*lo, *hi) of kernel function @name (up to the next symbol; @hi may be
+ * NULL), or 0 and 0 when @k does not hold it. */
+void pg_ksyms_range(const struct pg_ksyms *k, const char *name, uint64_t *lo, uint64_t *hi);
 
 /*
  * Frames by (module file, ELF address): valid across address spaces and repetitions, so that

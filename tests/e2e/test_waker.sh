@@ -14,6 +14,9 @@
 # queue wait) and pgwake_child to hold PG_WAKER_SHARE (half) of the move of the blocked time
 # under wait_child: every wakeup of its read is the child's write, in the child's system call;
 # a wakeup not seen (decided at the switch-in) has no waker and is rare.
+#
+# Over loopback TCP (waker tcp) the child's byte is received in a softirq that its own write
+# runs (__local_bh_enable_ip): the waker is still pgwake_child, never an interrupt.
 source "$(dirname "$0")/lib.sh"
 
 check "the builds differ" not cmp -s ./waker ./waker_slow
@@ -61,4 +64,17 @@ import sys, pgtest
 got = [r.get("offcpu_wakers") for r in pgtest.load(sys.argv[1])["repetitions"]]
 want = [r.get("offcpu_wakers") for r in pgtest.load(sys.argv[2])["repetitions"]] * 2
 assert got == want and all(got)
+PY
+
+# loopback TCP: the softirq of the child's own write is the child's
+"$PERFGATE" record -q -r 3 -F 999 --offcpu-stacks -f wait_child -o "$TMP/tcp.json" \
+	-- ./waker tcp 2>/dev/null
+check "over loopback TCP the child is the waker" python3 - "$TMP/tcp.json" <<'PY'
+import sys, pgtest
+for r, rep in enumerate(pgtest.load(sys.argv[1])["repetitions"]):
+    stacks = rep.get("offcpu_stacks", [])
+    under = [i for i, (s, _) in enumerate(stacks) if ";wait_child;" in s]
+    woken = [w for w in rep.get("offcpu_wakers", []) if w[0] in under]
+    assert woken, "repetition %d: no waker of wait_child: %s" % (r + 1, rep)
+    assert all(w[1:3] == ["other", "pgwake_child"] for w in woken), woken
 PY

@@ -9,9 +9,14 @@
  * same. CPU time rather than wall time: the child's work doubles however busy the machine.
  * Built with -O1 -g -fno-inline and frame pointers (the Makefile's rule for tests/progs).
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,13 +56,36 @@ __attribute__((noinline)) int wait_child(int fd)
 	return read(fd, &c, 1) == 1 ? 0 : -1;
 }
 
-int main(void)
+/*
+ * A connected loopback TCP pair into @fds (the parent's end first): a listener on an
+ * ephemeral port, connected to and accepted. 0 or -1.
+ */
+static int tcp_pair(int fds[2])
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) || listen(ls, 1) ||
+	    getsockname(ls, (struct sockaddr *)&a, &len))
+		return -1;
+	fds[1] = socket(AF_INET, SOCK_STREAM, 0);
+	if (fds[1] < 0 || connect(fds[1], (struct sockaddr *)&a, sizeof(a)))
+		return -1;
+	fds[0] = accept(ls, NULL, NULL);
+	close(ls);
+	return fds[0] < 0 ||
+	       setsockopt(fds[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ? -1 : 0;
+}
+
+int main(int argc, char **argv)
 {
 	int fds[2], status;
 	pid_t pid;
 
-	if (pipe(fds)) {
-		perror("pipe");
+	if (argc > 1 && !strcmp(argv[1], "tcp") ? tcp_pair(fds) : pipe(fds)) {
+		perror("waker: pipe or loopback connection");
 		return 1;
 	}
 	pid = fork();
