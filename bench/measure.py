@@ -17,7 +17,7 @@ Sections (the order of MEASURES; render.py numbers them in the same order):
   compare   compare speed and memory for two run files of 10,000 functions x 30 repetitions
   sampling  sampled profiles: overhead by -F, effect on traced latencies, cost of one sample,
             the rate chosen without -F for benchmarks of 50 ms, 1 s and 10 s
-  realworld the default flow on zstd, leveldb, lz4, jq and spdlog (bench/realworld)
+  realworld the default flow on zstd, leveldb, lz4, jq, spdlog and the demo (bench/realworld)
   ab        interleaved A/B recording (perfgate ab, paired statistics) beside two sequential
             recordings: A/A and 2/5/10% slowdowns of a function holding ~2% of the run time
   ableaf    (section 8, second part) perfgate ab at its defaults on a 50 ns leaf holding 10%

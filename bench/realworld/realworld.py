@@ -5,8 +5,10 @@
 Real programs built from their Debian source packages with their own build systems and default
 flags (bench/realworld/fetch.sh: zstd, leveldb, lz4, jq and spdlog, each as Debian ships it and
 with one known change; jq twice: its parser on a large input, its interpreter on a loop of tiny
-calls; spdlog's formatter-bench, a Google Benchmark suite, docs/gbench.md). For each program
-this measures what a user of the default flow gets:
+calls; spdlog's formatter-bench, a Google Benchmark suite, docs/gbench.md), and perfgate's own
+demo (examples/demo, built as its run.sh builds it, run at perfgate's defaults rather than
+run.sh's --budget 20 -F 999). For each program this measures what a user of the default flow
+gets:
 
   overhead   the traced repetitions of each A/A session (their median wall_ns) against
              untraced runs of the same command right before and right after that session
@@ -18,7 +20,7 @@ this measures what a user of the default flow gets:
              whose compare exits 1 is a false alarm; the functions it named are listed;
   change     the same flow from the base build to the changed build, RW_CHANGES times: the
              functions flagged, each classed as 'changed' (declared in the changed source
-             file), 'caller' (a caller of a changed function on the sampled stacks) or
+             file; the demo's, all in one file: those whose machine code differs), 'caller' (a caller of a changed function on the sampled stacks) or
              'untouched'; the change is found when every session flags it;
   time       the wall time of the whole gate (two recordings and the comparison).
 
@@ -46,6 +48,7 @@ import itertools
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import statistics
@@ -79,14 +82,43 @@ PACKAGES = {"zstd": ("zstd", 0, 1), "leveldb": ("leveldb", 0, 1), "lz4": ("lz4",
             "jq": ("jq", 0, 1), "jq-interp": ("jq", 0, 2), "spdlog": ("spdlog", 0, 1)}
 
 
+DEMO_SRC = os.path.join(TOP, "examples", "demo", "imgfilter.c")
+DEMO_FRAMES = "50"	# frames a run: ~0.55 s untraced here (11 ms a frame)
+
+
+def demo_cflags():
+    """The compiler flags examples/demo/run.sh builds the demo with (its CFLAGS line)."""
+    with open(os.path.join(TOP, "examples", "demo", "run.sh")) as f:
+        for line in f:
+            if line.startswith("CFLAGS="):
+                return shlex.split(line.split("=", 1)[1])[0].split()
+    raise RuntimeError("examples/demo/run.sh sets no CFLAGS")
+
+
+def build_demo():
+    """The demo's two builds as run.sh makes them (clang, its CFLAGS; the change -DDEMO_SLOW)
+    under RW_DIR/demo/{base,new}/imgfilter, rebuilt when the source is newer."""
+    bins = []
+    for side, extra in (("base", []), ("new", ["-DDEMO_SLOW"])):
+        out = os.path.join(RW_DIR, "demo", side, "imgfilter")
+        if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(DEMO_SRC):
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            subprocess.run(["clang", *demo_cflags(), *extra, "-o", out, DEMO_SRC], check=True)
+        bins.append(out)
+    return tuple(bins)
+
+
 def build(names):
     """Fetch and build the packages of @names; {program: (base binary, changed binary)}."""
     lines = {}
+    built = {n: build_demo() for n in names if n == "demo"}
+    names = [n for n in names if n != "demo"]
     for pkg in dict.fromkeys(PACKAGES[n][0] for n in names):
         lines[pkg] = subprocess.run([os.path.join(HERE, "fetch.sh"), pkg], check=True,
                                     text=True, stdout=subprocess.PIPE).stdout.split()
-    return {n: (lines[PACKAGES[n][0]][PACKAGES[n][1]], lines[PACKAGES[n][0]][PACKAGES[n][2]])
-            for n in names}
+    built.update({n: (lines[PACKAGES[n][0]][PACKAGES[n][1]],
+                      lines[PACKAGES[n][0]][PACKAGES[n][2]]) for n in names})
+    return built
 
 
 def corpus_tar():
@@ -174,8 +206,50 @@ def spdlog_program(bins, work):
             "weak": True}
 
 
+def code_of(binary):
+    """{function: its instructions} of @binary's .text, with what a rebuild moves taken out:
+    each instruction's address, the address before a symbol (a call's or a jump's target is
+    kept as <symbol+offset>), RIP-relative displacements and objdump's comments."""
+    out = run(["objdump", "-d", "--no-show-raw-insn", "--section=.text", binary]).stdout
+    fns, cur = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if m:
+            cur = fns.setdefault(m.group(1), [])
+            continue
+        m = re.match(r"^\s+[0-9a-f]+:\s+(.*)$", line)
+        if m and cur is not None:
+            ins = re.sub(r"\b[0-9a-f]+ <([^>]+)>", r"<\1>", m.group(1))
+            ins = re.sub(r"-?0x[0-9a-f]+\(%rip\)", "(%rip)", ins)
+            cur.append(re.sub(r"#.*$", "", ins).strip())
+    return fns
+
+
+def differing_functions(base_bin, new_bin):
+    """The functions of both builds whose machine code differs (code_of())."""
+    a, b = code_of(base_bin), code_of(new_bin)
+    return {f for f in a if f in b and a[f] != b[f]}
+
+
+def demo_program(bins, work):
+    """perfgate's own demo (examples/demo), built as run.sh builds it and gated at perfgate's
+    defaults (run.sh itself asks for --budget 20 -F 999). All its functions are in one file,
+    so the changed file says nothing: the changed functions are those whose machine code
+    differs between the two builds (differing_functions(): blur_row, 7 taps instead of 5,
+    and tone_px, 13 rounds instead of 10, the two -DDEMO_SLOW slows); the others are
+    classed by the stacks as the other programs' are (tone_row and process_image callers,
+    fill_row, sharpen_row and checksum_row untouched)."""
+    changed = differing_functions(*bins)
+    if changed != {"blur_row", "tone_px"}:
+        log("demo: the builds differ in", sorted(changed), "(run.sh's change: blur_row, tone_px)")
+    return {"name": "demo", "changed_file": "examples/demo/imgfilter.c",
+            "change": "-DDEMO_SLOW: blur_row and tone_px slower",
+            "argv": lambda b: [b, DEMO_FRAMES], "bins": bins, "changed_functions": changed}
+
+
 PROGRAMS = {"zstd": zstd_program, "leveldb": leveldb_program, "lz4": lz4_program,
-            "jq": jq_program, "jq-interp": jq_interp_program, "spdlog": spdlog_program}
+            "jq": jq_program, "jq-interp": jq_interp_program, "spdlog": spdlog_program,
+            "demo": demo_program}
 
 
 def plain(argv):
@@ -374,7 +448,7 @@ def classify(fn, changed_file, changed_names, callers):
     if fn.get("origin") == "program" or fn["display"].startswith("the program"):
         return "program"	# the whole program's CPU or wall time: not a function
     src = fn.get("file") or ""
-    if src.endswith(changed_file) or fn["name"] in changed_names:
+    if (changed_file and src.endswith(changed_file)) or fn["name"] in changed_names:
         return "changed"
     if fn["display"] in callers or fn["name"] in callers:
         return "caller"
@@ -453,10 +527,15 @@ def measure_program(p, work, flow="sequential"):
         log(p["name"], flow, "change", i + 1)
         g = gate_fn(argv_b, argv_n, work, "change%d" % i)
         cmp_fns = g["cmp"]["result"]["functions"]
-        changed_names = changed_functions(g["files"][1], p["changed_file"])
-        changed_names |= {f[k] for f in cmp_fns for k in ("display", "name")
-                          if (f.get("file") or "").endswith(p["changed_file"])}
-        changed_names |= object_symbols(new_bin, p["changed_file"], p.get("weak", False))
+        # the changed file's functions, unless the program names them itself
+        changed_file = None if "changed_functions" in p else p["changed_file"]
+        if changed_file:
+            changed_names = changed_functions(g["files"][1], changed_file)
+            changed_names |= {f[k] for f in cmp_fns for k in ("display", "name")
+                              if (f.get("file") or "").endswith(changed_file)}
+            changed_names |= object_symbols(new_bin, changed_file, p.get("weak", False))
+        else:
+            changed_names = set(p["changed_functions"])
         stacks = folded_stacks(g["files"][1])
         changed_names |= inlined_into(g["files"][1], stacks, changed_names)
         callers = callers_of(stacks, changed_names)
@@ -465,7 +544,7 @@ def measure_program(p, work, flow="sequential"):
             "flagged": [{"function": f["display"], "change": f["change"],
                          "ci": [f["ci_lo"], f["ci_hi"]], "code": f.get("code"),
                          "cause_line": f.get("cause_line", ""),
-                         "class": classify(f, p["changed_file"], changed_names, callers)}
+                         "class": classify(f, changed_file, changed_names, callers)}
                         for f in g["cmp"]["flagged"]]})
         if p.get("gbench"):
             res["changes"][-1]["benchmarks"] = gb_verdicts(g["cmp"]["result"])
