@@ -180,8 +180,52 @@ void pg_comparison_release(struct pg_comparison *c)
 		pg_fcmp_release(&c->f[i]);
 	free(c->f);
 	pg_fcmp_release(&c->wall);
+	for (size_t i = 0; i < c->nunjudged; i++) {
+		free(c->unjudged[i].binary);
+		free(c->unjudged[i].name);
+	}
 	pg_strv_free(c->warnings, c->nwarnings);
 	pg_comparison_init(c);
+}
+
+/* Is @a to be named before @b: the larger share, then binary, then name? */
+static bool unjudged_before(const struct pg_unjudged *a, const struct pg_unjudged *b)
+{
+	int d;
+
+	if (a->share != b->share)
+		return a->share > b->share;
+	d = strcmp(a->binary, b->binary);
+	return d ? d < 0 : strcmp(a->name, b->name) < 0;
+}
+
+int pg_comparison_add_unjudged(struct pg_comparison *c, const char *binary, const char *name,
+			       size_t len, double share, double per_rep)
+{
+	struct pg_unjudged u = { strdup(binary), strndup(name, len), share, per_rep };
+	size_t i;
+
+	if (!u.binary || !u.name) {
+		free(u.binary);
+		free(u.name);
+		return -ENOMEM;
+	}
+	if (c->nunjudged == PG_UNJUDGED_MAX &&
+	    !unjudged_before(&u, &c->unjudged[PG_UNJUDGED_MAX - 1])) {
+		free(u.binary);
+		free(u.name);
+		return 0;
+	}
+	if (c->nunjudged == PG_UNJUDGED_MAX) {	/* the smallest makes room */
+		c->nunjudged--;
+		free(c->unjudged[c->nunjudged].binary);
+		free(c->unjudged[c->nunjudged].name);
+	}
+	for (i = c->nunjudged; i > 0 && unjudged_before(&u, &c->unjudged[i - 1]); i--)
+		c->unjudged[i] = c->unjudged[i - 1];
+	c->unjudged[i] = u;
+	c->nunjudged++;
+	return 0;
 }
 
 struct pg_fcmp *pg_comparison_add(struct pg_comparison *c)

@@ -271,6 +271,20 @@ enum pg_speed_src {
 const char *pg_speed_src_name(enum pg_speed_src s);
 int pg_speed_src_parse(const char *name, enum pg_speed_src *s);
 
+/*
+ * A function that holds a share of the CPU time but got no verdict of any kind: not traced,
+ * and too few samples a repetition to be judged from them (diff/sampled.h). Its strings are
+ * owned by the comparison.
+ */
+struct pg_unjudged {
+	char *binary, *name;
+	double share;		/* its samples over all the samples, on the side where larger */
+	double per_rep;		/* its mean samples a repetition, on the side where more */
+};
+
+/* The unjudged functions a comparison names at most (the largest shares) */
+#define PG_UNJUDGED_MAX 5
+
 struct pg_comparison {
 	struct pg_compare_opts opts;
 	size_t base_reps, new_reps;	/* repetitions in each run */
@@ -289,6 +303,13 @@ struct pg_comparison {
 	size_t njudged_exact, njudged_sampled;
 	bool program_judged;
 	double judged_share;
+	/*
+	 * The untraced functions holding at least PG_SAMPLED_SHOW_SHARE of a side's samples
+	 * that were too rare to be judged from them (diff/sampled.h), the largest share first
+	 * (ties by binary, then name): what judged_share leaves out, by name.
+	 */
+	size_t nunjudged;
+	struct pg_unjudged unjudged[PG_UNJUDGED_MAX];
 	bool compensated;		/* both sides compensated with the joint calibration */
 	bool commands_differ;		/* not pg_meta_same_benchmark(): compared all the same,
 					 * with a warning naming both commands */
@@ -372,6 +393,12 @@ void pg_comparison_release(struct pg_comparison *c);
  * f[] grows by doubling, from 16 entries. Pointers into f[] are valid until the next add.
  */
 struct pg_fcmp *pg_comparison_add(struct pg_comparison *c);
+/*
+ * Name the unjudged function @name (its first @len bytes) of @binary in c->unjudged, in order,
+ * when it is among the PG_UNJUDGED_MAX largest shares so far (copies both). 0 or -ENOMEM.
+ */
+int pg_comparison_add_unjudged(struct pg_comparison *c, const char *binary, const char *name,
+			       size_t len, double share, double per_rep);
 /* Room for @n entries in all: a caller that knows how many it will add allocates f[] once
  * (doubling 10,000 entries leaves the 5 MB of the half it copied from behind). 0 or -ENOMEM. */
 int pg_comparison_reserve(struct pg_comparison *c, size_t n);

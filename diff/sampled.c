@@ -321,6 +321,29 @@ struct sctx {
 	struct pg_family *fam;
 };
 
+/*
+ * A frame too rare to judge, of @tot samples on each side: named in the comparison when it
+ * holds PG_SAMPLED_SHOW_SHARE of a side's samples.
+ */
+static int unjudged(struct sctx *x, const struct fent *g, const uint64_t tot[2])
+{
+	double share = 0, per_rep = 0;
+
+	for (int k = 0; k < 2; k++) {
+		uint64_t all = 0;
+
+		for (size_t r = 0; r < x->run[k]->nreps; r++)
+			all += x->run[k]->reps[r].cpu_ns ? x->kept[k][r] : 0;
+		if (all && (double)tot[k] / (double)all > share)
+			share = (double)tot[k] / (double)all;
+		if ((double)tot[k] / (double)x->run[k]->nreps > per_rep)
+			per_rep = (double)tot[k] / (double)x->run[k]->nreps;
+	}
+	if (share < PG_SAMPLED_SHOW_SHARE)
+		return 0;
+	return pg_comparison_add_unjudged(x->out, g->bin, g->s, g->len, share, per_rep);
+}
+
 /* Judge one frame, whose entries are g[side][0..ng[side]). 0 or a negative errno. */
 static int judge_frame(struct sctx *x, const struct fent *g[2], const size_t ng[2])
 {
@@ -330,7 +353,7 @@ static int judge_frame(struct sctx *x, const struct fent *g[2], const size_t ng[
 	struct pg_fcmp *f;
 
 	if (mb < PG_SAMPLED_MIN_SAMPLES && mn < PG_SAMPLED_MIN_SAMPLES)
-		return 0;
+		return unjudged(x, g[0], tot);
 	for (int k = 0; k < 2; k++)
 		fill(x->s[k], x->run[k], g[k], ng[k], x->kept[k]);
 	f = pg_comparison_add(x->out);

@@ -23,7 +23,9 @@
  * a repetition on either side and has samples on both; not when a traced function of either
  * run has that name in that object (its exact verdict decides), nor perfgate's probe frame,
  * "[unknown]", "[pre-exec]" or an unnamed address ("module+0x..."). Entries: source
- * PG_ORIGIN_SAMPLED, name and display the frame, samples its samples over both runs.
+ * PG_ORIGIN_SAMPLED, name and display the frame, samples its samples over both runs. A
+ * function on both sides that is too rare to be judged but holds PG_SAMPLED_SHOW_SHARE of a
+ * side's samples is named in out->unjudged instead.
  *
  * Used by diff/compare.c only:
  *
@@ -45,6 +47,16 @@
 
 /* Mean samples a repetition a frame needs on one side at least to be judged. */
 #define PG_SAMPLED_MIN_SAMPLES 10
+
+/*
+ * A function too rare to be judged (above) that holds at least this share of a side's samples
+ * is named in the comparison's unjudged functions (struct pg_unjudged): time the report
+ * would otherwise pass over in silence, untraced and unjudged. 1%: a function below it moves
+ * the whole program by under 1% even when its time doubles, which the program's own verdict
+ * (5% between two recordings, 2% in perfgate ab) cannot tell either; at most PG_UNJUDGED_MAX
+ * are named, as the budget names the 5 left-out functions with the most samples.
+ */
+#define PG_SAMPLED_SHOW_SHARE 0.01
 
 /*
  * Append the sampled functions of @base and @new to out->f and test them into @fam (nothing

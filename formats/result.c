@@ -205,6 +205,26 @@ static int put_counts(struct json_object *root, const struct pg_comparison *c)
 	return pg_json_put(root, "counts", o);
 }
 
+/* "unjudged": [{binary, name, share, per_rep}], the hot functions nothing judged */
+static struct json_object *new_unjudged(const struct pg_comparison *c)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < c->nunjudged; i++) {
+		const struct pg_unjudged *u = &c->unjudged[i];
+		struct json_object *o = json_object_new_object();
+
+		if (!o || pg_json_put_utf8(o, "binary", u->binary) ||
+		    pg_json_put_utf8(o, "name", u->name) || pg_json_put_num(o, "share", u->share) ||
+		    pg_json_put_num(o, "per_rep", u->per_rep) || json_object_array_add(a, o)) {
+			json_object_put(o);
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 /* "judged": what the verdict rests on (struct pg_comparison) */
 static int put_judged(struct json_object *root, const struct pg_comparison *c)
 {
@@ -213,7 +233,8 @@ static int put_judged(struct json_object *root, const struct pg_comparison *c)
 	if (!o || pg_json_put_u64(o, "exact", c->njudged_exact) ||
 	    pg_json_put_u64(o, "sampled", c->njudged_sampled) ||
 	    pg_json_put_bool(o, "program", c->program_judged) ||
-	    pg_json_put_num(o, "cpu_share", c->judged_share)) {
+	    pg_json_put_num(o, "cpu_share", c->judged_share) ||
+	    pg_json_put(o, "unjudged", new_unjudged(c))) {
 		json_object_put(o);
 		return -ENOMEM;
 	}
@@ -426,6 +447,33 @@ static int read_waker(const struct pg_jr *jr, struct json_object *o, const char 
 	return 0;
 }
 
+/* judged.unjudged: absent in results from before (none named); at most PG_UNJUDGED_MAX */
+static int read_unjudged(const struct pg_jr *jr, struct json_object *judged,
+			 struct pg_comparison *c)
+{
+#define W "judged.unjudged"
+	struct json_object *a;
+	int err = pg_jr_member(jr, judged, "judged", "unjudged", json_type_array, PG_JR_OPTIONAL,
+			       &a);
+	size_t n = a ? json_object_array_length(a) : 0;
+
+	for (size_t i = 0; !err && i < n && i < PG_UNJUDGED_MAX; i++) {
+		struct json_object *o = json_object_array_get_idx(a, i);
+		const char *bin = NULL, *name = NULL;
+		double share = NAN, per_rep = NAN;
+
+		err = pg_jr_want(jr, o, W, "an entry", json_type_object, PG_JR_REQUIRED);
+		err = err ?: pg_jr_get_str(jr, o, W, "binary", PG_JR_REQUIRED, &bin);
+		err = err ?: pg_jr_get_str(jr, o, W, "name", PG_JR_REQUIRED, &name);
+		err = err ?: pg_jr_get_num(jr, o, W, "share", PG_JR_REQUIRED, &share);
+		err = err ?: pg_jr_get_num(jr, o, W, "per_rep", PG_JR_REQUIRED, &per_rep);
+		if (!err && pg_comparison_add_unjudged(c, bin, name, strlen(name), share, per_rep))
+			err = pg_jr_oom(jr);
+	}
+	return err;
+#undef W
+}
+
 /* "judged" and counts.sampled: absent in results from before (none, share unknown) */
 static int read_judged(const struct pg_jr *jr, struct json_object *root,
 		       struct json_object *counts, struct pg_comparison *c)
@@ -451,7 +499,7 @@ static int read_judged(const struct pg_jr *jr, struct json_object *root,
 				   &v);
 		c->program_judged = !err && v && json_object_get_boolean(v);
 	}
-	return err;
+	return err ?: read_unjudged(jr, o, c);
 }
 
 static const char *overall_name(int k)

@@ -23,6 +23,7 @@
 #include "../diff/hspeed.h"
 #include "../diff/rnull.h"
 #include "../diff/rspeed.h"
+#include "../diff/sampled.h"
 #include "../diff/speed.h"
 #include "compare_out.h"
 #include "fmt.h"
@@ -482,6 +483,29 @@ static void print_judged(const struct pg_comparison *c, FILE *out)
 			c->program_judged ? ", the whole program" : "");
 }
 
+/*
+ * The hot functions nothing judged, under a line that says why:
+ *   not judged (not traced, and under 10 samples a repetition: too rare for a verdict):
+ *       blur_row  5.0% of the samples, ~8.7 a repetition
+ */
+static void print_unjudged(const struct pg_comparison *c, FILE *out)
+{
+	if (!c->nunjudged)
+		return;
+	fprintf(out, "not judged (not traced, and under %d samples a repetition: too rare for a "
+		"verdict):\n", PG_SAMPLED_MIN_SAMPLES);
+	for (size_t i = 0; i < c->nunjudged; i++) {
+		char *name = pg_fmt_ascii(c->unjudged[i].name);
+
+		if (!name)
+			continue;
+		pg_fmt_ellipsize(name, PG_TEXT_WIDTH - 48);
+		fprintf(out, "    %s  %.1f%% of the samples, ~%.1f a repetition\n", name,
+			100 * c->unjudged[i].share, c->unjudged[i].per_rep);
+		free(name);
+	}
+}
+
 /* The whole-program entries of @c with verdict @v (PG_VERDICT_COUNT: any). */
 static size_t program_entries(const struct pg_comparison *c, enum pg_verdict v)
 {
@@ -719,6 +743,7 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 
 	print_program(c, out);
 	print_judged(c, out);
+	print_unjudged(c, out);
 	for (i = 0; i < c->nwarnings; i++) {
 		char *w = pg_fmt_ascii(c->warnings[i]);
 

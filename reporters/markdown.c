@@ -10,6 +10,7 @@
 
 #include "../core/gbench.h"
 #include "../diff/cpusplit.h"
+#include "../diff/sampled.h"
 #include "fmt.h"
 #include "markdown.h"
 
@@ -378,6 +379,16 @@ static void md_counts(FILE *out, const struct pg_comparison *c)
 		fprintf(out, " Judged %.0f%% of the CPU time: %zu functions exact, %zu sampled%s.",
 			100 * c->judged_share, c->njudged_exact, c->njudged_sampled,
 			c->program_judged ? ", the whole program" : "");
+	if (c->nunjudged)
+		fprintf(out, " Not judged (not traced, and under %d samples a repetition: too rare "
+			"for a verdict): ", PG_SAMPLED_MIN_SAMPLES);
+	for (size_t i = 0; i < c->nunjudged; i++) {
+		fputs(i ? ", " : "", out);
+		md_code(out, c->unjudged[i].name, NAME_MAX_LEN);
+		fprintf(out, " %.1f%% of the samples (~%.1f a repetition)%s",
+			100 * c->unjudged[i].share, c->unjudged[i].per_rep,
+			i + 1 == c->nunjudged ? "." : "");
+	}
 	fputc('\n', out);
 }
 

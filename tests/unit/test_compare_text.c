@@ -355,6 +355,29 @@ static void test_text_notable(void **state)
 	free(s);
 }
 
+/* The hot functions nothing judged: one line of why, then one line each, within the width. */
+static void test_text_unjudged(void **state)
+{
+	struct pg_fx_compare *fx = *state;
+	char *s, *line;
+
+	s = text(fx, 0);
+	assert_null(strstr(s, "not judged"));
+	free(s);
+	assert_int_equal(pg_comparison_add_unjudged(&fx->c, "prog", "blur_row", 8, 0.05, 8.7), 0);
+	assert_int_equal(pg_comparison_add_unjudged(&fx->c, "prog", fx->long_name,
+						    strlen(fx->long_name), 0.02, 3), 0);
+	s = text(fx, 0);
+	assert_layout(s);
+	assert_non_null(strstr(s, "\nnot judged (not traced, and under 10 samples a repetition: "
+				  "too rare for a verdict):\n    blur_row  5.0% of the samples, "
+				  "~8.7 a repetition\n    "));
+	line = line_with(s, "2.0% of the samples, ~3.0 a repetition");
+	assert_non_null(strstr(line, "..."));	/* the long name, shortened */
+	free(line);
+	free(s);
+}
+
 /* A paired comparison says so under the header, with its pairs. */
 static void test_text_paired(void **state)
 {
@@ -389,6 +412,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_one_binary, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_text_notable, pg_fx_compare_setup,
+						pg_fx_compare_teardown),
+		cmocka_unit_test_setup_teardown(test_text_unjudged, pg_fx_compare_setup,
 						pg_fx_compare_teardown),
 		cmocka_unit_test_setup_teardown(test_text_paired, pg_fx_compare_setup,
 						pg_fx_compare_teardown),

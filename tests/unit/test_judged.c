@@ -111,6 +111,13 @@ static void round_trip(const struct pg_comparison *c)
 	assert_int_equal(r.njudged_sampled, c->njudged_sampled);
 	assert_int_equal(r.program_judged, c->program_judged);
 	assert_true(fabs(r.judged_share - c->judged_share) < 1e-9);
+	assert_int_equal(r.nunjudged, c->nunjudged);
+	for (size_t i = 0; i < c->nunjudged; i++) {
+		assert_string_equal(r.unjudged[i].binary, c->unjudged[i].binary);
+		assert_string_equal(r.unjudged[i].name, c->unjudged[i].name);
+		assert_true(fabs(r.unjudged[i].share - c->unjudged[i].share) < 1e-9);
+		assert_true(fabs(r.unjudged[i].per_rep - c->unjudged[i].per_rep) < 1e-9);
+	}
 	pg_comparison_release(&r);
 	pg_run_release(&b);
 	pg_run_release(&n);
@@ -398,6 +405,40 @@ static void test_nothing_judged(void **state)
 	pg_run_free(b);
 }
 
+/*
+ * An untraced function too rare to be judged from its samples (other: ~5 a repetition, under
+ * PG_SAMPLED_MIN_SAMPLES) gets no entry, but is named as unjudged with its share, when that
+ * share is PG_SAMPLED_SHOW_SHARE or more: 5 of ~60 samples (8%) is; 5 of ~1010 (0.5%) is not.
+ */
+static void test_unjudged_named(void **state)
+{
+	struct pg_run *a = model(50, 5, 10, 9, true, NULL), *b = model(50, 5, 10, 10, true, NULL);
+	struct pg_run *la = model(1000, 5, 10, 11, true, NULL);
+	struct pg_run *lb = model(1000, 5, 10, 12, true, NULL);
+	struct pg_comparison c;
+
+	(void)state;
+	assert_int_equal(compare(a, b, &c), 0);
+	assert_null(find(&c, PG_ORIGIN_SAMPLED, "other"));
+	assert_non_null(find(&c, PG_ORIGIN_SAMPLED, "leaf"));
+	assert_int_equal(c.nunjudged, 1);
+	assert_string_equal(c.unjudged[0].name, "other");
+	assert_string_equal(c.unjudged[0].binary, "");	/* no own samples: no object */
+	/* 5 of 60 a repetition, each count within +-1 of it by the 2% noise and rounding */
+	assert_true(c.unjudged[0].share > 4.0 / 61 && c.unjudged[0].share < 6.0 / 59);
+	assert_true(c.unjudged[0].per_rep >= 4 && c.unjudged[0].per_rep <= 6);
+	round_trip(&c);
+	pg_comparison_release(&c);
+	assert_int_equal(compare(la, lb, &c), 0);
+	assert_null(find(&c, PG_ORIGIN_SAMPLED, "other"));
+	assert_int_equal(c.nunjudged, 0);	/* 0.5% of the samples: below the share shown */
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+	pg_run_free(la);
+	pg_run_free(lb);
+}
+
 /* Old run files: no CPU time, no sampled or program CPU verdicts, the share unknown. */
 static void test_no_cpu_time(void **state)
 {
@@ -428,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_untraced_pass),
 		cmocka_unit_test(test_nothing_judged),
 		cmocka_unit_test(test_no_cpu_time),
+		cmocka_unit_test(test_unjudged_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

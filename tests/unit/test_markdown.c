@@ -95,6 +95,28 @@ static void test_pass(void **state)
 	pg_comparison_release(&c);
 }
 
+/* The hot functions nothing judged are named after what was judged, largest share first */
+static void test_unjudged(void **state)
+{
+	struct pg_comparison c;
+	struct pg_md_opts o = { 0, 0, NULL };
+	char *md;
+
+	(void)state;
+	setup_cmp(&c, 1);
+	c.judged_share = 0.93;
+	assert_int_equal(pg_comparison_add_unjudged(&c, "prog", "small_xyz", 5, 0.012, 2.5), 0);
+	assert_int_equal(pg_comparison_add_unjudged(&c, "prog", "blur_row", 8, 0.05, 8.7), 0);
+	md = pg_compare_markdown(&c, NULL, NULL, &o);
+	assert_non_null(md);
+	assert_non_null(strstr(md, " Not judged (not traced, and under 10 samples a "
+				   "repetition: too rare for a verdict): `blur_row` 5.0% of the "
+				   "samples (~8.7 a repetition), `small` 1.2% of the samples "
+				   "(~2.5 a repetition).\n"));
+	free(md);
+	pg_comparison_release(&c);
+}
+
 /* An unchanged function's cause line: in the heading's count, the list and its annotation */
 static void test_cause(void **state)
 {
@@ -286,6 +308,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pass),
+		cmocka_unit_test(test_unjudged),
 		cmocka_unit_test(test_paired),
 		cmocka_unit_test(test_cause),
 		cmocka_unit_test(test_notable),
