@@ -7,6 +7,7 @@
 # is INCONCLUSIVE everywhere, exit 0, and exit 2 with --strict; its Gerrit vote is 0. Two
 # builds (hotleaf, hotleaf_new) where hot_leaf is slower with the same machine code and
 # other_work's code changed: hot_leaf's regression says its code is the same, in both flows.
+# Sampled too rarely to be judged (-F 29), hot_leaf is named as not judged, with its share.
 source "$(dirname "$0")/lib.sh"
 
 # ---- a sampled-only regression, with the whole program explained by it ----
@@ -143,3 +144,38 @@ check_eq "noisy: Gerrit vote 0" 0 "$(pgtest get "$TMP/noisy.gerrit" labels.Perfo
 check "noisy: GitHub check not a success" not grep -q '"success"' "$TMP/noisy.github"
 expect_exit 2 "$PERFGATE" compare --strict "$TMP/noisy/base.json" "$TMP/noisy/new.json"
 check_contains "noisy --strict: INCONCLUSIVE" "$TMP/stdout" '^perfgate: INCONCLUSIVE: '
+
+# ---- a hot function too rare to judge is named ----
+# hotleaf's hot_leaf holds ~40% of a ~0.3 s run: at -F 29 ~3-4 samples a repetition, under
+# the 10 a sampled function needs (PG_SAMPLED_MIN_SAMPLES) unless the run takes over ~0.8 s,
+# and far above the 1% share that gets an unjudged function named (PG_SAMPLED_SHOW_SHARE).
+# Whatever the counts, each name must follow the rule from the run file's own samples.
+"$PERFGATE" record -q -r 5 -F 29 -f setup -o "$TMP/rare.json" -- ./hotleaf
+expect_exit 0 "$PERFGATE" compare "$TMP/rare.json" "$TMP/rare.json" --json "$TMP/rare-c.json" \
+	--markdown "$TMP/rare.md"
+cat "$TMP/stdout"
+check_contains "rare: the reason heads the list" "$TMP/stdout" \
+	'^not judged (not traced, and under 10 samples a repetition: too rare for a verdict):$'
+check_contains "rare: hot_leaf on a line of its own" "$TMP/stdout" \
+	'^    hot_leaf  [0-9.]*% of the samples, ~[0-9.]* a repetition$'
+check_contains "rare: Markdown" "$TMP/rare.md" 'Not judged (not traced.*`hot_leaf` [0-9.]*%'
+python3 - "$TMP/rare.json" "$TMP/rare-c.json" <<'PY'
+import sys, pgtest
+run, r = pgtest.load(sys.argv[1]), pgtest.load(sys.argv[2])
+reps = run["repetitions"]
+total = sum(n for rep in reps for _, n in rep["stacks"])
+own = {}
+for rep in reps:
+    for _, _, frame, n in rep["own_samples"]:
+        own[frame] = own.get(frame, 0) + n
+traced = {f["name"] for f in run["functions"]}
+un = {u["name"]: u for u in r["judged"]["unjudged"]}
+assert "hot_leaf" in un, (un, own.get("hot_leaf"), total)
+for name, n in own.items():
+    rare = n / len(reps) < 10 and n / total >= 0.01 and name not in traced
+    assert (name in un) == rare or len(un) == 5, (name, n, total, sorted(un))
+for name, u in un.items():
+    assert abs(u["per_rep"] - own[name] / len(reps)) < 1e-9, (u, own[name])
+    assert abs(u["share"] - own[name] / total) < 1e-9, (u, own[name], total)
+PY
+check "rare: the unjudged follow the rule" test $? = 0
