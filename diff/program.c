@@ -133,7 +133,9 @@ static int cmp_impact(const void *a, const void *b)
  * tell (c->speed_shift): a change that, less that speed, is no longer surely beyond the
  * minimum effect could be the machine as well as the build, which two recordings cannot
  * tell apart (the functions are corrected by it; the program was not, or by the spin's CPU
- * time only, which a memory-bound program does not follow).
+ * time only, which a memory-bound program does not follow). Likewise an unchanged CPU time
+ * that, less that speed, could be slower by the minimum effect: the spin and the functions
+ * disagree on the machine, and a regression may hide in the difference.
  */
 static void settle_cpu(const struct pg_comparison *c, struct pg_fcmp *f)
 {
@@ -145,8 +147,11 @@ static void settle_cpu(const struct pg_comparison *c, struct pg_fcmp *f)
 	bool wide_drift = f->verdict == PG_VERDICT_INCONCLUSIVE && f->cause == PG_CAUSE_WIDE &&
 			  fabs(c->speed_shift) > e && f->change * c->speed_shift > 0;
 
+	/* unchanged, but less the functions' speed (not the spin's) possibly slower by the
+	 * minimum effect: a regression the spin did not see the machine hide is not ruled out */
 	if (f->verdict == PG_VERDICT_REGRESSION ? lo > e :
-	    f->verdict == PG_VERDICT_IMPROVEMENT ? hi < -e : !wide_drift)
+	    f->verdict == PG_VERDICT_IMPROVEMENT ? hi < -e :
+	    f->verdict == PG_VERDICT_UNCHANGED ? !(hi > e) : !wide_drift)
 		return;
 	f->verdict = PG_VERDICT_INCONCLUSIVE;
 	f->cause = PG_CAUSE_DRIFT;

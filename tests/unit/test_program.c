@@ -41,9 +41,21 @@ static void test_settle(void **state)
 	struct pg_fcmp f = { .change = 0.002, .ci_lo = -0.04, .ci_hi = 0.045,
 			     .verdict = PG_VERDICT_UNCHANGED };
 
-	/* unchanged stays unchanged, however far the machine moved */
+	/* unchanged stays unchanged when the machine ran slower or about the same: less that
+	 * speed the program was faster ([-20.0%, -12.9%] for +20%) or still within 5% */
 	assert_int_equal(settle(f, 0.2).verdict, PG_VERDICT_UNCHANGED);
 	assert_int_equal(settle(f, 0.004).verdict, PG_VERDICT_UNCHANGED);
+	/* but the functions ran 18.4% faster and the spin saw nothing: less that, the program
+	 * was [+17.6%, +28.1%] slower: not ruled out, the drift its reason */
+	assert_int_equal(settle(f, -0.184).verdict, PG_VERDICT_INCONCLUSIVE);
+	assert_int_equal(settle(f, -0.184).cause, PG_CAUSE_DRIFT);
+	/* the kept zstd session: -15.0% [-21.2%, -3.0%] with the functions -18.4%: less that,
+	 * [-3.4%, +18.9%] */
+	f = (struct pg_fcmp){ .change = -0.15, .ci_lo = -0.212, .ci_hi = -0.03,
+			      .verdict = PG_VERDICT_UNCHANGED };
+	assert_int_equal(settle(f, -0.184).verdict, PG_VERDICT_INCONCLUSIVE);
+	/* with the functions -4%: less that, [-17.9%, +1.0%], within 5% of no change */
+	assert_int_equal(settle(f, -0.04).verdict, PG_VERDICT_UNCHANGED);
 	/* a regression the machine's +25% explains: inconclusive, drift */
 	f = (struct pg_fcmp){ .change = 0.28, .ci_lo = 0.16, .ci_hi = 0.42,
 			      .verdict = PG_VERDICT_REGRESSION };
