@@ -15,18 +15,19 @@ REC=("$PERFGATE" record -q -r 10 -F 999 -f read_zero -f 'work*')
 
 # A/A: read_zero in the kernel's class, said, widened; the spins not in it
 expect_exit 0 "$PERFGATE" compare "$TMP/a.json" "$TMP/b.json" --all --json "$TMP/aa.json"
-check_contains "the kernel's class is said" "$TMP/stdout" \
-	"and 1 function whose time is mostly the kernel's widened 2.2x"
 python3 - "$TMP/aa.json" <<'PY'
 import sys, pgtest
 r = pgtest.load(sys.argv[1])
 f = {e["name"]: e for e in r["functions"]}
-assert f["read_zero"]["kernel_share"] > 0.8, f["read_zero"]
+assert f["read_zero"].get("kernel_share", 0) > 0.8, (f["read_zero"], r["speed"])
 for n in ("work%d" % i for i in range(10)):
     assert f[n].get("kernel_share", 0) < 0.3, f[n]
 assert r["speed"]["kernel_n"] == 1 and r["speed"]["kernel_inflation"] >= 2.2, r["speed"]
 assert not pgtest.with_verdict(r, "regression"), pgtest.verdicts(r)
 PY
+# widened by the larger of the comparison's own factor and the class's 2.2
+check_contains "the kernel's class is said" "$TMP/stdout" \
+	"and 1 function whose time is mostly the kernel's widened [0-9.]*x"
 
 # reading twice as much: still found, the kernel's class or not
 expect_exit 1 "$PERFGATE" compare "$TMP/a.json" "$TMP/c.json" --json "$TMP/c2.json"
