@@ -674,11 +674,22 @@ int pg_run_validate(const struct pg_run *run, char *why, size_t whylen)
 	return 0;
 }
 
+/* Does frame @f[0..len) end in @mark after a name? */
+static bool frame_marked(const char *f, size_t len, const char *mark)
+{
+	size_t m = strlen(mark);
+
+	return len > m && !memcmp(f + len - m, mark, m);
+}
+
 bool pg_frame_inlined(const char *f, size_t len)
 {
-	size_t m = strlen(PG_INLINED_MARK);
+	return frame_marked(f, len, PG_INLINED_MARK);
+}
 
-	return len > m && !memcmp(f + len - m, PG_INLINED_MARK, m);
+bool pg_frame_kernel(const char *f, size_t len)
+{
+	return frame_marked(f, len, PG_KERNEL_MARK);
 }
 
 static void owns_free(struct pg_own **v, size_t *n)

@@ -457,6 +457,12 @@ bool pg_folded_valid(const char *s);
 /* Is frame @f[0..len) an inlined function's (marked PG_INLINED_MARK)? */
 bool pg_frame_inlined(const char *f, size_t len);
 
+/* Marks a kernel frame in a folded stack ("vfs_read [k]"). */
+#define PG_KERNEL_MARK " [k]"
+
+/* Is frame @f[0..len) the kernel's (marked PG_KERNEL_MARK)? */
+bool pg_frame_kernel(const char *f, size_t len);
+
 /* Does a repetition of @run hold inclusive samples (pg_rep.incl)? */
 bool pg_run_has_incl(const struct pg_run *run);
 

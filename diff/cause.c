@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
 #include "../core/sort.h"
 #include "cause.h"
 #include "kshare.h"
@@ -144,15 +145,8 @@ struct pg_fcount *pg_fcounts_get(struct pg_fcounts *t, const char *s, size_t len
 
 	if (e)
 		return e;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 8;
-		struct pg_fcount *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (PG_ALLOC_GROW(t->v, t->n + 1, t->cap))
+		return NULL;
 	e = &t->v[t->n];
 	memset(e, 0, sizeof(*e));
 	e->s = s;
@@ -592,7 +586,7 @@ static int ancestor_words(const struct pg_comparison *c, const struct pg_fcmp *f
 /* Is frame @x a frame of the stack's program, not inlined, not the kernel's? */
 static bool own_frame(struct piece x)
 {
-	return !pg_frame_inlined(x.s, x.len) && !(x.len > 4 && !memcmp(x.s + x.len - 4, " [k]", 4));
+	return !pg_frame_inlined(x.s, x.len) && !pg_frame_kernel(x.s, x.len);
 }
 
 /* What the callee search looks at: the traced frames (sorted) and the candidates. */

@@ -46,7 +46,7 @@ static void stack_owner(const char *s, const char **f, size_t *fl, const char **
 	for (;;) {
 		b = frame_start(s, end);
 		if (b == s || !(pg_frame_inlined(b, (size_t)(end - b)) ||
-				((size_t)(end - b) > 4 && !memcmp(end - 4, " [k]", 4))))
+				pg_frame_kernel(b, (size_t)(end - b))))
 			break;
 		if (pg_frame_inlined(b, (size_t)(end - b))) {
 			*x = b;

@@ -57,11 +57,6 @@ static const struct fname *find(const struct fname *v, size_t n, const char *s, 
 	return lo < n && v[lo].len == len && !memcmp(v[lo].s, s, len) ? &v[lo] : NULL;
 }
 
-static bool is_kernel(const char *s, size_t len)
-{
-	return len > 4 && !memcmp(s + len - 4, " [k]", 4);
-}
-
 /* Count @n samples, kernel ones when @kern, to every entry named @s[0..len) in @v; with
  * o->stamp, once a stack (@stack) an entry. */
 static void count(struct owners *o, const struct fname *v, size_t nv, const char *s,
@@ -111,7 +106,7 @@ static void count_stack(struct owners *o, const char *s, uint64_t n, size_t stac
 	bool kern = false;
 
 	while (frame_next(&w)) {
-		kern = is_kernel(w.s, w.len);
+		kern = pg_frame_kernel(w.s, w.len);
 		if (kern || pg_frame_inlined(w.s, w.len))
 			continue;
 		own = w;

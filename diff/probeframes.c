@@ -10,7 +10,7 @@
 
 #include "probeframes.h"
 
-#define KSUFFIX " [k]"
+#define KSUFFIX PG_KERNEL_MARK
 #define KSUFFIX_LEN (sizeof(KSUFFIX) - 1)
 
 /* a frame: @s[0..len) of a folded stack */
@@ -21,7 +21,7 @@ struct frame {
 
 static bool is_kernel(struct frame f)
 {
-	return f.len > KSUFFIX_LEN && !memcmp(f.s + f.len - KSUFFIX_LEN, KSUFFIX, KSUFFIX_LEN);
+	return pg_frame_kernel(f.s, f.len);
 }
 
 static bool has(struct frame f, const char *what)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/alloc.h"
 #include "cause.h"
 #include "waker.h"
 
@@ -29,15 +30,8 @@ static struct wsum *wtab_get(struct wtab *t, enum pg_woken_kind kind, const char
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].kind == kind && !strcmp(t->v[i].comm, comm))
 			return &t->v[i];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 8;
-		struct wsum *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (PG_ALLOC_GROW(t->v, t->n + 1, t->cap))
+		return NULL;
 	t->v[t->n] = (struct wsum){ kind, comm, { 0, 0 } };
 	return &t->v[t->n++];
 }

@@ -174,7 +174,7 @@ static int frame_fill(struct frame *fr, const struct pg_run *run, const struct p
 		fr->file = src->file;
 		fr->line = src->line;
 	}
-	if (len > 4 && !strcmp(fr->name + len - 4, " [k]")) {
+	if (pg_frame_kernel(fr->name, len)) {
 		fr->mapping = KERNEL_MAPPING;
 		return 0;
 	}

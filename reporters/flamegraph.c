@@ -100,9 +100,7 @@ static uint32_t name_hash(const char *s)
 
 static bool is_kernel(const char *name)
 {
-	size_t n = strlen(name);
-
-	return n > 4 && !strcmp(name + n - 4, " [k]");
+	return pg_frame_kernel(name, strlen(name));
 }
 
 static bool is_unresolved(const char *name)
