@@ -113,6 +113,8 @@ __u64 noffcpu_lost = 0;	/* of those, dropped: the ring buffer was full */
 __u64 noffcpu_lost_ns = 0;	/* the blocked time they carried */
 __u64 noffcpu_nostack = 0;	/* chosen intervals whose user stack had gone (see below) */
 __u64 noffcpu_nostack_ns = 0;
+/* samples taken on each CPU: where the benchmark ran, for the reference spin's weights */
+__u64 cpu_samples[PG_SAMPLE_CPUS] = {};
 /* blocked intervals shorter than this are sampled (set before load; > 0) */
 const volatile __u64 offcpu_quantum_ns = 1000000;
 /*
@@ -370,10 +372,14 @@ int pg_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct pg_rec_sample *r;
+	__u32 cpu;
 
 	if (!(id >> 32))
 		return 0;	/* the idle task */
 	__sync_fetch_and_add(&nsamples, 1);
+	cpu = bpf_get_smp_processor_id();
+	if (cpu < PG_SAMPLE_CPUS)
+		__sync_fetch_and_add(&cpu_samples[cpu], 1);
 	r = bpf_ringbuf_reserve(&samples, sizeof(*r), 0);
 	if (!r) {
 		__sync_fetch_and_add(&nlost, 1);

@@ -29,6 +29,7 @@
 #define PG_SAMPLE_PAGE 4096
 #define PG_SAMPLE_NREGS 17		/* x86-64 DWARF registers 0..16 (rax .. rip) */
 #define PG_SAMPLE_NRET 32		/* pending uretprobe returns kept */
+#define PG_SAMPLE_CPUS 1024		/* CPUs whose samples are counted (cpu_samples) */
 
 enum pg_sample_kind {
 	PG_REC_SAMPLE = 1,

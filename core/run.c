@@ -537,6 +537,60 @@ static int validate_ab(const struct pg_run *run, char *why, size_t whylen)
 	return err;
 }
 
+uint64_t pg_spin_samples(const struct pg_spin *s)
+{
+	uint64_t n = 0;
+
+	for (uint32_t c = 0; c < s->ncpu; c++)
+		n += s->cpus[c].samples;
+	return n;
+}
+
+void pg_spin_combine(struct pg_spin *s)
+{
+	double w = 0, cpu = 0, q = 0, total = (double)pg_spin_samples(s);
+
+	if (!s->ncpu)
+		return;
+	for (uint32_t c = 0; c < s->ncpu; c++) {
+		const struct pg_spin_cpu *p = &s->cpus[c];
+		double k = total > 0 ? (double)p->samples / total : 1.0 / s->ncpu;
+
+		w += k * (double)p->wall_ns;
+		cpu += k * (double)p->cpu_ns;
+		q += k * (double)p->runq_ns;
+	}
+	s->wall_ns = w >= 1 ? (uint64_t)w : 1;
+	s->cpu_ns = cpu >= 1 ? (uint64_t)cpu : 1;
+	s->runq_ns = (uint64_t)q < s->wall_ns ? (uint64_t)q : s->wall_ns - 1;
+}
+
+/* one spin's per-CPU part: at most PG_SPIN_MAX_CPUS, each CPU once, as a spin's times */
+static int validate_spin_cpus(const struct pg_spin *s, size_t i, char *why, size_t whylen)
+{
+	if (s->ncpu > PG_SPIN_MAX_CPUS) {
+		WHY("reference spin %zu ran on %u CPUs, more than %d", i, s->ncpu,
+		    PG_SPIN_MAX_CPUS);
+		return -EINVAL;
+	}
+	for (uint32_t c = 0; c < s->ncpu; c++) {
+		const struct pg_spin_cpu *p = &s->cpus[c];
+
+		if (!p->wall_ns || !p->cpu_ns || p->runq_ns >= p->wall_ns) {
+			WHY("reference spin %zu on CPU %u has a time of 0, or waited its whole "
+			    "time", i, p->cpu);
+			return -EINVAL;
+		}
+		for (uint32_t d = 0; d < c; d++) {
+			if (s->cpus[d].cpu == p->cpu) {
+				WHY("reference spin %zu names CPU %u twice", i, p->cpu);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
 /* the reference spin: one per repetition, named, every time > 0 */
 static int validate_spin(const struct pg_meta *m, size_t nreps, char *why, size_t whylen)
 {
@@ -552,6 +606,8 @@ static int validate_spin(const struct pg_meta *m, size_t nreps, char *why, size_
 			WHY("reference spin %zu has a time of 0, or waited its whole time", i);
 			return -EINVAL;
 		}
+		if (validate_spin_cpus(&m->spin[i], i, why, whylen))
+			return -EINVAL;
 	}
 	return 0;
 }

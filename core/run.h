@@ -237,16 +237,46 @@ struct pg_rep {
 	struct pg_gb_value *bench;
 };
 
+/* CPUs a repetition's spins are pinned to, at most (runner/session/spin.h) */
+#define PG_SPIN_MAX_CPUS 8
+
+/*
+ * The spin run pinned to one CPU before a repetition: which CPU, its times (as struct
+ * pg_spin's) and how many of the repetition's samples were taken on that CPU (0 without
+ * sampling): its share of the repetition's CPU time.
+ */
+struct pg_spin_cpu {
+	uint32_t cpu;
+	uint64_t wall_ns;
+	uint64_t cpu_ns;
+	uint64_t runq_ns;
+	uint64_t samples;
+};
+
 /*
  * One run of the reference spin (pg_meta.spin): its wall and thread CPU time, both > 0, and
  * the part of its wall time it waited in a run queue for a CPU (the kernel's schedstat
  * run_delay; 0 when not measured), runq_ns < wall_ns.
+ *
+ * With ncpu > 0 (at most PG_SPIN_MAX_CPUS, each CPU once) the spin ran once on each CPU the
+ * benchmark could use, and the times above are pg_spin_combine()'s: the per-CPU times
+ * weighted by the repetition's samples on each CPU (what the spin would have taken on the
+ * mix of CPUs the benchmark ran on), or their mean when no sample tells where it ran. A
+ * copy is a plain struct assignment (no pointers).
  */
 struct pg_spin {
 	uint64_t wall_ns;
 	uint64_t cpu_ns;
 	uint64_t runq_ns;
+	uint32_t ncpu;
+	struct pg_spin_cpu cpus[PG_SPIN_MAX_CPUS];
 };
+
+/* Set @s's times from its per-CPU spins (a no-op when ncpu is 0), as struct pg_spin says. */
+void pg_spin_combine(struct pg_spin *s);
+
+/* The number of @s's samples on all its CPUs: 0 when nothing tells where the repetition ran. */
+uint64_t pg_spin_samples(const struct pg_spin *s);
 
 /* Which side of a perfgate ab session a run is (pg_meta.ab_side). */
 enum pg_ab_side {

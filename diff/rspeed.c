@@ -403,29 +403,58 @@ double pg_rspeed_of(const struct pg_rspeed *s, uint32_t id, const double *lb, co
  * times its median absolute deviation over sqrt(n) */
 #define MAD_TO_MEDIAN_SE (1.482602218505602 * 1.2533141373155)
 
-/* The log of the median of @m's spins into *@med and its squared standard error into *@var.
- * -ENODATA (too few) or -ENOMEM. */
+/* A spin's time on a CPU (@cpu: its CPU time; else its wall less its run-queue wait) */
+static double spin_ns(uint64_t wall, uint64_t cpu_ns, uint64_t runq, bool cpu)
+{
+	return (double)(cpu ? cpu_ns : wall - runq);
+}
+
+/* The log of how far @s's CPUs disagreed when nothing tells where its repetition ran: its
+ * slowest CPU's time over its fastest's; 0 when its samples tell, or it ran on one CPU. */
+static double spin_unplaced(const struct pg_spin *s, bool cpu)
+{
+	double lo = INFINITY, hi = 0;
+
+	if (s->ncpu < 2 || pg_spin_samples(s))
+		return 0;
+	for (uint32_t c = 0; c < s->ncpu; c++) {
+		const struct pg_spin_cpu *p = &s->cpus[c];
+		double t = spin_ns(p->wall_ns, p->cpu_ns, p->runq_ns, cpu);
+
+		lo = t < lo ? t : lo;
+		hi = t > hi ? t : hi;
+	}
+	return log(hi / lo);
+}
+
+/* The log of the median of @m's spins into *@med and its squared standard error into *@var
+ * (the unplaced CPUs' part included: rspeed.h). -ENODATA (too few) or -ENOMEM. */
 static int spin_median(const struct pg_meta *m, bool cpu, double *med, double *var)
 {
 	size_t n = m->nspin;
-	double *v, mad;
+	double *v, mad, d;
 
 	if (n < PG_RSPEED_SPIN_MIN)
 		return -ENODATA;
 	v = malloc(n * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		v[i] = log((double)(cpu ? m->spin[i].cpu_ns : m->spin[i].wall_ns -
-					       m->spin[i].runq_ns));
+	for (size_t i = 0; i < n; i++) {
+		const struct pg_spin *s = &m->spin[i];
+
+		v[i] = log(spin_ns(s->wall_ns, s->cpu_ns, s->runq_ns, cpu));
+	}
 	*med = pg_median(v, n);
 	for (size_t i = 0; i < n; i++)
 		v[i] = fabs(v[i] - *med);
 	mad = pg_median(v, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = spin_unplaced(&m->spin[i], cpu);
+	d = pg_median(v, n);
 	free(v);
-	if (isnan(*med) || isnan(mad))
+	if (isnan(*med) || isnan(mad) || isnan(d))
 		return -ENOMEM;
-	*var = pow(MAD_TO_MEDIAN_SE * mad, 2) / (double)n;
+	*var = pow(MAD_TO_MEDIAN_SE * mad, 2) / (double)n + d * d / 12;
 	return 0;
 }
 

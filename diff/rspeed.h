@@ -81,6 +81,13 @@
  * judged is corrected by share * c as above (beta its share: nothing to learn a slope from)
  * and has its interval widened and p raised by that correction's uncertainty as
  * diff/rnull.h widens by the null (pg_rnull_widen_by()).
+ *
+ * A spin run on each CPU (struct pg_spin.ncpu) stands for the CPUs the repetition's samples
+ * fell on. Without samples it is the CPUs' mean, and the benchmark's own CPU may have been any
+ * of them: such a repetition's log value is known within +-d/2, d the log of its slowest CPU's
+ * time over its fastest's. The median of d over the run's spins (0 for a spin that tells
+ * where it ran, or ran on one CPU) adds (d/2)^2 / 3 to the run's squared standard error, a
+ * uniform error over that range.
  */
 /* Spins each run needs before they stand for its speed */
 #define PG_RSPEED_SPIN_MIN 3

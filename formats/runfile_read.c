@@ -22,6 +22,7 @@
 #include "gbench.h"
 #include "runfile.h"
 #include "runfile_stats.h"
+#include "runfile_spin.h"
 #include "runfile_woken.h"
 
 /* Optional "meta.ab": {"session": id, "side": "base"|"new"} (perfgate ab). */
@@ -100,51 +101,6 @@ static int read_env(const struct pg_jr *rd, struct json_object *env, struct pg_m
 	return 0;
 }
 
-/* The times "wall_ns", "cpu_ns" or "runq_ns" (optional: 0) of "meta.reference_spin" into
- * m->spin (m->nspin of them) */
-static int read_spin_times(const struct pg_jr *rd, struct json_object *o, const char *key,
-			   struct pg_meta *m)
-{
-	const char *w = "meta.reference_spin";
-	struct json_object *arr;
-	int err = pg_jr_member(rd, o, w, key, json_type_array, *key == 'r' ? PG_JR_OPTIONAL : 0,
-			       &arr);
-
-	if (!err && !arr)
-		return 0;
-	if (!err && json_object_array_length(arr) != m->nspin)
-		return pg_jr_bad(rd, w, "\"%s\" and \"wall_ns\" differ in length", key);
-	for (size_t i = 0; !err && i < m->nspin; i++) {
-		struct json_object *v = json_object_array_get_idx(arr, i);
-		struct pg_spin *s = &m->spin[i];
-		uint64_t *ns = *key == 'w' ? &s->wall_ns : *key == 'c' ? &s->cpu_ns : &s->runq_ns;
-
-		err = pg_jr_to_u64(rd, v, w, key, UINT64_MAX, ns);
-	}
-	return err;
-}
-
-/* Optional "meta.reference_spin": {"workload": name, "wall_ns": [...], "cpu_ns": [...],
- * "runq_ns": [...]} */
-static int read_spin(const struct pg_jr *rd, struct json_object *o, struct pg_meta *m)
-{
-	const char *w = "meta.reference_spin";
-	struct json_object *arr;
-	int err;
-
-	err = pg_jr_want(rd, o, "meta", "\"reference_spin\"", json_type_object, false);
-	err = err ?: pg_jr_dup_str(rd, o, w, "workload", false, &m->spin_workload);
-	err = err ?: pg_jr_member(rd, o, w, "wall_ns", json_type_array, false, &arr);
-	if (err)
-		return err;
-	m->nspin = json_object_array_length(arr);
-	m->spin = calloc(m->nspin ? m->nspin : 1, sizeof(*m->spin));
-	if (!m->spin)
-		return pg_jr_oom(rd);
-	return read_spin_times(rd, o, "wall_ns", m) ?: read_spin_times(rd, o, "cpu_ns", m) ?:
-	       read_spin_times(rd, o, "runq_ns", m);
-}
-
 static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg_meta *m)
 {
 	struct json_object *meta, *opts, *v;
@@ -198,7 +154,7 @@ static int read_meta(const struct pg_jr *rd, struct json_object *root, struct pg
 	if (!err && json_object_object_get_ex(meta, "environment", &v))
 		err = read_env(rd, v, m);
 	if (!err && json_object_object_get_ex(meta, "reference_spin", &v))
-		err = read_spin(rd, v, m);
+		err = pg_runfile_read_spin(rd, v, m);
 	if (!err && !m->argc)
 		err = pg_jr_bad(rd, "meta", "\"command\" is empty");
 	if (!err)

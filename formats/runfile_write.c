@@ -19,6 +19,7 @@
 #include "gbench.h"
 #include "runfile.h"
 #include "runfile_stats.h"
+#include "runfile_spin.h"
 #include "runfile_woken.h"
 
 /* "ab": {"session": id, "side": "base"|"new"}, perfgate ab's pairing of two files */
@@ -83,38 +84,6 @@ static struct json_object *new_env(const struct pg_meta *m)
 	return env;
 }
 
-/* An array of the reference spin's wall (0), CPU (1) or run queue (2) times */
-static struct json_object *new_spin_times(const struct pg_meta *m, int which)
-{
-	struct json_object *arr = pg_json_new_array(m->nspin);
-
-	for (size_t i = 0; arr && i < m->nspin; i++) {
-		const struct pg_spin *s = &m->spin[i];
-		uint64_t ns = which == 2 ? s->runq_ns : which ? s->cpu_ns : s->wall_ns;
-
-		if (pg_json_push(arr, json_object_new_uint64(ns))) {
-			json_object_put(arr);
-			return NULL;
-		}
-	}
-	return arr;
-}
-
-/* "reference_spin": {"workload": name, "wall_ns": [...], "cpu_ns": [...], "runq_ns": [...]} */
-static struct json_object *new_spin(const struct pg_meta *m)
-{
-	struct json_object *o = json_object_new_object();
-
-	if (!o || pg_json_put_str(o, "workload", m->spin_workload) ||
-	    pg_json_put(o, "wall_ns", new_spin_times(m, 0)) ||
-	    pg_json_put(o, "cpu_ns", new_spin_times(m, 1)) ||
-	    pg_json_put(o, "runq_ns", new_spin_times(m, 2))) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
 /*
  * Builders: each returns 0 or -ENOMEM and consumes @v (json-c objects are reference counted;
  * json_object_put(NULL) is a no-op). A NULL @v from a json_object_new_*() is a failure, except
@@ -155,7 +124,7 @@ static struct json_object *new_meta(const struct pg_meta *m)
 	    (m->ab_session && pg_json_put(meta, "ab", new_ab(m))) ||
 	    (m->nleft_out && pg_json_put(meta, "budget_left_out", new_left_out(m))) ||
 	    (m->nenv && pg_json_put(meta, "environment", new_env(m))) ||
-	    (m->nspin && pg_json_put(meta, "reference_spin", new_spin(m)))) {
+	    (m->nspin && pg_json_put(meta, "reference_spin", pg_runfile_new_spin(m)))) {
 		json_object_put(meta);
 		return NULL;
 	}

@@ -749,3 +749,8 @@ uint32_t pg_sampler_reps(const struct pg_sampler *s)
 {
 	return s->rep;
 }
+
+uint64_t pg_sampler_cpu_samples(const struct pg_sampler *s, uint32_t cpu)
+{
+	return cpu < PG_SAMPLE_CPUS ? s->skel->bss->cpu_samples[cpu] : 0;
+}

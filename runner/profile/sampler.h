@@ -99,4 +99,8 @@ struct pg_objects;
 const struct pg_objects *pg_sampler_objects(const struct pg_sampler *s);
 uint32_t pg_sampler_reps(const struct pg_sampler *s);
 
+/* The samples taken so far on CPU @cpu, over every repetition this sampler ran (0 for a CPU
+ * beyond what is counted). The difference over a repetition is its CPU time there. */
+uint64_t pg_sampler_cpu_samples(const struct pg_sampler *s, uint32_t cpu);
+
 #endif

@@ -307,6 +307,21 @@ int pg_recording_end(struct pg_recording *r, const struct pg_record_opts *o, str
 	return r->begun ? pg_launch_end(&r->launch, err) : err;
 }
 
+/* Where repetition @i ran, for its spin's weights (spin.h): the sampler's count on each CPU
+ * the spin ran on, kept in its samples before the repetition (@after false), made the
+ * repetition's own after it, and the spin's times combined. Without a sampler, 0s. */
+static void spin_where(const struct pg_sampler *sp, struct pg_spin *s, bool after)
+{
+	for (uint32_t c = 0; c < s->ncpu; c++) {
+		struct pg_spin_cpu *p = &s->cpus[c];
+		uint64_t n = sp ? pg_sampler_cpu_samples(sp, p->cpu) : 0;
+
+		p->samples = after ? n - p->samples : n;
+	}
+	if (after)
+		pg_spin_combine(s);
+}
+
 /* Step 3, once: a new repetition of @run, judged. */
 static int record_rep(const struct pg_record_opts *o, struct pg_recording *r, struct pg_run *run,
 		      uint32_t i)
@@ -319,9 +334,11 @@ static int record_rep(const struct pg_record_opts *o, struct pg_recording *r, st
 		return err ?: -ENOMEM;
 	pg_launch_phase(&r->launch, i ? run->reps[i - 1].wall_ns : r->sampled_wall,
 			"repetition %u/%u", i + 1, o->repetitions);
+	spin_where(r->probes.sampler, &run->meta.spin[i], false);
 	err = pg_recording_once(r, run, i, rep, rep);
 	if (err)
 		return err;
+	spin_where(r->probes.sampler, &run->meta.spin[i], true);
 	pg_launch_progress(o, i, rep, rep->nstats, rep->wall_ns * (o->repetitions - i - 1));
 	if (i == 0)
 		pg_calib_warn_overhead(run, rep);

@@ -5,6 +5,7 @@
 #include "spin.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,8 @@ static uint64_t chain(uint64_t x, uint32_t n)
 	return x;
 }
 
-int pg_spin_run(struct pg_spin *out)
+/* One spin on the CPU the calling thread is on: its wall, CPU and run-queue times. */
+static int spin_once(uint64_t *wall, uint64_t *cpu, uint64_t *runq)
 {
 	uint64_t w0 = 0, c0 = 0, w1 = 0, c1 = 0, q0 = run_delay(), q1;
 	int err;
@@ -62,14 +64,61 @@ int pg_spin_run(struct pg_spin *out)
 	if (err)
 		return err;
 	q1 = run_delay();
-	out->wall_ns = w1 > w0 ? w1 - w0 : 1;
-	out->cpu_ns = c1 > c0 ? c1 - c0 : 1;
+	*wall = w1 > w0 ? w1 - w0 : 1;
+	*cpu = c1 > c0 ? c1 - c0 : 1;
 	/* read outside the timed part, the wait is rounded to the scheduler's clock: at most
 	 * the wall time, less 1 ns */
-	out->runq_ns = q1 > q0 ? q1 - q0 : 0;
-	if (out->runq_ns >= out->wall_ns)
-		out->runq_ns = out->wall_ns - 1;
+	*runq = q1 > q0 ? q1 - q0 : 0;
+	if (*runq >= *wall)
+		*runq = *wall - 1;
 	return 0;
+}
+
+/* One spin on each CPU of @all, pinned in turn, into @out->cpus (ncpu of them; the caller
+ * restores the thread's affinity). 0, -errno of a clock, or 1 when a CPU refused the thread
+ * (a cpuset that changed: the caller spins unpinned instead). */
+static int spin_each_cpu(struct pg_spin *out, const cpu_set_t *all)
+{
+	cpu_set_t one;
+	int err = 0;
+
+	out->ncpu = 0;
+	for (int c = 0; c < CPU_SETSIZE && !err; c++) {
+		struct pg_spin_cpu *p = &out->cpus[out->ncpu];
+
+		if (!CPU_ISSET(c, all))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			return 1;
+		*p = (struct pg_spin_cpu){ .cpu = (uint32_t)c };
+		err = spin_once(&p->wall_ns, &p->cpu_ns, &p->runq_ns);
+		out->ncpu += !err;
+	}
+	pg_spin_combine(out);
+	return err;
+}
+
+int pg_spin_run(struct pg_spin *out)
+{
+	cpu_set_t all;
+	int n, err;
+
+	*out = (struct pg_spin){ 0 };
+	n = sched_getaffinity(0, sizeof(all), &all) ? 0 : CPU_COUNT(&all);
+	if (n < 2 || n > PG_SPIN_MAX_CPUS)
+		return spin_once(&out->wall_ns, &out->cpu_ns, &out->runq_ns);
+	err = spin_each_cpu(out, &all);
+	if (sched_setaffinity(0, sizeof(all), &all) && !err)
+		err = -errno;
+	if (err == 1) {
+		pg_debug("the reference spin: cannot pin to a CPU: %s; spinning unpinned",
+			 strerror(errno));
+		*out = (struct pg_spin){ 0 };
+		return spin_once(&out->wall_ns, &out->cpu_ns, &out->runq_ns);
+	}
+	return err;
 }
 
 int pg_spin_record(struct pg_meta *m, uint32_t i)

@@ -10,9 +10,16 @@
  * wall, CLOCK_THREAD_CPUTIME_ID for the CPU time).
  *
  * What: PG_SPIN_ITERS steps of a dependent integer chain (a 64-bit multiply and add, each
- * step needing the last: no two overlap, nothing to vectorise), about 10 ms on a current CPU. It
- * is not pinned: perfgate does not know which CPU the benchmark will run on, and the spin
- * measures the machine (frequency, a neighbour's share of the cores), not one core. The time
+ * step needing the last: no two overlap, nothing to vectorise), about 10 ms on a current CPU.
+ * It runs once on each CPU perfgate may use (pinned in turn, then the affinity is restored;
+ * the benchmark inherits it), when they are 2 to PG_SPIN_MAX_CPUS, and once unpinned
+ * otherwise. One CPU of a virtual machine can run at half speed for milliseconds to seconds
+ * while the other runs at full (a neighbour on its host core), and one unpinned spin may land
+ * on the other one: a recording of a process on the slow CPU then reads as a slower program.
+ * After the repetition, the recorder counts its samples on each CPU (the sampler's
+ * per-CPU count) and pg_spin_combine() weights the per-CPU times by them: the spin's time
+ * on the mix of CPUs the benchmark ran on. Without sampling, their mean stands, and
+ * diff/rspeed.h widens by how far the CPUs disagreed. The time
  * it waited in a run queue (/proc/thread-self/schedstat) is kept apart: a 10 ms spin on a
  * busy machine waits for a CPU in most runs, a call of microseconds in few, so the speed
  * compare takes from it is its time on a CPU (diff/rspeed.h).
@@ -29,7 +36,8 @@
 /* The workload's name and version, stored in each run file */
 #define PG_SPIN_WORKLOAD "mul-add-chain-v1 10000000"
 
-/* Run the spin once and time it into *@out. 0, or -errno when a clock cannot be read. */
+/* Run the spin once on each CPU (or once, unpinned: above) and time it into *@out, its
+ * samples 0 and its times their mean. 0, or -errno when a clock cannot be read. */
 int pg_spin_run(struct pg_spin *out);
 
 /* Spin before repetition @i of @run and keep its times (spin[i]; nspin becomes i + 1, also when

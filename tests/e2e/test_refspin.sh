@@ -37,6 +37,28 @@ s = pgtest.load(sys.argv[2])["meta"]["reference_spin"]
 print("spin on a CPU (ms):", [round((w - q) / 1e6, 2) for w, q in zip(s["wall_ns"], s["runq_ns"])])
 PY
 
+# On 2 to 8 CPUs the spin runs on each, and the samples say where the benchmark ran: the
+# weighted times are the file's (a rounding of 1 ns). The benchmark keeps every CPU: the
+# spin's pinning is undone before it starts (cpus prints its affinity's count).
+NCPU=$(nproc)
+"$PERFGATE" record -q -r 3 -f ./knob:leaf_hash -o "$TMP/p.json" -- sh -c "nproc > $TMP/nproc; ./knob"
+check_eq "the benchmark keeps every CPU" "$NCPU" "$(cat "$TMP/nproc")"
+python3 - "$TMP/p.json" "$NCPU" <<'PY'
+import sys, pgtest
+s, ncpu = pgtest.load(sys.argv[1])["meta"]["reference_spin"], int(sys.argv[2])
+if not 2 <= ncpu <= 8:
+    assert "cpus" not in s, s
+    sys.exit(0)
+for i, cpus in enumerate(s["cpus"]):
+    assert sorted(c[0] for c in cpus) == list(range(ncpu)), cpus
+    n = sum(c[4] for c in cpus)
+    assert n > 0, cpus
+    want = sum(c[2] * c[4] for c in cpus) / n
+    assert abs(s["cpu_ns"][i] - want) <= 1, (s["cpu_ns"][i], want)
+print("per-CPU spins (ms, samples):", [[(c[0], round(c[2] / 1e6, 2), c[4]) for c in cpus]
+                                       for cpus in s["cpus"]])
+PY
+
 # A/A: the spin is the source, and nothing is flagged
 expect_exit 0 "$PERFGATE" compare "$TMP/a.json" "$TMP/b.json" --alpha 0.01 --json "$TMP/aa.json"
 cat "$TMP/stdout"

@@ -42,8 +42,27 @@ struct model {
 	double spin_drift;	/* its spins are this much slower (drift, unless they disagree) */
 	double effect;		/* f0 is this much slower in the new run */
 	bool spins;		/* the runs have reference spins */
+	/* the spins ran on two CPUs, the benchmark on CPU 0 alone, which alone slowed by
+	 * drift (CPU 1 kept the base recording's speed); placed: the samples say so */
+	bool per_cpu, placed;
 	uint64_t seed;
 };
+
+/* Repetition @r's spin of @run on two CPUs: CPU 0 @t0 ns, CPU 1 @t1, no waits; @placed: the
+ * repetition's 100 samples all on CPU 0 */
+static void spin_two_cpus(struct pg_run *run, double t0, double t1, bool placed)
+{
+	struct pg_spin *s;
+
+	pg_fx_spin(run, 1, 0);
+	s = &run->meta.spin[run->meta.nspin - 1];
+	s->ncpu = 2;
+	s->cpus[0] = (struct pg_spin_cpu){ .cpu = 0, .wall_ns = (uint64_t)t0,
+					   .cpu_ns = (uint64_t)t0, .samples = placed ? 100 : 0 };
+	s->cpus[1] = (struct pg_spin_cpu){ .cpu = 1, .wall_ns = (uint64_t)t1,
+					   .cpu_ns = (uint64_t)t1 };
+	pg_spin_combine(s);
+}
 
 static struct pg_run *recording(const struct model *m, int k, uint64_t *s)
 {
@@ -56,7 +75,10 @@ static struct pg_run *recording(const struct model *m, int k, uint64_t *s)
 
 		speed *= k ? 1 + m->drift : 1;
 		spin *= k ? 1 + m->spin_drift : 1;
-		if (m->spins)
+		if (m->per_cpu)
+			spin_two_cpus(run, SPIN_NS * spin, SPIN_NS * spin / (k ? 1 + m->drift : 1),
+				      m->placed);
+		else if (m->spins)
 			pg_fx_spin(run, (uint64_t)(SPIN_NS * spin),
 				   (uint64_t)(SPIN_NS * pg_fx_uniform(s)));
 		rep = pg_fx_rep(run, (uint64_t)(1e8 * speed));
@@ -249,6 +271,49 @@ static void test_spin_checks_refs(void **state)
 	pg_comparison_release(&c);
 }
 
+/*
+ * The new recording's benchmark ran on a CPU at half speed (a virtual machine's CPU beside a
+ * busy neighbour on its host core), the other CPU at full speed, the code the same. With the
+ * samples saying where it ran, its spin there tells the speed: nothing flagged, corrected to
+ * within 3% of 0. Without them, the spin is the CPUs' mean (+50%), known within +-d/2 (d =
+ * log 2): the intervals must cover the true 0, and nothing is called a regression.
+ */
+static void test_spin_slow_cpu(void **state)
+{
+	struct model m = { .nfuncs = 2, .drift = 1.0, .spin_drift = 1.0, .spins = true,
+			   .per_cpu = true };
+	struct pg_comparison c;
+
+	(void)state;
+	for (int placed = 1; placed >= 0; placed--) {
+		m.placed = placed;
+		for (m.seed = 1; m.seed <= 10; m.seed++) {
+			compare(&m, &c);
+			assert_int_equal(c.speed_src, PG_SRC_SPIN);
+			/* placed: CPU 0's +100%; else the mean of 2 and 1, d^2/12 in its
+			 * variance (the floor and the noise below it) */
+			if (placed)
+				assert_true(fabs(c.speed_spin - 1.0) < 0.03);
+			else
+				assert_true(fabs(c.speed_spin - 0.5) < 0.03 &&
+					    c.speed_spin_se > log(2) / sqrt(12));
+			for (size_t i = 0; i < c.n; i++) {
+				const struct pg_fcmp *f = &c.f[i];
+
+				if (f->origin == PG_ORIGIN_PROGRAM)
+					continue;
+				if (f->verdict == PG_VERDICT_REGRESSION || f->ci_lo > 0 ||
+				    f->ci_hi < 0 || (placed && fabs(f->change) > 0.03))
+					fail_msg("placed %d seed %" PRIu64 ": %s %s %+.1f%% "
+						 "[%+.1f%%, %+.1f%%]", placed, m.seed, f->name,
+						 pg_verdict_name(f->verdict), 100 * f->change,
+						 100 * f->ci_lo, 100 * f->ci_hi);
+			}
+			pg_comparison_release(&c);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_spin_finds_change),
 		cmocka_unit_test(test_unknown_speed),
 		cmocka_unit_test(test_spin_checks_refs),
+		cmocka_unit_test(test_spin_slow_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

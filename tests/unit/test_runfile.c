@@ -506,6 +506,38 @@ static void test_reference_spin(void **state)
 	pg_run_release(&b);
 	free(t);
 
+	/* spins on two CPUs: each CPU's times and samples kept, the samples' weights combined */
+	a.meta.spin[1].ncpu = 2;
+	a.meta.spin[1].cpus[0] = (struct pg_spin_cpu){ 3, 20000000, 19000000, 1000000, 30 };
+	a.meta.spin[1].cpus[1] = (struct pg_spin_cpu){ 1, 10000000, 9000000, 0, 10 };
+	pg_spin_combine(&a.meta.spin[1]);
+	assert_int_equal(a.meta.spin[1].cpu_ns, (30 * 19000000ull + 10 * 9000000ull) / 40);
+	assert_int_equal(a.meta.spin[1].runq_ns, 750000);
+	assert_int_equal(pg_spin_samples(&a.meta.spin[1]), 40);
+	assert_int_equal(pg_runfile_write(&a, path), 0);
+	pg_run_init(&b);
+	assert_int_equal(pg_runfile_read(path, &b), 0);
+	assert_int_equal(b.meta.spin[0].ncpu, 0);
+	assert_int_equal(b.meta.spin[1].ncpu, 2);
+	for (int c = 0; c < 2; c++) {
+		const struct pg_spin_cpu *x = &a.meta.spin[1].cpus[c], *y = &b.meta.spin[1].cpus[c];
+
+		assert_true(x->cpu == y->cpu && x->wall_ns == y->wall_ns &&
+			    x->cpu_ns == y->cpu_ns && x->runq_ns == y->runq_ns &&
+			    x->samples == y->samples);
+	}
+	assert_int_equal(b.meta.spin[1].cpu_ns, 16500000);
+	pg_run_release(&b);
+	/* without samples, the mean; a CPU named twice is refused */
+	a.meta.spin[1].cpus[0].samples = a.meta.spin[1].cpus[1].samples = 0;
+	pg_spin_combine(&a.meta.spin[1]);
+	assert_int_equal(a.meta.spin[1].wall_ns, 15000000);
+	a.meta.spin[1].cpus[1].cpu = 3;
+	capture_begin();
+	assert_int_equal(pg_runfile_write(&a, path), -EINVAL);
+	assert_non_null(strstr(capture_end(), "names CPU 3 twice"));
+	a.meta.spin[1].ncpu = 0;
+
 	/* a spin too few for the repetitions: refused */
 	a.meta.nspin--;
 	capture_begin();
