@@ -29,6 +29,14 @@ static double rel(double err, double cost)
 	return cost > 0 ? fmin(err / cost, 1) : 0;
 }
 
+/* @r, but at least PG_CALIBUNC_TRAP_DRIFT for a kind of site not scaled and with a cost */
+static double drift_floor(double r, int k, double cost)
+{
+	if (cost > 0 && !pg_calib_scaled_site((enum pg_site)k) && r < PG_CALIBUNC_TRAP_DRIFT)
+		return PG_CALIBUNC_TRAP_DRIFT;
+	return r;
+}
+
 void pg_calibunc_init(struct pg_calibunc *u, const struct pg_calib *base,
 		      const struct pg_calib *new, bool compensated)
 {
@@ -43,8 +51,9 @@ void pg_calibunc_init(struct pg_calibunc *u, const struct pg_calib *base,
 		double cb = call_cost(base, k), cn = call_cost(new, k), joint = (cb + cn) / 2;
 		double half = u->shared ? 0 : fabs(cb - cn) / 2;
 
-		u->u[0][k] = rel(base->spread_ns[k] + half, joint);
-		u->u[1][k] = rel(new->spread_ns[k] + half, joint);
+		u->u[0][k] = drift_floor(rel(base->spread_ns[k] + half, joint), k, joint);
+		u->u[1][k] = drift_floor(rel(new->spread_ns[k] + half, joint), k, joint);
+		u->in[k] = (base->in_ns[k] + new->in_ns[k]) / 2;
 	}
 }
 
@@ -62,6 +71,31 @@ const char *pg_calibunc_unknown(const struct pg_calibunc *u)
 	       "of traced functions carry only the other's and the calibrations' disagreement";
 }
 
+/*
+ * The largest relative error of kind @k's cost that @s allows: its own probes' in is within
+ * the shortest of its calls, so x(k) <= shortest / in(k) - 1; INFINITY without such calls,
+ * and at scaled sites, whose in compensation scales by the BPF run time (core/calib.h).
+ */
+static double cap_of(const struct pg_calibunc *u, const struct pg_sample *s, int k)
+{
+	if (pg_calib_scaled_site((enum pg_site)k) || !(s->shortest[k] > 0) || !(u->in[k] > 0))
+		return INFINITY;
+	return s->shortest[k] / u->in[k] - 1;
+}
+
+/*
+ * The box of errors of one side, @side's bounds of x(k) capped at @cap[k]: [@lo[k], @hi[k]].
+ * A cap below the box's lower end lowers it too: the data place the error there.
+ */
+static void side_box(const struct pg_calibunc *u, int side, const double *cap, double *lo,
+		     double *hi)
+{
+	for (int k = 0; k < PG_SITE_COUNT; k++) {
+		hi[k] = fmin(u->u[side][k], cap[k]);
+		lo[k] = fmin(-u->u[side][k], cap[k]);
+	}
+}
+
 /* a of a side (calibunc.h) with the relative error @x[k]: sum_k x(k) sub(k) / T'. */
 static double side_a(const struct pg_sample *s, const double *x)
 {
@@ -72,21 +106,28 @@ static double side_a(const struct pg_sample *s, const double *x)
 	return a / s->compensated;
 }
 
-/* Both sides erring by one x(k) of either sign (shared): g at the 2^PG_SITE_COUNT corners. */
-static void shared_bounds(const struct pg_calibunc *u, const struct pg_sample *b,
+/*
+ * Both sides erring by one x(k) in [lo(k), hi(k)] (shared): g at the 2^PG_SITE_COUNT corners.
+ * A corner where a side's error reaches its whole time: on the way to it from x = 0 (a grows
+ * in proportion on both sides) the side whose a is larger gets there first, and g goes to
+ * +infinity (base) or -infinity (new) before; with both alike, either.
+ */
+static void shared_bounds(const double *xlo, const double *xhi, const struct pg_sample *b,
 			  const struct pg_sample *n, double *lo, double *hi)
 {
 	for (unsigned int corner = 0; corner < 1u << PG_SITE_COUNT; corner++) {
 		double x[PG_SITE_COUNT], ab, an, g;
 
 		for (int k = 0; k < PG_SITE_COUNT; k++)
-			x[k] = corner & 1u << k ? u->u[0][k] : -u->u[0][k];
+			x[k] = corner & 1u << k ? xhi[k] : xlo[k];
 		ab = side_a(b, x);
 		an = side_a(n, x);
 		if (!(ab < 1) || !(an < 1)) {	/* an error as large as a side's time */
-			*lo = -INFINITY;
-			*hi = INFINITY;
-			return;
+			if (!(ab < an))
+				*hi = INFINITY;
+			if (!(an < ab))
+				*lo = -INFINITY;
+			continue;
 		}
 		g = log1p(-an) - log1p(-ab);
 		*lo = g < *lo ? g : *lo;
@@ -97,25 +138,37 @@ static void shared_bounds(const struct pg_calibunc *u, const struct pg_sample *b
 void pg_calibunc_bounds(const struct pg_calibunc *u, const struct pg_sample *b,
 			const struct pg_sample *n, double *lo, double *hi)
 {
-	double ab, an;
+	double cb[PG_SITE_COUNT], cn[PG_SITE_COUNT], blo[PG_SITE_COUNT], bhi[PG_SITE_COUNT];
+	double nlo[PG_SITE_COUNT], nhi[PG_SITE_COUNT], ab_lo, ab_hi, an_lo, an_hi;
 
 	*lo = *hi = 0;
 	if (!u->on)
 		return;
-	if (!(b->compensated > 0) || !(n->compensated > 0)) {
+	/* no time left after compensation, or not an affine function of the error any more */
+	if (!(b->compensated > 0) || !(n->compensated > 0) || b->floored || n->floored) {
 		*lo = -INFINITY;
 		*hi = INFINITY;
 		return;
 	}
+	for (int k = 0; k < PG_SITE_COUNT; k++) {
+		cb[k] = cap_of(u, b, k);
+		cn[k] = cap_of(u, n, k);
+		if (u->shared)	/* one cost: what either side's calls allow */
+			cb[k] = cn[k] = fmin(cb[k], cn[k]);
+	}
+	side_box(u, 0, cb, blo, bhi);
+	side_box(u, 1, cn, nlo, nhi);
 	if (u->shared) {
-		shared_bounds(u, b, n, lo, hi);
+		shared_bounds(blo, bhi, b, n, lo, hi);
 		return;
 	}
-	/* independent sides: each a within +-A, A with every x(k) at its bound */
-	ab = side_a(b, u->u[0]);
-	an = side_a(n, u->u[1]);
-	*hi = ab < 1 ? log1p(an) - log1p(-ab) : INFINITY;
-	*lo = an < 1 ? log1p(-an) - log1p(ab) : -INFINITY;
+	/* independent sides: each a within [a(lo), a(hi)] */
+	ab_lo = side_a(b, blo);
+	ab_hi = side_a(b, bhi);
+	an_lo = side_a(n, nlo);
+	an_hi = side_a(n, nhi);
+	*hi = ab_hi < 1 ? fmax(log1p(-an_lo) - log1p(-ab_hi), 0) : INFINITY;
+	*lo = an_hi < 1 ? fmin(log1p(-an_hi) - log1p(-ab_lo), 0) : -INFINITY;
 }
 
 void pg_calibunc_widen(struct pg_fcmp *f, const struct pg_calibunc *u, const struct pg_sample *b,

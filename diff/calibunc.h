@@ -26,10 +26,22 @@
  *    files with identical calibrations are taken as such): one x(k) within +-spread(k) /
  *    cost(k) on both sides. It cancels but for the change of sub(k) / T' between the sides
  *    (changed call counts, or a changed time under the same probes).
+ * The spread is the calibration's own: 7 rounds within 0.2 s. At sites entered by a trap
+ * (emulated, single-stepped: not scaled by the BPF run time, core/calib.h) the cost moves with
+ * the machine's speed, and a calibration made in a slow or fast stretch is off for the whole
+ * session by more than its spread says: |x(k)| is at least PG_CALIBUNC_TRAP_DRIFT there.
+ * At those sites the samples bound x(k) from above: a call's window holds its own probes' in, so
+ * in(k) (1 + x(k)) is at most the shortest call of a function at a site of kind k
+ * (pg_sample.shortest); both sides' calls bound the one cost of a shared calibration. A cap
+ * below the box's lower end (a calibration longer than the calls it compensates) moves that
+ * end down to it.
  * g is a logarithm of a ratio of affine functions of x, quasi-linear: its extremes over the box
  * are at its corners. The widening adds to the interval's ends (a bias, not a random error:
- * not combined in quadrature), and a side whose error could reach its whole compensated time
- * leaves that end unbounded. A spread the file does not record (older perfgate) counts as 0,
+ * not combined in quadrature), never moving an end inwards, and a side whose error could
+ * reach its whole compensated time leaves that end unbounded; so do both ends when a
+ * repetition's compensated value came out at the floor (pg_sample.floored: compensation took
+ * all of its time, and its value is no longer affine in x, nor its rank tests' interval
+ * anything but the floor's). A spread the file does not record (older perfgate) counts as 0,
  * and the comparison says so.
  *
  *	struct pg_calibunc u;
@@ -58,11 +70,22 @@
  */
 #define PG_CALIBUNC_SHARE 0.5
 
+/*
+ * The least bound of the relative error of the calibrated cost at a site entered by a trap
+ * (kinds not pg_calib_scaled_site()), whatever the calibration's spread: its 7 rounds take
+ * 0.2 s, and the machine's speed swings by up to 2x for a few ms to seconds. in(sstep) of 57
+ * perfgate ab sessions on one 2-CPU VM (2026-11-29): 8.9-9.4 us in 52, 10.5-12.8 us in the
+ * others (+16% to +44%) with spreads of 0.1-0.4 us; calibrations of two recordings differed
+ * by up to 46%.
+ */
+#define PG_CALIBUNC_TRAP_DRIFT 0.5
+
 struct pg_calibunc {
 	bool on;		/* compensated: the intervals carry the calibration's uncertainty */
 	bool shared;		/* one calibration on both sides */
 	bool unknown[2];	/* base's, new's spread not recorded (counted as 0) */
 	double u[2][PG_SITE_COUNT];	/* bound of |x(k)|, relative, at most 1: base, new */
+	double in[PG_SITE_COUNT];	/* the joint calibration's in(k), ns: the cap's */
 };
 
 /*
@@ -78,8 +101,8 @@ const char *pg_calibunc_unknown(const struct pg_calibunc *u);
 
 /*
  * The bounds of g above (log scale) for the samples @b and @n into *@lo <= 0 <= *@hi; -INFINITY
- * or INFINITY where a side's error could reach its whole compensated time. 0 and 0 when @u is
- * off.
+ * or INFINITY where a side's error could reach its whole compensated time, both when a side
+ * has a floored repetition. 0 and 0 when @u is off.
  */
 void pg_calibunc_bounds(const struct pg_calibunc *u, const struct pg_sample *b,
 			const struct pg_sample *n, double *lo, double *hi);

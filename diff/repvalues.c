@@ -256,6 +256,15 @@ static void calibrated_sub(double *sub, const struct pg_calib *calib, const stru
 	}
 }
 
+/* Lower @shortest[site of @f] to @st's shortest call, if it has calls. */
+static void shortest_call(double *shortest, const struct pg_func *f, const struct pg_fstat *st)
+{
+	double m = (double)st->min_ns;
+
+	if (st->calls && m > 0 && (!(shortest[f->site] > 0) || m < shortest[f->site]))
+		shortest[f->site] = m;
+}
+
 void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_run *run,
 		      const struct pg_fkey *keys, size_t nk, const struct pg_calib *calib,
 		      enum pg_metric metric, bool leaf)
@@ -263,6 +272,8 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 	s->n = 0;
 	s->measured = s->compensated = s->callees = 0;
 	memset(s->sub, 0, sizeof(s->sub));
+	memset(s->shortest, 0, sizeof(s->shortest));
+	s->floored = 0;
 	*calls_sum = 0;
 	for (size_t r = 0; r < run->nreps; r++) {
 		uint64_t calls = 0, timed = 0, kept;
@@ -279,6 +290,7 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 				s->callees += (double)(metric == PG_METRIC_TOTAL ? st->desc[k] :
 									     st->kids[k]);
 			calibrated_sub(s->sub, calib, &run->funcs[keys[i].id], st, metric);
+			shortest_call(s->shortest, &run->funcs[keys[i].id], st);
 			rep_time(run, calib, &run->funcs[keys[i].id], st, metric, leaf, s->no_runq,
 				 &rw, &cp, &kept);
 			raw += rw;
@@ -290,6 +302,8 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 		*calls_sum += (double)calls;
 		s->measured += raw;
 		s->compensated += ns;
+		if (timed && ns / (double)timed <= PG_MIN_NS && raw / (double)timed > PG_MIN_NS)
+			s->floored++;
 		pg_sample_push(s, ns / (double)timed, pg_rep_tag(run, r));
 	}
 }

@@ -14,8 +14,8 @@
  *  - A struct pg_sample holds at most the capacity given to pg_sample_init() values, one per
  *    repetition in which the function was called: raw[i], log[i] and pair[i] are of the same
  *    repetition, log[i] = log(max(raw[i], PG_MIN_NS)). measured, compensated, callees and
- *    sub are sums over those repetitions (pg_sample_gather() sets them; pg_sample_push()
- *    leaves them).
+ *    sub are sums over those repetitions, shortest a minimum and floored a count over them
+ *    (pg_sample_gather() sets them; pg_sample_push() leaves them).
  *
  * Life cycle and ownership: a pg_sample owns its three arrays. pg_sample_init() allocates
  * them for @cap values (the number of repetitions of the run it is gathered from);
@@ -109,6 +109,13 @@ struct pg_sample {
 	/* the calibrated probe cost compensation took out of it, ns, by site kind: its own calls'
 	 * in and its callees' (diff/calibunc.h); without the probe time measured at every call */
 	double sub[PG_SITE_COUNT];
+	/* the shortest call of its functions (inclusive, as measured), ns, by their own site
+	 * kind; 0: none. A call's window holds its own probes' in: the calibrated in cannot
+	 * exceed it (diff/calibunc.h) */
+	double shortest[PG_SITE_COUNT];
+	/* repetitions whose compensated value came out at most PG_MIN_NS a call while the
+	 * measured one did not: compensation took more than the time (diff/calibunc.h) */
+	size_t floored;
 	uint32_t *pair;		/* the pair index (pg_rep.pair) of each repetition */
 	bool paired;		/* compare pair by pair (diff/paired.h) */
 	/* self and total time less the waits for a CPU (pg_fstat.self_runq_ns, runq_ns): set
