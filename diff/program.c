@@ -47,8 +47,8 @@ static void gather(struct pg_sample *s, const struct pg_run *run, bool cpu)
 
 /*
  * One entry: the CPU time (@cpu) or the wall time; the new run's values less @shift (log: the
- * machine's speed against the base run's, known within standard error @se), or as measured
- * when @shift is NAN.
+ * machine's speed against the base run's), or as measured when @shift is NAN; its interval
+ * widened by the standard error @se (log; 0: none) of what the two runs' speeds leave unknown.
  */
 static int program_entry(struct pg_comparison *out, const struct pg_run *base,
 			 const struct pg_run *new, const struct pg_compare_opts *o,
@@ -79,7 +79,7 @@ static int program_entry(struct pg_comparison *out, const struct pg_run *base,
 			 "probes cost differently: not judged");
 		return 0;
 	}
-	return pg_judge_alone(f, out->n - 1, sb, sn, o, wall_ns, isnan(shift) ? 0 : se, ws, fam);
+	return pg_judge_alone(f, out->n - 1, sb, sn, o, wall_ns, se, ws, fam);
 }
 
 int pg_compare_program(struct pg_comparison *out, const struct pg_run *base,
@@ -89,7 +89,7 @@ int pg_compare_program(struct pg_comparison *out, const struct pg_run *base,
 {
 	const struct pg_speed *speed = sb->speed;
 	const struct pg_rspeed *rspeed = sb->rspeed;
-	double shift = NAN, se = 0;
+	double shift = NAN, se = 0, blind;
 	int err = 0;
 
 	/*
@@ -104,14 +104,17 @@ int pg_compare_program(struct pg_comparison *out, const struct pg_run *base,
 		err = pg_rspeed_spin(&base->meta, &new->meta, true, &shift, &se);
 	if (err) {	/* no spins of one workload on both sides: as measured */
 		shift = NAN;
+		se = rspeed ? PG_RSPEED_UNKNOWN : 0;
 		err = err == -ENOMEM ? err : 0;
 	}
+	/* two recordings: what the spin cannot see moves both times (rspeed.h) */
+	blind = rspeed ? PG_RSPEED_SPIN_BLIND : 0;
 	out->program_spin = isnan(shift) ? NAN : expm1(shift);
 	if (!err && !isnan(pg_program_cpu_ns(base)) && !isnan(pg_program_cpu_ns(new)))
-		err = program_entry(out, base, new, o, sets_differ, true, shift, se, wall_ns, sb,
-				    sn, ws, fam);
-	err = err ?: program_entry(out, base, new, o, sets_differ, false, NAN, 0, wall_ns, sb,
-				   sn, ws, fam);
+		err = program_entry(out, base, new, o, sets_differ, true, shift,
+				    hypot(se, blind), wall_ns, sb, sn, ws, fam);
+	err = err ?: program_entry(out, base, new, o, sets_differ, false, NAN, blind, wall_ns,
+				   sb, sn, ws, fam);
 	sb->speed = speed;
 	sb->rspeed = rspeed;
 	return err;

@@ -99,6 +99,21 @@
  */
 #define PG_RSPEED_SPIN_FLOOR 0.02
 /*
+ * What the spin does not see (log scale, one standard deviation): it is an integer chain in
+ * registers, and a program that reads and writes memory and files also follows the caches,
+ * the memory and the page cache it shares with the machine's neighbours. Over 143 A/A pairs of
+ * two recordings of five real programs (2026-11-28/29, this project's 2-CPU VM, nothing else
+ * running), the program's CPU time corrected by the spins moved with a standard deviation of
+ * 0.027 (jq) and 0.030 (the demo), but 0.086 (lz4), 0.113 (zstd) and 0.132 (leveldb, its
+ * robust estimate 0.110), while the spins moved 2% at most: lz4 ran 20% faster for eight of
+ * ten repetitions of one recording. Wherever the spin corrects a time (the fallback speed
+ * below, and the whole program's CPU time: diff/program.c), its standard error has this
+ * added in quadrature: zstd's, so that two recordings of the programs that move most flag
+ * nothing at their 5% level. Two recordings then tell a change of a program with too few
+ * references only beyond about 25%; perfgate ab, whose pairs interleave, tells less.
+ */
+#define PG_RSPEED_SPIN_BLIND 0.113
+/*
  * With enough references, the spins only check them: they disagree when the two speeds differ
  * by more than PG_RSPEED_SPIN_AGREE (log scale) beyond the normal quantile of the comparison's
  * confidence times the spins' standard error; the comparison then warns.

@@ -161,9 +161,10 @@ static void print_run_speed(const struct pg_comparison *c, FILE *out)
 			program_words(prog, sizeof(prog), c));
 	else if (c->speed_src == PG_SRC_SPIN)
 		fprintf(out, "  machine speed from the reference spin (%s): the new run's "
-			"functions corrected for it (%+.1f%% +-%.1f%% against the base run, its "
-			"uncertainty in every interval; %s)\n", why, 100 * c->speed_shift,
-			100 * c->speed_spin_se, program_words(prog, sizeof(prog), c));
+			"functions corrected for it (%+.1f%% +-%.1f%% against the base run, and "
+			"+-%.1f%% for what a spin does not see: caches, memory, files; both in "
+			"every interval; %s)\n", why, 100 * c->speed_shift, 100 * c->speed_spin_se,
+			100 * expm1(PG_RSPEED_SPIN_BLIND), program_words(prog, sizeof(prog), c));
 	else if (c->speed_src == PG_SRC_UNKNOWN)
 		fprintf(out, "  machine speed unknown (%s, and no reference spin of one kind in "
 			"both runs): taken as +-%.0f%%, every function's interval widened by it\n",
