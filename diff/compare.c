@@ -370,9 +370,7 @@ static int spin_speed(struct pg_rspeed *rs, struct pg_comparison *out, const str
 			    100 * expm1(c), 100 * expm1(rs->shift));
 	}
 	out->speed_src = err ? PG_SRC_UNKNOWN : PG_SRC_SPIN;
-	/* the spin's error, and what it does not see (rspeed.h) */
-	pg_rspeed_fallback(rs, err ? 0 : c,
-			   err ? PG_RSPEED_UNKNOWN : hypot(se, PG_RSPEED_SPIN_BLIND));
+	pg_rspeed_fallback(rs, err ? 0 : c, err ? PG_RSPEED_UNKNOWN : pg_rspeed_spin_error(se));
 	out->speed_shift = err ? NAN : expm1(c);
 	return 0;
 }

@@ -89,7 +89,7 @@ int pg_compare_program(struct pg_comparison *out, const struct pg_run *base,
 {
 	const struct pg_speed *speed = sb->speed;
 	const struct pg_rspeed *rspeed = sb->rspeed;
-	double shift = NAN, se = 0, blind;
+	double shift = NAN, se = 0;
 	int err = 0;
 
 	/*
@@ -107,14 +107,15 @@ int pg_compare_program(struct pg_comparison *out, const struct pg_run *base,
 		se = rspeed ? PG_RSPEED_UNKNOWN : 0;
 		err = err == -ENOMEM ? err : 0;
 	}
-	/* two recordings: what the spin cannot see moves both times (rspeed.h) */
-	blind = rspeed ? PG_RSPEED_SPIN_BLIND : 0;
 	out->program_spin = isnan(shift) ? NAN : expm1(shift);
+	/* two recordings: what the spin cannot see moves both times, the wall time uncorrected
+	 * (rspeed.h) */
 	if (!err && !isnan(pg_program_cpu_ns(base)) && !isnan(pg_program_cpu_ns(new)))
 		err = program_entry(out, base, new, o, sets_differ, true, shift,
-				    hypot(se, blind), wall_ns, sb, sn, ws, fam);
-	err = err ?: program_entry(out, base, new, o, sets_differ, false, NAN, blind, wall_ns,
-				   sb, sn, ws, fam);
+				    rspeed ? pg_rspeed_spin_error(se) : 0, wall_ns, sb, sn, ws,
+				    fam);
+	err = err ?: program_entry(out, base, new, o, sets_differ, false, NAN,
+				   rspeed ? pg_rspeed_spin_error(0) : 0, wall_ns, sb, sn, ws, fam);
 	sb->speed = speed;
 	sb->rspeed = rspeed;
 	return err;

@@ -477,6 +477,11 @@ int pg_rspeed_spin(const struct pg_meta *b, const struct pg_meta *n, bool cpu, d
 	return 0;
 }
 
+double pg_rspeed_spin_error(double se)
+{
+	return hypot(se, PG_RSPEED_SPIN_BLIND);
+}
+
 void pg_rspeed_fallback(struct pg_rspeed *s, double shift, double se)
 {
 	s->fallback = !s->applied;

@@ -174,6 +174,10 @@ struct pg_meta;
 int pg_rspeed_spin(const struct pg_meta *b, const struct pg_meta *n, bool cpu, double *shift,
 		   double *se);
 
+/* The standard error (log) of a time corrected by the spins whose own is @se: @se and
+ * PG_RSPEED_SPIN_BLIND, what a spin does not see, in quadrature. */
+double pg_rspeed_spin_error(double se);
+
 /* When @s was not applied: correct every function by @shift (log) known within standard
  * error @se (the spins', or 0 and PG_RSPEED_UNKNOWN). After pg_rspeed_finish(). */
 void pg_rspeed_fallback(struct pg_rspeed *s, double shift, double se);
