@@ -12,8 +12,10 @@
  * What: a side's compensated time T' = T + sum_k x(k) sub(k), T its true time, sub(k) what
  * compensation took out of it as the calibrated cost of sites of kind k (pg_sample.sub: its
  * own calls' in, its callees' part; not the probe time measured at every call), x(k) the
- * relative error of that cost. With a(s) = sum_k x(k) sub(k) / T'(s) (sums over the side's
- * repetitions), the true log change is the measured one plus
+ * relative error of that cost. With a(s) = sum_k x(k) sub(k) / T'(s) (sub summed over the
+ * side's repetitions, T' its calls times the median of its values: the time the estimate
+ * stands for, not the sum, which slow repetitions move alike on both sides), the true log
+ * change is the measured one plus
  *	g = log(1 - a(new)) - log(1 - a(base)),
  * and the interval's ends move by g's least and greatest values over the box of errors, each
  * |x(k)| at most 1 (a probe costs at least nothing, and a spread beyond its whole cost is a

@@ -36,7 +36,7 @@ double pg_program_cpu_ns(const struct pg_run *run)
 static void gather(struct pg_sample *s, const struct pg_run *run, bool cpu)
 {
 	s->n = 0;
-	s->measured = s->compensated = s->callees = 0;
+	s->measured = s->compensated = s->calls = s->callees = 0;
 	for (size_t r = 0; r < run->nreps; r++) {
 		uint64_t v = cpu ? run->reps[r].cpu_ns : run->reps[r].wall_ns;
 

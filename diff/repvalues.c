@@ -270,7 +270,7 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 		      enum pg_metric metric, bool leaf)
 {
 	s->n = 0;
-	s->measured = s->compensated = s->callees = 0;
+	s->measured = s->compensated = s->calls = s->callees = 0;
 	memset(s->sub, 0, sizeof(s->sub));
 	memset(s->shortest, 0, sizeof(s->shortest));
 	s->floored = 0;
@@ -300,6 +300,7 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 		if (!calls)
 			continue;
 		*calls_sum += (double)calls;
+		s->calls += (double)calls;
 		s->measured += raw;
 		s->compensated += ns;
 		if (timed && ns / (double)timed <= PG_MIN_NS && raw / (double)timed > PG_MIN_NS)

@@ -104,6 +104,7 @@ struct pg_sample {
 	size_t n;
 	double measured;	/* sum of the metric as measured, over the repetitions */
 	double compensated;	/* the same, compensated for probe overhead */
+	double calls;		/* its calls, over the repetitions */
 	double callees;		/* traced calls inside the measured time: direct children for
 				 * self time, every descendant for total time */
 	/* the calibrated probe cost compensation took out of it, ns, by site kind: its own calls'

@@ -275,7 +275,7 @@ static void fill(struct pg_sample *s, const struct pg_run *run, const struct fen
 	size_t k = 0;
 
 	s->n = 0;
-	s->measured = s->compensated = s->callees = 0;
+	s->measured = s->compensated = s->calls = s->callees = 0;
 	for (size_t r = 0; r < run->nreps; r++) {
 		double c;
 
