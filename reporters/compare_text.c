@@ -13,6 +13,7 @@
  * unchanged ones in another.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,24 +102,37 @@ static int fill_row(struct row *r, const struct pg_comparison *c, const struct p
 	return 0;
 }
 
+/* A line of the header: "  " and the formatted text, wrapped to the width under "    ". */
+__attribute__((format(printf, 2, 3)))
+static void header_line(FILE *out, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	pg_fmt_wrap(out, "  ", "    ", line, PG_TEXT_WIDTH);
+}
+
 /* The machine's speed correction of a paired comparison (diff/speed.h), one line. */
 static void print_speed(const struct pg_comparison *c, FILE *out)
 {
 	if (c->opts.no_speed)
-		fprintf(out, "  machine speed: not corrected (--no-speed-correction)\n");
+		header_line(out, "machine speed: not corrected (--no-speed-correction)");
 	else if (c->speed_applied)
-		fprintf(out, "  machine speed: each pair corrected for it (a pair's sides differed "
-			"by %.1f%% typically, from %zu function%s)\n", 100 * c->speed_spread,
+		header_line(out, "machine speed: each pair corrected for it (a pair's sides differed "
+			"by %.1f%% typically, from %zu function%s)", 100 * c->speed_spread,
 			c->speed_refs, pg_plural(c->speed_refs));
 	else if (!isnan(c->speed_p))
-		fprintf(out, "  machine speed: not corrected: the whole program moved %+.1f%% in "
-			"most pairs (p=%.2g), a change of the program\n", 100 * c->speed_shift,
+		header_line(out, "machine speed: not corrected: the whole program moved %+.1f%% in "
+			"most pairs (p=%.2g), a change of the program", 100 * c->speed_shift,
 			c->speed_p);
 	else if (c->speed_refs < PG_SPEED_MIN_REFS)
-		fprintf(out, "  machine speed: not corrected: %zu function%s to tell it from, %d "
-			"needed\n", c->speed_refs, pg_plural(c->speed_refs), PG_SPEED_MIN_REFS);
+		header_line(out, "machine speed: not corrected: %zu function%s to tell it from, %d "
+			"needed", c->speed_refs, pg_plural(c->speed_refs), PG_SPEED_MIN_REFS);
 	else
-		fprintf(out, "  machine speed: not corrected: fewer than %d pairs to tell it in\n",
+		header_line(out, "machine speed: not corrected: fewer than %d pairs to tell it in",
 			PG_SPEED_MIN_PAIRS);
 }
 
@@ -153,50 +167,50 @@ static void print_run_speed(const struct pg_comparison *c, FILE *out)
 
 	no_refs_why(why, sizeof(why), c);
 	if (c->opts.no_speed)
-		fprintf(out, "  machine speed: not corrected (--no-speed-correction)\n");
+		header_line(out, "machine speed: not corrected (--no-speed-correction)");
 	else if (c->speed_applied)
-		fprintf(out, "  machine speed from %zu reference function%s: the new run's "
-			"functions corrected for it (%+.1f%% against the base run; %s)\n", kept,
+		header_line(out, "machine speed from %zu reference function%s: the new run's "
+			"functions corrected for it (%+.1f%% against the base run; %s)", kept,
 			pg_plural(kept), 100 * c->speed_shift,
 			program_words(prog, sizeof(prog), c));
 	else if (c->speed_src == PG_SRC_SPIN)
-		fprintf(out, "  machine speed from the reference spin (%s): the new run's "
+		header_line(out, "machine speed from the reference spin (%s): the new run's "
 			"functions corrected for it (%+.1f%% +-%.1f%% against the base run, and "
 			"+-%.1f%% for what a spin does not see: caches, memory, files; both in "
-			"every interval; %s)\n", why, 100 * c->speed_shift, 100 * c->speed_spin_se,
+			"every interval; %s)", why, 100 * c->speed_shift, 100 * c->speed_spin_se,
 			100 * expm1(PG_RSPEED_SPIN_BLIND), program_words(prog, sizeof(prog), c));
 	else if (c->speed_src == PG_SRC_UNKNOWN)
-		fprintf(out, "  machine speed unknown (%s, and no reference spin of one kind in "
-			"both runs): taken as +-%.0f%%, every function's interval widened by it\n",
-			why, 100 * expm1(pg_norm_isf(0.025) * PG_RSPEED_UNKNOWN));
+		header_line(out, "machine speed unknown (%s, and no reference spin of one kind in "
+			"both runs): taken as +-%.0f%%, every function's interval widened by it",
+			why, 100 * expm1(pg_norm_isf(0.025) * pg_rspeed_spin_error(PG_RSPEED_UNKNOWN)));
 	else
-		fprintf(out, "  machine speed: not corrected: %s\n", why);
+		header_line(out, "machine speed: not corrected: %s", why);
 	if (!c->opts.no_speed && c->speed_spread_prior && isfinite(c->speed_spread))
-		fprintf(out, "  own noise: not estimated (%zu function%s, %d needed): taken as "
+		header_line(out, "own noise: not estimated (%zu function%s, %d needed): taken as "
 			"+-%.1f%%, every verdict must exceed it (perfgate ab pairs the "
-			"recordings)\n", kept, pg_plural(kept), PG_RNULL_MIN_REFS,
+			"recordings)", kept, pg_plural(kept), PG_RNULL_MIN_REFS,
 			100 * c->speed_spread);
 	else if (!c->opts.no_speed && c->speed_applied && isfinite(c->speed_spread))
-		fprintf(out, "  own noise: a function varies +-%.1f%% between the two recordings "
+		header_line(out, "own noise: a function varies +-%.1f%% between the two recordings "
 			"on its own (their spread, at its 95%% upper bound): every verdict must "
-			"exceed it\n", 100 * c->speed_spread);
+			"exceed it", 100 * c->speed_spread);
 	else if (!c->opts.no_speed && c->speed_applied)
-		fprintf(out, "  own noise: not estimated (%zu function%s, %d needed): a function's "
+		header_line(out, "own noise: not estimated (%zu function%s, %d needed): a function's "
 			"own variation between two recordings is not ruled out (perfgate ab pairs "
-			"them)\n", kept, pg_plural(kept), PG_RNULL_MIN_REFS);
+			"them)", kept, pg_plural(kept), PG_RNULL_MIN_REFS);
 	if (!c->opts.no_speed && c->speed_inflation_prior && c->speed_inflation > 1)
-		fprintf(out, "  and each function's interval widened %.1fx: a function moves "
+		header_line(out, "and each function's interval widened %.1fx: a function moves "
 			"between two recordings more than its repetitions vary within one (taken "
-			"as on real programs: %d judged functions would tell by how much)\n",
+			"as on real programs: %d judged functions would tell by how much)",
 			c->speed_inflation, PG_RNULL_MIN_REFS);
 	else if (!c->opts.no_speed && c->speed_inflation > 1)
-		fprintf(out, "  and each function's interval widened %.2fx: the %zu judged "
+		header_line(out, "and each function's interval widened %.2fx: the %zu judged "
 			"functions' changes spread that much wider than their intervals say (at "
-			"its 95%% upper bound)\n", c->speed_inflation, c->speed_inflation_n);
+			"its 95%% upper bound)", c->speed_inflation, c->speed_inflation_n);
 	if (!c->opts.no_speed && c->speed_kernel_n)
-		fprintf(out, "  and %zu function%s whose time is mostly the kernel's widened "
+		header_line(out, "and %zu function%s whose time is mostly the kernel's widened "
 			"%.1fx: the kernel's work (files, threads) moves between two recordings "
-			"more than their repetitions show (perfgate ab pairs them)\n",
+			"more than their repetitions show (perfgate ab pairs them)",
 			c->speed_kernel_n,
 			pg_plural(c->speed_kernel_n), c->speed_kernel_inflation);
 }
@@ -205,19 +219,19 @@ static void print_run_speed(const struct pg_comparison *c, FILE *out)
 static void print_session_speed(const struct pg_comparison *c, FILE *out)
 {
 	if (c->speed_applied)
-		fprintf(out, "  machine speed: each session corrected for it (sessions differed by "
-			"%.1f%% typically, the new one %+.1f%%, from %zu function%s)\n",
+		header_line(out, "machine speed: each session corrected for it (sessions differed by "
+			"%.1f%% typically, the new one %+.1f%%, from %zu function%s)",
 			100 * c->speed_spread, 100 * c->speed_shift, c->speed_refs,
 			pg_plural(c->speed_refs));
 	else if (c->speed_refs < PG_HSPEED_MIN_REFS)
-		fprintf(out, "  machine speed: not corrected: %zu function%s to tell it from, %d "
-			"needed\n", c->speed_refs, pg_plural(c->speed_refs), PG_HSPEED_MIN_REFS);
+		header_line(out, "machine speed: not corrected: %zu function%s to tell it from, %d "
+			"needed", c->speed_refs, pg_plural(c->speed_refs), PG_HSPEED_MIN_REFS);
 	else if (!isnan(c->speed_p))
-		fprintf(out, "  machine speed: not corrected: the whole program moved %+.1f%% in "
-			"the new session (p=%.2g), a change of the program\n",
+		header_line(out, "machine speed: not corrected: the whole program moved %+.1f%% in "
+			"the new session (p=%.2g), a change of the program",
 			100 * c->speed_shift, c->speed_p);
 	else
-		fprintf(out, "  machine speed: not corrected: too few sessions to tell it in\n");
+		header_line(out, "machine speed: not corrected: too few sessions to tell it in");
 }
 
 /* "(10 repetitions, commit 0123456789ab, host ci-1)" of one side, into @buf */
@@ -295,15 +309,16 @@ static void print_split(const struct pg_fcmp *f, FILE *out)
 		fprintf(out, "    %s: %s\n", pg_fmt_pct(ch, sizeof(ch), f->change), w);
 }
 
-/* An ASCII note line under a row, cut to the width. */
+/* An ASCII note under a row: "    @what" and @text, wrapped to the width under @text. */
 static void note_line(const char *what, const char *text, FILE *out)
 {
-	char *t = pg_fmt_ascii(text);
+	char lead[64], indent[64], *t = pg_fmt_ascii(text);
 
 	if (!t)
 		return;
-	pg_fmt_truncate(t, PG_TEXT_WIDTH - 4 - strlen(what));
-	fprintf(out, "    %s%s\n", what, t);
+	snprintf(lead, sizeof(lead), "    %s", what);
+	snprintf(indent, sizeof(indent), "%*s", (int)strlen(lead), "");
+	pg_fmt_wrap(out, lead, indent, t, PG_TEXT_WIDTH);
 	free(t);
 }
 
@@ -343,7 +358,7 @@ static void print_rows(struct row *rows, size_t nrows, bool multi_bin, FILE *out
 	size_t w_fn = strlen("function"), w_bin = strlen("binary"), w_base = strlen("base");
 	size_t w_new = strlen("new"), w_change = strlen("change"), w_int = strlen("interval");
 	size_t w_verdict = strlen("verdict"), fixed, fn_room, i;
-	char *note;
+	char *note, lead[sizeof(rows->calls) + 8];
 
 	for (i = 0; i < nrows; i++) {
 		w_fn = max_len(w_fn, rows[i].fn);
@@ -398,10 +413,9 @@ static void print_rows(struct row *rows, size_t nrows, bool multi_bin, FILE *out
 			pg_fmt_ascii(show_reason ? r->f->reason : "");
 		if (!note)
 			continue;
-		pg_fmt_truncate(note, PG_TEXT_WIDTH - 4 -
-				(calls_inline ? 0 : strlen(r->calls) + SEP));
-		fprintf(out, "    %s%s%s\n", calls_inline ? "" : r->calls,
-			!calls_inline && r->calls[0] && *note ? "; " : "", note);
+		snprintf(lead, sizeof(lead), "    %s%s", calls_inline ? "" : r->calls,
+			 !calls_inline && r->calls[0] && *note ? "; " : "");
+		pg_fmt_wrap(out, lead, "    ", note, PG_TEXT_WIDTH);
 		free(note);
 	}
 }
@@ -610,10 +624,8 @@ static void print_verdict(const struct pg_comparison *c, FILE *out)
 	case PG_OVERALL_INCONCLUSIVE:
 	default:
 		reason = pg_fmt_ascii(c->overall_reason);
-		if (reason)
-			pg_fmt_truncate(reason, PG_TEXT_WIDTH - strlen("perfgate: INCONCLUSIVE: "));
 		if (reason && *reason)
-			fprintf(out, "perfgate: INCONCLUSIVE: %s\n", reason);
+			pg_fmt_wrap(out, "perfgate: INCONCLUSIVE: ", "  ", reason, PG_TEXT_WIDTH);
 		else
 			fprintf(out, "perfgate: INCONCLUSIVE: %zu function%s could not be "
 				"decided\n", c->ninconclusive, pg_plural(c->ninconclusive));
@@ -750,8 +762,7 @@ int pg_compare_write_text(const struct pg_comparison *c, const struct pg_run *ba
 
 		if (!w)
 			continue;
-		pg_fmt_truncate(w, PG_TEXT_WIDTH - strlen("warning: "));
-		fprintf(out, "warning: %s\n", w);
+		pg_fmt_wrap(out, "warning: ", "  ", w, PG_TEXT_WIDTH);
 		free(w);
 	}
 	print_verdict(c, out);

@@ -218,6 +218,29 @@ void pg_fmt_truncate(char *s, size_t max)
 	memcpy(s + max - 3, "...", 4);
 }
 
+void pg_fmt_wrap(FILE *out, const char *first, const char *indent, const char *s, size_t width)
+{
+	const char *lead = first;
+
+	do {
+		size_t room = width > strlen(lead) ? width - strlen(lead) : 0, n = strlen(s), cut;
+
+		if (n > room) {
+			/* the last space within the room; else the end of the first word */
+			for (cut = room; cut > 0 && s[cut] != ' '; cut--)
+				;
+			if (!cut)
+				for (cut = 0; s[cut] && s[cut] != ' '; cut++)
+					;
+			n = cut;
+		}
+		fprintf(out, "%s%.*s\n", lead, (int)n, s);
+		for (s += n; *s == ' '; s++)
+			;
+		lead = indent;
+	} while (*s);
+}
+
 /* Characters that never need quoting in a shell word. */
 static bool shell_plain(const char *a)
 {

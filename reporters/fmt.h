@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "../core/numfmt.h"
 #include "../core/run.h"
@@ -76,6 +77,15 @@ void pg_fmt_ellipsize(char *s, size_t max);
 void pg_fmt_ellipsize_pair(char *a, size_t amax, char *b, size_t bmax);
 /* Shorten an ASCII string in place to at most @max characters (max >= 4), ending in "...". */
 void pg_fmt_truncate(char *s, size_t max);
+
+/*
+ * Write the ASCII text @s to @out as lines of at most @width characters, broken at spaces:
+ * the first line starts with @first, the others with @indent (spaces, usually as long), and
+ * each ends in a newline. A word longer than a line's room stands alone on its line, whole.
+ * Spaces at a break are dropped. An empty @s writes @first alone. For a report's sentences,
+ * which the reader needs whole: a verdict's reason, a warning, a cause.
+ */
+void pg_fmt_wrap(FILE *out, const char *first, const char *indent, const char *s, size_t width);
 
 /* @file relative to the directory @root when it lies under it (a pointer into @file), else
  * @file itself. NULL or "" @root: @file. */

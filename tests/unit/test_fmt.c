@@ -105,6 +105,33 @@ static void test_fmt(void **state)
 	free(s);
 }
 
+/* pg_fmt_wrap() of @s into lines of @width: what it wrote, in a static buffer. */
+static const char *wrapped(const char *s, size_t width)
+{
+	static char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	assert_non_null(f);
+	pg_fmt_wrap(f, "> ", "  ", s, width);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* A sentence is never cut: broken at spaces within the width, a long word whole on its line. */
+static void test_wrap(void **state)
+{
+	(void)state;
+	assert_string_equal(wrapped("short", 20), "> short\n");
+	assert_string_equal(wrapped("", 20), "> \n");
+	/* 10 columns: 8 of text after "> " and the indent */
+	assert_string_equal(wrapped("aaa bbb ccc dd", 10), "> aaa bbb\n  ccc dd\n");
+	/* a break falls exactly at the room's end; runs of spaces at a break are dropped */
+	assert_string_equal(wrapped("aaaa bbb   cccccccc", 10), "> aaaa bbb\n  cccccccc\n");
+	/* a word longer than the room stands alone, whole */
+	assert_string_equal(wrapped("a verylongwordhere b", 10), "> a\n  verylongwordhere\n  b\n");
+	assert_string_equal(wrapped("verylongwordhere", 10), "> verylongwordhere\n");
+}
+
 /* The environment kept sorted by key; the differences of two, known on both sides only. */
 static void test_env_diff(void **state)
 {
@@ -211,6 +238,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fmt),
+		cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_env_diff),
 		cmocka_unit_test(test_env_libs),
 	};
