@@ -370,7 +370,7 @@ static int spin_speed(struct pg_rspeed *rs, struct pg_comparison *out, const str
 			    100 * expm1(c), 100 * expm1(rs->shift));
 	}
 	out->speed_src = err ? PG_SRC_UNKNOWN : PG_SRC_SPIN;
-	pg_rspeed_fallback(rs, err ? 0 : c, err ? PG_RSPEED_UNKNOWN : pg_rspeed_spin_error(se));
+	pg_rspeed_fallback(rs, err ? 0 : c, pg_rspeed_spin_error(err ? PG_RSPEED_UNKNOWN : se));
 	out->speed_shift = err ? NAN : expm1(c);
 	return 0;
 }

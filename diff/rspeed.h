@@ -122,9 +122,10 @@
 /*
  * Neither references nor spins (run files from before the spin, or of two workloads): the
  * speed between the recordings is unknown and taken as 0 with this standard error (log
- * scale): +-20% at 95%, as the +17% two idle recordings of jq 30 s apart differed by. Every
- * function judged is widened by it (times its share) and its p raised: a change must exceed
- * about 20% to be called. A busy runner swings more (60% within a minute): there only the
+ * scale): +-20% at 95%, as the +17% two idle recordings of jq 30 s apart differed by, and
+ * what a spin does not see on top (pg_rspeed_spin_error(): +-33% in all). Every function
+ * judged is widened by it (times its share) and its p raised: a change must exceed about 33%
+ * to be called. A busy runner swings more (60% within a minute): there only the
  * spin or perfgate ab tell.
  */
 #define PG_RSPEED_UNKNOWN 0.093
@@ -175,11 +176,14 @@ int pg_rspeed_spin(const struct pg_meta *b, const struct pg_meta *n, bool cpu, d
 		   double *se);
 
 /* The standard error (log) of a time corrected by the spins whose own is @se: @se and
- * PG_RSPEED_SPIN_BLIND, what a spin does not see, in quadrature. */
+ * PG_RSPEED_SPIN_BLIND, what a spin does not see, in quadrature. Without spins, @se is
+ * PG_RSPEED_UNKNOWN: what a spin would have seen is not known either, and an unknown speed
+ * is never narrower than a known spin's (+-33% at 95%). */
 double pg_rspeed_spin_error(double se);
 
 /* When @s was not applied: correct every function by @shift (log) known within standard
- * error @se (the spins', or 0 and PG_RSPEED_UNKNOWN). After pg_rspeed_finish(). */
+ * error @se (pg_rspeed_spin_error() of the spins', or 0 and of PG_RSPEED_UNKNOWN). After
+ * pg_rspeed_finish(). */
 void pg_rspeed_fallback(struct pg_rspeed *s, double shift, double se);
 
 /* Does @s correct the functions (applied, or a fallback)? */

@@ -121,8 +121,8 @@ static void print_speed(const struct pg_comparison *c, FILE *out)
 	if (c->opts.no_speed)
 		header_line(out, "machine speed: not corrected (--no-speed-correction)");
 	else if (c->speed_applied)
-		header_line(out, "machine speed: each pair corrected for it (a pair's sides differed "
-			"by %.1f%% typically, from %zu function%s)", 100 * c->speed_spread,
+		header_line(out, "machine speed: each pair corrected for it (a pair's sides "
+			"differed by %.1f%% typically, from %zu function%s)", 100 * c->speed_spread,
 			c->speed_refs, pg_plural(c->speed_refs));
 	else if (!isnan(c->speed_p))
 		header_line(out, "machine speed: not corrected: the whole program moved %+.1f%% in "
@@ -182,7 +182,8 @@ static void print_run_speed(const struct pg_comparison *c, FILE *out)
 	else if (c->speed_src == PG_SRC_UNKNOWN)
 		header_line(out, "machine speed unknown (%s, and no reference spin of one kind in "
 			"both runs): taken as +-%.0f%%, every function's interval widened by it",
-			why, 100 * expm1(pg_norm_isf(0.025) * pg_rspeed_spin_error(PG_RSPEED_UNKNOWN)));
+			why, 100 * expm1(pg_norm_isf(0.025) *
+					 pg_rspeed_spin_error(PG_RSPEED_UNKNOWN)));
 	else
 		header_line(out, "machine speed: not corrected: %s", why);
 	if (!c->opts.no_speed && c->speed_spread_prior && isfinite(c->speed_spread))
@@ -195,9 +196,9 @@ static void print_run_speed(const struct pg_comparison *c, FILE *out)
 			"on its own (their spread, at its 95%% upper bound): every verdict must "
 			"exceed it", 100 * c->speed_spread);
 	else if (!c->opts.no_speed && c->speed_applied)
-		header_line(out, "own noise: not estimated (%zu function%s, %d needed): a function's "
-			"own variation between two recordings is not ruled out (perfgate ab pairs "
-			"them)", kept, pg_plural(kept), PG_RNULL_MIN_REFS);
+		header_line(out, "own noise: not estimated (%zu function%s, %d needed): a "
+			"function's own variation between two recordings is not ruled out "
+			"(perfgate ab pairs them)", kept, pg_plural(kept), PG_RNULL_MIN_REFS);
 	if (!c->opts.no_speed && c->speed_inflation_prior && c->speed_inflation > 1)
 		header_line(out, "and each function's interval widened %.1fx: a function moves "
 			"between two recordings more than its repetitions vary within one (taken "
@@ -219,8 +220,8 @@ static void print_run_speed(const struct pg_comparison *c, FILE *out)
 static void print_session_speed(const struct pg_comparison *c, FILE *out)
 {
 	if (c->speed_applied)
-		header_line(out, "machine speed: each session corrected for it (sessions differed by "
-			"%.1f%% typically, the new one %+.1f%%, from %zu function%s)",
+		header_line(out, "machine speed: each session corrected for it (sessions "
+			"differed by %.1f%% typically, the new one %+.1f%%, from %zu function%s)",
 			100 * c->speed_spread, 100 * c->speed_shift, c->speed_refs,
 			pg_plural(c->speed_refs));
 	else if (c->speed_refs < PG_HSPEED_MIN_REFS)
