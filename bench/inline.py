@@ -69,7 +69,8 @@ def session(exe, change, mode, out):
         if f["verdict"] == "regression":
             regs.append({"name": f["name"], "origin": f.get("origin", "exact"),
                          "binary": f.get("binary", ""), "change": f.get("change")})
-    return {"exit": r.returncode, "regressions": regs, "empty_objects": empty}
+    return {"exit": r.returncode, "regressions": regs, "empty_objects": empty,
+            "overall": res.get("overall")}
 
 
 def judge(kind, s):
@@ -125,14 +126,17 @@ def render_lines(d):
          "(the budget traces leaf exactly), *sampled* with `-f outer -F 1999` (leaf and spread_N "
          "judged from their samples). A session is right when it names what the change "
          "must and nothing else (the target column)." % p["sessions"], "",
-         "| mode | change | right | failed builds | named (sessions) | sampled verdicts "
-         "without an object | target |",
-         "| --- | --- | ---: | ---: | --- | ---: | --- |"]
+         "| mode | change | right | failed builds | PASS, INCONCLUSIVE | named (sessions) | "
+         "sampled verdicts without an object | target |",
+         "| --- | --- | ---: | ---: | ---: | --- | ---: | --- |"]
     for row in d["rows"]:
         ss = row["sessions"]
-        L.append("| %s | %s | %d / %d | %d | %s | %d | %s |" % (
+        said = "n/a" if any("overall" not in s for s in ss) else "%d, %d" % (
+            sum(s["overall"] == "pass" for s in ss),
+            sum(s["overall"] == "inconclusive" for s in ss))
+        L.append("| %s | %s | %d / %d | %d | %s | %s | %d | %s |" % (
             row["mode"], row["change"], sum(s["ok"] for s in ss), len(ss),
-            sum(s["exit"] == 1 for s in ss), names_of(row) or "nothing",
+            sum(s["exit"] == 1 for s in ss), said, names_of(row) or "nothing",
             sum(s["empty_objects"] for s in ss), TARGETS[row["change"]]))
     return L
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/numfmt.h"
 #include "gbench.h"
 #include "overall.h"
 #include "paired.h"
@@ -86,25 +87,49 @@ static size_t reps_needed(const struct pg_compare_opts *o)
 }
 
 /*
+ * Does the whole program's CPU time forbid a pass? Yes, with the reason in @r, when it moved
+ * beyond the minimum effect by the build or the machine (two recordings), or is surely slower
+ * but not surely by the minimum effect: the judged functions' share below argues from a
+ * program that would show a regression of the rest, and this one shows one it cannot size.
+ */
+static bool program_unsure(const struct pg_comparison *c, char *r, size_t rs)
+{
+	char ch[PG_FMT_LEN], ci[2 * PG_FMT_LEN];
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct pg_fcmp *f = &c->f[i];
+
+		if (f->origin != PG_ORIGIN_PROGRAM || strcmp(f->name, PG_PROGRAM_CPU))
+			continue;
+		if (f->cause == PG_CAUSE_DRIFT) {
+			snprintf(r, rs, "the program's CPU time %s", f->reason);
+			return true;
+		}
+		if (f->verdict != PG_VERDICT_INCONCLUSIVE || !(f->ci_lo > 0))
+			continue;
+		snprintf(r, rs, "the program's CPU time is slower, %s %s, but not surely by the "
+			 "%g%% that counts: possibly a regression in code nothing judged",
+			 pg_fmt_pct(ch, sizeof(ch), f->change),
+			 pg_fmt_interval(ci, sizeof(ci), f->ci_lo, f->ci_hi),
+			 100 * c->opts.min_effect);
+		return true;
+	}
+	return false;
+}
+
+/*
  * No regression, something tested: a pass only with evidence (docs/statistics.md, "No pass
  * without evidence"): something judged, and either the whole program or functions holding
- * PG_MIN_JUDGED_SHARE of the CPU time. Else inconclusive, saying why.
+ * PG_MIN_JUDGED_SHARE of the CPU time; never while the program says otherwise
+ * (program_unsure()). Else inconclusive, saying why.
  */
 static enum pg_overall evidence(struct pg_comparison *c, size_t ncommon)
 {
 	char *r = c->overall_reason;
 	size_t rs = sizeof(c->overall_reason);
 
-	/* the program moved beyond the minimum effect, by the build or the machine */
-	for (size_t i = 0; i < c->n; i++) {
-		const struct pg_fcmp *f = &c->f[i];
-
-		if (f->origin != PG_ORIGIN_PROGRAM || strcmp(f->name, PG_PROGRAM_CPU) ||
-		    f->cause != PG_CAUSE_DRIFT)
-			continue;
-		snprintf(r, rs, "the program's CPU time %s", f->reason);
+	if (program_unsure(c, r, rs))
 		return PG_OVERALL_INCONCLUSIVE;
-	}
 	if (c->program_judged)
 		return PG_OVERALL_PASS;
 	if (!ncommon && !c->nsampled) {

@@ -439,6 +439,72 @@ static void test_unjudged_named(void **state)
 	pg_run_free(lb);
 }
 
+/*
+ * Sixteen small untraced functions beside a traced one: per repetition 60 ms in traced (its
+ * exact self time), 2.5 ms in each spread_N, each under PG_SAMPLED_MIN_SAMPLES samples (1 a
+ * ms): too rare to judge; all ~2% noise. @slow: the spread functions' factor.
+ */
+static struct pg_run *spread_model(double slow, uint64_t seed)
+{
+	const char *const names[] = { "traced" };
+	struct pg_run *run = pg_fx_prog_run(names, 1, 0);
+	uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 11;
+
+	for (size_t r = 0; r < 10; r++) {
+		double t = 60 * pg_fx_noise(&s, 0.02), all = t;
+		char text[1024];
+		size_t len = (size_t)snprintf(text, sizeof(text), "main;traced %.0f\n", t);
+		struct pg_rep *rep;
+
+		for (int i = 0; i < 16; i++) {
+			double v = 2.5 * slow * pg_fx_noise(&s, 0.02);
+
+			all += v;
+			len += (size_t)snprintf(text + len, sizeof(text) - len,
+						"main;spread_%d %.0f\n", i, v);
+		}
+		rep = pg_fx_stacks(run, text);
+		rep->wall_ns = (uint64_t)((all + 1) * 1e6);
+		rep->cpu_ns = (uint64_t)(all * 1e6);
+		pg_fx_stat_each(rep, 0, 1, t * 1e6, t * 1e6);
+	}
+	assert_int_equal(pg_run_validate(run, NULL, 0), 0);
+	return run;
+}
+
+/*
+ * Judged functions holding 60% of the CPU time, unchanged, and the rest, nothing judged, 12.5%
+ * slower: the program +5% by the 5% minimum effect, surely slower but not surely by it. The
+ * judged share's argument (a regression of the rest would show in the program) does not hold
+ * here: inconclusive, not a pass. Unchanged, the same share passes.
+ */
+static void test_slower_unseen(void **state)
+{
+	struct pg_run *a = spread_model(1, 13), *b = spread_model(1.125, 14);
+	struct pg_run *a2 = spread_model(1, 15);
+	const struct pg_fcmp *p;
+	struct pg_comparison c;
+
+	(void)state;
+	assert_int_equal(compare(a, b, &c), 0);
+	p = find(&c, PG_ORIGIN_PROGRAM, PG_PROGRAM_CPU);
+	assert_non_null(p);
+	assert_int_equal(p->verdict, PG_VERDICT_INCONCLUSIVE);
+	assert_true(p->ci_lo > 0 && p->ci_hi > 0.05);
+	assert_int_equal(c.njudged_exact, 1);
+	assert_true(c.judged_share > 0.5);
+	assert_int_equal(c.overall, PG_OVERALL_INCONCLUSIVE);
+	assert_non_null(strstr(c.overall_reason, "the program's CPU time is slower"));
+	assert_non_null(strstr(c.overall_reason, "not surely by the 5% that counts"));
+	pg_comparison_release(&c);
+	assert_int_equal(compare(a, a2, &c), 0);
+	assert_int_equal(c.overall, PG_OVERALL_PASS);
+	pg_comparison_release(&c);
+	pg_run_free(a);
+	pg_run_free(b);
+	pg_run_free(a2);
+}
+
 /* Old run files: no CPU time, no sampled or program CPU verdicts, the share unknown. */
 static void test_no_cpu_time(void **state)
 {
@@ -468,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_code_compared),
 		cmocka_unit_test(test_untraced_pass),
 		cmocka_unit_test(test_nothing_judged),
+		cmocka_unit_test(test_slower_unseen),
 		cmocka_unit_test(test_no_cpu_time),
 		cmocka_unit_test(test_unjudged_named),
 	};
