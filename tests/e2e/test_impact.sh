@@ -13,8 +13,22 @@ F=(-f once_small -f work)
 # after the other, the two carry its drift to one side; in shards taken in turn, they left
 # work's and the whole program's intervals too wide to judge on a busy machine (the CPU time
 # +26% [+4%, +55%])
-"$PERFGATE" ab -q -o "$TMP/ab" -r 10 --max-reps 10 "${F[@]}" ./negligible \
-	'PG_SLOW_SMALL=1 ./negligible' >/dev/null || true
+#
+# once_small is one single-stepped call a repetition, its time about twice its probes' cost:
+# a session disturbed from outside (once on a CI machine: the whole program +-20%, every
+# function inconclusive) can leave even its +200% undecided. What is checked is the impact
+# rule, not the machine, so such a session is recorded again, up to three in all; three
+# undecided ones in a row fail below.
+for try in 1 2 3; do
+	"$PERFGATE" ab -q -o "$TMP/ab" -r 10 --max-reps 10 "${F[@]}" ./negligible \
+		'PG_SLOW_SMALL=1 ./negligible' >/dev/null || true
+	python3 - "$TMP/ab/compare.json" <<'PY' && break
+import sys, pgtest
+f = pgtest.func(pgtest.load(sys.argv[1]), "once_small")
+sys.exit(f["verdict"] == "inconclusive")
+PY
+	echo "session $try left once_small inconclusive: recorded again"
+done
 cp "$TMP/ab/base.json" "$TMP/base.json"
 cp "$TMP/ab/new.json" "$TMP/slow.json"
 
