@@ -111,14 +111,14 @@ static double side_time(const struct pg_sample *s)
 	return pg_median(s->raw, s->n) * s->calls;
 }
 
-/* a of a side (calibunc.h) with the relative error @x[k]: sum_k x(k) sub(k) / T'. */
-static double side_a(const struct pg_sample *s, const double *x)
+/* a of a side (calibunc.h) with the relative error @x[k]: sum_k x(k) sub(k) / T', T' = @t. */
+static double side_a(const struct pg_sample *s, double t, const double *x)
 {
 	double a = 0;
 
 	for (int k = 0; k < PG_SITE_COUNT; k++)
 		a += x[k] * s->sub[k];
-	return a / side_time(s);
+	return a / t;
 }
 
 /*
@@ -128,15 +128,15 @@ static double side_a(const struct pg_sample *s, const double *x)
  * +infinity (base) or -infinity (new) before; with both alike, either.
  */
 static void shared_bounds(const double *xlo, const double *xhi, const struct pg_sample *b,
-			  const struct pg_sample *n, double *lo, double *hi)
+			  const struct pg_sample *n, const double *t, double *lo, double *hi)
 {
 	for (unsigned int corner = 0; corner < 1u << PG_SITE_COUNT; corner++) {
 		double x[PG_SITE_COUNT], ab, an, g;
 
 		for (int k = 0; k < PG_SITE_COUNT; k++)
 			x[k] = corner & 1u << k ? xhi[k] : xlo[k];
-		ab = side_a(b, x);
-		an = side_a(n, x);
+		ab = side_a(b, t[0], x);
+		an = side_a(n, t[1], x);
 		if (!(ab < 1) || !(an < 1)) {	/* an error as large as a side's time */
 			if (!(ab < an))
 				*hi = INFINITY;
@@ -155,12 +155,15 @@ void pg_calibunc_bounds(const struct pg_calibunc *u, const struct pg_sample *b,
 {
 	double cb[PG_SITE_COUNT], cn[PG_SITE_COUNT], blo[PG_SITE_COUNT], bhi[PG_SITE_COUNT];
 	double nlo[PG_SITE_COUNT], nhi[PG_SITE_COUNT], ab_lo, ab_hi, an_lo, an_hi;
+	double t[2];	/* T' of each side */
 
 	*lo = *hi = 0;
 	if (!u->on)
 		return;
+	t[0] = side_time(b);
+	t[1] = side_time(n);
 	/* no time left after compensation, or not an affine function of the error any more */
-	if (!(side_time(b) > 0) || !(side_time(n) > 0) || b->floored || n->floored) {
+	if (!(t[0] > 0) || !(t[1] > 0) || b->floored || n->floored) {
 		*lo = -INFINITY;
 		*hi = INFINITY;
 		return;
@@ -174,14 +177,14 @@ void pg_calibunc_bounds(const struct pg_calibunc *u, const struct pg_sample *b,
 	side_box(u, 0, cb, blo, bhi);
 	side_box(u, 1, cn, nlo, nhi);
 	if (u->shared) {
-		shared_bounds(blo, bhi, b, n, lo, hi);
+		shared_bounds(blo, bhi, b, n, t, lo, hi);
 		return;
 	}
 	/* independent sides: each a within [a(lo), a(hi)] */
-	ab_lo = side_a(b, blo);
-	ab_hi = side_a(b, bhi);
-	an_lo = side_a(n, nlo);
-	an_hi = side_a(n, nhi);
+	ab_lo = side_a(b, t[0], blo);
+	ab_hi = side_a(b, t[0], bhi);
+	an_lo = side_a(n, t[1], nlo);
+	an_hi = side_a(n, t[1], nhi);
 	*hi = ab_hi < 1 ? fmax(log1p(-an_lo) - log1p(-ab_hi), 0) : INFINITY;
 	*lo = an_hi < 1 ? fmin(log1p(-an_hi) - log1p(-ab_lo), 0) : -INFINITY;
 }

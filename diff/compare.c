@@ -230,11 +230,11 @@ static int on_cpu_instead(struct pg_fcmp *f, const struct pg_run *base, const st
 			  const struct pg_calib *calib, bool leaf, const struct pg_compare_opts *o,
 			  struct pg_stats_ws *ws, struct pg_sample *sb, struct pg_sample *sn)
 {
-	double cb, cn, share = sb->share, tail = pg_tail_index(sb, sn);
+	double share = sb->share, tail = pg_tail_index(sb, sn);
 	int err;
 
-	pg_sample_gather(sb, &cb, base, keys, nb, calib, PG_METRIC_CPU, leaf);
-	pg_sample_gather(sn, &cn, new, keys + nb, nn, calib, PG_METRIC_CPU, leaf);
+	pg_sample_gather(sb, base, keys, nb, calib, PG_METRIC_CPU, leaf);
+	pg_sample_gather(sn, new, keys + nb, nn, calib, PG_METRIC_CPU, leaf);
 	sb->share = 1;
 	err = pg_analyse_cpu(f, tail, sb, sn, o, calib->valid, ws);
 	sb->share = share;
@@ -266,21 +266,21 @@ static bool reference(const struct pg_run *base, const struct pg_run *new,
 {
 	size_t nb, nn;
 	struct pg_fcmp f;
-	double cb, cn;
 	bool leaf;
 
 	*j = pg_fkeys_group(keys, nkeys, i, base, new, &nb, &leaf);
 	nn = *j - i - nb;
 	if (!nb || !nn || pg_sample_unblocked(base, keys + i, nb, o->metric) < PG_SPEED_MIN_CPU)
 		return false;
-	pg_sample_gather(sb, &cb, base, keys + i, nb, calib, o->metric, leaf);
-	pg_sample_gather(sn, &cn, new, keys + i + nb, nn, calib, o->metric, leaf);
+	pg_sample_gather(sb, base, keys + i, nb, calib, o->metric, leaf);
+	pg_sample_gather(sn, new, keys + i + nb, nn, calib, o->metric, leaf);
 	pg_fcmp_init(&f);
 	if (!sb->n || !sn->n || sb->n < min_n || sn->n < min_n ||
 	    pg_probe_bound(&f, sb, sn, calib->valid) ||
-	    (sets_differ && pg_callees_differ(&f, sb, cb, sn, cn)))
+	    (sets_differ && pg_callees_differ(&f, sb, sb->calls, sn, sn->calls)))
 		return false;
-	*time_ns = time_per_rep(sb, cb, base->nreps) + time_per_rep(sn, cn, new->nreps);
+	*time_ns = time_per_rep(sb, sb->calls, base->nreps) +
+		   time_per_rep(sn, sn->calls, new->nreps);
 	return true;
 }
 
@@ -598,11 +598,10 @@ static int judge_exact(struct cmp *x, size_t i, size_t j, size_t nb, bool leaf)
 	struct pg_sample *sb = &x->sb, *sn = &x->sn;
 	size_t nn = j - i - nb;
 	struct pg_fcmp *f;
-	double cb, cn;
 	int err;
 
-	pg_sample_gather(sb, &cb, x->base, keys + i, nb, &x->calib, o->metric, leaf);
-	pg_sample_gather(sn, &cn, x->new, keys + i + nb, nn, &x->calib, o->metric, leaf);
+	pg_sample_gather(sb, x->base, keys + i, nb, &x->calib, o->metric, leaf);
+	pg_sample_gather(sn, x->new, keys + i + nb, nn, &x->calib, o->metric, leaf);
 	if (!sb->n && !sn->n)
 		return 0;	/* called in neither run */
 	if (sb->speed || sb->rspeed)	/* the part of the machine's speed it may follow */
@@ -611,15 +610,15 @@ static int judge_exact(struct cmp *x, size_t i, size_t j, size_t nb, bool leaf)
 	err = exact_entry(x, i, j, &f);
 	if (err)
 		return err;
-	f->base_calls = x->base->nreps ? cb / (double)x->base->nreps : 0;
-	f->new_calls = x->new->nreps ? cn / (double)x->new->nreps : 0;
+	f->base_calls = x->base->nreps ? sb->calls / (double)x->base->nreps : 0;
+	f->new_calls = x->new->nreps ? sn->calls / (double)x->new->nreps : 0;
 	f->calls_changed = f->base_calls != f->new_calls;
 	err = pg_analyse(f, sb, sn, o, x->calib.valid, &x->ws);
 	if (err < 0)
 		return err;
 	/* compensated total time does not depend on which callees were traced */
 	if (err == 1 && x->sets_differ && (o->metric != PG_METRIC_TOTAL || o->raw) &&
-	    pg_callees_differ(f, sb, cb, sn, cn))
+	    pg_callees_differ(f, sb, sb->calls, sn, sn->calls))
 		err = 0;
 	/* tested or not, its interval is shown; before on_cpu_instead() gathers other samples */
 	pg_calibunc_widen(f, &x->unc, sb, sn);

@@ -265,16 +265,14 @@ static void shortest_call(double *shortest, const struct pg_func *f, const struc
 		shortest[f->site] = m;
 }
 
-void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_run *run,
-		      const struct pg_fkey *keys, size_t nk, const struct pg_calib *calib,
-		      enum pg_metric metric, bool leaf)
+void pg_sample_gather(struct pg_sample *s, const struct pg_run *run, const struct pg_fkey *keys,
+		      size_t nk, const struct pg_calib *calib, enum pg_metric metric, bool leaf)
 {
 	s->n = 0;
 	s->measured = s->compensated = s->calls = s->callees = 0;
 	memset(s->sub, 0, sizeof(s->sub));
 	memset(s->shortest, 0, sizeof(s->shortest));
 	s->floored = 0;
-	*calls_sum = 0;
 	for (size_t r = 0; r < run->nreps; r++) {
 		uint64_t calls = 0, timed = 0, kept;
 		double ns = 0, raw = 0;
@@ -299,7 +297,6 @@ void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_ru
 		}
 		if (!calls)
 			continue;
-		*calls_sum += (double)calls;
 		s->calls += (double)calls;
 		s->measured += raw;
 		s->compensated += ns;

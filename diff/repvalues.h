@@ -24,7 +24,6 @@
  * allocating. The keys' array is the caller's, base->nfuncs + new->nfuncs long.
  *
  *	struct pg_sample sb = { 0 };
- *	double calls;
  *	bool leaf;
  *
  *	if (pg_sample_init(&sb, base->nreps))
@@ -32,7 +31,7 @@
  *	pg_fkeys_fill(keys, base, new);
  *	for (i = 0; i < nkeys; i = j) {
  *		j = pg_fkeys_group(keys, nkeys, i, base, new, &nb, &leaf);
- *		pg_sample_gather(&sb, &calls, base, keys + i, nb, &calib, metric, leaf);
+ *		pg_sample_gather(&sb, base, keys + i, nb, &calib, metric, leaf);
  *		... sb.log[0..sb.n) to the tests ...
  *	}
  *	pg_sample_release(&sb);
@@ -153,12 +152,11 @@ static inline uint32_t pg_rep_tag(const struct pg_run *run, size_t r)
  * @s := the per-repetition sample of the functions keys[0..nk) of @run (normally one function;
  * several when one run holds functions whose binaries share a basename: their calls and times
  * add up), of @metric, compensated with @calib; with @leaf, the slowest PG_LEAF_TRIM of the
- * calls of each repetition left out (PG_METRIC_CPU excepted). *@calls_sum: the number of calls
+ * calls of each repetition left out (PG_METRIC_CPU excepted); s->calls the number of calls
  * over all repetitions. A repetition without calls has no value.
  */
-void pg_sample_gather(struct pg_sample *s, double *calls_sum, const struct pg_run *run,
-		      const struct pg_fkey *keys, size_t nk, const struct pg_calib *calib,
-		      enum pg_metric metric, bool leaf);
+void pg_sample_gather(struct pg_sample *s, const struct pg_run *run, const struct pg_fkey *keys,
+		      size_t nk, const struct pg_calib *calib, enum pg_metric metric, bool leaf);
 
 /*
  * The share of self time blocked (off-CPU, not waiting for a CPU) of a function over both

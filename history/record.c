@@ -118,13 +118,12 @@ static int function_series(struct pg_hrecord *r, const struct pg_run *run,
 			{ PG_HM_CPU, PG_METRIC_CPU } };
 	uint32_t obj = (uint32_t)(r->nobjects - 1);
 	size_t n = 0;
-	double sum;
 	int err;
 
 	for (size_t k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
 		if (metrics[k].hm == PG_HM_CPU && !run->meta.offcpu)
 			continue;
-		pg_sample_gather(s, &sum, run, keys, nk, calib, metrics[k].m, leaf);
+		pg_sample_gather(s, run, keys, nk, calib, metrics[k].m, leaf);
 		if (s->n && (err = add_series(r, obj, metrics[k].hm, s->raw, s->n, run->nreps)))
 			return err;
 	}
